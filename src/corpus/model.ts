@@ -1,0 +1,80 @@
+/**
+ * The literature data model shared by ingestion, the index and the HTTP layer.
+ *
+ * An article is a set of metadata plus ordered paragraphs; its abstract is not
+ * stored separately but is the concatenation of its paragraphs whose section
+ * is "Abstract" (see `abstractOf`).
+ */
+
+export const ABSTRACT_SECTION = 'Abstract';
+
+export interface ParagraphInput {
+  section: string;
+  text: string;
+}
+
+/** One article as produced by an ingestion reader, before it gets index ordinals. */
+export interface ArticleInput {
+  article_id: string;
+  title: string;
+  authors: string[];
+  article_doi: string | null;
+  pubmed_id: string | null;
+  /** YYYY-MM-DD, or null when the source has no usable date. */
+  date: string | null;
+  article_type: string;
+  journal_issn: string | null;
+  journal_name: string | null;
+  cited_by: number;
+  impact_factor: number | null;
+  paragraphs: ParagraphInput[];
+}
+
+/** Article-level fields as returned by the API (the first 12 Context metadata fields). */
+export interface ArticleMetadata {
+  article_title: string;
+  article_authors: string[];
+  article_id: string;
+  article_doi: string | null;
+  pubmed_id: string | null;
+  date: string | null;
+  article_type: string;
+  journal_issn: string | null;
+  journal_name: string | null;
+  cited_by: number;
+  impact_factor: number | null;
+  abstract: string;
+}
+
+/** A paragraph with its article, as returned by paragraph search and QA. */
+export interface ContextMetadata extends ArticleMetadata {
+  paragraph: string;
+  paragraph_id: string;
+  section: string;
+  context_id: number;
+  reranking_score: number | null;
+}
+
+export const ISSN_PATTERN = /^\d{4}-\d{3}[\dX]$/;
+
+/** True when `value` is a real calendar date written YYYY-MM-DD. */
+export function isValidDate(value: string): boolean {
+  const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
+  if (!match) return false;
+  const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
+  if (month < 1 || month > 12 || day < 1) return false;
+  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  return day <= daysInMonth;
+}
+
+/** Paragraph ids are the article id and the paragraph's position in the article. */
+export function paragraphIdOf(articleId: string, position: number): string {
+  return `${articleId}:${position}`;
+}
+
+export function abstractOf(paragraphs: readonly ParagraphInput[]): string {
+  return paragraphs
+    .filter((p) => p.section === ABSTRACT_SECTION)
+    .map((p) => p.text)
+    .join('\n');
+}
