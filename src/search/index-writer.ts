@@ -1,0 +1,182 @@
+/**
+ * Adds articles to an index directory as new segments. An article whose id is
+ * already indexed replaces the old one (the old copy is marked deleted). Nothing
+ * becomes visible until `commit`, which publishes segments and deletions in one
+ * atomic manifest swap; a crash before that leaves the previous index as it was.
+ */
+import { open, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { ArticleInput } from '../corpus/model.js';
+import { SegmentBuilder } from './segment/writer.js';
+import { readSegmentArticleIds } from './segment/reader.js';
+import { Bitset } from './filters/bitset.js';
+import {
+  MANIFEST_FORMAT,
+  acquireWriteLock,
+  publishManifest,
+  readManifestOrEmpty,
+  removeUnreferenced,
+  segmentFile,
+  type Manifest,
+  type SegmentEntry,
+} from './manifest.js';
+
+/** Flush a segment once its builder holds about this much (bounds ingestion memory). */
+export const DEFAULT_MAX_SEGMENT_BYTES = 512 * 1024 * 1024;
+
+export interface CommitSummary {
+  /** Articles in the new segments (a replaced article counts once). */
+  added: number;
+  replaced: number;
+  segments: string[];
+  generation: number;
+}
+
+interface PendingSegment {
+  entry: SegmentEntry;
+  deleted: Bitset | null;
+}
+
+export class IndexWriter {
+  private builder = new SegmentBuilder();
+  private readonly written: PendingSegment[] = [];
+  /** Where each live article id is: index into `segments` (existing then new) and ordinal. */
+  private readonly locations = new Map<string, { segment: number; ordinal: number }>();
+  private readonly segments: PendingSegment[];
+  /** Ordinals replaced inside the segment still being built. */
+  private pendingDeletions: number[] = [];
+  private replaced = 0;
+  private closed = false;
+
+  private constructor(
+    private readonly dir: string,
+    private readonly manifest: Manifest,
+    existing: PendingSegment[],
+    private readonly release: () => Promise<void>,
+    private readonly maxSegmentBytes: number,
+  ) {
+    this.segments = existing;
+  }
+
+  static async open(dir: string, options: { maxSegmentBytes?: number } = {}): Promise<IndexWriter> {
+    const release = await acquireWriteLock(dir);
+    try {
+      const manifest = await readManifestOrEmpty(dir);
+      await removeUnreferenced(dir, manifest);
+      const writer = new IndexWriter(dir, manifest, [], release, options.maxSegmentBytes ?? DEFAULT_MAX_SEGMENT_BYTES);
+      await writer.loadExistingIds();
+      return writer;
+    } catch (error) {
+      await release();
+      throw error;
+    }
+  }
+
+  private async loadExistingIds(): Promise<void> {
+    for (const entry of this.manifest.segments) {
+      const index = this.segments.length;
+      let deleted: Bitset | null = null;
+      if (entry.deletions) {
+        deleted = Bitset.fromBytes(entry.articles, await readFile(path.join(this.dir, entry.deletions)));
+      }
+      this.segments.push({ entry: { ...entry }, deleted });
+      const ids = await readSegmentArticleIds(segmentFile(this.dir, entry.name));
+      ids.forEach((id, ordinal) => {
+        if (!deleted?.has(ordinal)) this.locations.set(id, { segment: index, ordinal });
+      });
+    }
+  }
+
+  private get nextSegmentName(): string {
+    const generation = String(this.manifest.generation + 1).padStart(6, '0');
+    return `seg-${generation}${String(this.written.length).padStart(3, '0')}`;
+  }
+
+  async add(article: ArticleInput): Promise<'added' | 'replaced'> {
+    if (this.closed) throw new Error('index writer is closed');
+    const previous = this.locations.get(article.article_id);
+    if (previous) {
+      this.markDeleted(previous.segment, previous.ordinal);
+      this.replaced++;
+    }
+    this.locations.set(article.article_id, { segment: this.segments.length, ordinal: this.builder.articleCount });
+    this.builder.addArticle(article);
+    if (this.builder.approximateBytes >= this.maxSegmentBytes) await this.flush();
+    return previous ? 'replaced' : 'added';
+  }
+
+  /** Marks an article deleted; `segment` may be the one still being built. */
+  private markDeleted(segment: number, ordinal: number): void {
+    if (segment === this.segments.length) {
+      // Replaced inside the segment being built: remember it until the segment is written.
+      this.pendingDeletions.push(ordinal);
+      return;
+    }
+    const target = this.segments[segment]!;
+    target.deleted ??= new Bitset(target.entry.articles);
+    target.deleted.add(ordinal);
+  }
+
+  private async flush(): Promise<void> {
+    if (this.builder.articleCount === 0) return;
+    const name = this.nextSegmentName;
+    const header = await this.builder.write(segmentFile(this.dir, name));
+    const pending: PendingSegment = {
+      entry: { name, paragraphs: header.paragraphs, articles: header.articles, deletions: null, deletedArticles: 0 },
+      deleted: null,
+    };
+    if (this.pendingDeletions.length > 0) {
+      pending.deleted = new Bitset(header.articles);
+      for (const ordinal of this.pendingDeletions) pending.deleted.add(ordinal);
+    }
+    this.pendingDeletions = [];
+    this.segments.push(pending);
+    this.written.push(pending);
+    this.builder = new SegmentBuilder();
+  }
+
+  /** Writes what is left, then publishes everything at once. */
+  async commit(): Promise<CommitSummary> {
+    try {
+      await this.flush();
+      const generation = this.manifest.generation + 1;
+      const tag = String(generation).padStart(6, '0');
+      const entries: SegmentEntry[] = [];
+      for (const segment of this.segments) {
+        const deletedCount = segment.deleted?.count() ?? 0;
+        if (deletedCount === segment.entry.articles) continue; // every article replaced: drop the segment
+        if (deletedCount !== segment.entry.deletedArticles) {
+          const file = `${segment.entry.name}.del-${tag}`;
+          await writeDurably(path.join(this.dir, file), segment.deleted!.toBytes());
+          segment.entry.deletions = file;
+          segment.entry.deletedArticles = deletedCount;
+        }
+        entries.push(segment.entry);
+      }
+      if (this.written.length > 0 || this.replaced > 0) {
+        await publishManifest(this.dir, { formatVersion: MANIFEST_FORMAT, generation, segments: entries });
+      }
+      const added = this.written.reduce((sum, s) => sum + s.entry.articles - (s.deleted?.count() ?? 0), 0);
+      return { added, replaced: this.replaced, segments: this.written.map((s) => s.entry.name), generation };
+    } finally {
+      await this.close();
+    }
+  }
+
+  /** Gives up: nothing is published; written files are garbage the next writer removes. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.release();
+  }
+}
+
+async function writeDurably(file: string, bytes: Uint8Array): Promise<void> {
+  const handle = await open(file, 'wx');
+  try {
+    await handle.write(bytes);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}

@@ -1,0 +1,135 @@
+/**
+ * The index directory: immutable segment files plus one `manifest.json` that
+ * names the live ones. A change is published by writing a new manifest to a
+ * temporary file, fsyncing it and renaming it over the old one, so readers
+ * (and a process killed at any instant) see either the old index or the new
+ * one, never a mix. Files the manifest does not name are garbage and are
+ * removed by the next writer.
+ */
+import { mkdir, open, readdir, readFile, rename, rm } from 'node:fs/promises';
+import path from 'node:path';
+
+export const MANIFEST_FILE = 'manifest.json';
+const LOCK_FILE = 'write.lock';
+export const MANIFEST_FORMAT = 1;
+
+export interface SegmentEntry {
+  /** Base name: the segment file is `<name>.seg`. */
+  name: string;
+  paragraphs: number;
+  articles: number;
+  /** File holding the bitset of replaced (deleted) articles, or null. */
+  deletions: string | null;
+  deletedArticles: number;
+}
+
+export interface Manifest {
+  formatVersion: number;
+  generation: number;
+  segments: SegmentEntry[];
+}
+
+export class IndexMissingError extends Error {}
+export class IndexLockedError extends Error {}
+
+export function segmentFile(dir: string, name: string): string {
+  return path.join(dir, `${name}.seg`);
+}
+
+export async function readManifest(dir: string): Promise<Manifest> {
+  let text: string;
+  try {
+    text = await readFile(path.join(dir, MANIFEST_FILE), 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+      throw new IndexMissingError(`no index in ${dir} (${MANIFEST_FILE} not found); build one with: npm run ingest -- --input PATH --index ${dir}`);
+    }
+    throw error;
+  }
+  const manifest = JSON.parse(text) as Manifest;
+  if (manifest.formatVersion !== MANIFEST_FORMAT) {
+    throw new Error(`${dir}: index format ${manifest.formatVersion} is not supported (expected ${MANIFEST_FORMAT}); rebuild the index`);
+  }
+  return manifest;
+}
+
+export async function readManifestOrEmpty(dir: string): Promise<Manifest> {
+  try {
+    return await readManifest(dir);
+  } catch (error) {
+    if (error instanceof IndexMissingError) return { formatVersion: MANIFEST_FORMAT, generation: 0, segments: [] };
+    throw error;
+  }
+}
+
+async function fsyncPath(target: string): Promise<void> {
+  const handle = await open(target, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Atomically replaces the manifest, then removes files no manifest names any more. */
+export async function publishManifest(dir: string, manifest: Manifest): Promise<void> {
+  const temporary = path.join(dir, `${MANIFEST_FILE}.tmp-${process.pid}`);
+  const handle = await open(temporary, 'w');
+  try {
+    await handle.writeFile(JSON.stringify(manifest, null, 2));
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  await rename(temporary, path.join(dir, MANIFEST_FILE));
+  await fsyncPath(dir);
+  await removeUnreferenced(dir, manifest);
+}
+
+/** Removes segment, deletion and temporary files the manifest does not name (left by a crashed writer). */
+export async function removeUnreferenced(dir: string, manifest: Manifest): Promise<void> {
+  const keep = new Set([MANIFEST_FILE, LOCK_FILE]);
+  for (const entry of manifest.segments) {
+    keep.add(`${entry.name}.seg`);
+    if (entry.deletions) keep.add(entry.deletions);
+  }
+  for (const file of await readdir(dir)) {
+    if (!keep.has(file) && /^(seg-\d+\.(seg|del-\d+)|manifest\.json\.tmp-\d+)$/.test(file)) {
+      await rm(path.join(dir, file), { force: true });
+    }
+  }
+}
+
+/**
+ * Takes the directory's writer lock (one ingestion at a time). A lock left by a
+ * process that no longer exists is taken over.
+ */
+export async function acquireWriteLock(dir: string): Promise<() => Promise<void>> {
+  await mkdir(dir, { recursive: true });
+  const lockPath = path.join(dir, LOCK_FILE);
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      const handle = await open(lockPath, 'wx');
+      await handle.writeFile(String(process.pid));
+      await handle.close();
+      return () => rm(lockPath, { force: true });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      const holder = Number(await readFile(lockPath, 'utf8').catch(() => ''));
+      if (Number.isInteger(holder) && holder > 0 && processExists(holder)) {
+        throw new IndexLockedError(`${dir} is being written by process ${holder}; wait for it to finish`);
+      }
+      await rm(lockPath, { force: true });
+    }
+  }
+  throw new IndexLockedError(`could not lock ${dir}`);
+}
+
+function processExists(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}

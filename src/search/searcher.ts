@@ -1,0 +1,172 @@
+/**
+ * The engine's entry point: opens an index directory and answers paragraph
+ * searches, article counts and listings, and filter-value suggestions.
+ * Pure and in-process: no HTTP, nothing of the service.
+ */
+import { LRUCache } from 'lru-cache';
+import { analyzeUnique } from './analysis/analyzer.js';
+import { IndexSnapshot } from './snapshot.js';
+import { SearchPool, type SegmentHit } from './pool.js';
+import { compileSegmentFilter, type SegmentFilter } from './filters/compile.js';
+import { filterKey, hasTextFilter, type FilterSpec } from './query/filter-spec.js';
+import { idf, type Bm25Params, type ScoringClause } from './scoring/bm25.js';
+import { scoreEach } from './scoring/exhaustive.js';
+import { TopK } from './scoring/top-k.js';
+import { FilterValues } from './suggest.js';
+
+export interface SearcherOptions {
+  /** Worker threads for top-k search; 0 = search on the calling thread. */
+  threads: number;
+  k1: number;
+  b: number;
+  titleWeight: number;
+  /** Compiled filters kept in memory. */
+  filterCacheSize: number;
+}
+
+export interface ParagraphHit {
+  segment: number;
+  paragraph: number;
+  score: number;
+}
+
+export interface ArticleHit {
+  segment: number;
+  article: number;
+  /** Best paragraph score when the listing had text filters, else null. */
+  score: number | null;
+}
+
+export class Searcher {
+  readonly params: Bm25Params;
+  readonly suggestions: FilterValues;
+  private readonly filters: LRUCache<string, SegmentFilter[]> | null;
+
+  private constructor(
+    readonly snapshot: IndexSnapshot,
+    private readonly pool: SearchPool,
+    options: SearcherOptions,
+  ) {
+    this.params = { k1: options.k1, b: options.b, fieldWeights: { text: 1, title: options.titleWeight } };
+    this.filters = options.filterCacheSize > 0 ? new LRUCache({ max: options.filterCacheSize }) : null;
+    this.suggestions = new FilterValues(snapshot);
+  }
+
+  static async open(dir: string, options: SearcherOptions): Promise<Searcher> {
+    const snapshot = await IndexSnapshot.open(dir);
+    const pool = new SearchPool(
+      snapshot.segments.map((s) => s.segment),
+      options.threads,
+    );
+    return new Searcher(snapshot, pool, options);
+  }
+
+  get threads(): number {
+    return this.pool.threads;
+  }
+
+  /** Weighted clauses of a query: each distinct term in the text field and, if weighted, the title field. */
+  clauses(terms: readonly string[]): ScoringClause[] {
+    const { documents } = this.snapshot.stats;
+    const clauses: ScoringClause[] = [];
+    for (const term of terms) {
+      for (const field of ['text', 'title'] as const) {
+        const fieldWeight = this.params.fieldWeights[field];
+        if (fieldWeight <= 0) continue;
+        const df = this.snapshot.docFreq(term, field);
+        if (df === 0) continue;
+        clauses.push({ term, field, weight: fieldWeight * idf(documents, df) * (this.params.k1 + 1) });
+      }
+    }
+    return clauses;
+  }
+
+  /** Per-segment bitsets for a filter, computed once and cached. */
+  compiledFilter(spec: FilterSpec): SegmentFilter[] {
+    const key = filterKey(spec);
+    let compiled = this.filters?.get(key);
+    if (!compiled) {
+      compiled = this.snapshot.segments.map((segment) => compileSegmentFilter(segment, spec));
+      this.filters?.set(key, compiled);
+    }
+    return compiled;
+  }
+
+  /** The `k` best paragraphs for a free-text query under the filters. */
+  async search(query: string, k: number, spec: FilterSpec): Promise<ParagraphHit[]> {
+    const clauses = this.clauses(analyzeUnique(query));
+    if (clauses.length === 0) return [];
+    const filters = this.compiledFilter(spec);
+    const hits = await this.pool.topK(
+      clauses,
+      this.params,
+      this.snapshot.stats,
+      k,
+      filters.map((f) => f.paragraphs),
+    );
+    return hits.map((hit: SegmentHit) => ({ segment: hit.segment, paragraph: hit.doc, score: hit.score }));
+  }
+
+  /** Exact number of articles matching the filters. */
+  countArticles(spec: FilterSpec): number {
+    return this.compiledFilter(spec).reduce(
+      (sum, filter, i) => sum + (filter.articles ? filter.articles.count() : this.snapshot.segments[i]!.segment.articleCount),
+      0,
+    );
+  }
+
+  /**
+   * Up to `limit` matching articles: by best paragraph score for the text
+   * filters' words when there are text filters (unless sortByDate), else newest first.
+   */
+  listArticles(spec: FilterSpec, limit: number, sortByDate: boolean): ArticleHit[] {
+    const filters = this.compiledFilter(spec);
+    const bestScores = hasTextFilter(spec) ? this.bestParagraphScores(spec, filters) : null;
+    // One ordinal space over all segments, so ties break the same way on every request.
+    const bases: number[] = [];
+    let base = 0;
+    for (const { segment } of this.snapshot.segments) {
+      bases.push(base);
+      base += segment.articleCount;
+    }
+    const top = new TopK(limit);
+    const rankByScore = bestScores !== null && !sortByDate;
+    this.snapshot.segments.forEach(({ segment }, s) => {
+      const visit = (article: number) => {
+        const date = segment.articleDate[article]!;
+        // Dates rank as numbers; undated articles come last.
+        const key = rankByScore ? bestScores[s]!.get(article)! : date < 0 ? -1 : date;
+        top.offer(bases[s]! + article, key);
+      };
+      const articles = filters[s]!.articles;
+      if (articles) articles.forEach(visit);
+      else for (let a = 0; a < segment.articleCount; a++) visit(a);
+    });
+    return top.sorted().map(({ doc }) => {
+      let s = bases.length - 1;
+      while (bases[s]! > doc) s--;
+      const article = doc - bases[s]!;
+      return { segment: s, article, score: bestScores ? bestScores[s]!.get(article)! : null };
+    });
+  }
+
+  /** For each segment, the best score of each article's matching paragraphs for the text filters' words. */
+  private bestParagraphScores(spec: FilterSpec, filters: SegmentFilter[]): Map<number, number>[] {
+    const terms = [...new Set([...spec.topics.flat(), ...spec.regions.flat()])];
+    const clauses = this.clauses(terms);
+    return this.snapshot.segments.map(({ segment }, s) => {
+      const best = new Map<number, number>();
+      const paragraphs = filters[s]!.paragraphs;
+      if (!paragraphs) return best;
+      scoreEach(segment, clauses, this.params, this.snapshot.stats, paragraphs, (doc, score) => {
+        const article = segment.paragraphArticle[doc]!;
+        if (score > (best.get(article) ?? -1)) best.set(article, score);
+      });
+      return best;
+    });
+  }
+
+  async close(): Promise<void> {
+    await this.pool.close();
+  }
+}

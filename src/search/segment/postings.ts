@@ -1,0 +1,113 @@
+/** Iterates one term's postings in one field, block by block, with skipping. */
+import { BLOCK_SIZE } from './format.js';
+import type { FieldData } from './reader.js';
+
+export const NO_MORE_DOCS = 0x7fffffff;
+
+export class PostingsCursor {
+  /** Current document, or NO_MORE_DOCS once exhausted. */
+  doc = -1;
+  private readonly docs = new Int32Array(BLOCK_SIZE);
+  private readonly freqs = new Int32Array(BLOCK_SIZE);
+  private block: number;
+  private count = 0;
+  private position = 0;
+
+  constructor(
+    private readonly field: FieldData,
+    private readonly firstBlock: number,
+    private readonly endBlock: number,
+    /** Documents at or beyond this bound count as exhausted (the end of a shard range). */
+    private readonly docLimit: number = NO_MORE_DOCS,
+  ) {
+    this.block = firstBlock - 1;
+  }
+
+  static forTerm(field: FieldData, termOrdinal: number, docLimit?: number): PostingsCursor {
+    return new PostingsCursor(field, field.blockStart[termOrdinal]!, field.blockStart[termOrdinal + 1]!, docLimit);
+  }
+
+  get freq(): number {
+    return this.freqs[this.position]!;
+  }
+
+  /** Index of the current block in the field's block arrays (for block-level upper bounds). */
+  get currentBlock(): number {
+    return this.block;
+  }
+
+  private loadBlock(block: number): void {
+    this.block = block;
+    const postings = this.field.postings;
+    let offset = this.field.blockOffset[block]!;
+    const isLast = block === this.endBlock - 1;
+    // All blocks are full except possibly a term's last one; its size is found by
+    // decoding until the recorded last document is reached.
+    const lastDoc = this.field.blockLastDoc[block]!;
+    let doc = 0;
+    let n = 0;
+    while (n < BLOCK_SIZE) {
+      let value = 0;
+      let shift = 0;
+      let byte: number;
+      do {
+        byte = postings[offset++]!;
+        value |= (byte & 0x7f) << shift;
+        shift += 7;
+      } while (byte & 0x80);
+      doc += value >>> 0;
+      this.docs[n++] = doc;
+      if (isLast && doc === lastDoc) break;
+    }
+    for (let i = 0; i < n; i++) {
+      let value = 0;
+      let shift = 0;
+      let byte: number;
+      do {
+        byte = postings[offset++]!;
+        value |= (byte & 0x7f) << shift;
+        shift += 7;
+      } while (byte & 0x80);
+      this.freqs[i] = value;
+    }
+    this.count = n;
+    this.position = 0;
+  }
+
+  private settle(): number {
+    const doc = this.docs[this.position]!;
+    this.doc = doc >= this.docLimit ? NO_MORE_DOCS : doc;
+    return this.doc;
+  }
+
+  next(): number {
+    if (this.doc === NO_MORE_DOCS) return NO_MORE_DOCS;
+    if (++this.position >= this.count) {
+      if (this.block + 1 >= this.endBlock) return (this.doc = NO_MORE_DOCS);
+      this.loadBlock(this.block + 1);
+    }
+    return this.settle();
+  }
+
+  /** Moves to the first document >= target. */
+  advance(target: number): number {
+    if (this.doc >= target) return this.doc;
+    if (this.block < this.firstBlock || this.field.blockLastDoc[this.block]! < target) {
+      let block = Math.max(this.block + 1, this.firstBlock);
+      const lastDocs = this.field.blockLastDoc;
+      while (block < this.endBlock && lastDocs[block]! < target) block++;
+      if (block >= this.endBlock) return (this.doc = NO_MORE_DOCS);
+      this.loadBlock(block);
+    }
+    while (this.docs[this.position]! < target) this.position++;
+    return this.settle();
+  }
+
+  /** The last document of the block that holds or follows `target`, for block-max bounds; -1 if none. */
+  shallowBlockFor(target: number): number {
+    let block = Math.max(this.block, this.firstBlock);
+    const lastDocs = this.field.blockLastDoc;
+    while (block < this.endBlock && lastDocs[block]! < target) block++;
+    return block < this.endBlock ? block : -1;
+  }
+}

@@ -1,0 +1,181 @@
+/**
+ * An immutable segment opened from its file: one read into a SharedArrayBuffer,
+ * then typed-array views over it. The same buffer can be handed to worker
+ * threads, which build their own `Segment` over it without copying.
+ */
+import { open } from 'node:fs/promises';
+import { unpack } from 'msgpackr';
+import { FIELDS, MAGIC, PREAMBLE_BYTES, fieldArray, type ArraySpec, type FieldName, type SegmentHeader } from './format.js';
+import { StringTable } from './string-table.js';
+import type { StoredArticle } from './writer.js';
+
+export class SegmentFormatError extends Error {}
+
+export interface FieldData {
+  df: Uint32Array;
+  blockStart: Uint32Array;
+  blockLastDoc: Uint32Array;
+  blockOffset: Uint32Array;
+  blockMaxTf: Uint32Array;
+  blockMinNorm: Uint8Array;
+  postings: Uint8Array;
+  norms: Uint8Array;
+}
+
+export const NO_VALUE = 0xffffffff;
+
+export class Segment {
+  readonly header: SegmentHeader;
+  readonly terms: StringTable;
+  readonly fields: Record<FieldName, FieldData>;
+  readonly paragraphArticle: Uint32Array;
+  readonly paragraphSection: Uint32Array;
+  readonly paragraphText: StringTable;
+  readonly sections: StringTable;
+  readonly articleIds: StringTable;
+  readonly articleFirstParagraph: Uint32Array;
+  readonly articleRecords: StringTable;
+  readonly articleDate: Int32Array;
+  readonly articleType: Uint32Array;
+  readonly articleJournal: Uint32Array;
+  readonly articleAuthorOffsets: Uint32Array;
+  readonly articleAuthorIds: Uint32Array;
+  readonly types: StringTable;
+  readonly journals: StringTable;
+  readonly journalNames: StringTable;
+  readonly authors: StringTable;
+
+  constructor(readonly buffer: SharedArrayBuffer) {
+    const bytes = new Uint8Array(buffer);
+    if (bytes.length < PREAMBLE_BYTES || Buffer.from(bytes.subarray(0, 8)).toString('latin1') !== MAGIC) {
+      throw new SegmentFormatError('not a segment file (bad magic)');
+    }
+    const headerLength = new DataView(buffer).getUint32(8, true);
+    this.header = unpack(Buffer.from(bytes.slice(PREAMBLE_BYTES, PREAMBLE_BYTES + headerLength))) as SegmentHeader;
+    const specs = new Map(this.header.arrays.map((spec) => [spec.name, spec]));
+    const view = (name: string) => {
+      const spec = specs.get(name);
+      if (!spec) throw new SegmentFormatError(`segment lacks array ${name}`);
+      return typedView(buffer, spec);
+    };
+    const table = (name: string) => new StringTable(view(`${name}.bytes`) as Uint8Array, view(`${name}.offsets`) as Uint32Array);
+    this.terms = table('terms');
+    const fieldData = (field: FieldName): FieldData => ({
+      df: view(fieldArray(field, 'df')) as Uint32Array,
+      blockStart: view(fieldArray(field, 'blockStart')) as Uint32Array,
+      blockLastDoc: view(fieldArray(field, 'blockLastDoc')) as Uint32Array,
+      blockOffset: view(fieldArray(field, 'blockOffset')) as Uint32Array,
+      blockMaxTf: view(fieldArray(field, 'blockMaxTf')) as Uint32Array,
+      blockMinNorm: view(fieldArray(field, 'blockMinNorm')) as Uint8Array,
+      postings: view(fieldArray(field, 'postings')) as Uint8Array,
+      norms: view(fieldArray(field, 'norms')) as Uint8Array,
+    });
+    this.fields = Object.fromEntries(FIELDS.map((f) => [f, fieldData(f)])) as Record<FieldName, FieldData>;
+    this.paragraphArticle = view('paragraph.article') as Uint32Array;
+    this.paragraphSection = view('paragraph.section') as Uint32Array;
+    this.paragraphText = table('paragraph.text');
+    this.sections = table('sections');
+    this.articleIds = table('article.id');
+    this.articleFirstParagraph = view('article.firstParagraph') as Uint32Array;
+    this.articleRecords = table('article.record');
+    this.articleDate = view('article.date') as Int32Array;
+    this.articleType = view('article.type') as Uint32Array;
+    this.articleJournal = view('article.journal') as Uint32Array;
+    this.articleAuthorOffsets = view('article.authorOffsets') as Uint32Array;
+    this.articleAuthorIds = view('article.authorIds') as Uint32Array;
+    this.types = table('types');
+    this.journals = table('journals');
+    this.journalNames = table('journalNames');
+    this.authors = table('authors');
+  }
+
+  static async load(file: string): Promise<Segment> {
+    const handle = await open(file, 'r');
+    try {
+      const { size } = await handle.stat();
+      const buffer = new SharedArrayBuffer(size);
+      const bytes = new Uint8Array(buffer);
+      let read = 0;
+      while (read < size) {
+        const { bytesRead } = await handle.read(bytes, read, size - read, read);
+        if (bytesRead === 0) throw new SegmentFormatError(`${file} is truncated`);
+        read += bytesRead;
+      }
+      return new Segment(buffer);
+    } finally {
+      await handle.close();
+    }
+  }
+
+  get paragraphCount(): number {
+    return this.header.paragraphs;
+  }
+
+  get articleCount(): number {
+    return this.header.articles;
+  }
+
+  /** Ordinal of a term in the sorted dictionary, or -1: binary search on raw UTF-8 bytes. */
+  termOrdinal(term: string): number {
+    const key = Buffer.from(term);
+    let lo = 0;
+    let hi = this.terms.size - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      const cmp = Buffer.compare(this.terms.raw(mid), key);
+      if (cmp === 0) return mid;
+      if (cmp < 0) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return -1;
+  }
+
+  article(ordinal: number): StoredArticle {
+    return unpack(this.articleRecords.raw(ordinal)) as StoredArticle;
+  }
+
+  articleAuthors(ordinal: number): number[] {
+    return Array.from(this.articleAuthorIds.subarray(this.articleAuthorOffsets[ordinal]!, this.articleAuthorOffsets[ordinal + 1]!));
+  }
+}
+
+function typedView(buffer: SharedArrayBuffer, spec: ArraySpec): Uint8Array | Uint32Array | Int32Array | Float64Array {
+  switch (spec.type) {
+    case 'u8':
+      return new Uint8Array(buffer, spec.byteOffset, spec.length);
+    case 'u32':
+      return new Uint32Array(buffer, spec.byteOffset, spec.length);
+    case 'i32':
+      return new Int32Array(buffer, spec.byteOffset, spec.length);
+    case 'f64':
+      return new Float64Array(buffer, spec.byteOffset, spec.length);
+  }
+}
+
+/** Reads only the article ids of a segment file (for ingestion's replace-by-id), not the whole file. */
+export async function readSegmentArticleIds(file: string): Promise<string[]> {
+  const handle = await open(file, 'r');
+  try {
+    const preamble = Buffer.alloc(PREAMBLE_BYTES);
+    await handle.read(preamble, 0, PREAMBLE_BYTES, 0);
+    if (preamble.toString('latin1', 0, 8) !== MAGIC) throw new SegmentFormatError(`${file} is not a segment file`);
+    const headerBytes = Buffer.alloc(preamble.readUInt32LE(8));
+    await handle.read(headerBytes, 0, headerBytes.length, PREAMBLE_BYTES);
+    const header = unpack(headerBytes) as SegmentHeader;
+    const readArray = async (name: string) => {
+      const spec = header.arrays.find((a) => a.name === name);
+      if (!spec) throw new SegmentFormatError(`${file} lacks array ${name}`);
+      const bytes = Buffer.alloc(spec.length * (spec.type === 'u8' ? 1 : 4));
+      await handle.read(bytes, 0, bytes.length, spec.byteOffset);
+      return bytes;
+    };
+    const idBytes = await readArray('article.id.bytes');
+    const offsetBytes = await readArray('article.id.offsets');
+    const offsets = new Uint32Array(offsetBytes.buffer, offsetBytes.byteOffset, offsetBytes.length / 4);
+    const ids: string[] = [];
+    for (let i = 0; i + 1 < offsets.length; i++) ids.push(idBytes.toString('utf8', offsets[i], offsets[i + 1]));
+    return ids;
+  } finally {
+    await handle.close();
+  }
+}

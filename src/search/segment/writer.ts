@@ -1,0 +1,314 @@
+/**
+ * Builds one immutable segment in memory, then writes it as a single file.
+ *
+ * Postings are collected as (term id, paragraph, frequency) triples in typed
+ * arrays; at write time terms are sorted and the triples bucketed per term
+ * (a stable counting sort keeps paragraphs in increasing order).
+ */
+import { open } from 'node:fs/promises';
+import { pack } from 'msgpackr';
+import { analyze } from '../analysis/analyzer.js';
+import type { ArticleInput } from '../../corpus/model.js';
+import { GrowableBytes, GrowableUint32 } from './growable.js';
+import { StringTableBuilder } from './string-table.js';
+import { encodeNorm } from './norms.js';
+import {
+  BLOCK_SIZE,
+  ELEMENT_BYTES,
+  FIELDS,
+  FORMAT_VERSION,
+  MAGIC,
+  PREAMBLE_BYTES,
+  alignTo8,
+  fieldArray,
+  type ArraySpec,
+  type ArrayType,
+  type FieldName,
+  type SegmentHeader,
+} from './format.js';
+
+/** The stored form of an article's metadata (abstract and paragraphs are stored separately). */
+export type StoredArticle = Omit<ArticleInput, 'paragraphs'>;
+
+const NO_VALUE = 0xffffffff;
+
+class FieldPostings {
+  readonly termIds = new GrowableUint32(1 << 16);
+  readonly docs = new GrowableUint32(1 << 16);
+  readonly freqs = new GrowableUint32(1 << 16);
+  readonly norms = new GrowableBytes(1 << 12);
+  sumLength = 0;
+
+  addDocument(doc: number, termFreqs: Map<number, number>, length: number): void {
+    for (const [termId, freq] of termFreqs) {
+      this.termIds.push(termId);
+      this.docs.push(doc);
+      this.freqs.push(freq);
+    }
+    this.norms.pushByte(encodeNorm(length));
+    this.sumLength += length;
+  }
+}
+
+type TypedArray = Uint8Array | Uint32Array | Int32Array | Float64Array;
+
+export class SegmentBuilder {
+  private readonly termIds = new Map<string, number>();
+  private readonly fields: Record<FieldName, FieldPostings> = { text: new FieldPostings(), title: new FieldPostings() };
+  private readonly paragraphArticle = new GrowableUint32();
+  private readonly paragraphSection = new GrowableUint32();
+  private readonly paragraphText = new StringTableBuilder();
+  private readonly sections = new StringTableBuilder();
+  private readonly articleFirstParagraph = new GrowableUint32();
+  private readonly articleRecords = new GrowableBytes();
+  private readonly articleRecordOffsets = new GrowableUint32();
+  private readonly articleDate = new GrowableUint32();
+  private readonly articleType = new GrowableUint32();
+  private readonly articleJournal = new GrowableUint32();
+  private readonly articleAuthorOffsets = new GrowableUint32();
+  private readonly articleAuthorIds = new GrowableUint32();
+  private readonly types = new StringTableBuilder();
+  private readonly journals = new StringTableBuilder();
+  private readonly journalNames: string[] = [];
+  private readonly authors = new StringTableBuilder();
+  private readonly articleIds = new StringTableBuilder();
+
+  constructor() {
+    this.articleFirstParagraph.push(0);
+    this.articleRecordOffsets.push(0);
+    this.articleAuthorOffsets.push(0);
+  }
+
+  get paragraphCount(): number {
+    return this.paragraphArticle.length;
+  }
+
+  get articleCount(): number {
+    return this.articleIds.size;
+  }
+
+  /** Rough memory held by the builder, so ingestion can flush segments at a bounded size. */
+  get approximateBytes(): number {
+    const postings = this.fields.text.docs.length + this.fields.title.docs.length;
+    return postings * 12 + this.paragraphText.bytes.length + this.articleRecords.length;
+  }
+
+  private termFrequencies(terms: string[]): Map<number, number> {
+    const freqs = new Map<number, number>();
+    for (const term of terms) {
+      let id = this.termIds.get(term);
+      if (id === undefined) {
+        id = this.termIds.size;
+        this.termIds.set(term, id);
+      }
+      freqs.set(id, (freqs.get(id) ?? 0) + 1);
+    }
+    return freqs;
+  }
+
+  addArticle(article: ArticleInput): void {
+    const articleOrdinal = this.articleIds.size;
+    const titleTerms = analyze(article.title);
+    const titleFreqs = this.termFrequencies(titleTerms);
+    for (const paragraph of article.paragraphs) {
+      const doc = this.paragraphArticle.length;
+      const textTerms = analyze(paragraph.text);
+      this.fields.text.addDocument(doc, this.termFrequencies(textTerms), textTerms.length);
+      this.fields.title.addDocument(doc, titleFreqs, titleTerms.length);
+      this.paragraphArticle.push(articleOrdinal);
+      this.paragraphSection.push(this.sections.intern(paragraph.section));
+      this.paragraphText.append(paragraph.text);
+    }
+    this.articleFirstParagraph.push(this.paragraphArticle.length);
+
+    const { paragraphs: _paragraphs, ...stored } = article;
+    this.articleRecords.pushBytes(pack(stored satisfies StoredArticle));
+    this.articleRecordOffsets.push(this.articleRecords.length);
+    this.articleDate.push(article.date === null ? NO_VALUE : Number(article.date.replaceAll('-', '')));
+    this.articleType.push(this.types.intern(article.article_type));
+    if (article.journal_issn === null) {
+      this.articleJournal.push(NO_VALUE);
+    } else {
+      const journal = this.journals.intern(article.journal_issn);
+      if (journal === this.journalNames.length) this.journalNames.push(article.journal_name ?? '');
+      this.articleJournal.push(journal);
+    }
+    for (const author of new Set(article.authors)) this.articleAuthorIds.push(this.authors.intern(author));
+    this.articleAuthorOffsets.push(this.articleAuthorIds.length);
+    this.articleIds.append(article.article_id);
+  }
+
+  /** Writes the segment file and fsyncs it. The caller publishes it through the manifest. */
+  async write(file: string): Promise<SegmentHeader> {
+    const sortedTerms = [...this.termIds.keys()].sort(compareUtf8);
+    const ordinalOfId = new Uint32Array(sortedTerms.length);
+    sortedTerms.forEach((term, ordinal) => (ordinalOfId[this.termIds.get(term)!] = ordinal));
+    const termTable = new StringTableBuilder();
+    for (const term of sortedTerms) termTable.append(term);
+
+    const arrays: [string, TypedArray][] = [
+      ['terms.bytes', termTable.bytes.view()],
+      ['terms.offsets', termTable.offsets.view()],
+    ];
+    for (const field of FIELDS) {
+      for (const [part, array] of encodePostings(this.fields[field], ordinalOfId)) arrays.push([fieldArray(field, part), array]);
+      arrays.push([fieldArray(field, 'norms'), this.fields[field].norms.view()]);
+    }
+    const journalNameTable = new StringTableBuilder();
+    for (const name of this.journalNames) journalNameTable.append(name);
+    arrays.push(
+      ['paragraph.article', this.paragraphArticle.view()],
+      ['paragraph.section', this.paragraphSection.view()],
+      ['paragraph.text.bytes', this.paragraphText.bytes.view()],
+      ['paragraph.text.offsets', this.paragraphText.offsets.view()],
+      ['sections.bytes', this.sections.bytes.view()],
+      ['sections.offsets', this.sections.offsets.view()],
+      ['article.id.bytes', this.articleIds.bytes.view()],
+      ['article.id.offsets', this.articleIds.offsets.view()],
+      ['article.firstParagraph', this.articleFirstParagraph.view()],
+      ['article.record.bytes', this.articleRecords.view()],
+      ['article.record.offsets', this.articleRecordOffsets.view()],
+      ['article.date', new Int32Array(this.articleDate.view().buffer, 0, this.articleDate.length)],
+      ['article.type', this.articleType.view()],
+      ['article.journal', this.articleJournal.view()],
+      ['article.authorOffsets', this.articleAuthorOffsets.view()],
+      ['article.authorIds', this.articleAuthorIds.view()],
+      ['types.bytes', this.types.bytes.view()],
+      ['types.offsets', this.types.offsets.view()],
+      ['journals.bytes', this.journals.bytes.view()],
+      ['journals.offsets', this.journals.offsets.view()],
+      ['journalNames.bytes', journalNameTable.bytes.view()],
+      ['journalNames.offsets', journalNameTable.offsets.view()],
+      ['authors.bytes', this.authors.bytes.view()],
+      ['authors.offsets', this.authors.offsets.view()],
+    );
+
+    const header: SegmentHeader = {
+      formatVersion: FORMAT_VERSION,
+      paragraphs: this.paragraphCount,
+      articles: this.articleCount,
+      terms: sortedTerms.length,
+      fields: { text: { sumLength: this.fields.text.sumLength }, title: { sumLength: this.fields.title.sumLength } },
+      arrays: [],
+    };
+    await writeSegmentFile(file, header, arrays);
+    return header;
+  }
+}
+
+/** Byte-wise UTF-8 order, the order the reader's binary search uses. */
+export function compareUtf8(a: string, b: string): number {
+  // For strings without surrogate pairs, UTF-16 code unit order equals UTF-8 byte order;
+  // Buffer.compare handles the general case.
+  return Buffer.compare(Buffer.from(a), Buffer.from(b));
+}
+
+function encodePostings(postings: FieldPostings, ordinalOfId: Uint32Array): [Parameters<typeof fieldArray>[1], TypedArray][] {
+  const termCount = ordinalOfId.length;
+  const count = postings.docs.length;
+  const termIds = postings.termIds.view();
+  const docs = postings.docs.view();
+  const freqs = postings.freqs.view();
+  const norms = postings.norms.view();
+
+  // Counting sort of postings by term ordinal; stable, so docs stay increasing within a term.
+  const df = new Uint32Array(termCount);
+  for (let i = 0; i < count; i++) df[ordinalOfId[termIds[i]!]!]!++;
+  const start = new Uint32Array(termCount + 1);
+  for (let t = 0; t < termCount; t++) start[t + 1] = start[t]! + df[t]!;
+  const cursor = start.slice(0, termCount);
+  const order = new Uint32Array(count);
+  for (let i = 0; i < count; i++) order[cursor[ordinalOfId[termIds[i]!]!]!++] = i;
+
+  const blockStart = new Uint32Array(termCount + 1);
+  const blockLastDoc = new GrowableUint32();
+  const blockOffset = new GrowableUint32();
+  const blockMaxTf = new GrowableUint32();
+  const blockMinNorm = new GrowableBytes();
+  const bytes = new GrowableBytes(1 << 20);
+  blockOffset.push(0);
+  for (let t = 0; t < termCount; t++) {
+    blockStart[t] = blockLastDoc.length;
+    for (let first = start[t]!; first < start[t + 1]!; first += BLOCK_SIZE) {
+      const last = Math.min(first + BLOCK_SIZE, start[t + 1]!);
+      let previous = 0;
+      let maxTf = 0;
+      let minNorm = 255;
+      for (let i = first; i < last; i++) {
+        const doc = docs[order[i]!]!;
+        bytes.pushVarint(doc - previous);
+        previous = doc;
+      }
+      for (let i = first; i < last; i++) {
+        const posting = order[i]!;
+        const freq = freqs[posting]!;
+        bytes.pushVarint(freq);
+        if (freq > maxTf) maxTf = freq;
+        const norm = norms[docs[posting]!]!;
+        if (norm < minNorm) minNorm = norm;
+      }
+      blockLastDoc.push(previous);
+      blockOffset.push(bytes.length);
+      blockMaxTf.push(maxTf);
+      blockMinNorm.pushByte(minNorm);
+    }
+  }
+  blockStart[termCount] = blockLastDoc.length;
+  return [
+    ['df', df],
+    ['blockStart', blockStart],
+    ['blockLastDoc', blockLastDoc.view()],
+    ['blockOffset', blockOffset.view()],
+    ['blockMaxTf', blockMaxTf.view()],
+    ['blockMinNorm', blockMinNorm.view()],
+    ['postings', bytes.view()],
+  ];
+}
+
+function arrayType(array: TypedArray): ArrayType {
+  if (array instanceof Uint8Array) return 'u8';
+  if (array instanceof Uint32Array) return 'u32';
+  if (array instanceof Int32Array) return 'i32';
+  return 'f64';
+}
+
+async function writeSegmentFile(file: string, header: SegmentHeader, arrays: [string, TypedArray][]): Promise<void> {
+  // Offsets depend on the header length, which depends on the offsets: lay the arrays out
+  // relative to the data start, then fix the header size by padding it to a stable length.
+  let relative = 0;
+  const specs: ArraySpec[] = arrays.map(([name, array]) => {
+    const spec = { name, type: arrayType(array), byteOffset: relative, length: array.length };
+    relative = alignTo8(relative + array.length * ELEMENT_BYTES[spec.type]);
+    return spec;
+  });
+  // The header holds absolute offsets, so its length depends on where the data starts: guess,
+  // then grow the guess (with slack) until the encoded header fits before the data.
+  let dataStart = 0;
+  let headerBytes: Buffer;
+  for (;;) {
+    header.arrays = specs.map((s) => ({ ...s, byteOffset: s.byteOffset + dataStart }));
+    headerBytes = pack(header);
+    if (PREAMBLE_BYTES + headerBytes.length <= dataStart) break;
+    dataStart = alignTo8(PREAMBLE_BYTES + headerBytes.length + 64);
+  }
+  const preamble = Buffer.alloc(PREAMBLE_BYTES);
+  preamble.write(MAGIC, 0, 'latin1');
+  preamble.writeUInt32LE(headerBytes.length, 8);
+
+  const handle = await open(file, 'wx');
+  try {
+    await handle.write(preamble);
+    await handle.write(headerBytes);
+    let position = PREAMBLE_BYTES + headerBytes.length;
+    for (const [index, [, array]] of arrays.entries()) {
+      const offset = header.arrays[index]!.byteOffset;
+      if (offset > position) await handle.write(Buffer.alloc(offset - position));
+      const view = Buffer.from(array.buffer, array.byteOffset, array.byteLength);
+      await handle.write(view);
+      position = offset + view.length;
+    }
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}

@@ -1,0 +1,81 @@
+/**
+ * A loaded, immutable view of an index directory: its segments in memory,
+ * which articles are live, and corpus-wide statistics for scoring.
+ */
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { Segment } from './segment/reader.js';
+import { FIELDS, type FieldName } from './segment/format.js';
+import { Bitset } from './filters/bitset.js';
+import { readManifest, segmentFile, type Manifest } from './manifest.js';
+import type { CollectionStats } from './scoring/bm25.js';
+
+export interface LoadedSegment {
+  name: string;
+  segment: Segment;
+  /** Live (not replaced) articles, or null when every article is live. */
+  liveArticles: Bitset | null;
+  /** Live paragraphs, derived from liveArticles; null when every paragraph is live. */
+  liveParagraphs: Bitset | null;
+}
+
+export class IndexSnapshot {
+  private constructor(
+    readonly dir: string,
+    readonly manifest: Manifest,
+    readonly segments: LoadedSegment[],
+    readonly stats: CollectionStats,
+  ) {}
+
+  static async open(dir: string): Promise<IndexSnapshot> {
+    const manifest = await readManifest(dir);
+    const segments = await Promise.all(
+      manifest.segments.map(async (entry): Promise<LoadedSegment> => {
+        const segment = await Segment.load(segmentFile(dir, entry.name));
+        if (entry.deletions === null) return { name: entry.name, segment, liveArticles: null, liveParagraphs: null };
+        const deleted = Bitset.fromBytes(segment.articleCount, await readFile(path.join(dir, entry.deletions)));
+        const liveArticles = Bitset.full(segment.articleCount).andNot(deleted);
+        return { name: entry.name, segment, liveArticles, liveParagraphs: expandToParagraphs(segment, liveArticles) };
+      }),
+    );
+    return new IndexSnapshot(dir, manifest, segments, collectionStats(segments.map((s) => s.segment)));
+  }
+
+  get paragraphCount(): number {
+    return this.segments.reduce((sum, s) => sum + s.segment.paragraphCount, 0);
+  }
+
+  get liveArticleCount(): number {
+    return this.segments.reduce((sum, s) => sum + (s.liveArticles ? s.liveArticles.count() : s.segment.articleCount), 0);
+  }
+
+  /** Documents containing `term` in `field`, over all segments (replaced ones included, as Lucene counts). */
+  docFreq(term: string, field: FieldName): number {
+    let total = 0;
+    for (const { segment } of this.segments) {
+      const ordinal = segment.termOrdinal(term);
+      if (ordinal >= 0) total += segment.fields[field].df[ordinal]!;
+    }
+    return total;
+  }
+}
+
+export function collectionStats(segments: readonly Segment[]): CollectionStats {
+  const documents = segments.reduce((sum, s) => sum + s.paragraphCount, 0);
+  const averageLength = {} as Record<FieldName, number>;
+  for (const field of FIELDS) {
+    const total = segments.reduce((sum, s) => sum + s.header.fields[field].sumLength, 0);
+    averageLength[field] = documents > 0 ? total / documents : 0;
+  }
+  return { documents, averageLength };
+}
+
+/** Sets the bit of every paragraph whose article is set in `articles`. */
+export function expandToParagraphs(segment: Segment, articles: Bitset): Bitset {
+  const paragraphs = new Bitset(segment.paragraphCount);
+  articles.forEach((article) => {
+    for (let p = segment.articleFirstParagraph[article]!; p < segment.articleFirstParagraph[article + 1]!; p++) paragraphs.add(p);
+  });
+  return paragraphs;
+}
+

@@ -1,0 +1,123 @@
+/**
+ * Values users can pick for the article_types, authors and journals filters,
+ * with how many live articles carry each. Built on first use from the
+ * segments' string tables and article columns, then kept.
+ *
+ * Matching is case- and diacritic-insensitive substring search on folded
+ * strings; user text is never turned into a regular expression.
+ */
+import { foldName } from './query/filter-spec.js';
+import { NO_VALUE } from './segment/reader.js';
+import type { IndexSnapshot } from './snapshot.js';
+
+export interface ArticleTypeCount {
+  article_type: string;
+  docs_in_db: number;
+}
+
+export interface AuthorSuggestion {
+  name: string;
+  docs_in_db: number;
+}
+
+export interface JournalSuggestion {
+  journal_name: string;
+  journal_issn: string;
+  docs_in_db: number;
+}
+
+interface Counted<T> {
+  value: T;
+  folded: string;
+  count: number;
+}
+
+export class FilterValues {
+  private types?: ArticleTypeCount[];
+  private authors?: Counted<string>[];
+  private journals?: Counted<{ issn: string; name: string }>[];
+
+  constructor(private readonly snapshot: IndexSnapshot) {}
+
+  /** Calls `visit` for every live article of every segment. */
+  private forEachLiveArticle(visit: (segmentIndex: number, article: number) => void): void {
+    this.snapshot.segments.forEach(({ segment, liveArticles }, s) => {
+      for (let a = 0; a < segment.articleCount; a++) if (!liveArticles || liveArticles.has(a)) visit(s, a);
+    });
+  }
+
+  articleTypes(): ArticleTypeCount[] {
+    if (!this.types) {
+      // Types equal up to case and surrounding spaces are one filter value: count them together
+      // under the first spelling seen.
+      const byKey = new Map<string, ArticleTypeCount>();
+      this.forEachLiveArticle((s, a) => {
+        const segment = this.snapshot.segments[s]!.segment;
+        const name = segment.types.get(segment.articleType[a]!);
+        const key = name.trim().toLowerCase();
+        const entry = byKey.get(key) ?? { article_type: name.trim(), docs_in_db: 0 };
+        entry.docs_in_db++;
+        byKey.set(key, entry);
+      });
+      this.types = [...byKey.values()].sort((x, y) => y.docs_in_db - x.docs_in_db || x.article_type.localeCompare(y.article_type));
+    }
+    return this.types;
+  }
+
+  suggestAuthors(name: string, limit: number): AuthorSuggestion[] {
+    if (!this.authors) {
+      const byFolded = new Map<string, Counted<string>>();
+      this.forEachLiveArticle((s, a) => {
+        const segment = this.snapshot.segments[s]!.segment;
+        for (const id of segment.articleAuthors(a)) {
+          const display = segment.authors.get(id);
+          const folded = foldName(display);
+          const entry = byFolded.get(folded) ?? { value: display, folded, count: 0 };
+          entry.count++;
+          byFolded.set(folded, entry);
+        }
+      });
+      this.authors = [...byFolded.values()];
+    }
+    const needle = foldName(name);
+    return rankMatches(this.authors, needle, (folded) => folded.includes(needle))
+      .slice(0, limit)
+      .map((e) => ({ name: e.value, docs_in_db: e.count }));
+  }
+
+  suggestJournals(keywords: string, limit: number): JournalSuggestion[] {
+    if (!this.journals) {
+      const byIssn = new Map<string, Counted<{ issn: string; name: string }>>();
+      this.forEachLiveArticle((s, a) => {
+        const segment = this.snapshot.segments[s]!.segment;
+        const journal = segment.articleJournal[a]!;
+        if (journal === NO_VALUE) return;
+        const issn = segment.journals.get(journal);
+        const name = segment.journalNames.get(journal);
+        const entry = byIssn.get(issn) ?? { value: { issn, name }, folded: foldName(name), count: 0 };
+        entry.count++;
+        byIssn.set(issn, entry);
+      });
+      this.journals = [...byIssn.values()];
+    }
+    const words = foldName(keywords).split(' ').filter(Boolean);
+    const needle = words.join(' ');
+    return rankMatches(this.journals, needle, (folded, entry) => words.every((w) => folded.includes(w) || entry.value.issn === w.toUpperCase()))
+      .slice(0, limit)
+      .map((e) => ({ journal_name: e.value.name, journal_issn: e.value.issn, docs_in_db: e.count }));
+  }
+}
+
+/**
+ * Best first: exact match, then match at the start, then at the start of a
+ * word, then anywhere; within a rank, more articles first, then alphabetical.
+ */
+function rankMatches<T>(entries: Counted<T>[], needle: string, matches: (folded: string, entry: Counted<T>) => boolean): Counted<T>[] {
+  const rank = (folded: string) =>
+    folded === needle ? 0 : folded.startsWith(needle) ? 1 : folded.includes(` ${needle}`) ? 2 : 3;
+  return entries
+    .filter((e) => matches(e.folded, e))
+    .map((e) => ({ e, rank: rank(e.folded) }))
+    .sort((x, y) => x.rank - y.rank || y.e.count - x.e.count || x.e.folded.localeCompare(y.e.folded))
+    .map(({ e }) => e);
+}
