@@ -27,7 +27,7 @@ export interface SegmentHit extends ScoredDoc {
 }
 
 /** Below this many paragraphs per range, a thread hop costs more than it saves. */
-const MIN_PARAGRAPHS_PER_TASK = 50_000;
+export const DEFAULT_MIN_RANGE = 50_000;
 
 export class SearchPool {
   private readonly pool: Piscina | null;
@@ -35,6 +35,7 @@ export class SearchPool {
   constructor(
     private readonly segments: readonly Segment[],
     readonly threads: number,
+    private readonly minRange: number = DEFAULT_MIN_RANGE,
   ) {
     const workerFile = new URL(import.meta.url.endsWith('.ts') ? './worker.ts' : './worker.js', import.meta.url);
     this.pool =
@@ -55,7 +56,7 @@ export class SearchPool {
     const pieces: { segment: number; range: DocRange }[] = [];
     this.segments.forEach((segment, index) => {
       const total = segment.paragraphCount;
-      const parts = this.pool ? Math.max(1, Math.min(this.threads, Math.floor(total / MIN_PARAGRAPHS_PER_TASK))) : 1;
+      const parts = this.pool ? Math.max(1, Math.min(this.threads, Math.floor(total / this.minRange))) : 1;
       const step = Math.ceil(total / parts);
       for (let from = 0; from < total; from += step) pieces.push({ segment: index, range: { from, to: Math.min(total, from + step) } });
     });

@@ -22,6 +22,8 @@ export interface SearcherOptions {
   titleWeight: number;
   /** Compiled filters kept in memory. */
   filterCacheSize: number;
+  /** Smallest document range worth a thread (tests lower it to exercise the fan-out). */
+  minRangePerThread?: number;
 }
 
 export interface ParagraphHit {
@@ -57,6 +59,7 @@ export class Searcher {
     const pool = new SearchPool(
       snapshot.segments.map((s) => s.segment),
       options.threads,
+      options.minRangePerThread,
     );
     return new Searcher(snapshot, pool, options);
   }
