@@ -110,6 +110,11 @@ export class Searcher {
     return hits.map((hit: SegmentHit) => ({ segment: hit.segment, paragraph: hit.doc, score: hit.score }));
   }
 
+  articleIdOf(hit: Pick<ParagraphHit, 'segment' | 'paragraph'>): string {
+    const { segment } = this.snapshot.segments[hit.segment]!;
+    return segment.articleIds.get(segment.paragraphArticle[hit.paragraph]!);
+  }
+
   /** Exact number of articles matching the filters. */
   countArticles(spec: FilterSpec): number {
     return this.compiledFilter(spec).reduce(

@@ -21,9 +21,17 @@ const WORD = /[\p{L}\p{N}]+(?:\.\p{N}+)*/gu;
 const DIGITS_ONLY = /^\p{N}+(?:\.\p{N}+)*$/u;
 const HAS_DIGIT = /\p{N}/u;
 
+/** Latin letters that Unicode does not decompose into a base letter plus a mark. */
+const UNDECOMPOSABLE: Record<string, string> = { ø: 'o', æ: 'ae', œ: 'oe', ß: 'ss', ł: 'l', đ: 'd', ð: 'd', þ: 'th', ı: 'i' };
+const UNDECOMPOSABLE_PATTERN = new RegExp(`[${Object.keys(UNDECOMPOSABLE).join('')}]`, 'g');
+
 /** Case and diacritic folding: the normal form used for terms and exact-name matching. */
 export function fold(text: string): string {
-  return text.normalize('NFKD').replace(COMBINING_MARKS, '').toLowerCase();
+  return text
+    .normalize('NFKD')
+    .replace(COMBINING_MARKS, '')
+    .toLowerCase()
+    .replace(UNDECOMPOSABLE_PATTERN, (letter) => UNDECOMPOSABLE[letter]!);
 }
 
 interface RawToken {

@@ -1,0 +1,85 @@
+/**
+ * The error vocabulary of the literature API: every error body is
+ * `{"detail": {"code": N, "detail": "..."}}` (plus `parameter` on 422).
+ * Codes 1-6 are the public reference's; the others are ours.
+ */
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+
+export const ErrorCode = {
+  NO_DOCUMENTS: 1,
+  NO_ANSWER: 2,
+  INACTIVE: 3,
+  INPUT_TOO_LARGE: 4,
+  RATE_LIMITED: 5,
+  INCOMPLETE_ANSWER: 6,
+  INVALID_INPUT: 8,
+  UNAUTHENTICATED: 9,
+  FORBIDDEN: 10,
+  NOT_FOUND: 11,
+  INTERNAL: 12,
+} as const;
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: number,
+    message: string,
+    readonly extra: Record<string, unknown> = {},
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+}
+
+export function errorBody(code: number, detail: string, extra: Record<string, unknown> = {}) {
+  return { detail: { code, detail, ...extra } };
+}
+
+export const errorResponseSchema = {
+  type: 'object',
+  properties: {
+    detail: {
+      type: 'object',
+      properties: { code: { type: 'integer' }, detail: { type: 'string' }, parameter: { type: 'string' } },
+      required: ['code', 'detail'],
+      additionalProperties: true,
+    },
+  },
+  required: ['detail'],
+} as const;
+
+/** Names the offending parameter of an Ajv validation error (e.g. "retriever_k"). */
+function parameterOf(error: FastifyError): string {
+  const first = error.validation?.[0];
+  if (!first) return error.validationContext ?? 'request';
+  const missing = (first.params as { missingProperty?: string; additionalProperty?: string }) ?? {};
+  const fromPath = first.instancePath.split('/').filter(Boolean)[0];
+  return missing.missingProperty ?? missing.additionalProperty ?? fromPath ?? error.validationContext ?? 'request';
+}
+
+function validationMessage(error: FastifyError, parameter: string): string {
+  const first = error.validation?.[0];
+  const params = (first?.params ?? {}) as { additionalProperty?: string };
+  if (params.additionalProperty) return `unknown parameter "${params.additionalProperty}" in ${error.validationContext ?? 'request'}`;
+  return `${parameter} ${first?.message ?? 'is invalid'}`;
+}
+
+/** Maps every error to the vocabulary; anything unexpected is logged and answered as 500 code 12. */
+export function literatureErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  if (error instanceof ApiError) {
+    return reply.code(error.status).headers(error.headers).send(errorBody(error.code, error.message, error.extra));
+  }
+  if (error.validation) {
+    const parameter = parameterOf(error);
+    return reply.code(422).send(errorBody(ErrorCode.INVALID_INPUT, validationMessage(error, parameter), { parameter }));
+  }
+  const status = error.statusCode ?? 500;
+  if (status === 413) return reply.code(413).send(errorBody(ErrorCode.INPUT_TOO_LARGE, 'request body too large'));
+  if (status === 429) return reply.code(429).send(errorBody(ErrorCode.RATE_LIMITED, error.message));
+  if (status >= 400 && status < 500) {
+    // Fastify's own client errors: malformed JSON, unsupported media type, bad encoding...
+    return reply.code(status).send(errorBody(ErrorCode.INVALID_INPUT, error.message));
+  }
+  request.log.error({ err: error }, 'unhandled error');
+  return reply.code(500).send(errorBody(ErrorCode.INTERNAL, 'internal error; see the server log for the request id'));
+}

@@ -1,0 +1,79 @@
+/** JSON schemas shared by the literature routes: filters, article and context metadata. */
+import { ApiError, ErrorCode } from '../errors.js';
+import { compileFilterSpec, InvalidFilterError, type FilterInput, type FilterSpec } from '../../search/query/filter-spec.js';
+
+export const MAX_FILTER_VALUES = 50;
+export const MAX_FILTER_VALUE_LENGTH = 500;
+
+const stringList = (description: string) =>
+  ({
+    type: 'array',
+    items: { type: 'string', minLength: 1, maxLength: MAX_FILTER_VALUE_LENGTH },
+    maxItems: MAX_FILTER_VALUES,
+    description,
+  }) as const;
+
+const date = (description: string) => ({ type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$', description }) as const;
+
+export const filterProperties = {
+  topics: stringList('Topics, AND-ed; the words of one topic are AND-ed anywhere in a paragraph.'),
+  regions: stringList('Brain regions, OR-ed; the words of one region are AND-ed anywhere in a paragraph.'),
+  article_types: stringList('Article types, OR-ed (case-insensitive).'),
+  authors: stringList('Author full names, OR-ed (case- and accent-insensitive).'),
+  journals: {
+    type: 'array',
+    items: { type: 'string', pattern: '^\\d{4}-\\d{3}[\\dX]$' },
+    maxItems: MAX_FILTER_VALUES,
+    description: 'Journal ISSNs (XXXX-XXXX), OR-ed.',
+  },
+  date_from: date('Earliest publication date, inclusive (YYYY-MM-DD).'),
+  date_to: date('Latest publication date, inclusive (YYYY-MM-DD).'),
+} as const;
+
+/** Validates and compiles the filters of a request; bad values become 422 naming the parameter. */
+export function filtersOf(query: FilterInput): FilterSpec {
+  try {
+    return compileFilterSpec(query);
+  } catch (error) {
+    if (error instanceof InvalidFilterError) {
+      throw new ApiError(422, ErrorCode.INVALID_INPUT, error.message, { parameter: error.parameter });
+    }
+    throw error;
+  }
+}
+
+const nullableString = { type: ['string', 'null'] } as const;
+
+export const articleMetadataProperties = {
+  article_title: { type: 'string' },
+  article_authors: { type: 'array', items: { type: 'string' } },
+  article_id: { type: 'string' },
+  article_doi: nullableString,
+  pubmed_id: nullableString,
+  date: nullableString,
+  article_type: { type: 'string' },
+  journal_issn: nullableString,
+  journal_name: nullableString,
+  cited_by: { type: 'integer' },
+  impact_factor: { type: ['number', 'null'] },
+  abstract: { type: 'string' },
+} as const;
+
+export const articleMetadataSchema = {
+  type: 'object',
+  properties: articleMetadataProperties,
+  required: Object.keys(articleMetadataProperties),
+} as const;
+
+export const contextMetadataSchema = {
+  type: 'object',
+  properties: {
+    ...articleMetadataProperties,
+    paragraph: { type: 'string' },
+    paragraph_id: { type: 'string' },
+    section: { type: 'string' },
+    context_id: { type: 'integer' },
+    reranking_score: { type: ['number', 'null'] },
+  },
+  required: [...Object.keys(articleMetadataProperties), 'paragraph', 'paragraph_id', 'section', 'context_id', 'reranking_score'],
+} as const;

@@ -1,0 +1,41 @@
+/** GET /, /healthz and /settings. */
+import type { FastifyPluginAsync } from 'fastify';
+import type { LiteratureServices } from './services.js';
+import { publicSettings } from '../../config.js';
+
+export interface ServiceInfo {
+  /** Which answer generator and reranker are active, for /settings. */
+  components: () => Record<string, unknown>;
+}
+
+export const serviceRoutes: FastifyPluginAsync<LiteratureServices & ServiceInfo> = async (app, { config, searcher, components }) => {
+  app.get('/', { schema: { hide: true } }, async () => ({ status: 'ok' }));
+
+  app.get(
+    '/healthz',
+    { schema: { summary: 'Liveness probe: the JSON string "200"', tags: ['service'] } },
+    async (_request, reply) => reply.type('application/json').send('"200"'),
+  );
+
+  app.get(
+    '/settings',
+    {
+      schema: {
+        summary: 'Effective configuration (secrets masked), index statistics and active components',
+        tags: ['service'],
+        response: { 200: { type: 'object', additionalProperties: true } },
+      },
+    },
+    async () => ({
+      ...publicSettings(config),
+      searchThreads: searcher.threads,
+      index_stats: {
+        segments: searcher.snapshot.segments.length,
+        articles: searcher.snapshot.liveArticleCount,
+        paragraphs: searcher.snapshot.paragraphCount,
+        generation: searcher.snapshot.manifest.generation,
+      },
+      ...components(),
+    }),
+  );
+};

@@ -1,0 +1,88 @@
+/** GET /suggestions/article_types, /suggestions/author, /suggestions/journal. */
+import type { FastifyPluginAsync } from 'fastify';
+import type { LiteratureServices } from './services.js';
+import { errorResponseSchema } from '../errors.js';
+
+const limit = { type: 'integer', minimum: 1, maximum: 1000, default: 100 } as const;
+const errors = { 422: errorResponseSchema };
+
+export const suggestionRoutes: FastifyPluginAsync<LiteratureServices> = async (app, { searcher }) => {
+  app.get(
+    '/suggestions/article_types',
+    {
+      schema: {
+        summary: 'Article types with their number of articles, most frequent first',
+        tags: ['suggestions'],
+        querystring: { type: 'object', properties: {}, additionalProperties: false },
+        response: {
+          200: {
+            type: 'array',
+            items: {
+              type: 'object',
+              properties: { article_type: { type: 'string' }, docs_in_db: { type: 'integer' } },
+              required: ['article_type', 'docs_in_db'],
+            },
+          },
+          ...errors,
+        },
+      },
+    },
+    async () => searcher.suggestions.articleTypes(),
+  );
+
+  app.get<{ Querystring: { name: string; limit: number } }>(
+    '/suggestions/author',
+    {
+      schema: {
+        summary: 'Authors whose name contains `name` (case- and accent-insensitive), best match first',
+        tags: ['suggestions'],
+        querystring: {
+          type: 'object',
+          properties: { name: { type: 'string', minLength: 1, maxLength: 200, pattern: '\\S' }, limit },
+          required: ['name'],
+          additionalProperties: false,
+        },
+        response: {
+          200: {
+            type: 'array',
+            items: {
+              type: 'object',
+              properties: { name: { type: 'string' }, docs_in_db: { type: 'integer' } },
+              required: ['name', 'docs_in_db'],
+            },
+          },
+          ...errors,
+        },
+      },
+    },
+    async (request) => searcher.suggestions.suggestAuthors(request.query.name, request.query.limit),
+  );
+
+  app.get<{ Querystring: { keywords: string; limit: number } }>(
+    '/suggestions/journal',
+    {
+      schema: {
+        summary: 'Journals whose name contains every keyword (or whose ISSN is given), best match first',
+        tags: ['suggestions'],
+        querystring: {
+          type: 'object',
+          properties: { keywords: { type: 'string', minLength: 1, maxLength: 200, pattern: '\\S' }, limit },
+          required: ['keywords'],
+          additionalProperties: false,
+        },
+        response: {
+          200: {
+            type: 'array',
+            items: {
+              type: 'object',
+              properties: { journal_name: { type: 'string' }, journal_issn: { type: 'string' }, docs_in_db: { type: 'integer' } },
+              required: ['journal_name', 'journal_issn', 'docs_in_db'],
+            },
+          },
+          ...errors,
+        },
+      },
+    },
+    async (request) => searcher.suggestions.suggestJournals(request.query.keywords, request.query.limit),
+  );
+};

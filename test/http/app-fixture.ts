@@ -1,0 +1,57 @@
+/** An app over a small index the tests write themselves. */
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../../src/app.js';
+import { loadConfig } from '../../src/config.js';
+import { Library } from '../../src/corpus/library.js';
+import { Searcher } from '../../src/search/searcher.js';
+import type { ArticleInput } from '../../src/corpus/model.js';
+import { article, tempDir, writeIndex } from '../search/helpers.js';
+
+export const FIXTURE_ARTICLES: ArticleInput[] = [
+  article('hippo-1', ['Place cells in hippocampal CA1 fire at specific locations.', 'Pyramidal cells of CA1 receive input from CA3.'], {
+    title: 'Place cells of the hippocampus',
+    authors: ['José Núñez', 'Ada Lovelace'],
+    date: '2010-05-01',
+    journal_issn: '1050-9631',
+    journal_name: 'Hippocampus',
+    cited_by: 120,
+    impact_factor: 3.5,
+    paragraphs: [
+      { section: 'Abstract', text: 'We recorded place cells in CA1.' },
+      { section: 'Results', text: 'Place cells in hippocampal CA1 fire at specific locations.' },
+      { section: 'Results', text: 'Pyramidal cells of CA1 receive input from CA3.' },
+    ],
+  }),
+  article('dopa-2', ['Dopamine neurons in the substantia nigra signal reward prediction errors.'], {
+    title: 'Dopamine and reward',
+    authors: ['Ada Lovelace'],
+    article_type: 'review-article',
+    date: '2018-03-15',
+    journal_issn: '0896-6273',
+    journal_name: 'Neuron',
+  }),
+  article('grid-3', ['Grid cells in the medial entorhinal cortex tile space.', 'Theta oscillations pace grid cells.'], {
+    title: 'Grid cells',
+    authors: ['Søren Ødegaard'],
+    date: '2024-11-30',
+    journal_issn: '0896-6273',
+    journal_name: 'Neuron',
+  }),
+  article('undated-4', ['Serotonin 5-HT2A receptors in prefrontal pyramidal cells.'], { title: 'Serotonin', date: null, article_type: 'editorial' }),
+];
+
+export async function fixtureApp(articles = FIXTURE_ARTICLES): Promise<{ app: FastifyInstance; close: () => Promise<void> }> {
+  const { dir, cleanup } = await tempDir();
+  await writeIndex(dir, articles);
+  const config = loadConfig(['--index', dir, '--search-threads', '0'], {});
+  const searcher = await Searcher.open(dir, { threads: 0, k1: config.bm25K1, b: config.bm25B, titleWeight: config.titleWeight, filterCacheSize: 8 });
+  const app = await buildApp({ config, searcher, library: new Library(searcher), components: () => ({ generator: 'extractive' }) });
+  return {
+    app,
+    close: async () => {
+      await app.close();
+      await searcher.close();
+      await cleanup();
+    },
+  };
+}
