@@ -1,0 +1,80 @@
+/**
+ * The generator used when no language model is configured: it answers with
+ * the sentences of the top contexts that best match the question and cites
+ * the contexts they come from. It keeps the QA endpoints useful on a fresh
+ * machine, with nothing to download.
+ */
+import { makeResult } from './answer.js';
+import { scoreSentences, terms, type ScoredSentence } from './sentences.js';
+import type { Context, GenerateOptions, GenerationResult, Generator } from './types.js';
+
+export interface ExtractiveOptions {
+  /** How many of the best-ranked contexts are read. */
+  maxContexts?: number;
+  /** Most sentences in an answer. */
+  maxSentences?: number;
+  /** Share of the question's (idf-weighted) terms the best sentence must contain. */
+  minCoverage?: number;
+}
+
+const DEFAULTS: Required<ExtractiveOptions> = { maxContexts: 5, maxSentences: 3, minCoverage: 0.34 };
+
+// A sentence joins the answer only if it scores at least this share of the best one.
+const RELATIVE_CUTOFF = 0.5;
+
+export class ExtractiveGenerator implements Generator {
+  readonly kind = 'extractive' as const;
+  readonly description: string;
+  private readonly options: Required<ExtractiveOptions>;
+
+  constructor(options: ExtractiveOptions = {}) {
+    this.options = { ...DEFAULTS, ...options };
+    this.description =
+      `extractive: up to ${this.options.maxSentences} best-matching sentences ` +
+      `of the top ${this.options.maxContexts} contexts (no language model configured)`;
+  }
+
+  async generate(question: string, contexts: Context[], options: GenerateOptions = {}): Promise<GenerationResult> {
+    options.signal?.throwIfAborted();
+    const top = contexts.slice(0, this.options.maxContexts);
+    const chosen = this.choose(question, top);
+
+    const result =
+      chosen.length === 0
+        ? makeResult(false, this.explain(question, top), [], contexts)
+        : makeResult(
+            true,
+            chosen.map((s) => s.text).join(' '),
+            chosen.map((s) => top[s.contextIndex]!.id),
+            contexts,
+          );
+    stream(result.answer, options);
+    return result;
+  }
+
+  async close(): Promise<void> {}
+
+  private choose(question: string, contexts: Context[]): ScoredSentence[] {
+    const scored = scoreSentences(question, contexts.map((c) => c.text));
+    const best = scored[0];
+    if (!best || best.coverage < this.options.minCoverage) return [];
+    return scored
+      .filter((s) => s.score >= best.score * RELATIVE_CUTOFF && s.coverage > 0)
+      .slice(0, this.options.maxSentences);
+  }
+
+  private explain(question: string, contexts: Context[]): string {
+    if (contexts.length === 0) return 'No context was retrieved for this question, so it cannot be answered.';
+    if (terms(question).length === 0) return 'The question has no content words to match against the contexts.';
+    return `None of the ${contexts.length} retrieved contexts contains a sentence that matches the question well enough to answer it.`;
+  }
+}
+
+/** Sends the answer word by word (each word with its following whitespace). */
+function stream(answer: string, options: GenerateOptions): void {
+  if (!options.onToken) return;
+  for (const word of answer.match(/\S+\s*/g) ?? []) {
+    options.signal?.throwIfAborted();
+    options.onToken(word);
+  }
+}

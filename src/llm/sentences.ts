@@ -1,0 +1,97 @@
+/**
+ * A small, self-contained sentence scorer for the extractive generator:
+ * sentence splitting, a crude term normaliser and BM25 over the sentences
+ * of the given contexts (each sentence is a "document").
+ */
+
+// Function words that would make every sentence look relevant.
+const STOPWORDS = new Set(
+  ('a an and are as at be been but by can could did do does for from had has have how i if in into is it its ' +
+    'may might no not of on or our should so such than that the their them then there these they this those to ' +
+    'was we were what when where which while who whom why will with would you your about between both each ' +
+    'more most other over some any all also only very much many one two')
+    .split(' '),
+);
+
+// Abbreviations whose trailing period does not end a sentence.
+const ABBREVIATIONS = /\b(?:e\.g|i\.e|et al|fig|figs|eq|ref|refs|vs|approx|ca|cf|no|dr|mr|mrs|ms|st|resp|incl)\.$/i;
+
+export function splitSentences(text: string): string[] {
+  const sentences: string[] = [];
+  let current = '';
+  // Candidate boundaries: end punctuation followed by space and an uppercase letter, digit or quote; or a blank line.
+  for (const piece of text.split(/(?<=[.!?])\s+(?=[\p{Lu}\p{N}"'(\[])|\n\s*\n/u)) {
+    current = current ? `${current} ${piece}` : piece;
+    if (!ABBREVIATIONS.test(current.trimEnd())) {
+      if (current.trim()) sentences.push(current.trim());
+      current = '';
+    }
+  }
+  if (current.trim()) sentences.push(current.trim());
+  return sentences;
+}
+
+/** Lowercased content words with a light plural/suffix folding ("neurons" ~ "neuron"). */
+export function terms(text: string): string[] {
+  const out: string[] = [];
+  for (const match of text.toLowerCase().matchAll(/[\p{L}\p{N}]+(?:[-'][\p{L}\p{N}]+)*/gu)) {
+    const word = match[0];
+    if (STOPWORDS.has(word) || (word.length < 2 && !/\d/.test(word))) continue;
+    out.push(fold(word));
+  }
+  return out;
+}
+
+function fold(word: string): string {
+  if (word.length > 4 && word.endsWith('ies')) return `${word.slice(0, -3)}y`;
+  if (word.length > 3 && word.endsWith('s') && !word.endsWith('ss') && !word.endsWith('us')) return word.slice(0, -1);
+  return word;
+}
+
+export interface ScoredSentence {
+  text: string;
+  /** Index of the context the sentence comes from (0 = best-ranked). */
+  contextIndex: number;
+  /** BM25 score of the sentence against the question. */
+  score: number;
+  /** Share of the question's idf weight the sentence contains, in [0, 1]. */
+  coverage: number;
+}
+
+const K1 = 1.2;
+const B = 0.5;
+
+/** Scores every sentence of `passages` against `question`, best first. */
+export function scoreSentences(question: string, passages: readonly string[]): ScoredSentence[] {
+  const queryTerms = [...new Set(terms(question))];
+  const docs = passages.flatMap((passage, contextIndex) =>
+    splitSentences(passage).map((text) => ({ text, contextIndex, terms: terms(text) })),
+  );
+  if (docs.length === 0 || queryTerms.length === 0) return [];
+
+  const docFreq = new Map<string, number>();
+  for (const doc of docs) for (const t of new Set(doc.terms)) docFreq.set(t, (docFreq.get(t) ?? 0) + 1);
+  const idf = (t: string) => {
+    const df = docFreq.get(t) ?? 0;
+    return Math.log(1 + (docs.length - df + 0.5) / (df + 0.5));
+  };
+  const queryWeight = queryTerms.reduce((sum, t) => sum + idf(t), 0);
+  const avgLength = docs.reduce((sum, d) => sum + d.terms.length, 0) / docs.length || 1;
+
+  const scored = docs.map((doc) => {
+    const tf = new Map<string, number>();
+    for (const t of doc.terms) tf.set(t, (tf.get(t) ?? 0) + 1);
+    let score = 0;
+    let covered = 0;
+    for (const t of queryTerms) {
+      const f = tf.get(t);
+      if (!f) continue;
+      const w = idf(t);
+      covered += w;
+      score += (w * f * (K1 + 1)) / (f + K1 * (1 - B + (B * doc.terms.length) / avgLength));
+    }
+    return { text: doc.text, contextIndex: doc.contextIndex, score, coverage: covered / queryWeight };
+  });
+  // Ties go to the better-ranked context, then to the earlier sentence (stable sort).
+  return scored.sort((a, b) => b.score - a.score || a.contextIndex - b.contextIndex);
+}

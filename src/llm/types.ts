@@ -1,0 +1,62 @@
+/**
+ * The contract between the QA pipeline and whatever composes answers: the
+ * extractive generator (no model file) or a local GGUF model.
+ */
+
+/** One retrieved paragraph handed to a generator, best-ranked first. */
+export interface Context {
+  /** The number the answer's sources refer to. */
+  id: number;
+  text: string;
+  title?: string;
+}
+
+export interface GenerationResult {
+  /** False when the contexts do not answer the question; `answer` then explains why. */
+  hasAnswer: boolean;
+  answer: string;
+  /** Ids of the cited contexts, in citation order; only ids of the given contexts. */
+  sources: number[];
+  /** The answer in the spec's raw form (see `formatRawAnswer`). */
+  raw: string;
+}
+
+export interface GenerateOptions {
+  /** Stops generation; the promise then rejects with the signal's reason. */
+  signal?: AbortSignal;
+  /** Receives the answer text as it is produced; the chunks concatenate to `answer`. */
+  onToken?: (text: string) => void;
+}
+
+export interface Generator {
+  readonly kind: 'extractive' | 'llama';
+  /** Human-readable summary for /settings and logs. */
+  readonly description: string;
+  generate(question: string, contexts: Context[], options?: GenerateOptions): Promise<GenerationResult>;
+  close(): Promise<void>;
+}
+
+/** The pino subset the model code logs through. */
+export interface Logger {
+  info(details: object, message: string): void;
+  warn(details: object, message: string): void;
+}
+
+/** Too many questions already wait for the model (HTTP 429 with Retry-After). */
+export class QueueFullError extends Error {
+  readonly retryAfterSeconds: number;
+
+  constructor(retryAfterSeconds: number, waiting: number) {
+    super(`the language model is busy (${waiting} questions waiting); retry in about ${retryAfterSeconds} s`);
+    this.name = 'QueueFullError';
+    this.retryAfterSeconds = retryAfterSeconds;
+  }
+}
+
+/** The configured model file cannot be used (HTTP 503); the message names the setting to fix. */
+export class ModelUnavailableError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'ModelUnavailableError';
+  }
+}

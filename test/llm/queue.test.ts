@@ -1,0 +1,99 @@
+import { describe, expect, it } from 'vitest';
+import { BoundedQueue } from '../../src/llm/queue.js';
+import { QueueFullError } from '../../src/llm/types.js';
+
+/** A job that finishes when the test says so, recording when it started. */
+function gate(log: string[], name: string) {
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  return {
+    job: async () => {
+      log.push(`start ${name}`);
+      await opened;
+      log.push(`end ${name}`);
+      return name;
+    },
+    open: () => open(),
+  };
+}
+
+const tick = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+describe('BoundedQueue', () => {
+  it('runs one job at a time, in arrival order', async () => {
+    const log: string[] = [];
+    const queue = new BoundedQueue(5);
+    const [a, b, c] = [gate(log, 'a'), gate(log, 'b'), gate(log, 'c')];
+    const runs = [queue.run(a.job), queue.run(b.job), queue.run(c.job)];
+    await tick();
+    expect(log).toEqual(['start a']);
+    expect(queue.waiting).toBe(2);
+    b.open();
+    c.open();
+    a.open();
+    expect(await Promise.all(runs)).toEqual(['a', 'b', 'c']);
+    expect(log).toEqual(['start a', 'end a', 'start b', 'end b', 'start c', 'end c']);
+  });
+
+  it('refuses at once beyond the waiting limit, with a retry estimate', async () => {
+    const log: string[] = [];
+    const queue = new BoundedQueue(1, 4_000);
+    const a = gate(log, 'a');
+    const first = queue.run(a.job);
+    const second = queue.run(async () => 'b');
+    const third = queue.run(async () => 'c');
+    await expect(third).rejects.toBeInstanceOf(QueueFullError);
+    // One running and one waiting, 4 s each.
+    await expect(third).rejects.toMatchObject({ retryAfterSeconds: 8 });
+    a.open();
+    expect(await Promise.all([first, second])).toEqual(['a', 'b']);
+    expect(await queue.run(async () => 'after')).toBe('after');
+  });
+
+  it('learns the retry estimate from finished jobs', async () => {
+    const queue = new BoundedQueue(0, 60_000);
+    await queue.run(async () => undefined);
+    const log: string[] = [];
+    const a = gate(log, 'a');
+    const running = queue.run(a.job);
+    // 0.7 * 60 s + 0.3 * (a few ms), rounded up.
+    const refusal: QueueFullError = await queue.run(async () => 1).catch((e) => e);
+    expect(refusal.retryAfterSeconds).toBeGreaterThanOrEqual(42);
+    expect(refusal.retryAfterSeconds).toBeLessThanOrEqual(43);
+    a.open();
+    await running;
+  });
+
+  it('lets a waiting job leave when its signal aborts, and the next one moves up', async () => {
+    const log: string[] = [];
+    const queue = new BoundedQueue(2);
+    const a = gate(log, 'a');
+    const controller = new AbortController();
+    const first = queue.run(a.job);
+    const leaving = queue.run(async () => 'never', controller.signal);
+    const staying = queue.run(async () => 'c');
+    controller.abort(new Error('gone'));
+    await expect(leaving).rejects.toThrow('gone');
+    expect(queue.waiting).toBe(1);
+    a.open();
+    expect(await Promise.all([first, staying])).toEqual(['a', 'c']);
+  });
+
+  it('frees the slot when a job fails', async () => {
+    const queue = new BoundedQueue(1);
+    await expect(queue.run(async () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
+    expect(await queue.run(async () => 'ok')).toBe('ok');
+  });
+
+  it('rejects the waiting jobs on clear', async () => {
+    const log: string[] = [];
+    const queue = new BoundedQueue(3);
+    const a = gate(log, 'a');
+    const first = queue.run(a.job);
+    const waiting = queue.run(async () => 'b');
+    queue.clear(new Error('closing'));
+    await expect(waiting).rejects.toThrow('closing');
+    a.open();
+    await first;
+  });
+});
