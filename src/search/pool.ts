@@ -46,7 +46,8 @@ export class SearchPool {
             maxThreads: threads,
             workerData: { buffers: segments.map((s) => s.buffer) },
             // Workers load TypeScript sources through tsx when the server runs from source.
-            execArgv: workerFile.pathname.endsWith('.ts') ? [...process.execArgv, '--import', 'tsx'] : process.execArgv,
+            // (Only that flag: process-wide flags such as --expose-gc are invalid in workers.)
+            execArgv: workerFile.pathname.endsWith('.ts') ? ['--import', 'tsx'] : undefined,
           })
         : null;
   }

@@ -1,0 +1,53 @@
+/** Small helpers shared by benchmarks: percentiles, memory sampling, result files. */
+import { mkdir, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+
+export function percentile(sorted: readonly number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[index]!;
+}
+
+export function summarize(millis: number[]): { p50: number; p99: number; mean: number; n: number } {
+  const sorted = [...millis].sort((a, b) => a - b);
+  return {
+    p50: percentile(sorted, 50),
+    p99: percentile(sorted, 99),
+    mean: sorted.reduce((s, x) => s + x, 0) / Math.max(1, sorted.length),
+    n: sorted.length,
+  };
+}
+
+/** Samples RSS every `intervalMs` and reports the peak seen since start. */
+export function rssSampler(intervalMs = 50): { stop: () => number } {
+  let peak = process.memoryUsage().rss;
+  const timer = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), intervalMs);
+  return {
+    stop: () => {
+      clearInterval(timer);
+      return Math.max(peak, process.memoryUsage().rss);
+    },
+  };
+}
+
+export function machine(): Record<string, string | number> {
+  return {
+    node: process.version,
+    platform: `${os.platform()} ${os.release()}`,
+    cpu: os.cpus()[0]?.model ?? 'unknown',
+    cores: os.availableParallelism(),
+    memoryGiB: Math.round(os.totalmem() / 2 ** 30),
+  };
+}
+
+export const RESULTS_DIR = path.resolve('bench', 'results');
+
+export async function writeResults(name: string, json: unknown, markdown: string): Promise<void> {
+  await mkdir(RESULTS_DIR, { recursive: true });
+  await writeFile(path.join(RESULTS_DIR, `${name}.json`), JSON.stringify(json, null, 2) + '\n');
+  await writeFile(path.join(RESULTS_DIR, `${name}.md`), markdown);
+  process.stderr.write(`results written to bench/results/${name}.json and ${name}.md\n`);
+}
+
+export const mib = (bytes: number) => bytes / 1048576;
