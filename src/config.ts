@@ -89,7 +89,7 @@ const SETTINGS = {
     parse: optionalText,
     doc: 'Index directory to serve. Default: <data>/index, built from the demo corpus on first start.',
   },
-  demoCorpus: { default: 'data/demo', parse: text, doc: 'Corpus ingested into the default index when it is absent.' },
+  demoCorpus: { default: 'data/demo/articles.jsonl', parse: text, doc: 'Corpus ingested into the default index when it is absent.' },
   searchThreads: {
     default: availableParallelism(),
     parse: integer(0, 256),

@@ -142,7 +142,8 @@ async function main(): Promise<void> {
       process.stderr.write(`error: ${(error as Error).message}\n`);
       process.exit(2);
     }
-    process.stderr.write(`error: ${(error as Error).stack ?? error}\n`);
+    // Stack traces only on request: most failures here are bad paths or inputs, not bugs.
+    process.stderr.write(`error: ${process.env.DEBUG ? ((error as Error).stack ?? error) : ((error as Error).message ?? error)}\n`);
     process.exit(1);
   }
 }
