@@ -1,0 +1,58 @@
+/**
+ * Reader for BEIR corpus files (corpus.jsonl): one {"_id", "title", "text",
+ * "metadata"} object per line, where "text" is the document's abstract.
+ * BEIR carries no bibliographic metadata, so everything but the id, title and
+ * text takes its empty value; the article type is the neutral "article".
+ */
+import { ABSTRACT_SECTION, type ArticleInput } from '../model.js';
+import { readLines } from './lines.js';
+import type { ReadEvent, ReadOptions } from './types.js';
+
+export const BEIR_ARTICLE_TYPE = 'article';
+
+export async function* readBeir(file: string, options: ReadOptions = {}): AsyncGenerator<ReadEvent> {
+  for await (const line of readLines(file, options.onBytes)) {
+    if (line.text.trim() === '') continue;
+    const source = { file, line: line.number };
+    const result = parseBeirLine(line.text);
+    yield 'article' in result
+      ? { kind: 'article', article: result.article, source }
+      : { kind: 'error', source, message: result.error };
+  }
+}
+
+export function parseBeirLine(text: string): { article: ArticleInput } | { error: string } {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    return { error: `invalid JSON: ${(error as Error).message}` };
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return { error: 'line is not a JSON object' };
+  }
+  const { _id: rawId, title = '', text: body } = value as Record<string, unknown>;
+  // Some BEIR exports write numeric ids; they are identifiers all the same.
+  const id = typeof rawId === 'number' && Number.isInteger(rawId) ? String(rawId) : rawId;
+  if (typeof id !== 'string' || id.trim() === '') return { error: '_id must be a non-empty string' };
+  // Several BEIR corpora have documents with an empty title; only the text is indexed.
+  if (typeof title !== 'string') return { error: `document ${id}: title must be a string` };
+  if (typeof body !== 'string') return { error: `document ${id}: text must be a string` };
+  if (body.trim() === '') return { error: `document ${id}: text is empty` };
+  return {
+    article: {
+      article_id: id,
+      title: title.trim(),
+      authors: [],
+      article_doi: null,
+      pubmed_id: null,
+      date: null,
+      article_type: BEIR_ARTICLE_TYPE,
+      journal_issn: null,
+      journal_name: null,
+      cited_by: 0,
+      impact_factor: null,
+      paragraphs: [{ section: ABSTRACT_SECTION, text: body.trim() }],
+    },
+  };
+}

@@ -1,0 +1,54 @@
+/** Recognising an input file's format from its first bytes. */
+import { readText } from './input.js';
+import type { InputFormat } from './types.js';
+
+/**
+ * Enough text to see past an XML prolog and DOCTYPE. A JSON line may be
+ * longer than this; its field names are then read from the truncated line.
+ */
+const SNIFF_CHARS = 64 * 1024;
+
+export async function detectFormat(file: string): Promise<InputFormat> {
+  const head = await readHead(file);
+  const trimmed = head.trimStart();
+  const format = trimmed.startsWith('<') ? xmlFormat(trimmed) : trimmed.startsWith('{') ? jsonFormat(trimmed) : null;
+  if (format) return format;
+  throw new Error(
+    `Cannot tell the format of ${file}: expected JSON lines with "article_id"/"paragraphs" (articles-jsonl) ` +
+      `or "_id" and "text" (beir), or XML with <PubmedArticleSet>/<PubmedArticle> (pubmed) or <article> (jats)`,
+  );
+}
+
+async function readHead(file: string): Promise<string> {
+  let head = '';
+  for await (const text of readText(file)) {
+    head += text;
+    if (head.length >= SNIFF_CHARS) break;
+  }
+  return head.slice(0, SNIFF_CHARS);
+}
+
+function xmlFormat(head: string): InputFormat | null {
+  if (/<(PubmedArticleSet|PubmedArticle|MedlineCitation)[\s>]/.test(head)) return 'pubmed';
+  if (/<(article|pmc-articleset)[\s>]/.test(head)) return 'jats';
+  return null;
+}
+
+function jsonFormat(head: string): InputFormat | null {
+  const firstLine = head.split('\n', 1)[0] ?? '';
+  const keys = topLevelKeys(firstLine);
+  if (keys.has('_id') && keys.has('text')) return 'beir';
+  if (keys.has('article_id') || keys.has('paragraphs')) return 'articles-jsonl';
+  return null;
+}
+
+function topLevelKeys(line: string): Set<string> {
+  try {
+    const value: unknown = JSON.parse(line);
+    if (typeof value === 'object' && value !== null && !Array.isArray(value)) return new Set(Object.keys(value));
+    return new Set();
+  } catch {
+    // A line cut off by the sniff limit: fall back to the names of its fields.
+    return new Set([...line.matchAll(/"((?:[^"\\]|\\.)*)"\s*:/g)].map((match) => match[1]));
+  }
+}

@@ -1,0 +1,197 @@
+/**
+ * One JATS article as it is being read, and its conversion to an ArticleInput
+ * once its closing tag is reached.
+ *
+ * article_id is the PMID when the article has one (so the same article read
+ * from PubMed XML or JATS gets the same id), else the DOI, else the PMC id
+ * ("PMC" + number), else the file's base name (with "#n" for the n-th
+ * article of a multi-article file).
+ */
+import { basename } from 'node:path';
+import { ABSTRACT_SECTION, type ArticleInput, type ParagraphInput } from '../model.js';
+import { isoDate, type DateParts } from './dates.js';
+import { nonEmpty, normaliseDoi, normaliseIssn } from './normalise.js';
+import type { ReadEvent } from './types.js';
+
+/** Section of paragraphs that sit directly in <body>, outside any titled <sec>. */
+export const BODY_SECTION = 'Body';
+const DEFAULT_ARTICLE_TYPE = 'research-article';
+
+export interface Contributor {
+  depth: number;
+  isAuthor: boolean;
+  givenNames?: string;
+  surname?: string;
+  stringName?: string;
+  collab?: string;
+}
+
+export interface PublicationDate {
+  pubType: string | undefined;
+  dateType: string | undefined;
+  format: string | undefined;
+  parts: DateParts;
+}
+
+export interface Abstract {
+  type: string | undefined;
+  title: string | null;
+  paragraphs: string[];
+}
+
+export interface OpenSection {
+  depth: number;
+  title: string | null;
+  /** Whether the title was already put in front of an abstract paragraph. */
+  labelUsed: boolean;
+}
+
+export interface JatsRecord {
+  index: number;
+  line: number;
+  depth: number;
+  articleType: string;
+  title: string | null;
+  ids: Map<string, string>;
+  issns: { pubType: string | undefined; format: string | undefined; value: string }[];
+  journal: string | null;
+  authors: string[];
+  contributor: Contributor | null;
+  dates: PublicationDate[];
+  date: PublicationDate | null;
+  abstracts: Abstract[];
+  abstract: Abstract | null;
+  sections: OpenSection[];
+  body: ParagraphInput[];
+}
+
+/** The finished article, or why it cannot be one. */
+export function recordEvent(record: JatsRecord, file: string): ReadEvent {
+  const label = recordLabel(record);
+  const source = { file, line: record.line, element: label };
+  if (!record.title) {
+    return { kind: 'error', source, message: `${label} has no title (article-meta/title-group/article-title)` };
+  }
+  const paragraphs = [...abstractParagraphs(record.abstracts), ...record.body];
+  if (paragraphs.length === 0) {
+    return { kind: 'error', source, message: `${label} has no paragraph (<p>) in its <abstract> or <body>` };
+  }
+  const pmid = nonEmpty(record.ids.get('pmid'));
+  const doi = normaliseDoi(record.ids.get('doi'));
+  const article: ArticleInput = {
+    article_id: pmid ?? doi ?? pmcId(record) ?? fallbackId(record, file),
+    title: record.title,
+    authors: record.authors,
+    article_doi: doi,
+    pubmed_id: pmid,
+    date: publicationDate(record.dates),
+    article_type: record.articleType,
+    journal_issn: journalIssn(record.issns),
+    journal_name: record.journal,
+    cited_by: 0,
+    impact_factor: null,
+    paragraphs,
+  };
+  return { kind: 'article', article, source };
+}
+
+function fallbackId(record: JatsRecord, file: string): string {
+  const base = basename(file).replace(/(\.(nxml|xml|gz))+$/i, '');
+  return record.index > 1 ? `${base}#${record.index}` : base;
+}
+
+export function emptyRecord(index: number, line: number, depth: number, articleType: string | undefined): JatsRecord {
+  return {
+    index,
+    line,
+    depth,
+    articleType: nonEmpty(articleType) ?? DEFAULT_ARTICLE_TYPE,
+    title: null,
+    ids: new Map(),
+    issns: [],
+    journal: null,
+    authors: [],
+    contributor: null,
+    dates: [],
+    date: null,
+    abstracts: [],
+    abstract: null,
+    sections: [],
+    body: [],
+  };
+}
+
+export function recordLabel(record: JatsRecord): string {
+  // A lone <article> is the file's root; in a <pmc-articleset> the position tells them apart.
+  return record.depth === 1 ? 'article' : `article #${record.index}`;
+}
+
+/** The titles of the open sections, outermost first: "Methods / Animals". */
+export function sectionPath(sections: readonly OpenSection[]): string {
+  const titles = sections.map((section) => section.title).filter((title): title is string => title !== null);
+  return titles.length > 0 ? titles.join(' / ') : BODY_SECTION;
+}
+
+/**
+ * The main abstract (the first without an abstract-type, else the first)
+ * becomes the "Abstract" paragraphs. Other abstracts such as PLoS's "Author
+ * Summary" are kept as sections named by their own title, so their text is
+ * searchable without being mistaken for the abstract.
+ */
+function abstractParagraphs(abstracts: readonly Abstract[]): ParagraphInput[] {
+  const mainIndex = Math.max(
+    0,
+    abstracts.findIndex((abstract) => abstract.type === undefined),
+  );
+  const main = abstracts[mainIndex];
+  const others = abstracts.filter((_, index) => index !== mainIndex);
+  return [
+    ...(main?.paragraphs.map((text) => ({ section: ABSTRACT_SECTION, text })) ?? []),
+    ...others.flatMap((abstract) =>
+      abstract.paragraphs.map((text) => ({ section: abstract.title ?? 'Summary', text })),
+    ),
+  ];
+}
+
+export function authorName(contributor: Contributor): string | null {
+  if (!contributor.isAuthor) return null;
+  const name = [contributor.givenNames, contributor.surname].filter(Boolean).join(' ');
+  return nonEmpty(name) ?? nonEmpty(contributor.stringName) ?? nonEmpty(contributor.collab);
+}
+
+function pmcId(record: JatsRecord): string | null {
+  const id = nonEmpty(record.ids.get('pmc') ?? record.ids.get('pmcid'));
+  if (!id) return null;
+  return /^PMC/i.test(id) ? id.toUpperCase() : `PMC${id}`;
+}
+
+/** The electronic ISSN when there is one, else the print one, else any valid one. */
+function journalIssn(issns: JatsRecord['issns']): string | null {
+  const rank = (issn: JatsRecord['issns'][number]) => {
+    if (issn.pubType === 'epub' || issn.format === 'electronic') return 0;
+    if (issn.pubType === 'ppub' || issn.format === 'print') return 1;
+    return 2;
+  };
+  const ranked = [...issns].sort((a, b) => rank(a) - rank(b));
+  for (const issn of ranked) {
+    const valid = normaliseIssn(issn.value);
+    if (valid) return valid;
+  }
+  return null;
+}
+
+/** The electronic publication date, else print, else the issue (collection) date, else any. */
+function publicationDate(dates: readonly PublicationDate[]): string | null {
+  const rank = (date: PublicationDate) => {
+    if (date.pubType === 'epub' || date.format === 'electronic') return 0;
+    if (date.pubType === 'ppub' || date.pubType === 'epub-ppub' || date.format === 'print') return 1;
+    if (date.pubType === 'collection' || date.dateType === 'collection') return 2;
+    return 3;
+  };
+  const ranked = [...dates].sort((a, b) => rank(a) - rank(b));
+  for (const date of ranked) {
+    const iso = isoDate(date.parts);
+    if (iso) return iso;
+  }
+  return null;
+}

@@ -1,0 +1,170 @@
+/**
+ * Streams an XML file through a SAX parser into a record builder, so that a
+ * file with thousands of records is read with memory bounded by one record.
+ *
+ * The first well-formedness error ends the file: what follows a broken tag
+ * cannot be trusted, but the records completed before it are kept.
+ */
+import { SaxesParser } from 'saxes';
+import { readText } from './input.js';
+import { collapseWhitespace } from './normalise.js';
+import type { ReadEvent, ReadOptions } from './types.js';
+
+export interface XmlElement {
+  name: string;
+  attributes: Readonly<Record<string, string>>;
+}
+
+/**
+ * Builds records from parse events. `path` holds the names of the open
+ * elements, outermost first, including the one being opened or closed.
+ */
+export interface XmlRecordBuilder {
+  open(element: XmlElement, path: readonly string[], line: number): void;
+  close(name: string, path: readonly string[]): void;
+  text(text: string): void;
+  /** Articles and rejections completed since the previous call. */
+  drain(): ReadEvent[];
+  /** Names the record being built, for the error of a file that breaks off inside it. */
+  currentRecord(): string | undefined;
+}
+
+/**
+ * Named entities beyond XML's five that hand-made JATS and HTML-flavoured
+ * exports tend to use without declaring; PMC and PubMed files use numeric
+ * references, which the parser resolves itself.
+ */
+const COMMON_ENTITIES: Record<string, string> = {
+  nbsp: '\u00a0',
+  ndash: '\u2013',
+  mdash: '\u2014',
+  hellip: '\u2026',
+  lsquo: '\u2018',
+  rsquo: '\u2019',
+  ldquo: '\u201c',
+  rdquo: '\u201d',
+  plusmn: '\u00b1',
+  times: '\u00d7',
+  deg: '\u00b0',
+  micro: '\u00b5',
+  le: '\u2264',
+  ge: '\u2265',
+  alpha: '\u03b1',
+  beta: '\u03b2',
+  gamma: '\u03b3',
+  delta: '\u03b4',
+  mu: '\u03bc',
+  copy: '\u00a9',
+  reg: '\u00ae',
+};
+
+interface XmlFailure {
+  message: string;
+  line: number;
+  column: number;
+  record: string | undefined;
+  path: string;
+}
+
+export async function* readXmlRecords(
+  file: string,
+  builder: XmlRecordBuilder,
+  options: ReadOptions = {},
+): AsyncGenerator<ReadEvent> {
+  const parser = new SaxesParser({ xmlns: false, position: true });
+  Object.assign(parser.ENTITIES, COMMON_ENTITIES);
+  const path: string[] = [];
+  let failure: XmlFailure | null = null;
+
+  parser.on('opentag', (tag) => {
+    if (failure) return;
+    path.push(tag.name);
+    builder.open({ name: tag.name, attributes: tag.attributes as Record<string, string> }, path, parser.line);
+  });
+  parser.on('closetag', (tag) => {
+    if (failure) return;
+    builder.close(tag.name, path);
+    path.pop();
+  });
+  const onText = (text: string) => {
+    if (!failure) builder.text(text);
+  };
+  parser.on('text', onText);
+  parser.on('cdata', onText);
+  parser.on('error', (error) => {
+    failure ??= {
+      // saxes prefixes "line:column: "; the position is reported separately.
+      message: error.message.replace(/^\d+:\d+:\s*/, '').replace(/\.$/, ''),
+      line: parser.line,
+      column: parser.column,
+      record: builder.currentRecord(),
+      path: path.join('/'),
+    };
+  });
+
+  for await (const text of readText(file, options.onBytes)) {
+    parser.write(text);
+    yield* builder.drain();
+    if (failure) {
+      yield failureEvent(file, failure);
+      return;
+    }
+  }
+  parser.close();
+  yield* builder.drain();
+  if (failure) yield failureEvent(file, failure);
+}
+
+function failureEvent(file: string, failure: XmlFailure): ReadEvent {
+  const where = failure.path ? ` inside <${failure.path}>` : '';
+  return {
+    kind: 'error',
+    source: { file, line: failure.line, element: failure.record ?? (failure.path || undefined) },
+    message:
+      `malformed XML at line ${failure.line}, column ${failure.column}${where}: ${failure.message}; ` +
+      'the rest of the file is skipped',
+  };
+}
+
+/** True when `path` ends with the element names in `suffix`. */
+export function pathEndsWith(path: readonly string[], ...suffix: string[]): boolean {
+  if (suffix.length > path.length) return false;
+  const offset = path.length - suffix.length;
+  return suffix.every((name, i) => path[offset + i] === name);
+}
+
+/**
+ * Collects the text content of one element at a time, including the text of
+ * inline markup inside it (<italic>, <sub>, <xref>, ...), and hands it over,
+ * whitespace collapsed, when the element closes.
+ */
+export class ElementText {
+  private active: { depth: number; parts: string[]; deliver: (text: string) => void } | null = null;
+
+  get capturing(): boolean {
+    return this.active !== null;
+  }
+
+  /** Starts collecting for the element just opened at `path.length === depth`. */
+  start(depth: number, deliver: (text: string) => void): void {
+    this.active = { depth, parts: [], deliver };
+  }
+
+  append(text: string): void {
+    this.active?.parts.push(text);
+  }
+
+  /** Keeps block-level children such as list items from running together. */
+  separate(): void {
+    this.active?.parts.push(' ');
+  }
+
+  /** Call on every close; delivers and returns true when the collected element closes. */
+  end(depth: number): boolean {
+    const active = this.active;
+    if (!active || active.depth !== depth) return false;
+    this.active = null;
+    active.deliver(collapseWhitespace(active.parts.join('')));
+    return true;
+  }
+}

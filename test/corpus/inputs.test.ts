@@ -1,0 +1,136 @@
+import { stat } from 'node:fs/promises';
+import path from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { describe, expect, it } from 'vitest';
+import { detectFormat, expandInputs } from '../../src/corpus/readers/index.js';
+import { articlesOf, errorsOf, fixtureDir, readAll, writeFixture } from './fixtures.js';
+
+const ARTICLE_LINE = JSON.stringify({ article_id: 'a', title: 'T', paragraphs: [{ section: 'S', text: 'x' }] });
+const PUBMED = `<?xml version="1.0"?>
+<!DOCTYPE PubmedArticleSet PUBLIC "-//NLM//DTD PubMedArticle, 1st January 2019//EN" "pubmed_190101.dtd">
+<PubmedArticleSet><PubmedArticle><MedlineCitation><PMID>1</PMID><Article><ArticleTitle>T</ArticleTitle>
+<Abstract><AbstractText>Text.</AbstractText></Abstract></Article></MedlineCitation></PubmedArticle></PubmedArticleSet>`;
+const JATS = `<?xml version="1.0"?>
+<!DOCTYPE article PUBLIC "-//NLM//DTD JATS (Z39.96) Journal Archiving and Interchange DTD v1.0 20120330//EN" "JATS-archivearticle1.dtd">
+<article article-type="research-article"><front><article-meta><title-group><article-title>T</article-title></title-group></article-meta></front>
+<body><p>x</p></body></article>`;
+
+async function gather(paths: string[]): Promise<string[]> {
+  const files: string[] = [];
+  for await (const file of expandInputs(paths)) files.push(file);
+  return files;
+}
+
+describe('detectFormat', () => {
+  it('recognises each format from the start of the file', async () => {
+    const dir = await fixtureDir();
+    const cases: [string, string, string][] = [
+      ['a.jsonl', ARTICLE_LINE + '\n', 'articles-jsonl'],
+      ['b.jsonl', '\n' + JSON.stringify({ _id: '1', title: '', text: 'x', metadata: {} }) + '\n', 'beir'],
+      ['c.xml', PUBMED, 'pubmed'],
+      ['d.xml', '<MedlineCitation Status="MEDLINE"><PMID>1</PMID></MedlineCitation>', 'pubmed'],
+      ['e.nxml', JATS, 'jats'],
+      ['f.xml', '<pmc-articleset><article/></pmc-articleset>', 'jats'],
+    ];
+    for (const [name, content, format] of cases) {
+      expect(await detectFormat(await writeFixture(dir, name, content)), name).toBe(format);
+    }
+  });
+
+  it('reads field names from a first line longer than the sniffed part', async () => {
+    const dir = await fixtureDir();
+    const long = JSON.stringify({ article_id: 'a', title: 'T', paragraphs: [{ section: 'S', text: 'x'.repeat(200_000) }] });
+    expect(await detectFormat(await writeFixture(dir, 'long.jsonl', long))).toBe('articles-jsonl');
+  });
+
+  it('sees through gzip', async () => {
+    const dir = await fixtureDir();
+    expect(await detectFormat(await writeFixture(dir, 'set.xml.gz', gzipSync(PUBMED)))).toBe('pubmed');
+  });
+
+  it('names the file it cannot recognise', async () => {
+    const dir = await fixtureDir();
+    const csv = await writeFixture(dir, 'table.csv', 'a,b\n1,2\n');
+    await expect(detectFormat(csv)).rejects.toThrow(`Cannot tell the format of ${csv}`);
+    const other = await writeFixture(dir, 'other.json', '{"name": "x"}\n');
+    await expect(detectFormat(other)).rejects.toThrow(other);
+    const html = await writeFixture(dir, 'page.html', '<html><body/></html>');
+    await expect(detectFormat(html)).rejects.toThrow(html);
+  });
+});
+
+describe('expandInputs', () => {
+  it('yields files as given and directory contents sorted and recursively, without hidden entries', async () => {
+    const dir = await fixtureDir();
+    const tree = path.join(dir, 'tree');
+    for (const name of ['b.xml', 'a.jsonl', '.hidden', 'sub/c.nxml', 'sub/.DS_Store', '.git/config', 'z/y/x.xml']) {
+      await writeFixture(tree, name, 'x');
+    }
+    const lone = await writeFixture(dir, 'lone.jsonl', 'x');
+    expect(await gather([lone, tree])).toEqual([
+      lone,
+      path.join(tree, 'a.jsonl'),
+      path.join(tree, 'b.xml'),
+      path.join(tree, 'sub', 'c.nxml'),
+      path.join(tree, 'z', 'y', 'x.xml'),
+    ]);
+  });
+
+  it('throws a clear error for a path that does not exist', async () => {
+    const dir = await fixtureDir();
+    const missing = path.join(dir, 'nope');
+    await expect(gather([missing])).rejects.toThrow(`Input path does not exist: ${missing}`);
+  });
+});
+
+describe('input handling shared by the readers', () => {
+  it('reports consumed bytes adding up to the file size', async () => {
+    const dir = await fixtureDir();
+    const content = Array.from({ length: 3000 }, (_, i) =>
+      JSON.stringify({ article_id: `a${i}`, title: 'T', paragraphs: [{ section: 'S', text: 'word '.repeat(20) }] }),
+    ).join('\n');
+    const file = await writeFixture(dir, 'many.jsonl', content);
+    const deltas: number[] = [];
+    const events = await readAll(file, 'articles-jsonl', { onBytes: (n) => deltas.push(n) });
+    expect(articlesOf(events).map((a) => a.article_id)).toEqual(Array.from({ length: 3000 }, (_, i) => `a${i}`));
+    expect(events.at(-1)?.source.line).toBe(3000);
+    expect(deltas.length).toBeGreaterThan(1);
+    expect(deltas.reduce((a, b) => a + b, 0)).toBe((await stat(file)).size);
+  });
+
+  it('reads gzipped files and counts their compressed bytes', async () => {
+    const dir = await fixtureDir();
+    const file = await writeFixture(dir, 'set.xml.gz', gzipSync(PUBMED));
+    let bytes = 0;
+    const events = await readAll(file, 'pubmed', { onBytes: (n) => (bytes += n) });
+    expect(articlesOf(events).map((a) => a.article_id)).toEqual(['1']);
+    expect(bytes).toBe((await stat(file)).size);
+  });
+
+  it('turns a corrupt gzip file into an error event', async () => {
+    const dir = await fixtureDir();
+    const zipped = gzipSync(PUBMED);
+    const file = await writeFixture(dir, 'cut.xml.gz', zipped.subarray(0, zipped.length - 12));
+    const events = await readAll(file, 'pubmed');
+    expect(events.at(-1)).toMatchObject({ kind: 'error', source: { file } });
+    expect(errorsOf(events)).toHaveLength(1);
+  });
+
+  it('throws when the file does not exist', async () => {
+    const dir = await fixtureDir();
+    await expect(readAll(path.join(dir, 'missing.xml'), 'jats')).rejects.toThrow(/ENOENT/);
+  });
+
+  it('handles multi-byte characters split across read chunks', async () => {
+    const dir = await fixtureDir();
+    const text = 'é'.repeat(100_000);
+    const file = await writeFixture(
+      dir,
+      'utf8.jsonl',
+      JSON.stringify({ article_id: 'u', title: 'Zambézia', paragraphs: [{ section: 'S', text }] }),
+    );
+    const [article] = articlesOf(await readAll(file, 'articles-jsonl'));
+    expect(article.paragraphs[0].text).toBe(text);
+    expect(article.title).toBe('Zambézia');
+  });
+});
