@@ -63,7 +63,7 @@ export async function ingestWithProgress(inputs: string[], indexDir: string, for
   if (printed > MAX_PRINTED_SKIPS) process.stderr.write(`... and ${printed - MAX_PRINTED_SKIPS} more skipped records\n`);
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   process.stderr.write(
-    `ingest: ${report.files} file(s), read ${report.read}, indexed ${report.indexed} (replaced ${report.replaced}), ` +
+    `ingest: ${report.files} file(s)${report.skippedFiles ? ` (${report.skippedFiles} not recognised)` : ''}, read ${report.read}, indexed ${report.indexed} (replaced ${report.replaced}), ` +
       `skipped ${report.skipped} in ${seconds}s -> ${indexDir}${report.indexed === 0 ? ' (nothing indexed; index unchanged)' : ''}\n`,
   );
   return report;

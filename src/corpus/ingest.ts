@@ -22,6 +22,8 @@ export interface IngestOptions {
 
 export interface IngestReport {
   files: number;
+  /** Files whose format could not be recognised (e.g. a README in an input directory). */
+  skippedFiles: number;
   read: number;
   indexed: number;
   replaced: number;
@@ -39,13 +41,20 @@ export async function ingest(options: IngestOptions): Promise<IngestReport> {
   const sizes = await Promise.all(files.map(async (file) => (await stat(file)).size));
   const totalBytes = sizes.reduce((sum, size) => sum + size, 0);
 
-  const report: IngestReport = { files: files.length, read: 0, indexed: 0, replaced: 0, skipped: 0, segments: [] };
+  const report: IngestReport = { files: files.length, skippedFiles: 0, read: 0, indexed: 0, replaced: 0, skipped: 0, segments: [] };
   const writer = await IndexWriter.open(options.indexDir, { maxSegmentBytes: options.maxSegmentBytes });
   try {
-    let doneBefore = 0;
+    let doneBytes = 0;
     for (const [index, file] of files.entries()) {
-      const format = options.format ?? (await detectFormat(file));
-      const onBytes = (bytes: number) => options.onProgress?.(doneBefore + bytes, totalBytes);
+      const fileStart = doneBytes;
+      const format = options.format ?? (await detectFormatOrSkip(file, options.onSkip));
+      if (format === null) {
+        report.skippedFiles++;
+        doneBytes += sizes[index]!;
+        continue;
+      }
+      // Readers report bytes consumed since their previous call.
+      const onBytes = (delta: number) => options.onProgress?.((doneBytes += delta), totalBytes);
       for await (const event of readArticles(file, format, { onBytes })) {
         report.read++;
         if (event.kind === 'error') {
@@ -55,8 +64,8 @@ export async function ingest(options: IngestOptions): Promise<IngestReport> {
         }
         await writer.add(event.article);
       }
-      doneBefore += sizes[index]!;
-      options.onProgress?.(doneBefore, totalBytes);
+      doneBytes = fileStart + sizes[index]!;
+      options.onProgress?.(doneBytes, totalBytes);
     }
     if (report.read === report.skipped) {
       await writer.close();
@@ -70,5 +79,15 @@ export async function ingest(options: IngestOptions): Promise<IngestReport> {
   } catch (error) {
     await writer.close();
     throw error;
+  }
+}
+
+/** Detects a file's format; an unrecognisable file is reported and skipped rather than ending the run. */
+async function detectFormatOrSkip(file: string, onSkip: IngestOptions['onSkip']): Promise<InputFormat | null> {
+  try {
+    return await detectFormat(file);
+  } catch (error) {
+    onSkip?.({ file }, (error as Error).message);
+    return null;
   }
 }
