@@ -60,3 +60,11 @@ export class ModelUnavailableError extends Error {
     this.name = 'ModelUnavailableError';
   }
 }
+
+/** The question alone does not fit the model's context window (HTTP 413). */
+export class PromptTooLongError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'PromptTooLongError';
+  }
+}

@@ -1,0 +1,37 @@
+/**
+ * Picks the answer generator from the configuration: the GGUF model named by
+ * --llm-model, or the extractive generator when none is configured.
+ */
+import type { Config } from '../config.js';
+import { ExtractiveGenerator } from './extractive.js';
+import { loadLlamaGenerator } from './llama.js';
+import type { Generator, Logger } from './types.js';
+
+export type GeneratorConfig = Pick<
+  Config,
+  'llmModel' | 'llmGpu' | 'llmContextSize' | 'llmMaxTokens' | 'llmTemperature' | 'llmQueueSize'
+> & {
+  /** CPU threads for the model; picked up if the configuration gains such a setting. */
+  llmThreads?: number;
+};
+
+export async function createGenerator(config: GeneratorConfig, logger?: Logger): Promise<Generator> {
+  if (config.llmModel === null) return new ExtractiveGenerator();
+  const generator = await loadLlamaGenerator({
+    modelPath: config.llmModel,
+    gpu: config.llmGpu,
+    contextSize: config.llmContextSize,
+    maxTokens: config.llmMaxTokens,
+    temperature: config.llmTemperature,
+    queueSize: config.llmQueueSize,
+    threads: config.llmThreads,
+    logger,
+  });
+  logger?.info({ generator: generator.description }, 'language model loaded');
+  return generator;
+}
+
+export { ExtractiveGenerator } from './extractive.js';
+export { LlamaGenerator, loadLlamaGenerator, type GenerationStats, type LlamaGeneratorOptions } from './llama.js';
+export { ERROR_SEPARATOR, SOURCES_SEPARATOR, formatRawAnswer } from './answer.js';
+export * from './types.js';

@@ -1,0 +1,267 @@
+/**
+ * A generator backed by a local GGUF model through node-llama-cpp.
+ *
+ * One model and one context sequence serve every request, one at a time,
+ * behind a bounded queue. Output is constrained by a JSON-schema grammar, so
+ * it parses; the answer string is streamed as it is generated. Models with a
+ * chat template are prompted through it, others with a plain completion
+ * prompt.
+ */
+import { stat } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
+import path from 'node:path';
+import {
+  getLlama,
+  LlamaChatSession,
+  LlamaCompletion,
+  LlamaLogLevel,
+  resolveChatWrapper,
+  type ChatWrapper,
+  type Llama,
+  type LlamaContext,
+  type LlamaContextSequence,
+  type LlamaGrammar,
+  type LlamaModel,
+} from 'node-llama-cpp';
+import { makeResult } from './answer.js';
+import { AnswerStreamExtractor } from './answer-stream.js';
+import { answerSchema, readModelOutput } from './grammar.js';
+import { completionPrompt, fitContexts, SYSTEM_PROMPT, userMessage } from './prompt.js';
+import { BoundedQueue } from './queue.js';
+import { ModelUnavailableError, PromptTooLongError, type Context, type GenerateOptions, type GenerationResult, type Generator, type Logger } from './types.js';
+
+export interface LlamaGeneratorOptions {
+  modelPath: string;
+  gpu?: boolean;
+  /** Requested context window; capped at the model's training context. */
+  contextSize: number;
+  maxTokens: number;
+  /** 0 = greedy. */
+  temperature: number;
+  /** Questions allowed to wait while one is generated. */
+  queueSize: number;
+  /** CPU threads; default half the cores, leaving the rest to HTTP and search. */
+  threads?: number;
+  /**
+   * Longest answer the grammar allows, in characters. The default, twice
+   * maxTokens, is about half the token budget for English text, so the
+   * grammar closes the answer and the sources still fit.
+   */
+  answerMaxChars?: number;
+  /** Sampling seed, for reproducible output when temperature > 0. */
+  seed?: number;
+  logger?: Logger;
+}
+
+/** Cumulative counters, for benchmarks and reporting. */
+export interface GenerationStats {
+  generations: number;
+  promptTokens: number;
+  /** Time from the request to the first generated token (prompt evaluation). */
+  promptMs: number;
+  generatedTokens: number;
+  /** Time from the first generated token to the last. */
+  decodeMs: number;
+  /** Answers cut short by the token limit (their JSON did not parse). */
+  truncated: number;
+}
+
+const SETTING = '--llm-model / LLM_MODEL';
+
+// The prompt as evaluated runs a few tokens longer than its measured template (end-of-turn markers).
+const PROMPT_MARGIN = 16;
+
+
+type Prompting =
+  | { kind: 'chat'; wrapper: ChatWrapper }
+  | { kind: 'completion'; completion: LlamaCompletion };
+
+export async function loadLlamaGenerator(options: LlamaGeneratorOptions): Promise<LlamaGenerator> {
+  const modelPath = path.resolve(options.modelPath);
+  const file = await stat(modelPath).catch(() => null);
+  if (!file?.isFile()) {
+    throw new ModelUnavailableError(
+      `language model file not found: ${modelPath}; set ${SETTING} to a GGUF file, or unset it to use the extractive generator`,
+    );
+  }
+
+  let llama: Llama | undefined;
+  let model: LlamaModel | undefined;
+  try {
+    // Prebuilt binaries only: nothing is compiled or downloaded at run time.
+    llama = await getLlama({ gpu: options.gpu ? 'auto' : false, build: 'never', logLevel: LlamaLogLevel.error });
+    model = await llama.loadModel({ modelPath, gpuLayers: options.gpu ? 'auto' : 0 });
+    const context = await model.createContext({
+      contextSize: Math.min(options.contextSize, model.trainContextSize),
+      threads: options.threads ?? Math.max(1, Math.floor(availableParallelism() / 2)),
+      sequences: 1,
+    });
+    return new LlamaGenerator(llama, model, context, options);
+  } catch (error) {
+    await model?.dispose().catch(() => undefined);
+    await llama?.dispose().catch(() => undefined);
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new ModelUnavailableError(`cannot load the language model ${modelPath}: ${reason}; check ${SETTING}`, { cause: error });
+  }
+}
+
+export class LlamaGenerator implements Generator {
+  readonly kind = 'llama' as const;
+  readonly description: string;
+  readonly stats: GenerationStats = { generations: 0, promptTokens: 0, promptMs: 0, generatedTokens: 0, decodeMs: 0, truncated: 0 };
+  private readonly sequence: LlamaContextSequence;
+  private readonly prompting: Prompting;
+  private readonly queue: BoundedQueue;
+
+  constructor(
+    private readonly llama: Llama,
+    private readonly model: LlamaModel,
+    private readonly context: LlamaContext,
+    private readonly options: LlamaGeneratorOptions,
+  ) {
+    this.sequence = context.getSequence();
+    this.queue = new BoundedQueue(options.queueSize);
+    // Only a template shipped in the file counts: resolveChatWrapper would otherwise guess one from the architecture.
+    this.prompting = model.fileInfo.metadata.tokenizer?.chat_template
+      ? { kind: 'chat', wrapper: resolveChatWrapper(model) }
+      : { kind: 'completion', completion: new LlamaCompletion({ contextSequence: this.sequence }) };
+    const prompting = this.prompting.kind === 'chat' ? `chat template ${this.prompting.wrapper.wrapperName}` : 'completion prompt';
+    const device = options.gpu ? 'GPU' : 'CPU';
+    this.description =
+      `llama.cpp: ${path.basename(options.modelPath)} (${prompting}, ${context.contextSize}-token context, ` +
+      `${options.maxTokens} max tokens, temperature ${options.temperature}, ${device})`;
+  }
+
+  /** The prompt format in use. */
+  get promptFormat(): 'chat' | 'completion' {
+    return this.prompting.kind;
+  }
+
+  generate(question: string, contexts: Context[], options: GenerateOptions = {}): Promise<GenerationResult> {
+    return this.queue.run(() => this.answer(question, contexts, options), options.signal);
+  }
+
+  async close(): Promise<void> {
+    this.queue.clear(new ModelUnavailableError('the language model was shut down'));
+    await this.context.dispose();
+    await this.model.dispose();
+    await this.llama.dispose();
+  }
+
+  private async answer(question: string, contexts: Context[], options: GenerateOptions): Promise<GenerationResult> {
+    const budget = this.context.contextSize - this.options.maxTokens - PROMPT_MARGIN;
+    const kept = fitContexts(contexts, (subset) => this.countPromptTokens(question, subset), budget);
+    if (kept === null) {
+      throw new PromptTooLongError(
+        `the question is too long for the language model: its prompt needs more than ${budget} tokens ` +
+          `(context ${this.context.contextSize}, ${this.options.maxTokens} kept for the answer)`,
+      );
+    }
+    if (kept.length < contexts.length) {
+      this.options.logger?.warn(
+        { dropped: contexts.length - kept.length, kept: kept.length, contextSize: this.context.contextSize },
+        'contexts did not fit the language model context window; dropped the lowest-ranked',
+      );
+    }
+
+    // A grammar per question: it lists the ids this prompt may cite (a few ms to build).
+    const schema = answerSchema(kept.map((c) => c.id), this.options.answerMaxChars ?? 2 * this.options.maxTokens);
+    const grammar = await this.llama.createGrammarForJsonSchema(schema);
+    const extractor = new AnswerStreamExtractor();
+    let generatedTokens = 0;
+    let firstTokenAt = 0;
+    const settings = {
+      grammar,
+      maxTokens: this.options.maxTokens,
+      temperature: this.options.temperature,
+      seed: this.options.seed,
+      signal: options.signal,
+      onToken: (tokens: readonly unknown[]) => {
+        if (generatedTokens === 0) firstTokenAt = performance.now();
+        generatedTokens += tokens.length;
+      },
+      onTextChunk: (chunk: string) => {
+        const text = extractor.push(chunk);
+        if (text) options.onToken?.(text);
+      },
+    };
+
+    const started = performance.now();
+    const output = await this.run(question, kept, settings);
+    const ended = performance.now();
+    this.record({
+      promptTokens: this.countPromptTokens(question, kept),
+      promptMs: (firstTokenAt || ended) - started,
+      generatedTokens,
+      decodeMs: firstTokenAt ? ended - firstTokenAt : 0,
+    });
+
+    const { answer, complete } = readModelOutput(output);
+    if (!complete) {
+      this.stats.truncated++;
+      this.options.logger?.warn(
+        { maxTokens: this.options.maxTokens },
+        'the model reached the token limit before finishing its answer; raise --llm-max-tokens',
+      );
+    }
+    return makeResult(answer.has_answer && answer.answer.trim() !== '', answer.answer, answer.sources, kept);
+  }
+
+  private async run(question: string, contexts: Context[], settings: GenerationSettings): Promise<string> {
+    if (this.prompting.kind === 'completion') {
+      return this.prompting.completion.generateCompletion(completionPrompt(question, contexts), settings);
+    }
+    // A fresh session per question: no chat history carries over, while the
+    // sequence still reuses the evaluated prefix (system prompt) across questions.
+    const session = new LlamaChatSession({
+      contextSequence: this.sequence,
+      chatWrapper: this.prompting.wrapper,
+      systemPrompt: SYSTEM_PROMPT,
+      autoDisposeSequence: false,
+    });
+    try {
+      return await session.prompt(userMessage(question, contexts), settings);
+    } finally {
+      session.dispose({ disposeSequence: false });
+    }
+  }
+
+  private countPromptTokens(question: string, contexts: readonly Context[]): number {
+    if (this.prompting.kind === 'completion') {
+      // +1 for the beginning-of-sequence token llama.cpp adds.
+      return this.model.tokenize(completionPrompt(question, contexts)).length + 1;
+    }
+    const { contextText } = this.prompting.wrapper.generateContextState({
+      chatHistory: [
+        { type: 'system', text: SYSTEM_PROMPT },
+        { type: 'user', text: userMessage(question, contexts) },
+        { type: 'model', response: [] },
+      ],
+    });
+    return contextText.tokenize(this.model.tokenizer).length;
+  }
+
+  private record(run: Omit<GenerationStats, 'generations' | 'truncated'>): void {
+    this.stats.generations++;
+    this.stats.promptTokens += run.promptTokens;
+    this.stats.promptMs += run.promptMs;
+    this.stats.generatedTokens += run.generatedTokens;
+    this.stats.decodeMs += run.decodeMs;
+    // The first token's time belongs to prompt evaluation, so the decode rate counts the others.
+    const tokensPerSecond = run.decodeMs > 0 ? Math.round(((run.generatedTokens - 1) * 1000) / run.decodeMs) : null;
+    this.options.logger?.info(
+      { ...run, promptMs: Math.round(run.promptMs), decodeMs: Math.round(run.decodeMs), tokensPerSecond },
+      'generated an answer',
+    );
+  }
+}
+
+interface GenerationSettings {
+  grammar: LlamaGrammar;
+  maxTokens: number;
+  temperature: number;
+  seed: number | undefined;
+  signal: AbortSignal | undefined;
+  onToken: (tokens: readonly unknown[]) => void;
+  onTextChunk: (chunk: string) => void;
+}

@@ -1,0 +1,254 @@
+/**
+ * The GGUF generator end to end through node-llama-cpp, on tiny random-weight
+ * models written by scripts/make-tiny-gguf.ts into a temporary directory.
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { getLlama, LlamaCompletion, LlamaLogLevel } from 'node-llama-cpp';
+import { writeTinyGguf } from '../../scripts/make-tiny-gguf.js';
+import { ERROR_SEPARATOR, SOURCES_SEPARATOR } from '../../src/llm/answer.js';
+import { answerSchema } from '../../src/llm/grammar.js';
+import { completionPrompt } from '../../src/llm/prompt.js';
+import { createGenerator, ExtractiveGenerator, LlamaGenerator, loadLlamaGenerator, ModelUnavailableError, PromptTooLongError, QueueFullError } from '../../src/llm/index.js';
+
+let dir: string;
+let plainModel: string;
+let chatModel: string;
+
+const contexts = Array.from({ length: 6 }, (_, i) => ({
+  id: 10 + i * 3,
+  text: `Paragraph ${i}: the hippocampus supports memory consolidation in experiment ${i}.`,
+}));
+
+function options(modelPath: string) {
+  return { modelPath, contextSize: 2048, maxTokens: 400, temperature: 0, queueSize: 4, threads: 1 };
+}
+
+function config(modelPath: string, overrides: Record<string, unknown> = {}) {
+  return {
+    llmModel: modelPath,
+    llmGpu: false,
+    llmContextSize: 2048,
+    llmMaxTokens: 400,
+    llmTemperature: 0,
+    llmQueueSize: 4,
+    llmThreads: 1,
+    ...overrides,
+  };
+}
+
+function recordingLogger() {
+  const entries: { level: string; details: Record<string, unknown>; message: string }[] = [];
+  return {
+    entries,
+    info: (details: object, message: string) => entries.push({ level: 'info', details: details as Record<string, unknown>, message }),
+    warn: (details: object, message: string) => entries.push({ level: 'warn', details: details as Record<string, unknown>, message }),
+  };
+}
+
+async function load(modelPath: string, overrides: Record<string, unknown> = {}, logger = recordingLogger()) {
+  const generator = await createGenerator(config(modelPath, overrides), logger);
+  expect(generator).toBeInstanceOf(LlamaGenerator);
+  return generator as LlamaGenerator;
+}
+
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), 'tiny-gguf-'));
+  plainModel = path.join(dir, 'tiny.gguf');
+  chatModel = path.join(dir, 'tiny-chat.gguf');
+  await writeTinyGguf(plainModel);
+  await writeTinyGguf(chatModel, { chatTemplate: true });
+});
+
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('answer grammar through llama.cpp', () => {
+  it('always yields JSON of the answer shape, citing only given ids', async () => {
+    const llama = await getLlama({ gpu: false, build: 'never', logLevel: LlamaLogLevel.error });
+    const model = await llama.loadModel({ modelPath: plainModel });
+    const context = await model.createContext({ contextSize: 2048, threads: 1 });
+    const completion = new LlamaCompletion({ contextSequence: context.getSequence() });
+    const ids = contexts.map((c) => c.id);
+    const grammar = await llama.createGrammarForJsonSchema(answerSchema(ids, 60));
+    const seen = new Set<boolean>();
+    try {
+      // Sampled (not greedy) so several seeds walk through both branches of the schema.
+      for (let seed = 1; seed <= 8; seed++) {
+        const { response, metadata } = await completion.generateCompletionWithMeta(completionPrompt('Which region?', contexts), {
+          grammar,
+          maxTokens: 400,
+          temperature: 1,
+          seed,
+        });
+        expect(metadata.stopReason).not.toBe('maxTokens');
+        const parsed = JSON.parse(response);
+        expect(Object.keys(parsed)).toEqual(['has_answer', 'answer', 'sources']);
+        expect(typeof parsed.answer).toBe('string');
+        // Random weights emit invalid UTF-8, which decodes to runs of U+FFFD for one grammar character.
+        expect([...parsed.answer.replace(/\uFFFD+/g, '?')].length).toBeLessThanOrEqual(60);
+        if (parsed.has_answer) {
+          expect(parsed.sources.length).toBeGreaterThan(0);
+          for (const id of parsed.sources) expect(ids).toContain(id);
+        } else {
+          expect(parsed.sources).toEqual([]);
+        }
+        seen.add(parsed.has_answer);
+      }
+      expect(seen.size).toBe(2);
+    } finally {
+      await context.dispose();
+      await model.dispose();
+      await llama.dispose();
+    }
+  });
+});
+
+describe('LlamaGenerator (completion prompt, no chat template)', () => {
+  let generator: LlamaGenerator;
+  const logger = recordingLogger();
+
+  beforeAll(async () => {
+    // A short answer bound keeps random weights within the token limit (they never close a string on their own).
+    generator = await loadLlamaGenerator({ ...options(plainModel), maxTokens: 600, answerMaxChars: 100, logger });
+  });
+  afterAll(() => generator.close());
+
+  it('describes itself', () => {
+    expect(generator.kind).toBe('llama');
+    expect(generator.promptFormat).toBe('completion');
+    expect(generator.description).toContain('tiny.gguf');
+    expect(generator.description).toContain('completion prompt');
+  });
+
+  it('answers with parsed output, streamed answer text and known sources only', async () => {
+    const tokens: string[] = [];
+    const result = await generator.generate('Which region supports memory?', contexts, { onToken: (t) => tokens.push(t) });
+    expect(generator.stats.generations).toBe(1);
+    expect(generator.stats.truncated).toBe(0);
+    expect(generator.stats.generatedTokens).toBeGreaterThan(0);
+    expect(tokens.length).toBeGreaterThan(0);
+    expect(tokens.join('').trim()).toBe(result.answer);
+    for (const id of result.sources) expect(contexts.map((c) => c.id)).toContain(id);
+    if (result.hasAnswer) expect(result.raw).toBe(`${result.answer}\n${SOURCES_SEPARATOR}: ${result.sources.join(', ')}`);
+    else expect(result.raw).toBe(`${ERROR_SEPARATOR}${result.answer}\n${SOURCES_SEPARATOR}:`);
+    expect(logger.entries.some((e) => e.message === 'generated an answer' && e.details.generatedTokens === generator.stats.generatedTokens)).toBe(true);
+  });
+
+  it('is deterministic at temperature 0', async () => {
+    const first = await generator.generate('Is it deterministic?', contexts);
+    const second = await generator.generate('Is it deterministic?', contexts);
+    expect(second).toEqual(first);
+  });
+
+  it('stops when the signal aborts and serves the next question', async () => {
+    const controller = new AbortController();
+    const tokens: string[] = [];
+    const generatedBefore = generator.stats.generatedTokens;
+    const run = generator.generate('Abort me', contexts, {
+      signal: controller.signal,
+      onToken: (t) => {
+        tokens.push(t);
+        controller.abort(new Error('client went away'));
+      },
+    });
+    await expect(run).rejects.toThrow('client went away');
+    expect(tokens.length).toBeLessThanOrEqual(2);
+    // Aborted runs record nothing.
+    expect(generator.stats.generatedTokens).toBe(generatedBefore);
+    const next = await generator.generate('Still there?', contexts);
+    expect(typeof next.answer).toBe('string');
+  });
+
+  it('refuses with QueueFullError beyond the waiting limit', async () => {
+    const busy = await loadLlamaGenerator({ ...options(plainModel), queueSize: 1, maxTokens: 100 });
+    try {
+      const first = busy.generate('one', contexts);
+      const second = busy.generate('two', contexts);
+      const third = busy.generate('three', contexts);
+      const refusal = await third.catch((e: unknown) => e);
+      expect(refusal).toBeInstanceOf(QueueFullError);
+      expect((refusal as QueueFullError).retryAfterSeconds).toBeGreaterThanOrEqual(1);
+      await expect(Promise.all([first, second])).resolves.toHaveLength(2);
+    } finally {
+      await busy.close();
+    }
+  });
+});
+
+describe('LlamaGenerator (chat template)', () => {
+  it('prompts through the ChatML template the file declares', async () => {
+    const generator = await load(chatModel);
+    try {
+      expect(generator.promptFormat).toBe('chat');
+      expect(generator.description).toContain('chat template ChatML');
+      const tokens: string[] = [];
+      const first = await generator.generate('Which region?', contexts, { onToken: (t) => tokens.push(t) });
+      expect(generator.stats.truncated).toBe(0);
+      expect(tokens.join('').trim()).toBe(first.answer);
+      // A second question starts a fresh chat on the same sequence and gives the same greedy answer.
+      expect(await generator.generate('Which region?', contexts)).toEqual(first);
+    } finally {
+      await generator.close();
+    }
+  });
+});
+
+describe('context window', () => {
+  it('drops the lowest-ranked contexts that do not fit and says how many', async () => {
+    const logger = recordingLogger();
+    const generator = await load(plainModel, { llmContextSize: 1024, llmMaxTokens: 100 }, logger);
+    try {
+      const many = Array.from({ length: 30 }, (_, i) => ({ id: i, text: `Context number ${i} talks about memory.` }));
+      const result = await generator.generate('memory?', many);
+      const warning = logger.entries.find((e) => e.level === 'warn' && /dropped/.test(e.message));
+      expect(warning).toBeDefined();
+      const { kept, dropped } = warning!.details as { kept: number; dropped: number };
+      expect(kept).toBeGreaterThan(0);
+      expect(dropped).toBeGreaterThan(0);
+      expect(kept + dropped).toBe(30);
+      // The prompt that was generated from fits the window.
+      expect(generator.stats.promptTokens + 100).toBeLessThanOrEqual(1024);
+      // Only kept (best-ranked) contexts can be cited.
+      for (const id of result.sources) expect(id).toBeLessThan(kept);
+    } finally {
+      await generator.close();
+    }
+  });
+
+  it('rejects a question that cannot fit at all', async () => {
+    const generator = await load(plainModel, { llmContextSize: 1024, llmMaxTokens: 100 });
+    try {
+      await expect(generator.generate('why '.repeat(400), contexts)).rejects.toBeInstanceOf(PromptTooLongError);
+    } finally {
+      await generator.close();
+    }
+  });
+});
+
+describe('createGenerator', () => {
+  it('uses the extractive generator when no model is configured', async () => {
+    const generator = await createGenerator(config(plainModel, { llmModel: null }));
+    expect(generator).toBeInstanceOf(ExtractiveGenerator);
+    expect(generator.kind).toBe('extractive');
+  });
+
+  it('names the setting to fix when the file is missing', async () => {
+    const missing = path.join(dir, 'absent.gguf');
+    const error = await createGenerator(config(missing)).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ModelUnavailableError);
+    expect((error as Error).message).toContain(missing);
+    expect((error as Error).message).toContain('--llm-model / LLM_MODEL');
+  });
+
+  it('names the setting to fix when the file is not a usable GGUF', async () => {
+    const broken = path.join(dir, 'broken.gguf');
+    await writeFile(broken, 'this is not a model');
+    const error = await createGenerator(config(broken)).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ModelUnavailableError);
+    expect((error as Error).message).toMatch(/cannot load the language model .*broken\.gguf.*--llm-model \/ LLM_MODEL/s);
+  });
+});

@@ -1,0 +1,70 @@
+/**
+ * Real trained weights end to end: stories260K (a tiny TinyStories llama,
+ * no chat template) from the shared models directory, when it is present.
+ * Its text is nonsense for QA; what matters is that a real GGUF loads,
+ * generates, streams, stops on abort, and that its output parses.
+ */
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createGenerator, LlamaGenerator } from '../../src/llm/index.js';
+
+const MODEL = fileURLToPath(new URL('../../../shared/models/stories260K/stories260K.gguf', import.meta.url));
+const present = existsSync(MODEL);
+if (!present) console.warn(`skipping stories260K tests: ${MODEL} is absent`);
+
+const contexts = [
+  { id: 0, text: 'Lily went to the park with her mom. She saw a big red ball.' },
+  { id: 1, text: 'Tom had a little dog. The dog liked to run in the garden.' },
+  { id: 2, text: 'One day, the sun was hot and the children went to the sea.' },
+];
+
+describe.skipIf(!present)('stories260K.gguf (real trained weights)', () => {
+  let generator: LlamaGenerator;
+
+  beforeAll(async () => {
+    const created = await createGenerator({
+      llmModel: MODEL,
+      llmGpu: false,
+      llmContextSize: 2048,
+      llmMaxTokens: 256,
+      llmTemperature: 0,
+      llmQueueSize: 2,
+      llmThreads: 1,
+    });
+    generator = created as LlamaGenerator;
+  });
+  afterAll(() => generator?.close());
+
+  it('loads with a completion prompt, as the file has no chat template', () => {
+    expect(generator).toBeInstanceOf(LlamaGenerator);
+    expect(generator.promptFormat).toBe('completion');
+  });
+
+  it('generates grammar-constrained output that parses, streaming the answer', async () => {
+    const tokens: string[] = [];
+    const result = await generator.generate('Where did Lily go?', contexts, { onToken: (t) => tokens.push(t) });
+    expect(generator.stats.truncated).toBe(0);
+    expect(generator.stats.generatedTokens).toBeGreaterThan(5);
+    expect(result.answer.length).toBeGreaterThan(0);
+    expect(tokens.length).toBeGreaterThan(1);
+    expect(tokens.join('').trim()).toBe(result.answer);
+    for (const id of result.sources) expect([0, 1, 2]).toContain(id);
+  });
+
+  it('stops generating when aborted', async () => {
+    const controller = new AbortController();
+    const tokens: string[] = [];
+    const before = generator.stats.generations;
+    const run = generator.generate('Where did Lily go?', contexts, {
+      signal: controller.signal,
+      onToken: (t) => {
+        tokens.push(t);
+        controller.abort(new Error('stop'));
+      },
+    });
+    await expect(run).rejects.toThrow('stop');
+    expect(tokens).toHaveLength(1);
+    expect(generator.stats.generations).toBe(before);
+  });
+});
