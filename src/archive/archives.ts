@@ -1,0 +1,170 @@
+/**
+ * Archive definitions: created by POST or PUT, read back as metadata, and
+ * erased once their time to live is over. Expiry is fixed at creation; an
+ * expired archive answers 404 at once, and the purge job reclaims its record.
+ * Creating or reading an archive needs `resources/read` on its project.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Database } from 'lmdb';
+import type { AclService } from '../platform/acls.ts';
+import { type Subject, auditFields } from '../platform/audit.ts';
+import { ARCHIVE_SCHEMA, ARCHIVES_CONTEXT, ARCHIVES_METADATA_CONTEXT, METADATA_CONTEXT } from '../platform/contexts.ts';
+import { PlatformError, rejections } from '../platform/errors.ts';
+import type { Identity } from '../platform/identities.ts';
+import { encodeIdSegment, expandIdSegment, resolveIri } from '../platform/iri.ts';
+import { type JsonObject, expand } from '../platform/jsonld.ts';
+import type { ProjectService, ProjectState } from '../platform/projects.ts';
+import { type ProjectRef, projectAddress, projectKey } from '../platform/refs.ts';
+import type { Store } from '../platform/store.ts';
+import { type ArchiveEntry, type FileEntry, type FileSelfEntry, decodeEntries, selectorOf } from './definition.ts';
+import { layoutProblems } from './layout.ts';
+
+export interface StoredArchive {
+  id: string;
+  /** `org/project` */
+  project: string;
+  entries: ArchiveEntry[];
+  createdAt: number;
+  createdBy: Subject;
+  expiresAt: number;
+}
+
+/** Finds the file behind an entry, if the creator may read it; used to check default names at creation. */
+export type FileFinder = (entry: FileEntry | FileSelfEntry, identity: Identity) => { project: string; filename: string } | null;
+
+export class ArchiveService {
+  private readonly db: Database<StoredArchive, [string, string]>;
+
+  constructor(
+    private readonly store: Store,
+    private readonly projects: ProjectService,
+    private readonly acls: AclService,
+    private readonly findFile: FileFinder,
+    private readonly baseUri: string,
+    readonly ttlMs: number,
+    private readonly clock: () => number,
+  ) {
+    this.db = store.database('archives');
+  }
+
+  async create(ref: ProjectRef, idSegment: string | undefined, payload: JsonObject, identity: Identity): Promise<StoredArchive> {
+    const project = this.readableProject(ref, identity);
+    const id = this.idFor(project, idSegment, payload);
+    await checkContext(payload);
+    const { entries, problems } = decodeEntries(payload, {
+      archiveProject: ref,
+      baseOf: (entryProject) => this.projects.get(entryProject)?.base ?? `${this.baseUri}/v1/resources/${projectKey(entryProject)}/_/`,
+      baseUri: this.baseUri,
+    });
+    if (problems.length > 0) throw rejections.decodingFailed(problems);
+    const layout = layoutProblems(entries, (entry) => this.findFile(entry, identity));
+    if (layout.length > 0) throw rejections.decodingFailed(layout);
+    const key = projectKey(ref);
+    return this.store.write(() => {
+      const existing = this.db.get([key, id]);
+      if (existing && !this.isExpired(existing)) throw rejections.resourceAlreadyExists(id, key);
+      const now = this.clock();
+      const archive: StoredArchive = { id, project: key, entries, createdAt: now, createdBy: identity.subject, expiresAt: now + this.ttlMs };
+      this.db.putSync([key, id], archive);
+      return archive;
+    });
+  }
+
+  fetch(ref: ProjectRef, idSegment: string, identity: Identity): StoredArchive {
+    const project = this.readableProject(ref, identity);
+    const id = expandArchiveId(idSegment, project, this.projects);
+    const archive = this.db.get([projectKey(ref), id]);
+    if (!archive || this.isExpired(archive)) {
+      // The reference serialises ArchiveNotFound with this @type.
+      throw new PlatformError(404, 'ResourceNotFound', `Archive '${id}' not found in project '${projectKey(ref)}'.`);
+    }
+    return archive;
+  }
+
+  /** Removes expired archives; returns how many. */
+  purgeExpired(): number {
+    const now = this.clock();
+    return this.store.write(() => {
+      let removed = 0;
+      for (const { key, value } of this.db.getRange()) {
+        if (value.expiresAt <= now) {
+          this.db.removeSync(key);
+          removed++;
+        }
+      }
+      return removed;
+    });
+  }
+
+  selfOf(archive: StoredArchive): string {
+    return `${this.baseUri}/v1/archives/${archive.project}/${encodeIdSegment(archive.id)}`;
+  }
+
+  /** The metadata of an archive; with its definition (`resources`) when fetched, without when just created. */
+  metadata(archive: StoredArchive, withResources: boolean): JsonObject {
+    const audit = auditFields({ createdAt: archive.createdAt, createdBy: archive.createdBy, updatedAt: archive.createdAt, updatedBy: archive.createdBy }, this.baseUri);
+    return {
+      '@context': [withResources ? ARCHIVES_CONTEXT : ARCHIVES_METADATA_CONTEXT, METADATA_CONTEXT],
+      '@id': archive.id,
+      '@type': 'Archive',
+      ...(withResources && { resources: archive.entries.map(entryJson) }),
+      _self: this.selfOf(archive),
+      _constrainedBy: ARCHIVE_SCHEMA,
+      _project: archive.project,
+      _rev: 1,
+      _deprecated: false,
+      ...audit,
+      _expiresInSeconds: Math.max(0, Math.floor((archive.expiresAt - this.clock()) / 1000)),
+    };
+  }
+
+  private isExpired(archive: StoredArchive): boolean {
+    return archive.expiresAt <= this.clock();
+  }
+
+  /** As in the reference, the ACL check comes first: no permission means 403 even for a missing project. */
+  private readableProject(ref: ProjectRef, identity: Identity): ProjectState {
+    this.acls.require(identity, 'resources/read', projectAddress(ref));
+    return this.projects.forRead(ref);
+  }
+
+  private idFor(project: ProjectState, idSegment: string | undefined, payload: JsonObject): string {
+    const fromPath = idSegment === undefined ? undefined : expandArchiveId(idSegment, project, this.projects);
+    const raw = payload['@id'];
+    if (raw === undefined) return fromPath ?? project.base + randomUUID();
+    const fromPayload = typeof raw === 'string' ? resolveIri(raw, project.base) : null;
+    if (fromPayload === null) throw invalidArchiveId(String(raw));
+    if (fromPath !== undefined && fromPath !== fromPayload) throw rejections.unexpectedId(idSegment!, raw as string);
+    return fromPayload;
+  }
+}
+
+function expandArchiveId(segment: string, project: ProjectState, projects: ProjectService): string {
+  const id = expandIdSegment(segment, project.base, projects.effectiveMappings(project));
+  if (id === null) throw invalidArchiveId(segment);
+  return id;
+}
+
+function invalidArchiveId(id: string): PlatformError {
+  return new PlatformError(400, 'InvalidArchiveId', `Archive identifier '${id}' cannot be expanded to an Iri.`);
+}
+
+/** A client `@context` must be processable (bundled or inline); the archives context is appended to it, as in the reference. */
+async function checkContext(payload: JsonObject): Promise<void> {
+  const context = payload['@context'];
+  if (context === undefined) return;
+  await expand({ '@context': [...(Array.isArray(context) ? context : [context]), ARCHIVES_CONTEXT], resources: [] });
+}
+
+/** An entry as shown in the archive metadata. */
+function entryJson(entry: ArchiveEntry): JsonObject {
+  if (entry.type === 'FileSelf') return { '@type': 'FileSelf', value: entry.value, ...(entry.path && { path: entry.path }) };
+  return {
+    '@type': entry.type,
+    resourceId: entry.resourceId,
+    project: entry.project,
+    ...(entry.path && { path: entry.path }),
+    ...selectorOf(entry),
+    ...(entry.type === 'Resource' && { format: entry.format }),
+  };
+}

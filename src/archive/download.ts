@@ -1,0 +1,29 @@
+/** A download: entries resolved now (errors before any byte), bytes produced later as the client reads. */
+import { entityView } from '../platform/metadata.ts';
+import type { Identity } from '../platform/identities.ts';
+import { renderText } from '../platform/rendering.ts';
+import type { Readable } from 'node:stream';
+import type { StoredArchive } from './archives.ts';
+import { type ResolveDeps, resolveForDownload } from './resolve.ts';
+import { zipStream } from './zip.ts';
+
+export interface Download {
+  entryCount: number;
+  stream(onError: (error: Error) => void): Readable;
+}
+
+export function prepareDownload(archive: StoredArchive, identity: Identity, ignoreNotFound: boolean, deps: ResolveDeps): Download {
+  const entries = resolveForDownload(archive, identity, ignoreNotFound, deps);
+  return {
+    entryCount: entries.length,
+    stream: (onError) =>
+      zipStream(
+        entries,
+        {
+          render: async (entry) => Buffer.from(await renderText(entityView(entry.state, entry.project, deps.baseUri), entry.format!)),
+          open: (entry) => deps.files.content(entry.state),
+        },
+        onError,
+      ),
+  };
+}

@@ -1,0 +1,110 @@
+/**
+ * Paths of entries inside an archive. Explicit paths must be absolute; they
+ * are normalised (duplicate and trailing slashes), and `.`/`..` segments,
+ * backslashes and control characters are refused so no entry can land outside
+ * the directory it is extracted to. Inside the ZIP the leading `/` is dropped:
+ * ZIP entry names must be relative.
+ *
+ * The length limits are the old ustar ones the reference keeps for
+ * compatibility: file name at most 99 characters, parent at most 154.
+ */
+import type { Format } from '../platform/rendering.ts';
+
+export const MAX_FILE_NAME_LENGTH = 99;
+export const MAX_PARENT_LENGTH = 154;
+
+export type PathCheck = { path: string } | { problem: string };
+
+const UNSAFE = /[\\\u0000-\u001f\u007f]/;
+
+export function normalizeArchivePath(raw: string): PathCheck {
+  if (!raw.startsWith('/')) return { problem: `The provided path '${raw}' is not absolute.` };
+  if (UNSAFE.test(raw)) return { problem: `The provided path '${raw}' must not contain backslashes or control characters.` };
+  const segments = raw.split('/').filter((segment) => segment !== '');
+  if (segments.length === 0) return { problem: `The provided path '${raw}' does not name a file.` };
+  if (segments.some((segment) => segment === '.' || segment === '..')) {
+    return { problem: `The provided path '${raw}' must not contain '.' or '..' segments.` };
+  }
+  return { path: `/${segments.join('/')}` };
+}
+
+/** Length in characters (code points), as the limits are stated. */
+function length(text: string): number {
+  return [...text].length;
+}
+
+export function fileNameOf(entryName: string): string {
+  return entryName.slice(entryName.lastIndexOf('/') + 1);
+}
+
+/** True when an explicit (normalised) path respects the ustar-derived limits. */
+export function withinLengthLimits(path: string): boolean {
+  const cut = path.lastIndexOf('/');
+  return length(path.slice(cut + 1)) <= MAX_FILE_NAME_LENGTH && length(path.slice(0, cut)) <= MAX_PARENT_LENGTH;
+}
+
+/** The entry name inside the ZIP for a normalised explicit path. */
+export function entryNameOf(path: string): string {
+  return path.slice(1);
+}
+
+/** Percent-encodes everything but letters, digits, `.`, `_` and `-`: an id becomes one flat, portable file name. */
+export function flatEncode(text: string): string {
+  return Array.from(new TextEncoder().encode(text), (byte) => {
+    const c = String.fromCharCode(byte);
+    return /[A-Za-z0-9._-]/.test(c) ? c : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
+  }).join('');
+}
+
+export const FORMAT_EXTENSIONS: Record<Format, string> = {
+  source: '.json',
+  'annotated-source': '.json',
+  compacted: '.json',
+  expanded: '.json',
+  'n-triples': '.nt',
+  'n-quads': '.nq',
+  dot: '.dot',
+};
+
+/** `{org}/{project}/{format}/{flat id}{ext}`, where the id carries `?rev=N` or `?tag=t` when one was asked for. */
+export function defaultResourceName(project: string, format: Format, original: string): string {
+  return `${project}/${format}/${defaultResourceFileName(format, original)}`;
+}
+
+export function defaultResourceFileName(format: Format, original: string): string {
+  return `${flatEncode(original)}${FORMAT_EXTENSIONS[format]}`;
+}
+
+/** `{org}/{project}/file/{filename}`; file names are single safe segments (checked at upload). */
+export function defaultFileName(project: string, filename: string): string {
+  return `${project}/file/${filename}`;
+}
+
+/**
+ * Entry names that would make an ambiguous archive: used twice, or used both
+ * as a file and as a directory (`a/b` and `a/b/c`), which no extractor can honour.
+ */
+export function findPathConflicts(names: readonly string[]): { duplicates: string[]; fileAndDirectory: string[] } {
+  const seen = new Set<string>();
+  const duplicates = new Set<string>();
+  for (const name of names) {
+    if (seen.has(name)) duplicates.add(name);
+    seen.add(name);
+  }
+  const directories = new Set<string>();
+  for (const name of seen) {
+    for (let cut = name.indexOf('/'); cut !== -1; cut = name.indexOf('/', cut + 1)) directories.add(name.slice(0, cut));
+  }
+  const fileAndDirectory = [...seen].filter((name) => directories.has(name));
+  return { duplicates: [...duplicates].sort(), fileAndDirectory: fileAndDirectory.sort() };
+}
+
+export function conflictMessages(conflicts: ReturnType<typeof findPathConflicts>): string[] {
+  const quoted = (names: string[]) => names.map((n) => `'${n}'`).join(', ');
+  return [
+    ...(conflicts.duplicates.length > 0 ? [`The paths ${quoted(conflicts.duplicates)} have been used multiple times in the archive.`] : []),
+    ...(conflicts.fileAndDirectory.length > 0
+      ? [`The paths ${quoted(conflicts.fileAndDirectory)} are used both as a file and as a directory in the archive.`]
+      : []),
+  ];
+}

@@ -1,0 +1,19 @@
+/** The periodic job that erases expired archives. Reads already hide them; this reclaims their records. */
+export interface PurgeJob {
+  stop(): void;
+}
+
+export function startPurgeJob(purge: () => number, everyMs: number, log: (removed: number) => void): PurgeJob {
+  const timer = setInterval(() => {
+    const removed = purge();
+    if (removed > 0) log(removed);
+  }, everyMs);
+  // The job must never keep the process alive on its own.
+  timer.unref();
+  return { stop: () => clearInterval(timer) };
+}
+
+/** Every 5 minutes as in the reference, or sooner when archives live shorter than that. */
+export function purgeInterval(ttlMs: number): number {
+  return Math.max(1000, Math.min(5 * 60_000, ttlMs));
+}

@@ -1,0 +1,112 @@
+/**
+ * Everything a download needs, settled before the first byte is sent:
+ * FileSelf entries parsed, `resources/read` checked for the caller on every
+ * referenced project, every entry looked up and pinned to one revision (so
+ * later updates cannot change what is streamed), and the final names checked
+ * for conflicts. Missing entries are 404 unless `ignoreNotFound` skips them.
+ */
+import type { AclService } from '../platform/acls.ts';
+import { PlatformError } from '../platform/errors.ts';
+import type { Identity } from '../platform/identities.ts';
+import type { FileService } from '../platform/files.ts';
+import type { ProjectService, ProjectState } from '../platform/projects.ts';
+import { type ProjectRef, parseProjectRef, projectAddress, projectKey } from '../platform/refs.ts';
+import type { Format } from '../platform/rendering.ts';
+import type { ResourceService } from '../platform/resources.ts';
+import type { EntityState, RevisionSelector } from '../platform/revisions.ts';
+import type { FileFinder, StoredArchive } from './archives.ts';
+import { type ArchiveEntry, originalOf, selectorOf } from './definition.ts';
+import { parseFileSelf } from './file-self.ts';
+import { entryName } from './layout.ts';
+import { conflictMessages, findPathConflicts } from './paths.ts';
+
+export interface ResolveDeps {
+  baseUri: string;
+  projects: ProjectService;
+  acls: AclService;
+  resources: ResourceService;
+  files: FileService;
+}
+
+export interface ResolvedEntry {
+  /** Name inside the ZIP. */
+  name: string;
+  state: EntityState;
+  project: ProjectState;
+  /** How a resource is serialised; null for file content. */
+  format: Format | null;
+}
+
+/** What an entry points at, once FileSelf values are parsed. */
+interface Target {
+  entry: ArchiveEntry;
+  project: ProjectRef;
+  /** A full id, or a URL segment to expand with the project's mappings (FileSelf). */
+  id: { iri: string } | { segment: string };
+  selector: RevisionSelector;
+  /** How the entry is named in messages. */
+  original: string;
+}
+
+export function resolveForDownload(archive: StoredArchive, identity: Identity, ignoreNotFound: boolean, deps: ResolveDeps): ResolvedEntry[] {
+  const targets = archive.entries.map((entry) => {
+    const target = targetOf(entry, deps.baseUri);
+    if ('problem' in target) throw new PlatformError(400, 'InvalidFileSelf', target.problem);
+    return target;
+  });
+  for (const address of new Set(targets.map((t) => projectAddress(t.project)))) deps.acls.require(identity, 'resources/read', address);
+
+  const resolved: ResolvedEntry[] = [];
+  for (const target of targets) {
+    let found: { state: EntityState; project: ProjectState };
+    try {
+      found = lookup(target, deps);
+    } catch (error) {
+      if (!(error instanceof PlatformError) || error.status !== 404) throw error;
+      if (ignoreNotFound) continue;
+      throw new PlatformError(404, 'ResourceNotFound', `The resource '${target.original}' was not found in project '${projectKey(target.project)}'.`);
+    }
+    resolved.push({ ...found, name: nameOf(target, found.state), format: target.entry.type === 'Resource' ? target.entry.format : null });
+  }
+
+  const conflicts = conflictMessages(findPathConflicts(resolved.map((r) => r.name)));
+  if (conflicts.length > 0) throw new PlatformError(409, 'ArchivePathConflict', conflicts.join('\n'));
+  return resolved.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
+/** For checks at creation: the file behind a File/FileSelf entry, when it exists and the creator may read it. */
+export function creationFileFinder(deps: ResolveDeps): FileFinder {
+  return (entry, identity) => {
+    const target = targetOf(entry, deps.baseUri);
+    if ('problem' in target || !deps.acls.has(identity, 'resources/read', projectAddress(target.project))) return null;
+    try {
+      const { state } = lookup(target, deps);
+      return { project: projectKey(target.project), filename: state.file!.filename };
+    } catch (error) {
+      if (error instanceof PlatformError) return null;
+      throw error;
+    }
+  };
+}
+
+function targetOf(entry: ArchiveEntry, baseUri: string): Target | { problem: string } {
+  if (entry.type === 'FileSelf') {
+    const parsed = parseFileSelf(entry.value, baseUri);
+    if ('problem' in parsed) return parsed;
+    return { entry, project: parsed.project, id: { segment: parsed.idSegment }, selector: parsed.selector, original: entry.value };
+  }
+  return { entry, project: parseProjectRef(entry.project)!, id: { iri: entry.resourceId }, selector: selectorOf(entry), original: originalOf(entry) };
+}
+
+function lookup(target: Target, deps: ResolveDeps): { state: EntityState; project: ProjectState } {
+  const project = deps.projects.forRead(target.project);
+  const id = 'iri' in target.id ? target.id.iri : deps.resources.expandId(project, target.id.segment);
+  const state =
+    target.entry.type === 'Resource' ? deps.resources.lookup(project, id, target.selector) : deps.files.fetchById(project, id, target.selector);
+  return { state, project };
+}
+
+function nameOf(target: Target, state: EntityState): string {
+  const file = state.file && { project: projectKey(target.project), filename: state.file.filename };
+  return entryName(target.entry, file)!;
+}

@@ -1,0 +1,131 @@
+/**
+ * Access control lists on `/`, `/{org}` and `/{org}/{project}`, inherited
+ * downwards. Two layers are in force together: the grants of the auth file,
+ * which only the operator changes, and the grants stored through the ACL API.
+ * Without an auth file only the built-in anonymous read grant applies.
+ */
+import type { Database } from 'lmdb';
+import { type Audit, createdBy, updatedBy } from './audit.ts';
+import type { AclGrants } from './auth-file.ts';
+import { AuthorizationError, rejections } from './errors.ts';
+import { type Identity, grantKeysOf, principalKey } from './identities.ts';
+import { ALL_PERMISSIONS, PERMISSIONS, type Permission } from './permissions.ts';
+import { type AclAddress, addressChain } from './refs.ts';
+import type { Store } from './store.ts';
+
+export interface StoredAcl extends Audit {
+  rev: number;
+  /** principal key -> permissions */
+  grants: Record<string, string[]>;
+}
+
+/** principal key -> permissions, the form of an ACL change. */
+export type Grants = Map<string, Set<Permission>>;
+
+export class AclService {
+  private readonly db: Database<StoredAcl, string>;
+
+  constructor(
+    private readonly store: Store,
+    private readonly configured: AclGrants,
+    /** False without an auth file: stored grants are then ignored. */
+    private readonly storedGrantsApply: boolean,
+    private readonly clock: () => number,
+  ) {
+    this.db = store.database<StoredAcl, string>('acls');
+  }
+
+  has(identity: Identity, permission: Permission, address: AclAddress): boolean {
+    const keys = grantKeysOf(identity);
+    return addressChain(address).some((at) => {
+      const fromFile = this.configured.get(at);
+      if (fromFile) {
+        for (const [key, permissions] of fromFile) {
+          if (keys.has(key) && (permissions.has(permission) || permissions.has(ALL_PERMISSIONS))) return true;
+        }
+      }
+      const stored = this.storedGrantsApply ? this.db.get(at) : undefined;
+      return stored !== undefined && Object.entries(stored.grants).some(([key, ps]) => keys.has(key) && ps.includes(permission));
+    });
+  }
+
+  require(identity: Identity, permission: Permission, address: AclAddress): void {
+    if (!this.has(identity, permission, address)) throw new AuthorizationError(permission, address);
+  }
+
+  stored(address: AclAddress): StoredAcl | undefined {
+    return this.db.get(address);
+  }
+
+  configuredAt(address: AclAddress): Map<string, Set<string>> | undefined {
+    return this.configured.get(address);
+  }
+
+  replace(address: AclAddress, grants: Grants, rev: number, identity: Identity): StoredAcl {
+    return this.change(address, rev, identity, () => toRecord(grants));
+  }
+
+  append(address: AclAddress, grants: Grants, rev: number, identity: Identity): StoredAcl {
+    return this.change(address, rev, identity, (current) => {
+      const merged = toGrants(current);
+      for (const [key, permissions] of grants) {
+        const existing = merged.get(key) ?? new Set<Permission>();
+        for (const p of permissions) existing.add(p);
+        merged.set(key, existing);
+      }
+      return toRecord(merged);
+    });
+  }
+
+  subtract(address: AclAddress, grants: Grants, rev: number, identity: Identity): StoredAcl {
+    return this.change(address, rev, identity, (current) => {
+      const remaining = toGrants(current);
+      for (const [key, permissions] of grants) {
+        const existing = remaining.get(key);
+        if (existing) for (const p of permissions) existing.delete(p);
+      }
+      return toRecord(remaining);
+    });
+  }
+
+  delete(address: AclAddress, rev: number, identity: Identity): StoredAcl {
+    return this.change(address, rev, identity, () => ({}));
+  }
+
+  /** Gives the creator of an organization or project every permission on it, as Nexus does for owners. */
+  grantOwner(address: AclAddress, identity: Identity): void {
+    if (identity.subject.type !== 'User') return;
+    const current = this.db.get(address);
+    const owner = new Map([[principalKey(identity.subject), new Set<Permission>(PERMISSIONS)]]);
+    this.append(address, owner, current?.rev ?? 0, identity);
+  }
+
+  private change(
+    address: AclAddress,
+    rev: number,
+    identity: Identity,
+    next: (current: Record<string, string[]>) => Record<string, string[]>,
+  ): StoredAcl {
+    return this.store.write(() => {
+      const current = this.db.get(address);
+      const currentRev = current?.rev ?? 0;
+      if (rev !== currentRev) throw rejections.incorrectRev(rev, currentRev);
+      const now = this.clock();
+      const audit = current ? updatedBy(current, identity, now) : createdBy(identity, now);
+      const acl: StoredAcl = { ...audit, rev: currentRev + 1, grants: next(current?.grants ?? {}) };
+      this.db.putSync(address, acl);
+      return acl;
+    });
+  }
+}
+
+function toGrants(record: Record<string, string[]>): Grants {
+  return new Map(Object.entries(record).map(([key, ps]) => [key, new Set(ps as Permission[])]));
+}
+
+/** Drops principals left without permissions, and sorts permissions so stored ACLs read the same way every time. */
+function toRecord(grants: Grants): Record<string, string[]> {
+  const record: Record<string, string[]> = {};
+  for (const [key, permissions] of grants) if (permissions.size > 0) record[key] = [...permissions].sort();
+  return record;
+}

@@ -1,0 +1,101 @@
+/**
+ * The auth file: bearer tokens and the ACLs the operator configures.
+ *
+ *   {"tokens": {"<token>": {"realm": "local", "subject": "alice", "groups": ["team"]}},
+ *    "acls": {"/": {"anonymous": ["resources/read"], "local/alice": ["*"]}}}
+ *
+ * Tokens are kept only as SHA-256 digests, so a lookup never compares the
+ * secret itself character by character.
+ */
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { type Identity, parsePrincipal, principalKey, userIdentity } from './identities.ts';
+import { ALL_PERMISSIONS, isPermission } from './permissions.ts';
+import { parseAclAddress } from './refs.ts';
+
+export class AuthFileError extends Error {}
+
+/** ACL grants: address -> principal key -> permissions (`*` kept as is). */
+export type AclGrants = Map<string, Map<string, Set<string>>>;
+
+export interface AuthConfig {
+  tokens: Map<string, Identity>;
+  acls: AclGrants;
+}
+
+export function tokenDigest(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
+}
+
+/** With no auth file, anonymous may read everything and nothing else is allowed. */
+export function anonymousReadOnly(): AuthConfig {
+  return { tokens: new Map(), acls: new Map([['/', new Map([['anonymous', new Set(['resources/read'])]])]]) };
+}
+
+export function loadAuthFile(file: string): AuthConfig {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (error) {
+    throw new AuthFileError(`auth file ${file} cannot be read as JSON: ${(error as Error).message}`);
+  }
+  const problems: string[] = [];
+  const config = parseAuthConfig(raw, problems);
+  if (problems.length > 0) throw new AuthFileError(`auth file ${file} is invalid:\n  ${problems.join('\n  ')}`);
+  return config;
+}
+
+export function parseAuthConfig(raw: unknown, problems: string[]): AuthConfig {
+  const config: AuthConfig = { tokens: new Map(), acls: new Map() };
+  if (!isObject(raw)) {
+    problems.push('the top level must be an object with "tokens" and "acls"');
+    return config;
+  }
+  for (const key of Object.keys(raw)) if (key !== 'tokens' && key !== 'acls') problems.push(`unknown field "${key}"`);
+  const tokens = raw.tokens ?? {};
+  if (!isObject(tokens)) problems.push('"tokens" must be an object');
+  else for (const [token, entry] of Object.entries(tokens)) parseToken(token, entry, config, problems);
+  const acls = raw.acls ?? {};
+  if (!isObject(acls)) problems.push('"acls" must be an object');
+  else for (const [address, grants] of Object.entries(acls)) parseAcl(address, grants, config, problems);
+  return config;
+}
+
+function parseToken(token: string, entry: unknown, config: AuthConfig, problems: string[]): void {
+  const where = `token "${token.slice(0, 4)}…"`;
+  if (token.length < 8) problems.push(`${where}: tokens must be at least 8 characters long`);
+  if (!isObject(entry)) return void problems.push(`${where}: must be an object with realm, subject and groups`);
+  const { realm, subject, groups = [] } = entry;
+  if (typeof realm !== 'string' || typeof subject !== 'string') return void problems.push(`${where}: realm and subject must be strings`);
+  if (!Array.isArray(groups) || !groups.every((g) => typeof g === 'string' && g !== '')) {
+    return void problems.push(`${where}: groups must be an array of non-empty strings`);
+  }
+  const user = parsePrincipal(`${realm}/${subject}`);
+  if (user?.type !== 'User') return void problems.push(`${where}: "${realm}/${subject}" is not a valid realm and subject`);
+  config.tokens.set(tokenDigest(token), userIdentity(realm, subject, groups as string[]));
+}
+
+function parseAcl(address: string, grants: unknown, config: AuthConfig, problems: string[]): void {
+  if (parseAclAddress(address) === null) return void problems.push(`acl "${address}": addresses are "/", "/org" or "/org/project"`);
+  if (!isObject(grants)) return void problems.push(`acl "${address}": must map principals to permission lists`);
+  const entries = new Map<string, Set<string>>();
+  for (const [who, permissions] of Object.entries(grants)) {
+    const principal = parsePrincipal(who);
+    if (principal === null) {
+      problems.push(`acl "${address}": "${who}" is not anonymous, authenticated, realm/subject or realm/group/name`);
+      continue;
+    }
+    if (!Array.isArray(permissions) || !permissions.every((p) => typeof p === 'string')) {
+      problems.push(`acl "${address}", "${who}": permissions must be an array of strings`);
+      continue;
+    }
+    const unknown = permissions.filter((p) => p !== ALL_PERMISSIONS && !isPermission(p));
+    if (unknown.length > 0) problems.push(`acl "${address}", "${who}": unknown permissions ${unknown.join(', ')}`);
+    entries.set(principalKey(principal), new Set(permissions as string[]));
+  }
+  config.acls.set(address, entries);
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,68 @@
+/**
+ * File contents, content-addressed by SHA-256 under `<root>/sha256/ab/cd/<digest>`.
+ * Uploads are streamed to `<root>/tmp` while hashed, then renamed into place,
+ * so a partial or rejected upload never becomes visible, and nothing is
+ * buffered whole. Paths are built only from validated hex digests.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import { createReadStream, createWriteStream, type ReadStream } from 'node:fs';
+import { mkdir, rename, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { type Readable, Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+
+const DIGEST = /^[0-9a-f]{64}$/;
+
+export interface StoredBlob {
+  digest: string;
+  bytes: number;
+}
+
+export class BlobStore {
+  private readonly tmp: string;
+
+  constructor(private readonly root: string) {
+    this.tmp = path.join(root, 'tmp');
+  }
+
+  /** Creates the directories and drops uploads a crash left half-written. */
+  async init(): Promise<void> {
+    await rm(this.tmp, { recursive: true, force: true });
+    await mkdir(this.tmp, { recursive: true });
+  }
+
+  /** Stores the stream's bytes; `isTruncated` tells after the copy whether a size limit cut the stream short. */
+  async write(content: Readable, isTruncated: () => boolean, onTruncated: () => Error): Promise<StoredBlob> {
+    const temporary = path.join(this.tmp, randomUUID());
+    const hash = createHash('sha256');
+    let bytes = 0;
+    const measure = new Transform({
+      transform(chunk: Buffer, _encoding, done) {
+        hash.update(chunk);
+        bytes += chunk.length;
+        done(null, chunk);
+      },
+    });
+    try {
+      await pipeline(content, measure, createWriteStream(temporary, { flags: 'wx' }));
+      if (isTruncated()) throw onTruncated();
+      const digest = hash.digest('hex');
+      const target = this.pathOf(digest);
+      await mkdir(path.dirname(target), { recursive: true });
+      // Same content already stored: renaming over it is harmless and atomic.
+      await rename(temporary, target);
+      return { digest, bytes };
+    } finally {
+      await rm(temporary, { force: true });
+    }
+  }
+
+  pathOf(digest: string): string {
+    if (!DIGEST.test(digest)) throw new Error(`not a SHA-256 digest: ${digest}`);
+    return path.join(this.root, 'sha256', digest.slice(0, 2), digest.slice(2, 4), digest);
+  }
+
+  open(digest: string): ReadStream {
+    return createReadStream(this.pathOf(digest));
+  }
+}

@@ -1,0 +1,81 @@
+/**
+ * Typed rejections of the platform. Each carries the HTTP status and the
+ * Nexus error `@type`, so the HTTP layer maps them without knowing every case,
+ * and the literature API can map the two authentication errors to its own
+ * vocabulary.
+ */
+export class PlatformError extends Error {
+  constructor(
+    readonly status: number,
+    readonly type: string,
+    readonly reason: string,
+    /** Extra explanation, e.g. which permission is missing where. */
+    readonly details?: string,
+  ) {
+    super(reason);
+    this.name = type;
+  }
+}
+
+/** 401: the bearer token is unknown, invalid or malformed. */
+export class AuthenticationError extends PlatformError {
+  constructor(type: 'InvalidAccessToken' | 'InvalidAccessTokenFormat', reason: string) {
+    super(401, type, reason);
+  }
+}
+
+/** 403: the caller is known but lacks a permission on an ACL address. */
+export class AuthorizationError extends PlatformError {
+  constructor(
+    readonly permission: string,
+    readonly address: string,
+  ) {
+    super(
+      403,
+      'AuthorizationFailed',
+      'The supplied authentication is not authorized to access this resource.',
+      `Permission '${permission}' is missing on '${address}'.`,
+    );
+  }
+}
+
+export const rejections = {
+  decodingFailed: (problems: readonly string[]) => new PlatformError(400, 'DecodingFailed', problems.join('\n')),
+  invalidJsonLd: (details: string) =>
+    new PlatformError(400, 'InvalidJsonLdFormat', 'The provided JSON-LD document could not be processed.', details),
+  invalidResourceId: (id: string) =>
+    new PlatformError(400, 'InvalidResourceId', `Resource identifier '${id}' cannot be expanded to an Iri.`),
+  unexpectedId: (id: string, payloadId: string) =>
+    new PlatformError(400, 'UnexpectedId', `Id '${id}' does not match the id on payload '${payloadId}'.`),
+  orgNotFound: (org: string) => new PlatformError(404, 'OrganizationNotFound', `Organization '${org}' not found.`),
+  orgAlreadyExists: (org: string) => new PlatformError(409, 'OrganizationAlreadyExists', `Organization '${org}' already exists.`),
+  orgIsDeprecated: (org: string) => new PlatformError(400, 'OrganizationIsDeprecated', `Organization '${org}' is deprecated.`),
+  projectNotFound: (project: string) => new PlatformError(404, 'ProjectNotFound', `Project '${project}' not found.`),
+  projectAlreadyExists: (project: string) => new PlatformError(409, 'ProjectAlreadyExists', `Project '${project}' already exists.`),
+  projectIsDeprecated: (project: string) => new PlatformError(400, 'ProjectIsDeprecated', `Project '${project}' is deprecated.`),
+  projectIsMarkedForDeletion: (project: string) =>
+    new PlatformError(400, 'ProjectIsMarkedForDeletion', `Project '${project}' is marked for deletion.`),
+  projectIsReadOnly: (project: string) =>
+    new PlatformError(400, 'ProjectIsReadOnly', `Project '${project}' is read-only: its resources come from the literature index.`),
+  resourceNotFound: (id: string, project: string) =>
+    new PlatformError(404, 'ResourceNotFound', `Resource '${id}' not found in project '${project}'.`),
+  fileNotFound: (id: string, project: string) => new PlatformError(404, 'FileNotFound', `File '${id}' not found in project '${project}'.`),
+  resourceAlreadyExists: (id: string, project: string) =>
+    new PlatformError(409, 'ResourceAlreadyExists', `Resource '${id}' already exists in project '${project}'.`),
+  resourceIsDeprecated: (id: string) => new PlatformError(400, 'ResourceIsDeprecated', `Resource '${id}' is deprecated.`),
+  incorrectRev: (provided: number, expected: number) =>
+    new PlatformError(
+      409,
+      'IncorrectRev',
+      `Incorrect revision '${provided}' provided, expected '${expected}', the resource may have been updated since last seen.`,
+    ),
+  revisionNotFound: (requested: number, latest: number) =>
+    new PlatformError(404, 'RevisionNotFound', `Revision requested '${requested}' not found, last known revision is '${latest}'.`),
+  tagNotFound: (tag: string) => new PlatformError(404, 'TagNotFound', `Tag requested '${tag}' not found.`),
+  unknownPermissions: (permissions: readonly string[]) =>
+    new PlatformError(400, 'UnknownPermissions', `Permissions '${permissions.join("', '")}' are not known.`),
+  storageNotFound: (storage: string) => new PlatformError(404, 'StorageNotFound', `Storage '${storage}' not found.`),
+  invalidFile: (reason: string) => new PlatformError(400, 'InvalidFile', reason),
+  fileTooLarge: (limit: number) =>
+    new PlatformError(413, 'FileTooLarge', `The file exceeds the maximum allowed size of ${limit} bytes.`),
+};

@@ -1,0 +1,145 @@
+/**
+ * The small resource platform: identities, ACLs, organizations, projects,
+ * resources, files, the built-in literature project, and archives, all kept
+ * under `<dataDir>/platform` (the LMDB store and the file contents).
+ */
+import path from 'node:path';
+import { ArchiveService } from '../archive/archives.ts';
+import { type Download, prepareDownload } from '../archive/download.ts';
+import { purgeInterval, startPurgeJob } from '../archive/purge.ts';
+import { creationFileFinder } from '../archive/resolve.ts';
+import type { StoredArchive } from '../archive/archives.ts';
+import { AclService } from './acls.ts';
+import type { Audit } from './audit.ts';
+import { anonymousReadOnly, loadAuthFile, tokenDigest, type AuthConfig } from './auth-file.ts';
+import { BlobStore } from './blobs.ts';
+import { AuthenticationError } from './errors.ts';
+import { FileService } from './files.ts';
+import { ANONYMOUS, type Identity, userIdentity } from './identities.ts';
+import { LiteratureResources, type LiteratureSource } from './literature.ts';
+import { OrgService } from './orgs.ts';
+import { isPermission } from './permissions.ts';
+import { ProjectService } from './projects.ts';
+import { parseProjectRef, projectAddress } from './refs.ts';
+import { ResourceService } from './resources.ts';
+import { RevisionStore } from './revisions.ts';
+import { openStore } from './store.ts';
+
+export { AuthenticationError, AuthorizationError, PlatformError } from './errors.ts';
+export type { Identity } from './identities.ts';
+export type { LiteratureSource } from './literature.ts';
+
+/** The subset of a pino logger the platform uses. */
+export interface Logger {
+  info(message: string): void;
+  warn(message: string): void;
+  error(details: object, message: string): void;
+}
+
+export interface PlatformOptions {
+  dataDir: string;
+  authFile: string | null;
+  archiveTtlMs: number;
+  /** `org/project` of the built-in literature project. */
+  literatureProject: string;
+  literature: LiteratureSource;
+  /** Public URL of the server, without a trailing slash: prefix of `_self`, ids and redirects. */
+  baseUri?: string;
+  /** Largest accepted upload, in bytes. */
+  maxFileBytes?: number;
+  clock?: () => number;
+  logger?: Logger;
+}
+
+export const DEFAULT_BASE_URI = 'http://localhost:8080';
+export const DEFAULT_MAX_FILE_BYTES = 10 * 1024 ** 3;
+
+export interface Platform {
+  readonly baseUri: string;
+  readonly logger: Logger;
+  readonly acls: AclService;
+  readonly orgs: OrgService;
+  readonly projects: ProjectService;
+  readonly resources: ResourceService;
+  readonly files: FileService;
+  readonly archives: ArchiveService;
+  /** The caller behind an Authorization header; throws AuthenticationError (401) for a bad token. */
+  identify(authorization: string | undefined): Identity;
+  /**
+   * The caller, if it holds `permission` on `projectPath` (`org/project`);
+   * throws AuthenticationError (401) or AuthorizationError (403).
+   */
+  authorize(authorization: string | undefined, permission: string, projectPath: string): Identity;
+  /** Resolves an archive for the caller (all checks happen here) and returns how to stream it. */
+  prepareDownload(archive: StoredArchive, identity: Identity, ignoreNotFound: boolean): Download;
+  close(): Promise<void>;
+}
+
+const SILENT: Logger = { info: () => {}, warn: () => {}, error: () => {} };
+/** Who "created" what the platform sets up by itself (the literature organization and project). */
+const SYSTEM = userIdentity('internal', 'system', []);
+
+export async function openPlatform(options: PlatformOptions): Promise<Platform> {
+  const clock = options.clock ?? Date.now;
+  const logger = options.logger ?? SILENT;
+  const baseUri = (options.baseUri ?? DEFAULT_BASE_URI).replace(/\/+$/, '');
+  const literatureRef = parseProjectRef(options.literatureProject.replace(/^\//, ''));
+  if (literatureRef === null) throw new Error(`literature project must be 'org/project', got '${options.literatureProject}'`);
+
+  const auth: AuthConfig = options.authFile ? loadAuthFile(options.authFile) : anonymousReadOnly();
+  if (options.authFile) logger.info(`auth file ${options.authFile}: ${auth.tokens.size} token(s), ACLs on ${auth.acls.size} path(s)`);
+  else logger.warn('no auth file (--auth-file / AUTH_FILE): anonymous callers may read (resources/read on /) and nothing else; every write is refused');
+
+  const root = path.join(options.dataDir, 'platform');
+  const store = openStore(path.join(root, 'store'));
+  const blobs = new BlobStore(path.join(root, 'files'));
+  await blobs.init();
+
+  const opened: Audit = { createdAt: clock(), createdBy: SYSTEM.subject, updatedAt: clock(), updatedBy: SYSTEM.subject };
+  const acls = new AclService(store, auth.acls, options.authFile !== null, clock);
+  const orgs = new OrgService(store, acls, clock);
+  const projects = new ProjectService(store, orgs, acls, baseUri, literatureRef, opened, clock);
+  orgs.ensure(literatureRef.org, SYSTEM);
+  const literature = new LiteratureResources(options.literature, projects.get(literatureRef)!, opened);
+  const revisions = new RevisionStore(store, clock);
+  const resources = new ResourceService(revisions, projects, literature);
+  const files = new FileService(revisions, projects, resources, blobs, options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES);
+  const resolveDeps = { baseUri, projects, acls, resources, files };
+  const archives = new ArchiveService(store, projects, acls, creationFileFinder(resolveDeps), baseUri, options.archiveTtlMs, clock);
+  const purgeJob = startPurgeJob(() => archives.purgeExpired(), purgeInterval(options.archiveTtlMs), (removed) =>
+    logger.info(`purged ${removed} expired archive(s)`),
+  );
+
+  const identify = (authorization: string | undefined): Identity => {
+    if (authorization === undefined || authorization.trim() === '') return ANONYMOUS;
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+    if (!match) throw new AuthenticationError('InvalidAccessTokenFormat', 'The Authorization header must be a bearer token.');
+    const identity = auth.tokens.get(tokenDigest(match[1]!));
+    if (!identity) throw new AuthenticationError('InvalidAccessToken', 'The provided token is invalid.');
+    return identity;
+  };
+
+  return {
+    baseUri,
+    logger,
+    acls,
+    orgs,
+    projects,
+    resources,
+    files,
+    archives,
+    identify,
+    authorize(authorization, permission, projectPath) {
+      const ref = parseProjectRef(projectPath.replace(/^\//, ''));
+      if (ref === null || !isPermission(permission)) throw new Error(`authorize: bad permission '${permission}' or project '${projectPath}'`);
+      const identity = identify(authorization);
+      acls.require(identity, permission, projectAddress(ref));
+      return identity;
+    },
+    prepareDownload: (archive, identity, ignoreNotFound) => prepareDownload(archive, identity, ignoreNotFound, resolveDeps),
+    async close() {
+      purgeJob.stop();
+      await store.close();
+    },
+  };
+}

@@ -1,0 +1,57 @@
+/**
+ * Identifiers are IRIs. Path segments are expanded with the project's API
+ * mappings and base; payload ids are resolved against a base like any
+ * relative IRI reference.
+ */
+export interface ApiMapping {
+  prefix: string;
+  namespace: string;
+}
+
+/** Ids are LMDB key parts, whose total size is bounded, so they get a generous but firm limit. */
+export const MAX_IRI_BYTES = 1024;
+
+const SCHEME = /^([A-Za-z][A-Za-z0-9+.-]*):/;
+// Characters RFC 3987 never allows unescaped in an IRI.
+const FORBIDDEN = /[\u0000-\u0020<>"{}|\\^`\u007f]/;
+
+export function isAbsoluteIri(value: string): boolean {
+  return SCHEME.test(value) && !FORBIDDEN.test(value) && Buffer.byteLength(value) <= MAX_IRI_BYTES;
+}
+
+/** Resolves a relative IRI reference against `base`; absolute IRIs are kept as they are. Null when no IRI results. */
+export function resolveIri(reference: string, base: string): string | null {
+  if (SCHEME.test(reference)) return isAbsoluteIri(reference) ? reference : null;
+  let resolved: string;
+  try {
+    resolved = new URL(reference, base).href;
+  } catch {
+    // Bases such as `urn:x:` are not hierarchical; a plain suffix is the only sensible reading.
+    resolved = base + reference;
+  }
+  return isAbsoluteIri(resolved) ? resolved : null;
+}
+
+/**
+ * Expands an id taken from a URL path segment (already percent-decoded):
+ * `prefix:rest` with a mapped prefix becomes `namespace + rest`, another
+ * absolute IRI is kept, a bare mapped prefix is an alias for its namespace,
+ * and anything else is appended to the project base.
+ */
+export function expandIdSegment(segment: string, base: string, mappings: readonly ApiMapping[]): string | null {
+  if (segment === '') return null;
+  const scheme = SCHEME.exec(segment)?.[1];
+  if (scheme !== undefined) {
+    const mapping = mappings.find((m) => m.prefix === scheme);
+    const expanded = mapping ? mapping.namespace + segment.slice(scheme.length + 1) : segment;
+    return isAbsoluteIri(expanded) ? expanded : null;
+  }
+  const alias = mappings.find((m) => m.prefix === segment);
+  const expanded = alias ? alias.namespace : base + segment;
+  return isAbsoluteIri(expanded) ? expanded : null;
+}
+
+/** How an id appears as one URL path segment, e.g. in `_self`. */
+export function encodeIdSegment(iri: string): string {
+  return encodeURIComponent(iri);
+}

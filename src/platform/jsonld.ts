@@ -1,0 +1,61 @@
+/**
+ * The JSON-LD operations the platform needs, on the `jsonld` library, always
+ * with the local document loader. Failures become InvalidJsonLdFormat.
+ */
+import jsonld from 'jsonld';
+import { localDocumentLoader } from './contexts.ts';
+import { rejections } from './errors.ts';
+
+export type JsonObject = Record<string, unknown>;
+
+export interface Quad {
+  subject: Term;
+  predicate: Term;
+  object: Term & { datatype?: { value: string }; language?: string };
+  graph: Term;
+}
+
+interface Term {
+  termType: 'NamedNode' | 'BlankNode' | 'Literal' | 'DefaultGraph';
+  value: string;
+}
+
+// The library's type declarations lag behind its API (loader signature, dataset shape).
+const processor = jsonld as unknown as {
+  expand(input: unknown, options: object): Promise<unknown[]>;
+  compact(input: unknown, context: unknown, options: object): Promise<JsonObject>;
+  toRDF(input: unknown, options: object): Promise<Quad[]>;
+};
+const options = { documentLoader: localDocumentLoader };
+
+export async function expand(document: unknown): Promise<unknown[]> {
+  return guarded(() => processor.expand(document, options));
+}
+
+export async function compact(document: unknown, context: unknown): Promise<JsonObject> {
+  return guarded(() => processor.compact(document, context, options));
+}
+
+export async function toQuads(document: unknown): Promise<Quad[]> {
+  return guarded(() => processor.toRDF(document, options));
+}
+
+async function guarded<T>(operation: () => Promise<T>): Promise<T> {
+  try {
+    return await operation();
+  } catch (error) {
+    throw rejections.invalidJsonLd(describe(error));
+  }
+}
+
+/** jsonld nests the root cause (e.g. the loader's "not bundled") in `details.cause`. */
+function describe(error: unknown): string {
+  const messages: string[] = [];
+  let current: unknown = error;
+  while (current instanceof Error && messages.length < 4) {
+    messages.push(current.message);
+    const details = (current as { details?: { cause?: unknown } }).details;
+    current = details?.cause ?? (current as { cause?: unknown }).cause;
+  }
+  return messages.join(': ') || String(error);
+}

@@ -1,0 +1,112 @@
+/**
+ * The indexed literature as resources of a built-in read-only project
+ * (default `literature/articles`): each article is a schema.org
+ * ScholarlyArticle whose id is the project base followed by the article id,
+ * so `resourceId: "<article id>"` in an archive of that project finds it.
+ */
+import type { ArticleMetadata } from '../corpus/model.ts';
+import type { Audit } from './audit.ts';
+import { LITERATURE_CONTEXT } from './contexts.ts';
+import { rejections } from './errors.ts';
+import type { JsonObject } from './jsonld.ts';
+import type { ProjectState } from './projects.ts';
+import type { EntityState, RevisionSelector } from './revisions.ts';
+
+/** What the platform needs from the search index. */
+export interface LiteratureSource {
+  getArticle(articleId: string): ArticleMetadata | null;
+  listArticleIds(offset: number, limit: number): string[];
+  articleCount(): number;
+}
+
+export class LiteratureResources {
+  constructor(
+    private readonly source: LiteratureSource,
+    private readonly project: ProjectState,
+    /** Articles have one revision, "created" when the platform opened over the index. */
+    private readonly audit: Audit,
+  ) {}
+
+  idOf(articleId: string): string {
+    return this.project.base + encodeURIComponent(articleId);
+  }
+
+  fetch(id: string, selector: RevisionSelector): EntityState {
+    const project = `${this.project.org}/${this.project.label}`;
+    const articleId = this.articleIdOf(id);
+    const article = articleId === null ? null : this.source.getArticle(articleId);
+    if (!article) throw rejections.resourceNotFound(id, project);
+    if ('tag' in selector) throw rejections.tagNotFound(selector.tag);
+    if ('rev' in selector && selector.rev !== 1) throw rejections.revisionNotFound(selector.rev, 1);
+    return this.stateOf(article);
+  }
+
+  list(offset: number, limit: number): { total: number; states: EntityState[] } {
+    const states = this.source
+      .listArticleIds(offset, limit)
+      .map((articleId) => this.source.getArticle(articleId))
+      .filter((article): article is ArticleMetadata => article !== null)
+      .map((article) => this.stateOf(article));
+    return { total: this.source.articleCount(), states };
+  }
+
+  private articleIdOf(id: string): string | null {
+    if (!id.startsWith(this.project.base)) return null;
+    try {
+      return decodeURIComponent(id.slice(this.project.base.length));
+    } catch {
+      return null;
+    }
+  }
+
+  private stateOf(article: ArticleMetadata): EntityState {
+    const id = this.idOf(article.article_id);
+    return {
+      ...this.audit,
+      kind: 'resource',
+      id,
+      project: `${this.project.org}/${this.project.label}`,
+      rev: 1,
+      deprecated: false,
+      source: articleJsonLd(article, id, this.project.vocab),
+      tags: {},
+    };
+  }
+}
+
+/** Fields schema.org has no term for live in the project vocabulary. */
+export function articleJsonLd(article: ArticleMetadata, id: string, vocab: string): JsonObject {
+  const sameAs = [
+    ...(article.article_doi ? [`https://doi.org/${article.article_doi}`] : []),
+    ...(article.pubmed_id ? [`https://pubmed.ncbi.nlm.nih.gov/${article.pubmed_id}/`] : []),
+  ];
+  const journal =
+    article.journal_name || article.journal_issn
+      ? {
+          '@type': 'Periodical',
+          ...(article.journal_name && { name: article.journal_name }),
+          ...(article.journal_issn && { issn: article.journal_issn }),
+        }
+      : undefined;
+  return {
+    '@context': [
+      LITERATURE_CONTEXT,
+      {
+        citationCount: { '@id': `${vocab}citationCount`, '@type': 'xsd:integer' },
+        impactFactor: { '@id': `${vocab}impactFactor`, '@type': 'xsd:double' },
+      },
+    ],
+    '@id': id,
+    '@type': 'ScholarlyArticle',
+    identifier: article.article_id,
+    name: article.article_title,
+    author: article.article_authors.map((name) => ({ '@type': 'Person', name })),
+    ...(article.date && { datePublished: article.date }),
+    ...(article.abstract && { abstract: article.abstract }),
+    genre: article.article_type,
+    ...(journal && { isPartOf: journal }),
+    ...(sameAs.length > 0 && { sameAs }),
+    citationCount: article.cited_by,
+    ...(article.impact_factor !== null && { impactFactor: article.impact_factor }),
+  };
+}

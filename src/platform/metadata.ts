@@ -1,0 +1,55 @@
+/** The `_`-prefixed metadata of resources and files, and the views rendering works on. */
+import { auditFields } from './audit.ts';
+import { FILE_SCHEMA, METADATA_CONTEXT, UNCONSTRAINED_SCHEMA } from './contexts.ts';
+import { encodeIdSegment } from './iri.ts';
+import type { JsonObject } from './jsonld.ts';
+import type { ProjectState } from './projects.ts';
+import type { ResourceView } from './rendering.ts';
+import type { EntityState } from './revisions.ts';
+
+export function selfOf(baseUri: string, state: Pick<EntityState, 'kind' | 'id' | 'project'>): string {
+  const segment = encodeIdSegment(state.id);
+  return state.kind === 'file'
+    ? `${baseUri}/v1/files/${state.project}/${segment}`
+    : `${baseUri}/v1/resources/${state.project}/_/${segment}`;
+}
+
+export function entityMetadata(state: EntityState, baseUri: string): JsonObject {
+  const file = state.file;
+  return {
+    _self: selfOf(baseUri, state),
+    _constrainedBy: state.kind === 'file' ? FILE_SCHEMA : UNCONSTRAINED_SCHEMA,
+    _project: state.project,
+    _rev: state.rev,
+    _deprecated: state.deprecated,
+    ...auditFields(state, baseUri),
+    ...(file && {
+      _bytes: file.bytes,
+      _digest: { _algorithm: 'SHA-256', _value: file.digest },
+      _filename: file.filename,
+      _mediaType: file.mediaType,
+    }),
+  };
+}
+
+/** Files have no payload: their JSON-LD is a typed node carrying the file metadata. */
+export function entityView(state: EntityState, project: ProjectState, baseUri: string): ResourceView {
+  return {
+    id: state.id,
+    source: state.kind === 'file' ? { '@type': 'File' } : state.source,
+    metadata: entityMetadata(state, baseUri),
+    base: project.base,
+    vocab: project.vocab,
+  };
+}
+
+/** The answer to a write: id, type and metadata, without the payload. */
+export function writeResponse(state: EntityState, baseUri: string): JsonObject {
+  const type = state.kind === 'file' ? 'File' : state.source['@type'];
+  return {
+    '@context': [METADATA_CONTEXT],
+    '@id': state.id,
+    ...(type !== undefined && { '@type': type }),
+    ...entityMetadata(state, baseUri),
+  };
+}

@@ -1,0 +1,204 @@
+/**
+ * Projects: where resources, files and archives live. A project has a base
+ * (prefix of generated ids), a vocab (default term namespace of payloads) and
+ * API mappings (prefixes used to expand ids in URLs), merged with the defaults
+ * of the reference. The built-in literature project is virtual and read-only.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import type { Database } from 'lmdb';
+import type { AclService } from './acls.ts';
+import { type Audit, createdBy, updatedBy } from './audit.ts';
+import { ARCHIVE_SCHEMA, FILE_SCHEMA, NXV, UNCONSTRAINED_SCHEMA } from './contexts.ts';
+import { rejections } from './errors.ts';
+import type { Identity } from './identities.ts';
+import type { ApiMapping } from './iri.ts';
+import type { OrgService } from './orgs.ts';
+import { type ProjectRef, projectAddress, projectKey } from './refs.ts';
+import type { Store } from './store.ts';
+
+export interface ProjectState extends Audit {
+  org: string;
+  label: string;
+  uuid: string;
+  description?: string;
+  base: string;
+  vocab: string;
+  apiMappings: ApiMapping[];
+  rev: number;
+  deprecated: boolean;
+  markedForDeletion: boolean;
+  /** True for the built-in literature project, whose resources come from the index. */
+  readOnly: boolean;
+}
+
+export interface ProjectFields {
+  description?: string;
+  base?: string;
+  vocab?: string;
+  apiMappings?: ApiMapping[];
+}
+
+const NEXUS_SCHEMAS = 'https://bluebrain.github.io/nexus/schemas/';
+
+export const DEFAULT_API_MAPPINGS: readonly ApiMapping[] = [
+  { prefix: '_', namespace: UNCONSTRAINED_SCHEMA },
+  { prefix: 'resource', namespace: UNCONSTRAINED_SCHEMA },
+  { prefix: 'nxv', namespace: NXV },
+  { prefix: 'schema', namespace: `${NEXUS_SCHEMAS}shacl-20170720.ttl` },
+  { prefix: 'resolver', namespace: `${NEXUS_SCHEMAS}resolvers.json` },
+  { prefix: 'defaultResolver', namespace: `${NXV}defaultInProject` },
+  { prefix: 'view', namespace: `${NEXUS_SCHEMAS}views.json` },
+  { prefix: 'graph', namespace: `${NXV}defaultSparqlIndex` },
+  { prefix: 'storage', namespace: `${NEXUS_SCHEMAS}storages.json` },
+  { prefix: 'defaultStorage', namespace: `${NXV}diskStorageDefault` },
+  { prefix: 'file', namespace: FILE_SCHEMA },
+  { prefix: 'archive', namespace: ARCHIVE_SCHEMA },
+  { prefix: 'search', namespace: `${NXV}searchView` },
+];
+
+export class ProjectService {
+  private readonly db: Database<ProjectState, string>;
+  private readonly literature: ProjectState;
+
+  constructor(
+    private readonly store: Store,
+    private readonly orgs: OrgService,
+    private readonly acls: AclService,
+    private readonly baseUri: string,
+    literatureRef: ProjectRef,
+    literatureAudit: Audit,
+    private readonly clock: () => number,
+  ) {
+    this.db = store.database<ProjectState, string>('projects');
+    this.literature = {
+      ...literatureAudit,
+      org: literatureRef.org,
+      label: literatureRef.project,
+      // Stable across restarts, like the project itself.
+      uuid: uuidFrom(projectKey(literatureRef)),
+      description: 'The indexed literature articles, as schema.org ScholarlyArticle resources (read-only).',
+      ...this.defaults(literatureRef),
+      apiMappings: [],
+      rev: 1,
+      deprecated: false,
+      markedForDeletion: false,
+      readOnly: true,
+    };
+  }
+
+  get literatureRef(): ProjectRef {
+    return { org: this.literature.org, project: this.literature.label };
+  }
+
+  get(ref: ProjectRef): ProjectState | undefined {
+    if (ref.org === this.literature.org && ref.project === this.literature.label) return this.literature;
+    return this.db.get(projectKey(ref));
+  }
+
+  /** The project for reading: it must exist and not be marked for deletion (deprecated is fine). */
+  forRead(ref: ProjectRef): ProjectState {
+    const project = this.get(ref);
+    if (!project) throw rejections.projectNotFound(projectKey(ref));
+    if (project.markedForDeletion) throw rejections.projectIsMarkedForDeletion(projectKey(ref));
+    return project;
+  }
+
+  /** The project for writing resources or files into it. */
+  forWrite(ref: ProjectRef): ProjectState {
+    const project = this.forRead(ref);
+    if (project.readOnly) throw rejections.projectIsReadOnly(projectKey(ref));
+    if (project.deprecated) throw rejections.projectIsDeprecated(projectKey(ref));
+    return project;
+  }
+
+  effectiveMappings(project: ProjectState): ApiMapping[] {
+    const own = new Set(project.apiMappings.map((m) => m.prefix));
+    return [...project.apiMappings, ...DEFAULT_API_MAPPINGS.filter((m) => !own.has(m.prefix))];
+  }
+
+  /** Creates the project (rev absent) or updates it (rev = current revision). */
+  save(ref: ProjectRef, fields: ProjectFields, rev: number | undefined, identity: Identity): ProjectState {
+    const key = projectKey(ref);
+    if (this.get(ref)?.readOnly) throw rev === undefined ? rejections.projectAlreadyExists(key) : rejections.projectIsReadOnly(key);
+    const saved = this.store.write(() => {
+      const current = this.db.get(key);
+      const now = this.clock();
+      if (rev === undefined) {
+        const org = this.orgs.fetch(ref.org);
+        if (org.deprecated) throw rejections.orgIsDeprecated(ref.org);
+        if (current) throw rejections.projectAlreadyExists(key);
+        const defaults = this.defaults(ref);
+        const project: ProjectState = {
+          ...createdBy(identity, now),
+          org: ref.org,
+          label: ref.project,
+          uuid: randomUUID(),
+          description: fields.description,
+          base: fields.base ?? defaults.base,
+          vocab: fields.vocab ?? defaults.vocab,
+          apiMappings: fields.apiMappings ?? [],
+          rev: 1,
+          deprecated: false,
+          markedForDeletion: false,
+          readOnly: false,
+        };
+        this.db.putSync(key, project);
+        return project;
+      }
+      const project = this.checkedForChange(ref, current, rev);
+      const next: ProjectState = {
+        ...project,
+        ...updatedBy(project, identity, now),
+        description: fields.description,
+        base: fields.base ?? project.base,
+        vocab: fields.vocab ?? project.vocab,
+        apiMappings: fields.apiMappings ?? project.apiMappings,
+        rev: project.rev + 1,
+      };
+      this.db.putSync(key, next);
+      return next;
+    });
+    if (rev === undefined) this.acls.grantOwner(projectAddress(ref), identity);
+    return saved;
+  }
+
+  /** Deprecates the project, or with `prune` marks it for deletion: it then stops answering. */
+  deprecate(ref: ProjectRef, rev: number, prune: boolean, identity: Identity): ProjectState {
+    const key = projectKey(ref);
+    if (this.get(ref)?.readOnly) throw rejections.projectIsReadOnly(key);
+    return this.store.write(() => {
+      const project = this.checkedForChange(ref, this.db.get(key), rev, prune);
+      const next: ProjectState = {
+        ...project,
+        ...updatedBy(project, identity, this.clock()),
+        deprecated: true,
+        markedForDeletion: prune,
+        rev: project.rev + 1,
+      };
+      this.db.putSync(key, next);
+      return next;
+    });
+  }
+
+  private defaults(ref: ProjectRef): { base: string; vocab: string } {
+    return {
+      base: `${this.baseUri}/v1/resources/${ref.org}/${ref.project}/_/`,
+      vocab: `${this.baseUri}/v1/vocabs/${ref.org}/${ref.project}/`,
+    };
+  }
+
+  private checkedForChange(ref: ProjectRef, project: ProjectState | undefined, rev: number, pruning = false): ProjectState {
+    const key = projectKey(ref);
+    if (!project) throw rejections.projectNotFound(key);
+    if (project.markedForDeletion) throw rejections.projectIsMarkedForDeletion(key);
+    if (rev !== project.rev) throw rejections.incorrectRev(rev, project.rev);
+    // A deprecated project may still be marked for deletion, but not changed otherwise.
+    if (project.deprecated && !pruning) throw rejections.projectIsDeprecated(key);
+    return project;
+  }
+}
+
+function uuidFrom(text: string): string {
+  const hex = createHash('sha256').update(text).digest('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
+}

@@ -1,0 +1,90 @@
+/**
+ * Resources: JSON-LD payloads with revisions, tags and deprecation, in a
+ * project. Ids come from the URL segment, the payload `@id` or the project
+ * base plus a UUID; payloads are checked by expanding them at write time.
+ */
+import { randomUUID } from 'node:crypto';
+import { rejections } from './errors.ts';
+import type { Identity } from './identities.ts';
+import { expandIdSegment, resolveIri } from './iri.ts';
+import type { JsonObject } from './jsonld.ts';
+import type { LiteratureResources } from './literature.ts';
+import type { ProjectService, ProjectState } from './projects.ts';
+import { type ProjectRef, projectKey } from './refs.ts';
+import { renderJson } from './rendering.ts';
+import type { EntityState, RevisionSelector, RevisionStore } from './revisions.ts';
+
+export class ResourceService {
+  constructor(
+    private readonly revisions: RevisionStore,
+    private readonly projects: ProjectService,
+    private readonly literature: LiteratureResources,
+  ) {}
+
+  /** Expands an id from a URL segment with the project's mappings and base. */
+  expandId(project: ProjectState, segment: string): string {
+    const id = expandIdSegment(segment, project.base, this.projects.effectiveMappings(project));
+    if (id === null) throw rejections.invalidResourceId(segment);
+    return id;
+  }
+
+  async create(ref: ProjectRef, idSegment: string | undefined, payload: JsonObject, identity: Identity): Promise<EntityState> {
+    const project = this.projects.forWrite(ref);
+    const id = this.idFor(project, idSegment, payload) ?? project.base + randomUUID();
+    await checkJsonLd(id, payload, project);
+    return this.revisions.create(projectKey(ref), id, 'resource', { source: payload }, identity);
+  }
+
+  async update(ref: ProjectRef, idSegment: string, rev: number, payload: JsonObject, identity: Identity): Promise<EntityState> {
+    const project = this.projects.forWrite(ref);
+    const id = this.idFor(project, idSegment, payload)!;
+    await checkJsonLd(id, payload, project);
+    return this.revisions.update(projectKey(ref), id, 'resource', rev, identity, () => ({ source: payload }));
+  }
+
+  tag(ref: ProjectRef, idSegment: string, rev: number, tag: string, target: number, identity: Identity): EntityState {
+    const project = this.projects.forWrite(ref);
+    return this.revisions.tag(projectKey(ref), this.expandId(project, idSegment), 'resource', rev, tag, target, identity);
+  }
+
+  deprecate(ref: ProjectRef, idSegment: string, rev: number, identity: Identity): EntityState {
+    const project = this.projects.forWrite(ref);
+    return this.revisions.deprecate(projectKey(ref), this.expandId(project, idSegment), 'resource', rev, identity);
+  }
+
+  /** A resource (not a file) by URL segment. */
+  fetch(ref: ProjectRef, idSegment: string, selector: RevisionSelector): { state: EntityState; project: ProjectState } {
+    const project = this.projects.forRead(ref);
+    const state = this.lookup(project, this.expandId(project, idSegment), selector);
+    if (state.kind !== 'resource') throw rejections.resourceNotFound(state.id, projectKey(ref));
+    return { state, project };
+  }
+
+  /** Any entity of a readable project by its full id: what archive Resource entries refer to. */
+  lookup(project: ProjectState, id: string, selector: RevisionSelector): EntityState {
+    return project.readOnly ? this.literature.fetch(id, selector) : this.revisions.fetch(`${project.org}/${project.label}`, id, selector);
+  }
+
+  list(ref: ProjectRef, offset: number, limit: number): { total: number; states: EntityState[]; project: ProjectState } {
+    const project = this.projects.forRead(ref);
+    const page = project.readOnly ? this.literature.list(offset, limit) : this.revisions.list(projectKey(ref), 'resource', offset, limit);
+    return { ...page, project };
+  }
+
+  /** The id named by the URL and/or the payload; they must agree. Undefined when neither names one. */
+  private idFor(project: ProjectState, idSegment: string | undefined, payload: JsonObject): string | undefined {
+    const fromPath = idSegment === undefined ? undefined : this.expandId(project, idSegment);
+    const raw = payload['@id'];
+    if (raw === undefined) return fromPath;
+    if (typeof raw !== 'string') throw rejections.decodingFailed(["The payload '@id' must be a string."]);
+    const fromPayload = resolveIri(raw, project.base);
+    if (fromPayload === null) throw rejections.invalidResourceId(raw);
+    if (fromPath !== undefined && fromPath !== fromPayload) throw rejections.unexpectedId(idSegment!, raw);
+    return fromPayload;
+  }
+}
+
+/** Rejects payloads the JSON-LD processor cannot expand (bad contexts, remote contexts, invalid keywords). */
+async function checkJsonLd(id: string, payload: JsonObject, project: ProjectState): Promise<void> {
+  await renderJson({ id, source: payload, metadata: {}, base: project.base, vocab: project.vocab }, 'expanded');
+}
