@@ -1,8 +1,11 @@
 /**
- * Fans one top-k query out over document ranges of every segment and merges
- * the partial results. Ranges run on a Piscina pool of worker threads that all
- * map the same segment buffers, or on the calling thread when the pool is
- * disabled (threads = 0) or the index is too small for threads to pay off.
+ * Fans one top-k query out over the index and merges the partial results.
+ * The index's paragraphs (all segments, in order) are cut into one
+ * contiguous share per thread; each share runs on a Piscina worker, all
+ * workers mapping the same segment buffers. Without a pool (threads = 0), or
+ * when the index is too small for threads to pay off, the calling thread
+ * does the work. Every share publishes its k-th best score in one shared slot
+ * so the others can prune against it.
  */
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
@@ -12,22 +15,39 @@ import { topKMaxScore, type DocRange } from './scoring/max-score.js';
 import type { ScoredDoc } from './scoring/top-k.js';
 import type { Bm25Params, CollectionStats, ScoringClause } from './scoring/bm25.js';
 
-export interface SearchTask {
+export interface Piece {
   segment: number;
+  range: DocRange;
+}
+
+export interface SearchTask {
+  pieces: Piece[];
   clauses: ScoringClause[];
   params: Bm25Params;
   stats: CollectionStats;
   k: number;
-  range: DocRange;
-  accept: { size: number; words: Uint32Array } | null;
+  /** Filter bitset words per segment (null = no filter), shared, not copied. */
+  accept: ({ size: number; words: Uint32Array } | null)[];
+  /** One shared slot per query: the best k-th score any share has reached. */
+  sharedThreshold: Float64Array;
 }
 
 export interface SegmentHit extends ScoredDoc {
   segment: number;
 }
 
-/** Below this many paragraphs per range, a thread hop costs more than it saves. */
+/** Below this many paragraphs per thread, a thread hop costs more than it saves. */
 export const DEFAULT_MIN_RANGE = 50_000;
+
+/** Runs a share of a query: its pieces in order, one heap per piece. */
+export function runPieces(segments: readonly Segment[], task: SearchTask, accept: readonly (Bitset | null)[]): SegmentHit[] {
+  const hits: SegmentHit[] = [];
+  for (const { segment, range } of task.pieces) {
+    const found = topKMaxScore(segments[segment]!, task.clauses, task.params, task.stats, task.k, range, accept[segment] ?? null, task.sharedThreshold);
+    for (const hit of found) hits.push({ ...hit, segment });
+  }
+  return hits;
+}
 
 export class SearchPool {
   private readonly pool: Piscina | null;
@@ -52,16 +72,24 @@ export class SearchPool {
         : null;
   }
 
-  /** Splits every segment into ranges, about one per thread for large segments. */
-  private ranges(): { segment: number; range: DocRange }[] {
-    const pieces: { segment: number; range: DocRange }[] = [];
+  /** Cuts the paragraphs of all segments into `shares` contiguous runs of pieces. */
+  private shares(): Piece[][] {
+    const total = this.segments.reduce((sum, s) => sum + s.paragraphCount, 0);
+    const count = this.pool ? Math.max(1, Math.min(this.threads, Math.floor(total / this.minRange))) : 1;
+    const perShare = Math.ceil(total / count);
+    const shares: Piece[][] = Array.from({ length: count }, () => []);
+    let offset = 0;
     this.segments.forEach((segment, index) => {
-      const total = segment.paragraphCount;
-      const parts = this.pool ? Math.max(1, Math.min(this.threads, Math.floor(total / this.minRange))) : 1;
-      const step = Math.ceil(total / parts);
-      for (let from = 0; from < total; from += step) pieces.push({ segment: index, range: { from, to: Math.min(total, from + step) } });
+      let from = 0;
+      while (from < segment.paragraphCount) {
+        const share = Math.min(count - 1, Math.floor((offset + from) / perShare));
+        const to = Math.min(segment.paragraphCount, (share + 1) * perShare - offset);
+        shares[share]!.push({ segment: index, range: { from, to } });
+        from = to;
+      }
+      offset += segment.paragraphCount;
     });
-    return pieces;
+    return shares.filter((pieces) => pieces.length > 0);
   }
 
   async topK(
@@ -71,29 +99,22 @@ export class SearchPool {
     k: number,
     accept: readonly (Bitset | null)[],
   ): Promise<SegmentHit[]> {
-    const pieces = this.ranges();
-    const parallel = this.pool !== null && pieces.length > 1;
-    const partials = await Promise.all(
-      pieces.map(async ({ segment, range }) => {
-        const filter = accept[segment] ?? null;
-        const hits = parallel
-          ? ((await this.pool!.run({
-              segment,
-              clauses,
-              params,
-              stats,
-              k,
-              range,
-              accept: filter && { size: filter.size, words: filter.words },
-            } satisfies SearchTask)) as ScoredDoc[])
-          : topKMaxScore(this.segments[segment]!, clauses, params, stats, k, range, filter);
-        return hits.map((hit) => ({ ...hit, segment }));
-      }),
-    );
-    return partials
-      .flat()
-      .sort(compareHits)
-      .slice(0, k);
+    const shares = this.shares();
+    const sharedThreshold = new Float64Array(new SharedArrayBuffer(8)).fill(-Infinity);
+    const task = (pieces: Piece[]): SearchTask => ({
+      pieces,
+      clauses,
+      params,
+      stats,
+      k,
+      accept: accept.map((bits) => bits && { size: bits.size, words: bits.words }),
+      sharedThreshold,
+    });
+    const partials =
+      this.pool !== null && shares.length > 1
+        ? await Promise.all(shares.map((pieces) => this.pool!.run(task(pieces)) as Promise<SegmentHit[]>))
+        : shares.map((pieces) => runPieces(this.segments, task(pieces), accept));
+    return partials.flat().sort(compareHits).slice(0, k);
   }
 
   async close(): Promise<void> {

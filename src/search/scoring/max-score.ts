@@ -8,11 +8,16 @@
  * found, and probing stops as soon as the remaining bounds cannot lift the
  * document over the threshold.
  *
+ * Bounds are per window of documents, from the block-level maxima stored in the
+ * segment (highest term frequency, shortest length of each block), which are
+ * much tighter than one bound per term; windows whose bounds sum below the
+ * threshold are skipped without decoding a posting.
+ *
  * Results equal exhaustive scoring exactly: pruning decisions keep a small
  * safety margin against rounding, and a kept document's score is re-summed in
  * the query's clause order, the order an exhaustive scorer adds in.
  */
-import type { Segment } from '../segment/reader.js';
+import type { FieldData, Segment } from '../segment/reader.js';
 import { NO_MORE_DOCS, PostingsCursor } from '../segment/postings.js';
 import type { Bitset } from '../filters/bitset.js';
 import { lengthFactors, type Bm25Params, type CollectionStats, type ScoringClause } from './bm25.js';
@@ -28,6 +33,7 @@ export interface DocRange {
 
 export interface ClauseCursor {
   cursor: PostingsCursor;
+  field: FieldData;
   weight: number;
   norms: Uint8Array;
   lengthFactor: Float64Array;
@@ -65,7 +71,7 @@ export function openClauseCursors(
     const cursor = PostingsCursor.forTerm(field, ordinal, range.to);
     cursor.advance(range.from);
     const upperBound = (clause.weight * maxTf) / (maxTf + lengthFactor[minNorm]!);
-    cursors.push({ cursor, weight: clause.weight, norms: field.norms, lengthFactor, upperBound, order });
+    cursors.push({ cursor, field, weight: clause.weight, norms: field.norms, lengthFactor, upperBound, order });
   });
   return cursors;
 }
@@ -83,60 +89,110 @@ export function topKMaxScore(
   k: number,
   range: DocRange,
   accept: Bitset | null,
+  sharedThreshold: Float64Array | null = null,
 ): ScoredDoc[] {
-  const cursors = openClauseCursors(segment, clauses, params, stats, range).sort((a, b) => a.upperBound - b.upperBound);
+  const cursors = openClauseCursors(segment, clauses, params, stats, range);
   const n = cursors.length;
   if (n === 0 || k <= 0) return [];
-  // boundBelow[i] = sum of the upper bounds of cursors 0..i-1.
+  const blocks = new Int32Array(n);
+  const bounds = new Float64Array(n);
+  const order = Array.from({ length: n }, (_, i) => i);
+  // boundBelow[i] = sum of the window bounds of order[0..i-1].
   const boundBelow = new Float64Array(n + 1);
-  for (let i = 0; i < n; i++) boundBelow[i + 1] = boundBelow[i]! + cursors[i]!.upperBound;
   const contributions = new Float64Array(clauses.length);
   const top = new TopK(k);
   let threshold = -Infinity;
-  let firstEssential = 0;
+  const safe = (t: number) => t - PRUNING_MARGIN * Math.abs(t);
+  // The threshold is the higher of this range's k-th score and the best k-th score any other
+  // range of the same query has published: the final top k cannot score below either.
+  const refreshThreshold = () => {
+    const local = top.threshold;
+    if (sharedThreshold !== null) {
+      if (local > sharedThreshold[0]!) sharedThreshold[0] = local;
+      threshold = Math.max(local, sharedThreshold[0]!);
+    } else threshold = local;
+  };
 
-  for (;;) {
-    let candidate = NO_MORE_DOCS;
-    for (let i = firstEssential; i < n; i++) candidate = Math.min(candidate, cursors[i]!.cursor.doc);
-    if (candidate === NO_MORE_DOCS) break;
-
-    if (accept !== null && !accept.has(candidate)) {
-      for (let i = firstEssential; i < n; i++) if (cursors[i]!.cursor.doc === candidate) cursors[i]!.cursor.next();
+  // Windows: document ranges within which every clause stays inside one postings block,
+  // so each clause's block maximum bounds its score there (block-max MaxScore).
+  let windowMin = range.from;
+  while (windowMin < range.to) {
+    refreshThreshold();
+    let windowMax = range.to - 1;
+    let live = 0;
+    for (let i = 0; i < n; i++) {
+      const block = cursors[i]!.cursor.shallowAdvance(windowMin);
+      blocks[i] = block;
+      if (block < 0) continue;
+      live++;
+      windowMax = Math.min(windowMax, cursors[i]!.field.blockLastDoc[block]!);
+    }
+    if (live === 0) break;
+    for (let i = 0; i < n; i++) bounds[i] = blocks[i]! < 0 ? 0 : blockBound(cursors[i]!, blocks[i]!);
+    order.sort((a, b) => bounds[a]! - bounds[b]!);
+    for (let i = 0; i < n; i++) boundBelow[i + 1] = boundBelow[i]! + bounds[order[i]!]!;
+    if (boundBelow[n]! < safe(threshold)) {
+      windowMin = windowMax + 1; // nothing in this window can enter the top k
       continue;
     }
+    let firstEssential = 0;
+    while (firstEssential < n && boundBelow[firstEssential + 1]! < safe(threshold)) firstEssential++;
 
-    let partial = 0;
-    contributions.fill(0);
-    for (let i = firstEssential; i < n; i++) {
-      const c = cursors[i]!;
-      if (c.cursor.doc !== candidate) continue;
-      const value = contribution(c, candidate);
-      contributions[c.order] = value;
-      partial += value;
-      c.cursor.next();
-    }
-    let pruned = false;
-    const margin = PRUNING_MARGIN * Math.abs(threshold);
-    for (let i = firstEssential - 1; i >= 0; i--) {
-      if (partial + boundBelow[i + 1]! < threshold - margin) {
-        pruned = true;
-        break;
+    for (;;) {
+      let candidate = NO_MORE_DOCS;
+      for (let i = firstEssential; i < n; i++) {
+        const cursor = cursors[order[i]!]!.cursor;
+        candidate = Math.min(candidate, cursor.doc >= windowMin ? cursor.doc : cursor.advance(windowMin));
       }
-      const c = cursors[i]!;
-      if (c.cursor.advance(candidate) !== candidate) continue;
-      const value = contribution(c, candidate);
-      contributions[c.order] = value;
-      partial += value;
-    }
-    if (pruned) continue;
+      if (candidate > windowMax) break;
 
-    let score = 0;
-    for (let i = 0; i < contributions.length; i++) score += contributions[i]!;
-    if (top.offer(candidate, score) && top.full && top.threshold !== threshold) {
-      threshold = top.threshold;
-      const safeThreshold = threshold - PRUNING_MARGIN * Math.abs(threshold);
-      while (firstEssential < n && boundBelow[firstEssential + 1]! < safeThreshold) firstEssential++;
+      if (accept !== null && !accept.has(candidate)) {
+        for (let i = firstEssential; i < n; i++) {
+          const cursor = cursors[order[i]!]!.cursor;
+          if (cursor.doc === candidate) cursor.next();
+        }
+        continue;
+      }
+
+      let partial = 0;
+      contributions.fill(0);
+      for (let i = firstEssential; i < n; i++) {
+        const c = cursors[order[i]!]!;
+        if (c.cursor.doc !== candidate) continue;
+        const value = contribution(c, candidate);
+        contributions[c.order] = value;
+        partial += value;
+        c.cursor.next();
+      }
+      let pruned = false;
+      const margin = PRUNING_MARGIN * Math.abs(threshold);
+      for (let i = firstEssential - 1; i >= 0; i--) {
+        if (partial + boundBelow[i + 1]! < threshold - margin) {
+          pruned = true;
+          break;
+        }
+        const c = cursors[order[i]!]!;
+        if (c.cursor.advance(candidate) !== candidate) continue;
+        const value = contribution(c, candidate);
+        contributions[c.order] = value;
+        partial += value;
+      }
+      if (pruned) continue;
+
+      let score = 0;
+      for (let i = 0; i < contributions.length; i++) score += contributions[i]!;
+      if (top.offer(candidate, score) && top.full) {
+        refreshThreshold();
+        while (firstEssential < n && boundBelow[firstEssential + 1]! < safe(threshold)) firstEssential++;
+      }
     }
+    windowMin = windowMax + 1;
   }
   return top.sorted();
+}
+
+/** Highest score the clause can give any document of one of its blocks. */
+function blockBound(c: ClauseCursor, block: number): number {
+  const maxTf = c.field.blockMaxTf[block]!;
+  return (c.weight * maxTf) / (maxTf + c.lengthFactor[c.field.blockMinNorm[block]!]!);
 }

@@ -10,6 +10,7 @@ export class PostingsCursor {
   private readonly docs = new Int32Array(BLOCK_SIZE);
   private readonly freqs = new Int32Array(BLOCK_SIZE);
   private block: number;
+  private shallowBlock = 0;
   private count = 0;
   private position = 0;
 
@@ -103,11 +104,21 @@ export class PostingsCursor {
     return this.settle();
   }
 
-  /** The last document of the block that holds or follows `target`, for block-max bounds; -1 if none. */
-  shallowBlockFor(target: number): number {
-    let block = Math.max(this.block, this.firstBlock);
+  /**
+   * Index of the first block whose last document is >= target, or -1 when
+   * there is none: a "shallow" advance that reads block metadata only, never
+   * decodes postings. Its pointer only moves forward, like the cursor.
+   */
+  shallowAdvance(target: number): number {
     const lastDocs = this.field.blockLastDoc;
+    let block = Math.max(this.shallowBlock, this.block, this.firstBlock);
     while (block < this.endBlock && lastDocs[block]! < target) block++;
-    return block < this.endBlock ? block : -1;
+    this.shallowBlock = block;
+    return block < this.endBlock && this.blockFirstDocBound(block) < this.docLimit ? block : -1;
+  }
+
+  /** A lower bound of the first document of a block: one past the previous block's last. */
+  private blockFirstDocBound(block: number): number {
+    return block > this.firstBlock ? this.field.blockLastDoc[block - 1]! + 1 : 0;
   }
 }
