@@ -1,0 +1,146 @@
+/**
+ * The ONNX reranker: a model directory with model.onnx and tokenizer.json
+ * (a standard Hugging Face export), scored as a cross-encoder or as a
+ * sentence-embedding bi-encoder depending on the model's outputs.
+ */
+import { readFile, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { Tokenizer } from '@huggingface/tokenizers';
+import type { Config } from '../config.js';
+import { InputEncoder, type Encoding } from './encoder.js';
+import { OnnxEncoderModel, type ModelOutput } from './onnx-model.js';
+import { type Reranker, RerankerUnavailableError } from './types.js';
+import { cosine, meanPool, relevance, rows } from './vectors.js';
+
+export { type Reranker, RerankerUnavailableError } from './types.js';
+
+export type RerankerConfig = Pick<Config, 'rerankerModel' | 'rerankerThreads' | 'rerankerBatchSize'>;
+
+const SETTING = '--reranker-model / RERANKER_MODEL';
+// Where Hugging Face repositories keep the graph: at the top or under onnx/.
+const MODEL_FILES = ['model.onnx', path.join('onnx', 'model.onnx')];
+const DEFAULT_MAX_LENGTH = 512;
+
+/** The configured reranker, or null when none is configured (reranking off). */
+export async function createReranker(config: RerankerConfig): Promise<Reranker | null> {
+  if (config.rerankerModel === null) return null;
+  return loadOnnxReranker(config.rerankerModel, { threads: config.rerankerThreads, batchSize: config.rerankerBatchSize });
+}
+
+export async function loadOnnxReranker(directory: string, options: { threads: number; batchSize: number }): Promise<OnnxReranker> {
+  const dir = path.resolve(directory);
+  if (!(await isKind(dir, 'directory'))) {
+    throw new RerankerUnavailableError(
+      `reranker model directory not found: ${dir}; set ${SETTING} to a directory with model.onnx and tokenizer.json, or unset it to disable reranking`,
+    );
+  }
+  const modelFile = await firstFile(dir, MODEL_FILES);
+  if (!modelFile) throw new RerankerUnavailableError(`no model.onnx in ${dir}; check ${SETTING}`);
+  const tokenizerFile = path.join(dir, 'tokenizer.json');
+  if (!(await isKind(tokenizerFile, 'file'))) throw new RerankerUnavailableError(`no tokenizer.json in ${dir}; check ${SETTING}`);
+
+  try {
+    const tokenizerJson = await readJson(tokenizerFile);
+    const tokenizerConfig = (await readOptionalJson(path.join(dir, 'tokenizer_config.json'))) ?? {};
+    const modelConfig = (await readOptionalJson(path.join(dir, 'config.json'))) ?? {};
+    const maxLength = maxLengthOf(tokenizerJson, tokenizerConfig, modelConfig);
+    const encoder = new InputEncoder(new Tokenizer(tokenizerJson, tokenizerConfig), maxLength);
+    const model = await OnnxEncoderModel.load(modelFile, options.threads);
+    return new OnnxReranker(model, encoder, options.batchSize, `${path.basename(dir)}, intra-op threads ${options.threads}`);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new RerankerUnavailableError(`cannot load the reranker model in ${dir}: ${reason}; check ${SETTING}`, { cause: error });
+  }
+}
+
+export class OnnxReranker implements Reranker {
+  readonly kind: Reranker['kind'];
+  readonly description: string;
+
+  constructor(
+    private readonly model: OnnxEncoderModel,
+    private readonly encoder: InputEncoder,
+    private readonly batchSize: number,
+    where: string,
+  ) {
+    this.kind = model.head.kind;
+    this.description =
+      `${this.kind} (${model.head.output}): ${where}, at most ${encoder.maxLength} tokens per input, batches of ${batchSize}`;
+  }
+
+  async score(query: string, passages: string[]): Promise<number[]> {
+    if (passages.length === 0) return [];
+    if (this.model.head.kind === 'cross-encoder') {
+      return this.inBatches(
+        passages.map((p) => this.encoder.encodePair(query, p)),
+        (output) => relevance(output.data, output.dims),
+      );
+    }
+    const [queryVector] = await this.inBatches([this.encoder.encode(query)], (output, batch) => this.embeddings(output, batch));
+    const vectors = await this.inBatches(
+      passages.map((p) => this.encoder.encode(p)),
+      (output, batch) => this.embeddings(output, batch),
+    );
+    return vectors.map((v) => cosine(queryVector!, v));
+  }
+
+  close(): Promise<void> {
+    return this.model.close();
+  }
+
+  private embeddings(output: ModelOutput, batch: readonly Encoding[]): Float32Array[] {
+    if (this.model.head.output === 'sentence_embedding') return rows(output.data, output.dims);
+    return meanPool(output.data, output.dims, batch.map((e) => e.ids.length));
+  }
+
+  /**
+   * Runs the encodings in batches of similar length (less padding), then
+   * returns the per-item results in the original order.
+   */
+  private async inBatches<T>(encodings: Encoding[], read: (output: ModelOutput, batch: Encoding[]) => T[]): Promise<T[]> {
+    const order = encodings.map((_, i) => i).sort((a, b) => encodings[a]!.ids.length - encodings[b]!.ids.length);
+    const results = new Array<T>(encodings.length);
+    for (let start = 0; start < order.length; start += this.batchSize) {
+      const indices = order.slice(start, start + this.batchSize);
+      const batch = indices.map((i) => encodings[i]!);
+      const values = read(await this.model.run(batch), batch);
+      indices.forEach((index, k) => (results[index] = values[k]!));
+    }
+    return results;
+  }
+}
+
+/**
+ * The longest input the model takes: the smallest limit its files state
+ * (tokenizer truncation, tokenizer model_max_length, position embeddings).
+ */
+function maxLengthOf(tokenizerJson: Json, tokenizerConfig: Json, modelConfig: Json): number {
+  const limits = [
+    (tokenizerJson.truncation as Json | null)?.max_length,
+    tokenizerConfig.model_max_length,
+    modelConfig.max_position_embeddings,
+  ].filter((n): n is number => Number.isInteger(n) && (n as number) > 0 && (n as number) < 1_000_000); // HF writes 1e30 for "no limit"
+  return limits.length > 0 ? Math.min(...limits) : DEFAULT_MAX_LENGTH;
+}
+
+type Json = Record<string, unknown>;
+
+async function readJson(file: string): Promise<Json> {
+  return JSON.parse(await readFile(file, 'utf8')) as Json;
+}
+
+async function readOptionalJson(file: string): Promise<Json | null> {
+  return (await isKind(file, 'file')) ? readJson(file) : null;
+}
+
+async function isKind(target: string, kind: 'file' | 'directory'): Promise<boolean> {
+  const info = await stat(target).catch(() => null);
+  return kind === 'file' ? !!info?.isFile() : !!info?.isDirectory();
+}
+
+async function firstFile(dir: string, candidates: string[]): Promise<string | null> {
+  for (const candidate of candidates) {
+    if (await isKind(path.join(dir, candidate), 'file')) return path.join(dir, candidate);
+  }
+  return null;
+}

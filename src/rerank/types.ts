@@ -1,0 +1,17 @@
+/** Re-scores retrieved passages against the question with a local ONNX model. */
+export interface Reranker {
+  /** cross-encoder: one relevance logit per (query, passage) pair; bi-encoder: cosine of embeddings. */
+  readonly kind: 'cross-encoder' | 'bi-encoder';
+  readonly description: string;
+  /** One score per passage, in the passages' order; higher is more relevant. */
+  score(query: string, passages: string[]): Promise<number[]>;
+  close(): Promise<void>;
+}
+
+/** The configured reranker model cannot be used; the message names the setting to fix. */
+export class RerankerUnavailableError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'RerankerUnavailableError';
+  }
+}

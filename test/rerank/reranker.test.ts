@@ -1,0 +1,213 @@
+/**
+ * The reranker through onnxruntime-node on tiny models written by
+ * scripts/make-tiny-onnx.ts, checked against the same math done here in
+ * plain JS (float64) with an independent WordPiece tokenisation.
+ */
+import { mkdir, mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TINY_VOCAB, writeTinyOnnxModel, type TinyOnnxOptions, type TinyOnnxWeights } from '../../scripts/make-tiny-onnx.js';
+import { createReranker, RerankerUnavailableError, type Reranker } from '../../src/rerank/index.js';
+import { detectHead } from '../../src/rerank/onnx-model.js';
+
+let root: string;
+
+beforeAll(async () => {
+  root = await mkdtemp(path.join(tmpdir(), 'tiny-onnx-'));
+});
+afterAll(() => rm(root, { recursive: true, force: true }));
+
+// --- an independent reference -------------------------------------------------
+
+/** Lowercase, split words and punctuation, greedy longest-match WordPiece over TINY_VOCAB. */
+function wordpiece(text: string): number[] {
+  const ids: number[] = [];
+  for (const word of text.toLowerCase().match(/[a-z0-9]+|[^\sa-z0-9]/g) ?? []) {
+    let start = 0;
+    const pieces: number[] = [];
+    while (start < word.length) {
+      let end = word.length;
+      let id = -1;
+      for (; end > start; end--) {
+        id = TINY_VOCAB.indexOf((start > 0 ? '##' : '') + word.slice(start, end));
+        if (id >= 0) break;
+      }
+      if (id < 0) {
+        pieces.splice(0, pieces.length, TINY_VOCAB.indexOf('[UNK]'));
+        break;
+      }
+      pieces.push(id);
+      start = end;
+    }
+    ids.push(...pieces);
+  }
+  return ids;
+}
+
+const CLS = TINY_VOCAB.indexOf('[CLS]');
+const SEP = TINY_VOCAB.indexOf('[SEP]');
+
+/** Masked mean of tanh((word + type embedding) x dense) over the sequence. */
+function pooled(w: TinyOnnxWeights, ids: number[], types: number[]): number[] {
+  const d = w.dim;
+  const mean = new Array<number>(d).fill(0);
+  ids.forEach((id, t) => {
+    const embedded = Array.from({ length: d }, (_, k) => w.wordEmbeddings[id * d + k]! + (w.typeEmbeddings ? w.typeEmbeddings[types[t]! * d + k]! : 0));
+    for (let j = 0; j < d; j++) {
+      let sum = 0;
+      for (let k = 0; k < d; k++) sum += embedded[k]! * w.dense[k * d + j]!;
+      mean[j]! += Math.tanh(sum) / ids.length;
+    }
+  });
+  return mean;
+}
+
+function expectedCross(w: TinyOnnxWeights, query: number[], passage: number[]): number {
+  const ids = [CLS, ...query, SEP, ...passage, SEP];
+  const types = ids.map((_, i) => (i <= query.length + 1 ? 0 : 1));
+  const p = pooled(w, ids, types);
+  return p.reduce((sum, x, j) => sum + x * w.classifier![j]!, w.classifierBias!);
+}
+
+function expectedCosine(w: TinyOnnxWeights, query: number[], passage: number[]): number {
+  const a = pooled(w, [CLS, ...query, SEP], new Array(query.length + 2).fill(0));
+  const b = pooled(w, [CLS, ...passage, SEP], new Array(passage.length + 2).fill(0));
+  const dot = a.reduce((s, x, i) => s + x * b[i]!, 0);
+  return dot / Math.sqrt(a.reduce((s, x) => s + x * x, 0) * b.reduce((s, x) => s + x * x, 0));
+}
+
+// --- fixtures -------------------------------------------------------------------
+
+const query = 'What does the hippocampus do during sleep?';
+const passages = [
+  'The hippocampus consolidates memory during slow wave sleep.',
+  'Weather records show glacier warming.',
+  'Dopamine neurons signal reward, and the cortex is learning.',
+  'Mice',
+  'Which protein (gene) of the visual cortex is signaling fear in rats?',
+];
+
+async function build(name: string, options: TinyOnnxOptions, batchSize = 32): Promise<{ reranker: Reranker; weights: TinyOnnxWeights }> {
+  const dir = path.join(root, name);
+  const weights = await writeTinyOnnxModel(dir, options);
+  const reranker = await createReranker({ rerankerModel: dir, rerankerThreads: 1, rerankerBatchSize: batchSize });
+  return { reranker: reranker!, weights };
+}
+
+describe('independent reference', () => {
+  it('tokenises like the model tokenizer would (WordPiece continuation pieces)', () => {
+    expect(wordpiece('Neurons signaling?').map((id) => TINY_VOCAB[id])).toEqual(['neuron', '##s', 'signal', '##ing', '?']);
+    expect(wordpiece('xyz').map((id) => TINY_VOCAB[id])).toEqual(['[UNK]']);
+  });
+});
+
+describe('cross-encoder', () => {
+  for (const tokenTypes of [true, false]) {
+    it(`scores each (query, passage) pair as the reference does (token_type_ids: ${tokenTypes})`, async () => {
+      const { reranker, weights } = await build(`cross-${tokenTypes}`, { kind: 'cross-encoder', tokenTypes, seed: 11 });
+      try {
+        expect(reranker.kind).toBe('cross-encoder');
+        expect(reranker.description).toContain('logits');
+        const scores = await reranker.score(query, passages);
+        const expected = passages.map((p) => expectedCross(weights, wordpiece(query), wordpiece(p)));
+        expect(scores).toHaveLength(passages.length);
+        scores.forEach((s, i) => expect(s).toBeCloseTo(expected[i]!, 5));
+        // Not all equal: the scores depend on the passage.
+        expect(new Set(scores.map((s) => s.toFixed(4))).size).toBe(passages.length);
+      } finally {
+        await reranker.close();
+      }
+    });
+  }
+
+  it('gives the same scores whatever the batch size (padding is masked, order kept)', async () => {
+    const one = await build('cross-batch-1', { kind: 'cross-encoder', seed: 3 }, 1);
+    const two = await build('cross-batch-2', { kind: 'cross-encoder', seed: 3 }, 2);
+    try {
+      const a = await one.reranker.score(query, passages);
+      const b = await two.reranker.score(query, passages);
+      b.forEach((s, i) => expect(s).toBeCloseTo(a[i]!, 5));
+      expect(await one.reranker.score(query, [])).toEqual([]);
+    } finally {
+      await one.reranker.close();
+      await two.reranker.close();
+    }
+  });
+
+  it('truncates pairs to the maximum length in config.json, longest first', async () => {
+    const { reranker, weights } = await build('cross-short', { kind: 'cross-encoder', seed: 5, maxPositions: 12 });
+    try {
+      const long = 'memory '.repeat(30) + 'weather';
+      const [score] = await reranker.score('the brain', [long]);
+      // 12 = [CLS] + 2 query tokens + [SEP] + 7 passage tokens + [SEP]: the passage, the longest, loses its tail.
+      expect(score).toBeCloseTo(expectedCross(weights, wordpiece('the brain'), wordpiece(long).slice(0, 7)), 5);
+      expect(reranker.description).toContain('at most 12 tokens');
+    } finally {
+      await reranker.close();
+    }
+  });
+});
+
+describe('bi-encoder', () => {
+  for (const kind of ['bi-encoder', 'bi-encoder-pooled'] as const) {
+    it(`scores the cosine of the query and passage embeddings (${kind})`, async () => {
+      const { reranker, weights } = await build(kind, { kind, seed: 21 }, 2);
+      try {
+        expect(reranker.kind).toBe('bi-encoder');
+        expect(reranker.description).toContain(kind === 'bi-encoder' ? 'last_hidden_state' : 'sentence_embedding');
+        const scores = await reranker.score(query, passages);
+        passages.forEach((p, i) => expect(scores[i]).toBeCloseTo(expectedCosine(weights, wordpiece(query), wordpiece(p)), 5));
+        const [self] = await reranker.score(query, [query]);
+        expect(self).toBeCloseTo(1, 6);
+      } finally {
+        await reranker.close();
+      }
+    });
+  }
+});
+
+describe('loading', () => {
+  it('is off when no model is configured', async () => {
+    expect(await createReranker({ rerankerModel: null, rerankerThreads: 1, rerankerBatchSize: 8 })).toBeNull();
+  });
+
+  it('names the setting to fix when the directory or a file is missing', async () => {
+    const load = (dir: string) => createReranker({ rerankerModel: dir, rerankerThreads: 1, rerankerBatchSize: 8 }).catch((e: unknown) => e);
+    const missing = await load(path.join(root, 'absent'));
+    expect(missing).toBeInstanceOf(RerankerUnavailableError);
+    expect((missing as Error).message).toMatch(/directory not found: .*absent; set --reranker-model \/ RERANKER_MODEL/);
+
+    const empty = path.join(root, 'empty');
+    await mkdir(empty);
+    expect(((await load(empty)) as Error).message).toMatch(/no model\.onnx in .*empty; check --reranker-model/);
+
+    const noTokenizer = path.join(root, 'no-tokenizer');
+    await mkdir(noTokenizer);
+    await writeFile(path.join(noTokenizer, 'model.onnx'), 'x');
+    expect(((await load(noTokenizer)) as Error).message).toMatch(/no tokenizer\.json in .*no-tokenizer/);
+
+    await writeFile(path.join(noTokenizer, 'tokenizer.json'), '{}');
+    const broken = await load(noTokenizer);
+    expect(broken).toBeInstanceOf(RerankerUnavailableError);
+    expect((broken as Error).message).toMatch(/cannot load the reranker model in .*no-tokenizer: .*; check --reranker-model/);
+  });
+
+  it('finds the graph under onnx/ as Hugging Face repositories lay it out', async () => {
+    const dir = path.join(root, 'hf-layout');
+    await writeTinyOnnxModel(path.join(dir, 'onnx'), { kind: 'cross-encoder' });
+    await rename(path.join(dir, 'onnx', 'tokenizer.json'), path.join(dir, 'tokenizer.json'));
+    const reranker = await createReranker({ rerankerModel: dir, rerankerThreads: 1, rerankerBatchSize: 8 });
+    expect(reranker!.kind).toBe('cross-encoder');
+    await reranker!.close();
+  });
+
+  it('recognises the standard export heads and rejects others', () => {
+    const inputs = ['input_ids', 'attention_mask', 'token_type_ids'];
+    expect(detectHead(inputs, ['logits'])).toEqual({ kind: 'cross-encoder', output: 'logits' });
+    expect(detectHead(inputs.slice(0, 2), ['last_hidden_state'])).toEqual({ kind: 'bi-encoder', output: 'last_hidden_state' });
+    expect(detectHead(inputs, ['token_embeddings', 'sentence_embedding'])).toEqual({ kind: 'bi-encoder', output: 'sentence_embedding' });
+    expect(() => detectHead(inputs, ['pooler_output'])).toThrow(/unsupported model outputs \[pooler_output\]/);
+    expect(() => detectHead(['input_ids', 'pixel_values'], ['logits'])).toThrow(/unsupported model inputs/);
+  });
+});
