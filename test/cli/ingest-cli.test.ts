@@ -1,0 +1,51 @@
+/** The ingestion command as a user runs it: counts, skipped records with their lines, exit codes. */
+import { describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { tempDir } from '../search/helpers.js';
+import { readManifest } from '../../src/search/manifest.js';
+
+function ingestCli(...args: string[]) {
+  const result = spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts', 'ingest', ...args], { encoding: 'utf8' });
+  return { code: result.status, stderr: result.stderr };
+}
+
+const good = (id: string) => JSON.stringify({ article_id: id, title: `Title ${id}`, paragraphs: [{ section: 'Results', text: `text of ${id}` }] });
+
+describe('npm run ingest', () => {
+  it('indexes good records, reports bad ones with file and line, and prints the counts', async () => {
+    const { dir, cleanup } = await tempDir();
+    try {
+      const input = path.join(dir, 'in.jsonl');
+      await writeFile(input, [good('a'), '{not json', good('b'), JSON.stringify({ article_id: 'c', title: 't', paragraphs: [{ section: 'x', text: 'y' }], journal_issn: '12-34' })].join('\n'));
+      const { code, stderr } = ingestCli('--input', input, '--index', path.join(dir, 'index'));
+      expect(code).toBe(0);
+      expect(stderr).toContain(`skipped ${input}:2`);
+      expect(stderr).toContain(`skipped ${input}:4`);
+      expect(stderr).toMatch(/read 4, indexed 2 \(replaced 0\), skipped 2/);
+      expect((await readManifest(path.join(dir, 'index'))).segments[0]!.articles).toBe(2);
+    } finally {
+      await cleanup();
+    }
+  });
+
+  it('exits non-zero and leaves the index unchanged when nothing could be indexed', async () => {
+    const { dir, cleanup } = await tempDir();
+    try {
+      const input = path.join(dir, 'bad.jsonl');
+      await writeFile(input, '{"article_id": 1}\n');
+      const { code, stderr } = ingestCli('--input', input, '--index', path.join(dir, 'index'));
+      expect(code).toBe(1);
+      expect(stderr).toContain('nothing indexed');
+      await expect(readManifest(path.join(dir, 'index'))).rejects.toThrow(/no index/);
+    } finally {
+      await cleanup();
+    }
+  });
+
+  it('explains usage errors with exit code 2', () => {
+    expect(ingestCli('--index', '/tmp/x').code).toBe(2);
+    expect(ingestCli('--input', 'a', '--index', '/tmp/x', '--format', 'csv').stderr).toContain('--format must be one of');
+  });
+});

@@ -1,0 +1,48 @@
+/**
+ * `npm start` on a fresh data directory: builds the demo index with progress,
+ * serves it on a real socket, and drains and exits cleanly on SIGTERM.
+ */
+import { describe, expect, it } from 'vitest';
+import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import { tempDir } from '../search/helpers.js';
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+describe('npm start', () => {
+  it('builds the demo index on first start, serves it, and stops on SIGTERM', async () => {
+    const { dir, cleanup } = await tempDir();
+    const port = await freePort();
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'serve', '--data', dir, '--port', String(port), '--search-threads', '1'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (chunk) => (output += chunk));
+    child.stderr.on('data', (chunk) => (output += chunk));
+    try {
+      const deadline = Date.now() + 60_000;
+      while (!output.includes('Server listening') && Date.now() < deadline && child.exitCode === null) await new Promise((r) => setTimeout(r, 100));
+      expect(output).toContain('building it from the demo corpus');
+      expect(output).toMatch(/indexed 4\d /);
+      const count = await fetch(`http://127.0.0.1:${port}/retrieval/article_count?topics=place%20cells&regions=CA1`);
+      expect(count.status).toBe(200);
+      expect((await count.json()).article_count).toBeGreaterThan(0);
+      const settings = await (await fetch(`http://127.0.0.1:${port}/settings`)).json();
+      expect(settings.index_stats.articles).toBeGreaterThanOrEqual(40);
+      const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+      expect(output).toContain('shutting down');
+    } finally {
+      child.kill('SIGKILL');
+      await cleanup();
+    }
+  }, 90_000);
+});
