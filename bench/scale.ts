@@ -7,6 +7,7 @@
  *
  *   npm run bench:scale            (PARAGRAPHS=100000 npm run bench:scale for a quick run)
  */
+import { existsSync } from 'node:fs';
 import { mkdir, readdir, rm, stat } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
@@ -51,7 +52,7 @@ async function build(source: ReturnType<typeof sentenceSource>) {
   progress.stop();
   const seconds = (performance.now() - started) / 1000;
   const peak = sampler.stop();
-  return { seconds, peakRssMiB: mib(peak), peakAboveBaselineMiB: mib(peak - baseline), diskMiB: mib(await directoryBytes(WORK_DIR)) };
+  return { seconds, peakRssMiB: mib(peak), peakAboveBaselineMiB: mib(peak - baseline) };
 }
 
 function querySets(source: ReturnType<typeof sentenceSource>): Record<string, string[]> {
@@ -93,8 +94,10 @@ async function throughput(searcher: Searcher, queries: string[], k: number, conc
 async function main() {
   const source = sentenceSource();
   process.stderr.write(`scale benchmark: ${PARAGRAPHS} paragraphs, sentences from ${source.kind}\n`);
-  const buildResult = await build(source);
-  process.stderr.write(`built in ${buildResult.seconds.toFixed(1)}s\n`);
+  // REUSE_INDEX=1 skips the build (to iterate on query speed); build figures are then left out.
+  const reuse = process.env.REUSE_INDEX === '1' && existsSync(path.join(WORK_DIR, 'manifest.json'));
+  const buildResult = reuse ? null : await build(source);
+  if (buildResult) process.stderr.write(`built in ${buildResult.seconds.toFixed(1)}s\n`);
 
   global.gc?.();
   const rssBeforeLoad = process.memoryUsage().rss;
@@ -149,9 +152,13 @@ async function main() {
     '',
     `| measure | value |`,
     `| --- | --- |`,
-    `| build time | ${buildResult.seconds.toFixed(1)} s |`,
-    `| build peak RSS (above baseline) | ${buildResult.peakRssMiB.toFixed(0)} MiB (${buildResult.peakAboveBaselineMiB.toFixed(0)} MiB) |`,
-    `| index on disk | ${buildResult.diskMiB.toFixed(0)} MiB |`,
+    ...(buildResult
+      ? [
+          `| build time | ${buildResult.seconds.toFixed(1)} s |`,
+          `| build peak RSS (above baseline) | ${buildResult.peakRssMiB.toFixed(0)} MiB (${buildResult.peakAboveBaselineMiB.toFixed(0)} MiB) |`,
+        ]
+      : ['| build | not measured (REUSE_INDEX=1) |']),
+    `| index on disk | ${mib(await directoryBytes(WORK_DIR)).toFixed(0)} MiB |`,
     `| index in memory (segment buffers) | ${inMemoryMiB.toFixed(0)} MiB |`,
     `| load time (main thread / with ${threads}-thread pool) | ${loadSeconds.toFixed(2)} s / ${poolLoadSeconds.toFixed(2)} s |`,
     `| throughput, top-100, 1 thread | ${singleQps.toFixed(0)} queries/s |`,
