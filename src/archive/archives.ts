@@ -114,7 +114,7 @@ export class ArchiveService {
       _rev: 1,
       _deprecated: false,
       ...audit,
-      _expiresInSeconds: Math.max(0, Math.floor((archive.expiresAt - this.clock()) / 1000)),
+      _expiresInSeconds: Math.max(0, Math.ceil((archive.expiresAt - this.clock()) / 1000)),
     };
   }
 

@@ -29,15 +29,25 @@ export function zipStream(entries: readonly ResolvedEntry[], sources: ZipSources
     output.destroy(error);
   };
   zip.on('error', fail);
+  // If the client goes away, the entry being read must not keep its file open.
+  const inFlight = new Set<Readable>();
+  const track = (stream: Readable) => {
+    inFlight.add(stream);
+    stream.once('close', () => inFlight.delete(stream));
+    return stream;
+  };
+  output.once('close', () => {
+    for (const stream of inFlight) stream.destroy();
+  });
   for (const entry of entries) {
     const mtime = new Date(entry.state.updatedAt);
     const file = entry.state.file;
     if (entry.format === null && file) {
       const options = { mtime, size: file.bytes, compress: !ALREADY_COMPRESSED.test(file.mediaType) };
-      zip.addReadStreamLazy(entry.name, options, (done) => done(null, sources.open(entry).once('error', fail)));
+      zip.addReadStreamLazy(entry.name, options, (done) => done(null, track(sources.open(entry)).once('error', fail)));
     } else {
       zip.addReadStreamLazy(entry.name, { mtime }, (done) => {
-        sources.render(entry).then((bytes) => done(null, Readable.from([bytes])), fail);
+        sources.render(entry).then((bytes) => done(null, track(Readable.from([bytes]))), fail);
       });
     }
   }

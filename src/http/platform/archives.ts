@@ -1,0 +1,127 @@
+/**
+ * /v1/archives/{org}/{project}[/{id}]: create an archive (POST, or PUT with
+ * an id) and download it as a ZIP or read its metadata (GET). ZIP-accepting
+ * callers (no Accept, `*\/*`, `application/zip`, `application/x-zip`) are
+ * redirected with 303 to the archive after creation, JSON callers get 201
+ * with metadata.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { StoredArchive } from '../../archive/archives.ts';
+import { PlatformError } from '../../platform/errors.ts';
+import type { Platform } from '../../platform/index.ts';
+import type { JsonObject } from '../../platform/jsonld.ts';
+import { callerOf } from './caller.ts';
+import { negotiate } from './negotiation.ts';
+import { errorResponses, idParams, projectParams } from './schemas.ts';
+
+interface ProjectRoute {
+  Params: { org: string; project: string };
+  Body: JsonObject;
+}
+interface IdRoute {
+  Params: { org: string; project: string; id: string };
+}
+
+const OFFERS = ['application/zip', 'application/ld+json', 'application/json'] as const;
+
+/** The reference accepts 256 KiB; 1 MiB leaves room for the largest definitions (10,000 entries). */
+const BODY_LIMIT = 1024 * 1024;
+
+const entry = {
+  type: 'object',
+  properties: {
+    '@type': { type: 'string' },
+    resourceId: { type: 'string' },
+    value: { type: 'string' },
+    project: { type: 'string' },
+    path: { type: 'string' },
+    rev: { type: 'integer' },
+    tag: { type: 'string' },
+    format: { type: 'string' },
+  },
+} as const;
+
+const archiveSchema = {
+  type: 'object',
+  properties: {
+    '@context': { type: 'array', items: { type: 'string' } },
+    '@id': { type: 'string' },
+    '@type': { type: 'string' },
+    resources: { type: 'array', items: entry },
+    _self: { type: 'string' },
+    _constrainedBy: { type: 'string' },
+    _project: { type: 'string' },
+    _rev: { type: 'integer' },
+    _deprecated: { type: 'boolean' },
+    _createdAt: { type: 'string' },
+    _createdBy: { type: 'string' },
+    _updatedAt: { type: 'string' },
+    _updatedBy: { type: 'string' },
+    _expiresInSeconds: { type: 'integer' },
+  },
+} as const;
+
+/**
+ * The payload is only required to be an object here: the archive decoder
+ * checks the rest and reports every problem at once, which a schema
+ * validator stopping at the first error would not.
+ */
+const definitionBody = { type: 'object' } as const;
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+export async function archiveRoutes(app: FastifyInstance, { platform }: { platform: Platform }): Promise<void> {
+  const { archives } = platform;
+
+  const created = (request: FastifyRequest, reply: FastifyReply, archive: StoredArchive) => {
+    const wanted = negotiate(request.headers.accept, OFFERS);
+    if (wanted === 'application/zip') {
+      const location = archives.selfOf(archive);
+      return reply
+        .code(303)
+        .header('Location', location)
+        .type('text/html; charset=utf-8')
+        .send(`The response to the request can be found under <a href="${escapeHtml(location)}">this URI</a>.`);
+    }
+    return reply.code(201).type(wanted ?? 'application/ld+json').send(archives.metadata(archive, false));
+  };
+
+  const writeSchema = (params: object) => ({ params, body: definitionBody, response: { 201: archiveSchema, ...errorResponses } });
+
+  app.post<ProjectRoute>('/archives/:org/:project', { bodyLimit: BODY_LIMIT, schema: writeSchema(projectParams) }, async (request, reply) =>
+    created(request, reply, await archives.create(request.params, undefined, request.body, callerOf(request))),
+  );
+
+  app.put<IdRoute & { Body: JsonObject }>('/archives/:org/:project/:id', { bodyLimit: BODY_LIMIT, schema: writeSchema(idParams) }, async (request, reply) => {
+    const { id, ...ref } = request.params;
+    return created(request, reply, await archives.create(ref, id, request.body, callerOf(request)));
+  });
+
+  app.get<IdRoute & { Querystring: { ignoreNotFound?: boolean } }>(
+    '/archives/:org/:project/:id',
+    {
+      schema: {
+        params: idParams,
+        querystring: { type: 'object', properties: { ignoreNotFound: { type: 'boolean' } } },
+        response: { 200: archiveSchema, ...errorResponses },
+      },
+    },
+    async (request, reply) => {
+      const { id, ...ref } = request.params;
+      const identity = callerOf(request);
+      const wanted = negotiate(request.headers.accept, OFFERS);
+      if (wanted === null) throw new PlatformError(406, 'NotAcceptable', `Acceptable media types are ${OFFERS.join(', ')}.`);
+      const archive = archives.fetch(ref, id, identity);
+      if (wanted !== 'application/zip') return reply.type(wanted).send(archives.metadata(archive, true));
+      // Every check (permissions, missing entries, name conflicts) happens here, before the first byte.
+      const download = platform.prepareDownload(archive, identity, request.query.ignoreNotFound ?? false);
+      request.log.info({ archive: archive.id, entries: download.entryCount }, 'streaming archive');
+      return reply
+        .type('application/zip')
+        .header('Content-Disposition', 'attachment; filename="archive.zip"')
+        .send(download.stream((error) => request.log.error({ err: error, archive: archive.id }, 'archive stream failed after the headers were sent')));
+    },
+  );
+}

@@ -1,0 +1,18 @@
+/** The authenticated caller of each /v1 request, established before the body is read. */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Identity, Platform } from '../../platform/index.ts';
+
+const callers = new WeakMap<FastifyRequest, Identity>();
+
+/** Adds the hook that identifies callers (401 on a bad token, before any body is parsed). */
+export function identifyCallers(app: FastifyInstance, platform: Platform): void {
+  app.addHook('onRequest', async (request) => {
+    callers.set(request, platform.identify(request.headers.authorization));
+  });
+}
+
+export function callerOf(request: FastifyRequest): Identity {
+  const identity = callers.get(request);
+  if (!identity) throw new Error('caller not identified: identifyCallers must be installed on this context');
+  return identity;
+}

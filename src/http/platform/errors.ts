@@ -1,0 +1,76 @@
+/**
+ * The Nexus error vocabulary of the /v1 API: every failure is answered as
+ * `{"@context": error.json, "@type", "reason"[, "details"]}`. Input problems
+ * caught by fastify itself (schemas, JSON syntax, sizes, media types,
+ * multipart) get 4xx answers in the same shape; only real faults are 500.
+ */
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { ERROR_CONTEXT } from '../../platform/contexts.ts';
+import { PlatformError } from '../../platform/errors.ts';
+
+export interface ErrorBody {
+  '@context': string;
+  '@type': string;
+  reason: string;
+  details?: string;
+}
+
+export const errorSchema = {
+  type: 'object',
+  required: ['@context', '@type', 'reason'],
+  properties: {
+    '@context': { type: 'string' },
+    '@type': { type: 'string' },
+    reason: { type: 'string' },
+    details: { type: 'string' },
+  },
+} as const;
+
+export function errorBody(type: string, reason: string, details?: string): ErrorBody {
+  return { '@context': ERROR_CONTEXT, '@type': type, reason, ...(details !== undefined && { details }) };
+}
+
+const VALIDATION_TYPES: Record<string, string> = {
+  body: 'DecodingFailed',
+  querystring: 'MalformedQueryParam',
+  params: 'InvalidPathSegment',
+  headers: 'MalformedHeader',
+};
+
+/** Fastify and @fastify/multipart error codes that are the client's fault. */
+const CLIENT_ERRORS: Record<string, [number, string]> = {
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: [415, 'UnsupportedMediaType'],
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: [400, 'MalformedRequest'],
+  FST_ERR_CTP_BODY_TOO_LARGE: [413, 'PayloadTooLarge'],
+  FST_ERR_CTP_EMPTY_JSON_BODY: [400, 'DecodingFailed'],
+  FST_ERR_CTP_INVALID_JSON_BODY: [400, 'DecodingFailed'],
+  FST_INVALID_MULTIPART_CONTENT_TYPE: [415, 'UnsupportedMediaType'],
+  FST_REQ_FILE_TOO_LARGE: [413, 'FileTooLarge'],
+  FST_PARTS_LIMIT: [413, 'PayloadTooLarge'],
+  FST_FILES_LIMIT: [413, 'PayloadTooLarge'],
+  FST_FIELDS_LIMIT: [413, 'PayloadTooLarge'],
+  FST_PROTO_VIOLATION: [400, 'InvalidFile'],
+};
+
+export function toErrorReply(error: FastifyError | Error): { status: number; body: ErrorBody } {
+  if (error instanceof PlatformError) return { status: error.status, body: errorBody(error.type, error.reason, error.details) };
+  const fastifyError = error as FastifyError;
+  if (fastifyError.validation) {
+    const context = fastifyError.validationContext ?? 'body';
+    return { status: 400, body: errorBody(VALIDATION_TYPES[context] ?? 'DecodingFailed', fastifyError.message) };
+  }
+  const known = fastifyError.code ? CLIENT_ERRORS[fastifyError.code] : undefined;
+  if (known) return { status: known[0], body: errorBody(known[1], fastifyError.message) };
+  // JSON syntax errors from the body parser, and busboy's malformed-multipart errors, carry a 4xx status.
+  const status = fastifyError.statusCode;
+  if (status !== undefined && status >= 400 && status < 500) return { status, body: errorBody('MalformedRequest', fastifyError.message) };
+  if (/multipart|boundary|part terminated/i.test(error.message)) return { status: 400, body: errorBody('InvalidFile', error.message) };
+  return { status: 500, body: errorBody('UnexpectedError', 'An unexpected error occurred; it has been logged.') };
+}
+
+export function handleError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const { status, body } = toErrorReply(error);
+  if (status >= 500) request.log.error({ err: error }, 'platform request failed');
+  if (status === 401) reply.header('WWW-Authenticate', 'Bearer');
+  return reply.code(status).send(body);
+}

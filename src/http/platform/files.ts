@@ -1,0 +1,166 @@
+/**
+ * /v1/files/{org}/{project}[/{id}]: multipart uploads (part `file`) streamed
+ * to disk, content download by latest revision, `?rev=` or `?tag=`, metadata
+ * for JSON callers, tags and deprecation.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { PlatformError, rejections } from '../../platform/errors.ts';
+import type { Upload } from '../../platform/files.ts';
+import type { Identity, Platform } from '../../platform/index.ts';
+import { entityView, writeResponse } from '../../platform/metadata.ts';
+import { NXV } from '../../platform/contexts.ts';
+import { type ProjectRef, projectAddress } from '../../platform/refs.ts';
+import { renderJson } from '../../platform/rendering.ts';
+import type { EntityState } from '../../platform/revisions.ts';
+import { callerOf } from './caller.ts';
+import { parseAccept, rank } from './negotiation.ts';
+import { selectorFrom } from './selectors.ts';
+import { entitySchema, errorResponses, idParams, projectParams, requiredRevQuery, rev, selectorQuery, tag } from './schemas.ts';
+
+interface ProjectRoute {
+  Params: { org: string; project: string };
+}
+interface IdRoute {
+  Params: { org: string; project: string; id: string };
+}
+
+/** The only storage: the platform's disk storage, named as in Nexus. */
+const STORAGE_NAMES = new Set(['defaultStorage', 'nxv:diskStorageDefault', `${NXV}diskStorageDefault`]);
+
+const storageQuery = { storage: { type: 'string' } } as const;
+
+function assertStorage(storage: string | undefined): void {
+  if (storage !== undefined && !STORAGE_NAMES.has(storage)) throw rejections.storageNotFound(storage);
+}
+
+/** Reads the `file` part of a multipart body as an upload; the caller consumes its stream. */
+async function uploadOf(request: FastifyRequest): Promise<Upload> {
+  if (!request.isMultipart()) {
+    throw new PlatformError(415, 'UnsupportedMediaType', "Files are uploaded as multipart/form-data with a part named 'file'.");
+  }
+  const part = await request.file();
+  if (!part || part.fieldname !== 'file') {
+    part?.file.resume();
+    throw rejections.invalidFile("The multipart body must start with a file part named 'file'.");
+  }
+  return { filename: part.filename, mediaType: part.mimetype, content: part.file, isTruncated: () => part.file.truncated };
+}
+
+/**
+ * Metadata when the caller names JSON explicitly (not through a wildcard) at
+ * least as strongly as the file's own type: `*\/*` gets the content (as it
+ * does for a JSON file, whose content cannot be asked for by its own type).
+ */
+function wantsMetadata(accept: string | undefined, mediaType: string): boolean {
+  const ranges = parseAccept(accept);
+  const explicit = ['application/ld+json', 'application/json']
+    .map((type) => rank(ranges, type))
+    .filter((r) => r !== null && r.specificity === 2 && r.q > 0)
+    .map((r) => r!.q);
+  if (explicit.length === 0) return false;
+  const content = rank(ranges, mediaType);
+  return content === null || Math.max(...explicit) >= content.q;
+}
+
+/** `attachment` with an ASCII fallback name and the exact UTF-8 name (RFC 6266). */
+function contentDisposition(filename: string): string {
+  const ascii = filename.replace(/[^\x20-\x7e]|["\\]/g, '_');
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(filename)}`;
+}
+
+export async function fileRoutes(app: FastifyInstance, { platform }: { platform: Platform }): Promise<void> {
+  const { files, acls, baseUri } = platform;
+  const written = (code: number) => ({ [code]: entitySchema, ...errorResponses });
+  const requireWrite = (identity: Identity, ref: ProjectRef) => acls.require(identity, 'files/write', projectAddress(ref));
+
+  app.post<ProjectRoute & { Querystring: { storage?: string } }>(
+    '/files/:org/:project',
+    { schema: { params: projectParams, querystring: { type: 'object', properties: storageQuery }, response: written(201) } },
+    async (request, reply) => {
+      const identity = callerOf(request);
+      requireWrite(identity, request.params);
+      assertStorage(request.query.storage);
+      const { id } = files.prepareCreate(request.params, undefined);
+      const state = await files.create(request.params, id, await uploadOf(request), identity);
+      return reply.code(201).send(writeResponse(state, baseUri));
+    },
+  );
+
+  app.put<IdRoute & { Querystring: { rev?: number; storage?: string } }>(
+    '/files/:org/:project/:id',
+    {
+      schema: { params: idParams, querystring: { type: 'object', properties: { rev, ...storageQuery } }, response: { ...written(200), ...written(201) } },
+    },
+    async (request, reply) => {
+      const { id: segment, ...ref } = request.params;
+      const identity = callerOf(request);
+      requireWrite(identity, ref);
+      assertStorage(request.query.storage);
+      const rev = request.query.rev;
+      let state: EntityState;
+      if (rev === undefined) {
+        const { id } = files.prepareCreate(ref, segment);
+        state = await files.create(ref, id, await uploadOf(request), identity);
+      } else {
+        const { id } = files.prepareUpdate(ref, segment, rev);
+        state = await files.update(ref, id, rev, await uploadOf(request), identity);
+      }
+      return reply.code(rev === undefined ? 201 : 200).send(writeResponse(state, baseUri));
+    },
+  );
+
+  app.get<IdRoute & { Querystring: { rev?: number; tag?: string } }>(
+    '/files/:org/:project/:id',
+    { schema: { params: idParams, querystring: selectorQuery, response: { 200: entitySchema, ...errorResponses } } },
+    async (request, reply) => {
+      const { id: segment, ...ref } = request.params;
+      acls.require(callerOf(request), 'resources/read', projectAddress(ref));
+      const { state, project } = files.fetch(ref, segment, selectorFrom(request.query));
+      const file = state.file!;
+      if (wantsMetadata(request.headers.accept, file.mediaType)) {
+        return reply.type('application/ld+json').send(await renderJson(entityView(state, project, baseUri), 'compacted'));
+      }
+      const content = rank(parseAccept(request.headers.accept), file.mediaType);
+      if (content === null || content.q === 0) {
+        throw new PlatformError(406, 'NotAcceptable', `The file is ${file.mediaType}; its metadata is application/ld+json.`);
+      }
+      return reply
+        .type(file.mediaType)
+        .header('Content-Length', file.bytes)
+        .header('Content-Disposition', contentDisposition(file.filename))
+        .header('ETag', `"${file.digest}"`)
+        .send(files.content(state));
+    },
+  );
+
+  app.post<IdRoute & { Querystring: { rev: number }; Body: { tag: string; rev: number } }>(
+    '/files/:org/:project/:id/tags',
+    {
+      bodyLimit: 64 * 1024,
+      schema: {
+        params: idParams,
+        querystring: requiredRevQuery,
+        body: { type: 'object', required: ['tag', 'rev'], additionalProperties: false, properties: { tag, rev } },
+        response: written(201),
+      },
+    },
+    async (request, reply) => {
+      const { id, ...ref } = request.params;
+      const identity = callerOf(request);
+      requireWrite(identity, ref);
+      const state = files.tag(ref, id, request.query.rev, request.body.tag, request.body.rev, identity);
+      return reply.code(201).send(writeResponse(state, baseUri));
+    },
+  );
+
+  app.delete<IdRoute & { Querystring: { rev: number } }>(
+    '/files/:org/:project/:id',
+    { schema: { params: idParams, querystring: requiredRevQuery, response: written(200) } },
+    async (request) => {
+      const { id, ...ref } = request.params;
+      const identity = callerOf(request);
+      requireWrite(identity, ref);
+      return writeResponse(files.deprecate(ref, id, request.query.rev, identity), baseUri);
+    },
+  );
+}

@@ -1,0 +1,43 @@
+/**
+ * The /v1 API of the resource platform and the archive service, as one
+ * fastify plugin: `app.register(platformApi, { platform })`. The plugin is
+ * encapsulated: its error handler, body parsers and multipart support apply
+ * to its own routes only.
+ */
+import multipart from '@fastify/multipart';
+import type { FastifyInstance } from 'fastify';
+import type { Platform } from '../../platform/index.ts';
+import { aclRoutes } from './acls.ts';
+import { archiveRoutes } from './archives.ts';
+import { identifyCallers } from './caller.ts';
+import { errorBody, handleError } from './errors.ts';
+import { fileRoutes } from './files.ts';
+import { orgRoutes } from './orgs.ts';
+import { projectRoutes } from './projects.ts';
+import { resourceRoutes } from './resources.ts';
+
+export interface PlatformApiOptions {
+  platform: Platform;
+}
+
+export async function platformApi(app: FastifyInstance, { platform }: PlatformApiOptions): Promise<void> {
+  await app.register(
+    async (v1) => {
+      v1.setErrorHandler(handleError);
+      v1.setNotFoundHandler((request, reply) =>
+        reply.code(404).send(errorBody('NotFound', `No route ${request.method} ${request.url.split('?')[0]} in the /v1 API.`)),
+      );
+      // JSON-LD payloads are JSON.
+      v1.addContentTypeParser('application/ld+json', { parseAs: 'string' }, v1.getDefaultJsonParser('error', 'error'));
+      await v1.register(multipart, {
+        throwFileSizeLimit: false,
+        limits: { fileSize: platform.files.maxFileBytes, files: 1, fields: 10, parts: 20, fieldSize: 64 * 1024 },
+      });
+      identifyCallers(v1, platform);
+      for (const routes of [orgRoutes, projectRoutes, aclRoutes, resourceRoutes, fileRoutes, archiveRoutes]) {
+        await v1.register(routes, { platform });
+      }
+    },
+    { prefix: '/v1' },
+  );
+}

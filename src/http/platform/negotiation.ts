@@ -1,0 +1,53 @@
+/**
+ * Accept-header negotiation (RFC 9110): each offer gets the quality of the
+ * most specific media range matching it; the highest quality wins, then the
+ * more specific match, then the order of the offers. A missing header is `*\/*`.
+ */
+interface MediaRange {
+  type: string;
+  subtype: string;
+  q: number;
+}
+
+/** Legacy names of ZIP that clients send (the reference's own docs use `application/x-zip`). */
+const ALIASES: Record<string, string> = {
+  'application/x-zip': 'application/zip',
+  'application/x-zip-compressed': 'application/zip',
+};
+
+export function parseAccept(header: string | undefined): MediaRange[] {
+  if (header === undefined || header.trim() === '') return [{ type: '*', subtype: '*', q: 1 }];
+  return header.split(',').flatMap((part) => {
+    const [mediaType = '', ...params] = part.split(';').map((s) => s.trim().toLowerCase());
+    const normalized = ALIASES[mediaType] ?? mediaType;
+    const slash = normalized.indexOf('/');
+    if (slash <= 0 || slash === normalized.length - 1) return [];
+    const qParam = params.find((p) => p.startsWith('q='));
+    const q = qParam === undefined ? 1 : Number(qParam.slice(2));
+    return [{ type: normalized.slice(0, slash), subtype: normalized.slice(slash + 1), q: Number.isFinite(q) ? Math.min(Math.max(q, 0), 1) : 0 }];
+  });
+}
+
+/** The quality and specificity (2 exact, 1 `type/*`, 0 `*\/*`) the ranges give an offer; null when none matches. */
+export function rank(ranges: MediaRange[], offer: string): { q: number; specificity: number } | null {
+  const [type, subtype] = offer.split('/');
+  let best: { q: number; specificity: number } | null = null;
+  for (const range of ranges) {
+    const specificity =
+      range.type === type && range.subtype === subtype ? 2 : range.type === type && range.subtype === '*' ? 1 : range.type === '*' ? 0 : -1;
+    if (specificity >= 0 && (best === null || specificity > best.specificity)) best = { q: range.q, specificity };
+  }
+  return best;
+}
+
+/** The best offer for the Accept header, or null when none is acceptable. */
+export function negotiate<T extends string>(header: string | undefined, offers: readonly T[]): T | null {
+  const ranges = parseAccept(header);
+  let chosen: { offer: T; q: number; specificity: number } | null = null;
+  for (const offer of offers) {
+    const m = rank(ranges, offer);
+    if (m === null || m.q === 0) continue;
+    if (chosen === null || m.q > chosen.q || (m.q === chosen.q && m.specificity > chosen.specificity)) chosen = { offer, ...m };
+  }
+  return chosen?.offer ?? null;
+}

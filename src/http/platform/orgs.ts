@@ -1,0 +1,71 @@
+/** /v1/orgs/{org}: create, update, fetch and deprecate organizations. */
+import type { FastifyInstance } from 'fastify';
+import { auditFields } from '../../platform/audit.ts';
+import { METADATA_CONTEXT, ORGS_CONTEXT } from '../../platform/contexts.ts';
+import type { Platform } from '../../platform/index.ts';
+import type { OrgState } from '../../platform/orgs.ts';
+import { callerOf } from './caller.ts';
+import { errorResponses, orgParams, orgSchema, requiredRevQuery, revQuery } from './schemas.ts';
+
+interface OrgRoute {
+  Params: { org: string };
+  Querystring: { rev?: number };
+}
+
+export function orgJson(org: OrgState, baseUri: string) {
+  const self = `${baseUri}/v1/orgs/${org.label}`;
+  return {
+    '@context': [ORGS_CONTEXT, METADATA_CONTEXT],
+    '@id': self,
+    '@type': 'Organization',
+    _label: org.label,
+    _uuid: org.uuid,
+    ...(org.description !== undefined && { description: org.description }),
+    _self: self,
+    _rev: org.rev,
+    _deprecated: org.deprecated,
+    ...auditFields(org, baseUri),
+  };
+}
+
+export async function orgRoutes(app: FastifyInstance, { platform }: { platform: Platform }): Promise<void> {
+  const { orgs, acls, baseUri } = platform;
+  const response = (code: number) => ({ [code]: orgSchema, ...errorResponses });
+
+  app.put<OrgRoute & { Body: { description?: string } | undefined }>(
+    '/orgs/:org',
+    {
+      bodyLimit: 64 * 1024,
+      schema: {
+        params: orgParams,
+        querystring: revQuery,
+        body: { type: 'object', additionalProperties: false, properties: { description: { type: 'string', maxLength: 10_000 } } },
+        response: { ...response(200), ...response(201) },
+      },
+    },
+    async (request, reply) => {
+      const identity = callerOf(request);
+      const { org } = request.params;
+      const rev = request.query.rev;
+      if (rev === undefined) acls.require(identity, 'organizations/create', '/');
+      else acls.require(identity, 'organizations/write', `/${org}`);
+      const saved = orgs.save(org, request.body?.description, rev, identity);
+      return reply.code(rev === undefined ? 201 : 200).send(orgJson(saved, baseUri));
+    },
+  );
+
+  app.get<OrgRoute>('/orgs/:org', { schema: { params: orgParams, response: response(200) } }, async (request) => {
+    platform.acls.require(callerOf(request), 'resources/read', `/${request.params.org}`);
+    return orgJson(orgs.fetch(request.params.org), baseUri);
+  });
+
+  app.delete<OrgRoute & { Querystring: { rev: number } }>(
+    '/orgs/:org',
+    { schema: { params: orgParams, querystring: requiredRevQuery, response: response(200) } },
+    async (request) => {
+      const identity = callerOf(request);
+      acls.require(identity, 'organizations/write', `/${request.params.org}`);
+      return orgJson(orgs.deprecate(request.params.org, request.query.rev, identity), baseUri);
+    },
+  );
+}

@@ -1,0 +1,222 @@
+/**
+ * /v1/resources/{org}/{project}[/{schema}[/{id}]]: JSON-LD resources with
+ * revisions, tags, deprecation, source and annotated source, and content
+ * negotiation to N-Triples, N-Quads and dot. Only the unconstrained schema
+ * (`_`) exists: SHACL validation is not part of this platform.
+ */
+import type { FastifyInstance } from 'fastify';
+import { METADATA_CONTEXT, UNCONSTRAINED_SCHEMA } from '../../platform/contexts.ts';
+import { PlatformError } from '../../platform/errors.ts';
+import type { Platform } from '../../platform/index.ts';
+import type { JsonObject } from '../../platform/jsonld.ts';
+import { entityMetadata, entityView, writeResponse } from '../../platform/metadata.ts';
+import { projectAddress } from '../../platform/refs.ts';
+import { type Format, FORMAT_MEDIA_TYPES, renderJson, renderText } from '../../platform/rendering.ts';
+import { callerOf } from './caller.ts';
+import { negotiate } from './negotiation.ts';
+import { selectorFrom } from './selectors.ts';
+import {
+  documentSchema,
+  entitySchema,
+  errorResponses,
+  idParams,
+  listSchema,
+  projectParams,
+  requiredRevQuery,
+  revQuery,
+  selectorQuery,
+  tag,
+  rev as revSchema,
+} from './schemas.ts';
+
+interface ProjectRoute {
+  Params: { org: string; project: string };
+}
+interface SchemaRoute {
+  Params: { org: string; project: string; schema: string };
+}
+interface IdRoute {
+  Params: { org: string; project: string; schema: string; id: string };
+}
+
+const schemaParams = { ...projectParams, required: [...projectParams.required, 'schema'], properties: { ...projectParams.properties, schema: { type: 'string' } } };
+const resourceParams = { ...idParams, required: [...idParams.required, 'schema'], properties: { ...idParams.properties, schema: { type: 'string' } } };
+const payloadLimit = 2 * 1024 * 1024;
+const payloadSchema = { type: 'object' } as const;
+
+const OFFERS = ['application/ld+json', 'application/json', 'application/n-triples', 'application/n-quads', 'text/vnd.graphviz'] as const;
+const RDF_FORMATS: Partial<Record<(typeof OFFERS)[number], Format>> = {
+  'application/n-triples': 'n-triples',
+  'application/n-quads': 'n-quads',
+  'text/vnd.graphviz': 'dot',
+};
+
+function assertUnconstrained(schema: string): void {
+  if (schema !== '_' && schema !== 'resource' && schema !== UNCONSTRAINED_SCHEMA) {
+    throw new PlatformError(404, 'SchemaNotFound', `Schema '${schema}' not found: only the unconstrained schema '_' exists.`);
+  }
+}
+
+export async function resourceRoutes(app: FastifyInstance, { platform }: { platform: Platform }): Promise<void> {
+  const { resources, acls, baseUri } = platform;
+  const write = (code: number) => ({ [code]: entitySchema, ...errorResponses });
+
+  app.get<ProjectRoute & { Querystring: { from: number; size: number } }>(
+    '/resources/:org/:project',
+    {
+      schema: {
+        params: projectParams,
+        querystring: {
+          type: 'object',
+          properties: { from: { type: 'integer', minimum: 0, default: 0 }, size: { type: 'integer', minimum: 1, maximum: 1000, default: 20 } },
+        },
+        response: { 200: listSchema, ...errorResponses },
+      },
+    },
+    async (request) => {
+      acls.require(callerOf(request), 'resources/read', projectAddress(request.params));
+      const page = resources.list(request.params, request.query.from, request.query.size);
+      return {
+        '@context': [METADATA_CONTEXT],
+        _total: page.total,
+        _results: page.states.map((state) => ({ '@id': state.id, ...(state.source['@type'] !== undefined && { '@type': state.source['@type'] }), ...entityMetadata(state, baseUri) })),
+      };
+    },
+  );
+
+  const create = async (params: ProjectRoute['Params'], payload: JsonObject, identity: ReturnType<typeof callerOf>) => {
+    acls.require(identity, 'resources/write', projectAddress(params));
+    return writeResponse(await resources.create(params, undefined, payload, identity), baseUri);
+  };
+
+  app.post<ProjectRoute & { Body: JsonObject }>(
+    '/resources/:org/:project',
+    { bodyLimit: payloadLimit, schema: { params: projectParams, body: payloadSchema, response: write(201) } },
+    async (request, reply) => reply.code(201).send(await create(request.params, request.body, callerOf(request))),
+  );
+
+  app.post<SchemaRoute & { Body: JsonObject }>(
+    '/resources/:org/:project/:schema',
+    { bodyLimit: payloadLimit, schema: { params: schemaParams, body: payloadSchema, response: write(201) } },
+    async (request, reply) => {
+      assertUnconstrained(request.params.schema);
+      return reply.code(201).send(await create(request.params, request.body, callerOf(request)));
+    },
+  );
+
+  app.put<IdRoute & { Querystring: { rev?: number }; Body: JsonObject }>(
+    '/resources/:org/:project/:schema/:id',
+    { bodyLimit: payloadLimit, schema: { params: resourceParams, querystring: revQuery, body: payloadSchema, response: { ...write(200), ...write(201) } } },
+    async (request, reply) => {
+      const { schema, id, ...ref } = request.params;
+      assertUnconstrained(schema);
+      const identity = callerOf(request);
+      acls.require(identity, 'resources/write', projectAddress(ref));
+      const rev = request.query.rev;
+      const state =
+        rev === undefined ? await resources.create(ref, id, request.body, identity) : await resources.update(ref, id, rev, request.body, identity);
+      return reply.code(rev === undefined ? 201 : 200).send(writeResponse(state, baseUri));
+    },
+  );
+
+  app.get<IdRoute & { Querystring: { rev?: number; tag?: string; format?: 'compacted' | 'expanded' } }>(
+    '/resources/:org/:project/:schema/:id',
+    {
+      schema: {
+        params: resourceParams,
+        querystring: { ...selectorQuery, properties: { ...selectorQuery.properties, format: { enum: ['compacted', 'expanded'] } } },
+        response: { 200: { anyOf: [documentSchema, { type: 'array' }] }, ...errorResponses },
+      },
+    },
+    async (request, reply) => {
+      const { schema, id, ...ref } = request.params;
+      assertUnconstrained(schema);
+      acls.require(callerOf(request), 'resources/read', projectAddress(ref));
+      const offer = negotiate(request.headers.accept, OFFERS);
+      if (offer === null) throw new PlatformError(406, 'NotAcceptable', `Acceptable media types are ${OFFERS.join(', ')}.`);
+      const { state, project } = resources.fetch(ref, id, selectorFrom(request.query));
+      const view = entityView(state, project, baseUri);
+      const rdf = RDF_FORMATS[offer];
+      if (rdf) return reply.type(FORMAT_MEDIA_TYPES[rdf]).send(await renderText(view, rdf));
+      return reply.type(offer).send(await renderJson(view, request.query.format ?? 'compacted'));
+    },
+  );
+
+  app.get<IdRoute & { Querystring: { rev?: number; tag?: string; annotate?: boolean } }>(
+    '/resources/:org/:project/:schema/:id/source',
+    {
+      schema: {
+        params: resourceParams,
+        querystring: { ...selectorQuery, properties: { ...selectorQuery.properties, annotate: { type: 'boolean' } } },
+        response: { 200: documentSchema, ...errorResponses },
+      },
+    },
+    async (request) => {
+      const { schema, id, ...ref } = request.params;
+      assertUnconstrained(schema);
+      acls.require(callerOf(request), 'resources/read', projectAddress(ref));
+      const { state, project } = resources.fetch(ref, id, selectorFrom(request.query));
+      return renderJson(entityView(state, project, baseUri), request.query.annotate ? 'annotated-source' : 'source');
+    },
+  );
+
+  app.get<IdRoute & { Querystring: { rev?: number; tag?: string } }>(
+    '/resources/:org/:project/:schema/:id/tags',
+    {
+      schema: {
+        params: resourceParams,
+        querystring: selectorQuery,
+        response: {
+          200: {
+            type: 'object',
+            properties: {
+              '@context': {},
+              tags: { type: 'array', items: { type: 'object', properties: { tag: { type: 'string' }, rev: { type: 'integer' } } } },
+            },
+          },
+          ...errorResponses,
+        },
+      },
+    },
+    async (request) => {
+      const { schema, id, ...ref } = request.params;
+      assertUnconstrained(schema);
+      acls.require(callerOf(request), 'resources/read', projectAddress(ref));
+      const { state } = resources.fetch(ref, id, selectorFrom(request.query));
+      return { '@context': [METADATA_CONTEXT], tags: Object.entries(state.tags).map(([name, target]) => ({ tag: name, rev: target })) };
+    },
+  );
+
+  app.post<IdRoute & { Querystring: { rev: number }; Body: { tag: string; rev: number } }>(
+    '/resources/:org/:project/:schema/:id/tags',
+    {
+      bodyLimit: 64 * 1024,
+      schema: {
+        params: resourceParams,
+        querystring: requiredRevQuery,
+        body: { type: 'object', required: ['tag', 'rev'], additionalProperties: false, properties: { tag, rev: revSchema } },
+        response: write(201),
+      },
+    },
+    async (request, reply) => {
+      const { schema, id, ...ref } = request.params;
+      assertUnconstrained(schema);
+      const identity = callerOf(request);
+      acls.require(identity, 'resources/write', projectAddress(ref));
+      const state = resources.tag(ref, id, request.query.rev, request.body.tag, request.body.rev, identity);
+      return reply.code(201).send(writeResponse(state, baseUri));
+    },
+  );
+
+  app.delete<IdRoute & { Querystring: { rev: number } }>(
+    '/resources/:org/:project/:schema/:id',
+    { schema: { params: resourceParams, querystring: requiredRevQuery, response: write(200) } },
+    async (request) => {
+      const { schema, id, ...ref } = request.params;
+      assertUnconstrained(schema);
+      const identity = callerOf(request);
+      acls.require(identity, 'resources/write', projectAddress(ref));
+      return writeResponse(resources.deprecate(ref, id, request.query.rev, identity), baseUri);
+    },
+  );
+}

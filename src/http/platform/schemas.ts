@@ -1,0 +1,151 @@
+/** JSON schemas shared by the /v1 routes. */
+import { LABEL_PATTERN } from '../../platform/refs.ts';
+import { errorSchema } from './errors.ts';
+
+const label = { type: 'string', pattern: LABEL_PATTERN } as const;
+
+export const orgParams = { type: 'object', required: ['org'], properties: { org: label } } as const;
+
+export const projectParams = { type: 'object', required: ['org', 'project'], properties: { org: label, project: label } } as const;
+
+export const idParams = {
+  type: 'object',
+  required: ['org', 'project', 'id'],
+  properties: { org: label, project: label, id: { type: 'string', minLength: 1 } },
+} as const;
+
+export const rev = { type: 'integer', minimum: 1, maximum: 2 ** 31 } as const;
+export const tag = { type: 'string', minLength: 1, maxLength: 256 } as const;
+
+export const revQuery = { type: 'object', properties: { rev } } as const;
+export const requiredRevQuery = { type: 'object', required: ['rev'], properties: { rev } } as const;
+export const selectorQuery = { type: 'object', properties: { rev, tag } } as const;
+
+/** Every route answers errors in the Nexus shape. */
+export const errorResponses = { '4xx': errorSchema, '5xx': errorSchema } as const;
+
+const common = {
+  '@context': {},
+  '@id': { type: 'string' },
+  '@type': {},
+  _self: { type: 'string' },
+  _rev: { type: 'integer' },
+  _deprecated: { type: 'boolean' },
+  _createdAt: { type: 'string' },
+  _createdBy: { type: 'string' },
+  _updatedAt: { type: 'string' },
+  _updatedBy: { type: 'string' },
+} as const;
+
+/** Resource and file metadata; payload fields (any JSON) pass through. */
+export const entitySchema = {
+  type: 'object',
+  additionalProperties: true,
+  properties: {
+    ...common,
+    _project: { type: 'string' },
+    _constrainedBy: { type: 'string' },
+    _bytes: { type: 'integer' },
+    _digest: { type: 'object', properties: { _algorithm: { type: 'string' }, _value: { type: 'string' } } },
+    _filename: { type: 'string' },
+    _mediaType: { type: 'string' },
+  },
+} as const;
+
+/** Any JSON-LD document (compacted, annotated or source). */
+export const documentSchema = { type: 'object', additionalProperties: true } as const;
+
+export const orgSchema = {
+  type: 'object',
+  properties: { ...common, _label: { type: 'string' }, _uuid: { type: 'string' }, description: { type: 'string' } },
+} as const;
+
+const apiMappings = {
+  type: 'array',
+  maxItems: 100,
+  items: {
+    type: 'object',
+    required: ['prefix', 'namespace'],
+    additionalProperties: false,
+    properties: { prefix: { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_.-]{0,63}$' }, namespace: { type: 'string', minLength: 1, maxLength: 1024 } },
+  },
+} as const;
+
+export const projectBody = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    description: { type: 'string', maxLength: 10_000 },
+    base: { type: 'string', minLength: 1, maxLength: 1024 },
+    vocab: { type: 'string', minLength: 1, maxLength: 1024 },
+    apiMappings,
+  },
+} as const;
+
+export const projectSchema = {
+  type: 'object',
+  properties: {
+    ...common,
+    _label: { type: 'string' },
+    _organizationLabel: { type: 'string' },
+    _uuid: { type: 'string' },
+    _markedForDeletion: { type: 'boolean' },
+    _readOnly: { type: 'boolean' },
+    description: { type: 'string' },
+    base: { type: 'string' },
+    vocab: { type: 'string' },
+    apiMappings,
+    _effectiveApiMappings: apiMappings,
+  },
+} as const;
+
+const identity = {
+  anyOf: [
+    { type: 'string', minLength: 1 },
+    {
+      type: 'object',
+      required: ['@type'],
+      properties: { '@type': { type: 'string' }, realm: { type: 'string' }, subject: { type: 'string' }, group: { type: 'string' } },
+    },
+  ],
+} as const;
+
+export const aclEntries = {
+  type: 'array',
+  maxItems: 1000,
+  items: {
+    type: 'object',
+    required: ['identity', 'permissions'],
+    additionalProperties: false,
+    properties: { identity, permissions: { type: 'array', maxItems: 100, items: { type: 'string' } } },
+  },
+} as const;
+
+export const aclSchema = {
+  type: 'object',
+  properties: {
+    ...common,
+    _path: { type: 'string' },
+    _source: { type: 'string' },
+    acl: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: {
+          identity: { type: 'object', additionalProperties: { type: 'string' } },
+          permissions: { type: 'array', items: { type: 'string' } },
+        },
+      },
+    },
+  },
+} as const;
+
+export const aclListSchema = {
+  type: 'object',
+  properties: { '@context': {}, _total: { type: 'integer' }, _results: { type: 'array', items: aclSchema } },
+} as const;
+
+export const listSchema = {
+  type: 'object',
+  properties: { '@context': {}, _total: { type: 'integer' }, _results: { type: 'array', items: entitySchema } },
+} as const;

@@ -1,0 +1,141 @@
+/** Fixtures shared by the platform and archive tests: temp data dirs, auth files, an in-memory literature, multipart bodies. */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { ArticleMetadata } from '../../src/corpus/model.ts';
+import { platformApi } from '../../src/http/platform/index.ts';
+import { type Platform, openPlatform } from '../../src/platform/index.ts';
+import type { LiteratureSource } from '../../src/platform/literature.ts';
+
+export const BASE = 'http://platform.test';
+
+export class MemoryLiterature implements LiteratureSource {
+  private readonly byId: Map<string, ArticleMetadata>;
+
+  constructor(articles: ArticleMetadata[]) {
+    this.byId = new Map(articles.map((a) => [a.article_id, a]));
+  }
+
+  getArticle(articleId: string): ArticleMetadata | null {
+    return this.byId.get(articleId) ?? null;
+  }
+
+  listArticleIds(offset: number, limit: number): string[] {
+    return [...this.byId.keys()].slice(offset, offset + limit);
+  }
+
+  articleCount(): number {
+    return this.byId.size;
+  }
+}
+
+export function article(id: string, overrides: Partial<ArticleMetadata> = {}): ArticleMetadata {
+  return {
+    article_title: `Title of ${id}`,
+    article_authors: ['Ada Lovelace', 'Alan Turing'],
+    article_id: id,
+    article_doi: `10.5555/${id}`,
+    pubmed_id: null,
+    date: '2020-05-17',
+    article_type: 'research-article',
+    journal_issn: '1050-9631',
+    journal_name: 'Hippocampus',
+    cited_by: 12,
+    impact_factor: 4.1,
+    abstract: `Abstract of ${id}.`,
+    ...overrides,
+  };
+}
+
+export const TOKENS = {
+  alice: 'alice-secret-token',
+  bob: 'bob-secret-token',
+  carol: 'carol-secret-token',
+};
+
+/** alice may do everything; bob and carol are plain users (bob in group "team"); anonymous may read. */
+export const DEFAULT_AUTH = {
+  tokens: {
+    [TOKENS.alice]: { realm: 'local', subject: 'alice', groups: [] },
+    [TOKENS.bob]: { realm: 'local', subject: 'bob', groups: ['team'] },
+    [TOKENS.carol]: { realm: 'local', subject: 'carol' },
+  },
+  acls: { '/': { anonymous: ['resources/read'], 'local/alice': ['*'] } },
+};
+
+export function bearer(token: string): { authorization: string } {
+  return { authorization: `Bearer ${token}` };
+}
+
+export interface TestServer {
+  app: FastifyInstance;
+  platform: Platform;
+  dataDir: string;
+  /** Closes app and platform; keeps the data dir (for restart tests). */
+  stop(): Promise<void>;
+  /** Stops and deletes the data dir. */
+  close(): Promise<void>;
+}
+
+export interface TestServerOptions {
+  /** Auth file content; null for no auth file. Default: DEFAULT_AUTH. */
+  auth?: object | null;
+  dataDir?: string;
+  ttlMs?: number;
+  clock?: () => number;
+  articles?: ArticleMetadata[];
+  baseUri?: string;
+  maxFileBytes?: number;
+  logger?: { info(m: string): void; warn(m: string): void; error(d: object, m: string): void };
+}
+
+export async function startServer(options: TestServerOptions = {}): Promise<TestServer> {
+  const dataDir = options.dataDir ?? (await mkdtemp(path.join(tmpdir(), 'platform-test-')));
+  const auth = options.auth === undefined ? DEFAULT_AUTH : options.auth;
+  let authFile: string | null = null;
+  if (auth !== null) {
+    authFile = path.join(dataDir, 'auth.json');
+    await writeFile(authFile, JSON.stringify(auth));
+  }
+  const platform = await openPlatform({
+    dataDir,
+    authFile,
+    archiveTtlMs: options.ttlMs ?? 5 * 3_600_000,
+    literatureProject: 'literature/articles',
+    literature: new MemoryLiterature(options.articles ?? [article('demo-000'), article('demo-001')]),
+    baseUri: options.baseUri ?? BASE,
+    ...(options.maxFileBytes !== undefined && { maxFileBytes: options.maxFileBytes }),
+    ...(options.clock && { clock: options.clock }),
+    ...(options.logger && { logger: options.logger }),
+  });
+  const app = Fastify({ logger: false });
+  await app.register(platformApi, { platform });
+  await app.ready();
+  const stop = async () => {
+    await app.close();
+    await platform.close();
+  };
+  return { app, platform, dataDir, stop, close: async () => (await stop(), await rm(dataDir, { recursive: true, force: true })) };
+}
+
+/** A multipart/form-data body with one part (named `file` unless told otherwise). */
+export async function multipart(
+  filename: string,
+  content: Buffer | string,
+  mediaType = 'application/octet-stream',
+  field = 'file',
+): Promise<{ payload: Buffer; headers: Record<string, string> }> {
+  const form = new FormData();
+  form.append(field, new Blob([content], { type: mediaType }), filename);
+  const request = new Request('http://multipart.invalid/', { method: 'POST', body: form });
+  return { payload: Buffer.from(await request.arrayBuffer()), headers: { 'content-type': request.headers.get('content-type')! } };
+}
+
+/** Creates org/project as alice. */
+export async function createProject(app: FastifyInstance, org: string, project: string, body: object = {}): Promise<void> {
+  const orgResponse = await app.inject({ method: 'PUT', url: `/v1/orgs/${org}`, headers: bearer(TOKENS.alice), payload: {} });
+  if (orgResponse.statusCode !== 201 && orgResponse.statusCode !== 409) throw new Error(`org: ${orgResponse.body}`);
+  const response = await app.inject({ method: 'PUT', url: `/v1/projects/${org}/${project}`, headers: bearer(TOKENS.alice), payload: body });
+  if (response.statusCode !== 201) throw new Error(`project: ${response.body}`);
+}
