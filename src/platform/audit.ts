@@ -14,8 +14,9 @@ export function createdBy(identity: Identity, now: number): Audit {
   return { createdAt: now, createdBy: identity.subject, updatedAt: now, updatedBy: identity.subject };
 }
 
+/** Only the audit fields, so spreading the result over a state changes nothing else. */
 export function updatedBy(audit: Audit, identity: Identity, now: number): Audit {
-  return { ...audit, updatedAt: now, updatedBy: identity.subject };
+  return { createdAt: audit.createdAt, createdBy: audit.createdBy, updatedAt: now, updatedBy: identity.subject };
 }
 
 export function auditFields(audit: Audit, baseUri: string) {
