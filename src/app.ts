@@ -3,23 +3,25 @@
  * tests build their own app over their own index and stores.
  */
 import { randomBytes } from 'node:crypto';
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import { ErrorCode, errorBody, literatureErrorHandler } from './http/errors.js';
 import type { LiteratureServices } from './http/literature/services.js';
 import { retrievalRoutes } from './http/literature/retrieval.js';
 import { suggestionRoutes } from './http/literature/suggestions.js';
 import { serviceRoutes, type ServiceInfo } from './http/literature/service.js';
+import { qaRoutes, type QaServices } from './http/literature/qa.js';
 
-export interface AppServices extends LiteratureServices, ServiceInfo {}
+export interface AppServices extends LiteratureServices, ServiceInfo, QaServices {}
 
 export interface AppOptions {
-  logger?: FastifyServerOptions['logger'];
+  /** A pino logger shared with the rest of the process; none = silent (tests). */
+  logger?: FastifyBaseLogger;
 }
 
 export async function buildApp(services: AppServices, options: AppOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: options.logger ?? false,
+    ...(options.logger ? { loggerInstance: options.logger } : { logger: false }),
     requestIdHeader: 'x-request-id',
     genReqId: () => randomBytes(16).toString('hex'),
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
@@ -47,6 +49,7 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
     await literature.register(serviceRoutes, services);
     await literature.register(retrievalRoutes, services);
     await literature.register(suggestionRoutes, services);
+    await literature.register(qaRoutes, services);
   });
 
   app.setNotFoundHandler((request, reply) => {

@@ -1,10 +1,16 @@
-/** Opens the index and services named by the configuration and serves them until SIGTERM/SIGINT. */
+/** Opens the index, models and services named by the configuration and serves them until SIGTERM/SIGINT. */
+import { pino } from 'pino';
 import type { Config } from './config.js';
 import { buildApp } from './app.js';
 import { Searcher } from './search/searcher.js';
 import { Library } from './corpus/library.js';
+import { QaPipeline } from './qa/pipeline.js';
+import { createGenerator } from './llm/index.js';
+import { ModelUnavailableError, type Generator } from './llm/types.js';
+import { createReranker } from './rerank/index.js';
 
 export async function startServer(config: Config): Promise<void> {
+  const logger = pino({ level: config.logLevel });
   const started = Date.now();
   const searcher = await Searcher.open(config.index!, {
     threads: config.searchThreads,
@@ -14,21 +20,54 @@ export async function startServer(config: Config): Promise<void> {
     filterCacheSize: config.filterCacheSize,
   });
   const library = new Library(searcher);
-  const app = await buildApp(
-    { config, searcher, library, components: () => ({ generator: 'extractive', reranker: null }) },
-    { logger: { level: config.logLevel } },
-  );
-  app.log.info(
+  logger.info(
     { index: config.index, articles: searcher.snapshot.liveArticleCount, paragraphs: searcher.snapshot.paragraphCount, loadMs: Date.now() - started },
     'index loaded',
+  );
+
+  // A model that fails to load does not stop the server: retrieval keeps working and the
+  // QA endpoints answer 503 with the reason, which names the setting to fix.
+  let generator: Generator | null = null;
+  let generatorError: Error | null = null;
+  try {
+    generator = await createGenerator(config, logger);
+  } catch (error) {
+    generatorError = error as Error;
+    logger.error({ err: error }, 'language model not available: QA endpoints will answer 503');
+  }
+  const reranker = await createReranker(config);
+  if (reranker) logger.info({ reranker: reranker.description }, 'reranker loaded');
+
+  const qa = new QaPipeline(
+    searcher,
+    library,
+    () => {
+      if (generator) return generator;
+      throw new ModelUnavailableError(generatorError?.message ?? 'no language model');
+    },
+    reranker,
+  );
+  const app = await buildApp(
+    {
+      config,
+      searcher,
+      library,
+      qa,
+      components: () => ({
+        generator: generator?.kind ?? 'unavailable',
+        generator_description: generator?.description ?? generatorError?.message ?? null,
+        reranker: reranker?.description ?? null,
+      }),
+    },
+    { logger },
   );
   let closing = false;
   const shutdown = async (signal: string) => {
     if (closing) return;
     closing = true;
-    app.log.info({ signal }, 'shutting down: draining in-flight requests');
+    logger.info({ signal }, 'shutting down: draining in-flight requests');
     await app.close();
-    await searcher.close();
+    await Promise.all([searcher.close(), generator?.close(), reranker?.close()]);
     process.exit(0);
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));

@@ -33,8 +33,8 @@ describe('npm start', () => {
       expect(output).toMatch(/indexed 4\d /);
       const count = await fetch(`http://127.0.0.1:${port}/retrieval/article_count?topics=place%20cells&regions=CA1`);
       expect(count.status).toBe(200);
-      expect((await count.json()).article_count).toBeGreaterThan(0);
-      const settings = await (await fetch(`http://127.0.0.1:${port}/settings`)).json();
+      expect(((await count.json()) as { article_count: number }).article_count).toBeGreaterThan(0);
+      const settings = (await (await fetch(`http://127.0.0.1:${port}/settings`)).json()) as { index_stats: { articles: number } };
       expect(settings.index_stats.articles).toBeGreaterThanOrEqual(40);
       const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
       child.kill('SIGTERM');

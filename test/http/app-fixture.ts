@@ -6,6 +6,10 @@ import { Library } from '../../src/corpus/library.js';
 import { Searcher } from '../../src/search/searcher.js';
 import type { ArticleInput } from '../../src/corpus/model.js';
 import { article, tempDir, writeIndex } from '../search/helpers.js';
+import { QaPipeline } from '../../src/qa/pipeline.js';
+import { ExtractiveGenerator } from '../../src/llm/extractive.js';
+import type { Generator } from '../../src/llm/types.js';
+import type { Reranker } from '../../src/rerank/types.js';
 
 export const FIXTURE_ARTICLES: ArticleInput[] = [
   article('hippo-1', ['Place cells in hippocampal CA1 fire at specific locations.', 'Pyramidal cells of CA1 receive input from CA3.'], {
@@ -40,14 +44,24 @@ export const FIXTURE_ARTICLES: ArticleInput[] = [
   article('undated-4', ['Serotonin 5-HT2A receptors in prefrontal pyramidal cells.'], { title: 'Serotonin', date: null, article_type: 'editorial' }),
 ];
 
-export async function fixtureApp(articles = FIXTURE_ARTICLES): Promise<{ app: FastifyInstance; close: () => Promise<void> }> {
+export interface FixtureModels {
+  /** Default: the extractive generator. A function may throw to simulate a model that failed to load. */
+  generator?: () => Generator;
+  reranker?: Reranker | null;
+}
+
+export async function fixtureApp(articles = FIXTURE_ARTICLES, models: FixtureModels = {}): Promise<{ app: FastifyInstance; searcher: Searcher; close: () => Promise<void> }> {
   const { dir, cleanup } = await tempDir();
   await writeIndex(dir, articles);
   const config = loadConfig(['--index', dir, '--search-threads', '0'], {});
   const searcher = await Searcher.open(dir, { threads: 0, k1: config.bm25K1, b: config.bm25B, titleWeight: config.titleWeight, filterCacheSize: 8 });
-  const app = await buildApp({ config, searcher, library: new Library(searcher), components: () => ({ generator: 'extractive' }) });
+  const library = new Library(searcher);
+  const extractive = new ExtractiveGenerator();
+  const qa = new QaPipeline(searcher, library, models.generator ?? (() => extractive), models.reranker ?? null);
+  const app = await buildApp({ config, searcher, library, qa, components: () => ({ generator: 'extractive' }) });
   return {
     app,
+    searcher,
     close: async () => {
       await app.close();
       await searcher.close();

@@ -1,0 +1,163 @@
+/**
+ * POST /qa/generative and POST /qa/streamed_generative (Server-Sent Events:
+ * `token` events with the answer as it is generated, then one `result` or
+ * `error` event). Filters are query parameters, the question is the body.
+ */
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { LiteratureServices } from './services.js';
+import { ApiError, ErrorCode, errorBody, errorResponseSchema } from '../errors.js';
+import { contextMetadataSchema, filterProperties, filtersOf } from './schemas.js';
+import type { FilterInput } from '../../search/query/filter-spec.js';
+import { NoDocumentsError, type QaPipeline } from '../../qa/pipeline.js';
+import { ModelUnavailableError, PromptTooLongError, QueueFullError } from '../../llm/types.js';
+import { RerankerUnavailableError } from '../../rerank/types.js';
+
+export interface QaServices {
+  qa: QaPipeline;
+}
+
+interface QaBody {
+  query: string;
+  retriever_k: number;
+  use_reranker: boolean;
+  reranker_k: number;
+}
+
+const bodySchema = {
+  type: 'object',
+  properties: {
+    query: { type: 'string', minLength: 1, pattern: '\\S', description: 'The question.' },
+    retriever_k: { type: 'integer', minimum: 1, maximum: 1000, default: 500, description: 'Paragraphs retrieved by BM25.' },
+    use_reranker: { type: 'boolean', default: true, description: 'Re-sort the retrieved paragraphs with the reranker, when one is configured.' },
+    reranker_k: { type: 'integer', minimum: 1, maximum: 100, default: 8, description: 'Paragraphs kept after reranking.' },
+  },
+  required: ['query'],
+  additionalProperties: false,
+} as const;
+
+const answerSchema = {
+  type: 'object',
+  properties: {
+    answer: { type: 'string' },
+    raw_answer: { type: 'string' },
+    metadata: { type: 'array', items: contextMetadataSchema },
+  },
+  required: ['answer', 'raw_answer', 'metadata'],
+} as const;
+
+const errors = { 404: errorResponseSchema, 413: errorResponseSchema, 422: errorResponseSchema, 429: errorResponseSchema, 503: errorResponseSchema };
+
+/** Maps the pipeline's failures to the API's error vocabulary. */
+export function qaError(error: unknown): ApiError | null {
+  if (error instanceof ApiError) return error;
+  if (error instanceof NoDocumentsError) return new ApiError(404, ErrorCode.NO_DOCUMENTS, error.message);
+  if (error instanceof ModelUnavailableError || error instanceof RerankerUnavailableError) {
+    return new ApiError(503, ErrorCode.INACTIVE, error.message);
+  }
+  if (error instanceof QueueFullError) {
+    return new ApiError(429, ErrorCode.RATE_LIMITED, error.message, {}, { 'retry-after': String(error.retryAfterSeconds) });
+  }
+  if (error instanceof PromptTooLongError) return new ApiError(413, ErrorCode.INPUT_TOO_LARGE, error.message);
+  return null;
+}
+
+export const qaRoutes: FastifyPluginAsync<LiteratureServices & QaServices> = async (app, { qa, config }) => {
+  const schema = (summary: string, response: object) => ({
+    summary,
+    tags: ['qa'],
+    querystring: { type: 'object', properties: filterProperties, additionalProperties: false },
+    body: bodySchema,
+    response,
+  });
+
+  const prepare = (request: FastifyRequest<{ Body: QaBody; Querystring: FilterInput }>) => {
+    const { query, retriever_k, use_reranker, reranker_k } = request.body;
+    if (query.length > config.maxQueryLength) {
+      throw new ApiError(413, ErrorCode.INPUT_TOO_LARGE, `query is ${query.length} characters; the limit is ${config.maxQueryLength} (--max-query-length)`);
+    }
+    return { request: { query, retrieverK: retriever_k, useReranker: use_reranker, rerankerK: reranker_k }, filters: filtersOf(request.query) };
+  };
+
+  app.post<{ Body: QaBody; Querystring: FilterInput }>(
+    '/qa/generative',
+    { schema: schema('Answer a question from the literature, citing the paragraphs used', { 200: answerSchema, ...errors }) },
+    async (request, reply) => {
+      const { request: qaRequest, filters } = prepare(request);
+      const controller = abortOnDisconnect(reply);
+      try {
+        const { timings, ...answer } = await qa.answer(qaRequest, filters, { signal: controller.signal });
+        request.log.info({ timings, cited: answer.metadata.length }, 'question answered');
+        return answer;
+      } catch (error) {
+        throw qaError(error) ?? error;
+      }
+    },
+  );
+
+  app.post<{ Body: QaBody; Querystring: FilterInput }>(
+    '/qa/streamed_generative',
+    {
+      schema: schema('Same as /qa/generative, streamed as Server-Sent Events (token events, then a result or error event)', {
+        200: { description: 'text/event-stream', type: 'string' },
+        ...errors,
+      }),
+    },
+    async (request, reply) => {
+      const { request: qaRequest, filters } = prepare(request);
+      await streamAnswer(request, reply, (options) => qa.answer(qaRequest, filters, options));
+    },
+  );
+};
+
+/**
+ * Runs the pipeline with the response as an event stream. Errors before the
+ * first token are ordinary JSON errors (the status still tells the truth);
+ * after it, they arrive as an `error` event.
+ */
+async function streamAnswer(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  run: (options: { signal: AbortSignal; onToken: (text: string) => void }) => ReturnType<QaPipeline['answer']>,
+): Promise<void> {
+  const controller = abortOnDisconnect(reply);
+  let started = false;
+  const send = (event: string, data: unknown) => {
+    if (!started) {
+      started = true;
+      reply.hijack();
+      reply.raw.writeHead(200, {
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-cache',
+        connection: 'keep-alive',
+        'x-request-id': request.id,
+      });
+    }
+    if (!reply.raw.destroyed) reply.raw.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+  };
+  try {
+    const { timings, ...answer } = await run({ signal: controller.signal, onToken: (text) => send('token', { text }) });
+    request.log.info({ timings, cited: answer.metadata.length }, 'question answered (streamed)');
+    send('result', answer);
+  } catch (error) {
+    if (controller.signal.aborted) {
+      request.log.info('client disconnected; generation stopped');
+    } else if (!started) {
+      throw qaError(error) ?? error;
+    } else {
+      const mapped = qaError(error);
+      if (!mapped) request.log.error({ err: error }, 'streamed generation failed');
+      send('error', mapped ? errorBody(mapped.code, mapped.message, mapped.extra) : errorBody(ErrorCode.INTERNAL, 'generation failed; see the server log'));
+    }
+  } finally {
+    if (started) reply.raw.end();
+  }
+}
+
+/** An abort signal that fires when the client goes away before the response is complete. */
+function abortOnDisconnect(reply: FastifyReply): AbortController {
+  const controller = new AbortController();
+  reply.raw.on('close', () => {
+    if (!reply.raw.writableFinished) controller.abort(new Error('client disconnected'));
+  });
+  return controller;
+}
