@@ -1,0 +1,131 @@
+import { createHash } from 'node:crypto';
+import { readdir } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { BASE, TOKENS, type TestServer, bearer, createProject, multipart, startServer } from './helpers.ts';
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startServer({ maxFileBytes: 1024 });
+  await createProject(server.app, 'org', 'proj');
+});
+afterAll(() => server.close());
+
+const alice = bearer(TOKENS.alice);
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+
+async function upload(url: string, filename: string, content: string, mediaType = 'text/plain', token = TOKENS.alice, method: 'POST' | 'PUT' = 'POST') {
+  const body = await multipart(filename, content, mediaType);
+  return server.app.inject({ method, url, headers: { ...bearer(token), ...body.headers }, payload: body.payload });
+}
+
+/** Every stored blob and leftover upload under the data directory. */
+async function storedFiles(): Promise<string[]> {
+  const root = path.join(server.dataDir, 'platform', 'files');
+  return (await readdir(root, { recursive: true, withFileTypes: true })).filter((e) => e.isFile()).map((e) => path.join(e.parentPath, e.name));
+}
+
+describe('uploads', () => {
+  test('POST stores the content and answers the file metadata', async () => {
+    const response = await upload('/v1/files/org/proj', 'notes.txt', 'hello files');
+    expect(response.statusCode).toBe(201);
+    const body = response.json();
+    expect(body).toMatchObject({
+      '@type': 'File',
+      _bytes: 11,
+      _digest: { _algorithm: 'SHA-256', _value: sha256('hello files') },
+      _filename: 'notes.txt',
+      _mediaType: 'text/plain',
+      _rev: 1,
+      _constrainedBy: 'https://bluebrain.github.io/nexus/schemas/files.json',
+    });
+    expect(body._self).toBe(`${BASE}/v1/files/org/proj/${encodeURIComponent(body['@id'])}`);
+  });
+
+  test('PUT with an id creates; with ?rev updates; content by latest, rev and tag', async () => {
+    expect((await upload('/v1/files/org/proj/doc', 'a.txt', 'version one', 'text/plain', TOKENS.alice, 'PUT')).statusCode).toBe(201);
+    const stale = await upload('/v1/files/org/proj/doc?rev=5', 'a.txt', 'nope', 'text/plain', TOKENS.alice, 'PUT');
+    expect(stale.statusCode).toBe(409);
+    const updated = await upload('/v1/files/org/proj/doc?rev=1', 'b.txt', 'version two', 'text/plain', TOKENS.alice, 'PUT');
+    expect(updated.json()).toMatchObject({ _rev: 2, _filename: 'b.txt' });
+    const tagged = await server.app.inject({ method: 'POST', url: '/v1/files/org/proj/doc/tags?rev=2', headers: alice, payload: { tag: 'first', rev: 1 } });
+    expect(tagged.json()._rev).toBe(3);
+
+    const latest = await server.app.inject({ method: 'GET', url: '/v1/files/org/proj/doc' });
+    expect(latest.body).toBe('version two');
+    expect(latest.headers['content-type']).toBe('text/plain');
+    expect(latest.headers['content-length']).toBe('11');
+    expect(latest.headers['content-disposition']).toBe(`attachment; filename="b.txt"; filename*=UTF-8''b.txt`);
+    expect((await server.app.inject({ method: 'GET', url: '/v1/files/org/proj/doc?rev=1' })).body).toBe('version one');
+    expect((await server.app.inject({ method: 'GET', url: '/v1/files/org/proj/doc?tag=first' })).body).toBe('version one');
+  });
+
+  test('JSON callers get the metadata, others the content', async () => {
+    const metadata = await server.app.inject({ method: 'GET', url: '/v1/files/org/proj/doc', headers: { accept: 'application/json' } });
+    expect(metadata.json()).toMatchObject({ '@type': 'File', _filename: 'b.txt', _rev: 3 });
+    const content = await server.app.inject({ method: 'GET', url: '/v1/files/org/proj/doc', headers: { accept: '*/*' } });
+    expect(content.body).toBe('version two');
+    const refused = await server.app.inject({ method: 'GET', url: '/v1/files/org/proj/doc', headers: { accept: 'image/png' } });
+    expect(refused.statusCode).toBe(406);
+  });
+
+  test('identical content is stored once', async () => {
+    const before = (await storedFiles()).length;
+    await upload('/v1/files/org/proj', 'copy1.txt', 'same bytes');
+    await upload('/v1/files/org/proj', 'copy2.txt', 'same bytes');
+    expect((await storedFiles()).length).toBe(before + 1);
+  });
+
+  test('names are Unicode-safe in Content-Disposition', async () => {
+    const created = (await upload('/v1/files/org/proj/unicode', 'résumé final.txt', 'x', 'text/plain', TOKENS.alice, 'PUT')).json();
+    expect(created._filename).toBe('résumé final.txt');
+    const response = await server.app.inject({ method: 'GET', url: '/v1/files/org/proj/unicode' });
+    expect(response.headers['content-disposition']).toBe(
+      `attachment; filename="r_sum_ final.txt"; filename*=UTF-8''${encodeURIComponent('résumé final.txt')}`,
+    );
+  });
+});
+
+describe('rejected uploads store nothing', () => {
+  test.each([
+    ['too large (413)', () => upload('/v1/files/org/proj', 'big.bin', 'x'.repeat(2048)), 413, 'FileTooLarge'],
+    // (The multipart parser already reduces "../x" to "x"; names it lets through are checked again.)
+    ['a file name over 255 characters (400)', () => upload('/v1/files/org/proj', `${'n'.repeat(256)}.txt`, 'x'), 400, 'InvalidFile'],
+    ['a control character in the file name (400)', () => upload('/v1/files/org/proj', 'tab\there.txt', 'x'), 400, 'InvalidFile'],
+    ['no files/write (403)', () => upload('/v1/files/org/proj', 'a.txt', 'x', 'text/plain', TOKENS.bob), 403, 'AuthorizationFailed'],
+    ['an unknown storage (404)', () => upload('/v1/files/org/proj?storage=remote', 'a.txt', 'x'), 404, 'StorageNotFound'],
+    ['an existing id (409)', () => upload('/v1/files/org/proj/doc', 'a.txt', 'fresh content', 'text/plain', TOKENS.alice, 'PUT'), 409, 'ResourceAlreadyExists'],
+    ['a read-only project (400)', () => upload('/v1/files/literature/articles', 'a.txt', 'x'), 400, 'ProjectIsReadOnly'],
+    [
+      'a part not named file (400)',
+      async () => {
+        const body = await multipart('a.txt', 'x', 'text/plain', 'other');
+        return server.app.inject({ method: 'POST', url: '/v1/files/org/proj', headers: { ...alice, ...body.headers }, payload: body.payload });
+      },
+      400,
+      'InvalidFile',
+    ],
+    [
+      'not multipart (415)',
+      () => server.app.inject({ method: 'POST', url: '/v1/files/org/proj', headers: alice, payload: { not: 'multipart' } }),
+      415,
+      'UnsupportedMediaType',
+    ],
+  ])('%s', async (_name, send, status, type) => {
+    const before = await storedFiles();
+    const listing = (await server.app.inject({ method: 'GET', url: '/v1/resources/org/proj' })).json()._total;
+    const response = await send();
+    expect(response.statusCode).toBe(status);
+    expect(response.json()['@type']).toBe(type);
+    expect(await storedFiles()).toEqual(before);
+    expect((await server.app.inject({ method: 'GET', url: '/v1/resources/org/proj' })).json()._total).toBe(listing);
+  });
+});
+
+describe('files and resources share ids', () => {
+  test('a file is not served as a resource, nor a resource as a file', async () => {
+    await server.app.inject({ method: 'PUT', url: '/v1/resources/org/proj/_/res', headers: alice, payload: { a: 1 } });
+    expect((await server.app.inject({ method: 'GET', url: '/v1/files/org/proj/res' })).json()['@type']).toBe('FileNotFound');
+    expect((await server.app.inject({ method: 'GET', url: '/v1/resources/org/proj/_/doc' })).json()['@type']).toBe('ResourceNotFound');
+  });
+});
