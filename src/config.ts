@@ -17,6 +17,10 @@ interface Setting<T> {
   doc: string;
   /** Masked in /settings and in logs. */
   secret?: boolean;
+  /** Environment variable, when the default name (upper snake case of the key) would be too generic. */
+  env?: string;
+  /** How --help shows the default, when the stored form is not what a user types. */
+  shownDefault?: string;
 }
 
 function integer(min: number, max: number) {
@@ -83,10 +87,11 @@ function duration(raw: string, name: string): number {
 const SETTINGS = {
   host: { default: '127.0.0.1', parse: text, doc: 'Address to listen on (0.0.0.0 for every interface).' },
   port: { default: 8080, parse: integer(0, 65535), doc: 'TCP port to listen on.' },
-  data: { default: 'var', parse: text, doc: 'Data directory: platform store, file contents, archives and the default index.' },
+  data: { default: 'var', parse: text, env: 'DATA_DIR', doc: 'Data directory: platform store, file contents, archives and the default index.' },
   index: {
     default: null as string | null,
     parse: optionalText,
+    env: 'INDEX_DIR',
     doc: 'Index directory to serve. Default: <data>/index, built from the demo corpus on first start.',
   },
   demoCorpus: { default: 'data/demo/articles.jsonl', parse: text, doc: 'Corpus ingested into the default index when it is absent.' },
@@ -115,7 +120,7 @@ const SETTINGS = {
   rerankerThreads: { default: 1, parse: integer(1, 256), doc: 'Intra-op threads of the reranker.' },
   rerankerBatchSize: { default: 32, parse: integer(1, 1024), doc: 'Pairs scored per reranker batch.' },
   authFile: { default: null as string | null, parse: optionalText, doc: 'JSON file of bearer tokens and ACLs; unset = anonymous read-only.' },
-  archiveTtl: { default: 5 * 3_600_000, parse: duration, doc: 'Lifetime of an archive (e.g. 5h, 30m).' },
+  archiveTtl: { default: 5 * 3_600_000, parse: duration, shownDefault: '5h', doc: 'Lifetime of an archive (e.g. 5h, 30m).' },
   literatureProject: { default: 'literature/articles', parse: text, doc: 'Read-only project exposing the indexed articles as resources.' },
 } satisfies Record<string, Setting<unknown>>;
 
@@ -128,7 +133,7 @@ export function flagOf(key: string): string {
 }
 
 export function envOf(key: string): string {
-  return flagOf(key).replace(/-/g, '_').toUpperCase();
+  return (SETTINGS as Record<string, Setting<unknown>>)[key]?.env ?? flagOf(key).replace(/-/g, '_').toUpperCase();
 }
 
 /** Builds the configuration from `--flag value` / `--flag=value` arguments and the environment. */
@@ -189,7 +194,7 @@ export function publicSettings(config: Config): Record<string, unknown> {
 export function helpText(): string {
   const lines = ['Options (flag / environment variable, default):'];
   for (const [key, setting] of Object.entries(SETTINGS) as [string, Setting<unknown>][]) {
-    lines.push(`  --${flagOf(key)} / ${envOf(key)}  (default: ${JSON.stringify(setting.default)})`);
+    lines.push(`  --${flagOf(key)} / ${envOf(key)}  (default: ${setting.shownDefault ?? JSON.stringify(setting.default)})`);
     lines.push(`      ${setting.doc}`);
   }
   return lines.join('\n');
