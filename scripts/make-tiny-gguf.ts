@@ -61,7 +61,7 @@ interface Vocabulary {
   unknown: number;
 }
 
-export function tinyVocabulary(chatTemplate: boolean): Vocabulary {
+function tinyVocabulary(chatTemplate: boolean): Vocabulary {
   const tokens: string[] = [];
   const scores: number[] = [];
   const types: number[] = [];

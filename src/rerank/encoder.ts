@@ -39,10 +39,13 @@ export class InputEncoder {
     return this.assemble(tokens, null);
   }
 
-  /** A (query, passage) pair for a cross-encoder, truncated longest-first. */
-  encodePair(first: string, second: string): Encoding {
-    const a = this.tokenizer.tokenize(first);
-    const b = this.tokenizer.tokenize(second);
+  /** (query, passage) pairs for a cross-encoder, truncated longest-first; the query is tokenised once. */
+  encodePairs(first: string, seconds: readonly string[]): Encoding[] {
+    const query = this.tokenizer.tokenize(first);
+    return seconds.map((second) => this.truncatePair([...query], this.tokenizer.tokenize(second)));
+  }
+
+  private truncatePair(a: string[], b: string[]): Encoding {
     let excess = a.length + b.length - (this.maxLength - this.specialsPair);
     // Trim one token at a time from the end of the longer sequence (ties: the second), like transformers' longest_first.
     while (excess-- > 0) {

@@ -72,7 +72,7 @@ export class OnnxReranker implements Reranker {
     if (passages.length === 0) return [];
     if (this.model.head.kind === 'cross-encoder') {
       return this.inBatches(
-        passages.map((p) => this.encoder.encodePair(query, p)),
+        this.encoder.encodePairs(query, passages),
         (output) => relevance(output.data, output.dims),
       );
     }

@@ -12,13 +12,16 @@ describe('InputEncoder', () => {
   it('adds the special tokens and token types of the post-processor', () => {
     const encoder = new InputEncoder(tiny(), 512);
     // [CLS]=2 the=11 brain=27 [SEP]=3 memory=24 ##s=51
-    expect(encoder.encodePair('The brain', 'Memorys')).toEqual({ ids: [2, 11, 27, 3, 24, 51, 3], typeIds: [0, 0, 0, 0, 1, 1, 1] });
+    expect(encoder.encodePairs('The brain', ['Memorys', 'brain'])).toEqual([
+      { ids: [2, 11, 27, 3, 24, 51, 3], typeIds: [0, 0, 0, 0, 1, 1, 1] },
+      { ids: [2, 11, 27, 3, 27, 3], typeIds: [0, 0, 0, 0, 1, 1] },
+    ]);
     expect(encoder.encode('the brain')).toEqual({ ids: [2, 11, 27, 3], typeIds: [0, 0, 0, 0] });
   });
 
   it('truncates the longer sequence first, the second one on ties', () => {
     const encoder = new InputEncoder(tiny(), 16);
-    const { ids, typeIds } = encoder.encodePair(words(10, 'brain'), words(20, 'memory'));
+    const { ids, typeIds } = encoder.encodePairs(words(10, 'brain'), [words(20, 'memory')])[0]!;
     expect(ids).toHaveLength(16);
     // 13 text tokens: 20 -> 10 from the passage, then alternately, the passage first: 7 + 6.
     expect(ids.filter((id) => id === 27)).toHaveLength(7);
@@ -26,9 +29,16 @@ describe('InputEncoder', () => {
     expect(typeIds.filter((t) => t === 1)).toHaveLength(7);
   });
 
+  it('truncates each pair on its own: a long passage does not shorten the query of the next pair', () => {
+    const encoder = new InputEncoder(tiny(), 16);
+    const [long, short] = encoder.encodePairs(words(10, 'brain'), [words(20, 'memory'), 'memory']);
+    expect(long!.ids.filter((id) => id === 27)).toHaveLength(7);
+    expect(short!.ids).toEqual([2, ...Array(10).fill(27), 3, 24, 3]);
+  });
+
   it('keeps short inputs whole and cuts single sequences to the limit', () => {
     const encoder = new InputEncoder(tiny(), 8);
-    expect(encoder.encodePair('brain', 'memory').ids).toEqual([2, 27, 3, 24, 3]);
+    expect(encoder.encodePairs('brain', ['memory'])[0]!.ids).toEqual([2, 27, 3, 24, 3]);
     expect(encoder.encode(words(20, 'memory')).ids).toEqual([2, 24, 24, 24, 24, 24, 24, 3]);
   });
 });
@@ -42,7 +52,7 @@ describe.skipIf(!bertPresent)('with the real bert-base-uncased tokenizer.json', 
 
   it('encodes a pair to the known BERT ids', () => {
     const encoder = new InputEncoder(load(), 128);
-    const { ids, typeIds } = encoder.encodePair('Hello, my dog is cute', 'How many people live in Berlin?');
+    const { ids, typeIds } = encoder.encodePairs('Hello, my dog is cute', ['How many people live in Berlin?'])[0]!;
     // "Hello, my dog is cute" is the Hugging Face documentation's example: [CLS] 7592 1010 2026 3899 2003 10140 [SEP].
     const first = [101, 7592, 1010, 2026, 3899, 2003, 10140, 102];
     // The second sentence's ids are looked up in vocab.txt (id = line number - 1), independently of tokenizer.json.
@@ -56,7 +66,7 @@ describe.skipIf(!bertPresent)('with the real bert-base-uncased tokenizer.json', 
   it('splits unknown words into WordPiece pieces and truncates long passages', () => {
     const encoder = new InputEncoder(load(), 16);
     const vocab = readFileSync(`${BERT}vocab.txt`, 'utf8').split('\n');
-    const { ids } = encoder.encodePair('hippocampal', 'sleep '.repeat(50));
+    const { ids } = encoder.encodePairs('hippocampal', ['sleep '.repeat(50)])[0]!;
     expect(ids).toHaveLength(16);
     const queryPieces = ids.slice(1, ids.indexOf(102)).map((id) => vocab[id]);
     expect(queryPieces.join('').replace(/##/g, '')).toBe('hippocampal');
