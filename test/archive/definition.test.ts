@@ -1,0 +1,155 @@
+import fc from 'fast-check';
+import { describe, expect, test } from 'vitest';
+import { type DecodeContext, decodeEntries } from '../../src/archive/definition.ts';
+import { layoutProblems } from '../../src/archive/layout.ts';
+import { findPathConflicts, flatEncode, normalizeArchivePath, withinLengthLimits } from '../../src/archive/paths.ts';
+
+const BASE = 'http://h.test';
+const context: DecodeContext = {
+  archiveProject: { org: 'org', project: 'proj' },
+  baseOf: (p) => `${BASE}/v1/resources/${p.org}/${p.project}/_/`,
+  baseUri: BASE,
+};
+const decode = (resources: unknown) => decodeEntries({ resources }, context);
+
+describe('decoding', () => {
+  test('a valid definition: defaults, relative ids resolved against the entry project base, originalSource as format', () => {
+    const { entries, problems } = decode([
+      { '@type': 'Resource', resourceId: 'r1' },
+      { '@type': 'Resource', resourceId: 'demo-000', project: 'literature/articles', originalSource: true, rev: 1 },
+      { '@type': 'File', resourceId: 'https://elsewhere.test/f', path: '//a//b/c.bin/', tag: 'v1' },
+      { '@type': 'FileSelf', value: `${BASE}/v1/files/org/proj/f1?rev=2` },
+    ]);
+    expect(problems).toEqual([]);
+    expect(entries).toEqual([
+      { type: 'Resource', resourceId: `${BASE}/v1/resources/org/proj/_/r1`, project: 'org/proj', format: 'compacted' },
+      { type: 'Resource', resourceId: `${BASE}/v1/resources/literature/articles/_/demo-000`, project: 'literature/articles', rev: 1, format: 'source' },
+      { type: 'File', resourceId: 'https://elsewhere.test/f', project: 'org/proj', path: '/a/b/c.bin', tag: 'v1' },
+      { type: 'FileSelf', value: `${BASE}/v1/files/org/proj/f1?rev=2` },
+    ]);
+  });
+
+  test('identical entries are one entry', () => {
+    const entry = { '@type': 'Resource', resourceId: 'r1', path: '/x.json' };
+    expect(decode([entry, { ...entry }]).entries).toHaveLength(1);
+  });
+
+  test('every problem of the payload is reported at once', () => {
+    const { problems } = decode([
+      'not an object',
+      { '@type': 'Folder' },
+      { '@type': 'Resource' },
+      { '@type': 'Resource', resourceId: 'a', rev: 1, tag: 't' },
+      { '@type': 'Resource', resourceId: 'a', originalSource: true, format: 'source' },
+      { '@type': 'Resource', resourceId: 'a', format: 'turtle' },
+      { '@type': 'Resource', resourceId: 'a', rev: 0 },
+      { '@type': 'Resource', resourceId: 'a', path: false },
+      { '@type': 'File', resourceId: 'a', path: 'some/other' },
+      { '@type': 'File', resourceId: 'a', path: '' },
+      { '@type': 'File', resourceId: 'a', path: '/a/../../etc/passwd' },
+      { '@type': 'File', resourceId: 'a', path: '/a/./b' },
+      { '@type': 'File', resourceId: 'a', path: '/a\\b' },
+      { '@type': 'File', resourceId: 'a', path: '/' },
+      { '@type': 'File', resourceId: 'a', project: 'not-a-project' },
+      { '@type': 'File', resourceId: 'bad:<x>' },
+      { '@type': 'FileSelf', value: 'https://other.test/v1/files/org/proj/f' },
+      { '@type': 'FileSelf', value: 'relative/link' },
+      { '@type': 'FileSelf', value: `${BASE}/v1/files/org/f` },
+      { '@type': 'FileSelf' },
+    ]);
+    expect(problems).toEqual([
+      'resources[0]: each entry must be an object.',
+      "resources[1]: '@type' must be one of Resource, File, FileSelf.",
+      "resources[2]: 'resourceId' must be a non-empty string (an IRI, or relative to the project base).",
+      "resources[3]: An archive resource reference cannot use both 'rev' and 'tag' fields.",
+      "resources[4]: An archive resource reference cannot use both 'originalSource' and 'format' fields.",
+      "resources[5]: 'format' must be one of source, annotated-source, compacted, expanded, n-triples, n-quads, dot.",
+      "resources[6]: 'rev' must be a positive integer.",
+      "resources[7]: 'path' must be a string.",
+      "resources[8]: The provided path 'some/other' is not absolute.",
+      "resources[9]: The provided path '' is not absolute.",
+      "resources[10]: The provided path '/a/../../etc/passwd' must not contain '.' or '..' segments.",
+      "resources[11]: The provided path '/a/./b' must not contain '.' or '..' segments.",
+      "resources[12]: The provided path '/a\\b' must not contain backslashes or control characters.",
+      "resources[13]: The provided path '/' does not name a file.",
+      `resources[14]: 'project' must be of the form 'org/project', got "not-a-project".`,
+      "resources[15]: 'resourceId' 'bad:<x>' is not a valid IRI.",
+      "resources[16]: 'https://other.test/v1/files/org/proj/f' has been resolved as an external link.",
+      "resources[17]: 'relative/link' is not an absolute link.",
+      `resources[18]: '${BASE}/v1/files/org/f' does not provide the expected path.`,
+      "resources[19]: 'value' must be the '_self' of a file, as a string.",
+    ]);
+  });
+
+  test('resources must be a non-empty array', () => {
+    expect(decode([]).problems).toEqual(["The 'resources' field must be a non-empty array of entries."]);
+    expect(decodeEntries({}, context).problems).toEqual(["The 'resources' field must be a non-empty array of entries."]);
+  });
+});
+
+describe('paths', () => {
+  test('ustar limits: file name at most 99 characters, parent at most 154', () => {
+    const name = (n: number) => 'n'.repeat(n);
+    expect(withinLengthLimits(`/${name(99)}`)).toBe(true);
+    expect(withinLengthLimits(`/${name(100)}`)).toBe(false);
+    const parent154 = `/${name(153)}`; // the leading slash counts
+    expect(withinLengthLimits(`${parent154}/f`)).toBe(true);
+    expect(withinLengthLimits(`${parent154}x/f`)).toBe(false);
+    // Characters, not bytes.
+    expect(withinLengthLimits(`/${'é'.repeat(99)}`)).toBe(true);
+  });
+
+  test('normalised paths never escape: always absolute, no empty, "." or ".." segment', () => {
+    const segment = fc.oneof(fc.constantFrom('', '.', '..', 'a', 'b.txt', '...'), fc.string({ maxLength: 5 }));
+    fc.assert(
+      fc.property(fc.array(segment, { maxLength: 8 }), (segments) => {
+        const checked = normalizeArchivePath(`/${segments.join('/')}`);
+        if ('problem' in checked) return;
+        expect(checked.path.startsWith('/')).toBe(true);
+        for (const part of checked.path.slice(1).split('/')) expect(['', '.', '..']).not.toContain(part);
+      }),
+    );
+  });
+
+  test('flat encoding keeps letters, digits, dot, underscore and hyphen only', () => {
+    expect(flatEncode('https://h.test/v1/x?rev=1')).toBe('https%3A%2F%2Fh.test%2Fv1%2Fx%3Frev%3D1');
+    expect(flatEncode('é')).toBe('%C3%A9');
+    fc.assert(
+      fc.property(fc.string(), (text) => {
+        expect(flatEncode(text)).toMatch(/^[A-Za-z0-9._%-]*$/);
+      }),
+    );
+  });
+
+  test('conflicts: duplicates, and names used both as a file and as a directory', () => {
+    expect(findPathConflicts(['a/b', 'a/b', 'c', 'c/d', 'e/f'])).toEqual({ duplicates: ['a/b'], fileAndDirectory: ['c'] });
+  });
+});
+
+describe('layout', () => {
+  test('explicit and default names are checked together, before anything is stored', () => {
+    const { entries } = decode([
+      { '@type': 'Resource', resourceId: 'r1', path: `/org/proj/compacted/${flatEncode(`${BASE}/v1/resources/org/proj/_/r2`)}.json` },
+      { '@type': 'Resource', resourceId: 'r2' },
+      { '@type': 'File', resourceId: 'f1' },
+      { '@type': 'File', resourceId: 'f2' },
+      { '@type': 'Resource', resourceId: `r${'x'.repeat(60)}` },
+      { '@type': 'File', resourceId: 'f3', path: `/${'n'.repeat(100)}` },
+    ]);
+    // f1 and f2 are two files both named "same.txt".
+    const problems = layoutProblems(entries, () => ({ project: 'org/proj', filename: 'same.txt' }));
+    expect(problems).toEqual([
+      `The paths '/${'n'.repeat(100)}' must have a file path prefix less than 154 characters long and a file path name less than 99 characters long.`,
+      `The resource ids '${BASE}/v1/resources/org/proj/_/r${'x'.repeat(60)}' generate a file name exceeding 99 characters, please define a path for each of them.`,
+      `The paths 'org/proj/compacted/${flatEncode(`${BASE}/v1/resources/org/proj/_/r2`)}.json', 'org/proj/file/same.txt' have been used multiple times in the archive.`,
+    ]);
+  });
+
+  test('default names of files that cannot be looked up yet are left to the download', () => {
+    const { entries } = decode([
+      { '@type': 'File', resourceId: 'f1' },
+      { '@type': 'File', resourceId: 'f2' },
+    ]);
+    expect(layoutProblems(entries, () => null)).toEqual([]);
+  });
+});
