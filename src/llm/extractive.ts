@@ -17,7 +17,9 @@ export interface ExtractiveOptions {
   minCoverage?: number;
 }
 
-const DEFAULTS: Required<ExtractiveOptions> = { maxContexts: 5, maxSentences: 3, minCoverage: 0.34 };
+// minCoverage 0.25: on SciFact claims, the best sentence of the gold abstracts reaches it for 62% of the
+// claims, the best sentence of five random abstracts for 4%.
+const DEFAULTS: Required<ExtractiveOptions> = { maxContexts: 5, maxSentences: 3, minCoverage: 0.25 };
 
 // A sentence joins the answer only if it scores at least this share of the best one.
 const RELATIVE_CUTOFF = 0.5;
@@ -58,8 +60,10 @@ export class ExtractiveGenerator implements Generator {
     const scored = scoreSentences(question, contexts.map((c) => c.text));
     const best = scored[0];
     if (!best || best.coverage < this.options.minCoverage) return [];
+    // The same sentence can occur in several paragraphs (abstract repeated in the body): say it once.
+    const seen = new Set<string>();
     return scored
-      .filter((s) => s.score >= best.score * RELATIVE_CUTOFF && s.coverage > 0)
+      .filter((s) => s.score >= best.score * RELATIVE_CUTOFF && !seen.has(s.text) && seen.add(s.text))
       .slice(0, this.options.maxSentences);
   }
 

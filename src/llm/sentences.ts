@@ -31,21 +31,32 @@ export function splitSentences(text: string): string[] {
   return sentences;
 }
 
-/** Lowercased content words with a light plural/suffix folding ("neurons" ~ "neuron"). */
+/** Lowercased content words, lightly stemmed ("treated" ~ "treatment" ~ "treat"). */
 export function terms(text: string): string[] {
   const out: string[] = [];
   for (const match of text.toLowerCase().matchAll(/[\p{L}\p{N}]+(?:[-'][\p{L}\p{N}]+)*/gu)) {
-    const word = match[0];
+    const word = match[0].replace(/'s?$/, '');
     if (STOPWORDS.has(word) || (word.length < 2 && !/\d/.test(word))) continue;
-    out.push(fold(word));
+    out.push(stem(word));
   }
   return out;
 }
 
-function fold(word: string): string {
-  if (word.length > 4 && word.endsWith('ies')) return `${word.slice(0, -3)}y`;
-  if (word.length > 3 && word.endsWith('s') && !word.endsWith('ss') && !word.endsWith('us')) return word.slice(0, -1);
-  return word;
+// Tried in order; the first that leaves a stem of 3+ letters is removed.
+const SUFFIXES = ['ational', 'ation', 'ement', 'ment', 'ness', 'ing', 'ies', 'ed', 'ly', 'es', 's'];
+
+/** A crude suffix stripper: enough to match inflections of the same word, not a linguistic stemmer. */
+function stem(word: string): string {
+  if (/\d/.test(word)) return word;
+  for (const suffix of SUFFIXES) {
+    if (!word.endsWith(suffix) || word.length - suffix.length < 3) continue;
+    // "analysis", "status", "class" are not plurals.
+    if (suffix === 's' && /(?:ss|us|is)$/.test(word)) break;
+    word = word.slice(0, -suffix.length) + (suffix === 'ies' ? 'y' : '');
+    break;
+  }
+  // "disease" ~ "diseas(es)", "require" ~ "requir(ed)".
+  return word.length > 3 && word.endsWith('e') ? word.slice(0, -1) : word;
 }
 
 export interface ScoredSentence {

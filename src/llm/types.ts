@@ -24,7 +24,7 @@ export interface GenerationResult {
 export interface GenerateOptions {
   /** Stops generation; the promise then rejects with the signal's reason. */
   signal?: AbortSignal;
-  /** Receives the answer text as it is produced; the chunks concatenate to `answer`. */
+  /** Receives the answer text as it is produced; the chunks concatenate to `answer` (before trimming). */
   onToken?: (text: string) => void;
 }
 

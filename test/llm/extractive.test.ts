@@ -21,8 +21,11 @@ describe('sentence scorer', () => {
     ]);
   });
 
-  it('drops stopwords and folds plurals', () => {
+  it('drops stopwords and folds inflections', () => {
     expect(terms('What are the neurons of the studies?')).toEqual(['neuron', 'study']);
+    expect(new Set(terms('treated treatment treats treating'))).toEqual(new Set(['treat']));
+    expect(new Set(terms('disease diseases'))).toEqual(new Set(['diseas']));
+    expect(terms("the patient's analysis status in 2001")).toEqual(['patient', 'analysis', 'status', '2001']);
   });
 
   it('ranks the sentence sharing the rarest question terms first', () => {
@@ -67,6 +70,15 @@ describe('ExtractiveGenerator', () => {
     const generator = new ExtractiveGenerator();
     expect((await generator.generate('memory?', [])).answer).toMatch(/No context/);
     expect((await generator.generate('what is it?', contexts)).answer).toMatch(/no content words/);
+  });
+
+  it('says a sentence repeated in several contexts once, citing the first', async () => {
+    const result = await new ExtractiveGenerator().generate('memory consolidation', [
+      { id: 5, text: 'Sleep supports memory consolidation.' },
+      { id: 6, text: 'Sleep supports memory consolidation.' },
+    ]);
+    expect(result.answer).toBe('Sleep supports memory consolidation.');
+    expect(result.sources).toEqual([5]);
   });
 
   it('reads only the top contexts', async () => {
