@@ -100,7 +100,7 @@ export interface DownloadResult {
   verified: 'pinned' | 'server' | 'none';
   /** Bytes reused from an earlier interrupted run. */
   resumedFrom: number;
-  /** The file was already present and matched its pinned digest. */
+  /** The file was already present (and matched its pinned digest, if any). */
   skipped: boolean;
 }
 
@@ -109,9 +109,13 @@ const MAX_REDIRECTS = 5;
 export async function downloadFile(options: DownloadOptions): Promise<DownloadResult> {
   const pinned = options.sha256?.toLowerCase() ?? null;
   const existing = await sizeOf(options.dest);
-  if (existing !== null && pinned) {
+  if (existing !== null) {
+    // Files are only renamed into place once verified, so a present file is kept unless it contradicts a pin.
     const digest = await hashFile(options.dest, createHash('sha256'));
-    if (digest === pinned) return { sha256: digest, bytes: existing, verified: 'pinned', resumedFrom: 0, skipped: true };
+    if (!pinned || digest === pinned) {
+      return { sha256: digest, bytes: existing, verified: pinned ? 'pinned' : 'none', resumedFrom: 0, skipped: true };
+    }
+    await rm(options.dest);
   }
 
   await mkdir(path.dirname(options.dest), { recursive: true });
@@ -271,7 +275,7 @@ async function main(argv: string[]): Promise<void> {
         onProgress: progressPrinter(file.path),
       });
       const how = result.skipped
-        ? 'already present, sha256 verified'
+        ? `already present${result.verified === 'pinned' ? ', sha256 verified' : ''}`
         : result.verified === 'none'
           ? `sha256 ${result.sha256} (not verified: nothing to check it against; pin it with --sha256 ${file.path}=${result.sha256})`
           : `sha256 verified (${result.verified === 'pinned' ? 'pinned digest' : 'digest advertised by the server'})`;

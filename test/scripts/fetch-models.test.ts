@@ -77,6 +77,17 @@ describe('downloadFile', () => {
     expect(requests).toHaveLength(0);
   });
 
+  it('keeps a present file without a pin, and replaces one that contradicts its pin', async () => {
+    const target = dest('present');
+    await mkdir(path.dirname(target), { recursive: true });
+    await writeFile(target, 'an older download');
+    expect(await downloadFile({ url: `${base}/file`, dest: target })).toMatchObject({ skipped: true, verified: 'none' });
+    expect(requests).toHaveLength(0);
+    const result = await downloadFile({ url: `${base}/file`, dest: target, sha256: digest });
+    expect(result).toMatchObject({ skipped: false, verified: 'pinned' });
+    expect((await readFile(target)).equals(body)).toBe(true);
+  });
+
   it('rejects a wrong digest and leaves nothing behind', async () => {
     const target = dest('wrong');
     const error = await downloadFile({ url: `${base}/file`, dest: target, sha256: 'ab'.repeat(32) }).catch((e: unknown) => e);
