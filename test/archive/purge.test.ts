@@ -1,0 +1,25 @@
+import { afterEach, expect, test, vi } from 'vitest';
+import { purgeInterval, startPurgeJob } from '../../src/archive/purge.ts';
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+test('the purge job runs periodically, logs what it removed, and stops', () => {
+  vi.useFakeTimers();
+  let runs = 0;
+  const logged: number[] = [];
+  const job = startPurgeJob(() => (++runs % 2 === 0 ? 3 : 0), 1000, (removed) => logged.push(removed));
+  vi.advanceTimersByTime(4000);
+  expect(runs).toBe(4);
+  expect(logged).toEqual([3, 3]);
+  job.stop();
+  vi.advanceTimersByTime(4000);
+  expect(runs).toBe(4);
+});
+
+test('the purge interval is 5 minutes, or the time to live when shorter', () => {
+  expect(purgeInterval(5 * 3_600_000)).toBe(300_000);
+  expect(purgeInterval(30_000)).toBe(30_000);
+  expect(purgeInterval(10)).toBe(1000);
+});

@@ -1,0 +1,73 @@
+import { Readable } from 'node:stream';
+import { expect, test } from 'vitest';
+import type { ResolvedEntry } from '../../src/archive/resolve.ts';
+import { zipStream } from '../../src/archive/zip.ts';
+import type { EntityState } from '../../src/platform/revisions.ts';
+import { unzip } from './unzip.ts';
+
+function fileEntry(name: string, bytes: number, mediaType = 'application/octet-stream'): ResolvedEntry {
+  const state = { updatedAt: Date.parse('2025-01-01T00:00:00Z'), file: { digest: 'x', bytes, filename: name, mediaType } } as EntityState;
+  return { name, state, project: {} as ResolvedEntry['project'], format: null };
+}
+
+/** An endless-enough source that records whether it was opened and closed. */
+function trackedSource(bytes: number) {
+  const events: string[] = [];
+  let sent = 0;
+  const stream = new Readable({
+    read() {
+      if (sent >= bytes) return void this.push(null);
+      const chunk = Buffer.alloc(Math.min(64 * 1024, bytes - sent), sent % 251);
+      sent += chunk.length;
+      this.push(chunk);
+    },
+  });
+  stream.once('close', () => events.push('closed'));
+  return { stream, events };
+}
+
+test('sources are opened one at a time, only when the writer reaches them', async () => {
+  const opened: string[] = [];
+  const entries = [fileEntry('a.bin', 10), fileEntry('b.bin', 10), fileEntry('c.bin', 10)];
+  const output = zipStream(
+    entries,
+    {
+      render: () => Promise.reject(new Error('no resources here')),
+      open: (entry) => {
+        opened.push(entry.name);
+        return Readable.from([Buffer.alloc(10, 1)]);
+      },
+    },
+    () => {},
+  );
+  expect(opened.length).toBeLessThanOrEqual(1);
+  const chunks: Buffer[] = [];
+  for await (const chunk of output) chunks.push(chunk as Buffer);
+  expect(opened).toEqual(['a.bin', 'b.bin', 'c.bin']);
+  expect((await unzip(Buffer.concat(chunks))).names).toEqual(['a.bin', 'b.bin', 'c.bin']);
+});
+
+test('when the reader goes away, the source being read is closed', async () => {
+  const source = trackedSource(64 * 1024 * 1024);
+  const output = zipStream([fileEntry('big.bin', 64 * 1024 * 1024)], { render: () => Promise.reject(new Error('none')), open: () => source.stream }, () => {});
+  await new Promise<void>((resolve) => output.once('data', () => resolve()));
+  output.destroy();
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  expect(source.events).toEqual(['closed']);
+});
+
+test('a failing source cuts the ZIP short and is reported', async () => {
+  const errors: Error[] = [];
+  const failing = new Readable({
+    read() {
+      this.destroy(new Error('disk went away'));
+    },
+  });
+  const output = zipStream([fileEntry('x.bin', 100)], { render: () => Promise.reject(new Error('none')), open: () => failing }, (e) => errors.push(e));
+  await expect(
+    (async () => {
+      for await (const _ of output);
+    })(),
+  ).rejects.toThrow('disk went away');
+  expect(errors.map((e) => e.message)).toEqual(['disk went away']);
+});
