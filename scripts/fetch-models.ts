@@ -24,6 +24,7 @@ import path from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { pathToFileURL } from 'node:url';
+import { loadConfig } from '../src/config.js';
 
 export class DownloadError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
@@ -256,7 +257,8 @@ function progressPrinter(label: string): (received: number, total: number | null
 
 async function main(argv: string[]): Promise<void> {
   const values = (flag: string) => argv.flatMap((arg, i) => (arg === flag && argv[i + 1] ? [argv[i + 1]!] : []));
-  const data = values('--data').at(-1) ?? process.env.DATA ?? 'var';
+  // The same data directory the server uses (its environment variable and default).
+  const data = values('--data').at(-1) ?? loadConfig([], process.env).data;
   const only = values('--only');
   const pins = new Map(values('--sha256').map((pair) => pair.split('=', 2) as [string, string]));
   const connectTimeoutMs = Number(values('--connect-timeout').at(-1) ?? 5000);
