@@ -112,6 +112,11 @@ const SETTINGS = {
   },
   llmModel: { default: null as string | null, parse: optionalText, doc: 'GGUF file of the language model; unset uses the extractive generator.' },
   llmGpu: { default: false, parse: boolean, doc: 'Run the language model on the GPU.' },
+  llmThreads: {
+    default: Math.max(1, Math.floor(availableParallelism() / 2)),
+    parse: integer(1, 256),
+    doc: 'CPU threads of the language model. Default: half the cores (llama.cpp slows sharply when it competes for every core).',
+  },
   llmContextSize: { default: 4096, parse: integer(256, 131_072), doc: 'Context window of the language model, in tokens.' },
   llmMaxTokens: { default: 512, parse: integer(16, 16_384), doc: 'Most tokens generated per answer.' },
   llmTemperature: { default: 0, parse: decimal(0, 2), doc: 'Sampling temperature (0 = greedy).' },

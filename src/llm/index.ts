@@ -9,11 +9,8 @@ import type { Generator, Logger } from './types.js';
 
 export type GeneratorConfig = Pick<
   Config,
-  'llmModel' | 'llmGpu' | 'llmContextSize' | 'llmMaxTokens' | 'llmTemperature' | 'llmQueueSize'
-> & {
-  /** CPU threads for the model; picked up if the configuration gains such a setting. */
-  llmThreads?: number;
-};
+  'llmModel' | 'llmGpu' | 'llmThreads' | 'llmContextSize' | 'llmMaxTokens' | 'llmTemperature' | 'llmQueueSize'
+>;
 
 export async function createGenerator(config: GeneratorConfig, logger?: Logger): Promise<Generator> {
   if (config.llmModel === null) return new ExtractiveGenerator();
