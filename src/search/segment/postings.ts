@@ -18,6 +18,8 @@ export class PostingsCursor {
     private readonly field: FieldData,
     private readonly firstBlock: number,
     private readonly endBlock: number,
+    /** Postings of the term, to size its last block. */
+    private readonly docFreq: number,
     /** Documents at or beyond this bound count as exhausted (the end of a shard range). */
     private readonly docLimit: number = NO_MORE_DOCS,
   ) {
@@ -25,7 +27,7 @@ export class PostingsCursor {
   }
 
   static forTerm(field: FieldData, termOrdinal: number, docLimit?: number): PostingsCursor {
-    return new PostingsCursor(field, field.blockStart[termOrdinal]!, field.blockStart[termOrdinal + 1]!, docLimit);
+    return new PostingsCursor(field, field.blockStart[termOrdinal]!, field.blockStart[termOrdinal + 1]!, field.df[termOrdinal]!, docLimit);
   }
 
   get freq(): number {
@@ -39,38 +41,11 @@ export class PostingsCursor {
 
   private loadBlock(block: number): void {
     this.block = block;
-    const postings = this.field.postings;
-    let offset = this.field.blockOffset[block]!;
-    const isLast = block === this.endBlock - 1;
-    // All blocks are full except possibly a term's last one; its size is found by
-    // decoding until the recorded last document is reached.
-    const lastDoc = this.field.blockLastDoc[block]!;
-    let doc = 0;
-    let n = 0;
-    while (n < BLOCK_SIZE) {
-      let value = 0;
-      let shift = 0;
-      let byte: number;
-      do {
-        byte = postings[offset++]!;
-        value |= (byte & 0x7f) << shift;
-        shift += 7;
-      } while (byte & 0x80);
-      doc += value >>> 0;
-      this.docs[n++] = doc;
-      if (isLast && doc === lastDoc) break;
-    }
-    for (let i = 0; i < n; i++) {
-      let value = 0;
-      let shift = 0;
-      let byte: number;
-      do {
-        byte = postings[offset++]!;
-        value |= (byte & 0x7f) << shift;
-        shift += 7;
-      } while (byte & 0x80);
-      this.freqs[i] = value;
-    }
+    // Every block holds BLOCK_SIZE postings except possibly the term's last one.
+    const n = block === this.endBlock - 1 ? this.docFreq - (block - this.firstBlock) * BLOCK_SIZE : BLOCK_SIZE;
+    const offset = decodeVarints(this.field.postings, this.field.blockOffset[block]!, this.docs, n);
+    decodeVarints(this.field.postings, offset, this.freqs, n);
+    for (let i = 1; i < n; i++) this.docs[i]! += this.docs[i - 1]!; // doc ids are delta-encoded
     this.count = n;
     this.position = 0;
   }
@@ -121,4 +96,20 @@ export class PostingsCursor {
   private blockFirstDocBound(block: number): number {
     return block > this.firstBlock ? this.field.blockLastDoc[block - 1]! + 1 : 0;
   }
+}
+
+/** Decodes `count` variable-byte integers from `bytes` at `offset` into `target`; returns the offset after them. */
+function decodeVarints(bytes: Uint8Array, offset: number, target: Int32Array, count: number): number {
+  for (let i = 0; i < count; i++) {
+    let value = 0;
+    let shift = 0;
+    let byte: number;
+    do {
+      byte = bytes[offset++]!;
+      value |= (byte & 0x7f) << shift;
+      shift += 7;
+    } while (byte & 0x80);
+    target[i] = value;
+  }
+  return offset;
 }
