@@ -6,6 +6,7 @@ import type { Readable } from 'node:stream';
 import type { StoredArchive } from './archives.ts';
 import { type ResolveDeps, resolveForDownload } from './resolve.ts';
 import { zipStream } from './zip.ts';
+import { SAMPLE_BYTES, isAlreadyCompressedType, sampleCompresses } from './compressibility.ts';
 
 export interface Download {
   entryCount: number;
@@ -22,6 +23,8 @@ export function prepareDownload(archive: StoredArchive, identity: Identity, igno
         {
           render: async (entry) => Buffer.from(await renderText(entityView(entry.state, entry.project, deps.baseUri), entry.format!)),
           open: (entry) => deps.files.content(entry.state),
+          compressible: async (entry) =>
+            !isAlreadyCompressedType(entry.state.file!.mediaType) && sampleCompresses(await deps.files.contentHead(entry.state, SAMPLE_BYTES)),
         },
         onError,
       ),

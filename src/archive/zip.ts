@@ -1,9 +1,10 @@
 /**
- * Streams resolved entries as a ZIP with yazl. Entries are added lazily:
- * a file is opened only when yazl reaches it, and a resource is serialised
- * only then, so at any time one entry is in flight and memory stays bounded
- * whatever the archive size. yazl switches to ZIP64 by itself when sizes or
- * the entry count need it.
+ * Streams resolved entries as a ZIP with yazl, in order. Entries are handed
+ * to yazl one ahead of the one being written: the next file is sampled and
+ * added while the current one streams, a file is opened only when yazl
+ * reaches it, and a resource is serialised only then. So one entry is in
+ * flight at a time and memory stays bounded whatever the archive size.
+ * yazl switches to ZIP64 by itself when sizes or the entry count need it.
  */
 import { Readable } from 'node:stream';
 import { ZipFile } from 'yazl';
@@ -14,11 +15,9 @@ export interface ZipSources {
   render(entry: ResolvedEntry): Promise<Buffer>;
   /** The file's content. */
   open(entry: ResolvedEntry): Readable;
+  /** Whether the file's content is worth deflating. */
+  compressible(entry: ResolvedEntry): Promise<boolean>;
 }
-
-/** Media types whose content is already compressed: deflating them again costs time and gains nothing. */
-const ALREADY_COMPRESSED =
-  /^(image\/(?!svg|bmp|x-portable|tiff)|video\/|audio\/(?!wav|x-wav)|application\/(zip|gzip|x-gzip|x-bzip2|x-xz|zstd|x-7z-compressed|x-rar-compressed|vnd\.rar))/;
 
 export function zipStream(entries: readonly ResolvedEntry[], sources: ZipSources, onError: (error: Error) => void): Readable {
   const zip = new ZipFile();
@@ -39,18 +38,27 @@ export function zipStream(entries: readonly ResolvedEntry[], sources: ZipSources
   output.once('close', () => {
     for (const stream of inFlight) stream.destroy();
   });
-  for (const entry of entries) {
+
+  let next = 0;
+  const addNext = async (): Promise<void> => {
+    if (output.destroyed) return;
+    if (next === entries.length) return zip.end();
+    const entry = entries[next++]!;
     const mtime = new Date(entry.state.updatedAt);
     const file = entry.state.file;
     if (entry.format === null && file) {
-      const options = { mtime, size: file.bytes, compress: !ALREADY_COMPRESSED.test(file.mediaType) };
-      zip.addReadStreamLazy(entry.name, options, (done) => done(null, track(sources.open(entry)).once('error', fail)));
+      const options = { mtime, size: file.bytes, compress: await sources.compressible(entry) };
+      zip.addReadStreamLazy(entry.name, options, (done) => {
+        done(null, track(sources.open(entry)).once('error', fail));
+        addNext().catch(fail);
+      });
     } else {
       zip.addReadStreamLazy(entry.name, { mtime }, (done) => {
         sources.render(entry).then((bytes) => done(null, track(Readable.from([bytes]))), fail);
+        addNext().catch(fail);
       });
     }
-  }
-  zip.end();
+  };
+  addNext().catch(fail);
   return output;
 }

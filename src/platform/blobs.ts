@@ -6,7 +6,7 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { createReadStream, createWriteStream, type ReadStream } from 'node:fs';
-import { mkdir, rename, rm } from 'node:fs/promises';
+import { mkdir, open, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { type Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -64,5 +64,17 @@ export class BlobStore {
 
   open(digest: string): ReadStream {
     return createReadStream(this.pathOf(digest));
+  }
+
+  /** The first `length` bytes (fewer if the content is shorter). */
+  async head(digest: string, length: number): Promise<Buffer> {
+    const handle = await open(this.pathOf(digest), 'r');
+    try {
+      const buffer = Buffer.alloc(length);
+      const { bytesRead } = await handle.read(buffer, 0, length, 0);
+      return buffer.subarray(0, bytesRead);
+    } finally {
+      await handle.close();
+    }
   }
 }

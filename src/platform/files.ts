@@ -86,6 +86,11 @@ export class FileService {
     return this.blobs.open(state.file!.digest);
   }
 
+  /** The first bytes of the content, to judge whether it compresses. */
+  contentHead(state: EntityState, length: number): Promise<Buffer> {
+    return this.blobs.head(state.file!.digest, length);
+  }
+
   private async store(upload: Upload): Promise<FileAttributes> {
     const filename = upload.filename;
     if (filename === '' || filename === '.' || filename === '..' || UNSAFE_FILENAME.test(filename) || filename.length > MAX_FILENAME_LENGTH) {

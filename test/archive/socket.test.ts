@@ -62,6 +62,8 @@ test('a ZIP is streamed over a real socket (chunked) and reads back with an inde
   expect(sha256(zip.entries.get('org/proj/file/big.bin')!)).toBe(sha256(big));
   expect(zip.entries.get('org/proj/file/notes.txt')!.toString()).toBe('some notes\n'.repeat(1000));
   expect(JSON.parse(zip.entries.get('r.json')!.toString()).name).toBe('resource');
+  // Random bytes and JPEG are stored; text and JSON are deflated.
+  expect(Object.fromEntries(zip.methods)).toEqual({ 'org/proj/file/big.bin': 0, 'org/proj/file/photo.jpg': 0, 'org/proj/file/notes.txt': 8, 'r.json': 8 });
 });
 
 test('a client leaving mid-download does not disturb the server', async () => {

@@ -4,13 +4,15 @@ import yauzl from 'yauzl';
 export interface Unzipped {
   names: string[];
   entries: Map<string, Buffer>;
+  /** ZIP compression method per entry: 0 stored, 8 deflated. */
+  methods: Map<string, number>;
 }
 
 export function unzip(source: Buffer | string): Promise<Unzipped> {
   return new Promise((resolve, reject) => {
     const opened = (error: Error | null, zip?: yauzl.ZipFile) => {
       if (error || !zip) return reject(error ?? new Error('no zip'));
-      const result: Unzipped = { names: [], entries: new Map() };
+      const result: Unzipped = { names: [], entries: new Map(), methods: new Map() };
       zip.on('error', reject);
       zip.on('end', () => resolve(result));
       zip.on('entry', (entry: yauzl.Entry) => {
@@ -22,6 +24,7 @@ export function unzip(source: Buffer | string): Promise<Unzipped> {
           stream.on('end', () => {
             result.names.push(entry.fileName);
             result.entries.set(entry.fileName, Buffer.concat(chunks));
+            result.methods.set(entry.fileName, entry.compressionMethod);
             zip.readEntry();
           });
         });

@@ -33,6 +33,7 @@ test('sources are opened one at a time, only when the writer reaches them', asyn
     entries,
     {
       render: () => Promise.reject(new Error('no resources here')),
+      compressible: async () => true,
       open: (entry) => {
         opened.push(entry.name);
         return Readable.from([Buffer.alloc(10, 1)]);
@@ -49,7 +50,7 @@ test('sources are opened one at a time, only when the writer reaches them', asyn
 
 test('when the reader goes away, the source being read is closed', async () => {
   const source = trackedSource(64 * 1024 * 1024);
-  const output = zipStream([fileEntry('big.bin', 64 * 1024 * 1024)], { render: () => Promise.reject(new Error('none')), open: () => source.stream }, () => {});
+  const output = zipStream([fileEntry('big.bin', 64 * 1024 * 1024)], { render: () => Promise.reject(new Error('none')), compressible: async () => true, open: () => source.stream }, () => {});
   await new Promise<void>((resolve) => output.once('data', () => resolve()));
   output.destroy();
   await new Promise((resolve) => setTimeout(resolve, 50));
@@ -63,11 +64,28 @@ test('a failing source cuts the ZIP short and is reported', async () => {
       this.destroy(new Error('disk went away'));
     },
   });
-  const output = zipStream([fileEntry('x.bin', 100)], { render: () => Promise.reject(new Error('none')), open: () => failing }, (e) => errors.push(e));
+  const output = zipStream([fileEntry('x.bin', 100)], { render: () => Promise.reject(new Error('none')), compressible: async () => true, open: () => failing }, (e) => errors.push(e));
   await expect(
     (async () => {
       for await (const _ of output);
     })(),
   ).rejects.toThrow('disk went away');
   expect(errors.map((e) => e.message)).toEqual(['disk went away']);
+});
+
+test('each file is deflated or stored as the compressibility check says', async () => {
+  const output = zipStream(
+    [fileEntry('packed.bin', 1000), fileEntry('plain.txt', 1000)],
+    {
+      render: () => Promise.reject(new Error('none')),
+      compressible: async (entry) => entry.name === 'plain.txt',
+      open: () => Readable.from([Buffer.alloc(1000, 7)]),
+    },
+    () => {},
+  );
+  const chunks: Buffer[] = [];
+  for await (const chunk of output) chunks.push(chunk as Buffer);
+  const zip = await unzip(Buffer.concat(chunks));
+  expect(zip.methods).toEqual(new Map([['packed.bin', 0], ['plain.txt', 8]]));
+  expect(zip.entries.get('packed.bin')).toEqual(Buffer.alloc(1000, 7));
 });
