@@ -33,10 +33,6 @@ function length(text: string): number {
   return [...text].length;
 }
 
-export function fileNameOf(entryName: string): string {
-  return entryName.slice(entryName.lastIndexOf('/') + 1);
-}
-
 /** True when an explicit (normalised) path respects the ustar-derived limits. */
 export function withinLengthLimits(path: string): boolean {
   const cut = path.lastIndexOf('/');

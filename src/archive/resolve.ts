@@ -100,10 +100,19 @@ function targetOf(entry: ArchiveEntry, baseUri: string): Target | { problem: str
 
 function lookup(target: Target, deps: ResolveDeps): { state: EntityState; project: ProjectState } {
   const project = deps.projects.forRead(target.project);
-  const id = 'iri' in target.id ? target.id.iri : deps.resources.expandId(project, target.id.segment);
+  const id = 'iri' in target.id ? target.id.iri : expandFileSelfId(project, target, deps);
   const state =
     target.entry.type === 'Resource' ? deps.resources.lookup(project, id, target.selector) : deps.files.fetchById(project, id, target.selector);
   return { state, project };
+}
+
+/** A FileSelf whose id segment cannot be expanded is an invalid FileSelf, not a bad request id. */
+function expandFileSelfId(project: ProjectState, target: Target, deps: ResolveDeps): string {
+  try {
+    return deps.resources.expandId(project, (target.id as { segment: string }).segment);
+  } catch {
+    throw new PlatformError(400, 'InvalidFileSelf', `'${target.original}' does not name a file id.`);
+  }
 }
 
 function nameOf(target: Target, state: EntityState): string {

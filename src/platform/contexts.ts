@@ -14,7 +14,6 @@ export const ERROR_CONTEXT = `${NEXUS_CONTEXTS}error.json`;
 export const ACLS_CONTEXT = `${NEXUS_CONTEXTS}acls.json`;
 export const PROJECTS_CONTEXT = `${NEXUS_CONTEXTS}projects.json`;
 export const ORGS_CONTEXT = `${NEXUS_CONTEXTS}organizations.json`;
-export const FILES_CONTEXT = `${NEXUS_CONTEXTS}files.json`;
 
 export const NXV = 'https://bluebrain.github.io/nexus/vocabulary/';
 export const UNCONSTRAINED_SCHEMA = 'https://bluebrain.github.io/nexus/schemas/unconstrained.json';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { ArticleMetadata } from '../../src/corpus/model.ts';
-import { platformApi } from '../../src/http/platform/index.ts';
+import { PLATFORM_MAX_PARAM_LENGTH, platformApi } from '../../src/http/platform/index.ts';
 import { type Platform, openPlatform } from '../../src/platform/index.ts';
 import type { LiteratureSource } from '../../src/platform/literature.ts';
 
@@ -109,7 +109,7 @@ export async function startServer(options: TestServerOptions = {}): Promise<Test
     ...(options.clock && { clock: options.clock }),
     ...(options.logger && { logger: options.logger }),
   });
-  const app = Fastify({ logger: false });
+  const app = Fastify({ logger: false, maxParamLength: PLATFORM_MAX_PARAM_LENGTH });
   await app.register(platformApi, { platform });
   await app.ready();
   const stop = async () => {

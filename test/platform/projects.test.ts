@@ -1,4 +1,6 @@
+import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { platformApi } from '../../src/http/platform/index.ts';
 import { BASE, TOKENS, type TestServer, bearer, createProject, startServer } from './helpers.ts';
 
 let server: TestServer;
@@ -24,6 +26,12 @@ describe('organizations', () => {
     const project = await server.app.inject({ method: 'PUT', url: '/v1/projects/neuro/p', headers: alice, payload: {} });
     expect(project.statusCode).toBe(400);
     expect(project.json()['@type']).toBe('OrganizationIsDeprecated');
+  });
+
+  test('a PUT without a body creates the organization', async () => {
+    const response = await server.app.inject({ method: 'PUT', url: '/v1/orgs/bodyless', headers: alice });
+    expect(response.statusCode).toBe(201);
+    expect(response.json()._label).toBe('bodyless');
   });
 
   test('labels outside [A-Za-z0-9_-]{1,64} are rejected as invalid path segments', async () => {
@@ -113,6 +121,11 @@ describe('projects', () => {
     const write = await server.app.inject({ method: 'POST', url: '/v1/resources/literature/articles/_', headers: alice, payload: {} });
     expect(write.statusCode).toBe(400);
     expect(write.json()['@type']).toBe('ProjectIsReadOnly');
+  });
+
+  test('the plugin refuses a server whose path parameters are too short for encoded IRIs', async () => {
+    const small = Fastify({ logger: false });
+    await expect(small.register(platformApi, { platform: server.platform }).ready()).rejects.toThrow(/maxParamLength/);
   });
 
   test('unknown /v1 routes answer 404 in the error shape', async () => {

@@ -57,6 +57,13 @@ describe('creating resources', () => {
     expect(full.json()['@id']).toBe('https://example.org/things/thing-1');
   });
 
+  test('long ids round-trip through their percent-encoded _self', async () => {
+    const created = await createResource('a'.repeat(300));
+    const response = await server.app.inject({ method: 'GET', url: new URL(created._self).pathname });
+    expect(response.statusCode).toBe(200);
+    expect(response.json()['@id']).toBe(`${base}${'a'.repeat(300)}`);
+  });
+
   test('a payload the JSON-LD processor refuses is 400 InvalidJsonLdFormat; remote contexts are never fetched', async () => {
     const remote = await server.app.inject({ method: 'POST', url: '/v1/resources/org/proj/_', headers: alice, payload: { '@context': 'https://schema.org/', name: 'x' } });
     expect(remote.statusCode).toBe(400);

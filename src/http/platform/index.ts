@@ -20,7 +20,19 @@ export interface PlatformApiOptions {
   platform: Platform;
 }
 
+/**
+ * Ids travel in URLs as percent-encoded IRIs (`_self` links), often longer
+ * than fastify's default limit of 100 characters per path parameter. The
+ * server must be created with at least this `maxParamLength`.
+ */
+export const PLATFORM_MAX_PARAM_LENGTH = 4096;
+
 export async function platformApi(app: FastifyInstance, { platform }: PlatformApiOptions): Promise<void> {
+  if ((app.initialConfig.maxParamLength ?? 100) < PLATFORM_MAX_PARAM_LENGTH) {
+    throw new Error(
+      `platformApi needs Fastify({ maxParamLength: ${PLATFORM_MAX_PARAM_LENGTH} }) or more: ids in /v1 URLs are long percent-encoded IRIs`,
+    );
+  }
   await app.register(
     async (v1) => {
       v1.setErrorHandler(handleError);

@@ -5,7 +5,7 @@ import { METADATA_CONTEXT, ORGS_CONTEXT } from '../../platform/contexts.ts';
 import type { Platform } from '../../platform/index.ts';
 import type { OrgState } from '../../platform/orgs.ts';
 import { callerOf } from './caller.ts';
-import { errorResponses, orgParams, orgSchema, requiredRevQuery, revQuery } from './schemas.ts';
+import { emptyBodyAsObject, errorResponses, orgParams, orgSchema, requiredRevQuery, revQuery } from './schemas.ts';
 
 interface OrgRoute {
   Params: { org: string };
@@ -32,10 +32,11 @@ export async function orgRoutes(app: FastifyInstance, { platform }: { platform: 
   const { orgs, acls, baseUri } = platform;
   const response = (code: number) => ({ [code]: orgSchema, ...errorResponses });
 
-  app.put<OrgRoute & { Body: { description?: string } | undefined }>(
+  app.put<OrgRoute & { Body: { description?: string } }>(
     '/orgs/:org',
     {
       bodyLimit: 64 * 1024,
+      preValidation: emptyBodyAsObject,
       schema: {
         params: orgParams,
         querystring: revQuery,
@@ -49,7 +50,7 @@ export async function orgRoutes(app: FastifyInstance, { platform }: { platform: 
       const rev = request.query.rev;
       if (rev === undefined) acls.require(identity, 'organizations/create', '/');
       else acls.require(identity, 'organizations/write', `/${org}`);
-      const saved = orgs.save(org, request.body?.description, rev, identity);
+      const saved = orgs.save(org, request.body.description, rev, identity);
       return reply.code(rev === undefined ? 201 : 200).send(orgJson(saved, baseUri));
     },
   );

@@ -7,7 +7,7 @@ import type { Platform } from '../../platform/index.ts';
 import { isAbsoluteIri } from '../../platform/iri.ts';
 import type { ProjectFields, ProjectService, ProjectState } from '../../platform/projects.ts';
 import { callerOf } from './caller.ts';
-import { errorResponses, projectBody, projectParams, projectSchema, requiredRevQuery, revQuery } from './schemas.ts';
+import { emptyBodyAsObject, errorResponses, projectBody, projectParams, projectSchema, requiredRevQuery, revQuery } from './schemas.ts';
 
 interface ProjectRoute {
   Params: { org: string; project: string };
@@ -40,10 +40,11 @@ export async function projectRoutes(app: FastifyInstance, { platform }: { platfo
   const { projects, acls, baseUri } = platform;
   const response = (code: number) => ({ [code]: projectSchema, ...errorResponses });
 
-  app.put<ProjectRoute & { Querystring: { rev?: number }; Body: ProjectFields | undefined }>(
+  app.put<ProjectRoute & { Querystring: { rev?: number }; Body: ProjectFields }>(
     '/projects/:org/:project',
     {
       bodyLimit: 256 * 1024,
+      preValidation: emptyBodyAsObject,
       schema: { params: projectParams, querystring: revQuery, body: projectBody, response: { ...response(200), ...response(201) } },
     },
     async (request, reply) => {
@@ -52,7 +53,7 @@ export async function projectRoutes(app: FastifyInstance, { platform }: { platfo
       const rev = request.query.rev;
       if (rev === undefined) acls.require(identity, 'projects/create', `/${org}`);
       else acls.require(identity, 'projects/write', `/${org}/${project}`);
-      const fields = request.body ?? {};
+      const fields = request.body;
       checkIris(fields);
       const saved = projects.save({ org, project }, fields, rev, identity);
       return reply.code(rev === undefined ? 201 : 200).send(projectJson(saved, projects, baseUri));

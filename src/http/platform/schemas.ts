@@ -1,4 +1,5 @@
 /** JSON schemas shared by the /v1 routes. */
+import type { FastifyRequest } from 'fastify';
 import { LABEL_PATTERN } from '../../platform/refs.ts';
 import { errorSchema } from './errors.ts';
 
@@ -149,3 +150,8 @@ export const listSchema = {
   type: 'object',
   properties: { '@context': {}, _total: { type: 'integer' }, _results: { type: 'array', items: entitySchema } },
 } as const;
+
+/** A PUT without a body means "no fields", so `curl -X PUT …/orgs/x` creates an organization. */
+export async function emptyBodyAsObject(request: FastifyRequest): Promise<void> {
+  if (request.body === undefined || request.body === null) request.body = {};
+}
