@@ -13,7 +13,7 @@ import { PlatformError, rejections } from '../platform/errors.ts';
 import type { Identity } from '../platform/identities.ts';
 import { encodeIdSegment, expandIdSegment, resolveIri } from '../platform/iri.ts';
 import { type JsonObject, expand } from '../platform/jsonld.ts';
-import type { ProjectService, ProjectState } from '../platform/projects.ts';
+import { type ProjectService, type ProjectState, defaultBase } from '../platform/projects.ts';
 import { type ProjectRef, projectAddress, projectKey } from '../platform/refs.ts';
 import type { Store } from '../platform/store.ts';
 import { type ArchiveEntry, type FileEntry, type FileSelfEntry, decodeEntries, selectorOf } from './definition.ts';
@@ -41,7 +41,7 @@ export class ArchiveService {
     private readonly acls: AclService,
     private readonly findFile: FileFinder,
     private readonly baseUri: string,
-    readonly ttlMs: number,
+    private readonly ttlMs: number,
     private readonly clock: () => number,
   ) {
     this.db = store.database('archives');
@@ -53,7 +53,7 @@ export class ArchiveService {
     await checkContext(payload);
     const { entries, problems } = decodeEntries(payload, {
       archiveProject: ref,
-      baseOf: (entryProject) => this.projects.get(entryProject)?.base ?? `${this.baseUri}/v1/resources/${projectKey(entryProject)}/_/`,
+      baseOf: (entryProject) => this.projects.get(entryProject)?.base ?? defaultBase(this.baseUri, entryProject),
       baseUri: this.baseUri,
     });
     if (problems.length > 0) throw rejections.decodingFailed(problems);

@@ -1,12 +1,12 @@
 /** A download: entries resolved now (errors before any byte), bytes produced later as the client reads. */
-import { entityView } from '../platform/metadata.ts';
-import type { Identity } from '../platform/identities.ts';
-import { renderText } from '../platform/rendering.ts';
 import type { Readable } from 'node:stream';
+import type { Identity } from '../platform/identities.ts';
+import { entityView } from '../platform/metadata.ts';
+import { renderText } from '../platform/rendering.ts';
 import type { StoredArchive } from './archives.ts';
+import { SAMPLE_BYTES, isAlreadyCompressedType, sampleCompresses } from './compressibility.ts';
 import { type ResolveDeps, resolveForDownload } from './resolve.ts';
 import { zipStream } from './zip.ts';
-import { SAMPLE_BYTES, isAlreadyCompressedType, sampleCompresses } from './compressibility.ts';
 
 export interface Download {
   entryCount: number;

@@ -56,7 +56,6 @@ export const DEFAULT_MAX_FILE_BYTES = 10 * 1024 ** 3;
 
 export interface Platform {
   readonly baseUri: string;
-  readonly logger: Logger;
   readonly acls: AclService;
   readonly orgs: OrgService;
   readonly projects: ProjectService;
@@ -88,7 +87,7 @@ export async function openPlatform(options: PlatformOptions): Promise<Platform> 
 
   const auth: AuthConfig = options.authFile ? loadAuthFile(options.authFile) : anonymousReadOnly();
   if (options.authFile) logger.info(`auth file ${options.authFile}: ${auth.tokens.size} token(s), ACLs on ${auth.acls.size} path(s)`);
-  else logger.warn('no auth file (--auth-file / AUTH_FILE): anonymous callers may read (resources/read on /) and nothing else; every write is refused');
+  else logger.warn('no auth file (--auth-file / AUTH_FILE): anonymous is read-only (resources/read on /) and every write is refused');
 
   const root = path.join(options.dataDir, 'platform');
   const store = openStore(path.join(root, 'store'));
@@ -121,7 +120,6 @@ export async function openPlatform(options: PlatformOptions): Promise<Platform> 
 
   return {
     baseUri,
-    logger,
     acls,
     orgs,
     projects,

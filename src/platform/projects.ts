@@ -56,6 +56,11 @@ export const DEFAULT_API_MAPPINGS: readonly ApiMapping[] = [
   { prefix: 'search', namespace: `${NXV}searchView` },
 ];
 
+/** The base of a project that does not set one: where its resources are served. */
+export function defaultBase(baseUri: string, ref: ProjectRef): string {
+  return `${baseUri}/v1/resources/${ref.org}/${ref.project}/_/`;
+}
+
 export class ProjectService {
   private readonly db: Database<ProjectState, string>;
   private readonly literature: ProjectState;
@@ -181,10 +186,7 @@ export class ProjectService {
   }
 
   private defaults(ref: ProjectRef): { base: string; vocab: string } {
-    return {
-      base: `${this.baseUri}/v1/resources/${ref.org}/${ref.project}/_/`,
-      vocab: `${this.baseUri}/v1/vocabs/${ref.org}/${ref.project}/`,
-    };
+    return { base: defaultBase(this.baseUri, ref), vocab: `${this.baseUri}/v1/vocabs/${ref.org}/${ref.project}/` };
   }
 
   private checkedForChange(ref: ProjectRef, project: ProjectState | undefined, rev: number, pruning = false): ProjectState {

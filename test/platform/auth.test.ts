@@ -50,7 +50,7 @@ describe('without an auth file', () => {
   test('anonymous may read, nothing else; the start-up log says so', async () => {
     const warnings: string[] = [];
     server = await startServer({ auth: null, logger: { info: () => {}, warn: (m) => warnings.push(m), error: () => {} } });
-    expect(warnings.join('\n')).toMatch(/anonymous callers may read/);
+    expect(warnings.join('\n')).toMatch(/anonymous is read-only/);
     const read = await server.app.inject({ method: 'GET', url: '/v1/projects/literature/articles' });
     expect(read.statusCode).toBe(200);
     const write = await server.app.inject({ method: 'PUT', url: '/v1/orgs/myorg', payload: {} });
