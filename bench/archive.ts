@@ -145,7 +145,7 @@ async function main(): Promise<void> {
   }
   const archive = await platform.archives.create(ref, 'bench-archive', { resources: entries }, owner);
 
-  const app = Fastify({ logger: false, maxParamLength: PLATFORM_MAX_PARAM_LENGTH });
+  const app = Fastify({ logger: false, routerOptions: { maxParamLength: PLATFORM_MAX_PARAM_LENGTH } });
   await app.register(platformApi, { platform });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const port = (app.server.address() as AddressInfo).port;

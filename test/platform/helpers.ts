@@ -109,7 +109,7 @@ export async function startServer(options: TestServerOptions = {}): Promise<Test
     ...(options.clock && { clock: options.clock }),
     ...(options.logger && { logger: options.logger }),
   });
-  const app = Fastify({ logger: false, maxParamLength: PLATFORM_MAX_PARAM_LENGTH });
+  const app = Fastify({ logger: false, routerOptions: { maxParamLength: PLATFORM_MAX_PARAM_LENGTH } });
   await app.register(platformApi, { platform });
   await app.ready();
   const stop = async () => {

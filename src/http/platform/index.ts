@@ -28,9 +28,10 @@ export interface PlatformApiOptions {
 export const PLATFORM_MAX_PARAM_LENGTH = 4096;
 
 export async function platformApi(app: FastifyInstance, { platform }: PlatformApiOptions): Promise<void> {
-  if ((app.initialConfig.maxParamLength ?? 100) < PLATFORM_MAX_PARAM_LENGTH) {
+  const maxParamLength = app.initialConfig.routerOptions?.maxParamLength ?? app.initialConfig.maxParamLength ?? 100;
+  if (maxParamLength < PLATFORM_MAX_PARAM_LENGTH) {
     throw new Error(
-      `platformApi needs Fastify({ maxParamLength: ${PLATFORM_MAX_PARAM_LENGTH} }) or more: ids in /v1 URLs are long percent-encoded IRIs`,
+      `platformApi needs Fastify({ routerOptions: { maxParamLength: ${PLATFORM_MAX_PARAM_LENGTH} } }) or more: ids in /v1 URLs are long percent-encoded IRIs`,
     );
   }
   await app.register(
