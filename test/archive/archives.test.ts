@@ -212,11 +212,12 @@ describe('metadata', () => {
     ]);
   });
 
-  test('GET for a type neither ZIP nor JSON is 406', async () => {
+  test('GET for a type neither ZIP nor JSON answers the metadata, as the reference does', async () => {
     await create({ resources: someResource }, { id: 'plain', accept: 'application/json' });
     const response = await download('/v1/archives/org/proj/plain', TOKENS.alice, 'text/html');
-    expect(response.statusCode).toBe(406);
-    expect(response.json()['@type']).toBe('NotAcceptable');
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['content-type']).toMatch(/^application\/ld\+json/);
+    expect(response.json()['@id']).toBe(`${base}plain`);
   });
 });
 

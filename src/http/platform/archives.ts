@@ -7,7 +7,6 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { StoredArchive } from '../../archive/archives.ts';
-import { PlatformError } from '../../platform/errors.ts';
 import type { Platform } from '../../platform/index.ts';
 import type { JsonObject } from '../../platform/jsonld.ts';
 import { callerOf } from './caller.ts';
@@ -111,8 +110,8 @@ export async function archiveRoutes(app: FastifyInstance, { platform }: { platfo
     async (request, reply) => {
       const { id, ...ref } = request.params;
       const identity = callerOf(request);
-      const wanted = negotiate(request.headers.accept, OFFERS);
-      if (wanted === null) throw new PlatformError(406, 'NotAcceptable', `Acceptable media types are ${OFFERS.join(', ')}.`);
+      // As in the reference, whoever does not accept a ZIP gets the metadata.
+      const wanted = negotiate(request.headers.accept, OFFERS) ?? 'application/ld+json';
       const archive = archives.fetch(ref, id, identity);
       if (wanted !== 'application/zip') return reply.type(wanted).send(archives.metadata(archive, true));
       // Every check (permissions, missing entries, name conflicts) happens here, before the first byte.
