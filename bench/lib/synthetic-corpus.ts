@@ -9,7 +9,7 @@ import path from 'node:path';
 import type { ArticleInput } from '../../src/corpus/model.js';
 
 export const SCIFACT_DIR = path.resolve('..', 'shared', 'data', 'scifact');
-const TYPES = ['research-article', 'review-article', 'brief-report', 'editorial', 'meta-analysis'];
+export const TYPES = ['research-article', 'review-article', 'brief-report', 'editorial', 'meta-analysis'];
 const JOURNALS = ['0896-6273', '0270-6474', '1097-6256', '1050-9631', '1047-3211', '1053-8119', '0006-8950', '2050-084X'];
 
 /** Mulberry32: a small, fast, seedable PRNG. */

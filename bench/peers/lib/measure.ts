@@ -1,0 +1,209 @@
+/**
+ * Measures one peer on one corpus, each phase in a fresh process so that peak
+ * memory belongs to that phase: (1) build, (2) open, quality (SciFact), latency
+ * cells, throughput cells. Every figure is repeated and the median kept; the
+ * warm-up pass before each latency cell is thrown away.
+ */
+import { readdir, rm, stat, writeFile, mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { summarize } from '../../lib/stats.js';
+import { ndcgAt, recallAt, type Qrels } from '../../../src/eval/metrics.js';
+import { FILTER, K_VALUES, type BenchConfig, type CorpusName, type FieldMode, type PeerName } from './config.js';
+import { PeerProcess } from './peer-process.js';
+import type { QuerySetName, QuerySets } from './queries.js';
+
+export type FilterName = 'none' | 'date+type';
+const FILTER_ARG: Record<FilterName, string> = {
+  none: '-',
+  'date+type': `${FILTER.dateFrom.replaceAll('-', '')}:${FILTER.dateTo.replaceAll('-', '')}:${FILTER.type}`,
+};
+
+export interface LatencyCell {
+  set: QuerySetName;
+  k: number;
+  filter: FilterName;
+  p50: number;
+  p99: number;
+  /** Queries timed per repetition (fewer than the set when the time budget ran out). */
+  queries: number;
+  hitsPerQuery: number;
+}
+
+export interface ThroughputCell {
+  k: number;
+  filter: FilterName;
+  qps: number;
+  queries: number;
+}
+
+export interface PeerRun {
+  peer: PeerName;
+  corpus: CorpusName;
+  build: { seconds: number; peakRssMiB: number } | null;
+  indexMiB: number | null;
+  load: { seconds: number; rssMiB: number } | null;
+  queryPeakRssMiB: number | null;
+  latency: LatencyCell[];
+  throughput: ThroughputCell[];
+  versions: Record<string, string>;
+  error?: string;
+}
+
+export interface QualityRun {
+  peer: PeerName;
+  mode: FieldMode;
+  ndcg10: number;
+  recall100: number;
+  queries: number;
+  error?: string;
+}
+
+interface Memory {
+  rssMiB: number;
+  peakRssMiB: number;
+}
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+};
+
+async function directoryBytes(dir: string): Promise<number> {
+  let total = 0;
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    const file = path.join(dir, entry.name);
+    total += entry.isDirectory() ? await directoryBytes(file) : (await stat(file)).size;
+  }
+  return total;
+}
+
+export interface Workspace {
+  config: BenchConfig;
+  corpusFile(corpus: CorpusName): string;
+  indexDir(peer: PeerName, corpus: CorpusName, mode: FieldMode): string;
+  queryFile(name: string): string;
+}
+
+export async function writeQueryFiles(ws: Workspace, sets: QuerySets, judged: string[]): Promise<void> {
+  await mkdir(path.dirname(ws.queryFile('x')), { recursive: true });
+  for (const [name, queries] of Object.entries(sets)) {
+    await writeFile(ws.queryFile(name), queries.join('\n') + '\n');
+    await writeFile(ws.queryFile(`${name} warm-up`), queries.slice(0, 20).join('\n') + '\n');
+  }
+  // Throughput: the sets interleaved, so that each thread sees a mix.
+  const lists = Object.values(sets);
+  const mixed = Array.from({ length: Math.max(...lists.map((l) => l.length)) }, (_, i) => lists.map((l) => l[i]).filter((q): q is string => !!q)).flat();
+  await writeFile(ws.queryFile('mixed'), mixed.join('\n') + '\n');
+  await writeFile(ws.queryFile('judged'), judged.join('\n') + '\n');
+}
+
+const log = (message: string) => process.stderr.write(`${new Date().toISOString().slice(11, 19)} ${message}\n`);
+
+/** Builds the peer's index in a process of its own; engine-http reuses the engine's. */
+async function build(peer: PeerName, ws: Workspace, corpus: CorpusName, mode: FieldMode) {
+  if (peer === 'engine-http') return { build: null, dir: ws.indexDir('engine', corpus, mode) };
+  const dir = ws.indexDir(peer, corpus, mode);
+  await rm(dir, { recursive: true, force: true });
+  await mkdir(dir, { recursive: true });
+  const process_ = PeerProcess.start(peer);
+  try {
+    log(`${peer}: building ${corpus} (${mode})`);
+    const { seconds } = await process_.call<{ seconds: number }>('build', ws.corpusFile(corpus), dir, mode);
+    const memory = await process_.call<Memory>('memory');
+    log(`${peer}: built in ${seconds.toFixed(1)} s, peak RSS ${memory.peakRssMiB.toFixed(0)} MiB`);
+    return { build: { seconds, peakRssMiB: memory.peakRssMiB }, dir };
+  } finally {
+    await process_.quit();
+  }
+}
+
+export async function measureQuality(peer: PeerName, ws: Workspace, mode: FieldMode, judgedIds: string[], qrels: Qrels): Promise<QualityRun> {
+  try {
+    const { dir } = await build(peer, ws, 'scifact', mode);
+    const process_ = PeerProcess.start(peer);
+    try {
+      await process_.call('open', dir, mode);
+      const { rankings } = await process_.call<{ rankings: string[][] }>('rank', ws.queryFile('judged'), 100);
+      return scoreRankings(peer, mode, rankings, judgedIds, qrels);
+    } finally {
+      await process_.quit();
+    }
+  } catch (error) {
+    log(`${peer}: quality (${mode}) failed: ${(error as Error).message}`);
+    return { peer, mode, ndcg10: NaN, recall100: NaN, queries: 0, error: (error as Error).message };
+  }
+}
+
+export function scoreRankings(peer: PeerName, mode: FieldMode, rankings: string[][], ids: string[], qrels: Qrels): QualityRun {
+  let ndcg = 0;
+  let recall = 0;
+  ids.forEach((id, i) => {
+    ndcg += ndcgAt(10, rankings[i] ?? [], qrels.get(id)!);
+    recall += recallAt(100, rankings[i] ?? [], qrels.get(id)!);
+  });
+  return { peer, mode, ndcg10: ndcg / ids.length, recall100: recall / ids.length, queries: ids.length };
+}
+
+/** Speed and memory of one peer on one corpus (split layout, the engine's own). */
+export async function measureSpeed(peer: PeerName, ws: Workspace, corpus: CorpusName, sets: QuerySets): Promise<PeerRun> {
+  const { config } = ws;
+  const run: PeerRun = { peer, corpus, build: null, indexMiB: null, load: null, queryPeakRssMiB: null, latency: [], throughput: [], versions: {} };
+  try {
+    const built = await build(peer, ws, corpus, 'split');
+    run.build = built.build;
+    run.indexMiB = (await directoryBytes(built.dir)) / 1048576;
+    const process_ = PeerProcess.start(peer);
+    try {
+      run.versions = await process_.call<Record<string, string>>('versions');
+      const { seconds } = await process_.call<{ seconds: number }>('open', built.dir, 'split');
+      const loaded = await process_.call<Memory>('memory');
+      run.load = { seconds, rssMiB: loaded.rssMiB };
+      log(`${peer}: ${corpus} loaded in ${seconds.toFixed(2)} s, RSS ${loaded.rssMiB.toFixed(0)} MiB`);
+      for (const set of Object.keys(sets) as QuerySetName[]) {
+        for (const k of K_VALUES) {
+          for (const filter of Object.keys(FILTER_ARG) as FilterName[]) {
+            const args = [k, FILTER_ARG[filter], config.secondsPerCell] as const;
+            await process_.call('latency', ws.queryFile(`${set} warm-up`), ...args);
+            const repeats: { p50: number; p99: number; n: number; hits: number }[] = [];
+            for (let r = 0; r < config.repeats; r++) {
+              const { ms, hits } = await process_.call<{ ms: number[]; hits: number }>('latency', ws.queryFile(set), ...args);
+              const summary = summarize(ms);
+              repeats.push({ p50: summary.p50, p99: summary.p99, n: ms.length, hits: hits / ms.length });
+            }
+            const cell: LatencyCell = {
+              set, k, filter,
+              p50: median(repeats.map((r) => r.p50)),
+              p99: median(repeats.map((r) => r.p99)),
+              queries: median(repeats.map((r) => r.n)),
+              hitsPerQuery: median(repeats.map((r) => r.hits)),
+            };
+            run.latency.push(cell);
+            log(`${peer}: ${corpus} ${set} k=${k} ${filter}: p50 ${cell.p50.toFixed(2)} ms, p99 ${cell.p99.toFixed(2)} ms (${cell.queries} queries)`);
+          }
+        }
+      }
+      for (const k of K_VALUES) {
+        for (const filter of Object.keys(FILTER_ARG) as FilterName[]) {
+          const repeats: { qps: number; queries: number }[] = [];
+          for (let r = 0; r < config.repeats; r++) {
+            const result = await process_.call<{ seconds: number; queries: number }>(
+              'throughput', ws.queryFile('mixed'), k, FILTER_ARG[filter], config.threads, config.secondsPerCell,
+            );
+            repeats.push({ qps: result.queries / result.seconds, queries: result.queries });
+          }
+          const cell = { k, filter, qps: median(repeats.map((r) => r.qps)), queries: median(repeats.map((r) => r.queries)) };
+          run.throughput.push(cell);
+          log(`${peer}: ${corpus} throughput k=${k} ${filter}: ${cell.qps.toFixed(1)} queries/s on ${config.threads} threads`);
+        }
+      }
+      run.queryPeakRssMiB = (await process_.call<Memory>('memory')).peakRssMiB;
+    } finally {
+      await process_.quit();
+    }
+  } catch (error) {
+    run.error = (error as Error).message.split('\n').slice(0, 3).join(' ');
+    log(`${peer}: ${corpus} failed: ${run.error}`);
+  }
+  return run;
+}

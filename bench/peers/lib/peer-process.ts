@@ -1,0 +1,118 @@
+/**
+ * Drives one peer process over a line protocol, the same for Node, Java and
+ * Python peers: the harness writes one command a line (fields separated by
+ * tabs), the peer answers one line "@@ <json>". Anything else the peer prints
+ * is passed on to stderr. Timing happens inside the peer, so the protocol's
+ * own cost is never measured.
+ *
+ * Commands (see README text in peers.md):
+ *   build <corpus.tsv> <indexDir> <split|merged>   -> {seconds}
+ *   open <indexDir> <split|merged>                 -> {seconds}
+ *   latency <queries file> <k> <filter> <maxSeconds> -> {ms: number[], hits}
+ *   rank <queries file> <k>                        -> {rankings: string[][]} (article ids, best first)
+ *   throughput <queries file> <k> <filter> <threads> <maxSeconds> -> {seconds, queries}
+ *   memory                                         -> {rssMiB, peakRssMiB}
+ *   versions                                       -> {name: version, ...}
+ *   quit
+ * <filter> is "-" or "YYYYMMDD:YYYYMMDD:type".
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import path from 'node:path';
+import readline from 'node:readline';
+import type { PeerName } from './config.js';
+
+const JAVA_LIBS = ['lucene-core-8', 'lucene-analyzers-common-8', 'lucene-queries-8'];
+
+function luceneClasspath(): string {
+  const jars = readdirSync('/usr/share/java');
+  return JAVA_LIBS.map((prefix) => {
+    const jar = jars.find((name) => name.startsWith(prefix) && /\d\.jar$/.test(name));
+    if (!jar) throw new Error(`${prefix}*.jar not found in /usr/share/java: run bench/peers/install.sh`);
+    return path.join('/usr/share/java', jar);
+  }).join(':');
+}
+
+function commandOf(peer: PeerName): [string, string[]] {
+  const dir = path.resolve('bench', 'peers');
+  switch (peer) {
+    case 'engine':
+    case 'engine-http':
+    case 'minisearch':
+    case 'orama':
+      // In-memory peers need a large heap at 1M paragraphs; the engine's data lives off-heap.
+      return [process.execPath, ['--max-old-space-size=20000', '--import', 'tsx', path.join(dir, 'node', 'peer-main.ts'), peer]];
+    case 'lucene':
+      return ['java', ['-Xmx4g', '-cp', luceneClasspath(), path.join(dir, 'lucene', 'LucenePeer.java')]];
+    case 'xapian':
+      return ['/usr/bin/python3', [path.join(dir, 'python', 'xapian_peer.py')]];
+    case 'sqlite-fts5':
+      return ['/usr/bin/python3', [path.join(dir, 'python', 'sqlite_peer.py')]];
+  }
+}
+
+export class PeerProcess {
+  private readonly replies: string[] = [];
+  private waiting: ((line: string | null) => void) | null = null;
+  private exited = false;
+
+  private constructor(
+    readonly name: PeerName,
+    private readonly child: ChildProcess,
+  ) {
+    const lines = readline.createInterface({ input: child.stdout! });
+    lines.on('line', (line) => {
+      if (!line.startsWith('@@ ')) {
+        process.stderr.write(`  [${name}] ${line}\n`);
+        return;
+      }
+      this.deliver(line.slice(3));
+    });
+    child.stderr!.on('data', (chunk: Buffer) => {
+      for (const line of chunk.toString().split('\n')) if (line.trim()) process.stderr.write(`  [${name}] ${line}\n`);
+    });
+    child.on('exit', () => {
+      this.exited = true;
+      this.deliver(null);
+    });
+  }
+
+  static start(peer: PeerName): PeerProcess {
+    const [command, args] = commandOf(peer);
+    return new PeerProcess(peer, spawn(command, args, { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, NODE_ENV: 'production' } }));
+  }
+
+  private deliver(line: string | null): void {
+    if (this.waiting) {
+      const resolve = this.waiting;
+      this.waiting = null;
+      resolve(line);
+    } else if (line !== null) this.replies.push(line);
+  }
+
+  private next(): Promise<string | null> {
+    const queued = this.replies.shift();
+    if (queued !== undefined) return Promise.resolve(queued);
+    if (this.exited) return Promise.resolve(null);
+    return new Promise((resolve) => (this.waiting = resolve));
+  }
+
+  async call<T>(op: string, ...args: (string | number)[]): Promise<T> {
+    this.child.stdin!.write([op, ...args].join('\t') + '\n');
+    const line = await this.next();
+    if (line === null) throw new Error(`${this.name} exited during "${op}"`);
+    const reply = JSON.parse(line) as T & { error?: string };
+    if (reply.error) throw new Error(`${this.name} ${op}: ${reply.error}`);
+    return reply;
+  }
+
+  async quit(): Promise<void> {
+    if (this.exited) return;
+    const exited = new Promise<void>((resolve) => this.child.once('exit', () => resolve()));
+    this.child.stdin!.write('quit\n');
+    this.child.stdin!.end();
+    const timer = setTimeout(() => this.child.kill('SIGKILL'), 30_000);
+    await exited;
+    clearTimeout(timer);
+  }
+}

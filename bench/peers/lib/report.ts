@@ -1,0 +1,247 @@
+/**
+ * bench/results/peers.{json,md}: every figure next to its ratio to this engine
+ * measured in the same run (peer ÷ engine: above 1 means the peer takes longer,
+ * is larger or - for throughput - answers more queries per second).
+ */
+import { machine, writeResults } from '../../lib/stats.js';
+import { writeCharts } from './charts.js';
+import { BM25, FILTER, K_VALUES, type BenchConfig, type PeerName } from './config.js';
+import type { FilterName, LatencyCell, PeerRun, QualityRun, ThroughputCell } from './measure.js';
+
+export interface Report {
+  date: string;
+  minutes: number;
+  machine: ReturnType<typeof machine>;
+  config: BenchConfig;
+  quality: QualityRun[];
+  speed: PeerRun[];
+}
+
+/** What each peer was set to: the closest each offers to the engine's analysis and BM25. */
+export const PEER_SETTINGS: Record<PeerName, string> = {
+  engine: `in-process (no HTTP); analysis: Unicode folding, the 33 Lucene stopwords, possessives, Porter; BM25 k1 ${BM25.k1}, b ${BM25.b}, Lucene idf; title field weight ${BM25.titleWeight}; latency on the calling thread, throughput on its worker pool`,
+  'engine-http': 'the same index behind `GET /retrieval/` of the real server (default settings: a search pool of one thread per core); client on the same machine, keep-alive, full JSON answers (paragraph text + metadata)',
+  lucene: `Lucene 8.7 (Debian liblucene8-java), single-source Java program; EnglishAnalyzer (no diacritic folding); BM25Similarity(k1 ${BM25.k1}, b ${BM25.b}); distinct query terms OR-ed; split layout: each term also in the title field with BoostQuery ${BM25.titleWeight} (exactly the engine's sum of per-field BM25); date IntPoint and type StringField as FILTER clauses; 256 MB indexing buffer, default merges; threads share one IndexSearcher`,
+  xapian: `Xapian 1.4 (Debian python3-xapian) from /usr/bin/python3; Stem("porter") (original Porter, as the engine), the 33 stopwords, STEM_ALL; BM25Weight(k1 ${BM25.k1}, k2 0, k3 1, b ${BM25.b}, min_normlen 0.5) with Xapian's own idf; no per-field lengths: split layout = title terms with prefix S weighted ${BM25.titleWeight} by OP_SCALE_WEIGHT; date value range + type boolean term via OP_FILTER; throughput with one process per thread`,
+  'sqlite-fts5': `SQLite FTS5 (Debian libsqlite3 via Python's sqlite3); tokenizer "porter unicode61 remove_diacritics 2"; bm25() with its fixed k1 1.2, b 0.75 (not settable) and per-row length; split layout: column weights title ${BM25.titleWeight}, text 1; no stopword list in FTS5 (indexed; the driver drops the 33 stopwords from queries); query words quoted and OR-ed; date and type UNINDEXED columns in WHERE; one process per thread`,
+  minisearch: `MiniSearch 7 in-process; the engine's analyser as tokenizer (MiniSearch has no stemmer); BM25 k ${BM25.k1}, b ${BM25.b}, d 0 (its default is BM25+); per-field scoring, title boost ${BM25.titleWeight}; no prefix/fuzzy; MiniSearch multiplies a score by the number of query terms matched and scores every match (its design); filter = its filter callback on stored fields; throughput: one index copy per worker thread`,
+  orama: `Orama 3 in-process; the engine's analyser as tokenizer; relevance BM25 k ${BM25.k1}, b ${BM25.b}, d 0; title boost ${BM25.titleWeight}; threshold 1 (any term matches; its default keeps documents with all terms), whole terms only (a terminator after every term: Orama looks terms up as prefixes); Orama counts a term once per field (tf = 1/length) and scores every match (its design); date number + type enum in where; throughput: one index copy per worker thread`,
+};
+
+const fmt = (value: number | null | undefined, digits = 2) =>
+  value === null || value === undefined || !Number.isFinite(value) ? 'n/a' : value >= 100 ? value.toFixed(0) : value.toFixed(digits);
+const ratio = (value: number | null | undefined, base: number | null | undefined) =>
+  value === null || value === undefined || !base || !Number.isFinite(value) ? '' : ` (${(value / base).toFixed(value / base >= 10 ? 0 : 2)}×)`;
+const withRatio = (value: number | null | undefined, base: number | null | undefined, digits = 2) => `${fmt(value, digits)}${ratio(value, base)}`;
+
+function table(header: string[], rows: string[][]): string {
+  return [`| ${header.join(' | ')} |`, `| ${header.map(() => '---').join(' | ')} |`, ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n');
+}
+
+export function reproduceSection(): string {
+  return [
+    '## How to reproduce',
+    '',
+    'The peers are installed beside the server, never as its dependencies (Debian packages and `bench/peers/node_modules`):',
+    '',
+    '```sh',
+    'bench/peers/install.sh                               # liblucene8-java, xapian-tools, python3-xapian, sqlite3; minisearch, @orama/orama, vega-lite',
+    'npm run bench:peers                                  # SciFact + 1M generated paragraphs, every peer (hours on 2 cores)',
+    'PEERS_PARAGRAPHS=50000 PEERS_REPEATS=1 npm run bench:peers   # a quick run',
+    'PEERS=engine,lucene PEERS_CORPORA=generated npm run bench:peers',
+    '```',
+    '',
+    'Settings (environment): `PEERS_PARAGRAPHS` (generated corpus size, default 1,000,000), `PEERS` (subset of',
+    '`engine,engine-http,lucene,xapian,sqlite-fts5,minisearch,orama`), `PEERS_CORPORA` (`scifact,generated`),',
+    '`PEERS_QUERIES` (queries per set, default 200), `PEERS_REPEATS` (default 3, medians reported),',
+    '`PEERS_SECONDS` (time budget of one repetition of one cell, default 5: a slow peer answers a prefix of the',
+    'query list), `PEERS_THREADS` (throughput threads, default the core count). SciFact must be in `../shared/data/scifact`.',
+    'Results: `bench/results/peers.md`, `peers.json` and the `peers-*.svg` charts; corpora and indexes stay in `bench/.work/peers/`.',
+  ].join('\n');
+}
+
+function qualitySection(quality: QualityRun[]): string {
+  const rows: string[][] = [];
+  for (const mode of ['split', 'merged'] as const) {
+    const base = quality.find((q) => q.peer === 'engine' && q.mode === mode);
+    const lucene = quality.find((q) => q.peer === 'lucene' && q.mode === mode);
+    for (const q of quality.filter((x) => x.mode === mode)) {
+      const diff = (a: number, b: number | undefined) => (b === undefined || !Number.isFinite(a) ? '' : ` (${a - b >= 0 ? '+' : ''}${(a - b).toFixed(4)})`);
+      rows.push([
+        q.peer,
+        mode === 'split' ? `title field ×${BM25.titleWeight} + text` : 'title + text, one field',
+        `${fmt(q.ndcg10, 4)}${q.peer === 'engine' ? '' : diff(q.ndcg10, base?.ndcg10)}`,
+        `${fmt(q.recall100, 4)}${q.peer === 'engine' ? '' : diff(q.recall100, base?.recall100)}`,
+        q.peer === 'engine' && lucene ? `engine − Lucene: ${(q.ndcg10 - lucene.ndcg10).toFixed(4)}` : q.error ? `error: ${q.error.slice(0, 80)}` : '',
+      ]);
+    }
+  }
+  return [
+    '## Quality: SciFact',
+    '',
+    'BEIR SciFact, 5,183 abstracts, the 809 judged train queries (`qrels/train.tsv`); top-100 paragraphs per query, ranked as articles.',
+    'Differences in brackets are to this engine in the same layout. Two layouts: the engine\'s own (title as a second field',
+    `weighted ${BM25.titleWeight}; Lucene reproduces it exactly, Xapian and FTS5 approximately, see the settings), and BEIR's usual one`,
+    '(title and text concatenated into one field; the engine is then fed the concatenated text with an empty title). The',
+    'like-for-like comparison with Lucene is the split layout (same formula) and the merged layout (same input).',
+    '',
+    table(['peer', 'layout', 'nDCG@10', 'Recall@100', 'note'], rows),
+  ].join('\n');
+}
+
+function buildSection(runs: PeerRun[]): string {
+  const engine = runs.find((r) => r.peer === 'engine');
+  const rows = runs.map((r) => [
+    r.peer,
+    r.build ? withRatio(r.build.seconds, engine?.build?.seconds) : r.peer === 'engine-http' ? '(engine\'s)' : 'n/a',
+    withRatio(r.indexMiB, engine?.indexMiB, 1),
+    r.build ? withRatio(r.build.peakRssMiB, engine?.build?.peakRssMiB, 0) : '',
+    withRatio(r.load?.seconds, engine?.load?.seconds, 3),
+    withRatio(r.load?.rssMiB, engine?.load?.rssMiB, 0),
+    withRatio(r.queryPeakRssMiB, engine?.queryPeakRssMiB, 0),
+    r.error ? `error: ${r.error.slice(0, 100)}` : '',
+  ]);
+  return table(['peer', 'build s', 'index MiB', 'build peak RSS MiB', 'load s', 'RSS after load MiB', 'query peak RSS MiB', 'note'], rows);
+}
+
+const cellKey = (c: { k: number; filter: FilterName }) => `${c.k}|${c.filter}`;
+
+function latencyTable(runs: PeerRun[], pick: (c: LatencyCell) => number): string {
+  const engine = runs.find((r) => r.peer === 'engine');
+  const rows = (engine?.latency ?? runs.find((r) => r.latency.length)?.latency ?? []).map((base) => {
+    const find = (run: PeerRun) => run.latency.find((c) => c.set === base.set && cellKey(c) === cellKey(base));
+    return [
+      base.set,
+      String(base.k),
+      base.filter,
+      ...runs.map((run) => {
+        const cell = find(run);
+        if (!cell) return 'n/a';
+        const e = engine ? find(engine) : undefined;
+        return `${withRatio(pick(cell), e ? pick(e) : undefined)}${cell.queries < (e?.queries ?? 0) ? `<sup>${cell.queries}q</sup>` : ''}`;
+      }),
+    ];
+  });
+  return table(['queries', 'k', 'filter', ...runs.map((r) => r.peer)], rows);
+}
+
+function throughputTable(runs: PeerRun[]): string {
+  const engine = runs.find((r) => r.peer === 'engine');
+  const rows: string[][] = [];
+  for (const k of K_VALUES) {
+    for (const filter of ['none', 'date+type'] as FilterName[]) {
+      const find = (run: PeerRun | undefined): ThroughputCell | undefined => run?.throughput.find((c) => c.k === k && c.filter === filter);
+      rows.push([String(k), filter, ...runs.map((run) => withRatio(find(run)?.qps, find(engine)?.qps, 1))]);
+    }
+  }
+  return table(['k', 'filter', ...runs.map((r) => r.peer)], rows);
+}
+
+function speedSection(runs: PeerRun[], corpusLabel: string, threads: number): string {
+  return [
+    `## Speed and memory: ${corpusLabel}`,
+    '',
+    'Build (in its own process), index on disk, load (open in a fresh process), resident memory.',
+    '',
+    buildSection(runs),
+    '',
+    `Single-thread latency p50, ms (ratio to the engine). Filter = date ${FILTER.dateFrom} to ${FILTER.dateTo} and type ${FILTER.type}.`,
+    'A superscript gives the queries timed when a peer\'s time budget ran out before the end of the set.',
+    '',
+    latencyTable(runs, (c) => c.p50),
+    '',
+    'Single-thread latency p99, ms (ratio to the engine):',
+    '',
+    latencyTable(runs, (c) => c.p99),
+    '',
+    `Throughput on ${threads} threads, queries/s over the mixed query list (ratio to the engine; above 1 = the peer answers more):`,
+    '',
+    throughputTable(runs),
+    '',
+    'Average hits returned per query, top-1000, as a check that the peers do the same work (a filter leaves fewer matches):',
+    '',
+    table(
+      ['queries', 'filter', ...runs.map((r) => r.peer)],
+      (runs[0]?.latency ?? []).filter((c) => c.k === 1000).map((base) => [
+        base.set,
+        base.filter,
+        ...runs.map((run) => fmt(run.latency.find((c) => c.set === base.set && c.k === 1000 && c.filter === base.filter)?.hitsPerQuery, 0)),
+      ]),
+    ),
+  ].join('\n');
+}
+
+/** Where the engine stands against the issue's targets, computed from this run. */
+function targetsSection(report: Report): string {
+  const lines: string[] = ['## Targets of issue 5', ''];
+  for (const mode of ['split', 'merged'] as const) {
+    const e = report.quality.find((q) => q.peer === 'engine' && q.mode === mode);
+    const l = report.quality.find((q) => q.peer === 'lucene' && q.mode === mode);
+    if (e && l && Number.isFinite(l.ndcg10)) {
+      const d = e.ndcg10 - l.ndcg10;
+      lines.push(`- nDCG@10 within 0.01 of Lucene (${mode} layout): engine ${e.ndcg10.toFixed(4)}, Lucene ${l.ndcg10.toFixed(4)}, difference ${d >= 0 ? '+' : ''}${d.toFixed(4)}: **${Math.abs(d) <= 0.01 || d > 0 ? 'met' : 'missed'}**.`);
+    }
+  }
+  const runs = report.speed.filter((r) => r.corpus === 'generated');
+  const engine = runs.find((r) => r.peer === 'engine');
+  const compare = (peer: PeerName, factor: number) => {
+    const other = runs.find((r) => r.peer === peer);
+    if (!engine || !other || !other.latency.length) return null;
+    const latency = engine.latency.map((c) => ({ c, o: other.latency.find((x) => x.set === c.set && cellKey(x) === cellKey(c)) })).filter((x) => x.o);
+    const latencyMet = latency.filter(({ c, o }) => o!.p50 >= factor * c.p50).length;
+    const throughput = engine.throughput.map((c) => ({ c, o: other.throughput.find((x) => cellKey(x) === cellKey(c)) })).filter((x) => x.o);
+    const throughputMet = throughput.filter(({ c, o }) => c.qps >= factor * o!.qps).length;
+    const worst = latency.reduce((w, x) => (x.o!.p50 / x.c.p50 < w.r ? { r: x.o!.p50 / x.c.p50, label: `${x.c.set} k=${x.c.k} ${x.c.filter}` } : w), { r: Infinity, label: '' });
+    return { latencyMet, latencyCells: latency.length, throughputMet, throughputCells: throughput.length, worst };
+  };
+  const size = report.config.paragraphs.toLocaleString('en');
+  const lucene = compare('lucene', 1);
+  if (lucene) {
+    lines.push(`- p50 latency at least equal to Lucene's (${size} paragraphs): engine faster or equal in ${lucene.latencyMet} of ${lucene.latencyCells} cells (worst cell: ${lucene.worst.label}, Lucene p50 = ${lucene.worst.r.toFixed(2)}× the engine's): **${lucene.latencyMet === lucene.latencyCells ? 'met' : 'missed'}**.`);
+    lines.push(`- throughput at least equal to Lucene's: ${lucene.throughputMet} of ${lucene.throughputCells} cells: **${lucene.throughputMet === lucene.throughputCells ? 'met' : 'missed'}**.`);
+  }
+  for (const peer of ['sqlite-fts5', 'minisearch'] as const) {
+    const c = compare(peer, 10);
+    if (!c) continue;
+    lines.push(`- at least 10× ${peer} (p50 latency): ${c.latencyMet} of ${c.latencyCells} cells (smallest ratio ${c.worst.r.toFixed(1)}×, ${c.worst.label}); throughput: ${c.throughputMet} of ${c.throughputCells} cells: **${c.latencyMet === c.latencyCells && c.throughputMet === c.throughputCells ? 'met' : 'missed'}**.`);
+  }
+  if (report.config.paragraphs !== 1_000_000) lines.push(`- The issue's speed targets are stated at 1M paragraphs; this run used ${size}.`);
+  return lines.join('\n');
+}
+
+export async function writeReport(report: Report): Promise<void> {
+  const { config } = report;
+  const generatedLabel = `Generated corpus (${config.paragraphs.toLocaleString('en')} paragraphs)`;
+  const charts = await writeCharts(report.quality, report.speed, config.threads, generatedLabel);
+  const versions: Record<string, string> = {};
+  for (const run of report.speed) Object.assign(versions, run.versions);
+  const markdown = [
+    '# This engine beside its peers: quality, speed, memory',
+    '',
+    reproduceSection(),
+    '',
+    '## This run',
+    '',
+    `${report.date}, ${report.minutes.toFixed(0)} minutes. Machine: ${Object.entries(report.machine).map(([k, v]) => `${k} ${v}`).join(', ')}.`,
+    `Versions: ${Object.entries(versions).map(([k, v]) => `${k} ${v}`).join(', ')}.`,
+    `Generated corpus: ${config.paragraphs.toLocaleString('en')} paragraphs of bench/lib/synthetic-corpus.ts (the engine scale benchmark's, sentences resampled from SciFact).`,
+    `Query sets: SciFact claims and seeded 1-, 2- and 4-word queries, ${config.queriesPerSet} each; k = ${K_VALUES.join(', ')}; ${config.repeats} repetitions per figure, median reported, a warm-up pass before each latency cell not counted; time budget ${config.secondsPerCell} s per repetition; throughput on ${config.threads} threads.`,
+    'Every figure is given with its ratio to this engine in the same run: peer ÷ engine.',
+    '',
+    ...charts.map((file) => `![${file}](${file})`),
+    '',
+    targetsSection(report),
+    '',
+    qualitySection(report.quality),
+    '',
+    ...(['scifact', 'generated'] as const).flatMap((corpus) => {
+      const runs = report.speed.filter((r) => r.corpus === corpus);
+      return runs.length ? [speedSection(runs, corpus === 'scifact' ? 'SciFact (5,183 abstracts, one paragraph each)' : generatedLabel, config.threads), ''] : [];
+    }),
+    '## Peer settings',
+    '',
+    table(['peer', 'settings'], config.peers.map((p) => [p, PEER_SETTINGS[p]])),
+    '',
+  ].join('\n');
+  await writeResults('peers', report, markdown);
+}
