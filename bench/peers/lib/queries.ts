@@ -16,7 +16,7 @@ export type QuerySets = Record<QuerySetName, string[]>;
 
 const oneLine = (s: string) => s.replace(/\s+/g, ' ').trim();
 
-function wordQueries(count: number, terms: number, seed: number): string[] {
+export function wordQueries(count: number, terms: number, seed: number): string[] {
   const source = sentenceSource();
   const rand = random(seed);
   return Array.from({ length: count }, () => {
