@@ -55,10 +55,10 @@ export const TINY_VOCAB = [
   '##s', '##ing', '##ed', '##al',
 ];
 
-// --- protobuf encoding -----------------------------------------------------
+// --- protobuf encoding (also used by scripts/train-reranker.ts) -------------
 
 /** A protobuf message under construction (wire types: 0 varint, 2 bytes, 5 fixed32). */
-class Message {
+export class Message {
   private readonly parts: Buffer[] = [];
 
   varint(field: number, value: number | bigint): this {
@@ -97,11 +97,11 @@ function varint(value: number | bigint): Buffer {
 }
 
 // onnx.proto enums
-const FLOAT = 1;
-const INT64 = 7;
+export const FLOAT = 1;
+export const INT64 = 7;
 const ATTRIBUTE_INT = 2;
 
-function tensor(name: string, dims: number[], data: Float32Array | BigInt64Array): Message {
+export function tensor(name: string, dims: number[], data: Float32Array | BigInt64Array): Message {
   const t = new Message();
   for (const d of dims) t.varint(1, d); // dims
   t.varint(2, data instanceof Float32Array ? FLOAT : INT64); // data_type
@@ -110,7 +110,7 @@ function tensor(name: string, dims: number[], data: Float32Array | BigInt64Array
   return t;
 }
 
-function node(op: string, inputs: string[], outputs: string[], intAttributes: Record<string, number> = {}): Message {
+export function node(op: string, inputs: string[], outputs: string[], intAttributes: Record<string, number> = {}): Message {
   const n = new Message();
   for (const i of inputs) n.bytes(1, i);
   for (const o of outputs) n.bytes(2, o);
@@ -122,7 +122,7 @@ function node(op: string, inputs: string[], outputs: string[], intAttributes: Re
   return n;
 }
 
-function valueInfo(name: string, elementType: number, dims: (number | string)[]): Message {
+export function valueInfo(name: string, elementType: number, dims: (number | string)[]): Message {
   const shape = new Message();
   for (const d of dims) shape.message(1, typeof d === 'number' ? new Message().varint(1, d) : new Message().bytes(2, d));
   const tensorType = new Message().varint(1, elementType).message(2, shape);
@@ -131,7 +131,8 @@ function valueInfo(name: string, elementType: number, dims: (number | string)[])
 
 // --- the model -------------------------------------------------------------
 
-function random(seed: number): () => number {
+/** Mulberry32: a small seedable PRNG. */
+export function random(seed: number): () => number {
   let state = seed >>> 0;
   return () => {
     state = (state + 0x6d2b79f5) >>> 0;
@@ -203,13 +204,22 @@ export function buildTinyOnnx(options: TinyOnnxOptions, w: TinyOnnxWeights): Buf
     }
   }
 
-  for (const n of nodes) graph.message(1, n);
-  for (const t of initializers) graph.message(5, t);
-  for (const i of inputs) graph.message(11, i);
-  for (const o of outputs) graph.message(12, o);
+  return modelProto(graph, { nodes, initializers, inputs, outputs }, 'litserve make-tiny-onnx');
+}
+
+/** A ModelProto (IR version 8, default domain at opset 13) around a named GraphProto and its parts. */
+export function modelProto(
+  graph: Message,
+  parts: { nodes: Message[]; initializers: Message[]; inputs: Message[]; outputs: Message[] },
+  producer: string,
+): Buffer {
+  for (const n of parts.nodes) graph.message(1, n);
+  for (const t of parts.initializers) graph.message(5, t);
+  for (const i of parts.inputs) graph.message(11, i);
+  for (const o of parts.outputs) graph.message(12, o);
   return new Message()
     .varint(1, 8) // ir_version
-    .bytes(2, 'litserve make-tiny-onnx') // producer_name
+    .bytes(2, producer) // producer_name
     .message(7, graph)
     .message(8, new Message().bytes(1, '').varint(2, 13)) // opset_import: default domain, opset 13
     .toBuffer();
@@ -217,6 +227,20 @@ export function buildTinyOnnx(options: TinyOnnxOptions, w: TinyOnnxWeights): Buf
 
 /** A BERT-style WordPiece tokenizer.json over TINY_VOCAB. */
 export function tinyTokenizerJson(): object {
+  return wordPieceTokenizerJson(TINY_VOCAB);
+}
+
+/**
+ * A BERT-style WordPiece tokenizer.json over `vocab` (token id = position),
+ * which must hold [CLS] and [SEP]; bracketed upper-case tokens such as [PAD]
+ * are declared special.
+ */
+export function wordPieceTokenizerJson(vocab: readonly string[]): object {
+  const idOf = (token: string) => {
+    const id = vocab.indexOf(token);
+    if (id < 0) throw new Error(`the vocabulary has no ${token}`);
+    return id;
+  };
   const special = (content: string, id: number) => ({ id, content, single_word: false, lstrip: false, rstrip: false, normalized: false, special: true });
   const piece = (id: string, typeId: number) => ({ SpecialToken: { id, type_id: typeId } });
   const sequence = (id: 'A' | 'B', typeId: number) => ({ Sequence: { id, type_id: typeId } });
@@ -224,7 +248,7 @@ export function tinyTokenizerJson(): object {
     version: '1.0',
     truncation: null,
     padding: null,
-    added_tokens: TINY_VOCAB.slice(0, 5).map(special),
+    added_tokens: vocab.flatMap((token, id) => (/^\[[A-Z]+\]$/.test(token) ? [special(token, id)] : [])),
     normalizer: { type: 'BertNormalizer', clean_text: true, handle_chinese_chars: true, strip_accents: null, lowercase: true },
     pre_tokenizer: { type: 'BertPreTokenizer' },
     post_processor: {
@@ -232,8 +256,8 @@ export function tinyTokenizerJson(): object {
       single: [piece('[CLS]', 0), sequence('A', 0), piece('[SEP]', 0)],
       pair: [piece('[CLS]', 0), sequence('A', 0), piece('[SEP]', 0), sequence('B', 1), piece('[SEP]', 1)],
       special_tokens: {
-        '[CLS]': { id: '[CLS]', ids: [2], tokens: ['[CLS]'] },
-        '[SEP]': { id: '[SEP]', ids: [3], tokens: ['[SEP]'] },
+        '[CLS]': { id: '[CLS]', ids: [idOf('[CLS]')], tokens: ['[CLS]'] },
+        '[SEP]': { id: '[SEP]', ids: [idOf('[SEP]')], tokens: ['[SEP]'] },
       },
     },
     decoder: { type: 'WordPiece', prefix: '##', cleanup: true },
@@ -242,7 +266,7 @@ export function tinyTokenizerJson(): object {
       unk_token: '[UNK]',
       continuing_subword_prefix: '##',
       max_input_chars_per_word: 100,
-      vocab: Object.fromEntries(TINY_VOCAB.map((token, id) => [token, id])),
+      vocab: Object.fromEntries(vocab.map((token, id) => [token, id])),
     },
   };
 }

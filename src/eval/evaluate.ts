@@ -4,7 +4,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
-import { Searcher, type SearcherOptions } from '../search/searcher.js';
+import { Searcher, type ParagraphHit, type SearcherOptions } from '../search/searcher.js';
 import { compileFilterSpec } from '../search/query/filter-spec.js';
 import { mrrAt, ndcgAt, parseQrels, recallAt } from './metrics.js';
 
@@ -26,12 +26,21 @@ export async function readQueries(file: string): Promise<Map<string, string>> {
   return queries;
 }
 
+/** Optional changes to an evaluation run, for benchmarks of rerankers and held-out splits. */
+export interface EvaluationHooks {
+  /** Runs only the judged queries it accepts (e.g. a held-out half); all of them by default. */
+  includeQuery?: (queryId: string) => boolean;
+  /** Reorders a query's BM25 top-100 paragraphs before they are ranked as articles (e.g. by a reranker). */
+  rerank?: (query: string, hits: ParagraphHit[], searcher: Searcher) => Promise<ParagraphHit[]>;
+}
+
 /** Ranks articles for each judged query and averages the metrics over those queries. */
 export async function evaluate(
   indexDir: string,
   queriesFile: string,
   qrelsFile: string,
   options: SearcherOptions,
+  hooks: EvaluationHooks = {},
 ): Promise<EvaluationResult> {
   const queries = await readQueries(queriesFile);
   const qrels = parseQrels(await readFile(qrelsFile, 'utf8'));
@@ -45,8 +54,9 @@ export async function evaluate(
     const started = performance.now();
     for (const [queryId, judged] of qrels) {
       const text = queries.get(queryId);
-      if (text === undefined) continue;
-      const hits = await searcher.search(text, 100, noFilter);
+      if (text === undefined || hooks.includeQuery?.(queryId) === false) continue;
+      let hits = await searcher.search(text, 100, noFilter);
+      if (hooks.rerank) hits = await hooks.rerank(text, hits, searcher);
       // Paragraph hits -> article ranking (first, i.e. best, paragraph of each article).
       const ranking = [...new Set(hits.map((hit) => searcher.articleIdOf(hit)))];
       ndcg += ndcgAt(10, ranking, judged);
