@@ -199,10 +199,11 @@ export function paragraphStemMatrix(texts: readonly string[], stemIds: Map<strin
 function multiply(a: SparseRows, m: Float64Array, k: number): Float64Array {
   const out = new Float64Array(a.rows * k);
   for (let r = 0; r < a.rows; r++) {
+    const to = r * k;
     for (let e = a.start[r]!; e < a.start[r + 1]!; e++) {
       const w = a.value[e]!;
       const from = a.index[e]! * k;
-      for (let j = 0; j < k; j++) out[r * k + j]! += w * m[from + j]!;
+      for (let j = 0; j < k; j++) out[to + j]! += w * m[from + j]!;
     }
   }
   return out;
@@ -212,10 +213,11 @@ function multiply(a: SparseRows, m: Float64Array, k: number): Float64Array {
 function multiplyTransposed(a: SparseRows, m: Float64Array, k: number): Float64Array {
   const out = new Float64Array(a.cols * k);
   for (let r = 0; r < a.rows; r++) {
+    const from = r * k;
     for (let e = a.start[r]!; e < a.start[r + 1]!; e++) {
       const w = a.value[e]!;
       const to = a.index[e]! * k;
-      for (let j = 0; j < k; j++) out[to + j]! += w * m[r * k + j]!;
+      for (let j = 0; j < k; j++) out[to + j]! += w * m[from + j]!;
     }
   }
   return out;
