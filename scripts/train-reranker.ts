@@ -66,7 +66,7 @@ export const DEFAULT_TRAIN_OPTIONS: Omit<TrainOptions, 'onProgress'> = {
   dim: 256,
   vocabSize: 60_000,
   minCount: 1,
-  maxParagraphs: 200_000,
+  maxParagraphs: 100_000,
   maxLength: 512,
   powerIterations: 2,
   seed: 1,
@@ -165,11 +165,12 @@ export interface SparseRows {
 }
 
 /**
- * One row per paragraph, one column per stem: (1 + ln tf) x idf, the usual
+ * One row per paragraph, one column per stem (`stemOfWord` maps the vocabulary's
+ * words to stem ids; other words are left out): (1 + ln tf) x idf, the usual
  * LSA weighting (the log damps repeated words). Also returns each stem's IDF,
  * ln(N / df): the weight its word vectors carry.
  */
-export function paragraphStemMatrix(texts: readonly string[], stemIds: Map<string, number>, stems: number): { matrix: SparseRows; idf: Float64Array } {
+export function paragraphStemMatrix(texts: readonly string[], stemOfWord: Map<string, number>, stems: number): { matrix: SparseRows; idf: Float64Array } {
   const start = new Int32Array(texts.length + 1);
   const index: number[] = [];
   const tf: number[] = [];
@@ -177,7 +178,7 @@ export function paragraphStemMatrix(texts: readonly string[], stemIds: Map<strin
   texts.forEach((text, row) => {
     const counts = new Map<number, number>();
     for (const word of splitWords(text)) {
-      const id = stemIds.get(word);
+      const id = stemOfWord.get(word);
       if (id !== undefined) counts.set(id, (counts.get(id) ?? 0) + 1);
     }
     for (const [id, count] of [...counts].sort((a, b) => a[0] - b[0])) {
