@@ -4,15 +4,19 @@
  * (issue 5). Install the peers first with bench/peers/install.sh. Settings
  * are environment variables (lib/config.ts); for a quick run:
  *   PEERS_PARAGRAPHS=50000 PEERS_REPEATS=1 npm run bench:peers
- * Writes bench/results/peers.{json,md} and the SVG charts.
+ * Writes bench/results/peers.{json,md} and the SVG charts. PEERS_MERGE=1 keeps the
+ * figures of bench/results/peers.json for the corpora this run does not measure
+ * (e.g. PEERS_CORPORA=generated re-measures only the generated corpus; ratios
+ * stay within one run, since every corpus is measured for all peers at once).
  */
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { machine } from '../lib/stats.js';
+import { RESULTS_DIR, machine } from '../lib/stats.js';
 import { loadBenchConfig, type CorpusName, type FieldMode, type PeerName } from './lib/config.js';
 import { ensureCorpusFile } from './lib/docs.js';
 import { measureQuality, measureSpeed, writeQueryFiles, type PeerRun, type QualityRun, type Workspace } from './lib/measure.js';
 import { judgedQueries, querySets } from './lib/queries.js';
-import { writeReport } from './lib/report.js';
+import { writeReport, type Report } from './lib/report.js';
 
 const config = loadBenchConfig();
 const started = Date.now();
@@ -46,11 +50,18 @@ for (const corpus of config.corpora) {
   for (const peer of config.peers) speed.push(await measureSpeed(peer, ws, corpus, sets));
 }
 
-await writeReport({
+const report: Report = {
   date: new Date().toISOString(),
   minutes: (Date.now() - started) / 60_000,
   machine: machine(),
   config: { ...config, workDir: path.relative(process.cwd(), config.workDir) },
   quality,
   speed,
-});
+};
+if (process.env.PEERS_MERGE === '1') {
+  const previous = JSON.parse(await readFile(path.join(RESULTS_DIR, 'peers.json'), 'utf8')) as Report;
+  if (!config.corpora.includes('scifact')) report.quality = previous.quality;
+  report.speed = [...previous.speed.filter((run) => !config.corpora.includes(run.corpus)), ...speed];
+  report.merged = { from: previous.date, corpora: [...new Set(previous.speed.map((r) => r.corpus))].filter((c) => !config.corpora.includes(c)) };
+}
+await writeReport(report);

@@ -103,7 +103,9 @@ export async function* readArticles(file: string, merged: boolean): AsyncGenerat
         paragraphs: [],
       };
     }
-    current.paragraphs.push({ section: 'Abstract', text: merged ? `${row.title} ${row.text}` : row.text });
+    // The first paragraph is the abstract, as in the generated corpus (the API returns each hit's article abstract).
+    const section = current.paragraphs.length === 0 ? 'Abstract' : 'Body';
+    current.paragraphs.push({ section, text: merged ? `${row.title} ${row.text}` : row.text });
   }
   if (current) yield current;
 }

@@ -15,6 +15,8 @@ export interface Report {
   config: BenchConfig;
   quality: QualityRun[];
   speed: PeerRun[];
+  /** Set when figures of an earlier run were kept (PEERS_MERGE=1): its date and corpora. */
+  merged?: { from: string; corpora: string[] };
 }
 
 /** What each peer was set to: the closest each offers to the engine's analysis and BM25. */
@@ -27,6 +29,24 @@ export const PEER_SETTINGS: Record<PeerName, string> = {
   minisearch: `MiniSearch 7 in-process; the engine's analyser as tokenizer (MiniSearch has no stemmer); BM25 k ${BM25.k1}, b ${BM25.b}, d 0 (its default is BM25+); per-field scoring, title boost ${BM25.titleWeight}; no prefix/fuzzy; MiniSearch multiplies a score by the number of query terms matched and scores every match (its design); filter = its filter callback on stored fields; throughput: one index copy per worker thread`,
   orama: `Orama 3 in-process; the engine's analyser as tokenizer; relevance BM25 k ${BM25.k1}, b ${BM25.b}, d 0; title boost ${BM25.titleWeight}; threshold 1 (any term matches; its default keeps documents with all terms), whole terms only (a terminator after every term: Orama looks terms up as prefixes); Orama counts a term once per field (tf = 1/length) and scores every match (its design); date number + type enum in where; throughput: one index copy per worker thread`,
 };
+
+/** What the tables cannot say by themselves (true of the design, whatever the run). */
+const NOTES = [
+  '- Latency is timed inside each peer\'s own process around one search call (query analysis included, result fetching',
+  '  excluded except for engine-http, whose client receives and parses the full JSON answer). Python and Java drivers add',
+  '  their interpreter\'s call overhead (microseconds), not measured separately.',
+  '- The engine splits one query across its pool only above 50,000 paragraphs per thread (src/search/pool.ts); below',
+  '  that, as on SciFact, its "throughput on N threads" is one thread\'s. Lucene, Xapian and FTS5 run one query per',
+  '  thread instead (inter-query parallelism), MiniSearch and Orama one index copy per worker thread.',
+  '- engine-http at k = 1000 is dominated by the JSON of 1,000 contexts (paragraph text and article metadata): the',
+  '  cost of the API\'s answer, not of the search.',
+  '- Quality differences come from the analysers (Lucene\'s standard tokenizer keeps "5-HT" apart, no diacritic folding),',
+  '  the BM25 variants (Xapian\'s idf; FTS5\'s fixed k1 1.2 and per-row length; MiniSearch\'s factor of matched terms;',
+  '  Orama\'s tf counted once per field and divided by the field length) and, in the split layout, per-field lengths',
+  '  (exact in the engine, Lucene and MiniSearch only).',
+  '- Peak RSS of the Python peers\' throughput runs leaves out their worker processes; that of MiniSearch and Orama',
+  '  includes the index copies of their worker threads.',
+].join('\n');
 
 const fmt = (value: number | null | undefined, digits = 2) =>
   value === null || value === undefined || !Number.isFinite(value) ? 'n/a' : value >= 100 ? value.toFixed(0) : value.toFixed(digits);
@@ -227,6 +247,9 @@ export async function writeReport(report: Report): Promise<void> {
     `Generated corpus: ${config.paragraphs.toLocaleString('en')} paragraphs of bench/lib/synthetic-corpus.ts (the engine scale benchmark's, sentences resampled from SciFact).`,
     `Query sets: SciFact claims and seeded 1-, 2- and 4-word queries, ${config.queriesPerSet} each; k = ${K_VALUES.join(', ')}; ${config.repeats} repetitions per figure, median reported, a warm-up pass before each latency cell not counted; time budget ${config.secondsPerCell} s per repetition; throughput on ${config.threads} threads.`,
     'Every figure is given with its ratio to this engine in the same run: peer ÷ engine.',
+    ...(report.merged
+      ? [`The ${report.merged.corpora.join(' and ')} figures${report.config.corpora.includes('scifact') ? '' : ' and the quality figures'} come from the run of ${report.merged.from} (same machine and settings; each corpus is measured for all peers in one run).`]
+      : []),
     '',
     ...charts.map((file) => `![${file}](${file})`),
     '',
@@ -238,6 +261,10 @@ export async function writeReport(report: Report): Promise<void> {
       const runs = report.speed.filter((r) => r.corpus === corpus);
       return runs.length ? [speedSection(runs, corpus === 'scifact' ? 'SciFact (5,183 abstracts, one paragraph each)' : generatedLabel, config.threads), ''] : [];
     }),
+    '## Reading the figures',
+    '',
+    NOTES,
+    '',
     '## Peer settings',
     '',
     table(['peer', 'settings'], config.peers.map((p) => [p, PEER_SETTINGS[p]])),

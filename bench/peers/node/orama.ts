@@ -12,7 +12,7 @@
  */
 import { readFile, writeFile, mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { pack, unpack } from 'msgpackr';
+import { Packr } from 'msgpackr';
 import { analyzeUnique } from '../../../src/search/analysis/analyzer.js';
 import { BM25, type FieldMode } from '../lib/config.js';
 import { readRows } from '../lib/docs.js';
@@ -31,6 +31,8 @@ interface OramaModule {
 }
 
 const INDEX_FILE = 'orama.msgpack';
+// Orama's index holds maps of more than 65,535 keys on large corpora.
+const packr = new Packr({ variableMapSize: true });
 
 export class OramaPeer implements NodePeer {
   private orama: OramaModule | null = null;
@@ -61,11 +63,11 @@ export class OramaPeer implements NodePeer {
     }
     if (batch.length) await this.orama!.insertMultiple(db, batch, 10_000);
     await mkdir(indexDir, { recursive: true });
-    await writeFile(path.join(indexDir, INDEX_FILE), pack({ mode, raw: this.orama!.save(db) }));
+    await writeFile(path.join(indexDir, INDEX_FILE), packr.pack({ mode, raw: this.orama!.save(db) }));
   }
 
   async open(indexDir: string): Promise<void> {
-    const { mode, raw } = unpack(await readFile(path.join(indexDir, INDEX_FILE))) as { mode: FieldMode; raw: unknown };
+    const { mode, raw } = packr.unpack(await readFile(path.join(indexDir, INDEX_FILE))) as { mode: FieldMode; raw: unknown };
     this.db = await this.create();
     this.orama!.load(this.db, raw);
     this.mode = mode;
