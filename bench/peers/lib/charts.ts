@@ -23,10 +23,23 @@ async function render(spec: Record<string, unknown>, file: string): Promise<stri
   return file;
 }
 
+/**
+ * A log y axis over whole decades with bars based at its bottom: this Vega-Lite
+ * version draws log-scale bars with no height unless domain and base are given.
+ */
+function logY(values: number[], field: string, title: string) {
+  const lo = 10 ** Math.floor(Math.log10(Math.min(...values)));
+  const hi = 10 ** Math.ceil(Math.log10(Math.max(...values)));
+  return {
+    y: { field, type: 'quantitative', scale: { type: 'log', domain: [lo, hi] }, title },
+    y2: { datum: lo },
+  };
+}
+
 const peerAxis = (peers: string[]) => ({ field: 'peer', type: 'nominal', sort: peers, title: null, axis: { labelAngle: -40 } });
 
 /** Latency p50 per peer and k, one panel per query set, no filter. */
-function latencySpec(runs: PeerRun[], title: string) {
+export function latencySpec(runs: PeerRun[], title: string) {
   const values = runs.flatMap((run) =>
     run.latency.filter((c) => c.filter === 'none').map((c) => ({ peer: run.peer, set: c.set, k: `top-${c.k}`, p50: Math.max(c.p50, 0.001) })),
   );
@@ -41,14 +54,14 @@ function latencySpec(runs: PeerRun[], title: string) {
       encoding: {
         x: peerAxis(runs.map((r) => r.peer)),
         xOffset: { field: 'k', sort: ['top-10', 'top-100', 'top-1000'] },
-        y: { field: 'p50', type: 'quantitative', scale: { type: 'log' }, title: 'p50 latency, ms (log)' },
+        ...logY(values.map((v) => v.p50), 'p50', 'p50 latency, ms (log)'),
         color: { field: 'k', type: 'nominal', sort: ['top-10', 'top-100', 'top-1000'], title: null },
       },
     },
   };
 }
 
-function throughputSpec(runs: PeerRun[], title: string, threads: number) {
+export function throughputSpec(runs: PeerRun[], title: string, threads: number) {
   const values = runs.flatMap((run) => run.throughput.map((c) => ({ peer: run.peer, filter: c.filter === 'none' ? 'no filter' : 'date + type filter', k: `top-${c.k}`, qps: Math.max(c.qps, 0.01) })));
   return {
     title,
@@ -61,17 +74,17 @@ function throughputSpec(runs: PeerRun[], title: string, threads: number) {
       encoding: {
         x: peerAxis(runs.map((r) => r.peer)),
         xOffset: { field: 'k', sort: ['top-10', 'top-100', 'top-1000'] },
-        y: { field: 'qps', type: 'quantitative', scale: { type: 'log' }, title: `queries/s on ${threads} threads (log)` },
+        ...logY(values.map((v) => v.qps), 'qps', `queries/s on ${threads} threads (log)`),
         color: { field: 'k', type: 'nominal', sort: ['top-10', 'top-100', 'top-1000'], title: null },
       },
     },
   };
 }
 
-function ndcgSpec(quality: QualityRun[]) {
+export function ndcgSpec(quality: QualityRun[]) {
   const values = quality.filter((q) => Number.isFinite(q.ndcg10)).map((q) => ({
     peer: q.peer,
-    layout: q.mode === 'split' ? 'title field 0.25 + text' : 'title + text in one field',
+    layout: q.mode === 'split' ? 'split: title field ×0.25' : 'merged: one field',
     ndcg: q.ndcg10,
   }));
   return {
@@ -79,12 +92,12 @@ function ndcgSpec(quality: QualityRun[]) {
     data: { values },
     width: 420,
     height: 240,
-    mark: 'bar',
+    mark: { type: 'bar', clip: true },
     encoding: {
       x: peerAxis([...new Set(quality.map((q) => q.peer))]),
       xOffset: { field: 'layout' },
-      y: { field: 'ndcg', type: 'quantitative', scale: { domain: [0.5, 0.75] }, title: 'nDCG@10' },
-      color: { field: 'layout', type: 'nominal', title: null },
+      y: { field: 'ndcg', type: 'quantitative', scale: { domain: [0.3, 0.75] }, title: 'nDCG@10 (axis from 0.3)' },
+      color: { field: 'layout', type: 'nominal', title: null, legend: { labelLimit: 300 } },
     },
   };
 }
