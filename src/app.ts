@@ -2,17 +2,23 @@
  * buildApp(services) -> a fastify instance serving every API. No globals:
  * tests build their own app over their own index and stores.
  */
-import { randomBytes } from 'node:crypto';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { createHash, randomBytes } from 'node:crypto';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify';
 import swagger from '@fastify/swagger';
-import { ErrorCode, errorBody, literatureErrorHandler } from './http/errors.js';
+import rateLimit from '@fastify/rate-limit';
+import { ApiError, ErrorCode, errorBody, literatureErrorHandler } from './http/errors.js';
 import type { LiteratureServices } from './http/literature/services.js';
 import { retrievalRoutes } from './http/literature/retrieval.js';
 import { suggestionRoutes } from './http/literature/suggestions.js';
 import { serviceRoutes, type ServiceInfo } from './http/literature/service.js';
 import { qaRoutes, type QaServices } from './http/literature/qa.js';
+import { PLATFORM_MAX_PARAM_LENGTH, platformApi } from './http/platform/index.js';
+import { AuthenticationError, AuthorizationError, type Platform } from './platform/index.js';
 
-export interface AppServices extends LiteratureServices, ServiceInfo, QaServices {}
+export interface AppServices extends LiteratureServices, ServiceInfo, QaServices {
+  /** The resource platform and archives (/v1) and the ACLs guarding the literature routes; none = open literature API only. */
+  platform?: Platform;
+}
 
 export interface AppOptions {
   /** A pino logger shared with the rest of the process; none = silent (tests). */
@@ -24,8 +30,11 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
     ...(options.logger ? { loggerInstance: options.logger } : { logger: false }),
     requestIdHeader: 'x-request-id',
     genReqId: () => randomBytes(16).toString('hex'),
-    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
+    // Ids travel in /v1 URLs as long percent-encoded IRIs. Trailing slashes matter there
+    // (`/v1/acls` and `/v1/acls/` are different routes), so they are not ignored.
+    routerOptions: { maxParamLength: PLATFORM_MAX_PARAM_LENGTH },
     bodyLimit: 1024 * 1024,
+    requestTimeout: services.config.requestTimeout,
     return503OnClosing: true,
     ajv: {
       // Unknown parameters and fields are errors (a typo must not silently drop a filter);
@@ -44,16 +53,51 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
   });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
+  if (services.config.rateLimit > 0) {
+    await app.register(rateLimit, {
+      max: services.config.rateLimit,
+      timeWindow: 60_000,
+      keyGenerator: callerKey,
+      // Each API's error handler turns this into its own vocabulary (code 5 / TooManyRequests).
+      errorResponseBuilder: (_request, context) =>
+        Object.assign(new Error(`rate limit of ${context.max} requests per ${context.after} exceeded; retry later`), { statusCode: 429 }),
+    });
+  }
+
   await app.register(async (literature) => {
     literature.setErrorHandler(literatureErrorHandler);
     await literature.register(serviceRoutes, services);
-    await literature.register(retrievalRoutes, services);
-    await literature.register(suggestionRoutes, services);
-    await literature.register(qaRoutes, services);
+    await literature.register(async (guarded) => {
+      const { platform } = services;
+      if (platform) guarded.addHook('onRequest', async (request) => authorizeLiterature(platform, services.config.literatureProject, request));
+      await guarded.register(retrievalRoutes, services);
+      await guarded.register(suggestionRoutes, services);
+      await guarded.register(qaRoutes, services);
+    });
   });
+  if (services.platform) await app.register(platformApi, { platform: services.platform });
 
   app.setNotFoundHandler((request, reply) => {
     reply.code(404).send(errorBody(ErrorCode.NOT_FOUND, `no route ${request.method} ${request.url.split('?')[0]}`));
   });
   return app;
+}
+
+/** Rate-limit identity: the bearer token (hashed, never kept) or else the client address. */
+function callerKey(request: FastifyRequest): string {
+  const match = /^Bearer\s+(\S+)/i.exec(request.headers.authorization ?? '');
+  return match ? `token:${createHash('sha256').update(match[1]!).digest('hex')}` : `ip:${request.ip}`;
+}
+
+/** The literature routes need `resources/read` on the built-in literature project, so ACLs can close them. */
+function authorizeLiterature(platform: Platform, project: string, request: FastifyRequest): void {
+  try {
+    platform.authorize(request.headers.authorization, 'resources/read', project);
+  } catch (error) {
+    if (error instanceof AuthenticationError) {
+      throw new ApiError(401, ErrorCode.UNAUTHENTICATED, error.reason, {}, { 'www-authenticate': 'Bearer' });
+    }
+    if (error instanceof AuthorizationError) throw new ApiError(403, ErrorCode.FORBIDDEN, error.reason);
+    throw error;
+  }
 }

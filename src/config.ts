@@ -127,6 +127,23 @@ const SETTINGS = {
   authFile: { default: null as string | null, parse: optionalText, doc: 'JSON file of bearer tokens and ACLs; unset = anonymous read-only.' },
   archiveTtl: { default: 5 * 3_600_000, parse: duration, shownDefault: '5h', doc: 'Lifetime of an archive (e.g. 5h, 30m).' },
   literatureProject: { default: 'literature/articles', parse: text, doc: 'Read-only project exposing the indexed articles as resources.' },
+  publicUrl: {
+    default: null as string | null,
+    parse: optionalText,
+    doc: 'URL clients reach the server at: prefix of resource ids, _self links and archive redirects. Default: http://<host>:<port>.',
+  },
+  maxUploadBytes: { default: 10 * 1024 ** 3, parse: integer(1, Number.MAX_SAFE_INTEGER), shownDefault: '10 GiB', doc: 'Largest file upload, in bytes (413 above).' },
+  rateLimit: {
+    default: 600,
+    parse: integer(0, 1_000_000),
+    doc: 'Requests per minute per caller (bearer token, else IP address) before 429; 0 disables the limit.',
+  },
+  requestTimeout: {
+    default: 300_000,
+    parse: duration,
+    shownDefault: '300s',
+    doc: 'Longest a client may take to send a whole request (headers and body, uploads included) before 408; guards against slow clients holding sockets.',
+  },
 } satisfies Record<string, Setting<unknown>>;
 
 type Settings = typeof SETTINGS;

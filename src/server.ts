@@ -8,6 +8,14 @@ import { QaPipeline } from './qa/pipeline.js';
 import { createGenerator } from './llm/index.js';
 import { ModelUnavailableError, type Generator } from './llm/types.js';
 import { createReranker } from './rerank/index.js';
+import { openPlatform } from './platform/index.js';
+
+/** What clients use to reach the server, for ids, `_self` links and redirects. */
+export function publicUrlOf(config: Config): string {
+  if (config.publicUrl) return config.publicUrl.replace(/\/+$/, '');
+  const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host.includes(':') ? `[${config.host}]` : config.host;
+  return `http://${host}:${config.port}`;
+}
 
 export async function startServer(config: Config): Promise<void> {
   const logger = pino({ level: config.logLevel });
@@ -47,12 +55,27 @@ export async function startServer(config: Config): Promise<void> {
     },
     reranker,
   );
+  const platform = await openPlatform({
+    dataDir: config.data,
+    authFile: config.authFile,
+    archiveTtlMs: config.archiveTtl,
+    literatureProject: config.literatureProject,
+    literature: library,
+    baseUri: publicUrlOf(config),
+    maxFileBytes: config.maxUploadBytes,
+    logger: {
+      info: (message) => logger.info(message),
+      warn: (message) => logger.warn(message),
+      error: (details, message) => logger.error(details, message),
+    },
+  });
   const app = await buildApp(
     {
       config,
       searcher,
       library,
       qa,
+      platform,
       components: () => ({
         generator: generator?.kind ?? 'unavailable',
         generator_description: generator?.description ?? generatorError?.message ?? null,
@@ -67,7 +90,7 @@ export async function startServer(config: Config): Promise<void> {
     closing = true;
     logger.info({ signal }, 'shutting down: draining in-flight requests');
     await app.close();
-    await Promise.all([searcher.close(), generator?.close(), reranker?.close()]);
+    await Promise.all([platform.close(), searcher.close(), generator?.close(), reranker?.close()]);
     process.exit(0);
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));

@@ -10,6 +10,9 @@ import { QaPipeline } from '../../src/qa/pipeline.js';
 import { ExtractiveGenerator } from '../../src/llm/extractive.js';
 import type { Generator } from '../../src/llm/types.js';
 import type { Reranker } from '../../src/rerank/types.js';
+import { openPlatform, type Platform } from '../../src/platform/index.js';
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
 
 export const FIXTURE_ARTICLES: ArticleInput[] = [
   article('hippo-1', ['Place cells in hippocampal CA1 fire at specific locations.', 'Pyramidal cells of CA1 receive input from CA3.'], {
@@ -50,20 +53,60 @@ export interface FixtureModels {
   reranker?: Reranker | null;
 }
 
-export async function fixtureApp(articles = FIXTURE_ARTICLES, models: FixtureModels = {}): Promise<{ app: FastifyInstance; searcher: Searcher; close: () => Promise<void> }> {
+export interface FixtureOptions {
+  /**
+   * Serve the /v1 platform too, with this auth file content (null = no auth file)
+   * guarding both the platform and the literature routes. Absent = literature API only.
+   */
+  auth?: object | null;
+  /** Extra settings as command-line flags, e.g. ['--rate-limit', '5']. */
+  flags?: string[];
+}
+
+export interface Fixture {
+  app: FastifyInstance;
+  searcher: Searcher;
+  platform: Platform | null;
+  /** Data directory of the platform store (inside the fixture's temp dir). */
+  dataDir: string;
+  close: () => Promise<void>;
+}
+
+export async function fixtureApp(articles = FIXTURE_ARTICLES, models: FixtureModels = {}, options: FixtureOptions = {}): Promise<Fixture> {
   const { dir, cleanup } = await tempDir();
-  await writeIndex(dir, articles);
-  const config = loadConfig(['--index', dir, '--search-threads', '0'], {});
-  const searcher = await Searcher.open(dir, { threads: 0, k1: config.bm25K1, b: config.bm25B, titleWeight: config.titleWeight, filterCacheSize: 8 });
+  const indexDir = path.join(dir, 'index');
+  const dataDir = path.join(dir, 'data');
+  await writeIndex(indexDir, articles);
+  const config = loadConfig(['--index', indexDir, '--data', dataDir, '--search-threads', '0', '--rate-limit', '0', ...(options.flags ?? [])], {});
+  const searcher = await Searcher.open(indexDir, { threads: 0, k1: config.bm25K1, b: config.bm25B, titleWeight: config.titleWeight, filterCacheSize: 8 });
   const library = new Library(searcher);
   const extractive = new ExtractiveGenerator();
   const qa = new QaPipeline(searcher, library, models.generator ?? (() => extractive), models.reranker ?? null);
-  const app = await buildApp({ config, searcher, library, qa, components: () => ({ generator: 'extractive' }) });
+  let platform: Platform | null = null;
+  if (options.auth !== undefined) {
+    let authFile: string | null = null;
+    if (options.auth !== null) {
+      authFile = path.join(dir, 'auth.json');
+      await writeFile(authFile, JSON.stringify(options.auth));
+    }
+    platform = await openPlatform({
+      dataDir,
+      authFile,
+      archiveTtlMs: config.archiveTtl,
+      literatureProject: config.literatureProject,
+      literature: library,
+      baseUri: 'http://litserve.test',
+    });
+  }
+  const app = await buildApp({ config, searcher, library, qa, components: () => ({ generator: 'extractive' }), ...(platform && { platform }) });
   return {
     app,
     searcher,
+    platform,
+    dataDir,
     close: async () => {
       await app.close();
+      await platform?.close();
       await searcher.close();
       await cleanup();
     },

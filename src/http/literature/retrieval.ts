@@ -10,32 +10,36 @@ export const NO_DOCUMENT_MESSAGE = 'No document found. Modify the filters or the
 const errors = { 404: errorResponseSchema, 413: errorResponseSchema, 422: errorResponseSchema };
 
 export const retrievalRoutes: FastifyPluginAsync<LiteratureServices> = async (app, { searcher, library, config }) => {
-  app.get<{ Querystring: FilterInput & { query: string; retriever_k: number } }>(
-    '/retrieval/',
-    {
-      schema: {
-        summary: 'BM25 paragraph search under the filters',
-        tags: ['retrieval'],
-        querystring: {
-          type: 'object',
-          properties: {
-            query: { type: 'string', minLength: 1, maxLength: config.maxQueryLength },
-            retriever_k: { type: 'integer', minimum: 1, maximum: 1000, default: 500 },
-            ...filterProperties,
+  // The spec's path has the trailing slash; the bare one is accepted too (hidden from OpenAPI).
+  for (const url of ['/retrieval/', '/retrieval']) {
+    app.get<{ Querystring: FilterInput & { query: string; retriever_k: number } }>(
+      url,
+      {
+        schema: {
+          hide: url === '/retrieval',
+          summary: 'BM25 paragraph search under the filters',
+          tags: ['retrieval'],
+          querystring: {
+            type: 'object',
+            properties: {
+              query: { type: 'string', minLength: 1, maxLength: config.maxQueryLength },
+              retriever_k: { type: 'integer', minimum: 1, maximum: 1000, default: 500 },
+              ...filterProperties,
+            },
+            required: ['query'],
+            additionalProperties: false,
           },
-          required: ['query'],
-          additionalProperties: false,
+          response: { 200: { type: 'array', items: contextMetadataSchema }, ...errors },
         },
-        response: { 200: { type: 'array', items: contextMetadataSchema }, ...errors },
       },
-    },
-    async (request) => {
-      const { query, retriever_k, ...filters } = request.query;
-      const hits = await searcher.search(query, retriever_k, filtersOf(filters));
-      if (hits.length === 0) throw new ApiError(404, ErrorCode.NO_DOCUMENTS, NO_DOCUMENT_MESSAGE);
-      return hits.map((hit, rank) => library.contextMetadata(hit, rank, null));
-    },
-  );
+      async (request) => {
+        const { query, retriever_k, ...filters } = request.query;
+        const hits = await searcher.search(query, retriever_k, filtersOf(filters));
+        if (hits.length === 0) throw new ApiError(404, ErrorCode.NO_DOCUMENTS, NO_DOCUMENT_MESSAGE);
+        return hits.map((hit, rank) => library.contextMetadata(hit, rank, null));
+      },
+    );
+  }
 
   app.get<{ Querystring: FilterInput }>(
     '/retrieval/article_count',
