@@ -12,6 +12,7 @@ import { retrievalRoutes } from './http/literature/retrieval.js';
 import { suggestionRoutes } from './http/literature/suggestions.js';
 import { serviceRoutes, type ServiceInfo } from './http/literature/service.js';
 import { qaRoutes, type QaServices } from './http/literature/qa.js';
+import { shedLoad } from './http/load-shedding.js';
 import { PLATFORM_MAX_PARAM_LENGTH, platformApi } from './http/platform/index.js';
 import { AuthenticationError, AuthorizationError, type Platform } from './platform/index.js';
 
@@ -53,6 +54,7 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
   });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
+  shedLoad(app, services.config.maxInFlight);
   if (services.config.rateLimit > 0) {
     await app.register(rateLimit, {
       max: services.config.rateLimit,

@@ -138,6 +138,11 @@ const SETTINGS = {
     parse: integer(0, 1_000_000),
     doc: 'Requests per minute per caller (bearer token, else IP address) before 429; 0 disables the limit.',
   },
+  maxInFlight: {
+    default: 256,
+    parse: integer(0, 1_000_000),
+    doc: 'Requests served at once; further ones get 503 with Retry-After instead of queueing without bound. 0 = no limit.',
+  },
   requestTimeout: {
     default: 300_000,
     parse: duration,

@@ -17,6 +17,7 @@ export const ErrorCode = {
   FORBIDDEN: 10,
   NOT_FOUND: 11,
   INTERNAL: 12,
+  OVERLOADED: 13,
 } as const;
 
 export class ApiError extends Error {
@@ -76,6 +77,7 @@ export function literatureErrorHandler(error: FastifyError, request: FastifyRequ
   const status = error.statusCode ?? 500;
   if (status === 413) return reply.code(413).send(errorBody(ErrorCode.INPUT_TOO_LARGE, 'request body too large'));
   if (status === 429) return reply.code(429).send(errorBody(ErrorCode.RATE_LIMITED, error.message));
+  if (status === 503) return reply.code(503).send(errorBody(ErrorCode.OVERLOADED, error.message));
   if (status >= 400 && status < 500) {
     // Fastify's own client errors: malformed JSON, unsupported media type, bad encoding...
     return reply.code(status).send(errorBody(ErrorCode.INVALID_INPUT, error.message));

@@ -64,6 +64,7 @@ export function toErrorReply(error: FastifyError | Error): { status: number; bod
   // JSON syntax errors from the body parser, and busboy's malformed-multipart errors, carry a 4xx status.
   const status = fastifyError.statusCode;
   if (status === 429) return { status, body: errorBody('TooManyRequests', fastifyError.message) };
+  if (status === 503) return { status, body: errorBody('ServiceUnavailable', fastifyError.message) };
   if (status !== undefined && status >= 400 && status < 500) return { status, body: errorBody('MalformedRequest', fastifyError.message) };
   if (/multipart|boundary|part terminated/i.test(error.message)) return { status: 400, body: errorBody('InvalidFile', error.message) };
   return { status: 500, body: errorBody('UnexpectedError', 'An unexpected error occurred; it has been logged.') };

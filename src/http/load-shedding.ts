@@ -1,0 +1,35 @@
+/**
+ * Bounded concurrency: beyond `maxInFlight` requests being served at once,
+ * new ones are answered 503 with Retry-After at once, so an overloaded server
+ * degrades into fast refusals instead of a queue that grows without bound
+ * (and timeouts for everyone). The health route is never refused.
+ */
+import type { FastifyInstance } from 'fastify';
+
+export class OverloadedError extends Error {
+  readonly statusCode = 503;
+  constructor(limit: number) {
+    super(`server busy: ${limit} requests in progress; retry shortly`);
+  }
+}
+
+export function shedLoad(app: FastifyInstance, maxInFlight: number): void {
+  if (maxInFlight <= 0) return;
+  let inFlight = 0;
+  const counted = new WeakSet<object>();
+  app.addHook('onRequest', async (request, reply) => {
+    if (request.url === '/') return;
+    if (inFlight >= maxInFlight) {
+      reply.header('retry-after', '1');
+      throw new OverloadedError(maxInFlight);
+    }
+    inFlight++;
+    counted.add(request);
+  });
+  // onResponse misses requests whose client went away; onRequestAbort covers those.
+  const release = async (request: object) => {
+    if (counted.delete(request)) inFlight--;
+  };
+  app.addHook('onResponse', release);
+  app.addHook('onRequestAbort', release);
+}
