@@ -81,6 +81,14 @@ describe('POST /qa/generative with the extractive generator', () => {
     expect(response.json().detail.code).toBe(4);
   });
 
+  it('accepts a 10,000-character question of 4-byte characters, and answers 413 code 4 to a body past the cap', async () => {
+    const longest = await ask({ query: '🧠'.repeat(5000) });
+    expect(longest.statusCode).not.toBe(413);
+    const huge = await ask({ query: 'cells', padding: 'x'.repeat(50_000) });
+    expect(huge.statusCode).toBe(413);
+    expect(huge.json().detail.code).toBe(4);
+  });
+
   it('rejects a body that is not JSON', async () => {
     const response = await app.inject({ method: 'POST', url: '/qa/generative', headers: { 'content-type': 'application/json' }, payload: '{"query":' });
     expect(response.statusCode).toBe(400);

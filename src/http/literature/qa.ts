@@ -78,9 +78,12 @@ export const qaRoutes: FastifyPluginAsync<LiteratureServices & QaServices> = asy
     return { request: { query, retrieverK: retriever_k, useReranker: use_reranker, rerankerK: reranker_k }, filters: filtersOf(request.query) };
   };
 
+  // Room for the longest accepted question in 4-byte UTF-8 plus the other fields; beyond it, 413 code 4.
+  const bodyLimit = config.maxQueryLength * 4 + 4096;
+
   app.post<{ Body: QaBody; Querystring: FilterInput }>(
     '/qa/generative',
-    { schema: schema('Answer a question from the literature, citing the paragraphs used', { 200: answerSchema, ...errors }) },
+    { bodyLimit, schema: schema('Answer a question from the literature, citing the paragraphs used', { 200: answerSchema, ...errors }) },
     async (request, reply) => {
       const { request: qaRequest, filters } = prepare(request);
       const controller = abortOnDisconnect(reply);
@@ -97,6 +100,7 @@ export const qaRoutes: FastifyPluginAsync<LiteratureServices & QaServices> = asy
   app.post<{ Body: QaBody; Querystring: FilterInput }>(
     '/qa/streamed_generative',
     {
+      bodyLimit,
       schema: schema('Same as /qa/generative, streamed as Server-Sent Events (token events, then a result or error event)', {
         200: { description: 'text/event-stream', type: 'string' },
         ...errors,
