@@ -10,7 +10,7 @@ import { ApiError, ErrorCode, errorBody, literatureErrorHandler } from './http/e
 import type { LiteratureServices } from './http/literature/services.js';
 import { retrievalRoutes } from './http/literature/retrieval.js';
 import { suggestionRoutes } from './http/literature/suggestions.js';
-import { serviceRoutes, type ServiceInfo } from './http/literature/service.js';
+import { healthRoutes, settingsRoutes, type ServiceInfo } from './http/literature/service.js';
 import { qaRoutes, type QaServices } from './http/literature/qa.js';
 import { shedLoad } from './http/load-shedding.js';
 import { PLATFORM_MAX_PARAM_LENGTH, platformApi } from './http/platform/index.js';
@@ -68,10 +68,11 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
 
   await app.register(async (literature) => {
     literature.setErrorHandler(literatureErrorHandler);
-    await literature.register(serviceRoutes, services);
+    await literature.register(healthRoutes);
     await literature.register(async (guarded) => {
       const { platform } = services;
       if (platform) guarded.addHook('onRequest', async (request) => authorizeLiterature(platform, services.config.literatureProject, request));
+      await guarded.register(settingsRoutes, services);
       await guarded.register(retrievalRoutes, services);
       await guarded.register(suggestionRoutes, services);
       await guarded.register(qaRoutes, services);

@@ -2,9 +2,10 @@
  * Bounded concurrency: beyond `maxInFlight` requests being served at once,
  * new ones are answered 503 with Retry-After at once, so an overloaded server
  * degrades into fast refusals instead of a queue that grows without bound
- * (and timeouts for everyone). The health route is never refused.
+ * (and timeouts for everyone). The health routes are never refused.
  */
 import type { FastifyInstance } from 'fastify';
+import { HEALTH_PATHS } from './literature/service.js';
 
 export class OverloadedError extends Error {
   readonly statusCode = 503;
@@ -18,7 +19,7 @@ export function shedLoad(app: FastifyInstance, maxInFlight: number): void {
   let inFlight = 0;
   const counted = new WeakSet<object>();
   app.addHook('onRequest', async (request, reply) => {
-    if (request.url === '/') return;
+    if (HEALTH_PATHS.has(request.url)) return;
     if (inFlight >= maxInFlight) {
       reply.header('retry-after', '1');
       throw new OverloadedError(maxInFlight);

@@ -50,9 +50,11 @@ describe('literature routes behind the platform ACLs', () => {
     expect(qa.statusCode).toBe(403);
   });
 
-  it('keeps the health route open whatever the ACLs say', async () => {
+  it('keeps the health routes open whatever the ACLs say, and guards /settings', async () => {
     fixture = await fixtureApp(undefined, {}, { auth: CLOSED_AUTH });
     expect((await fixture.app.inject({ method: 'GET', url: '/' })).statusCode).toBe(200);
+    expect((await fixture.app.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
+    expect((await fixture.app.inject({ method: 'GET', url: '/settings' })).statusCode).toBe(403);
   });
 });
 

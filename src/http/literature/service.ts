@@ -1,4 +1,4 @@
-/** GET /, /healthz and /settings. */
+/** GET / and /healthz (always open), and /settings (guarded like the literature routes: it names paths and models). */
 import type { FastifyPluginAsync } from 'fastify';
 import type { LiteratureServices } from './services.js';
 import { publicSettings } from '../../config.js';
@@ -8,7 +8,9 @@ export interface ServiceInfo {
   components: () => Record<string, unknown>;
 }
 
-export const serviceRoutes: FastifyPluginAsync<LiteratureServices & ServiceInfo> = async (app, { config, searcher, components }) => {
+export const HEALTH_PATHS = new Set(['/', '/healthz']);
+
+export const healthRoutes: FastifyPluginAsync = async (app) => {
   app.get('/', { schema: { hide: true } }, async () => ({ status: 'ok' }));
 
   app.get(
@@ -16,7 +18,9 @@ export const serviceRoutes: FastifyPluginAsync<LiteratureServices & ServiceInfo>
     { schema: { summary: 'Liveness probe: the JSON string "200"', tags: ['service'] } },
     async (_request, reply) => reply.type('application/json').send('"200"'),
   );
+};
 
+export const settingsRoutes: FastifyPluginAsync<LiteratureServices & ServiceInfo> = async (app, { config, searcher, components }) => {
   app.get(
     '/settings',
     {
