@@ -12,6 +12,7 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { pathToFileURL } from 'node:url';
+import { random } from './lib/random.js';
 
 export interface TinyGgufOptions {
   seed?: number;
@@ -85,18 +86,6 @@ function tinyVocabulary(chatTemplate: boolean): Vocabulary {
   for (let code = 0x21; code <= 0x7e; code++) add(String.fromCharCode(code), TokenType.NORMAL, -2);
   MERGES.forEach((piece, i) => add(piece, TokenType.NORMAL, -3 - i));
   return { tokens, scores, types, bos, eos, unknown };
-}
-
-/** mulberry32: a tiny seeded PRNG, so the same seed gives the same file. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 interface Tensor {

@@ -17,6 +17,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { random } from './lib/random.js';
 
 export type TinyOnnxKind = 'cross-encoder' | 'bi-encoder' | 'bi-encoder-pooled';
 
@@ -130,18 +131,6 @@ export function valueInfo(name: string, elementType: number, dims: (number | str
 }
 
 // --- the model -------------------------------------------------------------
-
-/** Mulberry32: a small seedable PRNG. */
-export function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export function tinyWeights(options: TinyOnnxOptions): TinyOnnxWeights {
   const dim = options.dim ?? 8;

@@ -38,11 +38,11 @@ import {
   Message,
   modelProto,
   node,
-  random,
   tensor,
   valueInfo,
   wordPieceTokenizerJson,
 } from './make-tiny-onnx.js';
+import { random } from './lib/random.js';
 
 export interface TrainOptions {
   /** Embedding width: the rank of the truncated SVD. */

@@ -7,22 +7,13 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { ArticleInput } from '../../src/corpus/model.js';
+import { random } from '../../scripts/lib/random.js';
+
+export { random };
 
 export const SCIFACT_DIR = path.resolve('..', 'shared', 'data', 'scifact');
 export const TYPES = ['research-article', 'review-article', 'brief-report', 'editorial', 'meta-analysis'];
 const JOURNALS = ['0896-6273', '0270-6474', '1097-6256', '1050-9631', '1047-3211', '1053-8119', '0006-8950', '2050-084X'];
-
-/** Mulberry32: a small, fast, seedable PRNG. */
-export function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export interface SentenceSource {
   kind: 'scifact' | 'zipf';

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as ort from 'onnxruntime-node';
 import { ingest } from '../../src/corpus/ingest.js';
 import { loadOnnxReranker, type OnnxReranker } from '../../src/rerank/index.js';
-import { random } from '../../scripts/make-tiny-onnx.js';
+import { random } from '../../scripts/lib/random.js';
 import {
   DEFAULT_TRAIN_OPTIONS,
   readParagraphs,
