@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import { loadConfig } from '../src/config.js';
+import { loadConfig, searcherOptionsOf } from '../src/config.js';
 import { ingest } from '../src/corpus/ingest.js';
 import { Library } from '../src/corpus/library.js';
 import { readQueries } from '../src/eval/evaluate.js';
@@ -204,13 +204,7 @@ async function main() {
         threads: config.rerankerThreads,
         batchSize: config.rerankerBatchSize,
       });
-      const searcher = await Searcher.open(indexDir, {
-        threads: config.searchThreads,
-        k1: config.bm25K1,
-        b: config.bm25B,
-        titleWeight: config.titleWeight,
-        filterCacheSize: config.filterCacheSize,
-      });
+      const searcher = await Searcher.open(indexDir, searcherOptionsOf(config));
       const library = new Library(searcher);
       const questions = (await corpus.questions()).slice(0, WARM_UP + questionCount);
       try {

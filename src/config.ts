@@ -8,6 +8,7 @@
  */
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
+import type { SearcherOptions } from './search/searcher.js';
 
 export class ConfigError extends Error {}
 
@@ -225,4 +226,15 @@ export function helpText(): string {
     lines.push(`      ${setting.doc}`);
   }
   return lines.join('\n');
+}
+
+/** The engine's settings out of the configuration (what Searcher.open takes). */
+export function searcherOptionsOf(config: Config): SearcherOptions {
+  return {
+    threads: config.searchThreads,
+    k1: config.bm25K1,
+    b: config.bm25B,
+    titleWeight: config.titleWeight,
+    filterCacheSize: config.filterCacheSize,
+  };
 }

@@ -1,6 +1,6 @@
 /** Opens the index, models and services named by the configuration and serves them until SIGTERM/SIGINT. */
 import { pino } from 'pino';
-import type { Config } from './config.js';
+import { searcherOptionsOf, type Config } from './config.js';
 import { buildApp } from './app.js';
 import { Searcher } from './search/searcher.js';
 import { Library } from './corpus/library.js';
@@ -20,13 +20,7 @@ export function publicUrlOf(config: Config): string {
 export async function startServer(config: Config): Promise<void> {
   const logger = pino({ level: config.logLevel });
   const started = Date.now();
-  const searcher = await Searcher.open(config.index!, {
-    threads: config.searchThreads,
-    k1: config.bm25K1,
-    b: config.bm25B,
-    titleWeight: config.titleWeight,
-    filterCacheSize: config.filterCacheSize,
-  });
+  const searcher = await Searcher.open(config.index!, searcherOptionsOf(config));
   const library = new Library(searcher);
   logger.info(
     { index: config.index, articles: searcher.snapshot.liveArticleCount, paragraphs: searcher.snapshot.paragraphCount, loadMs: Date.now() - started },

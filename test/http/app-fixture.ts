@@ -1,7 +1,7 @@
 /** An app over a small index the tests write themselves. */
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig, searcherOptionsOf } from '../../src/config.js';
 import { Library } from '../../src/corpus/library.js';
 import { Searcher } from '../../src/search/searcher.js';
 import type { ArticleInput } from '../../src/corpus/model.js';
@@ -78,7 +78,7 @@ export async function fixtureApp(articles = FIXTURE_ARTICLES, models: FixtureMod
   const dataDir = path.join(dir, 'data');
   await writeIndex(indexDir, articles);
   const config = loadConfig(['--index', indexDir, '--data', dataDir, '--search-threads', '0', '--rate-limit', '0', ...(options.flags ?? [])], {});
-  const searcher = await Searcher.open(indexDir, { threads: 0, k1: config.bm25K1, b: config.bm25B, titleWeight: config.titleWeight, filterCacheSize: 8 });
+  const searcher = await Searcher.open(indexDir, searcherOptionsOf(config));
   const library = new Library(searcher);
   const extractive = new ExtractiveGenerator();
   const qa = new QaPipeline(searcher, library, models.generator ?? (() => extractive), models.reranker ?? null);
