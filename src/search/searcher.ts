@@ -68,6 +68,11 @@ export class Searcher {
     return this.pool.threads;
   }
 
+  /** Compiled filters held in memory (at most `filterCacheSize`). */
+  get cachedFilters(): number {
+    return this.filters?.size ?? 0;
+  }
+
   /** Weighted clauses of a query: each distinct term in the text field and, if weighted, the title field. */
   clauses(terms: readonly string[]): ScoringClause[] {
     const { documents } = this.snapshot.stats;

@@ -38,6 +38,7 @@ export const settingsRoutes: FastifyPluginAsync<LiteratureServices & ServiceInfo
         articles: searcher.snapshot.liveArticleCount,
         paragraphs: searcher.snapshot.paragraphCount,
         generation: searcher.snapshot.manifest.generation,
+        cached_filters: searcher.cachedFilters,
       },
       ...components(),
     }),
