@@ -46,7 +46,9 @@ export class EngineHttpPeer implements NodePeer {
     this.server = spawn(
       process.execPath,
       ['--import', 'tsx', path.resolve('src', 'main.ts'), 'serve', '--index', indexDir, '--port', String(this.port),
-        '--log-level', 'warn', '--title-weight', String(titleWeight), '--bm25-k1', String(BM25.k1), '--bm25-b', String(BM25.b)],
+        '--log-level', 'warn', '--title-weight', String(titleWeight), '--bm25-k1', String(BM25.k1), '--bm25-b', String(BM25.b),
+        // A benchmark client is one caller sending thousands of requests a minute.
+        '--rate-limit', '0', '--max-in-flight', '0'],
       { stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, DATA_DIR: this.dataDir } },
     );
     // Load time = start of the process until it answers a search.
