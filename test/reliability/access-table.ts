@@ -1,0 +1,309 @@
+/**
+ * The access-control table: one row per documented route (method + OpenAPI
+ * path), the permission it needs and where, the request to make, and the
+ * status a permitted caller gets. The test runs every row against five
+ * callers; docs/ACCESS.md is rendered from the same rows.
+ */
+import type { InjectOptions } from 'fastify';
+
+/** A permission at an ACL address; 'open' = no check at all; 'identified' = any caller with a valid (or no) token. */
+export type Need = { permission: string; at: string } | 'open' | 'identified';
+
+export interface RequestContext {
+  /** Current stored revision of the ACL at an address (0 when none). */
+  aclRev(address: string): number;
+  /** A multipart body with one file. */
+  upload(name: string, content: string): Promise<{ payload: Buffer; headers: Record<string, string> }>;
+}
+
+export interface Row {
+  method: string;
+  /** The path as the OpenAPI document spells it. */
+  path: string;
+  need: Need;
+  /** The status of a permitted caller. */
+  success: number;
+  request(context: RequestContext): Promise<InjectOptions> | InjectOptions;
+  /** The same request addressing something that does not exist (rows that address one entity). */
+  missing?: InjectOptions;
+}
+
+const json = (method: InjectOptions['method'], url: string, payload?: object, headers: Record<string, string> = {}): InjectOptions => ({
+  method,
+  url,
+  headers: { ...(payload && { 'content-type': 'application/json' }), ...headers },
+  ...(payload && { payload: JSON.stringify(payload) }),
+});
+const get = (url: string, headers: Record<string, string> = {}): InjectOptions => ({ method: 'GET', url, headers });
+
+const LITERATURE = { permission: 'resources/read', at: '/literature/articles' };
+const READ_A = { permission: 'resources/read', at: '/lab/a' };
+const WRITE_A = { permission: 'resources/write', at: '/lab/a' };
+const FILES_A = { permission: 'files/write', at: '/lab/a' };
+const ACL_BODY = { acl: [{ identity: { '@type': 'User', realm: 'local', subject: 'nobody' }, permissions: ['resources/read'] }] };
+const THING = { '@type': 'Thing', name: 'a thing' };
+const ARCHIVE = { resources: [{ '@type': 'Resource', resourceId: 'r1' }] };
+
+/** The fixture every row relies on (created by an administrator before the table runs). */
+export const FIXTURE = {
+  orgs: ['lab', 'dep-org'],
+  projects: ['lab/a', 'lab/b', 'lab/dep'],
+  resources: ['r1', 'r-dep', 'r-tag'],
+  files: ['f1', 'f-dep', 'f-tag'],
+  archives: ['ar1'],
+};
+
+/** `putStatus`: 201 when the PUT creates the stored ACL, 200 when it replaces one (owners' grants, earlier rows). */
+const aclRows = (url: string, address: string, putStatus: number): Row[] => {
+  const write = { permission: 'acls/write', at: address };
+  return [
+    { method: 'GET', path: url, need: 'identified', success: 200, request: () => get(url) },
+    { method: 'PUT', path: url, need: write, success: putStatus, request: (c) => json('PUT', `${url}?rev=${c.aclRev(address)}`, ACL_BODY) },
+    {
+      method: 'PATCH',
+      path: url,
+      need: write,
+      success: 200,
+      request: (c) => json('PATCH', `${url}?rev=${c.aclRev(address)}`, { '@type': 'Append', ...ACL_BODY }),
+    },
+    { method: 'DELETE', path: url, need: write, success: 200, request: (c) => json('DELETE', `${url}?rev=${c.aclRev(address)}`) },
+  ];
+};
+
+let created = 0;
+const fresh = (prefix: string) => `${prefix}-${++created}`;
+
+export const ROWS: Row[] = [
+  { method: 'GET', path: '/healthz', need: 'open', success: 200, request: () => get('/healthz') },
+  { method: 'GET', path: '/settings', need: LITERATURE, success: 200, request: () => get('/settings') },
+  { method: 'GET', path: '/retrieval/', need: LITERATURE, success: 200, request: () => get('/retrieval/?query=place%20cells') },
+  { method: 'GET', path: '/retrieval/article_count', need: LITERATURE, success: 200, request: () => get('/retrieval/article_count') },
+  { method: 'GET', path: '/retrieval/article_listing', need: LITERATURE, success: 200, request: () => get('/retrieval/article_listing') },
+  { method: 'GET', path: '/suggestions/article_types', need: LITERATURE, success: 200, request: () => get('/suggestions/article_types') },
+  { method: 'GET', path: '/suggestions/author', need: LITERATURE, success: 200, request: () => get('/suggestions/author?name=ada') },
+  { method: 'GET', path: '/suggestions/journal', need: LITERATURE, success: 200, request: () => get('/suggestions/journal?keywords=neuron') },
+  { method: 'POST', path: '/qa/generative', need: LITERATURE, success: 200, request: () => json('POST', '/qa/generative', { query: 'place cells' }) },
+  {
+    method: 'POST',
+    path: '/qa/streamed_generative',
+    need: LITERATURE,
+    success: 200,
+    request: () => json('POST', '/qa/streamed_generative', { query: 'place cells' }),
+  },
+
+  // Organizations and projects.
+  { method: 'PUT', path: '/v1/orgs/{org}', need: { permission: 'organizations/create', at: '/' }, success: 201, request: () => json('PUT', `/v1/orgs/${fresh('org')}`, {}) },
+  { method: 'GET', path: '/v1/orgs/{org}', need: { permission: 'resources/read', at: '/lab' }, success: 200, request: () => get('/v1/orgs/lab'), missing: get('/v1/orgs/no-such-org') },
+  {
+    method: 'DELETE',
+    path: '/v1/orgs/{org}',
+    need: { permission: 'organizations/write', at: '/dep-org' },
+    success: 200,
+    request: () => json('DELETE', '/v1/orgs/dep-org?rev=1'),
+  },
+  {
+    method: 'PUT',
+    path: '/v1/projects/{org}/{project}',
+    need: { permission: 'projects/create', at: '/lab' },
+    success: 201,
+    request: () => json('PUT', `/v1/projects/lab/${fresh('project')}`, {}),
+  },
+  {
+    method: 'GET',
+    path: '/v1/projects/{org}/{project}',
+    need: READ_A,
+    success: 200,
+    request: () => get('/v1/projects/lab/a'),
+    missing: get('/v1/projects/lab/no-such-project'),
+  },
+  {
+    method: 'DELETE',
+    path: '/v1/projects/{org}/{project}',
+    need: { permission: 'projects/write', at: '/lab/dep' },
+    success: 200,
+    request: () => json('DELETE', '/v1/projects/lab/dep?rev=1'),
+  },
+
+  // ACLs: the root (with and without the trailing slash), an organization, a project.
+  ...aclRows('/v1/acls', '/', 201),
+  ...aclRows('/v1/acls/', '/', 200),
+  ...aclRows('/v1/acls/{org}', '/lab', 200).map((row) => ({ ...row, request: rewrite(row, '/v1/acls/{org}', '/v1/acls/lab') })),
+  ...aclRows('/v1/acls/{org}/{project}', '/lab/a', 200).map((row) => ({ ...row, request: rewrite(row, '/v1/acls/{org}/{project}', '/v1/acls/lab/a') })),
+
+  // Resources.
+  { method: 'GET', path: '/v1/resources/{org}/{project}', need: READ_A, success: 200, request: () => get('/v1/resources/lab/a') },
+  { method: 'POST', path: '/v1/resources/{org}/{project}', need: WRITE_A, success: 201, request: () => json('POST', '/v1/resources/lab/a', THING) },
+  { method: 'POST', path: '/v1/resources/{org}/{project}/{schema}', need: WRITE_A, success: 201, request: () => json('POST', '/v1/resources/lab/a/_', THING) },
+  {
+    method: 'PUT',
+    path: '/v1/resources/{org}/{project}/{schema}/{id}',
+    need: WRITE_A,
+    success: 201,
+    request: () => json('PUT', `/v1/resources/lab/a/_/${fresh('put')}`, THING),
+  },
+  {
+    method: 'GET',
+    path: '/v1/resources/{org}/{project}/{schema}/{id}',
+    need: READ_A,
+    success: 200,
+    request: () => get('/v1/resources/lab/a/_/r1'),
+    missing: get('/v1/resources/lab/a/_/no-such-resource'),
+  },
+  {
+    method: 'DELETE',
+    path: '/v1/resources/{org}/{project}/{schema}/{id}',
+    need: WRITE_A,
+    success: 200,
+    request: () => json('DELETE', '/v1/resources/lab/a/_/r-dep?rev=1'),
+    missing: json('DELETE', '/v1/resources/lab/a/_/no-such-resource?rev=1'),
+  },
+  {
+    method: 'GET',
+    path: '/v1/resources/{org}/{project}/{schema}/{id}/source',
+    need: READ_A,
+    success: 200,
+    request: () => get('/v1/resources/lab/a/_/r1/source'),
+    missing: get('/v1/resources/lab/a/_/no-such-resource/source'),
+  },
+  {
+    method: 'GET',
+    path: '/v1/resources/{org}/{project}/{schema}/{id}/tags',
+    need: READ_A,
+    success: 200,
+    request: () => get('/v1/resources/lab/a/_/r1/tags'),
+    missing: get('/v1/resources/lab/a/_/no-such-resource/tags'),
+  },
+  {
+    method: 'POST',
+    path: '/v1/resources/{org}/{project}/{schema}/{id}/tags',
+    need: WRITE_A,
+    success: 201,
+    request: () => json('POST', '/v1/resources/lab/a/_/r-tag/tags?rev=1', { tag: 'v1', rev: 1 }),
+    missing: json('POST', '/v1/resources/lab/a/_/no-such-resource/tags?rev=1', { tag: 'v1', rev: 1 }),
+  },
+
+  // Files.
+  {
+    method: 'POST',
+    path: '/v1/files/{org}/{project}',
+    need: FILES_A,
+    success: 201,
+    request: async (c) => ({ method: 'POST', url: '/v1/files/lab/a', ...(await c.upload('new.txt', 'new content')) }),
+  },
+  {
+    method: 'PUT',
+    path: '/v1/files/{org}/{project}/{id}',
+    need: FILES_A,
+    success: 201,
+    request: async (c) => ({ method: 'PUT', url: `/v1/files/lab/a/${fresh('file')}`, ...(await c.upload('put.txt', 'put content')) }),
+  },
+  {
+    method: 'GET',
+    path: '/v1/files/{org}/{project}/{id}',
+    need: READ_A,
+    success: 200,
+    request: () => get('/v1/files/lab/a/f1'),
+    missing: get('/v1/files/lab/a/no-such-file'),
+  },
+  {
+    method: 'DELETE',
+    path: '/v1/files/{org}/{project}/{id}',
+    need: FILES_A,
+    success: 200,
+    request: () => json('DELETE', '/v1/files/lab/a/f-dep?rev=1'),
+    missing: json('DELETE', '/v1/files/lab/a/no-such-file?rev=1'),
+  },
+  {
+    method: 'POST',
+    path: '/v1/files/{org}/{project}/{id}/tags',
+    need: FILES_A,
+    success: 201,
+    request: () => json('POST', '/v1/files/lab/a/f-tag/tags?rev=1', { tag: 'v1', rev: 1 }),
+    missing: json('POST', '/v1/files/lab/a/no-such-file/tags?rev=1', { tag: 'v1', rev: 1 }),
+  },
+
+  // Archives.
+  {
+    method: 'POST',
+    path: '/v1/archives/{org}/{project}',
+    need: READ_A,
+    success: 201,
+    request: () => json('POST', '/v1/archives/lab/a', ARCHIVE, { accept: 'application/json' }),
+  },
+  {
+    method: 'PUT',
+    path: '/v1/archives/{org}/{project}/{id}',
+    need: READ_A,
+    success: 201,
+    request: () => json('PUT', `/v1/archives/lab/a/${fresh('archive')}`, ARCHIVE, { accept: 'application/json' }),
+  },
+  {
+    method: 'GET',
+    path: '/v1/archives/{org}/{project}/{id}',
+    need: READ_A,
+    success: 200,
+    request: () => get('/v1/archives/lab/a/ar1', { accept: 'application/zip' }),
+    missing: get('/v1/archives/lab/a/no-such-archive', { accept: 'application/zip' }),
+  },
+];
+
+/** The org/project rows of the ACL table are written with the OpenAPI placeholders; requests use real names. */
+function rewrite(row: Row, pattern: string, actual: string): Row['request'] {
+  return async (context) => {
+    const options = await row.request(context);
+    return { ...options, url: String(options.url).replace(pattern, actual) };
+  };
+}
+
+export const CALLERS = ['anonymous', 'unknown token', 'no permission', 'other project', 'permitted'] as const;
+export type Caller = (typeof CALLERS)[number];
+
+/** Where "other project" holds the same permission: a sibling of the needed address, never an ancestor. */
+export function siblingOf(address: string): string {
+  if (address === '/lab/a' || address === '/lab/dep' || address === '/literature/articles') return '/lab/b';
+  return '/other';
+}
+
+/** The status each caller must get for a row. */
+export function expectedStatus(row: Row, caller: Caller): number {
+  if (row.need === 'open') return row.success;
+  if (caller === 'unknown token') return 401;
+  if (row.need === 'identified' || caller === 'permitted') return row.success;
+  return 403;
+}
+
+export function describeNeed(need: Need): string {
+  if (need === 'open') return 'none';
+  if (need === 'identified') return 'none (own ACLs only)';
+  return `\`${need.permission}\` on \`${need.at}\``;
+}
+
+/** docs/ACCESS.md, rendered from the table. */
+export function renderAccessDoc(): string {
+  const lines = [
+    '# Access control: every route against every kind of caller',
+    '',
+    'Generated from `test/reliability/access-table.ts` by `UPDATE_ACCESS_DOC=1 npx vitest run test/reliability/access-control.test.ts`;',
+    'the test fails when this file and the table disagree, and when a documented route has no row.',
+    '',
+    'Callers: **anonymous** (no `Authorization` header; the auth file grants anonymous nothing), **unknown token**',
+    '(a bearer token not in the auth file), **no permission** (a valid token without grants), **other project**',
+    '(the needed permission, but on a sibling project or organization), **permitted** (the needed permission where',
+    'the route needs it, and nothing else). Without an auth file, anonymous holds `resources/read` on `/`.',
+    '',
+    'For every route that addresses one resource, file, tag or archive, a caller who may not read the project gets',
+    'the same status and body whether or not the thing exists. `GET /`, `/openapi.json` and `/healthz` are always open.',
+    '',
+    `| method | route | needs | ${CALLERS.join(' | ')} |`,
+    `| --- | --- | --- | ${CALLERS.map(() => '---').join(' | ')} |`,
+    ...ROWS.map(
+      (row) => `| ${row.method} | \`${row.path}\` | ${describeNeed(row.need)} | ${CALLERS.map((caller) => expectedStatus(row, caller)).join(' | ')} |`,
+    ),
+    '',
+    'Literature routes answer 401/403 as `{"detail": {"code": 9|10}}`, `/v1` routes as `InvalidAccessToken` /',
+    '`AuthorizationFailed`; a 401 carries `WWW-Authenticate: Bearer`. `GET /v1/acls...` lists only the caller\'s own',
+    'grants unless `self=false`, which needs `acls/read`.',
+    '',
+  ];
+  return lines.join('\n');
+}
