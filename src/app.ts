@@ -3,7 +3,9 @@
  * tests build their own app over their own index and stores.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify';
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import swagger from '@fastify/swagger';
 import rateLimit from '@fastify/rate-limit';
 import { ApiError, ErrorCode, errorBody, literatureErrorHandler } from './http/errors.js';
@@ -14,6 +16,7 @@ import { healthRoutes, settingsRoutes, type ServiceInfo } from './http/literatur
 import { qaRoutes, type QaServices } from './http/literature/qa.js';
 import { shedLoad } from './http/load-shedding.js';
 import { PLATFORM_MAX_PARAM_LENGTH, platformApi } from './http/platform/index.js';
+import { errorBody as platformErrorBody } from './http/platform/errors.js';
 import { AuthenticationError, AuthorizationError, type Platform } from './platform/index.js';
 
 export interface AppServices extends LiteratureServices, ServiceInfo, QaServices {
@@ -37,6 +40,13 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
     bodyLimit: 1024 * 1024,
     requestTimeout: services.config.requestTimeout,
     return503OnClosing: true,
+    // Requests Node's HTTP parser rejects never reach fastify: answer them in the literature vocabulary too.
+    clientErrorHandler: answerClientError,
+    // Undecodable URLs are refused by the router before any route runs: answer in the vocabulary of the API addressed.
+    frameworkErrors: (error, request, reply) => {
+      const body = request.url.startsWith('/v1') ? platformErrorBody('InvalidPathSegment', error.message) : errorBody(ErrorCode.INVALID_INPUT, error.message);
+      void (reply as FastifyReply).code(400).type('application/json').send(JSON.stringify(body));
+    },
     ajv: {
       // Unknown parameters and fields are errors (a typo must not silently drop a filter);
       // single query values are coerced to arrays for repeatable filters.
@@ -80,6 +90,8 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
   });
   if (services.platform) await app.register(platformApi, { platform: services.platform });
 
+  // Requests no route takes (their bodies are still parsed, and may be refused) answer in the literature vocabulary.
+  app.setErrorHandler(literatureErrorHandler);
   app.setNotFoundHandler((request, reply) => {
     reply.code(404).send(errorBody(ErrorCode.NOT_FOUND, `no route ${request.method} ${request.url.split('?')[0]}`));
   });
@@ -103,4 +115,16 @@ function authorizeLiterature(platform: Platform, project: string, request: Fasti
     if (error instanceof AuthorizationError) throw new ApiError(403, ErrorCode.FORBIDDEN, error.reason);
     throw error;
   }
+}
+
+/** Malformed HTTP (bad request line, oversized headers, conflicting lengths, slow clients): one response, then close. */
+function answerClientError(error: Error & { code?: string }, socket: Socket): void {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+  const message = status === 431 ? 'request headers too large' : status === 408 ? 'request not received in time (--request-timeout)' : 'malformed HTTP request';
+  const body = JSON.stringify(errorBody(ErrorCode.INVALID_INPUT, message));
+  socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
 }
