@@ -46,11 +46,14 @@ export class BlobStore {
     try {
       await pipeline(content, measure, createWriteStream(temporary, { flags: 'wx' }));
       if (isTruncated()) throw onTruncated();
+      // The store will reference these bytes once this returns: they must be on disk before, not just in the page cache.
+      await syncFile(temporary);
       const digest = hash.digest('hex');
       const target = this.pathOf(digest);
       await mkdir(path.dirname(target), { recursive: true });
       // Same content already stored: renaming over it is harmless and atomic.
       await rename(temporary, target);
+      await syncFile(path.dirname(target));
       return { digest, bytes };
     } finally {
       await rm(temporary, { force: true });
@@ -76,5 +79,14 @@ export class BlobStore {
     } finally {
       await handle.close();
     }
+  }
+}
+
+async function syncFile(file: string): Promise<void> {
+  const handle = await open(file, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
   }
 }
