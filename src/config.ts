@@ -139,6 +139,12 @@ const SETTINGS = {
     parse: integer(0, 1_000_000),
     doc: 'Requests per minute per caller (bearer token, else IP address) before 429; 0 disables the limit.',
   },
+  shutdownTimeout: {
+    default: 30_000,
+    parse: duration,
+    shownDefault: '30s',
+    doc: 'On SIGTERM/SIGINT, how long in-flight requests (downloads included) may run before their connections are cut.',
+  },
   maxInFlight: {
     default: 256,
     parse: integer(0, 1_000_000),

@@ -82,8 +82,18 @@ export async function startServer(config: Config): Promise<void> {
   const shutdown = async (signal: string) => {
     if (closing) return;
     closing = true;
-    logger.info({ signal }, 'shutting down: draining in-flight requests');
+    logger.info({ signal, drainMs: config.shutdownTimeout }, 'shutting down: draining in-flight requests');
+    // close() stops accepting and waits for open connections. Keep-alive connections that finish a
+    // response after it began would linger until their idle timeout: close them as they go idle, and
+    // cut whatever is still running when the drain time is up.
+    const sweep = setInterval(() => app.server.closeIdleConnections(), 200);
+    const deadline = setTimeout(() => {
+      logger.warn('drain time up: closing the connections still open');
+      app.server.closeAllConnections();
+    }, config.shutdownTimeout);
     await app.close();
+    clearInterval(sweep);
+    clearTimeout(deadline);
     await Promise.all([platform.close(), searcher.close(), generator?.close(), reranker?.close()]);
     process.exit(0);
   };
