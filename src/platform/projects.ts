@@ -64,6 +64,7 @@ export function defaultBase(baseUri: string, ref: ProjectRef): string {
 export class ProjectService {
   private readonly db: Database<ProjectState, string>;
   private readonly literature: ProjectState;
+  private readonly literatureDefaults: Database<{ base: string; vocab: string }, string>;
 
   constructor(
     private readonly store: Store,
@@ -75,6 +76,17 @@ export class ProjectService {
     private readonly clock: () => number,
   ) {
     this.db = store.database<ProjectState, string>('projects');
+    this.literatureDefaults = store.database('literature-project');
+    // The literature project is virtual, but its base and vocab are fixed the first time, like any
+    // project's: ids stored in archives stay valid when the server later runs under another public URL.
+    const literatureKey = projectKey(literatureRef);
+    const fixed = store.write(() => {
+      const stored = this.literatureDefaults.get(literatureKey);
+      if (stored) return stored;
+      const defaults = this.defaults(literatureRef);
+      this.literatureDefaults.putSync(literatureKey, defaults);
+      return defaults;
+    });
     this.literature = {
       ...literatureAudit,
       org: literatureRef.org,
@@ -82,7 +94,7 @@ export class ProjectService {
       // Stable across restarts, like the project itself.
       uuid: uuidFrom(projectKey(literatureRef)),
       description: 'The indexed literature articles, as schema.org ScholarlyArticle resources (read-only).',
-      ...this.defaults(literatureRef),
+      ...fixed,
       apiMappings: [],
       rev: 1,
       deprecated: false,

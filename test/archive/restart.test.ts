@@ -42,3 +42,28 @@ test('archives survive a restart; a FileSelf under another base URL is then 400 
     await rm(first.dataDir, { recursive: true, force: true });
   }
 });
+
+test('archives of literature articles survive a restart under another base URL (the literature project keeps its first base)', async () => {
+  const alice = bearer(TOKENS.alice);
+  const first = await startServer({ baseUri: 'http://old.test' });
+  await createProject(first.app, 'org', 'proj');
+  const created = await first.app.inject({
+    method: 'PUT',
+    url: '/v1/archives/org/proj/reading',
+    headers: { ...alice, accept: 'application/json' },
+    payload: { resources: [{ '@type': 'Resource', project: 'literature/articles', resourceId: 'demo-000', path: '/demo-000.json' }] },
+  });
+  expect(created.statusCode).toBe(201);
+  await first.stop();
+
+  const second = await startServer({ dataDir: first.dataDir, baseUri: 'http://new.test' });
+  try {
+    const zip = await second.app.inject({ method: 'GET', url: '/v1/archives/org/proj/reading', headers: alice });
+    expect(zip.statusCode, zip.body.slice(0, 300)).toBe(200);
+    const article = JSON.parse((await unzip(zip.rawPayload)).entries.get('demo-000.json')!.toString());
+    expect(article['@id']).toBe('http://old.test/v1/resources/literature/articles/_/demo-000');
+  } finally {
+    await second.stop();
+    await rm(first.dataDir, { recursive: true, force: true });
+  }
+});

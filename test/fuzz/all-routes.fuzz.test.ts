@@ -27,7 +27,7 @@ const AUTH = {
 };
 const V1_STATUSES = [200, 201, 303, 400, 401, 403, 404, 406, 409, 413, 415];
 const LITERATURE_STATUSES = [200, 400, 401, 403, 404, 413, 415, 422];
-const STORE_DATABASES = ['orgs', 'projects', 'acls', 'heads', 'revisions', 'archives'];
+const STORE_DATABASES = ['orgs', 'projects', 'literature-project', 'acls', 'heads', 'revisions', 'archives'];
 
 let fixture: Fixture;
 let store: RootDatabase;
