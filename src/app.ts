@@ -81,7 +81,13 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
     await literature.register(healthRoutes);
     await literature.register(async (guarded) => {
       const { platform } = services;
-      if (platform) guarded.addHook('onRequest', async (request) => authorizeLiterature(platform, services.config.literatureProject, request));
+      // preParsing: after the rate limit (a route-level onRequest hook), before the body is read or validated.
+      if (platform) {
+        guarded.addHook('preParsing', async (request, _reply, payload) => {
+          authorizeLiterature(platform, services.config.literatureProject, request);
+          return payload;
+        });
+      }
       await guarded.register(settingsRoutes, services);
       await guarded.register(retrievalRoutes, services);
       await guarded.register(suggestionRoutes, services);

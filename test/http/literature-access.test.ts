@@ -74,3 +74,15 @@ describe('rate limit per caller', () => {
     expect((await count(`Bearer ${TOKENS.reader}`)).statusCode).toBe(200);
   });
 });
+
+describe('rate limit before authentication', () => {
+  it('limits a flood of unknown tokens and of forbidden callers too', async () => {
+    fixture = await fixtureApp(undefined, {}, { auth: CLOSED_AUTH, flags: ['--rate-limit', '2'] });
+    const statuses = [];
+    for (let i = 0; i < 4; i++) statuses.push((await count('Bearer nobody-has-this')).statusCode);
+    expect(statuses).toEqual([401, 401, 429, 429]);
+    const v1 = [];
+    for (let i = 0; i < 3; i++) v1.push((await fixture.app.inject({ method: 'GET', url: '/v1/orgs/lab', headers: { authorization: 'Bearer other-unknown' } })).statusCode);
+    expect(v1).toEqual([401, 401, 429]);
+  });
+});

@@ -30,13 +30,21 @@ export interface ServerProcess {
   exited: Promise<number | null>;
 }
 
-export async function startServerProcess(options: { dataDir: string; indexDir: string; authFile: string }): Promise<ServerProcess> {
+export interface ServerProcessOptions {
+  dataDir: string;
+  indexDir: string;
+  authFile: string;
+  /** More settings; a flag given here overrides the defaults above it. */
+  extraFlags?: string[];
+}
+
+export async function startServerProcess(options: ServerProcessOptions): Promise<ServerProcess> {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const child = spawn(
     process.execPath,
     ['--import', 'tsx', 'src/main.ts', 'serve', '--data', options.dataDir, '--index', options.indexDir, '--auth-file', options.authFile,
-      '--port', String(port), '--search-threads', '0', '--rate-limit', '0', '--public-url', base, '--log-level', 'warn'],
+      '--port', String(port), '--search-threads', '0', '--rate-limit', '0', '--public-url', base, '--log-level', 'warn', ...(options.extraFlags ?? [])],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let output = '';

@@ -4,10 +4,14 @@ import type { Identity, Platform } from '../../platform/index.ts';
 
 const callers = new WeakMap<FastifyRequest, Identity>();
 
-/** Adds the hook that identifies callers (401 on a bad token, before any body is parsed). */
+/**
+ * Adds the hook that identifies callers: 401 on a bad token, before any body is parsed, but after
+ * the rate limit (a route-level onRequest hook), so floods of bad tokens are limited too.
+ */
 export function identifyCallers(app: FastifyInstance, platform: Platform): void {
-  app.addHook('onRequest', async (request) => {
+  app.addHook('preParsing', async (request, _reply, payload) => {
     callers.set(request, platform.identify(request.headers.authorization));
+    return payload;
   });
 }
 
