@@ -7,6 +7,7 @@
  *   FUZZ_RUNS=5000 npm run bench:fuzz
  */
 import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
 const runs = process.env.FUZZ_RUNS ?? '1000';
@@ -18,4 +19,5 @@ const result = spawnSync(process.execPath, [path.resolve('node_modules', 'vitest
   env: { ...process.env, FUZZ_RUNS: runs, FUZZ_REPORT: report },
 });
 process.stderr.write(`fuzzing took ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
+if (existsSync(report)) process.stdout.write(readFileSync(report, 'utf8'));
 process.exit(result.status ?? 1);
