@@ -12,7 +12,7 @@ import { ApiError, ErrorCode, errorBody, literatureErrorHandler } from './http/e
 import type { LiteratureServices } from './http/literature/services.js';
 import { retrievalRoutes } from './http/literature/retrieval.js';
 import { suggestionRoutes } from './http/literature/suggestions.js';
-import { healthRoutes, settingsRoutes, type ServiceInfo } from './http/literature/service.js';
+import { HEALTH_PATHS, healthRoutes, settingsRoutes, type ServiceInfo } from './http/literature/service.js';
 import { qaRoutes, type QaServices } from './http/literature/qa.js';
 import { shedLoad } from './http/load-shedding.js';
 import { PLATFORM_MAX_PARAM_LENGTH, platformApi } from './http/platform/index.js';
@@ -70,6 +70,8 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
       max: services.config.rateLimit,
       timeWindow: 60_000,
       keyGenerator: callerKey,
+      // Load balancers poll health from one address, often: never limit it.
+      allowList: (request) => HEALTH_PATHS.has(request.url),
       // Each API's error handler turns this into its own vocabulary (code 5 / TooManyRequests).
       errorResponseBuilder: (_request, context) =>
         Object.assign(new Error(`rate limit of ${context.max} requests per ${context.after} exceeded; retry later`), { statusCode: 429 }),

@@ -72,6 +72,8 @@ describe('rate limit per caller', () => {
     expect(platformLimited.json()['@type']).toBe('TooManyRequests');
 
     expect((await count(`Bearer ${TOKENS.reader}`)).statusCode).toBe(200);
+    // Health checks are never limited.
+    for (let i = 0; i < 5; i++) expect((await fixture.app.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
   });
 });
 
