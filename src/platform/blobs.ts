@@ -10,6 +10,7 @@ import { mkdir, open, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { type Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { fsyncPath } from '../fsync.ts';
 
 const DIGEST = /^[0-9a-f]{64}$/;
 
@@ -47,13 +48,13 @@ export class BlobStore {
       await pipeline(content, measure, createWriteStream(temporary, { flags: 'wx' }));
       if (isTruncated()) throw onTruncated();
       // The store will reference these bytes once this returns: they must be on disk before, not just in the page cache.
-      await syncFile(temporary);
+      await fsyncPath(temporary);
       const digest = hash.digest('hex');
       const target = this.pathOf(digest);
       await mkdir(path.dirname(target), { recursive: true });
       // Same content already stored: renaming over it is harmless and atomic.
       await rename(temporary, target);
-      await syncFile(path.dirname(target));
+      await fsyncPath(path.dirname(target));
       return { digest, bytes };
     } finally {
       await rm(temporary, { force: true });
@@ -79,14 +80,5 @@ export class BlobStore {
     } finally {
       await handle.close();
     }
-  }
-}
-
-async function syncFile(file: string): Promise<void> {
-  const handle = await open(file, 'r');
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
   }
 }

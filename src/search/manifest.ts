@@ -8,6 +8,7 @@
  */
 import { mkdir, open, readdir, readFile, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
+import { fsyncPath } from '../fsync.js';
 
 export const MANIFEST_FILE = 'manifest.json';
 const LOCK_FILE = 'write.lock';
@@ -62,14 +63,6 @@ export async function readManifestOrEmpty(dir: string): Promise<Manifest> {
   }
 }
 
-async function fsyncPath(target: string): Promise<void> {
-  const handle = await open(target, 'r');
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-}
 
 /** Atomically replaces the manifest, then removes files no manifest names any more. */
 export async function publishManifest(dir: string, manifest: Manifest): Promise<void> {
