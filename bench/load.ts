@@ -183,14 +183,23 @@ function describeStep(s: StepResult): string {
 function rssChart(steps: StepResult[]): string {
   const points = steps.flatMap((s) => s.rss.series);
   const width = 640;
-  const height = 200;
+  const height = 220;
   const max = Math.max(...points) * 1.1;
   const x = (i: number) => 40 + (i / Math.max(1, points.length - 1)) * (width - 50);
-  const y = (v: number) => height - 20 - (v / max) * (height - 40);
+  const y = (v: number) => height - 20 - (v / max) * (height - 50);
   const line = points.map((v, i) => `${i === 0 ? 'M' : 'L'}${x(i).toFixed(1)},${y(v).toFixed(1)}`).join(' ');
   const ticks = [0, max / 2, max].map((v) => `<text x="2" y="${y(v) + 4}" font-size="10">${Math.round(v)}</text>`).join('');
+  // A dashed line and the connection count where each step starts.
+  let start = 0;
+  const markers = steps
+    .map((s) => {
+      const at = x(start);
+      start += s.rss.series.length;
+      return `<line x1="${at}" y1="24" x2="${at}" y2="${height - 20}" stroke="#999" stroke-dasharray="3,3"/><text x="${at + 3}" y="34" font-size="10">${s.connections} conn.</text>`;
+    })
+    .join('');
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="sans-serif">
-<rect width="100%" height="100%" fill="white"/><text x="40" y="14" font-size="12">server RSS (MiB), one point per second, steps in order</text>${ticks}
+<rect width="100%" height="100%" fill="white"/><text x="40" y="14" font-size="12">server RSS (MiB), one point per second</text>${ticks}${markers}
 <path d="${line}" fill="none" stroke="#1f77b4" stroke-width="1.5"/></svg>\n`;
 }
 
@@ -304,6 +313,7 @@ if (process.env.RENDER_ONLY === '1') {
   // Re-render the report from the last run's JSON (after a change to the report itself).
   const saved = JSON.parse(readFileSync(path.resolve('bench', 'results', 'load.json'), 'utf8'));
   const shedBelow = (saved.steps as StepResult[]).filter((s) => s.connections <= 256).reduce((sum, s) => sum + (s.statuses['503'] ?? 0) + s.errors, 0);
+  await writeFile(path.resolve('bench', 'results', 'load-rss.svg'), rssChart(saved.steps));
   await writeFile(path.resolve('bench', 'results', 'load.md'), markdown(saved.steps, saved.shedding, saved.rateLimited, saved.serverErrors, shedBelow).replace(/^\d{4}-\d\d-\d\dT[^,]+/m, saved.date));
 } else {
   await main();
