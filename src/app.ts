@@ -86,7 +86,7 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
       // preParsing: after the rate limit (a route-level onRequest hook), before the body is read or validated.
       if (platform) {
         guarded.addHook('preParsing', async (request, _reply, payload) => {
-          authorizeLiterature(platform, services.config.literatureProject, request);
+          await authorizeLiterature(platform, services.config.literatureProject, request);
           return payload;
         });
       }
@@ -113,9 +113,9 @@ function callerKey(request: FastifyRequest): string {
 }
 
 /** The literature routes need `resources/read` on the built-in literature project, so ACLs can close them. */
-function authorizeLiterature(platform: Platform, project: string, request: FastifyRequest): void {
+async function authorizeLiterature(platform: Platform, project: string, request: FastifyRequest): Promise<void> {
   try {
-    platform.authorize(request.headers.authorization, 'resources/read', project);
+    await platform.authorize(request.headers.authorization, 'resources/read', project);
   } catch (error) {
     if (error instanceof AuthenticationError) {
       throw new ApiError(401, ErrorCode.UNAUTHENTICATED, error.reason, {}, { 'www-authenticate': 'Bearer' });

@@ -5,13 +5,16 @@
  *    "acls": {"/": {"anonymous": ["resources/read"], "local/alice": ["*"]}}}
  *
  * Tokens are kept only as SHA-256 digests, so a lookup never compares the
- * secret itself character by character.
+ * secret itself character by character. An optional "oidc" section accepts
+ * JWTs from an identity provider (see oidc.ts).
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { type Identity, parsePrincipal, principalKey, userIdentity } from './identities.ts';
 import { ALL_PERMISSIONS, isPermission } from './permissions.ts';
 import { parseAclAddress } from './refs.ts';
+import { type OidcConfig, parseOidcConfig } from './oidc.ts';
 
 export class AuthFileError extends Error {}
 
@@ -21,6 +24,7 @@ export type AclGrants = Map<string, Map<string, Set<string>>>;
 export interface AuthConfig {
   tokens: Map<string, Identity>;
   acls: AclGrants;
+  oidc: OidcConfig | null;
 }
 
 export function tokenDigest(token: string): string {
@@ -29,7 +33,7 @@ export function tokenDigest(token: string): string {
 
 /** With no auth file, anonymous may read everything and nothing else is allowed. */
 export function anonymousReadOnly(): AuthConfig {
-  return { tokens: new Map(), acls: new Map([['/', new Map([['anonymous', new Set(['resources/read'])]])]]) };
+  return { tokens: new Map(), acls: new Map([['/', new Map([['anonymous', new Set(['resources/read'])]])]]), oidc: null };
 }
 
 export function loadAuthFile(file: string): AuthConfig {
@@ -40,18 +44,20 @@ export function loadAuthFile(file: string): AuthConfig {
     throw new AuthFileError(`auth file ${file} cannot be read as JSON: ${(error as Error).message}`);
   }
   const problems: string[] = [];
-  const config = parseAuthConfig(raw, problems);
+  const config = parseAuthConfig(raw, problems, path.dirname(path.resolve(file)));
   if (problems.length > 0) throw new AuthFileError(`auth file ${file} is invalid:\n  ${problems.join('\n  ')}`);
   return config;
 }
 
-export function parseAuthConfig(raw: unknown, problems: string[]): AuthConfig {
-  const config: AuthConfig = { tokens: new Map(), acls: new Map() };
+/** `baseDir` resolves relative paths in the file (the OIDC key set). */
+export function parseAuthConfig(raw: unknown, problems: string[], baseDir = '.'): AuthConfig {
+  const config: AuthConfig = { tokens: new Map(), acls: new Map(), oidc: null };
   if (!isObject(raw)) {
     problems.push('the top level must be an object with "tokens" and "acls"');
     return config;
   }
-  for (const key of Object.keys(raw)) if (key !== 'tokens' && key !== 'acls') problems.push(`unknown field "${key}"`);
+  for (const key of Object.keys(raw)) if (key !== 'tokens' && key !== 'acls' && key !== 'oidc') problems.push(`unknown field "${key}"`);
+  if (raw.oidc !== undefined) config.oidc = parseOidcConfig(raw.oidc, baseDir, problems);
   const tokens = raw.tokens ?? {};
   if (!isObject(tokens)) problems.push('"tokens" must be an object');
   else for (const [token, entry] of Object.entries(tokens)) parseToken(token, entry, config, problems);

@@ -24,6 +24,7 @@ import { parseProjectRef, projectAddress } from './refs.ts';
 import { ResourceService } from './resources.ts';
 import { RevisionStore } from './revisions.ts';
 import { openStore } from './store.ts';
+import { looksLikeJwt, oidcVerifier } from './oidc.ts';
 
 export { AuthenticationError, AuthorizationError, PlatformError } from './errors.ts';
 export type { Identity } from './identities.ts';
@@ -62,13 +63,13 @@ export interface Platform {
   readonly resources: ResourceService;
   readonly files: FileService;
   readonly archives: ArchiveService;
-  /** The caller behind an Authorization header; throws AuthenticationError (401) for a bad token. */
-  identify(authorization: string | undefined): Identity;
+  /** The caller behind an Authorization header; rejects with AuthenticationError (401) for a bad token. */
+  identify(authorization: string | undefined): Promise<Identity>;
   /**
    * The caller, if it holds `permission` on `projectPath` (`org/project`);
-   * throws AuthenticationError (401) or AuthorizationError (403).
+   * rejects with AuthenticationError (401) or AuthorizationError (403).
    */
-  authorize(authorization: string | undefined, permission: string, projectPath: string): Identity;
+  authorize(authorization: string | undefined, permission: string, projectPath: string): Promise<Identity>;
   /** Resolves an archive for the caller (all checks happen here) and returns how to stream it. */
   prepareDownload(archive: StoredArchive, identity: Identity, ignoreNotFound: boolean): Download;
   close(): Promise<void>;
@@ -109,13 +110,21 @@ export async function openPlatform(options: PlatformOptions): Promise<Platform> 
     logger.info(`purged ${removed} expired archive(s)`),
   );
 
-  const identify = (authorization: string | undefined): Identity => {
+  const verifyJwt = auth.oidc ? oidcVerifier(auth.oidc) : null;
+  if (auth.oidc) logger.info(`OIDC tokens of ${auth.oidc.issuer} accepted as realm ${auth.oidc.realm} (${auth.oidc.keys.keys.length} key(s))`);
+  const identify = async (authorization: string | undefined): Promise<Identity> => {
     if (authorization === undefined || authorization.trim() === '') return ANONYMOUS;
     const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
     if (!match) throw new AuthenticationError('InvalidAccessTokenFormat', 'The Authorization header must be a bearer token.');
-    const identity = auth.tokens.get(tokenDigest(match[1]!));
-    if (!identity) throw new AuthenticationError('InvalidAccessToken', 'The provided token is invalid.');
-    return identity;
+    const token = match[1]!;
+    const identity = auth.tokens.get(tokenDigest(token));
+    if (identity) return identity;
+    if (verifyJwt && looksLikeJwt(token)) {
+      const verified = await verifyJwt(token);
+      if ('refused' in verified) throw new AuthenticationError('InvalidAccessToken', `The provided token is invalid: ${verified.refused}.`);
+      return verified;
+    }
+    throw new AuthenticationError('InvalidAccessToken', 'The provided token is invalid.');
   };
 
   return {
@@ -127,10 +136,10 @@ export async function openPlatform(options: PlatformOptions): Promise<Platform> 
     files,
     archives,
     identify,
-    authorize(authorization, permission, projectPath) {
+    async authorize(authorization, permission, projectPath) {
       const ref = parseProjectRef(projectPath.replace(/^\//, ''));
       if (ref === null || !isPermission(permission)) throw new Error(`authorize: bad permission '${permission}' or project '${projectPath}'`);
-      const identity = identify(authorization);
+      const identity = await identify(authorization);
       acls.require(identity, permission, projectAddress(ref));
       return identity;
     },

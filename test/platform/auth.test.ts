@@ -85,20 +85,14 @@ describe('bearer tokens', () => {
 describe('authorize (for the literature endpoints)', () => {
   test('returns the caller when the permission is held on the project or an ancestor', async () => {
     server = await startServer();
-    expect(server.platform.authorize(undefined, 'resources/read', 'literature/articles').subject).toEqual({ type: 'Anonymous' });
-    expect(server.platform.authorize(`Bearer ${TOKENS.alice}`, 'resources/write', 'literature/articles').subject).toMatchObject({ subject: 'alice' });
+    expect((await server.platform.authorize(undefined, 'resources/read', 'literature/articles')).subject).toEqual({ type: 'Anonymous' });
+    expect((await server.platform.authorize(`Bearer ${TOKENS.alice}`, 'resources/write', 'literature/articles')).subject).toMatchObject({ subject: 'alice' });
   });
 
   test('throws AuthenticationError for bad tokens and AuthorizationError for missing permissions', async () => {
     server = await startServer();
-    expect(() => server!.platform.authorize('Bearer nope-nope-nope', 'resources/read', 'literature/articles')).toThrow(AuthenticationError);
-    const denied = (() => {
-      try {
-        server!.platform.authorize(`Bearer ${TOKENS.bob}`, 'resources/write', 'literature/articles');
-      } catch (error) {
-        return error;
-      }
-    })();
+    await expect(server!.platform.authorize('Bearer nope-nope-nope', 'resources/read', 'literature/articles')).rejects.toThrow(AuthenticationError);
+    const denied = await server!.platform.authorize(`Bearer ${TOKENS.bob}`, 'resources/write', 'literature/articles').catch((error: unknown) => error);
     expect(denied).toBeInstanceOf(AuthorizationError);
     expect((denied as AuthorizationError).details).toBe("Permission 'resources/write' is missing on '/literature/articles'.");
   });
@@ -107,15 +101,15 @@ describe('authorize (for the literature endpoints)', () => {
     server = await startServer({
       auth: { tokens: DEFAULT_AUTH.tokens, acls: { '/': { 'local/alice': ['*'] }, '/literature': { 'local/group/team': ['resources/read'] } } },
     });
-    expect(() => server!.platform.authorize(undefined, 'resources/read', 'literature/articles')).toThrow(AuthorizationError);
-    expect(() => server!.platform.authorize(`Bearer ${TOKENS.carol}`, 'resources/read', 'literature/articles')).toThrow(AuthorizationError);
+    await expect(server!.platform.authorize(undefined, 'resources/read', 'literature/articles')).rejects.toThrow(AuthorizationError);
+    await expect(server!.platform.authorize(`Bearer ${TOKENS.carol}`, 'resources/read', 'literature/articles')).rejects.toThrow(AuthorizationError);
     // bob is in group "team", which may read /literature and so /literature/articles.
-    expect(server.platform.authorize(`Bearer ${TOKENS.bob}`, 'resources/read', 'literature/articles').subject).toMatchObject({ subject: 'bob' });
+    expect((await server.platform.authorize(`Bearer ${TOKENS.bob}`, 'resources/read', 'literature/articles')).subject).toMatchObject({ subject: 'bob' });
   });
 
   test('"authenticated" grants to any valid token', async () => {
     server = await startServer({ auth: { tokens: DEFAULT_AUTH.tokens, acls: { '/': { authenticated: ['resources/read'] } } } });
-    expect(server.platform.authorize(`Bearer ${TOKENS.carol}`, 'resources/read', 'a/b').subject).toMatchObject({ subject: 'carol' });
-    expect(() => server!.platform.authorize(undefined, 'resources/read', 'a/b')).toThrow(AuthorizationError);
+    expect((await server.platform.authorize(`Bearer ${TOKENS.carol}`, 'resources/read', 'a/b')).subject).toMatchObject({ subject: 'carol' });
+    await expect(server!.platform.authorize(undefined, 'resources/read', 'a/b')).rejects.toThrow(AuthorizationError);
   });
 });

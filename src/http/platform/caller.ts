@@ -10,7 +10,7 @@ const callers = new WeakMap<FastifyRequest, Identity>();
  */
 export function identifyCallers(app: FastifyInstance, platform: Platform): void {
   app.addHook('preParsing', async (request, _reply, payload) => {
-    callers.set(request, platform.identify(request.headers.authorization));
+    callers.set(request, await platform.identify(request.headers.authorization));
     return payload;
   });
 }

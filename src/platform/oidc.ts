@@ -1,0 +1,102 @@
+/**
+ * Optional OIDC identities: bearer tokens that are JWTs signed by an identity
+ * provider, verified with jose against the provider's JSON Web Key Set. The
+ * key set is a file (or inline in the auth file), never fetched: the server
+ * must work air-gapped, and an operator refreshes the file on key rotation.
+ *
+ *   "oidc": {"realm": "sso", "issuer": "https://sso.example/realms/lab",
+ *            "jwks": "sso-keys.json", "audience": "litserve",
+ *            "subjectClaim": "preferred_username", "groupsClaim": "groups"}
+ *
+ * A verified token is the user `{realm}/{subject}` with groups
+ * `{realm}/group/{name}`, named in ACLs like the auth file's users.
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { createLocalJWKSet, errors, jwtVerify, type JSONWebKeySet, type JWTPayload } from 'jose';
+import { type Identity, parsePrincipal, userIdentity } from './identities.ts';
+
+export interface OidcConfig {
+  realm: string;
+  issuer: string;
+  audience: string | null;
+  subjectClaim: string;
+  groupsClaim: string;
+  keys: JSONWebKeySet;
+}
+
+/** Verifies a JWT: the caller it names, or a reason it is refused. */
+export type OidcVerifier = (token: string) => Promise<Identity | { refused: string }>;
+
+const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
+
+export function looksLikeJwt(token: string): boolean {
+  return JWT_SHAPE.test(token);
+}
+
+export function oidcVerifier(config: OidcConfig): OidcVerifier {
+  const keys = createLocalJWKSet(config.keys);
+  return async (token) => {
+    let payload: JWTPayload;
+    try {
+      ({ payload } = await jwtVerify(token, keys, { issuer: config.issuer, ...(config.audience !== null && { audience: config.audience }) }));
+    } catch (error) {
+      return { refused: refusalOf(error) };
+    }
+    const subject = payload[config.subjectClaim];
+    if (typeof subject !== 'string' || parsePrincipal(`${config.realm}/${subject}`)?.type !== 'User') {
+      return { refused: `the token's "${config.subjectClaim}" claim is not a usable user name` };
+    }
+    const claimed = payload[config.groupsClaim];
+    // Keycloak writes groups as paths ("/team"); a group is named without the slash.
+    const groups = Array.isArray(claimed) ? claimed.filter((g): g is string => typeof g === 'string' && g !== '').map((g) => g.replace(/^\/+/, '')) : [];
+    return userIdentity(config.realm, subject, groups.filter((g) => g !== ''));
+  };
+}
+
+function refusalOf(error: unknown): string {
+  if (error instanceof errors.JWTExpired) return 'the token has expired';
+  if (error instanceof errors.JWTClaimValidationFailed) return `the token's "${error.claim}" claim is not accepted`;
+  if (error instanceof errors.JWKSNoMatchingKey) return 'the token was not signed by a known key';
+  if (error instanceof errors.JWSSignatureVerificationFailed) return 'the token signature is invalid';
+  return 'the token is not a valid signed JWT';
+}
+
+/** Reads the `oidc` section of the auth file; `problems` collects what is wrong with it. */
+export function parseOidcConfig(raw: unknown, authFileDir: string, problems: string[]): OidcConfig | null {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+    problems.push('"oidc" must be an object with realm, issuer and jwks');
+    return null;
+  }
+  const section = raw as Record<string, unknown>;
+  for (const key of Object.keys(section)) {
+    if (!['realm', 'issuer', 'jwks', 'audience', 'subjectClaim', 'groupsClaim'].includes(key)) problems.push(`oidc: unknown field "${key}"`);
+  }
+  const { realm, issuer, jwks, audience = null, subjectClaim = 'sub', groupsClaim = 'groups' } = section;
+  if (typeof realm !== 'string' || parsePrincipal(`${realm}/authenticated`)?.type !== 'Authenticated') problems.push('oidc: "realm" must be a realm name');
+  if (typeof issuer !== 'string' || issuer === '') problems.push('oidc: "issuer" must be the issuer URL the tokens carry');
+  if (audience !== null && typeof audience !== 'string') problems.push('oidc: "audience" must be a string');
+  if (typeof subjectClaim !== 'string' || typeof groupsClaim !== 'string') problems.push('oidc: "subjectClaim" and "groupsClaim" must be claim names');
+  const keys = readKeySet(jwks, authFileDir, problems);
+  if (problems.length > 0 || keys === null) return null;
+  return { realm: realm as string, issuer: issuer as string, audience: audience as string | null, subjectClaim: subjectClaim as string, groupsClaim: groupsClaim as string, keys };
+}
+
+function readKeySet(jwks: unknown, authFileDir: string, problems: string[]): JSONWebKeySet | null {
+  let set: unknown = jwks;
+  if (typeof jwks === 'string') {
+    const file = path.resolve(authFileDir, jwks);
+    try {
+      set = JSON.parse(readFileSync(file, 'utf8'));
+    } catch (error) {
+      problems.push(`oidc: the key set ${file} cannot be read as JSON: ${(error as Error).message}`);
+      return null;
+    }
+  }
+  const keys = (set as { keys?: unknown } | null)?.keys;
+  if (!Array.isArray(keys) || keys.length === 0 || !keys.every((k) => typeof k === 'object' && k !== null)) {
+    problems.push('oidc: "jwks" must be a JSON Web Key Set ({"keys": [...]}) or the path of a file holding one');
+    return null;
+  }
+  return set as JSONWebKeySet;
+}

@@ -1,0 +1,94 @@
+/** OIDC JWTs from the auth file's "oidc" section: verified offline against a key-set file, named in ACLs like other users. */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { exportJWK, generateKeyPair, SignJWT, type CryptoKey } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fixtureApp, type Fixture } from '../http/app-fixture.js';
+import { AuthFileError, loadAuthFile } from '../../src/platform/auth-file.js';
+
+const ISSUER = 'https://sso.example/realms/lab';
+let dir: string;
+let signing: CryptoKey;
+let stranger: CryptoKey;
+let fixture: Fixture;
+
+async function token(claims: Record<string, unknown>, options: { key?: CryptoKey; issuer?: string; audience?: string; expires?: string } = {}) {
+  return new SignJWT(claims)
+    .setProtectedHeader({ alg: 'ES256', kid: 'lab-1' })
+    .setIssuer(options.issuer ?? ISSUER)
+    .setAudience(options.audience ?? 'litserve')
+    .setIssuedAt()
+    .setExpirationTime(options.expires ?? '5m')
+    .sign(options.key ?? signing);
+}
+
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), 'litserve-oidc-'));
+  const pair = await generateKeyPair('ES256');
+  signing = pair.privateKey;
+  stranger = (await generateKeyPair('ES256')).privateKey;
+  await writeFile(path.join(dir, 'sso-keys.json'), JSON.stringify({ keys: [{ ...(await exportJWK(pair.publicKey)), kid: 'lab-1', alg: 'ES256', use: 'sig' }] }));
+  const auth = {
+    oidc: { realm: 'sso', issuer: ISSUER, jwks: path.join(dir, 'sso-keys.json'), audience: 'litserve', subjectClaim: 'preferred_username' },
+    acls: { '/literature/articles': { 'sso/group/readers': ['resources/read'] }, '/': { 'sso/admin': ['*'] } },
+  };
+  fixture = await fixtureApp(undefined, {}, { auth });
+});
+
+afterAll(async () => {
+  await fixture.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+const count = (bearer: string) => fixture.app.inject({ method: 'GET', url: '/retrieval/article_count', headers: { authorization: `Bearer ${bearer}` } });
+
+describe('OIDC tokens', () => {
+  it('a verified token is the user {realm}/{subject}; its groups (Keycloak paths or names) grant through ACLs', async () => {
+    expect((await count(await token({ preferred_username: 'ada', groups: ['/readers'] }))).statusCode).toBe(200);
+    expect((await count(await token({ preferred_username: 'bob', groups: ['writers'] }))).statusCode).toBe(403);
+    const admin = await token({ preferred_username: 'admin' });
+    const org = await fixture.app.inject({ method: 'PUT', url: '/v1/orgs/sso-made', headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' }, payload: '{}' });
+    expect(org.statusCode).toBe(201);
+    expect(org.json()._createdBy).toContain('/realms/sso/users/admin');
+  });
+
+  it.each([
+    ['expired', () => token({ preferred_username: 'ada', groups: ['readers'] }, { expires: '-1m' }), 'expired'],
+    ['from another issuer', () => token({ preferred_username: 'ada', groups: ['readers'] }, { issuer: 'https://evil.example' }), '"iss"'],
+    ['for another audience', () => token({ preferred_username: 'ada', groups: ['readers'] }, { audience: 'other-app' }), '"aud"'],
+    ['signed by an unknown key', () => token({ preferred_username: 'ada', groups: ['readers'] }, { key: stranger }), 'signature'],
+    ['without the subject claim', () => token({ sub: 'x', groups: ['readers'] }), 'preferred_username'],
+  ])('a token %s is 401 with the reason', async (_name, make, reason) => {
+    const response = await count(await make());
+    expect(response.statusCode).toBe(401);
+    expect(response.json().detail.code).toBe(9);
+    expect(response.json().detail.detail).toContain(reason);
+  });
+
+  it('a tampered payload is refused', async () => {
+    const [header, , signature] = (await token({ preferred_username: 'ada', groups: ['readers'] })).split('.');
+    const forged = Buffer.from(JSON.stringify({ preferred_username: 'admin', iss: ISSUER, aud: 'litserve', exp: 9_999_999_999 })).toString('base64url');
+    expect((await count(`${header}.${forged}.${signature}`)).statusCode).toBe(401);
+  });
+});
+
+describe('the oidc section of the auth file', () => {
+  it('reports every problem at once', async () => {
+    const file = path.join(dir, 'bad-auth.json');
+    await writeFile(file, JSON.stringify({ oidc: { realm: 'no spaces allowed', issuer: '', jwks: 'missing.json', extra: 1 } }));
+    expect(() => loadAuthFile(file)).toThrow(AuthFileError);
+    try {
+      loadAuthFile(file);
+    } catch (error) {
+      const message = (error as Error).message;
+      for (const expected of ['unknown field "extra"', '"realm"', '"issuer"', 'missing.json']) expect(message).toContain(expected);
+    }
+  });
+
+  it('resolves a relative key-set path against the auth file', async () => {
+    const file = path.join(dir, 'relative-auth.json');
+    await writeFile(file, JSON.stringify({ oidc: { realm: 'sso', issuer: ISSUER, jwks: 'sso-keys.json' } }));
+    expect(loadAuthFile(file).oidc?.keys.keys).toHaveLength(1);
+  });
+});
