@@ -104,7 +104,8 @@ export async function aclRoutes(app: FastifyInstance, { platform }: { platform: 
         if (!onlyOwn) acls.require(identity, 'acls/read', address);
         const own = grantKeysOf(identity);
         const keep = (key: string) => !onlyOwn || own.has(key);
-        const addresses = request.query.ancestors ? addressChain(address).reverse() : [address];
+        // With self=false, ancestors are listed only where the caller may read ACLs too.
+        const addresses = (request.query.ancestors ? addressChain(address).reverse() : [address]).filter((at) => onlyOwn || acls.has(identity, 'acls/read', at));
         const results = addresses.flatMap((at) => {
           const stored = acls.stored(at);
           return [
