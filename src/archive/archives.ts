@@ -53,7 +53,10 @@ export class ArchiveService {
     await checkContext(payload);
     const { entries, problems } = decodeEntries(payload, {
       archiveProject: ref,
-      baseOf: (entryProject) => this.projects.get(entryProject)?.base ?? defaultBase(this.baseUri, entryProject),
+      // A project's own base only for whoever may read it: the stored ids must not reveal that an unreadable project exists, nor its base.
+      baseOf: (entryProject) =>
+        (this.acls.has(identity, 'resources/read', projectAddress(entryProject)) ? this.projects.get(entryProject)?.base : undefined) ??
+        defaultBase(this.baseUri, entryProject),
       baseUri: this.baseUri,
     });
     if (problems.length > 0) throw rejections.decodingFailed(problems);
