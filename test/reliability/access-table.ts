@@ -66,7 +66,8 @@ const aclRows = (url: string, address: string, putStatus: number): Row[] => {
       success: 200,
       request: (c) => json('PATCH', `${url}?rev=${c.aclRev(address)}`, { '@type': 'Append', ...ACL_BODY }),
     },
-    { method: 'DELETE', path: url, need: write, success: 200, request: (c) => json('DELETE', `${url}?rev=${c.aclRev(address)}`) },
+    // rev=0 would be refused by validation (400) before any permission check: ask for at least 1.
+    { method: 'DELETE', path: url, need: write, success: 200, request: (c) => json('DELETE', `${url}?rev=${Math.max(1, c.aclRev(address))}`) },
   ];
 };
 
@@ -74,9 +75,12 @@ let created = 0;
 const fresh = (prefix: string) => `${prefix}-${++created}`;
 
 export const ROWS: Row[] = [
+  { method: 'GET', path: '/', need: 'open', success: 200, request: () => get('/') },
+  { method: 'GET', path: '/openapi.json', need: 'open', success: 200, request: () => get('/openapi.json') },
   { method: 'GET', path: '/healthz', need: 'open', success: 200, request: () => get('/healthz') },
   { method: 'GET', path: '/settings', need: LITERATURE, success: 200, request: () => get('/settings') },
   { method: 'GET', path: '/retrieval/', need: LITERATURE, success: 200, request: () => get('/retrieval/?query=place%20cells') },
+  { method: 'GET', path: '/retrieval', need: LITERATURE, success: 200, request: () => get('/retrieval?query=place%20cells') },
   { method: 'GET', path: '/retrieval/article_count', need: LITERATURE, success: 200, request: () => get('/retrieval/article_count') },
   { method: 'GET', path: '/retrieval/article_listing', need: LITERATURE, success: 200, request: () => get('/retrieval/article_listing') },
   { method: 'GET', path: '/suggestions/article_types', need: LITERATURE, success: 200, request: () => get('/suggestions/article_types') },
@@ -264,6 +268,62 @@ export function siblingOf(address: string): string {
   return '/other';
 }
 
+/** The status anonymous gets without an auth file: `resources/read` on `/` and nothing else. */
+export function expectedWithoutAuthFile(row: Row): number {
+  if (typeof row.need === 'string' || row.need.permission === 'resources/read') return row.success;
+  return 403;
+}
+
+/**
+ * Existence probes beyond the rows' own `missing` requests: the same request
+ * built for something that exists and for something that does not (another
+ * id, revision, tag, project or organization). Callers without `need` must not
+ * be able to tell them apart: same status, same body once `missing` is
+ * replaced by `existing` in it.
+ */
+export interface Probe {
+  name: string;
+  need: { permission: string; at: string };
+  existing: string;
+  missing: string;
+  request(value: string, context: RequestContext): Promise<InjectOptions> | InjectOptions;
+}
+
+const probe = (name: string, need: Probe['need'], existing: string, missing: string, request: Probe['request']): Probe => ({ name, need, existing, missing, request });
+const CREATE_PROJECT = { permission: 'projects/create', at: '/lab' };
+
+export const PROBES: Probe[] = [
+  probe('project of an organization', READ_A, 'lab', 'no-such-org', (org) => get(`/v1/projects/${org}/a`)),
+  probe('resource listing of a project', READ_A, 'a', 'no-such-project', (project) => get(`/v1/resources/lab/${project}`)),
+  probe('resource listing of an organization', READ_A, 'lab', 'no-such-org', (org) => get(`/v1/resources/${org}/a`)),
+  probe('resource revision', READ_A, '1', '99', (rev) => get(`/v1/resources/lab/a/_/r1?rev=${rev}`)),
+  probe('resource tag', READ_A, 'v1', 'nope', (tag) => get(`/v1/resources/lab/a/_/r-tagged?tag=${tag}`)),
+  probe('resource as N-Triples', READ_A, 'r1', 'no-such-resource', (id) => get(`/v1/resources/lab/a/_/${id}`, { accept: 'application/n-triples' })),
+  probe('resource source by tag', READ_A, 'v1', 'nope', (tag) => get(`/v1/resources/lab/a/_/r-tagged/source?tag=${tag}`)),
+  probe('resource in another project', READ_A, 'a', 'no-such-project', (project) => get(`/v1/resources/lab/${project}/_/r1`)),
+  probe('literature article', LITERATURE, 'hippo-1', 'no-such-article', (id) => get(`/v1/resources/literature/articles/_/${id}`)),
+  probe('file revision', READ_A, '1', '99', (rev) => get(`/v1/files/lab/a/f1?rev=${rev}`)),
+  probe('file tag', READ_A, 'v1', 'nope', (tag) => get(`/v1/files/lab/a/f-tagged?tag=${tag}`, { accept: 'application/json' })),
+  probe('file metadata', READ_A, 'f1', 'no-such-file', (id) => get(`/v1/files/lab/a/${id}`, { accept: 'application/json' })),
+  probe('archive metadata', READ_A, 'ar1', 'no-such-archive', (id) => get(`/v1/archives/lab/a/${id}`, { accept: 'application/json' })),
+  probe('archive, ignoreNotFound', READ_A, 'ar1', 'no-such-archive', (id) => get(`/v1/archives/lab/a/${id}?ignoreNotFound=true`)),
+  probe('archive creation under a taken id', READ_A, 'ar1', 'no-such-archive', (id) => json('PUT', `/v1/archives/lab/a/${id}`, ARCHIVE, { accept: 'application/json' })),
+  probe('archive creation in a project', READ_A, 'a', 'no-such-project', (project) => json('POST', `/v1/archives/lab/${project}`, ARCHIVE, { accept: 'application/json' })),
+  probe('resource creation under a taken id', WRITE_A, 'r1', 'no-such-resource', (id) => json('PUT', `/v1/resources/lab/a/_/${id}`, THING)),
+  probe('resource creation under a taken payload @id', WRITE_A, 'r1', 'no-such-resource', (id) => json('POST', '/v1/resources/lab/a/_', { ...THING, '@id': id })),
+  probe('resource update', WRITE_A, 'r1', 'no-such-resource', (id) => json('PUT', `/v1/resources/lab/a/_/${id}?rev=1`, THING)),
+  probe('resource creation in a project', WRITE_A, 'a', 'no-such-project', (project) => json('POST', `/v1/resources/lab/${project}`, THING)),
+  probe('file creation under a taken id', FILES_A, 'f1', 'no-such-file', async (id, c) => ({ method: 'PUT', url: `/v1/files/lab/a/${id}`, ...(await c.upload('x.txt', 'x')) })),
+  probe('file update', FILES_A, 'f1', 'no-such-file', async (id, c) => ({ method: 'PUT', url: `/v1/files/lab/a/${id}?rev=1`, ...(await c.upload('x.txt', 'x')) })),
+  probe('file creation in a project', FILES_A, 'a', 'no-such-project', async (project, c) => ({ method: 'POST', url: `/v1/files/lab/${project}`, ...(await c.upload('x.txt', 'x')) })),
+  probe('project creation under a taken label', CREATE_PROJECT, 'a', 'no-such-project', (project) => json('PUT', `/v1/projects/lab/${project}`, {})),
+  probe('project update', { permission: 'projects/write', at: '/lab/a' }, 'a', 'no-such-project', (project) => json('PUT', `/v1/projects/lab/${project}?rev=1`, {})),
+  probe('project deprecation', { permission: 'projects/write', at: '/lab/a' }, 'a', 'no-such-project', (project) => json('DELETE', `/v1/projects/lab/${project}?rev=1`)),
+  probe('organization creation under a taken label', { permission: 'organizations/create', at: '/' }, 'lab', 'no-such-org', (org) => json('PUT', `/v1/orgs/${org}`, {})),
+  probe('organization update', { permission: 'organizations/write', at: '/lab' }, 'lab', 'no-such-org', (org) => json('PUT', `/v1/orgs/${org}?rev=1`, {})),
+  probe('organization deprecation', { permission: 'organizations/write', at: '/lab' }, 'lab', 'no-such-org', (org) => json('DELETE', `/v1/orgs/${org}?rev=1`)),
+];
+
 /** The status each caller must get for a row. */
 export function expectedStatus(row: Row, caller: Caller): number {
   if (row.need === 'open') return row.success;
@@ -284,25 +344,54 @@ export function renderAccessDoc(): string {
     '# Access control: every route against every kind of caller',
     '',
     'Generated from `test/reliability/access-table.ts` by `UPDATE_ACCESS_DOC=1 npx vitest run test/reliability/access-control.test.ts`;',
-    'the test fails when this file and the table disagree, and when a documented route has no row.',
+    'the test fails when this file and the table disagree, and when the app registers a route that has no row',
+    '(or a row names a route that does not exist).',
     '',
     'Callers: **anonymous** (no `Authorization` header; the auth file grants anonymous nothing), **unknown token**',
     '(a bearer token not in the auth file), **no permission** (a valid token without grants), **other project**',
-    '(the needed permission, but on a sibling project or organization), **permitted** (the needed permission where',
-    'the route needs it, and nothing else). Without an auth file, anonymous holds `resources/read` on `/`.',
+    '(the needed permission, but on a sibling project or organization: `/lab/b` when the request targets `/lab/a`),',
+    '**permitted** (the needed permission where the route needs it, and nothing else), and **anonymous, no auth file**',
+    '(the server started without `--auth-file`: anonymous holds `resources/read` on `/`, every write is refused).',
     '',
-    'For every route that addresses one resource, file, tag or archive, a caller who may not read the project gets',
-    'the same status and body whether or not the thing exists. `GET /`, `/openapi.json` and `/healthz` are always open.',
+    'Statuses are those of the Nexus reference: the ACL check comes first, so a caller without the permission gets',
+    '403 `AuthorizationFailed` even when the project is missing (nexus-archive-reference §1.1), and 401 for an invalid',
+    'token (§1.1, §2). `GET /`, `/openapi.json` and `/healthz` are always open.',
     '',
-    `| method | route | needs | ${CALLERS.join(' | ')} |`,
-    `| --- | --- | --- | ${CALLERS.map(() => '---').join(' | ')} |`,
+    `| method | route | needs | ${CALLERS.join(' | ')} | anonymous, no auth file |`,
+    `| --- | --- | --- | ${CALLERS.map(() => '---').join(' | ')} | --- |`,
     ...ROWS.map(
-      (row) => `| ${row.method} | \`${row.path}\` | ${describeNeed(row.need)} | ${CALLERS.map((caller) => expectedStatus(row, caller)).join(' | ')} |`,
+      (row) =>
+        `| ${row.method} | \`${row.path}\` | ${describeNeed(row.need)} | ${CALLERS.map((caller) => expectedStatus(row, caller)).join(' | ')} | ${expectedWithoutAuthFile(row)} |`,
     ),
+    '',
+    '`HEAD` of every `GET` route answers the status of the `GET` (without a body); the test sends both.',
     '',
     'Literature routes answer 401/403 as `{"detail": {"code": 9|10}}`, `/v1` routes as `InvalidAccessToken` /',
     '`AuthorizationFailed`; a 401 carries `WWW-Authenticate: Bearer`. `GET /v1/acls...` lists only the caller\'s own',
-    'grants unless `self=false`, which needs `acls/read`.',
+    'grants unless `self=false`, which needs `acls/read` (and with `ancestors=true` lists only the ancestors where',
+    'the caller holds `acls/read` too).',
+    '',
+    '## Existence hiding',
+    '',
+    'A caller without the permission a request needs gets the same status (401 or 403) and the same body, once the',
+    'names are swapped, for something that exists and something that does not. The test checks each route that',
+    'addresses one thing (its row\'s missing target) and these probes, for the four callers who lack the permission;',
+    'it also checks that each read probe does tell the two apart for the permitted caller.',
+    '',
+    '| probe | needs | existing | missing |',
+    '| --- | --- | --- | --- |',
+    ...PROBES.map((p) => `| ${p.name} | ${describeNeed(p.need)} | \`${p.existing}\` | \`${p.missing}\` |`),
+    '',
+    'Also tested: a project\'s resource listing holds only that project\'s resources; there is no listing of an',
+    'organization or of all projects (the same 404 whether the organization exists or not); an archive download',
+    'needs `resources/read` on every referenced project before the first byte (403, never skipped by',
+    '`ignoreNotFound`); and an archive referencing an unreadable project answers the same at creation, in its',
+    'metadata and at download whether the referenced project, resource or file exists or not (relative ids resolve',
+    'against the default base of a project the creator may not read; a name clash with one of its files is not',
+    'reported to that creator).',
+    '',
+    'A caller who may write but not read can still learn that an id is taken (409 on creation): writing implies',
+    'knowing what is there, as in Nexus.',
     '',
   ];
   return lines.join('\n');
