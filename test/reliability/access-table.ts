@@ -348,7 +348,7 @@ export function renderAccessDoc(): string {
     '(or a row names a route that does not exist).',
     '',
     'Callers: **anonymous** (no `Authorization` header; the auth file grants anonymous nothing), **unknown token**',
-    '(a bearer token not in the auth file), **no permission** (a valid token without grants), **other project**',
+    '(a bearer token not in the auth file; a `Basic` header answers the same status), **no permission** (a valid token without grants), **other project**',
     '(the needed permission, but on a sibling project or organization: `/lab/b` when the request targets `/lab/a`),',
     '**permitted** (the needed permission where the route needs it, and nothing else), and **anonymous, no auth file**',
     '(the server started without `--auth-file`: anonymous holds `resources/read` on `/`, every write is refused).',
