@@ -1,11 +1,17 @@
 /**
  * SIGKILL in the middle of resource and file writes. Four clients write
- * continuously (resources created, updated, tagged; files uploaded and
- * updated); the server is killed at a seeded random moment, restarted on the
- * same data directory, and then every acknowledged write must be there with
- * its content, the one write in flight per entity either fully there or not
- * at all, every visible file's bytes must match their digest, and the server
- * must take new writes. Three rounds, each continuing the previous state.
+ * continuously (resources created, updated with ?rev, tagged; files of 1 byte
+ * to 3 MiB uploaded and updated); the server is killed at a seeded random
+ * moment, restarted on the same data directory, and then every acknowledged
+ * write must be there with its content (payload, revision, tags, file bytes
+ * matching the digest acknowledged), the one write in flight per entity either
+ * fully there or not at all, the listing must show nothing else, no upload may
+ * be left in the temporary directory, and the server must take new writes.
+ * Three rounds, each continuing the previous state.
+ *
+ * The seed (printed; `CRASH_SEED=N` replays it) fixes the kill delays, the
+ * sizes and the choice of operations; the interleaving of four clients is up
+ * to the scheduler.
  */
 import { createHash } from 'node:crypto';
 import { readdir } from 'node:fs/promises';
@@ -19,6 +25,7 @@ import { admin, adminJson, kill, startServerProcess, writeAdminAuthFile, type Se
 
 const SEED = Number(process.env.CRASH_SEED ?? Date.now() % 100_000);
 const WORKERS = 4;
+const MIB = 1024 * 1024;
 
 interface Entity {
   kind: 'resource' | 'file';
@@ -32,6 +39,11 @@ interface Entity {
 
 const sha256 = (bytes: Buffer | string) => createHash('sha256').update(bytes).digest('hex');
 const latestAcked = (entity: Entity) => Math.max(0, ...entity.acked.keys());
+
+/** Mostly small files, one in twenty between 1 and 3 MiB. */
+function fileSize(next: () => number): number {
+  return next() < 0.05 ? MIB + Math.floor(next() * 2 * MIB) : Math.floor(next() * 256 * 1024) + 1;
+}
 
 /** One client: a loop of writes on its own entities until the server dies. */
 async function client(server: ServerProcess, worker: number, entities: Entity[], next: () => number, stop: { dead: boolean }): Promise<void> {
@@ -49,17 +61,19 @@ async function client(server: ServerProcess, worker: number, entities: Entity[],
         await write(server, entity, next);
       } else if (choice < 0.8) {
         await write(server, existing, next);
-      } else if (existing.kind === 'resource' && latestAcked(existing) > 0) {
+      } else if (latestAcked(existing) > 0) {
+        // A tag is a revision of its own, with the content of the one before.
         const rev = latestAcked(existing);
         const tag = `t${rev}`;
+        const route = existing.kind === 'resource' ? `resources/lab/a/_/${existing.id}` : `files/lab/a/${existing.id}`;
         existing.inFlight = existing.acked.get(rev)!;
-        const response = await fetch(`${server.base}/v1/resources/lab/a/_/${existing.id}/tags?rev=${rev}`, {
+        const response = await fetch(`${server.base}/v1/${route}/tags?rev=${rev}`, {
           method: 'POST',
           headers: adminJson,
           body: JSON.stringify({ tag, rev }),
         });
         expect(response.status, await response.clone().text()).toBe(201);
-        await response.arrayBuffer();
+        expect(((await response.json()) as { _rev: number })._rev).toBe(rev + 1);
         existing.acked.set(rev + 1, existing.acked.get(rev)!);
         existing.tags.set(tag, rev);
         existing.inFlight = null;
@@ -78,11 +92,12 @@ async function write(server: ServerProcess, entity: Entity, next: () => number):
     entity.inFlight = payload;
     const response = await fetch(`${server.base}/v1/resources/lab/a/_/${entity.id}${query}`, { method: 'PUT', headers: adminJson, body: payload });
     expect(response.status, await response.clone().text()).toBe(rev === 0 ? 201 : 200);
-    await response.arrayBuffer();
+    expect(((await response.json()) as { _rev: number })._rev).toBe(rev + 1);
     entity.acked.set(rev + 1, payload);
   } else {
-    const content = Buffer.alloc(Math.floor(next() * 512 * 1024) + 1, `${entity.id}@${rev + 1};`);
-    entity.inFlight = sha256(content);
+    const content = Buffer.alloc(fileSize(next), `${entity.id}@${rev + 1};${next()};`);
+    const digest = sha256(content);
+    entity.inFlight = digest;
     const body = await multipart(`${entity.id}.bin`, content);
     const response = await fetch(`${server.base}/v1/files/lab/a/${entity.id}${query}`, {
       method: 'PUT',
@@ -90,15 +105,19 @@ async function write(server: ServerProcess, entity: Entity, next: () => number):
       body: body.payload,
     });
     expect(response.status, await response.clone().text()).toBe(rev === 0 ? 201 : 200);
-    await response.arrayBuffer();
-    entity.acked.set(rev + 1, sha256(content));
+    const acknowledged = (await response.json()) as { _rev: number; _bytes: number; _digest: { _value: string } };
+    expect(acknowledged._rev).toBe(rev + 1);
+    expect([acknowledged._bytes, acknowledged._digest._value]).toEqual([content.length, digest]);
+    entity.acked.set(rev + 1, digest);
   }
   entity.inFlight = null;
 }
 
-async function verify(server: ServerProcess, entities: Entity[]): Promise<{ acked: number; inFlightLanded: number }> {
+async function verify(server: ServerProcess, entities: Entity[]): Promise<{ acked: number; inFlightLanded: number; tags: number }> {
   let acked = 0;
   let inFlightLanded = 0;
+  let tags = 0;
+  const visible = new Map<string, number>();
   for (const entity of entities) {
     const route = entity.kind === 'resource' ? `resources/lab/a/_/${entity.id}` : `files/lab/a/${entity.id}`;
     const last = latestAcked(entity);
@@ -111,6 +130,7 @@ async function verify(server: ServerProcess, entities: Entity[]): Promise<{ acke
       expect(metadata.status, `${entity.id}: ${await metadata.clone().text()}`).toBe(200);
     }
     const latest = ((await metadata.json()) as { _rev: number })._rev;
+    visible.set(entity.id, latest);
     // The acknowledged revision, or one more if the write in flight landed before the kill.
     expect([last, last + 1], entity.id).toContain(latest);
     if (latest === last + 1) {
@@ -124,25 +144,42 @@ async function verify(server: ServerProcess, entities: Entity[]): Promise<{ acke
         expect(source.status).toBe(200);
         expect(await source.json(), `${entity.id} rev ${rev}`).toEqual(JSON.parse(expected));
       } else {
+        const described = await fetch(`${server.base}/v1/${route}?rev=${rev}`, { headers: { ...admin, accept: 'application/ld+json' } });
+        expect(((await described.json()) as { _digest: { _value: string } })._digest._value, `${entity.id} rev ${rev} metadata`).toBe(expected);
         const content = await fetch(`${server.base}/v1/${route}?rev=${rev}`, { headers: { ...admin, accept: '*/*' } });
         expect(content.status).toBe(200);
-        expect(sha256(Buffer.from(await content.arrayBuffer())), `${entity.id} rev ${rev}`).toBe(expected);
+        expect(sha256(Buffer.from(await content.arrayBuffer())), `${entity.id} rev ${rev} bytes`).toBe(expected);
       }
       if (rev <= last) acked++;
     }
     for (const [tag, rev] of entity.tags) {
       const tagged = await fetch(`${server.base}/v1/${route}?tag=${tag}`, { headers: { ...admin, accept: 'application/json' } });
       expect(((await tagged.json()) as { _rev: number })._rev, `${entity.id} tag ${tag}`).toBe(rev);
+      tags++;
     }
     // Whatever landed is now acknowledged state: the next round builds on it.
     if (latest === last + 1) entity.acked.set(latest, entity.inFlight!);
     entity.inFlight = null;
   }
-  return { acked, inFlightLanded };
+
+  // The listing shows exactly the resources found above, at the same revisions: nobody else's, nothing half-made.
+  const listed = new Map<string, number>();
+  for (let from = 0; ; from += 1000) {
+    const page = (await (await fetch(`${server.base}/v1/resources/lab/a?from=${from}&size=1000`, { headers: admin })).json()) as {
+      _total: number;
+      _results: { '@id': string; _rev: number }[];
+    };
+    for (const result of page._results) listed.set(result['@id'].slice(result['@id'].lastIndexOf('/') + 1), result._rev);
+    if (from + 1000 >= page._total) break;
+  }
+  const resourcesFound = new Map([...visible].filter(([id]) => entities.find((e) => e.id === id)!.kind === 'resource'));
+  expect(new Map([...listed].sort()), 'resource listing').toEqual(new Map([...resourcesFound].sort()));
+  return { acked, inFlightLanded, tags };
 }
 
 describe('SIGKILL during resource and file writes', () => {
-  it(`keeps every acknowledged write and shows nothing half-written (seed ${SEED})`, async () => {
+  it(`keeps every acknowledged write and shows nothing half-written (seed ${SEED}; CRASH_SEED=${SEED} replays it)`, async () => {
+    process.stderr.write(`crash-writes: seed ${SEED} (CRASH_SEED=${SEED} to replay)\n`);
     const { dir, cleanup } = await tempDir('litserve-crash-');
     const next = random(SEED);
     const dataDir = path.join(dir, 'data');
@@ -155,7 +192,7 @@ describe('SIGKILL during resource and file writes', () => {
       for (const url of ['/v1/orgs/lab', '/v1/projects/lab/a']) {
         expect((await fetch(`${server.base}${url}`, { method: 'PUT', headers: adminJson, body: '{}' })).status).toBe(201);
       }
-      for (const delay of [300, 700, 1200].map((d) => d + Math.floor(next() * 400))) {
+      for (const delay of [250, 500, 800].map((d) => d + Math.floor(next() * 300))) {
         const stop = { dead: false };
         const clients = Array.from({ length: WORKERS }, (_, worker) => client(server, worker, entities, next, stop));
         await new Promise((resolve) => setTimeout(resolve, delay));
@@ -164,14 +201,19 @@ describe('SIGKILL during resource and file writes', () => {
         await Promise.all(clients);
 
         server = await startServerProcess({ dataDir, indexDir, authFile });
-        const { acked, inFlightLanded } = await verify(server, entities);
-        process.stderr.write(`crash round after ${delay} ms: ${acked} acknowledged revisions intact, ${inFlightLanded} in-flight writes landed whole\n`);
+        const { acked, inFlightLanded, tags } = await verify(server, entities);
+        process.stderr.write(
+          `crash-writes seed ${SEED}, kill after ${delay} ms: ${acked} acknowledged revisions and ${tags} tags intact, ${inFlightLanded} in-flight writes landed whole\n`,
+        );
         expect(acked, `no write was acknowledged in ${delay} ms: the round proves nothing`).toBeGreaterThan(0);
         // Uploads cut by the kill left nothing behind once the store reopened.
         expect(await readdir(path.join(dataDir, 'platform', 'files', 'tmp'))).toEqual([]);
       }
       const after = await fetch(`${server.base}/v1/resources/lab/a/_/after-the-crashes`, { method: 'PUT', headers: adminJson, body: '{"name":"ok"}' });
       expect(after.status).toBe(201);
+      const upload = await multipart('after.bin', Buffer.from('after the crashes'));
+      const file = await fetch(`${server.base}/v1/files/lab/a/after-the-crashes-file`, { method: 'PUT', headers: { ...admin, ...upload.headers }, body: upload.payload });
+      expect(file.status).toBe(201);
     } finally {
       await kill(server);
       await cleanup();

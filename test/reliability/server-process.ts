@@ -23,6 +23,7 @@ export async function writeAdminAuthFile(dir: string): Promise<string> {
 
 export interface ServerProcess {
   child: ChildProcess;
+  port: number;
   base: string;
   /** Everything the process printed so far. */
   output(): string;
@@ -32,37 +33,50 @@ export interface ServerProcess {
 
 export interface ServerProcessOptions {
   dataDir: string;
-  indexDir: string;
+  /** Default: `<data>/index`, built from `--demo-corpus` on first start. */
+  indexDir?: string;
   authFile: string;
+  /** Default: a free one. Restarting on the same port keeps the public URL, so stored `_self` links and redirects stay valid. */
+  port?: number;
   /** More settings; a flag given here overrides the defaults above it. */
   extraFlags?: string[];
 }
 
-export async function startServerProcess(options: ServerProcessOptions): Promise<ServerProcess> {
-  const port = await freePort();
+/** Starts the process without waiting for it to serve. */
+export async function spawnServerProcess(options: ServerProcessOptions): Promise<ServerProcess> {
+  const port = options.port ?? (await freePort());
   const base = `http://127.0.0.1:${port}`;
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', 'src/main.ts', 'serve', '--data', options.dataDir, '--index', options.indexDir, '--auth-file', options.authFile,
-      '--port', String(port), '--search-threads', '0', '--rate-limit', '0', '--public-url', base, '--log-level', 'warn', ...(options.extraFlags ?? [])],
+    ['--import', 'tsx', 'src/main.ts', 'serve', '--data', options.dataDir, ...(options.indexDir === undefined ? [] : ['--index', options.indexDir]),
+      '--auth-file', options.authFile, '--port', String(port), '--search-threads', '0', '--rate-limit', '0', '--public-url', base,
+      '--log-level', 'warn', ...(options.extraFlags ?? [])],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { child, port, base, output: () => output, exited };
+}
+
+/** Resolves once /healthz answers; throws if the process exits first or takes over a minute. */
+export async function waitUntilServing(server: ServerProcess): Promise<ServerProcess> {
   const deadline = Date.now() + 60_000;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}: ${output}`);
-    if (Date.now() > deadline) throw new Error(`server did not start: ${output}`);
+    if (server.child.exitCode !== null) throw new Error(`server exited with ${server.child.exitCode}: ${server.output()}`);
+    if (Date.now() > deadline) throw new Error(`server did not start: ${server.output()}`);
     try {
-      if ((await fetch(`${base}/healthz`)).ok) break;
+      if ((await fetch(`${server.base}/healthz`)).ok) return server;
     } catch {
       // not listening yet
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  return { child, base, output: () => output, exited };
+}
+
+export async function startServerProcess(options: ServerProcessOptions): Promise<ServerProcess> {
+  return waitUntilServing(await spawnServerProcess(options));
 }
 
 export async function kill(server: ServerProcess): Promise<void> {
