@@ -45,6 +45,8 @@ export class OrgService {
         if (current) throw rejections.orgAlreadyExists(label);
         const org: OrgState = { label, uuid: randomUUID(), description, rev: 1, deprecated: false, ...createdBy(identity, now) };
         this.db.putSync(label, org);
+        // In the same transaction: a crash between two would leave an organization its creator cannot write to.
+        this.acls.grantOwner(`/${label}`, identity);
         return org;
       }
       const org = this.checkedForChange(label, current, rev);
@@ -52,7 +54,6 @@ export class OrgService {
       this.db.putSync(label, next);
       return next;
     });
-    if (rev === undefined) this.acls.grantOwner(`/${label}`, identity);
     return saved;
   }
 

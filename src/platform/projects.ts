@@ -160,6 +160,8 @@ export class ProjectService {
           readOnly: false,
         };
         this.db.putSync(key, project);
+        // In the same transaction: a crash between two would leave a project its creator cannot write to.
+        this.acls.grantOwner(projectAddress(ref), identity);
         return project;
       }
       const project = this.checkedForChange(ref, current, rev);
@@ -175,7 +177,6 @@ export class ProjectService {
       this.db.putSync(key, next);
       return next;
     });
-    if (rev === undefined) this.acls.grantOwner(projectAddress(ref), identity);
     return saved;
   }
 
