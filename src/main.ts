@@ -1,51 +1,106 @@
 /**
  * The one command-line entry: `serve` (default), `ingest` and `eval`.
  *   npm start -- [--port N --host H --index DIR ...]      (see --help)
- *   npm run ingest -- --input PATH [PATH...] --index DIR [--format F]
+ *   npm run ingest -- --input PATH [PATH...] --index DIR [--format F] [--delete ID...] [--delete-file F] [--merge]
  *   npm run eval -- --corpus F --queries F --qrels F [--k1 X --b X --title-weight X]
  */
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { ConfigError, helpText, loadConfig } from './config.js';
-import { describeSource, ingest, type IngestReport } from './corpus/ingest.js';
+import { describeSource, ingest, type IngestOptions, type IngestReport } from './corpus/ingest.js';
 import type { InputFormat } from './corpus/readers/types.js';
 import { createProgress } from './progress.js';
 import { evaluate, formatEvaluation } from './eval/evaluate.js';
 import { MANIFEST_FILE } from './search/manifest.js';
+import { DEFAULT_MERGE_FACTOR, mergeAll } from './search/merge.js';
 import { startServer } from './server.js';
 
 const FORMATS: InputFormat[] = ['articles-jsonl', 'jats', 'pubmed', 'beir'];
 const MAX_PRINTED_SKIPS = 50;
 
 async function runIngest(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
+  const { values, tokens } = parseArgs({
     args: argv,
     options: {
       input: { type: 'string', multiple: true },
       index: { type: 'string' },
       format: { type: 'string' },
       'max-segment-mb': { type: 'string' },
+      delete: { type: 'string', multiple: true },
+      'delete-file': { type: 'string', multiple: true },
+      merge: { type: 'boolean' },
+      'merge-factor': { type: 'string' },
     },
     allowPositionals: true,
+    tokens: true,
   });
-  // `--input a b c`: parseArgs keeps only the first value, the rest arrive as positionals.
-  const inputs = [...(values.input ?? []), ...positionals];
-  if (inputs.length === 0 || !values.index) {
-    throw new ConfigError('usage: npm run ingest -- --input PATH [PATH...] --index DIR [--format articles-jsonl|jats|pubmed|beir]');
+  // `--input a b c` / `--delete x y z`: parseArgs keeps only the first value, the rest arrive as positionals.
+  const lists = { input: [] as string[], delete: [] as string[] };
+  let listed: keyof typeof lists | null = null;
+  for (const token of tokens) {
+    if (token.kind === 'option') {
+      listed = token.name === 'input' || token.name === 'delete' ? token.name : null;
+      if (listed && token.value !== undefined) lists[listed].push(token.value);
+    } else if (token.kind === 'positional') {
+      if (!listed) throw new ConfigError(`unexpected argument "${token.value}"; values follow --input or --delete`);
+      lists[listed].push(token.value);
+    }
+  }
+  const deleteIds = [...lists.delete, ...(await readIdFiles(values['delete-file'] ?? []))];
+  if ((lists.input.length === 0 && deleteIds.length === 0 && !values.merge && !values['delete-file']) || !values.index) {
+    throw new ConfigError(
+      'usage: npm run ingest -- --index DIR [--input PATH...] [--format articles-jsonl|jats|pubmed|beir] [--delete ID...] [--delete-file FILE] [--merge] [--merge-factor N]',
+    );
   }
   if (values.format !== undefined && !FORMATS.includes(values.format as InputFormat)) {
     throw new ConfigError(`--format must be one of ${FORMATS.join(', ')}`);
   }
   const maxSegmentMb = values['max-segment-mb'] === undefined ? undefined : Number(values['max-segment-mb']);
   if (maxSegmentMb !== undefined && !(maxSegmentMb > 0)) throw new ConfigError('--max-segment-mb must be a positive number');
-  const report = await ingestWithProgress(inputs, values.index, values.format as InputFormat | undefined, maxSegmentMb);
-  return report.indexed > 0 ? 0 : 1;
+  const mergeFactor = values['merge-factor'] === undefined ? DEFAULT_MERGE_FACTOR : Number(values['merge-factor']);
+  if (!Number.isInteger(mergeFactor) || (mergeFactor !== 0 && (mergeFactor < 2 || mergeFactor > 1000))) {
+    throw new ConfigError('--merge-factor must be 0 (never merge automatically) or an integer from 2 to 1000');
+  }
+  let ok = true;
+  if (lists.input.length > 0 || deleteIds.length > 0 || values['delete-file']) {
+    const report = await ingestWithProgress(lists.input, values.index, values.format as InputFormat | undefined, maxSegmentMb, { deleteIds, mergeFactor });
+    // A run with inputs fails when none of them could be indexed; deletions of ids already gone are not failures.
+    ok = lists.input.length === 0 || report.indexed > 0;
+  }
+  if (values.merge) await mergeWithReport(values.index);
+  return ok ? 0 : 1;
 }
 
-export async function ingestWithProgress(inputs: string[], indexDir: string, format?: InputFormat, maxSegmentMb?: number): Promise<IngestReport> {
+/** Ids from files of one id per line (blank lines and surrounding spaces ignored). */
+async function readIdFiles(files: string[]): Promise<string[]> {
+  const ids: string[] = [];
+  for (const file of files) {
+    for (const line of (await readFile(file, 'utf8')).split('\n')) if (line.trim()) ids.push(line.trim());
+  }
+  return ids;
+}
+
+async function mergeWithReport(indexDir: string): Promise<void> {
+  const started = Date.now();
+  const merge = await mergeAll(indexDir);
+  const seconds = ((Date.now() - started) / 1000).toFixed(1);
+  process.stderr.write(
+    merge
+      ? `merge: ${merge.merged.length} segment(s) -> ${merge.into ?? 'none (every article was deleted)'}, ${merge.articles} articles, ${merge.dropped} deleted dropped in ${seconds}s (generation ${merge.generation})\n`
+      : 'merge: nothing to merge (one segment without deletions)\n',
+  );
+}
+
+export async function ingestWithProgress(
+  inputs: string[],
+  indexDir: string,
+  format?: InputFormat,
+  maxSegmentMb?: number,
+  changes: Pick<IngestOptions, 'deleteIds' | 'mergeFactor'> = {},
+): Promise<IngestReport> {
   const progress = createProgress('ingest');
   let printed = 0;
   const started = Date.now();
@@ -54,6 +109,7 @@ export async function ingestWithProgress(inputs: string[], indexDir: string, for
     indexDir,
     format,
     maxSegmentBytes: maxSegmentMb === undefined ? undefined : maxSegmentMb * 1024 * 1024,
+    ...changes,
     onProgress: (done, total) => progress.update(done, total),
     onSkip: (source, message) => {
       if (printed++ < MAX_PRINTED_SKIPS) process.stderr.write(`skipped ${describeSource(source)}: ${message}\n`);
@@ -61,11 +117,20 @@ export async function ingestWithProgress(inputs: string[], indexDir: string, for
   });
   progress.stop();
   if (printed > MAX_PRINTED_SKIPS) process.stderr.write(`... and ${printed - MAX_PRINTED_SKIPS} more skipped records\n`);
+  if (report.notFound.length > 0) {
+    const shown = report.notFound.slice(0, MAX_PRINTED_SKIPS).join(', ');
+    process.stderr.write(`not deleted (no live article has the id): ${shown}${report.notFound.length > MAX_PRINTED_SKIPS ? ', ...' : ''}\n`);
+  }
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
+  const unchanged = report.indexed === 0 && report.deleted === 0;
   process.stderr.write(
     `ingest: ${report.files} file(s)${report.skippedFiles ? ` (${report.skippedFiles} not recognised)` : ''}, read ${report.read}, indexed ${report.indexed} (replaced ${report.replaced}), ` +
-      `skipped ${report.skipped} in ${seconds}s -> ${indexDir}${report.indexed === 0 ? ' (nothing indexed; index unchanged)' : ''}\n`,
+      `skipped ${report.skipped}; added ${report.added}, replaced ${report.replaced}, deleted ${report.deleted}` +
+      `${report.notFound.length ? ` (${report.notFound.length} not found)` : ''} in ${seconds}s -> ${indexDir}${unchanged ? ' (nothing indexed; index unchanged)' : ''}\n`,
   );
+  for (const merge of report.merges) {
+    process.stderr.write(`merge policy: ${merge.merged.length} segments -> ${merge.into ?? 'none'} (${merge.articles} articles, ${merge.dropped} deleted dropped)\n`);
+  }
   return report;
 }
 

@@ -1,12 +1,15 @@
 /**
  * Ingestion: reads input files (any supported format), indexes every good
- * article into new segments of the index, reports bad records with their
- * file and line or element, and publishes everything in one atomic step.
+ * article into new segments of the index, applies deletions (PubMed
+ * <DeleteCitation>s where they occur, then the ids given explicitly), reports
+ * bad records with their file and line or element, and publishes everything
+ * in one atomic step. The merge policy then runs on the published index.
  */
 import { stat } from 'node:fs/promises';
 import { detectFormat, expandInputs, readArticles } from './readers/index.js';
 import type { InputFormat, RecordSource } from './readers/types.js';
 import { IndexWriter } from '../search/index-writer.js';
+import { mergeByPolicy, type MergeSummary } from '../search/merge.js';
 
 export interface IngestOptions {
   inputs: string[];
@@ -14,6 +17,10 @@ export interface IngestOptions {
   /** Format of every input; detected per file when absent. */
   format?: InputFormat;
   maxSegmentBytes?: number;
+  /** Article ids to delete, applied after the inputs (so they win over an input holding the same id). */
+  deleteIds?: readonly string[];
+  /** Tiered merge policy run after publishing (see search/merge.ts); 0 = never merge automatically. */
+  mergeFactor?: number;
   /** Called with (bytes consumed, total bytes) as inputs are read. */
   onProgress?: (done: number, total: number) => void;
   /** Called for each skipped record. */
@@ -26,9 +33,17 @@ export interface IngestReport {
   skippedFiles: number;
   read: number;
   indexed: number;
+  /** Indexed articles whose id was new to the index. */
+  added: number;
   replaced: number;
+  /** Articles deleted (by DeleteCitation or explicit id). */
+  deleted: number;
+  /** Ids asked to be deleted that no live article has (already deleted, or never ingested). */
+  notFound: string[];
   skipped: number;
   segments: string[];
+  /** Merges the policy made after publishing. */
+  merges: MergeSummary[];
 }
 
 export function describeSource(source: RecordSource): string {
@@ -41,7 +56,23 @@ export async function ingest(options: IngestOptions): Promise<IngestReport> {
   const sizes = await Promise.all(files.map(async (file) => (await stat(file)).size));
   const totalBytes = sizes.reduce((sum, size) => sum + size, 0);
 
-  const report: IngestReport = { files: files.length, skippedFiles: 0, read: 0, indexed: 0, replaced: 0, skipped: 0, segments: [] };
+  const report: IngestReport = {
+    files: files.length,
+    skippedFiles: 0,
+    read: 0,
+    indexed: 0,
+    added: 0,
+    replaced: 0,
+    deleted: 0,
+    notFound: [],
+    skipped: 0,
+    segments: [],
+    merges: [],
+  };
+  const remove = (articleId: string) => {
+    if (writer.delete(articleId)) report.deleted++;
+    else report.notFound.push(articleId);
+  };
   const writer = await IndexWriter.open(options.indexDir, { maxSegmentBytes: options.maxSegmentBytes });
   try {
     let doneBytes = 0;
@@ -56,25 +87,30 @@ export async function ingest(options: IngestOptions): Promise<IngestReport> {
       // Readers report bytes consumed since their previous call.
       const onBytes = (delta: number) => options.onProgress?.((doneBytes += delta), totalBytes);
       for await (const event of readArticles(file, format, { onBytes })) {
+        if (event.kind === 'delete') {
+          remove(event.articleId);
+          continue;
+        }
         report.read++;
         if (event.kind === 'error') {
           report.skipped++;
           options.onSkip?.(event.source, event.message);
           continue;
         }
-        await writer.add(event.article);
+        report[await writer.add(event.article)]++;
       }
       doneBytes = fileStart + sizes[index]!;
       options.onProgress?.(doneBytes, totalBytes);
     }
-    if (report.read === report.skipped) {
+    for (const articleId of options.deleteIds ?? []) remove(articleId);
+    if (report.read === report.skipped && report.deleted === 0) {
       await writer.close();
       return report;
     }
     const summary = await writer.commit();
     report.indexed = report.read - report.skipped;
-    report.replaced = summary.replaced;
     report.segments = summary.segments;
+    if (options.mergeFactor !== 0) report.merges = await mergeByPolicy(options.indexDir, options.mergeFactor);
     return report;
   } catch (error) {
     await writer.close();

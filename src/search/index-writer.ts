@@ -1,8 +1,9 @@
 /**
  * Adds articles to an index directory as new segments. An article whose id is
- * already indexed replaces the old one (the old copy is marked deleted). Nothing
- * becomes visible until `commit`, which publishes segments and deletions in one
- * atomic manifest swap; a crash before that leaves the previous index as it was.
+ * already indexed replaces the old one (the old copy is marked deleted), and
+ * `delete` removes one the same way. Nothing becomes visible until `commit`,
+ * which publishes segments and deletions in one atomic manifest swap; a crash
+ * before that leaves the previous index as it was.
  */
 import { open, readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -28,6 +29,8 @@ export interface CommitSummary {
   /** Articles in the new segments (a replaced article counts once). */
   added: number;
   replaced: number;
+  /** Articles removed by `delete`. */
+  deleted: number;
   segments: string[];
   generation: number;
 }
@@ -46,6 +49,7 @@ export class IndexWriter {
   /** Ordinals replaced inside the segment still being built. */
   private pendingDeletions: number[] = [];
   private replaced = 0;
+  private deleted = 0;
   private closed = false;
 
   private constructor(
@@ -105,6 +109,17 @@ export class IndexWriter {
     return previous ? 'replaced' : 'added';
   }
 
+  /** Deletes the live article with this id (one added earlier in this run included); false when there is none. */
+  delete(articleId: string): boolean {
+    if (this.closed) throw new Error('index writer is closed');
+    const location = this.locations.get(articleId);
+    if (!location) return false;
+    this.markDeleted(location.segment, location.ordinal);
+    this.locations.delete(articleId);
+    this.deleted++;
+    return true;
+  }
+
   /** Marks an article deleted; `segment` may be the one still being built. */
   private markDeleted(segment: number, ordinal: number): void {
     if (segment === this.segments.length) {
@@ -153,11 +168,11 @@ export class IndexWriter {
         }
         entries.push(segment.entry);
       }
-      if (this.written.length > 0 || this.replaced > 0) {
+      if (this.written.length > 0 || this.replaced > 0 || this.deleted > 0) {
         await publishManifest(this.dir, { formatVersion: MANIFEST_FORMAT, generation, segments: entries });
       }
       const added = this.written.reduce((sum, s) => sum + s.entry.articles - (s.deleted?.count() ?? 0), 0);
-      return { added, replaced: this.replaced, segments: this.written.map((s) => s.entry.name), generation };
+      return { added, replaced: this.replaced, deleted: this.deleted, segments: this.written.map((s) => s.entry.name), generation };
     } finally {
       await this.close();
     }

@@ -1,0 +1,134 @@
+/**
+ * Merging: rewrites a contiguous run of segments as one, leaving out deleted
+ * articles, and publishes it by the same atomic manifest swap as ingestion
+ * (a crash at any point leaves the previous manifest and its files intact;
+ * the half-written segment is garbage the next writer removes).
+ *
+ * The merged segment is built from each live article's stored fields through
+ * one accessor (`storedArticleInput`) fed to the ordinary SegmentBuilder, so
+ * merging does not depend on the postings format. Articles keep their order,
+ * and only adjacent segments are merged, so every document keeps its place in
+ * the index's global order: with nothing deleted, scores, ties and therefore
+ * rankings are identical before and after a merge. With deletions, the
+ * collection statistics (document count, average lengths, document
+ * frequencies) stop counting the deleted documents once they are merged away.
+ */
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { ArticleInput } from '../corpus/model.js';
+import { Bitset } from './filters/bitset.js';
+import { Segment } from './segment/reader.js';
+import { SegmentBuilder } from './segment/writer.js';
+import {
+  acquireWriteLock,
+  publishManifest,
+  readManifestOrEmpty,
+  removeUnreferenced,
+  segmentFile,
+  type SegmentEntry,
+} from './manifest.js';
+
+/** Default of the automatic policy: this many adjacent segments of one size tier are merged. */
+export const DEFAULT_MERGE_FACTOR = 10;
+/** Segments below this many paragraphs all count as the smallest tier. */
+const SMALLEST_TIER_PARAGRAPHS = 1000;
+
+export interface MergeSummary {
+  /** Segments rewritten. */
+  merged: string[];
+  /** The new segment, or null when every article of the run was deleted. */
+  into: string | null;
+  articles: number;
+  /** Deleted articles left out. */
+  dropped: number;
+  generation: number;
+}
+
+/** An article's ingestion input, rebuilt from what the segment stores. */
+export function storedArticleInput(segment: Segment, ordinal: number): ArticleInput {
+  const paragraphs = [];
+  for (let p = segment.articleFirstParagraph[ordinal]!; p < segment.articleFirstParagraph[ordinal + 1]!; p++) {
+    paragraphs.push({ section: segment.sections.get(segment.paragraphSection[p]!), text: segment.paragraphText.get(p) });
+  }
+  return { ...segment.article(ordinal), paragraphs };
+}
+
+/** Chooses the run of segments [from, to) to merge, or null. */
+export type MergeSelection = (segments: readonly SegmentEntry[]) => { from: number; to: number } | null;
+
+/** Every segment into one; nothing to do when there is one segment without deletions. */
+export const everything: MergeSelection = (segments) =>
+  segments.length > 1 || (segments.length === 1 && segments[0]!.deletedArticles > 0) ? { from: 0, to: segments.length } : null;
+
+/**
+ * The tiered policy: segments are put in tiers by their live size (powers of
+ * `factor` paragraphs); the first run of `factor` adjacent segments of one tier
+ * is merged. Merged segments land in a higher tier, so each document is
+ * rewritten about log_factor(index size) times over the index's life.
+ */
+export function tiered(factor: number): MergeSelection {
+  return (segments) => {
+    const tiers = segments.map((s) => {
+      const live = s.paragraphs * (1 - s.deletedArticles / Math.max(1, s.articles));
+      return Math.floor(Math.log(Math.max(live, SMALLEST_TIER_PARAGRAPHS)) / Math.log(factor));
+    });
+    let start = 0;
+    for (let i = 1; i <= segments.length; i++) {
+      if (i < segments.length && tiers[i] === tiers[start]) continue;
+      if (i - start >= factor) return { from: start, to: start + factor };
+      start = i;
+    }
+    return null;
+  };
+}
+
+/** Merges the run `select` picks (under the writer lock); null when it picks none. */
+export async function mergeSegments(dir: string, select: MergeSelection): Promise<MergeSummary | null> {
+  const release = await acquireWriteLock(dir);
+  try {
+    const manifest = await readManifestOrEmpty(dir);
+    await removeUnreferenced(dir, manifest);
+    const run = select(manifest.segments);
+    if (!run) return null;
+    const sources = manifest.segments.slice(run.from, run.to);
+    const generation = manifest.generation + 1;
+    const name = `seg-${String(generation).padStart(6, '0')}000`;
+    const builder = new SegmentBuilder();
+    let dropped = 0;
+    for (const entry of sources) {
+      // One source in memory at a time, next to the segment being built.
+      const segment = await Segment.load(segmentFile(dir, entry.name));
+      const deleted = entry.deletions ? Bitset.fromBytes(segment.articleCount, await readFile(path.join(dir, entry.deletions))) : null;
+      for (let a = 0; a < segment.articleCount; a++) {
+        if (deleted?.has(a)) dropped++;
+        else builder.addArticle(storedArticleInput(segment, a));
+      }
+    }
+    let merged: SegmentEntry[] = [];
+    if (builder.articleCount > 0) {
+      const header = await builder.write(segmentFile(dir, name));
+      merged = [{ name, paragraphs: header.paragraphs, articles: header.articles, deletions: null, deletedArticles: 0 }];
+    }
+    const segments = [...manifest.segments.slice(0, run.from), ...merged, ...manifest.segments.slice(run.to)];
+    await publishManifest(dir, { ...manifest, generation, segments });
+    return { merged: sources.map((s) => s.name), into: merged[0]?.name ?? null, articles: builder.articleCount, dropped, generation };
+  } finally {
+    await release();
+  }
+}
+
+/** `--merge`: the whole index into one segment without its deleted articles. */
+export function mergeAll(dir: string): Promise<MergeSummary | null> {
+  return mergeSegments(dir, everything);
+}
+
+/** Runs the tiered policy until it finds nothing more to merge. */
+export async function mergeByPolicy(dir: string, factor = DEFAULT_MERGE_FACTOR): Promise<MergeSummary[]> {
+  const merges: MergeSummary[] = [];
+  if (factor < 2) return merges;
+  for (;;) {
+    const merge = await mergeSegments(dir, tiered(factor));
+    if (!merge) return merges;
+    merges.push(merge);
+  }
+}
