@@ -4,7 +4,9 @@
  * Records are built one at a time from SAX events, so memory stays bounded by
  * the largest record whatever the file size.
  *
- * Only <PubmedArticle> is read; <PubmedBookArticle> and <DeleteCitation>
+ * <PubmedArticle> records become articles (a revised citation in a daily
+ * update file replaces the earlier one, as any repeated article id does);
+ * each PMID of a <DeleteCitation> becomes a deletion; <PubmedBookArticle>
  * entries are ignored.
  */
 import { ABSTRACT_SECTION, type ArticleInput } from '../model.js';
@@ -14,6 +16,7 @@ import type { ReadEvent, ReadOptions } from './types.js';
 import { ElementText, pathEndsWith, readXmlRecords, type XmlElement, type XmlRecordBuilder } from './xml-stream.js';
 
 const RECORD = 'PubmedArticle';
+const DELETION = 'DeleteCitation';
 
 interface AuthorParts {
   valid: boolean;
@@ -55,6 +58,13 @@ class PubmedBuilder implements XmlRecordBuilder {
   constructor(private readonly file: string) {}
 
   open(element: XmlElement, path: readonly string[], line: number): void {
+    if (element.name === 'PMID' && path[path.length - 2] === DELETION && !this.record && !this.collected.capturing) {
+      const source = { file: this.file, line, element: DELETION };
+      this.collected.start(path.length, (text) => {
+        if (text) this.events.push({ kind: 'delete', articleId: text, source });
+      });
+      return;
+    }
     if (element.name === RECORD && !this.record) {
       this.recordCount += 1;
       this.record = emptyRecord(this.recordCount, line, path.length);
@@ -141,7 +151,10 @@ class PubmedBuilder implements XmlRecordBuilder {
 
   close(name: string, path: readonly string[]): void {
     const record = this.record;
-    if (!record) return;
+    if (!record) {
+      this.collected.end(path.length); // a DeleteCitation PMID
+      return;
+    }
     if (this.collected.capturing) {
       this.collected.end(path.length);
       return;

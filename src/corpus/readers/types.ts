@@ -13,12 +13,13 @@ export interface RecordSource {
 }
 
 /**
- * What a reader produces: an article, or a record it had to reject. Readers
- * report bad records and keep going, so one broken line or file does not stop
- * a bulk ingestion.
+ * What a reader produces: an article, a deletion (PubMed update files'
+ * <DeleteCitation>), or a record it had to reject. Readers report bad records
+ * and keep going, so one broken line or file does not stop a bulk ingestion.
  */
 export type ReadEvent =
   | { kind: 'article'; article: ArticleInput; source: RecordSource }
+  | { kind: 'delete'; articleId: string; source: RecordSource }
   | { kind: 'error'; source: RecordSource; message: string };
 
 export interface ReadOptions {
