@@ -20,7 +20,7 @@ import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { loadConfig, searcherOptionsOf } from '../src/config.js';
 import { ingest } from '../src/corpus/ingest.js';
-import { Library } from '../src/corpus/library.js';
+import { LiveIndex } from '../src/live/live-index.js';
 import { readQueries } from '../src/eval/evaluate.js';
 import { parseQrels } from '../src/eval/metrics.js';
 import { ExtractiveGenerator, loadLlamaGenerator, type Generator, type LlamaGenerator } from '../src/llm/index.js';
@@ -28,7 +28,7 @@ import { QaPipeline, type StageTimings } from '../src/qa/pipeline.js';
 import { loadOnnxReranker } from '../src/rerank/index.js';
 import type { Reranker } from '../src/rerank/types.js';
 import { compileFilterSpec } from '../src/search/query/filter-spec.js';
-import { Searcher } from '../src/search/searcher.js';
+import type { Searcher } from '../src/search/searcher.js';
 import { writeTinyGguf } from '../scripts/make-tiny-gguf.js';
 import { DEFAULT_TRAIN_OPTIONS, trainReranker } from '../scripts/train-reranker.js';
 import { machine, summarize, writeResults } from './lib/stats.js';
@@ -204,13 +204,13 @@ async function main() {
         threads: config.rerankerThreads,
         batchSize: config.rerankerBatchSize,
       });
-      const searcher = await Searcher.open(indexDir, searcherOptionsOf(config));
-      const library = new Library(searcher);
+      const index = await LiveIndex.open(indexDir, searcherOptionsOf(config));
+      const { searcher } = index.current;
       const questions = (await corpus.questions()).slice(0, WARM_UP + questionCount);
       try {
         for (const { name, generator } of generators) {
           for (const [rerankerName, rerankerModel] of [['none', null], ['trained (LSA)', reranker]] as [string, Reranker | null][]) {
-            const pipeline = new QaPipeline(searcher, library, () => generator, rerankerModel);
+            const pipeline = new QaPipeline(index, () => generator, rerankerModel);
             for (const retrieverK of RETRIEVER_KS) {
               const result = await measure(pipeline, searcher, questions, retrieverK, rerankerModel !== null, generator);
               rows.push({ corpus: corpus.name, generator: name, reranker: rerankerName, retrieverK, ...result });
@@ -220,7 +220,7 @@ async function main() {
         }
       } finally {
         await reranker.close();
-        await searcher.close();
+        await index.close();
       }
     }
     await writeResults('qa', { machine: machine(), rerankerK: RERANKER_K, ggufMaxTokens: GGUF_MAX_TOKENS, warmUp: WARM_UP, trained, rows }, markdown(rows, trained, questionCount));

@@ -14,6 +14,7 @@ import { retrievalRoutes } from './http/literature/retrieval.js';
 import { suggestionRoutes } from './http/literature/suggestions.js';
 import { HEALTH_PATHS, healthRoutes, settingsRoutes, type ServiceInfo } from './http/literature/service.js';
 import { qaRoutes, type QaServices } from './http/literature/qa.js';
+import { RELOAD_PERMISSION, adminRoutes } from './http/literature/admin.js';
 import { shedLoad } from './http/load-shedding.js';
 import { PLATFORM_MAX_PARAM_LENGTH, platformApi } from './http/platform/index.js';
 import { errorBody as platformErrorBody } from './http/platform/errors.js';
@@ -81,8 +82,8 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
   await app.register(async (literature) => {
     literature.setErrorHandler(literatureErrorHandler);
     await literature.register(healthRoutes);
+    const { platform } = services;
     await literature.register(async (guarded) => {
-      const { platform } = services;
       // preParsing: after the rate limit (a route-level onRequest hook), before the body is read or validated.
       if (platform) {
         guarded.addHook('preParsing', async (request, _reply, payload) => {
@@ -95,6 +96,16 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
       await guarded.register(suggestionRoutes, services);
       await guarded.register(qaRoutes, services);
     });
+    // Reloading changes what the literature project serves: it needs write permission there, so it exists only with the platform's ACLs.
+    if (platform) {
+      await literature.register(async (admin) => {
+        admin.addHook('preParsing', async (request, _reply, payload) => {
+          await authorizeLiterature(platform, services.config.literatureProject, request, RELOAD_PERMISSION);
+          return payload;
+        });
+        await admin.register(adminRoutes, services);
+      });
+    }
   });
   if (services.platform) await app.register(platformApi, { platform: services.platform });
 
@@ -113,9 +124,9 @@ function callerKey(request: FastifyRequest): string {
 }
 
 /** The literature routes need `resources/read` on the built-in literature project, so ACLs can close them. */
-async function authorizeLiterature(platform: Platform, project: string, request: FastifyRequest): Promise<void> {
+async function authorizeLiterature(platform: Platform, project: string, request: FastifyRequest, permission = 'resources/read'): Promise<void> {
   try {
-    await platform.authorize(request.headers.authorization, 'resources/read', project);
+    await platform.authorize(request.headers.authorization, permission, project);
   } catch (error) {
     if (error instanceof AuthenticationError) {
       throw new ApiError(401, ErrorCode.UNAUTHENTICATED, error.reason, {}, { 'www-authenticate': 'Bearer' });

@@ -105,6 +105,17 @@ const SETTINGS = {
   bm25B: { default: 0.75, parse: decimal(0, 1), doc: 'BM25 length normalisation b.' },
   titleWeight: { default: 0.25, parse: decimal(0, 10), doc: 'Weight of the article-title field relative to paragraph text.' },
   filterCacheSize: { default: 512, parse: integer(0, 100_000), doc: 'Number of compiled filters (bitsets) kept in memory.' },
+  indexWatch: {
+    default: true,
+    parse: boolean,
+    doc: 'Switch to a newly published index generation (after an ingest or merge) without a restart: a watch on the index directory plus a periodic check. POST /admin/reload works either way.',
+  },
+  indexPollInterval: {
+    default: 2000,
+    parse: duration,
+    shownDefault: '2s',
+    doc: 'How often the index manifest is checked for a new generation, bounding how late an update is seen when the directory watch misses it.',
+  },
   maxQueryLength: { default: 10_000, parse: integer(1, 1_000_000), doc: 'Longest accepted question, in characters (413 above).' },
   logLevel: {
     default: 'info' as const,

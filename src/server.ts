@@ -2,8 +2,8 @@
 import { pino } from 'pino';
 import { searcherOptionsOf, type Config } from './config.js';
 import { buildApp } from './app.js';
-import { Searcher } from './search/searcher.js';
-import { Library } from './corpus/library.js';
+import { LiveIndex } from './live/live-index.js';
+import { watchIndex } from './live/index-watcher.js';
 import { QaPipeline } from './qa/pipeline.js';
 import { createGenerator } from './llm/index.js';
 import { ModelUnavailableError, type Generator } from './llm/types.js';
@@ -20,12 +20,19 @@ export function publicUrlOf(config: Config): string {
 export async function startServer(config: Config): Promise<void> {
   const logger = pino({ level: config.logLevel });
   const started = Date.now();
-  const searcher = await Searcher.open(config.index!, searcherOptionsOf(config));
-  const library = new Library(searcher);
+  const index = await LiveIndex.open(config.index!, searcherOptionsOf(config), logger);
+  const { snapshot } = index.current.searcher;
   logger.info(
-    { index: config.index, articles: searcher.snapshot.liveArticleCount, paragraphs: searcher.snapshot.paragraphCount, loadMs: Date.now() - started },
+    {
+      index: config.index,
+      generation: index.current.generation,
+      articles: snapshot.liveArticleCount,
+      paragraphs: snapshot.paragraphCount,
+      loadMs: Date.now() - started,
+    },
     'index loaded',
   );
+  const stopWatching = config.indexWatch ? watchIndex(index, config.indexPollInterval, logger) : () => {};
 
   // A model that fails to load does not stop the server: retrieval keeps working and the
   // QA endpoints answer 503 with the reason, which names the setting to fix.
@@ -41,8 +48,7 @@ export async function startServer(config: Config): Promise<void> {
   if (reranker) logger.info({ reranker: reranker.description }, 'reranker loaded');
 
   const qa = new QaPipeline(
-    searcher,
-    library,
+    index,
     () => {
       if (generator) return generator;
       throw new ModelUnavailableError(generatorError?.message ?? 'no language model');
@@ -54,7 +60,7 @@ export async function startServer(config: Config): Promise<void> {
     authFile: config.authFile,
     archiveTtlMs: config.archiveTtl,
     literatureProject: config.literatureProject,
-    literature: library,
+    literature: index,
     baseUri: publicUrlOf(config),
     maxFileBytes: config.maxUploadBytes,
     logger: {
@@ -66,8 +72,7 @@ export async function startServer(config: Config): Promise<void> {
   const app = await buildApp(
     {
       config,
-      searcher,
-      library,
+      index,
       qa,
       platform,
       components: () => ({
@@ -91,10 +96,11 @@ export async function startServer(config: Config): Promise<void> {
       logger.warn('drain time up: closing the connections still open');
       app.server.closeAllConnections();
     }, config.shutdownTimeout);
+    stopWatching();
     await app.close();
     clearInterval(sweep);
     clearTimeout(deadline);
-    await Promise.all([platform.close(), searcher.close(), generator?.close(), reranker?.close()]);
+    await Promise.all([platform.close(), index.close(), generator?.close(), reranker?.close()]);
     process.exit(0);
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));

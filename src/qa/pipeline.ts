@@ -4,9 +4,10 @@
  * (for logs and the QA benchmark).
  */
 import { performance } from 'node:perf_hooks';
-import type { Searcher, ParagraphHit } from '../search/searcher.js';
+import type { ParagraphHit } from '../search/searcher.js';
 import type { FilterSpec } from '../search/query/filter-spec.js';
 import type { Library } from '../corpus/library.js';
+import type { IndexReader, IndexView } from '../live/live-index.js';
 import type { ContextMetadata } from '../corpus/model.js';
 import type { Context, GenerateOptions, Generator } from '../llm/types.js';
 import type { Reranker } from '../rerank/types.js';
@@ -47,8 +48,8 @@ interface Candidate {
 
 export class QaPipeline {
   constructor(
-    private readonly searcher: Searcher,
-    private readonly library: Library,
+    /** Each answer pins one index generation from retrieval to metadata. */
+    private readonly index: IndexReader,
     /** The generator, or the reason it could not be loaded (answered as 503). */
     private readonly generator: () => Generator,
     private readonly reranker: Reranker | null,
@@ -56,18 +57,28 @@ export class QaPipeline {
 
   async answer(request: QaRequest, filters: FilterSpec, options: GenerateOptions = {}): Promise<QaAnswer & { timings: StageTimings }> {
     const generator = this.generator(); // throws ModelUnavailableError before any work
+    return this.index.read((view) => this.answerFrom(view, generator, request, filters, options));
+  }
+
+  private async answerFrom(
+    { searcher, library }: IndexView,
+    generator: Generator,
+    request: QaRequest,
+    filters: FilterSpec,
+    options: GenerateOptions,
+  ): Promise<QaAnswer & { timings: StageTimings }> {
     let started = performance.now();
-    const hits = await this.searcher.search(request.query, request.retrieverK, filters);
+    const hits = await searcher.search(request.query, request.retrieverK, filters);
     if (hits.length === 0) throw new NoDocumentsError();
     let candidates: Candidate[] = hits.map((hit, rank) => ({ hit, contextId: rank, rerankingScore: null }));
     const retrieveMs = performance.now() - started;
 
     started = performance.now();
-    if (request.useReranker && this.reranker) candidates = await this.rerank(request, candidates);
+    if (request.useReranker && this.reranker) candidates = await this.rerank(library, request, candidates);
     const rerankMs = performance.now() - started;
 
     started = performance.now();
-    const contexts: Context[] = candidates.map((c) => ({ id: c.contextId, text: this.library.paragraphText(c.hit) }));
+    const contexts: Context[] = candidates.map((c) => ({ id: c.contextId, text: library.paragraphText(c.hit) }));
     const result = await generator.generate(request.query, contexts, options);
     const generateMs = performance.now() - started;
 
@@ -78,17 +89,17 @@ export class QaPipeline {
       .filter((id) => byId.has(id))
       .map((id) => {
         const c = byId.get(id)!;
-        return this.library.contextMetadata(c.hit, c.contextId, c.rerankingScore);
+        return library.contextMetadata(c.hit, c.contextId, c.rerankingScore);
       });
     const metadataMs = performance.now() - started;
     return { answer: result.answer, raw_answer: result.raw, metadata, timings: { retrieveMs, rerankMs, generateMs, metadataMs } };
   }
 
   /** Scores every retrieved paragraph and keeps the rerankerK best (ties keep BM25 order). */
-  private async rerank(request: QaRequest, candidates: Candidate[]): Promise<Candidate[]> {
+  private async rerank(library: Library, request: QaRequest, candidates: Candidate[]): Promise<Candidate[]> {
     const scores = await this.reranker!.score(
       request.query,
-      candidates.map((c) => this.library.paragraphText(c.hit)),
+      candidates.map((c) => library.paragraphText(c.hit)),
     );
     return candidates
       .map((c, i) => ({ ...c, rerankingScore: scores[i]! }))

@@ -117,6 +117,25 @@ export class SearchPool {
     return partials.flat().sort(compareHits).slice(0, k);
   }
 
+  /**
+   * Resolves once every worker thread has started and mapped the segments:
+   * one empty task per thread (idle workers each take one). A reloaded index
+   * is switched to only after this, so no query waits for threads to boot.
+   */
+  async warm(): Promise<void> {
+    if (!this.pool) return;
+    const empty: SearchTask = {
+      pieces: [],
+      clauses: [],
+      params: { k1: 0, b: 0, fieldWeights: { text: 0, title: 0 } },
+      stats: { documents: 0, averageLength: { text: 0, title: 0 } },
+      k: 0,
+      accept: [],
+      sharedThreshold: new Float64Array(1),
+    };
+    await Promise.all(Array.from({ length: this.threads }, () => this.pool!.run(empty)));
+  }
+
   async close(): Promise<void> {
     await this.pool?.destroy();
   }

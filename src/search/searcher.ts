@@ -54,8 +54,9 @@ export class Searcher {
     this.suggestions = new FilterValues(snapshot);
   }
 
-  static async open(dir: string, options: SearcherOptions): Promise<Searcher> {
-    const snapshot = await IndexSnapshot.open(dir);
+  /** Opens the index in `dir`; `previous` lends the segments it already holds (see IndexSnapshot.open). */
+  static async open(dir: string, options: SearcherOptions, previous?: IndexSnapshot): Promise<Searcher> {
+    const snapshot = await IndexSnapshot.open(dir, previous);
     const pool = new SearchPool(
       snapshot.segments.map((s) => s.segment),
       options.threads,
@@ -177,6 +178,11 @@ export class Searcher {
       });
       return best;
     });
+  }
+
+  /** Resolves once the worker threads are up (see SearchPool.warm). */
+  warm(): Promise<void> {
+    return this.pool.warm();
   }
 
   async close(): Promise<void> {

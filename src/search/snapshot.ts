@@ -27,11 +27,17 @@ export class IndexSnapshot {
     readonly stats: CollectionStats,
   ) {}
 
-  static async open(dir: string): Promise<IndexSnapshot> {
+  /**
+   * Loads the index the manifest names. Segments are immutable, so those
+   * `previous` (an older snapshot of the same directory) already holds are
+   * shared rather than read again: a reload costs only the new segments.
+   */
+  static async open(dir: string, previous?: IndexSnapshot): Promise<IndexSnapshot> {
     const manifest = await readManifest(dir);
+    const loaded = new Map(previous?.segments.map((s) => [s.name, s.segment]));
     const segments = await Promise.all(
       manifest.segments.map(async (entry): Promise<LoadedSegment> => {
-        const segment = await Segment.load(segmentFile(dir, entry.name));
+        const segment = loaded.get(entry.name) ?? (await Segment.load(segmentFile(dir, entry.name)));
         if (entry.deletions === null) return { name: entry.name, segment, liveArticles: null, liveParagraphs: null };
         const deleted = Bitset.fromBytes(segment.articleCount, await readFile(path.join(dir, entry.deletions)));
         const liveArticles = Bitset.full(segment.articleCount).andNot(deleted);

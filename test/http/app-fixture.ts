@@ -2,8 +2,8 @@
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import { loadConfig, searcherOptionsOf } from '../../src/config.js';
-import { Library } from '../../src/corpus/library.js';
-import { Searcher } from '../../src/search/searcher.js';
+import { LiveIndex } from '../../src/live/live-index.js';
+import type { Searcher } from '../../src/search/searcher.js';
 import type { ArticleInput } from '../../src/corpus/model.js';
 import { article, tempDir, writeIndex } from '../search/helpers.js';
 import { QaPipeline } from '../../src/qa/pipeline.js';
@@ -65,7 +65,10 @@ export interface FixtureOptions {
 
 export interface Fixture {
   app: FastifyInstance;
+  /** The generation served when the fixture was built. */
   searcher: Searcher;
+  index: LiveIndex;
+  indexDir: string;
   platform: Platform | null;
   /** Data directory of the platform store (inside the fixture's temp dir). */
   dataDir: string;
@@ -78,10 +81,9 @@ export async function fixtureApp(articles = FIXTURE_ARTICLES, models: FixtureMod
   const dataDir = path.join(dir, 'data');
   await writeIndex(indexDir, articles);
   const config = loadConfig(['--index', indexDir, '--data', dataDir, '--search-threads', '0', '--rate-limit', '0', ...(options.flags ?? [])], {});
-  const searcher = await Searcher.open(indexDir, searcherOptionsOf(config));
-  const library = new Library(searcher);
+  const index = await LiveIndex.open(indexDir, searcherOptionsOf(config));
   const extractive = new ExtractiveGenerator();
-  const qa = new QaPipeline(searcher, library, models.generator ?? (() => extractive), models.reranker ?? null);
+  const qa = new QaPipeline(index, models.generator ?? (() => extractive), models.reranker ?? null);
   let platform: Platform | null = null;
   if (options.auth !== undefined) {
     let authFile: string | null = null;
@@ -94,20 +96,22 @@ export async function fixtureApp(articles = FIXTURE_ARTICLES, models: FixtureMod
       authFile,
       archiveTtlMs: config.archiveTtl,
       literatureProject: config.literatureProject,
-      literature: library,
+      literature: index,
       baseUri: 'http://litserve.test',
     });
   }
-  const app = await buildApp({ config, searcher, library, qa, components: () => ({ generator: 'extractive' }), ...(platform && { platform }) });
+  const app = await buildApp({ config, index, qa, components: () => ({ generator: 'extractive' }), ...(platform && { platform }) });
   return {
     app,
-    searcher,
+    searcher: index.current.searcher,
+    index,
+    indexDir,
     platform,
     dataDir,
     close: async () => {
       await app.close();
       await platform?.close();
-      await searcher.close();
+      await index.close();
       await cleanup();
     },
   };

@@ -79,6 +79,13 @@ export const ROWS: Row[] = [
   { method: 'GET', path: '/openapi.json', need: 'open', success: 200, request: () => get('/openapi.json') },
   { method: 'GET', path: '/healthz', need: 'open', success: 200, request: () => get('/healthz') },
   { method: 'GET', path: '/settings', need: LITERATURE, success: 200, request: () => get('/settings') },
+  {
+    method: 'POST',
+    path: '/admin/reload',
+    need: { permission: 'resources/write', at: '/literature/articles' },
+    success: 200,
+    request: () => ({ method: 'POST', url: '/admin/reload' }),
+  },
   { method: 'GET', path: '/retrieval/', need: LITERATURE, success: 200, request: () => get('/retrieval/?query=place%20cells') },
   { method: 'GET', path: '/retrieval', need: LITERATURE, success: 200, request: () => get('/retrieval?query=place%20cells') },
   { method: 'GET', path: '/retrieval/article_count', need: LITERATURE, success: 200, request: () => get('/retrieval/article_count') },

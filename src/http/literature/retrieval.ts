@@ -9,7 +9,7 @@ export const NO_DOCUMENT_MESSAGE = 'No document found. Modify the filters or the
 
 const errors = { 404: errorResponseSchema, 413: errorResponseSchema, 422: errorResponseSchema };
 
-export const retrievalRoutes: FastifyPluginAsync<LiteratureServices> = async (app, { searcher, library, config }) => {
+export const retrievalRoutes: FastifyPluginAsync<LiteratureServices> = async (app, { index, config }) => {
   // The spec's path has the trailing slash; the bare one is accepted too (hidden from OpenAPI).
   for (const url of ['/retrieval/', '/retrieval']) {
     app.get<{ Querystring: FilterInput & { query: string; retriever_k: number } }>(
@@ -34,9 +34,11 @@ export const retrievalRoutes: FastifyPluginAsync<LiteratureServices> = async (ap
       },
       async (request) => {
         const { query, retriever_k, ...filters } = request.query;
-        const hits = await searcher.search(query, retriever_k, filtersOf(filters));
-        if (hits.length === 0) throw new ApiError(404, ErrorCode.NO_DOCUMENTS, NO_DOCUMENT_MESSAGE);
-        return hits.map((hit, rank) => library.contextMetadata(hit, rank, null));
+        return index.read(async ({ searcher, library }) => {
+          const hits = await searcher.search(query, retriever_k, filtersOf(filters));
+          if (hits.length === 0) throw new ApiError(404, ErrorCode.NO_DOCUMENTS, NO_DOCUMENT_MESSAGE);
+          return hits.map((hit, rank) => library.contextMetadata(hit, rank, null));
+        });
       },
     );
   }
@@ -54,7 +56,7 @@ export const retrievalRoutes: FastifyPluginAsync<LiteratureServices> = async (ap
         },
       },
     },
-    async (request) => ({ article_count: searcher.countArticles(filtersOf(request.query)) }),
+    async (request) => index.read(({ searcher }) => ({ article_count: searcher.countArticles(filtersOf(request.query)) })),
   );
 
   app.get<{ Querystring: FilterInput & { number_results: number; size: number; page: number; sort_by_date: boolean } }>(
@@ -95,15 +97,17 @@ export const retrievalRoutes: FastifyPluginAsync<LiteratureServices> = async (ap
     },
     async (request) => {
       const { number_results, size, page, sort_by_date, ...filters } = request.query;
-      const articles = searcher.listArticles(filtersOf(filters), number_results, sort_by_date);
-      const pageItems = articles.slice((page - 1) * size, page * size);
-      return {
-        items: pageItems.map((hit) => library.articleMetadata(hit)),
-        total: articles.length,
-        page,
-        size,
-        pages: Math.ceil(articles.length / size),
-      };
+      return index.read(({ searcher, library }) => {
+        const articles = searcher.listArticles(filtersOf(filters), number_results, sort_by_date);
+        const pageItems = articles.slice((page - 1) * size, page * size);
+        return {
+          items: pageItems.map((hit) => library.articleMetadata(hit)),
+          total: articles.length,
+          page,
+          size,
+          pages: Math.ceil(articles.length / size),
+        };
+      });
     },
   );
 };

@@ -20,7 +20,7 @@ export const healthRoutes: FastifyPluginAsync = async (app) => {
   );
 };
 
-export const settingsRoutes: FastifyPluginAsync<LiteratureServices & ServiceInfo> = async (app, { config, searcher, components }) => {
+export const settingsRoutes: FastifyPluginAsync<LiteratureServices & ServiceInfo> = async (app, { config, index, components }) => {
   app.get(
     '/settings',
     {
@@ -30,17 +30,21 @@ export const settingsRoutes: FastifyPluginAsync<LiteratureServices & ServiceInfo
         response: { 200: { type: 'object', additionalProperties: true } },
       },
     },
-    async () => ({
-      ...publicSettings(config),
-      searchThreads: searcher.threads,
-      index_stats: {
-        segments: searcher.snapshot.segments.length,
-        articles: searcher.snapshot.liveArticleCount,
-        paragraphs: searcher.snapshot.paragraphCount,
-        generation: searcher.snapshot.manifest.generation,
-        cached_filters: searcher.cachedFilters,
-      },
-      ...components(),
-    }),
+    async () => {
+      const { searcher, generation } = index.current;
+      return {
+        ...publicSettings(config),
+        searchThreads: searcher.threads,
+        index_stats: {
+          segments: searcher.snapshot.segments.length,
+          articles: searcher.snapshot.liveArticleCount,
+          paragraphs: searcher.snapshot.paragraphCount,
+          // The generation being served: it changes when a newly published one is loaded (no restart).
+          generation,
+          cached_filters: searcher.cachedFilters,
+        },
+        ...components(),
+      };
+    },
   );
 };

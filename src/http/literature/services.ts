@@ -1,10 +1,9 @@
 import type { Config } from '../../config.js';
-import type { Searcher } from '../../search/searcher.js';
-import type { Library } from '../../corpus/library.js';
+import type { LiveIndex } from '../../live/live-index.js';
 
 /** What the literature routes need; tests build their own. */
 export interface LiteratureServices {
   config: Config;
-  searcher: Searcher;
-  library: Library;
+  /** The served index; routes pin one generation per request with `index.read`. */
+  index: LiveIndex;
 }

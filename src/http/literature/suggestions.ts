@@ -6,7 +6,7 @@ import { errorResponseSchema } from '../errors.js';
 const limit = { type: 'integer', minimum: 1, maximum: 1000, default: 100 } as const;
 const errors = { 422: errorResponseSchema };
 
-export const suggestionRoutes: FastifyPluginAsync<LiteratureServices> = async (app, { searcher }) => {
+export const suggestionRoutes: FastifyPluginAsync<LiteratureServices> = async (app, { index }) => {
   app.get(
     '/suggestions/article_types',
     {
@@ -27,7 +27,7 @@ export const suggestionRoutes: FastifyPluginAsync<LiteratureServices> = async (a
         },
       },
     },
-    async () => searcher.suggestions.articleTypes(),
+    async () => index.read(({ searcher }) => searcher.suggestions.articleTypes()),
   );
 
   app.get<{ Querystring: { name: string; limit: number } }>(
@@ -55,7 +55,7 @@ export const suggestionRoutes: FastifyPluginAsync<LiteratureServices> = async (a
         },
       },
     },
-    async (request) => searcher.suggestions.suggestAuthors(request.query.name, request.query.limit),
+    async (request) => index.read(({ searcher }) => searcher.suggestions.suggestAuthors(request.query.name, request.query.limit)),
   );
 
   app.get<{ Querystring: { keywords: string; limit: number } }>(
@@ -83,6 +83,6 @@ export const suggestionRoutes: FastifyPluginAsync<LiteratureServices> = async (a
         },
       },
     },
-    async (request) => searcher.suggestions.suggestJournals(request.query.keywords, request.query.limit),
+    async (request) => index.read(({ searcher }) => searcher.suggestions.suggestJournals(request.query.keywords, request.query.limit)),
   );
 };

@@ -1,0 +1,50 @@
+/**
+ * POST /admin/reload: switch to the newest published index generation now,
+ * rather than at the next watch event or periodic check. It needs
+ * `resources/write` on the literature project (changing what the project
+ * holds), checked by the hook app.ts installs around this plugin.
+ */
+import type { FastifyPluginAsync } from 'fastify';
+import type { LiveIndex } from '../../live/live-index.js';
+import { ApiError, ErrorCode, errorResponseSchema } from '../errors.js';
+
+export const RELOAD_PERMISSION = 'resources/write';
+
+export const adminRoutes: FastifyPluginAsync<{ index: LiveIndex }> = async (app, { index }) => {
+  app.post(
+    '/admin/reload',
+    {
+      schema: {
+        summary: 'Serve the newest published index generation now (requests in flight finish on the one they started on)',
+        tags: ['service'],
+        querystring: { type: 'object', properties: {}, additionalProperties: false },
+        response: {
+          200: {
+            type: 'object',
+            properties: {
+              switched: { type: 'boolean', description: 'False when the newest generation was already served.' },
+              generation: { type: 'integer', description: 'The generation served from now on.' },
+              previous_generation: { type: 'integer' },
+            },
+            required: ['switched', 'generation', 'previous_generation'],
+          },
+          401: errorResponseSchema,
+          403: errorResponseSchema,
+          503: errorResponseSchema,
+        },
+      },
+    },
+    async (request) => {
+      let result;
+      try {
+        result = await index.reload();
+      } catch (error) {
+        // The published index cannot be loaded (a broken or foreign file): the server keeps serving what it had.
+        request.log.warn({ err: error }, 'reload failed');
+        throw new ApiError(503, ErrorCode.INACTIVE, `the published index could not be loaded (${(error as Error).message}); still serving generation ${index.current.generation}`);
+      }
+      request.log.info(result, 'reload requested');
+      return { switched: result.switched, generation: result.generation, previous_generation: result.previous };
+    },
+  );
+};

@@ -1,0 +1,169 @@
+/**
+ * The index a running server serves, switched to each newly published
+ * generation without a restart.
+ *
+ * Every piece of work that reads the index does so through `read`, which pins
+ * the generation current when it starts: a request that began before a switch
+ * finishes on the old generation, one that begins after sees only the new
+ * one, and none sees a mix (search hits are positions in one generation's
+ * segments, so mixing would be wrong, not just stale). Each generation counts
+ * its readers; a generation that has been replaced is released (its search
+ * pool's worker threads stopped, its segments left to the garbage collector)
+ * when its last reader ends. Unchanged segments are shared between
+ * generations, so a switch costs memory only for what changed.
+ *
+ * The server never writes the index: writers (ingest, merge) publish by the
+ * manifest swap and `reload` picks the result up.
+ */
+import { performance } from 'node:perf_hooks';
+import { readManifest } from '../search/manifest.js';
+import { Searcher, type SearcherOptions } from '../search/searcher.js';
+import { Library } from '../corpus/library.js';
+import type { ArticleMetadata } from '../corpus/model.js';
+
+/** One generation of the index, as the request that pinned it sees it. */
+export interface IndexView {
+  readonly generation: number;
+  readonly searcher: Searcher;
+  readonly library: Library;
+}
+
+/** What code that reads the index needs: a way to pin a generation for the length of a piece of work. */
+export interface IndexReader {
+  read<T>(work: (view: IndexView) => Promise<T> | T): Promise<T>;
+}
+
+export interface ReloadResult {
+  switched: boolean;
+  /** The generation served after the call. */
+  generation: number;
+  previous: number;
+}
+
+export interface LiveIndexLog {
+  info(details: object, message: string): void;
+  warn(details: object, message: string): void;
+}
+
+const SILENT: LiveIndexLog = { info: () => {}, warn: () => {} };
+
+/** A writer that publishes again while a reload reads the files may remove them under it: read the manifest again this often. */
+const LOAD_ATTEMPTS = 5;
+
+interface Served extends IndexView {
+  readers: number;
+  retired: boolean;
+}
+
+function served(searcher: Searcher): Served {
+  return { generation: searcher.snapshot.manifest.generation, searcher, library: new Library(searcher), readers: 0, retired: false };
+}
+
+export class LiveIndex implements IndexReader {
+  private active: Served;
+  /** Reloads run one after another: each compares against what the previous one left. */
+  private reloads: Promise<unknown> = Promise.resolve();
+  private readonly releasing = new Set<Promise<void>>();
+
+  private constructor(
+    readonly dir: string,
+    private readonly options: SearcherOptions,
+    private readonly log: LiveIndexLog,
+    initial: Searcher,
+  ) {
+    this.active = served(initial);
+  }
+
+  static async open(dir: string, options: SearcherOptions, log: LiveIndexLog = SILENT): Promise<LiveIndex> {
+    const searcher = await Searcher.open(dir, options);
+    await searcher.warm();
+    return new LiveIndex(dir, options, log, searcher);
+  }
+
+  /** The generation being served, for synchronous reads (nothing can switch under a synchronous call). */
+  get current(): IndexView {
+    return this.active;
+  }
+
+  async read<T>(work: (view: IndexView) => Promise<T> | T): Promise<T> {
+    const view = this.active;
+    view.readers++;
+    try {
+      return await work(view);
+    } finally {
+      view.readers--;
+      if (view.retired && view.readers === 0) this.release(view);
+    }
+  }
+
+  /** Switches to the published generation if it differs from the one served. Concurrent calls queue. */
+  reload(): Promise<ReloadResult> {
+    const next = this.reloads.then(() => this.reloadNow());
+    this.reloads = next.catch(() => {});
+    return next;
+  }
+
+  private async reloadNow(): Promise<ReloadResult> {
+    const previous = this.active;
+    for (let attempt = 1; ; attempt++) {
+      const { generation } = await readManifest(this.dir);
+      if (generation === previous.generation) return { switched: false, generation, previous: previous.generation };
+      const started = performance.now();
+      let searcher: Searcher;
+      try {
+        searcher = await Searcher.open(this.dir, this.options, previous.searcher.snapshot);
+        // Switch only once the new generation's worker threads are up: no request waits for them to boot.
+        await searcher.warm();
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT' && attempt < LOAD_ATTEMPTS) continue;
+        throw error;
+      }
+      const next = served(searcher);
+      this.active = next;
+      previous.retired = true;
+      if (previous.readers === 0) this.release(previous);
+      this.log.info(
+        {
+          generation: next.generation,
+          previousGeneration: previous.generation,
+          segments: searcher.snapshot.segments.length,
+          articles: searcher.snapshot.liveArticleCount,
+          loadMs: Math.round(performance.now() - started),
+          previousReaders: previous.readers,
+        },
+        'index generation switched',
+      );
+      return { switched: true, generation: next.generation, previous: previous.generation };
+    }
+  }
+
+  private release(view: Served): void {
+    const done = view.searcher
+      .close()
+      .then(() => this.log.info({ generation: view.generation }, 'index generation released'))
+      .catch((error: unknown) => this.log.warn({ err: error, generation: view.generation }, 'closing a replaced index generation failed'))
+      .finally(() => this.releasing.delete(done));
+    this.releasing.add(done);
+  }
+
+  // The platform's view of the literature (synchronous calls: the current generation).
+  getArticle(articleId: string): ArticleMetadata | null {
+    return this.active.library.getArticle(articleId);
+  }
+
+  listArticleIds(offset: number, limit: number): string[] {
+    return this.active.library.listArticleIds(offset, limit);
+  }
+
+  articleCount(): number {
+    return this.active.library.articleCount();
+  }
+
+  /** Stops serving: waits for reloads under way and releases every generation (call once requests have drained). */
+  async close(): Promise<void> {
+    await this.reloads;
+    this.active.retired = true;
+    if (this.active.readers === 0) this.release(this.active);
+    await Promise.all(this.releasing);
+  }
+}
