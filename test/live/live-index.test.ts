@@ -6,6 +6,7 @@
  * reader ends.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { readdir, writeFile } from 'node:fs/promises';
 import { LiveIndex } from '../../src/live/live-index.js';
 import { IndexWriter } from '../../src/search/index-writer.js';
 import { mergeAll } from '../../src/search/merge.js';
@@ -107,7 +108,6 @@ describe('LiveIndex', () => {
   it('keeps serving its generation when the published index cannot be loaded, and says why', async () => {
     const { dir, index } = await setup();
     await writeIndex(dir, [article('r1-0', ['shared marker round1'])]);
-    const { readdir, writeFile } = await import('node:fs/promises');
     const segment = (await readdir(dir)).filter((f) => f.endsWith('.seg')).sort().at(-1)!;
     await writeFile(`${dir}/${segment}`, 'not a segment');
     await expect(index.reload()).rejects.toThrow(/bad magic/);

@@ -1,35 +1,59 @@
 /**
- * kill -9 at any moment of an ingestion leaves the previous index intact:
- * a child process ingests into an existing index and is SIGKILLed after a
- * varying delay; the index must then open and hold exactly the old or exactly
- * the new content, and a later ingestion must succeed.
+ * kill -9 at any moment of an ingestion or a merge leaves the previous index
+ * intact: a child process ingests into (or merges) an existing index and is
+ * SIGKILLed after a varying delay; the index must then open and hold exactly
+ * the old or exactly the new content, and a later run must succeed.
  */
 import { describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Searcher } from '../../src/search/searcher.js';
 import { compileFilterSpec } from '../../src/search/query/filter-spec.js';
+import { readManifest } from '../../src/search/manifest.js';
+import { IndexWriter } from '../../src/search/index-writer.js';
 import { tempDir } from './helpers.js';
 
 const CHILD = fileURLToPath(new URL('./fixtures/ingest-child.ts', import.meta.url));
+const MERGE_CHILD = fileURLToPath(new URL('./fixtures/merge-child.ts', import.meta.url));
 const COUNT = 3000;
 const options = { threads: 0, k1: 0.9, b: 0.4, titleWeight: 0.5, filterCacheSize: 4 };
 
 function runChild(dir: string, round: number, killAfterMs: number | null): Promise<{ committed: boolean }> {
+  return runProcess([CHILD, dir, String(COUNT), String(round)], killAfterMs, 'committed', null);
+}
+
+/** Merges `dir` in a child; with `killAfterLockMs`, SIGKILLs it that long after it took the writer lock. */
+function runMerge(dir: string, killAfterLockMs: number | null): Promise<{ committed: boolean }> {
+  return runProcess([MERGE_CHILD, dir], killAfterLockMs, 'merged', dir);
+}
+
+function runProcess(args: string[], killAfterMs: number | null, doneMarker: string, lockDir: string | null): Promise<{ committed: boolean }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', CHILD, dir, String(COUNT), String(round)], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     let errors = '';
     child.stdout.on('data', (chunk) => (output += chunk));
     child.stderr.on('data', (chunk) => (errors += chunk));
-    const timer = killAfterMs === null ? null : setTimeout(() => child.kill('SIGKILL'), killAfterMs);
+    let timer: NodeJS.Timeout | null = null;
+    const arm = () => (timer = killAfterMs === null ? null : setTimeout(() => child.kill('SIGKILL'), killAfterMs));
+    if (lockDir === null) arm();
+    else void lockedBy(lockDir, child.pid!, () => child.exitCode !== null).then(arm);
     child.on('error', reject);
     child.on('exit', (code, signal) => {
       if (timer) clearTimeout(timer);
       if (code !== 0 && signal !== 'SIGKILL') reject(new Error(`child failed (${code}): ${errors}`));
-      else resolve({ committed: output.includes('committed') });
+      else resolve({ committed: output.includes(doneMarker) });
     });
   });
+}
+
+/** Resolves once process `pid` holds the index's writer lock (the run has begun), or has exited. */
+async function lockedBy(dir: string, pid: number, exited: () => boolean): Promise<void> {
+  while (!exited() && (await readFile(path.join(dir, 'write.lock'), 'utf8').catch(() => '')) !== String(pid)) {
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
 }
 
 async function contents(dir: string) {
@@ -80,4 +104,44 @@ describe('crash safety of ingestion', () => {
       await cleanup();
     }
   }, 120_000);
+
+  it('survives SIGKILL at varying moments of a merge', async () => {
+    const { dir, cleanup } = await tempDir();
+    try {
+      // Several rounds in many small segments, with replaced articles and explicit deletions to drop.
+      for (let round = 0; round < 3; round++) expect((await runChild(dir, round, null)).committed).toBe(true);
+      const writer = await IndexWriter.open(dir);
+      for (let i = 0; i < 100; i++) writer.delete(`r1-${i}`);
+      await writer.commit();
+      const expected = await contents(dir);
+      expect(expected).toEqual({ articles: 3 * COUNT + COUNT / 2 - 100, sharedRounds: ['round2'] });
+      const segmentsBefore = (await readManifest(dir)).segments.length;
+      expect(segmentsBefore).toBeGreaterThan(10);
+
+      let killedBeforePublish = 0;
+      let merged = false;
+      for (const delay of [0, 100, 300, 600, 1000]) {
+        const { committed } = await runMerge(dir, delay);
+        // Whatever the moment, the index holds the same articles; it is either the old segments or the merged one.
+        expect(await contents(dir)).toEqual(expected);
+        const segments = (await readManifest(dir)).segments;
+        if (segments.length === 1) {
+          expect(segments[0]).toMatchObject({ articles: expected.articles, deletedArticles: 0 });
+          merged = true;
+          break;
+        }
+        expect(committed).toBe(false);
+        expect(segments).toHaveLength(segmentsBefore);
+        killedBeforePublish++;
+      }
+      expect(killedBeforePublish, 'no kill landed inside a merge: the test proves nothing').toBeGreaterThan(0);
+      if (!merged) expect((await runMerge(dir, null)).committed).toBe(true);
+      expect((await readManifest(dir)).segments).toHaveLength(1);
+      expect(await contents(dir)).toEqual(expected);
+      // The killed merges' half-written segments were removed as garbage.
+      expect((await readdir(dir)).filter((file) => file.endsWith('.seg'))).toHaveLength(1);
+    } finally {
+      await cleanup();
+    }
+  }, 240_000);
 });
