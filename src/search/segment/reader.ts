@@ -5,20 +5,26 @@
  */
 import { open } from 'node:fs/promises';
 import { unpack } from 'msgpackr';
-import { FIELDS, MAGIC, PREAMBLE_BYTES, fieldArray, type ArraySpec, type FieldName, type SegmentHeader } from './format.js';
+import { FIELDS, FORMAT_VERSION, MAGIC, PREAMBLE_BYTES, fieldArray, type ArraySpec, type FieldName, type SegmentHeader } from './format.js';
 import { StringTable } from './string-table.js';
 import type { StoredArticle } from './writer.js';
 
 export class SegmentFormatError extends Error {}
 
 export interface FieldData {
+  /** Documents frequency in paragraphs (what idf counts). */
   df: Uint32Array;
+  /** Documents in each term's list: paragraphs for text, articles for title. */
+  postingCount: Uint32Array;
   blockStart: Uint32Array;
   blockLastDoc: Uint32Array;
   blockOffset: Uint32Array;
-  blockMaxTf: Uint32Array;
+  blockDocBits: Uint8Array;
+  blockFreqBits: Uint8Array;
+  blockMaxTf: Uint8Array;
   blockMinNorm: Uint8Array;
-  postings: Uint8Array;
+  postings: Uint32Array;
+  /** One norm per document of the list's kind (paragraph or article). */
   norms: Uint8Array;
 }
 
@@ -52,6 +58,12 @@ export class Segment {
     }
     const headerLength = new DataView(buffer).getUint32(8, true);
     this.header = unpack(Buffer.from(bytes.slice(PREAMBLE_BYTES, PREAMBLE_BYTES + headerLength))) as SegmentHeader;
+    if (this.header.formatVersion !== FORMAT_VERSION) {
+      throw new SegmentFormatError(
+        `segment format ${this.header.formatVersion} is not supported by this version (it reads format ${FORMAT_VERSION}): ` +
+          're-ingest the corpus into a new index directory',
+      );
+    }
     const specs = new Map(this.header.arrays.map((spec) => [spec.name, spec]));
     const view = (name: string) => {
       const spec = specs.get(name);
@@ -60,16 +72,22 @@ export class Segment {
     };
     const table = (name: string) => new StringTable(view(`${name}.bytes`) as Uint8Array, view(`${name}.offsets`) as Uint32Array);
     this.terms = table('terms');
-    const fieldData = (field: FieldName): FieldData => ({
-      df: view(fieldArray(field, 'df')) as Uint32Array,
-      blockStart: view(fieldArray(field, 'blockStart')) as Uint32Array,
-      blockLastDoc: view(fieldArray(field, 'blockLastDoc')) as Uint32Array,
-      blockOffset: view(fieldArray(field, 'blockOffset')) as Uint32Array,
-      blockMaxTf: view(fieldArray(field, 'blockMaxTf')) as Uint32Array,
-      blockMinNorm: view(fieldArray(field, 'blockMinNorm')) as Uint8Array,
-      postings: view(fieldArray(field, 'postings')) as Uint8Array,
-      norms: view(fieldArray(field, 'norms')) as Uint8Array,
-    });
+    const fieldData = (field: FieldName): FieldData => {
+      const df = view(fieldArray(field, 'df')) as Uint32Array;
+      return {
+        df,
+        postingCount: specs.has(fieldArray(field, 'postingCount')) ? (view(fieldArray(field, 'postingCount')) as Uint32Array) : df,
+        blockStart: view(fieldArray(field, 'blockStart')) as Uint32Array,
+        blockLastDoc: view(fieldArray(field, 'blockLastDoc')) as Uint32Array,
+        blockOffset: view(fieldArray(field, 'blockOffset')) as Uint32Array,
+        blockDocBits: view(fieldArray(field, 'blockDocBits')) as Uint8Array,
+        blockFreqBits: view(fieldArray(field, 'blockFreqBits')) as Uint8Array,
+        blockMaxTf: view(fieldArray(field, 'blockMaxTf')) as Uint8Array,
+        blockMinNorm: view(fieldArray(field, 'blockMinNorm')) as Uint8Array,
+        postings: view(fieldArray(field, 'postings')) as Uint32Array,
+        norms: view(fieldArray(field, 'norms')) as Uint8Array,
+      };
+    };
     this.fields = Object.fromEntries(FIELDS.map((f) => [f, fieldData(f)])) as Record<FieldName, FieldData>;
     this.paragraphArticle = view('paragraph.article') as Uint32Array;
     this.paragraphSection = view('paragraph.section') as Uint32Array;
@@ -101,7 +119,11 @@ export class Segment {
         if (bytesRead === 0) throw new SegmentFormatError(`${file} is truncated`);
         read += bytesRead;
       }
-      return new Segment(buffer);
+      try {
+        return new Segment(buffer);
+      } catch (error) {
+        throw error instanceof SegmentFormatError ? new SegmentFormatError(`${file}: ${error.message}`) : error;
+      }
     } finally {
       await handle.close();
     }
