@@ -58,12 +58,7 @@ export class Segment {
     }
     const headerLength = new DataView(buffer).getUint32(8, true);
     this.header = unpack(Buffer.from(bytes.slice(PREAMBLE_BYTES, PREAMBLE_BYTES + headerLength))) as SegmentHeader;
-    if (this.header.formatVersion !== FORMAT_VERSION) {
-      throw new SegmentFormatError(
-        `segment format ${this.header.formatVersion} is not supported by this version (it reads format ${FORMAT_VERSION}): ` +
-          're-ingest the corpus into a new index directory',
-      );
-    }
+    checkFormatVersion(this.header);
     const specs = new Map(this.header.arrays.map((spec) => [spec.name, spec]));
     const view = (name: string) => {
       const spec = specs.get(name);
@@ -161,6 +156,16 @@ export class Segment {
   }
 }
 
+/** Refuses segments written in another format: their postings cannot be read. */
+function checkFormatVersion(header: SegmentHeader): void {
+  if (header.formatVersion !== FORMAT_VERSION) {
+    throw new SegmentFormatError(
+      `segment format ${header.formatVersion} is not supported by this version (it reads format ${FORMAT_VERSION}): ` +
+        're-ingest the corpus into a new index directory',
+    );
+  }
+}
+
 function typedView(buffer: SharedArrayBuffer, spec: ArraySpec): Uint8Array | Uint32Array | Int32Array | Float64Array {
   switch (spec.type) {
     case 'u8':
@@ -184,6 +189,11 @@ export async function readSegmentArticleIds(file: string): Promise<string[]> {
     const headerBytes = Buffer.alloc(preamble.readUInt32LE(8));
     await handle.read(headerBytes, 0, headerBytes.length, PREAMBLE_BYTES);
     const header = unpack(headerBytes) as SegmentHeader;
+    try {
+      checkFormatVersion(header);
+    } catch (error) {
+      throw new SegmentFormatError(`${file}: ${(error as Error).message}`);
+    }
     const readArray = async (name: string) => {
       const spec = header.arrays.find((a) => a.name === name);
       if (!spec) throw new SegmentFormatError(`${file} lacks array ${name}`);
