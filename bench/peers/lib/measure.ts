@@ -8,6 +8,7 @@ import { readdir, rm, stat, writeFile, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { summarize } from '../../lib/stats.js';
 import { ndcgAt, recallAt, type Qrels } from '../../../src/eval/metrics.js';
+import { segmentSizes, luceneSizes } from '../../lib/segment-sizes.js';
 import { FILTER, K_VALUES, type BenchConfig, type CorpusName, type FieldMode, type PeerName } from './config.js';
 import { PeerProcess } from './peer-process.js';
 import type { QuerySetName, QuerySets } from './queries.js';
@@ -46,6 +47,8 @@ export interface PeerRun {
   latency: LatencyCell[];
   throughput: ThroughputCell[];
   versions: Record<string, string>;
+  /** Index bytes split into searchable and stored parts (engine and Lucene only). */
+  sizes?: { searchableMiB: number; storedMiB: number; positionsMiB?: number } | null;
   error?: string;
 }
 
@@ -69,13 +72,20 @@ const median = (values: number[]) => {
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 };
 
-async function directoryBytes(dir: string): Promise<number> {
+export async function directoryBytes(dir: string): Promise<number> {
   let total = 0;
   for (const entry of await readdir(dir, { withFileTypes: true })) {
     const file = path.join(dir, entry.name);
     total += entry.isDirectory() ? await directoryBytes(file) : (await stat(file)).size;
   }
   return total;
+}
+
+/** Searchable and stored bytes of the peers whose files tell them apart. */
+export async function indexSizes(peer: PeerName, dir: string): Promise<PeerRun['sizes']> {
+  if (peer === 'engine') return segmentSizes(dir);
+  if (peer === 'lucene') return luceneSizes(dir);
+  return null;
 }
 
 export interface Workspace {
@@ -153,6 +163,7 @@ export async function measureSpeed(peer: PeerName, ws: Workspace, corpus: Corpus
     const built = await build(peer, ws, corpus, 'split');
     run.build = built.build;
     run.indexMiB = (await directoryBytes(built.dir)) / 1048576;
+    run.sizes = await indexSizes(peer, built.dir);
     const process_ = PeerProcess.start(peer);
     try {
       run.versions = await process_.call<Record<string, string>>('versions');
