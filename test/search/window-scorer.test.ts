@@ -122,6 +122,20 @@ describe('segment postings (format 2)', () => {
     }
   });
 
+  it('advances to the first document at or after each target, short and long jumps alike', () => {
+    const ordinal = segment.termOrdinal(analyze('neuron')[0]!);
+    const all: number[] = [];
+    const walker = PostingsCursor.forTerm(segment.fields.text, ordinal);
+    for (let doc = walker.next(); doc !== NO_MORE_DOCS; doc = walker.next()) all.push(doc);
+    expect(walker.endBlock - walker.firstBlock).toBeGreaterThan(20);
+    for (const stride of [1, 7, 300, 5000]) {
+      const cursor = PostingsCursor.forTerm(segment.fields.text, ordinal);
+      for (let target = 0; target < segment.paragraphCount + stride; target += stride) {
+        expect(cursor.advance(target)).toBe(all.find((doc) => doc >= target) ?? NO_MORE_DOCS);
+      }
+    }
+  });
+
   it('refuses a segment of format 1 with a message saying to re-ingest', () => {
     const header = pack({ formatVersion: 1, paragraphs: 0, articles: 0, terms: 0, fields: {}, arrays: [] });
     const bytes = Buffer.alloc(PREAMBLE_BYTES + header.length);

@@ -81,8 +81,26 @@ export class PostingsCursor {
    */
   seekBlock(target: number): number {
     const lastDocs = this.field.blockLastDoc;
+    const end = this.endBlock;
     let block = this.seekPointer;
-    while (block < this.endBlock && lastDocs[block]! < target) block++;
+    if (block < end && lastDocs[block]! < target) {
+      // Galloping search: steps of 1, 2, 4... then bisection, so a long jump over a long
+      // list costs a logarithm of the blocks passed, not one read per block.
+      let below = block; // lastDocs[below] < target
+      let step = 1;
+      let above = block + 1;
+      while (above < end && lastDocs[above]! < target) {
+        below = above;
+        step <<= 1;
+        above = Math.min(end, below + step);
+      }
+      while (above - below > 1) {
+        const middle = (below + above) >>> 1;
+        if (lastDocs[middle]! < target) below = middle;
+        else above = middle;
+      }
+      block = above;
+    }
     this.seekPointer = block;
     return block;
   }
