@@ -18,7 +18,9 @@ import { querySets, type QuerySetName } from './peers/lib/queries.js';
 import { BM25, FILTER, K_VALUES } from './peers/lib/config.js';
 import { directoryBytes } from './peers/lib/measure.js';
 import { machine, mib, percentile, writeResults } from './lib/stats.js';
-import { segmentSizes } from './lib/segment-sizes.js';
+import { segmentSizes, type IndexSizes } from './lib/segment-sizes.js';
+import { packedWords, unpack, unpackLoop } from '../src/search/segment/bitpack.js';
+import { BLOCK_SIZE } from '../src/search/segment/format.js';
 
 type SearcherModule = typeof import('../src/search/searcher.js');
 type FilterModule = typeof import('../src/search/query/filter-spec.js');
@@ -142,7 +144,37 @@ for (const set of ['scifact', '2 terms'] as QuerySetName[]) {
     process.stderr.write(`throughput ${set} k=${k}: ${row.before.toFixed(0)} -> ${row.after.toFixed(0)} q/s\n`);
   }
 }
+/** ns per posting to decode every full text block of the after index (gaps and tfs), unrolled vs loop, interleaved. */
+function decoderTimes(): { unrolledNs: number; loopNs: number } {
+  const out = new Int32Array(BLOCK_SIZE);
+  const times = { unrolled: [] as number[], loop: [] as number[] };
+  const segments = after.searcher.snapshot.segments.map((s) => s.segment);
+  for (let round = 0; round < 2 * REPEATS; round++) {
+    for (const [name, decode] of [['unrolled', unpack], ['loop', unpackLoop]] as const) {
+      let postings = 0;
+      const started = performance.now();
+      for (const segment of segments) {
+        const field = segment.fields.text;
+        for (let block = 0; block < field.blockLastDoc.length; block++) {
+          const offset = field.blockOffset[block]!;
+          const end = field.blockOffset[block + 1]!;
+          const docBits = field.blockDocBits[block]!;
+          const freqBits = field.blockFreqBits[block]!;
+          // Full blocks only: their size is exactly the packed size of 128 values.
+          if (end - offset !== packedWords(BLOCK_SIZE, docBits) + packedWords(BLOCK_SIZE, freqBits)) continue;
+          decode(field.postings, offset, docBits, BLOCK_SIZE, out);
+          decode(field.postings, offset + packedWords(BLOCK_SIZE, docBits), freqBits, BLOCK_SIZE, out);
+          postings += BLOCK_SIZE;
+        }
+      }
+      times[name].push(((performance.now() - started) * 1e6) / postings);
+    }
+  }
+  return { unrolledNs: median(times.unrolled), loopNs: median(times.loop) };
+}
+const decoders = decoderTimes();
 const sizes = await segmentSizes(path.join(WORK, 'index-after (this checkout)'));
+const sizesBefore = await segmentSizes(path.join(WORK, `index-${before.name}`));
 for (const v of [before, after]) {
   await v.searcher.close();
   await v.pooled.close();
@@ -163,6 +195,15 @@ const markdown = [
   '| --- | --- | --- | --- | --- | --- | --- |',
   ...latency.map((r) => `| ${r.set} | ${r.k} | ${r.filtered ? 'date+type' : 'none'} | ${fmt(r.beforeMs)} | ${fmt(r.afterMs)} | ${fmt(r.ratio)}× | ${r.mismatches} |`),
   '',
+  'Index parts (MiB) before and after: postings and block metadata of each field, the rest grouped:',
+  '',
+  '| part | before | after |',
+  '| --- | --- | --- |',
+  ...partRows(sizesBefore, sizes),
+  '',
+  `Decoding the full text blocks of the after index (doc gaps and tfs), ns per posting, median of ${2 * REPEATS} interleaved ` +
+    `rounds: unrolled decoders ${fmt(decoders.unrolledNs)}, generic loop ${fmt(decoders.loopNs)}.`,
+  '',
   'Throughput, 2-thread pools, 4 queries in flight, 3 s per pass:',
   '',
   '| queries | k | before q/s | after q/s | after ÷ before |',
@@ -170,4 +211,15 @@ const markdown = [
   ...rates.map((r) => `| ${r.set} | ${r.k} | ${fmt(r.before, 0)} | ${fmt(r.after, 0)} | ${fmt(r.ratio)}× |`),
   '',
 ].join('\n');
-await writeResults('engine-v2', { date: new Date().toISOString(), machine: machine(), paragraphs: PARAGRAPHS, before: BEFORE, latency, rates, sizes }, markdown);
+await writeResults(
+  'engine-v2',
+  { date: new Date().toISOString(), machine: machine(), paragraphs: PARAGRAPHS, before: BEFORE, latency, rates, sizes, sizesBefore, decoders },
+  markdown,
+);
+
+function partRows(a: IndexSizes, b: IndexSizes): string[] {
+  const names = [...new Set([...Object.keys(a.parts), ...Object.keys(b.parts)])].sort();
+  const rows = names.map((name) => `| ${name} | ${fmt(a.parts[name] ?? 0)} | ${fmt(b.parts[name] ?? 0)} |`);
+  rows.push(`| **searchable** | ${fmt(a.searchableMiB, 1)} | ${fmt(b.searchableMiB, 1)} |`, `| **stored** | ${fmt(a.storedMiB, 1)} | ${fmt(b.storedMiB, 1)} |`);
+  return rows;
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bitWidth, pack, packedWords, unpack } from '../../src/search/segment/bitpack.js';
+import { bitWidth, pack, packedWords, unpack, unpackLoop } from '../../src/search/segment/bitpack.js';
 import { BLOCK_SIZE } from '../../src/search/segment/format.js';
 
 /** Deterministic values of at most `bits` bits, the largest one included. */
@@ -28,6 +28,9 @@ describe('frame-of-reference bit packing', () => {
         const out = new Int32Array(BLOCK_SIZE).fill(-7);
         unpack(words, 1, bits, count, out);
         expect(Array.from(out.subarray(0, count), (v) => v >>> 0)).toEqual(values);
+        const looped = new Int32Array(BLOCK_SIZE);
+        unpackLoop(words, 1, bits, count, looped);
+        expect(looped).toEqual(out);
       }
     });
   }

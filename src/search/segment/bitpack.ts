@@ -37,10 +37,12 @@ export function pack(values: ArrayLike<number>, count: number, bits: number, out
 
 /** Unpacks `count` values of `bits` bits from `words` at `offset` into `out`. */
 export function unpack(words: Uint32Array, offset: number, bits: number, count: number, out: Int32Array): void {
-  if (count === BLOCK_SIZE) {
-    UNPACK_FULL_BLOCK[bits]!(words, offset, out);
-    return;
-  }
+  if (count === BLOCK_SIZE) UNPACK_FULL_BLOCK[bits]!(words, offset, out);
+  else unpackLoop(words, offset, bits, count, out);
+}
+
+/** The generic decoder: one loop for any width and count (partial blocks; bench:engine-v2 compares it with the unrolled ones). */
+export function unpackLoop(words: Uint32Array, offset: number, bits: number, count: number, out: Int32Array): void {
   if (bits === 0) {
     out.fill(0, 0, count);
     return;
