@@ -30,7 +30,7 @@ describe('frame-of-reference bit packing', () => {
         expect(Array.from(out.subarray(0, count), (v) => v >>> 0)).toEqual(values);
         const looped = new Int32Array(BLOCK_SIZE);
         unpackLoop(words, 1, bits, count, looped);
-        expect(looped).toEqual(out);
+        expect(looped.subarray(0, count)).toEqual(out.subarray(0, count));
       }
     });
   }
