@@ -30,6 +30,10 @@ export interface FieldData {
 
 export const NO_VALUE = 0xffffffff;
 
+const encoder = new TextEncoder();
+/** Scratch for the UTF-8 form of a looked-up term (grown for long terms). */
+let keyBuffer = new Uint8Array(256);
+
 export class Segment {
   readonly header: SegmentHeader;
   readonly terms: StringTable;
@@ -132,14 +136,25 @@ export class Segment {
     return this.header.articles;
   }
 
-  /** Ordinal of a term in the sorted dictionary, or -1: binary search on raw UTF-8 bytes. */
+  /**
+   * Ordinal of a term in the sorted dictionary, or -1: binary search comparing
+   * raw UTF-8 bytes in place (no view or buffer per probe: lookups run for
+   * every clause of every query on every segment).
+   */
   termOrdinal(term: string): number {
-    const key = Buffer.from(term);
+    if (term.length * 3 > keyBuffer.length) keyBuffer = new Uint8Array(term.length * 3);
+    const keyLength = encoder.encodeInto(term, keyBuffer).written;
+    const { bytes, offsets } = this.terms;
     let lo = 0;
     let hi = this.terms.size - 1;
     while (lo <= hi) {
       const mid = (lo + hi) >>> 1;
-      const cmp = Buffer.compare(this.terms.raw(mid), key);
+      const start = offsets[mid]!;
+      const length = offsets[mid + 1]! - start;
+      const common = Math.min(length, keyLength);
+      let cmp = 0;
+      for (let i = 0; i < common && cmp === 0; i++) cmp = bytes[start + i]! - keyBuffer[i]!;
+      if (cmp === 0) cmp = length - keyLength;
       if (cmp === 0) return mid;
       if (cmp < 0) lo = mid + 1;
       else hi = mid - 1;
