@@ -181,7 +181,11 @@ export function scoreWindows(
     const generation = scratch.nextGeneration();
     const record = firstEssential > 0; // contributions are only needed to re-sum with non-essential ones
     for (let c = 0; c < n; c++) {
-      if (rank[c]! >= firstEssential) accumulate(clauses[c]!, c, from, to, windowBase, articleOf, firstParagraph, record, generation);
+      // A block whose bound, with every other clause's window bound, cannot reach the threshold
+      // is not decoded: its paragraphs cannot enter the top k (a paragraph another clause
+      // touches there gets a partial score, below the threshold anyway, and is dropped).
+      const blockFloor = safe - (total - bound[c]!);
+      if (rank[c]! >= firstEssential) accumulate(clauses[c]!, c, from, to, windowBase, articleOf, firstParagraph, record, generation, blockFloor);
     }
     collectWindow(clauses, from, to, windowBase, accept, collector, firstEssential, generation, docBase, articleOf);
     from = to;
@@ -222,14 +226,20 @@ function accumulate(
   firstParagraph: Uint32Array,
   record: boolean,
   generation: number,
+  blockFloor: number,
 ): void {
   const { cursor, weight, norms, lengthFactor, perArticle } = clause;
+  const { blockMaxTf, blockMinNorm } = cursor.field;
   const { partial, touched, contribution, stamp } = scratch;
   const slotBase = slot * WINDOW;
   const lo = perArticle ? articleOf[from]! : from;
   const hi = perArticle ? articleOf[to - 1]! + 1 : to;
   const lastDocs = cursor.field.blockLastDoc;
   for (let block = cursor.seekBlock(lo); block < cursor.endBlock && cursor.blockFirstDoc(block) < hi; block++) {
+    if (Bm25.blockBound(weight, blockMaxTf[block]!, lengthFactor[blockMinNorm[block]!]!) < blockFloor) {
+      if (lastDocs[block]! >= hi) break;
+      continue;
+    }
     const count = cursor.decodeBlock(block);
     const docs = cursor.docs;
     const freqs = cursor.freqs;
