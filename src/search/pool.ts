@@ -15,7 +15,8 @@ import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import type { Bitset } from './filters/bitset.js';
 import type { Segment } from './segment/reader.js';
-import { openClauses, scoreWindows, type DocRange } from './scoring/window-scorer.js';
+import { scoreWindows, type DocRange } from './scoring/window-scorer.js';
+import { openClauses } from './scoring/open-clauses.js';
 import { TopKCollector, mergeScored, type ScoredDocs } from './scoring/top-k.js';
 import { bm25For, type Bm25Params, type CollectionStats, type ScoringClause } from './scoring/bm25.js';
 

@@ -14,7 +14,8 @@ import { NO_MORE_DOCS, PostingsCursor } from '../../src/search/segment/postings.
 import { Bitset } from '../../src/search/filters/bitset.js';
 import { Bm25 } from '../../src/search/scoring/bm25.js';
 import { scoreEach } from '../../src/search/scoring/exhaustive.js';
-import { openClauses, scoreWindows, WINDOW } from '../../src/search/scoring/window-scorer.js';
+import { scoreWindows } from '../../src/search/scoring/window-scorer.js';
+import { openClauses, WINDOW } from '../../src/search/scoring/open-clauses.js';
 import { TopKCollector, type Collector } from '../../src/search/scoring/top-k.js';
 import type { ArticleInput } from '../../src/corpus/model.js';
 import { article, tempDir, writeIndex } from './helpers.js';

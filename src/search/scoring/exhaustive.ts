@@ -4,7 +4,7 @@
  */
 import type { Segment } from '../segment/reader.js';
 import type { Bitset } from '../filters/bitset.js';
-import { openClauses } from './window-scorer.js';
+import { openClauses } from './open-clauses.js';
 import { termScore, type Bm25, type CollectionStats, type ScoringClause } from './bm25.js';
 
 export function scoreEach(
