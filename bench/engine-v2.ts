@@ -10,6 +10,7 @@
  * and scores must be identical. Writes bench/results/engine-v2.{json,md}.
  */
 import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -31,6 +32,8 @@ const PARAGRAPHS = Number(process.env.ENGINE_PARAGRAPHS ?? 200_000);
 const BEFORE = process.env.ENGINE_BEFORE ?? 'main';
 const REPEATS = Number(process.env.ENGINE_REPEATS ?? 3);
 const QUERIES = Number(process.env.ENGINE_QUERIES ?? 200);
+/** ENGINE_REUSE=1 keeps the indexes of an earlier run of the same revisions (build times are then not measured). */
+const REUSE = process.env.ENGINE_REUSE === '1';
 const WORK = path.resolve('bench', '.work', 'engine-v2');
 const corpusFile = path.resolve('bench', '.work', 'peers', `generated-${PARAGRAPHS}.tsv`);
 
@@ -39,7 +42,10 @@ interface Variant {
   searcher: Searcher;
   pooled: Searcher;
   filters: FilterModule;
-  buildSeconds: number;
+  /** First global paragraph ordinal of each segment. */
+  bases: number[];
+  /** null when an index of an earlier run was reused (ENGINE_REUSE=1). */
+  buildSeconds: number | null;
   indexMiB: number;
 }
 
@@ -48,18 +54,27 @@ async function variant(name: string, root: string): Promise<Variant> {
   const searcherModule = (await import(path.join(root, 'src/search/searcher.ts'))) as SearcherModule;
   const filters = (await import(path.join(root, 'src/search/query/filter-spec.ts'))) as FilterModule;
   const dir = path.join(WORK, `index-${name}`);
-  await rm(dir, { recursive: true, force: true });
-  await mkdir(dir, { recursive: true });
-  process.stderr.write(`${name}: building ${PARAGRAPHS.toLocaleString('en')} paragraphs\n`);
-  const started = performance.now();
-  const writer = await writerModule.IndexWriter.open(dir, { maxSegmentBytes: 256 * 1024 * 1024 });
-  for await (const article of readArticles(corpusFile, false)) await writer.add(article);
-  await writer.commit();
-  const buildSeconds = (performance.now() - started) / 1000;
+  let buildSeconds: number | null = null;
+  if (!(REUSE && existsSync(path.join(dir, 'manifest.json')))) {
+    await rm(dir, { recursive: true, force: true });
+    await mkdir(dir, { recursive: true });
+    process.stderr.write(`${name}: building ${PARAGRAPHS.toLocaleString('en')} paragraphs\n`);
+    const started = performance.now();
+    const writer = await writerModule.IndexWriter.open(dir, { maxSegmentBytes: 256 * 1024 * 1024 });
+    for await (const article of readArticles(corpusFile, false)) await writer.add(article);
+    await writer.commit();
+    buildSeconds = (performance.now() - started) / 1000;
+  }
   const options = { k1: BM25.k1, b: BM25.b, titleWeight: BM25.titleWeight, filterCacheSize: 64 };
   const searcher = await searcherModule.Searcher.open(dir, { ...options, threads: 0 });
   const pooled = await searcherModule.Searcher.open(dir, { ...options, threads: 2 });
-  return { name, searcher, pooled, filters, buildSeconds, indexMiB: mib(await directoryBytes(dir)) };
+  const bases: number[] = [];
+  let base = 0;
+  for (const { segment } of searcher.snapshot.segments) {
+    bases.push(base);
+    base += segment.paragraphCount;
+  }
+  return { name, searcher, pooled, filters, bases, buildSeconds, indexMiB: mib(await directoryBytes(dir)) };
 }
 
 const spec = (v: Variant, filtered: boolean) =>
@@ -74,7 +89,8 @@ async function pass(v: Variant, queries: string[], k: number, filtered: boolean)
     const started = performance.now();
     const hits = await v.searcher.search(query, k, filter);
     millis.push(performance.now() - started);
-    answers.push(hits.map((h) => `${h.segment}:${h.paragraph}:${h.score}`).join(' '));
+    // Global ordinals: the two versions cut the corpus into segments at different places.
+    answers.push(hits.map((h) => `${v.bases[h.segment]! + h.paragraph}:${h.score}`).join(' '));
   }
   return { p50: percentile(millis.sort((a, b) => a - b), 50), answers };
 }
@@ -188,7 +204,7 @@ const markdown = [
     `(k1 ${BM25.k1}, b ${BM25.b}, title weight ${BM25.titleWeight}). Latency on the calling thread, p50 per pass, median of ` +
     `${REPEATS} interleaved passes. The machine is shared: only the ratios of this one run count.`,
   '',
-  `Build: ${fmt(before.buildSeconds, 1)} s -> ${fmt(after.buildSeconds, 1)} s. Index on disk: ${fmt(before.indexMiB, 1)} MiB -> ` +
+  `Build: ${before.buildSeconds === null || after.buildSeconds === null ? 'not measured (indexes of an earlier run reused)' : `${fmt(before.buildSeconds, 1)} s -> ${fmt(after.buildSeconds, 1)} s`}. Index on disk: ${fmt(before.indexMiB, 1)} MiB -> ` +
     `${fmt(after.indexMiB, 1)} MiB (after: searchable part ${fmt(sizes.searchableMiB, 1)} MiB, stored part ${fmt(sizes.storedMiB, 1)} MiB).`,
   '',
   '| queries | k | filter | before p50 ms | after p50 ms | after ÷ before | differing answers |',
