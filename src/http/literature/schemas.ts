@@ -26,14 +26,19 @@ export const filterProperties = {
     maxItems: MAX_FILTER_VALUES,
     description: 'Journal ISSNs (XXXX-XXXX), OR-ed.',
   },
-  date_from: date('Earliest publication date, inclusive (YYYY-MM-DD).'),
+  date_from: date('Earliest publication date, inclusive (YYYY-MM-DD); after date_to is 422.'),
   date_to: date('Latest publication date, inclusive (YYYY-MM-DD).'),
 } as const;
 
 /** Validates and compiles the filters of a request; bad values become 422 naming the parameter. */
 export function filtersOf(query: FilterInput): FilterSpec {
   try {
-    return compileFilterSpec(query);
+    const spec = compileFilterSpec(query);
+    if (spec.dateFrom !== null && spec.dateTo !== null && spec.dateFrom > spec.dateTo) {
+      // An empty range is a mistake (swapped bounds), not a question whose answer is "nothing".
+      throw new InvalidFilterError('date_from', `date_from ${query.date_from} is after date_to ${query.date_to}; no date can match`);
+    }
+    return spec;
   } catch (error) {
     if (error instanceof InvalidFilterError) {
       throw new ApiError(422, ErrorCode.INVALID_INPUT, error.message, { parameter: error.parameter });
