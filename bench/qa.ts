@@ -132,6 +132,8 @@ async function loadGenerators(scratch: string): Promise<{ name: string; generato
       modelPath,
       contextSize: config.llmContextSize,
       maxTokens: GGUF_MAX_TOKENS,
+      // Room for the JSON around the answer: an answer cut at the token limit is an error (code 6), not a timing.
+      answerMaxChars: GGUF_MAX_TOKENS / 2,
       temperature: 0,
       queueSize: config.llmQueueSize,
       threads: config.llmThreads,

@@ -68,3 +68,23 @@ export class PromptTooLongError extends Error {
     this.name = 'PromptTooLongError';
   }
 }
+
+/**
+ * Generation stopped at the token limit before the answer was complete
+ * (HTTP 502, code 6 "incomplete answer"). Carries what was generated.
+ */
+export class IncompleteAnswerError extends Error {
+  constructor(
+    /** The answer text generated before the limit. */
+    readonly partialAnswer: string,
+    /** The model's output as generated (cut-off JSON). */
+    readonly rawOutput: string,
+    maxTokens: number,
+  ) {
+    super(
+      `the language model reached its limit of ${maxTokens} tokens before finishing the answer; ` +
+        'raise --llm-max-tokens (LLM_MAX_TOKENS), or lower reranker_k or retriever_k so there is less to answer from',
+    );
+    this.name = 'IncompleteAnswerError';
+  }
+}

@@ -9,7 +9,7 @@ import { ApiError, ErrorCode, errorBody, errorResponseSchema } from '../errors.j
 import { contextMetadataSchema, filterProperties, filtersOf } from './schemas.js';
 import type { FilterInput } from '../../search/query/filter-spec.js';
 import { NoDocumentsError, type QaPipeline } from '../../qa/pipeline.js';
-import { ModelUnavailableError, PromptTooLongError, QueueFullError } from '../../llm/types.js';
+import { IncompleteAnswerError, ModelUnavailableError, PromptTooLongError, QueueFullError } from '../../llm/types.js';
 import { RerankerUnavailableError } from '../../rerank/types.js';
 
 export interface QaServices {
@@ -45,7 +45,7 @@ const answerSchema = {
   required: ['answer', 'raw_answer', 'metadata'],
 } as const;
 
-const errors = { 404: errorResponseSchema, 413: errorResponseSchema, 422: errorResponseSchema, 429: errorResponseSchema, 503: errorResponseSchema };
+const errors = { 404: errorResponseSchema, 413: errorResponseSchema, 422: errorResponseSchema, 429: errorResponseSchema, 502: errorResponseSchema, 503: errorResponseSchema };
 
 /** Maps the pipeline's failures to the API's error vocabulary. */
 export function qaError(error: unknown): ApiError | null {
@@ -58,6 +58,10 @@ export function qaError(error: unknown): ApiError | null {
     return new ApiError(429, ErrorCode.RATE_LIMITED, error.message, {}, { 'retry-after': String(error.retryAfterSeconds) });
   }
   if (error instanceof PromptTooLongError) return new ApiError(413, ErrorCode.INPUT_TOO_LARGE, error.message);
+  if (error instanceof IncompleteAnswerError) {
+    // 502: the request was fine and the server is not broken, but the model (our upstream) gave no complete answer.
+    return new ApiError(502, ErrorCode.INCOMPLETE_ANSWER, error.message, { answer: error.partialAnswer, raw_answer: error.rawOutput });
+  }
   return null;
 }
 
