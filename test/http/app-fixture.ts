@@ -1,5 +1,5 @@
 /** An app over a small index the tests write themselves. */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import { loadConfig, searcherOptionsOf } from '../../src/config.js';
 import { Library } from '../../src/corpus/library.js';
@@ -61,6 +61,8 @@ export interface FixtureOptions {
   auth?: object | null;
   /** Extra settings as command-line flags, e.g. ['--rate-limit', '5']. */
   flags?: string[];
+  /** A pino logger for the app (default: silent). */
+  logger?: FastifyBaseLogger;
 }
 
 export interface Fixture {
@@ -98,7 +100,10 @@ export async function fixtureApp(articles = FIXTURE_ARTICLES, models: FixtureMod
       baseUri: 'http://litserve.test',
     });
   }
-  const app = await buildApp({ config, searcher, library, qa, components: () => ({ generator: 'extractive' }), ...(platform && { platform }) });
+  const app = await buildApp(
+    { config, searcher, library, qa, components: () => ({ generator: 'extractive' }), ...(platform && { platform }) },
+    { ...(options.logger && { logger: options.logger }) },
+  );
   return {
     app,
     searcher,

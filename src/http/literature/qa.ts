@@ -96,6 +96,11 @@ export const qaRoutes: FastifyPluginAsync<LiteratureServices & QaServices> = asy
         request.log.info({ timings, cited: answer.metadata.length }, 'question answered');
         return answer;
       } catch (error) {
+        if (controller.signal.aborted) {
+          // Nobody is left to answer: not an error, and nothing to send.
+          request.log.info('client disconnected; generation stopped');
+          return reply.hijack();
+        }
         throw qaError(error) ?? error;
       }
     },
