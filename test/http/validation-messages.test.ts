@@ -1,6 +1,6 @@
 /** Validation errors say what is wrong in words a user can act on (issue 12 item 7). */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, InjectOptions } from 'fastify';
 import { fixtureApp } from './app-fixture.js';
 
 let app: FastifyInstance;
@@ -8,7 +8,7 @@ let close: () => Promise<void>;
 beforeAll(async () => ({ app, close } = await fixtureApp()));
 afterAll(() => close());
 
-async function rejects(request: Parameters<FastifyInstance['inject']>[0]) {
+async function rejects(request: InjectOptions) {
   const response = await app.inject(request);
   expect(response.statusCode).toBe(422);
   return response.json().detail as { code: number; detail: string; parameter: string };
