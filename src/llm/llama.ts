@@ -247,7 +247,8 @@ export class LlamaGenerator implements Generator {
     this.stats.decodeMs += run.decodeMs;
     // The first token's time belongs to prompt evaluation, so the decode rate counts the others.
     const tokensPerSecond = run.decodeMs > 0 ? Math.round(((run.generatedTokens - 1) * 1000) / run.decodeMs) : null;
-    this.options.logger?.info(
+    // Per question, so debug: at info the request's own log line is the one line per request.
+    this.options.logger?.debug(
       { ...run, promptMs: Math.round(run.promptMs), decodeMs: Math.round(run.decodeMs), tokensPerSecond },
       'generated an answer',
     );

@@ -38,6 +38,7 @@ export interface Generator {
 
 /** The pino subset the model code logs through. */
 export interface Logger {
+  debug(details: object, message: string): void;
   info(details: object, message: string): void;
   warn(details: object, message: string): void;
 }

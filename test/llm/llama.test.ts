@@ -43,6 +43,7 @@ function recordingLogger() {
   const entries: { level: string; details: Record<string, unknown>; message: string }[] = [];
   return {
     entries,
+    debug: (details: object, message: string) => entries.push({ level: 'debug', details: details as Record<string, unknown>, message }),
     info: (details: object, message: string) => entries.push({ level: 'info', details: details as Record<string, unknown>, message }),
     warn: (details: object, message: string) => entries.push({ level: 'warn', details: details as Record<string, unknown>, message }),
   };
@@ -135,7 +136,7 @@ describe('LlamaGenerator (completion prompt, no chat template)', () => {
     for (const id of result.sources) expect(contexts.map((c) => c.id)).toContain(id);
     if (result.hasAnswer) expect(result.raw).toBe(`${result.answer}\n${SOURCES_SEPARATOR}: ${result.sources.join(', ')}`);
     else expect(result.raw).toBe(`${ERROR_SEPARATOR}${result.answer}\n${SOURCES_SEPARATOR}:`);
-    expect(logger.entries.some((e) => e.message === 'generated an answer' && e.details.generatedTokens === generator.stats.generatedTokens)).toBe(true);
+    expect(logger.entries.some((e) => e.level === 'debug' && e.message === 'generated an answer' && e.details.generatedTokens === generator.stats.generatedTokens)).toBe(true);
   });
 
   it('is deterministic at temperature 0', async () => {

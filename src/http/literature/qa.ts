@@ -93,7 +93,8 @@ export const qaRoutes: FastifyPluginAsync<LiteratureServices & QaServices> = asy
       const controller = abortOnDisconnect(reply);
       try {
         const { timings, ...answer } = await qa.answer(qaRequest, filters, { signal: controller.signal });
-        request.log.info({ timings, cited: answer.metadata.length }, 'question answered');
+        // Bound to the request's logger, so its one 'request completed' line carries them.
+        request.log = request.log.child({ timings, cited: answer.metadata.length });
         return answer;
       } catch (error) {
         if (controller.signal.aborted) {
@@ -149,7 +150,7 @@ async function streamAnswer(
   };
   try {
     const { timings, ...answer } = await run({ signal: controller.signal, onToken: (text) => send('token', { text }) });
-    request.log.info({ timings, cited: answer.metadata.length }, 'question answered (streamed)');
+    request.log = request.log.child({ timings, cited: answer.metadata.length });
     send('result', answer);
   } catch (error) {
     if (controller.signal.aborted) {
