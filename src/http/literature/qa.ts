@@ -5,8 +5,8 @@
  */
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { LiteratureServices } from './services.js';
-import { ApiError, ErrorCode, errorBody, errorResponseSchema } from '../errors.js';
-import { contextMetadataSchema, filterProperties, filtersOf } from './schemas.js';
+import { ApiError, ErrorCode, errorBody } from '../errors.js';
+import { contextMetadataSchema, errorResponses, filterProperties, filtersOf, GUARDED_ERRORS } from './schemas.js';
 import type { FilterInput } from '../../search/query/filter-spec.js';
 import { NoDocumentsError, type QaPipeline } from '../../qa/pipeline.js';
 import { IncompleteAnswerError, ModelUnavailableError, PromptTooLongError, QueueFullError } from '../../llm/types.js';
@@ -45,7 +45,14 @@ const answerSchema = {
   required: ['answer', 'raw_answer', 'metadata'],
 } as const;
 
-const errors = { 404: errorResponseSchema, 413: errorResponseSchema, 422: errorResponseSchema, 429: errorResponseSchema, 502: errorResponseSchema, 503: errorResponseSchema };
+const errors = errorResponses(400, 404, 413, 415, 422, 502, ...GUARDED_ERRORS);
+
+const EVENT_STREAM_DESCRIPTION = [
+  'Server-Sent Events, in this order:',
+  '`event: token` (any number) with data `{"text": "..."}`: the next piece of the answer;',
+  'then one `event: result` with the JSON body of /qa/generative,',
+  'or one `event: error` with an error body `{"detail": {"code", "detail", ...}}` (e.g. code 6 when the answer was cut at the token limit).',
+].join(' ');
 
 /** Maps the pipeline's failures to the API's error vocabulary. */
 export function qaError(error: unknown): ApiError | null {
@@ -112,7 +119,7 @@ export const qaRoutes: FastifyPluginAsync<LiteratureServices & QaServices> = asy
     {
       bodyLimit,
       schema: schema('Same as /qa/generative, streamed as Server-Sent Events (token events, then a result or error event)', {
-        200: { description: 'text/event-stream', type: 'string' },
+        200: { description: 'The answer as an event stream.', content: { 'text/event-stream': { schema: { type: 'string', description: EVENT_STREAM_DESCRIPTION } } } },
         ...errors,
       }),
     },

@@ -1,13 +1,14 @@
 /** GET /retrieval/ (paragraph search), /retrieval/article_count and /retrieval/article_listing. */
 import type { FastifyPluginAsync } from 'fastify';
 import type { LiteratureServices } from './services.js';
-import { ApiError, ErrorCode, errorResponseSchema } from '../errors.js';
-import { articleMetadataSchema, contextMetadataSchema, filterProperties, filtersOf } from './schemas.js';
+import { ApiError, ErrorCode } from '../errors.js';
+import { articleMetadataSchema, contextMetadataSchema, errorResponses, filterProperties, filtersOf, GUARDED_ERRORS } from './schemas.js';
 import type { FilterInput } from '../../search/query/filter-spec.js';
 
 export const NO_DOCUMENT_MESSAGE = 'No document found. Modify the filters or the query and try again.';
 
-const errors = { 404: errorResponseSchema, 413: errorResponseSchema, 422: errorResponseSchema };
+// Query length is a schema bound (422); only paragraph search can find nothing (404).
+const errors = errorResponses(422, ...GUARDED_ERRORS);
 
 export const retrievalRoutes: FastifyPluginAsync<LiteratureServices> = async (app, { searcher, library, config }) => {
   // The spec's path has the trailing slash; the bare one is accepted too (hidden from OpenAPI).
@@ -29,7 +30,7 @@ export const retrievalRoutes: FastifyPluginAsync<LiteratureServices> = async (ap
             required: ['query'],
             additionalProperties: false,
           },
-          response: { 200: { type: 'array', items: contextMetadataSchema }, ...errors },
+          response: { 200: { type: 'array', items: contextMetadataSchema }, ...errors, ...errorResponses(404) },
         },
       },
       async (request) => {

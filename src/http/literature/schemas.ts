@@ -1,5 +1,5 @@
 /** JSON schemas shared by the literature routes: filters, article and context metadata. */
-import { ApiError, ErrorCode } from '../errors.js';
+import { ApiError, ErrorCode, errorResponseSchema } from '../errors.js';
 import { compileFilterSpec, InvalidFilterError, type FilterInput, type FilterSpec } from '../../search/query/filter-spec.js';
 
 export const MAX_FILTER_VALUES = 50;
@@ -82,3 +82,24 @@ export const contextMetadataSchema = {
   },
   required: [...Object.keys(articleMetadataProperties), 'paragraph', 'paragraph_id', 'section', 'context_id', 'reranking_score'],
 } as const;
+
+const ERROR_DESCRIPTIONS: Record<number, string> = {
+  400: 'Malformed JSON body (code 8).',
+  401: 'Unknown or malformed bearer token (code 9).',
+  403: 'The caller lacks resources/read on the literature project (code 10).',
+  404: 'No document matches the query and filters (code 1).',
+  413: 'Input too large (code 4).',
+  415: 'The body is not application/json (code 8).',
+  422: 'Invalid input; `parameter` names it (code 8).',
+  429: 'Rate limit used up, or too many questions waiting for the model (code 5); see Retry-After.',
+  502: 'Incomplete answer: the model reached its token limit (code 6); `answer` and `raw_answer` hold what it generated.',
+  503: 'Server at --max-in-flight (code 13, Retry-After), or the language model or reranker unavailable (code 3).',
+};
+
+/** What every guarded literature route may answer besides its own errors: ACLs, the rate limit, load shedding. */
+export const GUARDED_ERRORS = [401, 403, 429, 503] as const;
+
+/** The error responses of a route, each with its meaning, for the OpenAPI document. */
+export function errorResponses(...statuses: number[]): Record<number, object> {
+  return Object.fromEntries(statuses.map((status) => [status, { ...errorResponseSchema, description: ERROR_DESCRIPTIONS[status] }]));
+}
