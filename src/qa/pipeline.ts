@@ -38,7 +38,7 @@ export class NoDocumentsError extends Error {
 }
 
 /** A retrieved paragraph on its way through the pipeline. */
-interface Candidate {
+export interface Candidate {
   hit: ParagraphHit;
   /** 0-based BM25 rank: the context id the prompt and the sources list use. */
   contextId: number;
@@ -54,19 +54,28 @@ export class QaPipeline {
     private readonly reranker: Reranker | null,
   ) {}
 
-  async answer(request: QaRequest, filters: FilterSpec, options: GenerateOptions = {}): Promise<QaAnswer & { timings: StageTimings }> {
-    const generator = this.generator(); // throws ModelUnavailableError before any work
+  /**
+   * BM25 retrieval of retrieverK paragraphs, then, when asked and a reranker
+   * is configured, the rerankerK best by reranker score (else BM25 order, all
+   * retrieverK kept). Shared by the QA endpoints and GET /retrieval/.
+   */
+  async retrieve(request: QaRequest, filters: FilterSpec): Promise<{ candidates: Candidate[]; retrieveMs: number; rerankMs: number }> {
     let started = performance.now();
     const hits = await this.searcher.search(request.query, request.retrieverK, filters);
-    if (hits.length === 0) throw new NoDocumentsError();
     let candidates: Candidate[] = hits.map((hit, rank) => ({ hit, contextId: rank, rerankingScore: null }));
     const retrieveMs = performance.now() - started;
 
     started = performance.now();
-    if (request.useReranker && this.reranker) candidates = await this.rerank(request, candidates);
-    const rerankMs = performance.now() - started;
+    if (request.useReranker && this.reranker && candidates.length > 0) candidates = await this.rerank(request, candidates);
+    return { candidates, retrieveMs, rerankMs: performance.now() - started };
+  }
 
-    started = performance.now();
+  async answer(request: QaRequest, filters: FilterSpec, options: GenerateOptions = {}): Promise<QaAnswer & { timings: StageTimings }> {
+    const generator = this.generator(); // throws ModelUnavailableError before any work
+    const { candidates, retrieveMs, rerankMs } = await this.retrieve(request, filters);
+    if (candidates.length === 0) throw new NoDocumentsError();
+
+    let started = performance.now();
     const contexts: Context[] = candidates.map((c) => ({ id: c.contextId, text: this.library.paragraphText(c.hit) }));
     const result = await generator.generate(request.query, contexts, options);
     const generateMs = performance.now() - started;

@@ -4,27 +4,34 @@ import type { LiteratureServices } from './services.js';
 import { ApiError, ErrorCode } from '../errors.js';
 import { articleMetadataSchema, contextMetadataSchema, errorResponses, filterProperties, filtersOf, GUARDED_ERRORS } from './schemas.js';
 import type { FilterInput } from '../../search/query/filter-spec.js';
+import { qaError, type QaServices } from './qa.js';
 
 export const NO_DOCUMENT_MESSAGE = 'No document found. Modify the filters or the query and try again.';
 
 // Query length is a schema bound (422); only paragraph search can find nothing (404).
 const errors = errorResponses(422, ...GUARDED_ERRORS);
 
-export const retrievalRoutes: FastifyPluginAsync<LiteratureServices> = async (app, { searcher, library, config }) => {
+export const retrievalRoutes: FastifyPluginAsync<LiteratureServices & QaServices> = async (app, { searcher, library, config, qa }) => {
   // The spec's path has the trailing slash; the bare one is accepted too (hidden from OpenAPI).
   for (const url of ['/retrieval/', '/retrieval']) {
-    app.get<{ Querystring: FilterInput & { query: string; retriever_k: number } }>(
+    app.get<{ Querystring: FilterInput & { query: string; retriever_k: number; use_reranker: boolean; reranker_k: number } }>(
       url,
       {
         schema: {
           hide: url === '/retrieval',
-          summary: 'BM25 paragraph search under the filters',
+          summary: 'BM25 paragraph search under the filters, optionally reranked',
           tags: ['retrieval'],
           querystring: {
             type: 'object',
             properties: {
               query: { type: 'string', minLength: 1, maxLength: config.maxQueryLength },
               retriever_k: { type: 'integer', minimum: 1, maximum: 1000, default: 500 },
+              use_reranker: {
+                type: 'boolean',
+                default: true,
+                description: 'Re-sort with the reranker and keep the reranker_k best; without a configured reranker, BM25 order and reranker_k is ignored.',
+              },
+              reranker_k: { type: 'integer', minimum: 1, maximum: 100, default: 8, description: 'Paragraphs kept after reranking.' },
               ...filterProperties,
             },
             required: ['query'],
@@ -34,10 +41,13 @@ export const retrievalRoutes: FastifyPluginAsync<LiteratureServices> = async (ap
         },
       },
       async (request) => {
-        const { query, retriever_k, ...filters } = request.query;
-        const hits = await searcher.search(query, retriever_k, filtersOf(filters));
-        if (hits.length === 0) throw new ApiError(404, ErrorCode.NO_DOCUMENTS, NO_DOCUMENT_MESSAGE);
-        return hits.map((hit, rank) => library.contextMetadata(hit, rank, null));
+        const { query, retriever_k, use_reranker, reranker_k, ...filters } = request.query;
+        const qaRequest = { query, retrieverK: retriever_k, useReranker: use_reranker, rerankerK: reranker_k };
+        const { candidates } = await qa.retrieve(qaRequest, filtersOf(filters)).catch((error: unknown) => {
+          throw qaError(error) ?? error;
+        });
+        if (candidates.length === 0) throw new ApiError(404, ErrorCode.NO_DOCUMENTS, NO_DOCUMENT_MESSAGE);
+        return candidates.map((c) => library.contextMetadata(c.hit, c.contextId, c.rerankingScore));
       },
     );
   }
