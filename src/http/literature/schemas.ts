@@ -59,8 +59,8 @@ export const articleMetadataProperties = {
   article_type: { type: 'string' },
   journal_issn: nullableString,
   journal_name: nullableString,
-  cited_by: { type: 'integer' },
-  impact_factor: { type: ['number', 'null'] },
+  cited_by: { type: ['integer', 'null'], description: 'Citations; null when the source does not give them.' },
+  impact_factor: { type: ['number', 'null'], description: 'Journal impact factor; null when the source does not give it.' },
   abstract: { type: 'string' },
 } as const;
 
