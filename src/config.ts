@@ -95,6 +95,13 @@ function duration(raw: string, name: string): number {
   return parseDuration(raw, name);
 }
 
+function idPrefix(raw: string, name: string): string | null {
+  if (raw === '') return null;
+  // Ids travel in URLs (resource ids of the literature project): keep prefixes to URL-safe characters.
+  if (!/^[A-Za-z0-9._:-]{1,64}$/.test(raw)) throw new ConfigError(`${name} must be 1 to 64 letters, digits or . _ : -, got "${raw}"`);
+  return raw;
+}
+
 const INPUT_FORMATS = ['articles-jsonl', 'jats', 'pubmed', 'beir'] as const;
 
 /** Settings of the ingest and eval commands only (shared ones carry `commands` in the table below). */
@@ -121,6 +128,13 @@ const COMMAND_SETTINGS = {
     commands: ['ingest'],
     shownDefault: 'the writer\'s default',
     doc: 'Size at which a new index segment is started, in MiB.',
+  },
+  idPrefix: {
+    default: null as string | null,
+    parse: idPrefix,
+    env: 'INGEST_ID_PREFIX',
+    commands: ['ingest'],
+    doc: 'Prepended to every article_id of this run (letters, digits, . _ : -), so sources with overlapping ids (PMIDs, BEIR _ids) do not replace each other.',
   },
   corpus: { default: null as string | null, parse: optionalText, env: 'EVAL_CORPUS', commands: ['eval'], doc: 'BEIR corpus.jsonl indexed into a scratch index (or give --index).' },
   queries: { default: null as string | null, parse: optionalText, env: 'EVAL_QUERIES', commands: ['eval'], requiredBy: ['eval'], doc: 'BEIR queries.jsonl.' },

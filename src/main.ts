@@ -21,11 +21,19 @@ const MAX_PRINTED_SKIPS = 50;
 
 async function runIngest(argv: string[]): Promise<number> {
   const config = loadConfig(argv, process.env, 'ingest');
-  const report = await ingestWithProgress(config.input, config.index!, config.format ?? undefined, config.maxSegmentMb ?? undefined);
+  const report = await ingestWithProgress(config.input, config.index!, {
+    format: config.format ?? undefined,
+    maxSegmentMb: config.maxSegmentMb ?? undefined,
+    idPrefix: config.idPrefix ?? undefined,
+  });
   return report.indexed > 0 ? 0 : 1;
 }
 
-export async function ingestWithProgress(inputs: string[], indexDir: string, format?: InputFormat, maxSegmentMb?: number): Promise<IngestReport> {
+export async function ingestWithProgress(
+  inputs: string[],
+  indexDir: string,
+  { format, maxSegmentMb, idPrefix }: { format?: InputFormat; maxSegmentMb?: number; idPrefix?: string } = {},
+): Promise<IngestReport> {
   const progress = createProgress('ingest');
   let printed = 0;
   const started = Date.now();
@@ -33,6 +41,7 @@ export async function ingestWithProgress(inputs: string[], indexDir: string, for
     inputs,
     indexDir,
     format,
+    idPrefix,
     maxSegmentBytes: maxSegmentMb === undefined ? undefined : maxSegmentMb * 1024 * 1024,
     onProgress: (done, total) => progress.update(done, total),
     onSkip: (source, message) => {

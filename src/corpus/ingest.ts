@@ -14,6 +14,11 @@ export interface IngestOptions {
   /** Format of every input; detected per file when absent. */
   format?: InputFormat;
   maxSegmentBytes?: number;
+  /**
+   * Prepended to every article_id read (e.g. "pmc:"), so sources whose ids
+   * overlap (PMIDs, BEIR _ids) do not replace each other's articles.
+   */
+  idPrefix?: string;
   /** Called with (bytes consumed, total bytes) as inputs are read. */
   onProgress?: (done: number, total: number) => void;
   /** Called for each skipped record. */
@@ -62,7 +67,8 @@ export async function ingest(options: IngestOptions): Promise<IngestReport> {
           options.onSkip?.(event.source, event.message);
           continue;
         }
-        await writer.add(event.article);
+        const article = options.idPrefix ? { ...event.article, article_id: options.idPrefix + event.article.article_id } : event.article;
+        await writer.add(article);
       }
       doneBytes = fileStart + sizes[index]!;
       options.onProgress?.(doneBytes, totalBytes);
