@@ -212,7 +212,7 @@ async function main() {
       try {
         for (const { name, generator } of generators) {
           for (const [rerankerName, rerankerModel] of [['none', null], ['trained (LSA)', reranker]] as [string, Reranker | null][]) {
-            const pipeline = new QaPipeline(searcher, library, () => generator, rerankerModel);
+            const pipeline = new QaPipeline(searcher, library, () => generator, rerankerModel, { maxParagraphLength: config.maxParagraphLength });
             for (const retrieverK of RETRIEVER_KS) {
               const result = await measure(pipeline, searcher, questions, retrieverK, rerankerModel !== null, generator);
               rows.push({ corpus: corpus.name, generator: name, reranker: rerankerName, retrieverK, ...result });

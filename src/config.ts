@@ -165,6 +165,11 @@ const SETTINGS = {
   titleWeight: { default: 0.25, parse: decimal(0, 10), commands: ['serve', 'eval'], doc: 'Weight of the article-title field relative to paragraph text.' },
   filterCacheSize: { default: 512, parse: integer(0, 100_000), commands: ['serve', 'eval'], doc: 'Number of compiled filters (bitsets) kept in memory.' },
   maxQueryLength: { default: 10_000, parse: integer(1, 1_000_000), doc: 'Longest accepted question, in characters (413 above).' },
+  maxParagraphLength: {
+    default: 100_000,
+    parse: integer(1, 100_000_000),
+    doc: 'Paragraphs this long or longer (characters) are not given to the answer generator, and are cut to it in retrieval responses.',
+  },
   logLevel: {
     default: 'info' as const,
     parse: oneOf('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'),

@@ -52,6 +52,7 @@ export class QaPipeline {
     /** The generator, or the reason it could not be loaded (answered as 503). */
     private readonly generator: () => Generator,
     private readonly reranker: Reranker | null,
+    private readonly limits: { maxParagraphLength: number },
   ) {}
 
   /**
@@ -59,10 +60,16 @@ export class QaPipeline {
    * is configured, the rerankerK best by reranker score (else BM25 order, all
    * retrieverK kept). Shared by the QA endpoints and GET /retrieval/.
    */
-  async retrieve(request: QaRequest, filters: FilterSpec): Promise<{ candidates: Candidate[]; retrieveMs: number; rerankMs: number }> {
+  async retrieve(
+    request: QaRequest,
+    filters: FilterSpec,
+    { dropLongerThan = Infinity }: { dropLongerThan?: number } = {},
+  ): Promise<{ candidates: Candidate[]; retrieveMs: number; rerankMs: number }> {
     let started = performance.now();
     const hits = await this.searcher.search(request.query, request.retrieverK, filters);
-    let candidates: Candidate[] = hits.map((hit, rank) => ({ hit, contextId: rank, rerankingScore: null }));
+    let candidates: Candidate[] = hits
+      .map((hit, rank) => ({ hit, contextId: rank, rerankingScore: null }))
+      .filter((c) => this.library.paragraphText(c.hit).length < dropLongerThan);
     const retrieveMs = performance.now() - started;
 
     started = performance.now();
@@ -72,7 +79,8 @@ export class QaPipeline {
 
   async answer(request: QaRequest, filters: FilterSpec, options: GenerateOptions = {}): Promise<QaAnswer & { timings: StageTimings }> {
     const generator = this.generator(); // throws ModelUnavailableError before any work
-    const { candidates, retrieveMs, rerankMs } = await this.retrieve(request, filters);
+    // Oversized paragraphs (data dumps, whole tables) would crowd everything else out of the prompt.
+    const { candidates, retrieveMs, rerankMs } = await this.retrieve(request, filters, { dropLongerThan: this.limits.maxParagraphLength });
     if (candidates.length === 0) throw new NoDocumentsError();
 
     let started = performance.now();

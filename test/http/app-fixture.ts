@@ -83,7 +83,7 @@ export async function fixtureApp(articles = FIXTURE_ARTICLES, models: FixtureMod
   const searcher = await Searcher.open(indexDir, searcherOptionsOf(config));
   const library = new Library(searcher);
   const extractive = new ExtractiveGenerator();
-  const qa = new QaPipeline(searcher, library, models.generator ?? (() => extractive), models.reranker ?? null);
+  const qa = new QaPipeline(searcher, library, models.generator ?? (() => extractive), models.reranker ?? null, { maxParagraphLength: config.maxParagraphLength });
   let platform: Platform | null = null;
   if (options.auth !== undefined) {
     let authFile: string | null = null;

@@ -8,7 +8,9 @@ import type { LiteratureServices } from './services.js';
 import { ApiError, ErrorCode, errorBody } from '../errors.js';
 import { contextMetadataSchema, errorResponses, filterProperties, filtersOf, GUARDED_ERRORS } from './schemas.js';
 import type { FilterInput } from '../../search/query/filter-spec.js';
-import { NoDocumentsError, type QaPipeline } from '../../qa/pipeline.js';
+import { NoDocumentsError, type QaPipeline, type QaRequest } from '../../qa/pipeline.js';
+import type { FilterSpec } from '../../search/query/filter-spec.js';
+import { cutMetadata } from './oversized.js';
 import { IncompleteAnswerError, ModelUnavailableError, PromptTooLongError, QueueFullError } from '../../llm/types.js';
 import { RerankerUnavailableError } from '../../rerank/types.js';
 
@@ -81,6 +83,12 @@ export const qaRoutes: FastifyPluginAsync<LiteratureServices & QaServices> = asy
     response,
   });
 
+  // Cited paragraphs are under the limit already; their articles' abstracts may not be.
+  const answerOf = async (options: Parameters<QaPipeline['answer']>[2], qaRequest: QaRequest, filters: FilterSpec) => {
+    const result = await qa.answer(qaRequest, filters, options);
+    return { ...result, metadata: result.metadata.map((m) => cutMetadata(m, config.maxParagraphLength)) };
+  };
+
   const prepare = (request: FastifyRequest<{ Body: QaBody; Querystring: FilterInput }>) => {
     const { query, retriever_k, use_reranker, reranker_k } = request.body;
     if (query.length > config.maxQueryLength) {
@@ -99,7 +107,7 @@ export const qaRoutes: FastifyPluginAsync<LiteratureServices & QaServices> = asy
       const { request: qaRequest, filters } = prepare(request);
       const controller = abortOnDisconnect(reply);
       try {
-        const { timings, ...answer } = await qa.answer(qaRequest, filters, { signal: controller.signal });
+        const { timings, ...answer } = await answerOf({ signal: controller.signal }, qaRequest, filters);
         // Bound to the request's logger, so its one 'request completed' line carries them.
         request.log = request.log.child({ timings, cited: answer.metadata.length });
         return answer;
@@ -125,7 +133,7 @@ export const qaRoutes: FastifyPluginAsync<LiteratureServices & QaServices> = asy
     },
     async (request, reply) => {
       const { request: qaRequest, filters } = prepare(request);
-      await streamAnswer(request, reply, (options) => qa.answer(qaRequest, filters, options));
+      await streamAnswer(request, reply, (options) => answerOf(options, qaRequest, filters));
     },
   );
 };

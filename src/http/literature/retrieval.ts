@@ -5,6 +5,7 @@ import { ApiError, ErrorCode } from '../errors.js';
 import { articleMetadataSchema, contextMetadataSchema, errorResponses, filterProperties, filtersOf, GUARDED_ERRORS } from './schemas.js';
 import type { FilterInput } from '../../search/query/filter-spec.js';
 import { qaError, type QaServices } from './qa.js';
+import { cutMetadata } from './oversized.js';
 
 export const NO_DOCUMENT_MESSAGE = 'No document found. Modify the filters or the query and try again.';
 
@@ -47,7 +48,7 @@ export const retrievalRoutes: FastifyPluginAsync<LiteratureServices & QaServices
           throw qaError(error) ?? error;
         });
         if (candidates.length === 0) throw new ApiError(404, ErrorCode.NO_DOCUMENTS, NO_DOCUMENT_MESSAGE);
-        return candidates.map((c) => library.contextMetadata(c.hit, c.contextId, c.rerankingScore));
+        return candidates.map((c) => cutMetadata(library.contextMetadata(c.hit, c.contextId, c.rerankingScore), config.maxParagraphLength));
       },
     );
   }
@@ -109,7 +110,7 @@ export const retrievalRoutes: FastifyPluginAsync<LiteratureServices & QaServices
       const articles = searcher.listArticles(filtersOf(filters), number_results, sort_by_date);
       const pageItems = articles.slice((page - 1) * size, page * size);
       return {
-        items: pageItems.map((hit) => library.articleMetadata(hit)),
+        items: pageItems.map((hit) => cutMetadata(library.articleMetadata(hit), config.maxParagraphLength)),
         total: articles.length,
         page,
         size,
