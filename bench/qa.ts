@@ -132,6 +132,8 @@ async function loadGenerators(scratch: string): Promise<{ name: string; generato
       modelPath,
       contextSize: config.llmContextSize,
       maxTokens: GGUF_MAX_TOKENS,
+      // Room for the JSON around the answer: an answer cut at the token limit is an error (code 6), not a timing.
+      answerMaxChars: GGUF_MAX_TOKENS / 2,
       temperature: 0,
       queueSize: config.llmQueueSize,
       threads: config.llmThreads,
@@ -210,7 +212,7 @@ async function main() {
       try {
         for (const { name, generator } of generators) {
           for (const [rerankerName, rerankerModel] of [['none', null], ['trained (LSA)', reranker]] as [string, Reranker | null][]) {
-            const pipeline = new QaPipeline(index, () => generator, rerankerModel);
+            const pipeline = new QaPipeline(index, () => generator, rerankerModel, { maxParagraphLength: config.maxParagraphLength });
             for (const retrieverK of RETRIEVER_KS) {
               const result = await measure(pipeline, searcher, questions, retrieverK, rerankerModel !== null, generator);
               rows.push({ corpus: corpus.name, generator: name, reranker: rerankerName, retrieverK, ...result });

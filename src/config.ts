@@ -9,8 +9,13 @@
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import type { SearcherOptions } from './search/searcher.js';
+import { DEFAULT_MERGE_FACTOR } from './search/merge.js';
 
 export class ConfigError extends Error {}
+
+/** The commands of src/main.ts; each setting says which of them take it. */
+export const COMMANDS = ['serve', 'ingest', 'eval'] as const;
+export type Command = (typeof COMMANDS)[number];
 
 interface Setting<T> {
   default: T;
@@ -22,6 +27,12 @@ interface Setting<T> {
   env?: string;
   /** How --help shows the default, when the stored form is not what a user types. */
   shownDefault?: string;
+  /** Commands taking this setting; default: serve only. */
+  commands?: readonly Command[];
+  /** Takes several values (`--input a b c`, or the flag repeated); the default is then an array. */
+  multiple?: boolean;
+  /** Must be given for these commands (usage error otherwise). */
+  requiredBy?: readonly Command[];
 }
 
 function integer(min: number, max: number) {
@@ -85,6 +96,82 @@ function duration(raw: string, name: string): number {
   return parseDuration(raw, name);
 }
 
+function idPrefix(raw: string, name: string): string | null {
+  if (raw === '') return null;
+  // Ids travel in URLs (resource ids of the literature project): keep prefixes to URL-safe characters.
+  if (!/^[A-Za-z0-9._:-]{1,64}$/.test(raw)) throw new ConfigError(`${name} must be 1 to 64 letters, digits or . _ : -, got "${raw}"`);
+  return raw;
+}
+
+function mergeFactor(raw: string, name: string): number {
+  const value = Number(raw);
+  if (!Number.isInteger(value) || (value !== 0 && (value < 2 || value > 1000))) {
+    throw new ConfigError(`${name} must be 0 (never merge automatically) or an integer from 2 to 1000, got "${raw}"`);
+  }
+  return value;
+}
+
+const INPUT_FORMATS = ['articles-jsonl', 'jats', 'pubmed', 'beir'] as const;
+
+/** Settings of the ingest and eval commands only (shared ones carry `commands` in the table below). */
+const COMMAND_SETTINGS = {
+  input: {
+    default: [] as string[],
+    parse: text,
+    multiple: true,
+    env: 'INGEST_INPUT',
+    commands: ['ingest'],
+    doc: 'Files or folders to ingest (several may follow one --input); folders are read recursively.',
+  },
+  delete: {
+    default: [] as string[],
+    parse: text,
+    multiple: true,
+    env: 'INGEST_DELETE',
+    commands: ['ingest'],
+    doc: 'Article ids to delete (several may follow one --delete), applied after the inputs of the same run.',
+  },
+  deleteFile: {
+    default: [] as string[],
+    parse: text,
+    multiple: true,
+    env: 'INGEST_DELETE_FILE',
+    commands: ['ingest'],
+    doc: 'Files of article ids to delete, one per line.',
+  },
+  merge: { default: false, parse: boolean, env: 'INGEST_MERGE', commands: ['ingest'], doc: 'Rewrite the whole index into one segment without its deleted articles (after the rest of the run).' },
+  mergeFactor: {
+    default: DEFAULT_MERGE_FACTOR,
+    parse: mergeFactor,
+    commands: ['ingest'],
+    doc: 'Automatic merge policy after each ingestion: this many adjacent segments of similar size are merged into one; 0 never merges automatically.',
+  },
+  format: {
+    default: null as (typeof INPUT_FORMATS)[number] | null,
+    parse: oneOf(...INPUT_FORMATS),
+    env: 'INGEST_FORMAT',
+    commands: ['ingest'],
+    doc: `Format of every input (${INPUT_FORMATS.join(', ')}). Default: detected per file.`,
+  },
+  maxSegmentMb: {
+    default: null as number | null,
+    parse: decimal(0.001, 1_000_000),
+    commands: ['ingest'],
+    shownDefault: 'the writer\'s default',
+    doc: 'Size at which a new index segment is started, in MiB.',
+  },
+  idPrefix: {
+    default: null as string | null,
+    parse: idPrefix,
+    env: 'INGEST_ID_PREFIX',
+    commands: ['ingest'],
+    doc: 'Prepended to every article_id of this run (letters, digits, . _ : -), so sources with overlapping ids (PMIDs, BEIR _ids) do not replace each other.',
+  },
+  corpus: { default: null as string | null, parse: optionalText, env: 'EVAL_CORPUS', commands: ['eval'], doc: 'BEIR corpus.jsonl indexed into a scratch index (or give --index).' },
+  queries: { default: null as string | null, parse: optionalText, env: 'EVAL_QUERIES', commands: ['eval'], requiredBy: ['eval'], doc: 'BEIR queries.jsonl.' },
+  qrels: { default: null as string | null, parse: optionalText, env: 'EVAL_QRELS', commands: ['eval'], requiredBy: ['eval'], doc: 'BEIR qrels .tsv (query-id, corpus-id, score).' },
+} satisfies Record<string, Setting<unknown>>;
+
 const SETTINGS = {
   host: { default: '127.0.0.1', parse: text, doc: 'Address to listen on (0.0.0.0 for every interface).' },
   port: { default: 8080, parse: integer(0, 65535), doc: 'TCP port to listen on.' },
@@ -93,18 +180,21 @@ const SETTINGS = {
     default: null as string | null,
     parse: optionalText,
     env: 'INDEX_DIR',
-    doc: 'Index directory to serve. Default: <data>/index, built from the demo corpus on first start.',
+    commands: ['serve', 'ingest', 'eval'],
+    requiredBy: ['ingest'],
+    doc: 'Index directory to serve (serve), write into (ingest, required) or evaluate (eval, instead of --corpus). Default: <data>/index, built from the demo corpus on first start.',
   },
   demoCorpus: { default: 'data/demo/articles.jsonl', parse: text, doc: 'Corpus ingested into the default index when it is absent.' },
   searchThreads: {
     default: availableParallelism(),
     parse: integer(0, 256),
+    commands: ['serve', 'eval'],
     doc: 'Search worker threads; 0 searches on the main thread. Default: CPU count.',
   },
-  bm25K1: { default: 0.6, parse: decimal(0, 10), doc: 'BM25 term-frequency saturation k1 (chosen on SciFact train: bench/results/bm25-tuning.md).' },
-  bm25B: { default: 0.75, parse: decimal(0, 1), doc: 'BM25 length normalisation b.' },
-  titleWeight: { default: 0.25, parse: decimal(0, 10), doc: 'Weight of the article-title field relative to paragraph text.' },
-  filterCacheSize: { default: 512, parse: integer(0, 100_000), doc: 'Number of compiled filters (bitsets) kept in memory.' },
+  bm25K1: { default: 0.6, parse: decimal(0, 10), commands: ['serve', 'eval'], doc: 'BM25 term-frequency saturation k1 (chosen on SciFact train: bench/results/bm25-tuning.md).' },
+  bm25B: { default: 0.75, parse: decimal(0, 1), commands: ['serve', 'eval'], doc: 'BM25 length normalisation b.' },
+  titleWeight: { default: 0.25, parse: decimal(0, 10), commands: ['serve', 'eval'], doc: 'Weight of the article-title field relative to paragraph text.' },
+  filterCacheSize: { default: 512, parse: integer(0, 100_000), commands: ['serve', 'eval'], doc: 'Number of compiled filters (bitsets) kept in memory.' },
   indexWatch: {
     default: true,
     parse: boolean,
@@ -117,6 +207,11 @@ const SETTINGS = {
     doc: 'How often the index manifest is checked for a new generation, bounding how late an update is seen when the directory watch misses it.',
   },
   maxQueryLength: { default: 10_000, parse: integer(1, 1_000_000), doc: 'Longest accepted question, in characters (413 above).' },
+  maxParagraphLength: {
+    default: 100_000,
+    parse: integer(1, 100_000_000),
+    doc: 'Paragraphs this long or longer (characters) are not given to the answer generator, and are cut to it in retrieval responses.',
+  },
   logLevel: {
     default: 'info' as const,
     parse: oneOf('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'),
@@ -167,6 +262,7 @@ const SETTINGS = {
     shownDefault: '300s',
     doc: 'Longest a client may take to send a whole request (headers and body, uploads included) before 408; guards against slow clients holding sockets.',
   },
+  ...COMMAND_SETTINGS,
 } satisfies Record<string, Setting<unknown>>;
 
 type Settings = typeof SETTINGS;
@@ -181,14 +277,31 @@ export function envOf(key: string): string {
   return (SETTINGS as Record<string, Setting<unknown>>)[key]?.env ?? flagOf(key).replace(/-/g, '_').toUpperCase();
 }
 
-/** Builds the configuration from `--flag value` / `--flag=value` arguments and the environment. */
-export function loadConfig(argv: readonly string[] = [], env: NodeJS.ProcessEnv = process.env): Config {
-  const fromFlags = parseFlags(argv);
+const TABLE = SETTINGS as Record<string, Setting<unknown>>;
+
+function takes(setting: Setting<unknown>, command: Command): boolean {
+  return (setting.commands ?? ['serve']).includes(command);
+}
+
+/**
+ * Builds the configuration of `command` from `--flag value` / `--flag=value`
+ * arguments and the environment. Settings the command does not take keep
+ * their defaults; their flags are unknown options for it.
+ */
+export function loadConfig(argv: readonly string[] = [], env: NodeJS.ProcessEnv = process.env, command: Command = 'serve'): Config {
+  const fromFlags = parseFlags(argv, command);
   const config: Record<string, unknown> = {};
-  for (const [key, setting] of Object.entries(SETTINGS) as [string, Setting<unknown>][]) {
+  for (const [key, setting] of Object.entries(TABLE)) {
     const flag = flagOf(key);
-    const raw = fromFlags.get(flag) ?? env[envOf(key)];
-    config[key] = raw === undefined ? setting.default : setting.parse(raw, `--${flag} / ${envOf(key)}`);
+    const name = `--${flag} / ${envOf(key)}`;
+    const raw = takes(setting, command) ? (fromFlags.get(flag) ?? (env[envOf(key)] === undefined ? undefined : [env[envOf(key)]!])) : undefined;
+    if (raw === undefined) {
+      if (setting.requiredBy?.includes(command)) throw new ConfigError(`${command} needs --${flag}; see --help`);
+      config[key] = setting.default;
+    } else {
+      const values = raw.map((value) => setting.parse(value, name));
+      config[key] = setting.multiple ? values : values.at(-1);
+    }
   }
   const resolved = config as Config;
   resolved.indexIsDefault = resolved.index === null;
@@ -196,28 +309,38 @@ export function loadConfig(argv: readonly string[] = [], env: NodeJS.ProcessEnv 
   return resolved;
 }
 
-function parseFlags(argv: readonly string[]): Map<string, string> {
-  const known = new Set(Object.keys(SETTINGS).map(flagOf));
-  const values = new Map<string, string>();
+/** Raw values per flag; a flag given twice keeps both (the last wins unless the setting takes several). */
+function parseFlags(argv: readonly string[], command: Command): Map<string, string[]> {
+  const values = new Map<string, string[]>();
+  let lastMultiple: string | null = null;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     const match = /^--([a-z0-9-]+)(?:=(.*))?$/.exec(arg);
-    if (!match) throw new ConfigError(`unexpected argument "${arg}"; see --help`);
+    if (!match) {
+      // `--input a b c`: values after a multi-valued flag belong to it.
+      if (lastMultiple !== null) {
+        values.get(lastMultiple)!.push(arg);
+        continue;
+      }
+      throw new ConfigError(`unexpected argument "${arg}"; see --help`);
+    }
     const name = match[1]!;
-    if (!known.has(name)) throw new ConfigError(`unknown option --${name}; see --help`);
+    const setting = TABLE[camelOf(name)];
+    if (!setting || !takes(setting, command)) throw new ConfigError(`unknown option --${name} for ${command}; see --help`);
     let value = match[2];
     if (value === undefined) {
       const next = argv[i + 1];
       if (next === undefined || next.startsWith('--')) {
         // A bare boolean flag (`--llm-gpu`) means true.
-        if ((SETTINGS as Record<string, Setting<unknown>>)[camelOf(name)]!.parse === boolean) value = 'true';
+        if (setting.parse === boolean) value = 'true';
         else throw new ConfigError(`option --${name} needs a value`);
       } else {
         value = next;
         i++;
       }
     }
-    values.set(name, value);
+    values.set(name, [...(values.get(name) ?? []), value]);
+    lastMultiple = setting.multiple ? name : null;
   }
   return values;
 }
@@ -229,17 +352,21 @@ function camelOf(flag: string): string {
 /** The effective configuration for /settings: secrets masked, nothing else hidden. */
 export function publicSettings(config: Config): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [key, setting] of Object.entries(SETTINGS) as [string, Setting<unknown>][]) {
+  for (const [key, setting] of Object.entries(TABLE)) {
+    if (!takes(setting, 'serve')) continue;
     const value = (config as Record<string, unknown>)[key];
     out[key] = setting.secret && value !== null ? '**********' : value;
   }
   return out;
 }
 
-export function helpText(): string {
+/** The options of one command, generated from the table. */
+export function helpText(command: Command = 'serve'): string {
   const lines = ['Options (flag / environment variable, default):'];
-  for (const [key, setting] of Object.entries(SETTINGS) as [string, Setting<unknown>][]) {
-    lines.push(`  --${flagOf(key)} / ${envOf(key)}  (default: ${setting.shownDefault ?? JSON.stringify(setting.default)})`);
+  for (const [key, setting] of Object.entries(TABLE)) {
+    if (!takes(setting, command)) continue;
+    const shown = setting.requiredBy?.includes(command) ? 'required' : `default: ${setting.shownDefault ?? JSON.stringify(setting.default)}`;
+    lines.push(`  --${flagOf(key)}${setting.multiple ? ' PATH...' : ''} / ${envOf(key)}  (${shown})`);
     lines.push(`      ${setting.doc}`);
   }
   return lines.join('\n');

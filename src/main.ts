@@ -1,76 +1,43 @@
 /**
  * The one command-line entry: `serve` (default), `ingest` and `eval`.
  *   npm start -- [--port N --host H --index DIR ...]      (see --help)
- *   npm run ingest -- --input PATH [PATH...] --index DIR [--format F] [--delete ID...] [--delete-file F] [--merge]
- *   npm run eval -- --corpus F --queries F --qrels F [--k1 X --b X --title-weight X]
+ *   npm run ingest -- --index DIR [--input PATH...] [--format F] [--delete ID...] [--delete-file F] [--merge]
+ *   npm run eval -- --corpus F --queries F --qrels F [--bm25-k1 X --bm25-b X --title-weight X]
+ * Every command's flags are rows of the settings table (src/config.ts); `--help` lists them.
  */
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
-import { ConfigError, helpText, loadConfig } from './config.js';
+import { COMMANDS, ConfigError, helpText, loadConfig, searcherOptionsOf, type Command } from './config.js';
 import { describeSource, ingest, type IngestOptions, type IngestReport } from './corpus/ingest.js';
-import type { InputFormat } from './corpus/readers/types.js';
 import { createProgress } from './progress.js';
 import { evaluate, formatEvaluation } from './eval/evaluate.js';
 import { MANIFEST_FILE } from './search/manifest.js';
-import { DEFAULT_MERGE_FACTOR, mergeAll } from './search/merge.js';
+import { mergeAll } from './search/merge.js';
 import { startServer } from './server.js';
 
-const FORMATS: InputFormat[] = ['articles-jsonl', 'jats', 'pubmed', 'beir'];
 const MAX_PRINTED_SKIPS = 50;
 
 async function runIngest(argv: string[]): Promise<number> {
-  const { values, tokens } = parseArgs({
-    args: argv,
-    options: {
-      input: { type: 'string', multiple: true },
-      index: { type: 'string' },
-      format: { type: 'string' },
-      'max-segment-mb': { type: 'string' },
-      delete: { type: 'string', multiple: true },
-      'delete-file': { type: 'string', multiple: true },
-      merge: { type: 'boolean' },
-      'merge-factor': { type: 'string' },
-    },
-    allowPositionals: true,
-    tokens: true,
-  });
-  // `--input a b c` / `--delete x y z`: parseArgs keeps only the first value, the rest arrive as positionals.
-  const lists = { input: [] as string[], delete: [] as string[] };
-  let listed: keyof typeof lists | null = null;
-  for (const token of tokens) {
-    if (token.kind === 'option') {
-      listed = token.name === 'input' || token.name === 'delete' ? token.name : null;
-      if (listed && token.value !== undefined) lists[listed].push(token.value);
-    } else if (token.kind === 'positional') {
-      if (!listed) throw new ConfigError(`unexpected argument "${token.value}"; values follow --input or --delete`);
-      lists[listed].push(token.value);
-    }
+  const config = loadConfig(argv, process.env, 'ingest');
+  if (config.input.length === 0 && config.delete.length === 0 && config.deleteFile.length === 0 && !config.merge) {
+    throw new ConfigError('ingest needs --input, --delete, --delete-file or --merge; see --help');
   }
-  const deleteIds = [...lists.delete, ...(await readIdFiles(values['delete-file'] ?? []))];
-  if ((lists.input.length === 0 && deleteIds.length === 0 && !values.merge && !values['delete-file']) || !values.index) {
-    throw new ConfigError(
-      'usage: npm run ingest -- --index DIR [--input PATH...] [--format articles-jsonl|jats|pubmed|beir] [--delete ID...] [--delete-file FILE] [--merge] [--merge-factor N]',
-    );
-  }
-  if (values.format !== undefined && !FORMATS.includes(values.format as InputFormat)) {
-    throw new ConfigError(`--format must be one of ${FORMATS.join(', ')}`);
-  }
-  const maxSegmentMb = values['max-segment-mb'] === undefined ? undefined : Number(values['max-segment-mb']);
-  if (maxSegmentMb !== undefined && !(maxSegmentMb > 0)) throw new ConfigError('--max-segment-mb must be a positive number');
-  const mergeFactor = values['merge-factor'] === undefined ? DEFAULT_MERGE_FACTOR : Number(values['merge-factor']);
-  if (!Number.isInteger(mergeFactor) || (mergeFactor !== 0 && (mergeFactor < 2 || mergeFactor > 1000))) {
-    throw new ConfigError('--merge-factor must be 0 (never merge automatically) or an integer from 2 to 1000');
-  }
+  const deleteIds = [...config.delete, ...(await readIdFiles(config.deleteFile))];
   let ok = true;
-  if (lists.input.length > 0 || deleteIds.length > 0 || values['delete-file']) {
-    const report = await ingestWithProgress(lists.input, values.index, values.format as InputFormat | undefined, maxSegmentMb, { deleteIds, mergeFactor });
-    // A run with inputs fails when none of them could be indexed; deletions of ids already gone are not failures.
-    ok = lists.input.length === 0 || report.indexed > 0;
+  if (config.input.length > 0 || config.delete.length > 0 || config.deleteFile.length > 0) {
+    const report = await ingestWithProgress(config.input, config.index!, {
+      format: config.format ?? undefined,
+      maxSegmentMb: config.maxSegmentMb ?? undefined,
+      idPrefix: config.idPrefix ?? undefined,
+      deleteIds,
+      mergeFactor: config.mergeFactor,
+    });
+    // A run with inputs fails when none of them could be indexed; deleting ids already gone is not a failure.
+    ok = config.input.length === 0 || report.indexed > 0;
   }
-  if (values.merge) await mergeWithReport(values.index);
+  if (config.merge) await mergeWithReport(config.index!);
   return ok ? 0 : 1;
 }
 
@@ -97,19 +64,17 @@ async function mergeWithReport(indexDir: string): Promise<void> {
 export async function ingestWithProgress(
   inputs: string[],
   indexDir: string,
-  format?: InputFormat,
-  maxSegmentMb?: number,
-  changes: Pick<IngestOptions, 'deleteIds' | 'mergeFactor'> = {},
+  options: Pick<IngestOptions, 'format' | 'idPrefix' | 'deleteIds' | 'mergeFactor'> & { maxSegmentMb?: number } = {},
 ): Promise<IngestReport> {
+  const { maxSegmentMb, ...rest } = options;
   const progress = createProgress('ingest');
   let printed = 0;
   const started = Date.now();
   const report = await ingest({
     inputs,
     indexDir,
-    format,
+    ...rest,
     maxSegmentBytes: maxSegmentMb === undefined ? undefined : maxSegmentMb * 1024 * 1024,
-    ...changes,
     onProgress: (done, total) => progress.update(done, total),
     onSkip: (source, message) => {
       if (printed++ < MAX_PRINTED_SKIPS) process.stderr.write(`skipped ${describeSource(source)}: ${message}\n`);
@@ -135,41 +100,14 @@ export async function ingestWithProgress(
 }
 
 async function runEval(argv: string[]): Promise<number> {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      corpus: { type: 'string' },
-      queries: { type: 'string' },
-      qrels: { type: 'string' },
-      index: { type: 'string' },
-      k1: { type: 'string' },
-      b: { type: 'string' },
-      'title-weight': { type: 'string' },
-      threads: { type: 'string' },
-    },
-  });
-  if ((!values.corpus && !values.index) || !values.queries || !values.qrels) {
-    throw new ConfigError('usage: npm run eval -- --corpus corpus.jsonl --queries queries.jsonl --qrels qrels.tsv [--k1 X --b X --title-weight X]');
-  }
-  const defaults = loadConfig([], {});
-  const number = (raw: string | undefined, fallback: number, name: string) => {
-    if (raw === undefined) return fallback;
-    const value = Number(raw);
-    if (!Number.isFinite(value) || value < 0) throw new ConfigError(`--${name} must be a non-negative number`);
-    return value;
-  };
-  const options = {
-    k1: number(values.k1, defaults.bm25K1, 'k1'),
-    b: number(values.b, defaults.bm25B, 'b'),
-    titleWeight: number(values['title-weight'], defaults.titleWeight, 'title-weight'),
-    threads: number(values.threads, 0, 'threads'),
-    filterCacheSize: 16,
-  };
-  const scratch = values.index ? null : await mkdtemp(path.join(tmpdir(), 'litserve-eval-'));
+  const config = loadConfig(argv, process.env, 'eval');
+  if (!config.corpus && config.indexIsDefault) throw new ConfigError('eval needs --corpus or --index; see --help');
+  const options = searcherOptionsOf(config);
+  const scratch = config.corpus ? await mkdtemp(path.join(tmpdir(), 'litserve-eval-')) : null;
   try {
-    const indexDir = values.index ?? scratch!;
-    if (values.corpus) await ingestWithProgress([values.corpus], indexDir);
-    const result = await evaluate(indexDir, values.queries, values.qrels, options);
+    const indexDir = scratch ?? config.index!;
+    if (config.corpus) await ingestWithProgress([config.corpus], indexDir);
+    const result = await evaluate(indexDir, config.queries!, config.qrels!, options);
     process.stdout.write(`k1 ${options.k1}  b ${options.b}  title-weight ${options.titleWeight}\n${formatEvaluation(result)}\n`);
     return 0;
   } finally {
@@ -177,11 +115,13 @@ async function runEval(argv: string[]): Promise<number> {
   }
 }
 
+const USAGE: Record<Command, string> = {
+  serve: 'npm start -- [options]',
+  ingest: 'npm run ingest -- --index DIR [--input PATH...] [--delete ID...] [--delete-file FILE] [--merge] [options]',
+  eval: 'npm run eval -- (--corpus corpus.jsonl | --index DIR) --queries queries.jsonl --qrels qrels.tsv [options]',
+};
+
 async function runServe(argv: string[]): Promise<number> {
-  if (argv.includes('--help') || argv.includes('-h')) {
-    process.stdout.write(`usage: npm start -- [options]\n\n${helpText()}\n`);
-    return 0;
-  }
   const config = loadConfig(argv);
   if (config.indexIsDefault && !existsSync(path.join(config.index!, MANIFEST_FILE))) {
     process.stderr.write(`No index at ${config.index}: building it from the demo corpus ${config.demoCorpus} (first start only)\n`);
@@ -199,11 +139,16 @@ async function main(): Promise<void> {
     process.stderr.write(`unknown command "${command}"; commands: ${Object.keys(commands).join(', ')}\n`);
     process.exit(2);
   }
+  const helpOf = (COMMANDS as readonly string[]).includes(command) ? (command as Command) : 'serve';
+  if (process.argv.includes('--help') || process.argv.includes('-h')) {
+    process.stdout.write(`usage: ${USAGE[helpOf]}\n\n${helpText(helpOf)}\n`);
+    process.exit(0);
+  }
   try {
     const code = await run(rest);
     if (code >= 0) process.exit(code);
   } catch (error) {
-    if (error instanceof ConfigError || (error as NodeJS.ErrnoException).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
+    if (error instanceof ConfigError) {
       process.stderr.write(`error: ${(error as Error).message}\n`);
       process.exit(2);
     }

@@ -1,6 +1,8 @@
 /**
- * Progress output for long jobs: a bar on an interactive terminal, a line
- * every few seconds otherwise (logs, CI).
+ * Progress output for long jobs: a bar on an interactive terminal. Elsewhere
+ * (logs, CI) a step prints once per quarter it crosses, and only when it has
+ * run long enough for that to help: a short step leaves just its caller's
+ * summary line.
  */
 import { SingleBar, Presets } from 'cli-progress';
 
@@ -9,11 +11,23 @@ export interface Progress {
   stop(): void;
 }
 
-export function createProgress(label: string, unit: 'bytes' | 'items' = 'bytes'): Progress {
+export interface ProgressOutput {
+  stream?: NodeJS.WritableStream & { isTTY?: boolean };
+  /** Milliseconds; tests pass their own clock. */
+  now?: () => number;
+}
+
+// A step shorter than this prints no progress lines off a terminal.
+const QUIET_MS = 10_000;
+const QUARTERS = [25, 50, 75];
+
+export function createProgress(label: string, unit: 'bytes' | 'items' = 'bytes', output: ProgressOutput = {}): Progress {
   const format = (n: number) => (unit === 'bytes' ? `${(n / 1048576).toFixed(1)} MiB` : String(n));
-  if (process.stderr.isTTY) {
+  const stream = output.stream ?? process.stderr;
+  const now = output.now ?? Date.now;
+  if (stream.isTTY) {
     const bar = new SingleBar(
-      { format: `${label} [{bar}] {percentage}% | {doneText} / {totalText} | ETA {eta}s`, stream: process.stderr, hideCursor: true },
+      { format: `${label} [{bar}] {percentage}% | {doneText} / {totalText} | ETA {eta}s`, stream, hideCursor: true },
       Presets.shades_classic,
     );
     let started = false;
@@ -28,14 +42,16 @@ export function createProgress(label: string, unit: 'bytes' | 'items' = 'bytes')
       stop: () => started && bar.stop(),
     };
   }
-  let lastPrint = 0;
+  const started = now();
+  let printedQuarters = 0;
   return {
     update(done, total) {
-      const now = Date.now();
-      if (now - lastPrint < 3000 && done < total) return;
-      lastPrint = now;
-      const percent = total > 0 ? ((100 * done) / total).toFixed(0) : '100';
-      process.stderr.write(`${label}: ${percent}% (${format(done)} / ${format(total)})\n`);
+      const percent = total > 0 ? (100 * done) / total : 100;
+      let crossed = printedQuarters;
+      while (crossed < QUARTERS.length && percent >= QUARTERS[crossed]!) crossed++;
+      if (crossed === printedQuarters || now() - started < QUIET_MS) return;
+      printedQuarters = crossed;
+      stream.write(`${label}: ${QUARTERS[crossed - 1]}% (${format(done)} / ${format(total)})\n`);
     },
     stop() {},
   };

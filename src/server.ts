@@ -54,6 +54,7 @@ export async function startServer(config: Config): Promise<void> {
       throw new ModelUnavailableError(generatorError?.message ?? 'no language model');
     },
     reranker,
+    { maxParagraphLength: config.maxParagraphLength },
   );
   const platform = await openPlatform({
     dataDir: config.data,

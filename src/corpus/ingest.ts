@@ -17,10 +17,15 @@ export interface IngestOptions {
   /** Format of every input; detected per file when absent. */
   format?: InputFormat;
   maxSegmentBytes?: number;
-  /** Article ids to delete, applied after the inputs (so they win over an input holding the same id). */
+  /** Article ids to delete, as stored (with any idPrefix), applied after the inputs (so they win over an input holding the same id). */
   deleteIds?: readonly string[];
   /** Tiered merge policy run after publishing (see search/merge.ts); 0 = never merge automatically. */
   mergeFactor?: number;
+  /**
+   * Prepended to every article_id read (e.g. "pmc:"), so sources whose ids
+   * overlap (PMIDs, BEIR _ids) do not replace each other's articles.
+   */
+  idPrefix?: string;
   /** Called with (bytes consumed, total bytes) as inputs are read. */
   onProgress?: (done: number, total: number) => void;
   /** Called for each skipped record. */
@@ -88,7 +93,7 @@ export async function ingest(options: IngestOptions): Promise<IngestReport> {
       const onBytes = (delta: number) => options.onProgress?.((doneBytes += delta), totalBytes);
       for await (const event of readArticles(file, format, { onBytes })) {
         if (event.kind === 'delete') {
-          remove(event.articleId);
+          remove((options.idPrefix ?? '') + event.articleId);
           continue;
         }
         report.read++;
@@ -97,7 +102,8 @@ export async function ingest(options: IngestOptions): Promise<IngestReport> {
           options.onSkip?.(event.source, event.message);
           continue;
         }
-        report[await writer.add(event.article)]++;
+        const article = options.idPrefix ? { ...event.article, article_id: options.idPrefix + event.article.article_id } : event.article;
+        report[await writer.add(article)]++;
       }
       doneBytes = fileStart + sizes[index]!;
       options.onProgress?.(doneBytes, totalBytes);

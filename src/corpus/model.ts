@@ -25,7 +25,8 @@ export interface ArticleInput {
   article_type: string;
   journal_issn: string | null;
   journal_name: string | null;
-  cited_by: number;
+  /** Citations; null when the source does not say (JATS, PubMed and BEIR never do). */
+  cited_by: number | null;
   impact_factor: number | null;
   paragraphs: ParagraphInput[];
 }
@@ -41,7 +42,7 @@ export interface ArticleMetadata {
   article_type: string;
   journal_issn: string | null;
   journal_name: string | null;
-  cited_by: number;
+  cited_by: number | null;
   impact_factor: number | null;
   abstract: string;
 }

@@ -58,11 +58,24 @@ function parameterOf(error: FastifyError): string {
   return missing.missingProperty ?? missing.additionalProperty ?? fromPath ?? error.validationContext ?? 'request';
 }
 
-function validationMessage(error: FastifyError, parameter: string): string {
+// The schemas' pattern for "has a non-space character": failing it means the text is blank.
+const NOT_BLANK_PATTERN = '\\S';
+
+function validationMessage(error: FastifyError, parameter: string, request: FastifyRequest): string {
   const first = error.validation?.[0];
-  const params = (first?.params ?? {}) as { additionalProperty?: string };
+  const params = (first?.params ?? {}) as { additionalProperty?: string; pattern?: string };
   if (params.additionalProperty) return `unknown parameter "${params.additionalProperty}" in ${error.validationContext ?? 'request'}`;
+  // A single-valued query parameter given twice arrives as an array, which Ajv reports as a wrong type.
+  if (first?.keyword === 'type' && error.validationContext === 'querystring' && repeatedInQuery(request.url, parameter)) {
+    return `${parameter} may be given only once`;
+  }
+  if (first?.keyword === 'pattern' && params.pattern === NOT_BLANK_PATTERN) return `${parameter} is blank`;
   return `${parameter} ${first?.message ?? 'is invalid'}`;
+}
+
+function repeatedInQuery(url: string, parameter: string): boolean {
+  const query = url.indexOf('?');
+  return query >= 0 && new URLSearchParams(url.slice(query + 1)).getAll(parameter).length > 1;
 }
 
 /** Maps every error to the vocabulary; anything unexpected is logged and answered as 500 code 12. */
@@ -72,7 +85,7 @@ export function literatureErrorHandler(error: FastifyError, request: FastifyRequ
   }
   if (error.validation) {
     const parameter = parameterOf(error);
-    return reply.code(422).send(errorBody(ErrorCode.INVALID_INPUT, validationMessage(error, parameter), { parameter }));
+    return reply.code(422).send(errorBody(ErrorCode.INVALID_INPUT, validationMessage(error, parameter, request), { parameter }));
   }
   const status = error.statusCode ?? 500;
   if (status === 413) return reply.code(413).send(errorBody(ErrorCode.INPUT_TOO_LARGE, 'request body too large'));

@@ -28,7 +28,7 @@ import { AnswerStreamExtractor } from './answer-stream.js';
 import { answerSchema, readModelOutput } from './grammar.js';
 import { completionPrompt, fitContexts, SYSTEM_PROMPT, userMessage } from './prompt.js';
 import { BoundedQueue } from './queue.js';
-import { ModelUnavailableError, PromptTooLongError, type Context, type GenerateOptions, type GenerationResult, type Generator, type Logger } from './types.js';
+import { IncompleteAnswerError, ModelUnavailableError, PromptTooLongError, type Context, type GenerateOptions, type GenerationResult, type Generator, type Logger } from './types.js';
 
 export interface LlamaGeneratorOptions {
   modelPath: string;
@@ -62,7 +62,7 @@ export interface GenerationStats {
   generatedTokens: number;
   /** Time from the first generated token to the last. */
   decodeMs: number;
-  /** Answers cut short by the token limit (their JSON did not parse). */
+  /** Answers cut short by the token limit (their JSON did not parse), answered as IncompleteAnswerError. */
   truncated: number;
 }
 
@@ -199,10 +199,8 @@ export class LlamaGenerator implements Generator {
     const { answer, complete } = readModelOutput(output);
     if (!complete) {
       this.stats.truncated++;
-      this.options.logger?.warn(
-        { maxTokens: this.options.maxTokens },
-        'the model reached the token limit before finishing its answer; raise --llm-max-tokens',
-      );
+      // An answer cut mid-sentence, often before its sources, must not pass for a whole one.
+      throw new IncompleteAnswerError(answer.answer, output, this.options.maxTokens);
     }
     return makeResult(answer.has_answer && answer.answer.trim() !== '', answer.answer, answer.sources, kept);
   }
@@ -249,7 +247,8 @@ export class LlamaGenerator implements Generator {
     this.stats.decodeMs += run.decodeMs;
     // The first token's time belongs to prompt evaluation, so the decode rate counts the others.
     const tokensPerSecond = run.decodeMs > 0 ? Math.round(((run.generatedTokens - 1) * 1000) / run.decodeMs) : null;
-    this.options.logger?.info(
+    // Per question, so debug: at info the request's own log line is the one line per request.
+    this.options.logger?.debug(
       { ...run, promptMs: Math.round(run.promptMs), decodeMs: Math.round(run.decodeMs), tokensPerSecond },
       'generated an answer',
     );

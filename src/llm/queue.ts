@@ -3,6 +3,7 @@
  * `maxWaiting` wait, and anything beyond is refused at once with a
  * QueueFullError, so a burst of questions cannot pile up in memory.
  */
+import { performance } from 'node:perf_hooks';
 import { QueueFullError } from './types.js';
 
 interface Waiter {
@@ -10,29 +11,38 @@ interface Waiter {
   cancel: (reason: unknown) => void;
 }
 
-// Weight of the newest job in the running average of job durations.
-const SMOOTHING = 0.3;
+// Finished jobs whose durations make the service-time estimate: enough to smooth one odd question,
+// few enough to follow a change of load (longer questions, another model).
+const SAMPLES = 8;
 
 export class BoundedQueue {
   private busy = false;
   private readonly waiters: Waiter[] = [];
-  private averageMs: number;
+  /** Durations of the latest finished jobs, oldest first. */
+  private readonly durations: number[] = [];
+  private runningSince = 0;
 
-  /** `initialEstimateMs` is the job duration assumed before any job has finished. */
+  /** `clock` gives milliseconds (tests pass their own). */
   constructor(
     private readonly maxWaiting: number,
-    initialEstimateMs = 10_000,
-  ) {
-    this.averageMs = initialEstimateMs;
-  }
+    private readonly clock: () => number = () => performance.now(),
+  ) {}
 
   get waiting(): number {
     return this.waiters.length;
   }
 
-  /** Seconds until a queue slot is likely free: the running job plus everyone waiting. */
+  /**
+   * Seconds until the questions present now have been served, from the
+   * measured service time: what remains of the running job plus one service
+   * time per waiting question. Before any job has finished, the running job's
+   * elapsed time is the only measurement (it has taken at least that long).
+   */
   get retryAfterSeconds(): number {
-    return Math.max(1, Math.ceil(((this.waiters.length + 1) * this.averageMs) / 1000));
+    const elapsed = this.busy ? this.clock() - this.runningSince : 0;
+    const serviceMs = this.durations.length > 0 ? this.durations.reduce((sum, d) => sum + d, 0) / this.durations.length : elapsed;
+    const remainingMs = Math.max(serviceMs - elapsed, 0) + this.waiters.length * serviceMs;
+    return Math.max(1, Math.ceil(remainingMs / 1000));
   }
 
   async run<T>(job: () => Promise<T>, signal?: AbortSignal): Promise<T> {
@@ -42,11 +52,12 @@ export class BoundedQueue {
       await this.wait(signal);
     }
     this.busy = true;
-    const started = performance.now();
+    this.runningSince = this.clock();
     try {
       return await job();
     } finally {
-      this.averageMs = SMOOTHING * (performance.now() - started) + (1 - SMOOTHING) * this.averageMs;
+      this.durations.push(this.clock() - this.runningSince);
+      if (this.durations.length > SAMPLES) this.durations.shift();
       this.release();
     }
   }

@@ -38,6 +38,7 @@ export interface Generator {
 
 /** The pino subset the model code logs through. */
 export interface Logger {
+  debug(details: object, message: string): void;
   info(details: object, message: string): void;
   warn(details: object, message: string): void;
 }
@@ -66,5 +67,25 @@ export class PromptTooLongError extends Error {
   constructor(message: string) {
     super(message);
     this.name = 'PromptTooLongError';
+  }
+}
+
+/**
+ * Generation stopped at the token limit before the answer was complete
+ * (HTTP 502, code 6 "incomplete answer"). Carries what was generated.
+ */
+export class IncompleteAnswerError extends Error {
+  constructor(
+    /** The answer text generated before the limit. */
+    readonly partialAnswer: string,
+    /** The model's output as generated (cut-off JSON). */
+    readonly rawOutput: string,
+    maxTokens: number,
+  ) {
+    super(
+      `the language model reached its limit of ${maxTokens} tokens before finishing the answer; ` +
+        'raise --llm-max-tokens (LLM_MAX_TOKENS), or lower reranker_k or retriever_k so there is less to answer from',
+    );
+    this.name = 'IncompleteAnswerError';
   }
 }

@@ -106,7 +106,7 @@ export function articleJsonLd(article: ArticleMetadata, id: string, vocab: strin
     genre: article.article_type,
     ...(journal && { isPartOf: journal }),
     ...(sameAs.length > 0 && { sameAs }),
-    citationCount: article.cited_by,
+    ...(article.cited_by !== null && { citationCount: article.cited_by }),
     ...(article.impact_factor !== null && { impactFactor: article.impact_factor }),
   };
 }

@@ -39,7 +39,7 @@ export class NoDocumentsError extends Error {
 }
 
 /** A retrieved paragraph on its way through the pipeline. */
-interface Candidate {
+export interface Candidate {
   hit: ParagraphHit;
   /** 0-based BM25 rank: the context id the prompt and the sources list use. */
   contextId: number;
@@ -53,31 +53,52 @@ export class QaPipeline {
     /** The generator, or the reason it could not be loaded (answered as 503). */
     private readonly generator: () => Generator,
     private readonly reranker: Reranker | null,
+    private readonly limits: { maxParagraphLength: number },
   ) {}
+
+  /**
+   * BM25 retrieval of retrieverK paragraphs, then, when asked and a reranker
+   * is configured, the rerankerK best by reranker score (else BM25 order, all
+   * retrieverK kept). Shared by the QA endpoints and GET /retrieval/; the hits
+   * are positions in `view`'s generation, so the caller reads them from it.
+   */
+  async retrieve(
+    { searcher, library }: IndexView,
+    request: QaRequest,
+    filters: FilterSpec,
+    { dropLongerThan = Infinity }: { dropLongerThan?: number } = {},
+  ): Promise<{ candidates: Candidate[]; retrieveMs: number; rerankMs: number }> {
+    let started = performance.now();
+    const hits = await searcher.search(request.query, request.retrieverK, filters);
+    let candidates: Candidate[] = hits
+      .map((hit, rank) => ({ hit, contextId: rank, rerankingScore: null }))
+      .filter((c) => library.paragraphText(c.hit).length < dropLongerThan);
+    const retrieveMs = performance.now() - started;
+
+    started = performance.now();
+    if (request.useReranker && this.reranker && candidates.length > 0) candidates = await this.rerank(library, request, candidates);
+    return { candidates, retrieveMs, rerankMs: performance.now() - started };
+  }
 
   async answer(request: QaRequest, filters: FilterSpec, options: GenerateOptions = {}): Promise<QaAnswer & { timings: StageTimings }> {
     const generator = this.generator(); // throws ModelUnavailableError before any work
+    // One index generation from retrieval to metadata.
     return this.index.read((view) => this.answerFrom(view, generator, request, filters, options));
   }
 
   private async answerFrom(
-    { searcher, library }: IndexView,
+    view: IndexView,
     generator: Generator,
     request: QaRequest,
     filters: FilterSpec,
     options: GenerateOptions,
   ): Promise<QaAnswer & { timings: StageTimings }> {
+    const { library } = view;
+    // Oversized paragraphs (data dumps, whole tables) would crowd everything else out of the prompt.
+    const { candidates, retrieveMs, rerankMs } = await this.retrieve(view, request, filters, { dropLongerThan: this.limits.maxParagraphLength });
+    if (candidates.length === 0) throw new NoDocumentsError();
+
     let started = performance.now();
-    const hits = await searcher.search(request.query, request.retrieverK, filters);
-    if (hits.length === 0) throw new NoDocumentsError();
-    let candidates: Candidate[] = hits.map((hit, rank) => ({ hit, contextId: rank, rerankingScore: null }));
-    const retrieveMs = performance.now() - started;
-
-    started = performance.now();
-    if (request.useReranker && this.reranker) candidates = await this.rerank(library, request, candidates);
-    const rerankMs = performance.now() - started;
-
-    started = performance.now();
     const contexts: Context[] = candidates.map((c) => ({ id: c.contextId, text: library.paragraphText(c.hit) }));
     const result = await generator.generate(request.query, contexts, options);
     const generateMs = performance.now() - started;

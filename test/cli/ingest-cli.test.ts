@@ -46,6 +46,6 @@ describe('npm run ingest', () => {
 
   it('explains usage errors with exit code 2', () => {
     expect(ingestCli('--index', '/tmp/x').code).toBe(2);
-    expect(ingestCli('--input', 'a', '--index', '/tmp/x', '--format', 'csv').stderr).toContain('--format must be one of');
+    expect(ingestCli('--input', 'a', '--index', '/tmp/x', '--format', 'csv').stderr).toMatch(/--format .*must be one of/);
   });
 });

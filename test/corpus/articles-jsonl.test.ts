@@ -75,7 +75,7 @@ describe('articles-jsonl reader', () => {
         article_type: 'research-article',
         journal_issn: null,
         journal_name: null,
-        cited_by: 0,
+        cited_by: null,
         impact_factor: null,
         paragraphs: [{ section: 'S', text: 'x' }],
       },
@@ -137,8 +137,8 @@ describe('articles-jsonl reader', () => {
   it('checks the type of every field', () => {
     expect(errorOf({ ...complete, authors: 'Ada' })).toBe('authors must be an array of strings, got string "Ada"');
     expect(errorOf({ ...complete, authors: ['Ada', 3] })).toBe('authors[1] must be a string, got number 3');
-    expect(errorOf({ ...complete, cited_by: -1 })).toBe('cited_by must be a non-negative integer, got number -1');
-    expect(errorOf({ ...complete, cited_by: 1.5 })).toBe('cited_by must be a non-negative integer, got number 1.5');
+    expect(errorOf({ ...complete, cited_by: -1 })).toBe('cited_by must be a non-negative integer or null, got number -1');
+    expect(errorOf({ ...complete, cited_by: 1.5 })).toBe('cited_by must be a non-negative integer or null, got number 1.5');
     expect(errorOf({ ...complete, impact_factor: 'high' })).toBe(
       'impact_factor must be a non-negative number or null, got string "high"',
     );

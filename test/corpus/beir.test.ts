@@ -26,7 +26,7 @@ describe('beir reader', () => {
         article_type: 'article',
         journal_issn: null,
         journal_name: null,
-        cited_by: 0,
+        cited_by: null,
         impact_factor: null,
         paragraphs: [{ section: 'Abstract', text: 'Alterations of the architecture.' }],
       },

@@ -76,7 +76,7 @@ describe('jats reader: metadata', () => {
       journal_name: 'Journal of Tests',
       journal_issn: '1532-1827',
       article_type: 'review-article',
-      cited_by: 0,
+      cited_by: null,
       impact_factor: null,
     });
   });

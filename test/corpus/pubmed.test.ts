@@ -92,7 +92,7 @@ describe('pubmed reader: fields', () => {
       article_type: 'clinical-trial-phase-iii',
       journal_issn: '1533-4406',
       journal_name: 'The New England journal of medicine',
-      cited_by: 0,
+      cited_by: null,
       impact_factor: null,
       paragraphs: [{ section: 'Abstract', text: 'Plain abstract.' }],
     });

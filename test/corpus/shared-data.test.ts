@@ -260,7 +260,7 @@ describe.skipIf(!existsSync(ETL_DIR))('parser fixtures (../shared/data/etl-fixtu
       article_type: 'mesh-publication-type',
       journal_issn: '0123-4567',
       journal_name: 'Journal Title',
-      cited_by: 0,
+      cited_by: null,
       impact_factor: null,
       paragraphs: [
         { section: 'Abstract', text: 'Abstract Paragraph 1' },

@@ -1,5 +1,5 @@
 /** An app over a small index the tests write themselves. */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import { loadConfig, searcherOptionsOf } from '../../src/config.js';
 import { LiveIndex } from '../../src/live/live-index.js';
@@ -61,6 +61,8 @@ export interface FixtureOptions {
   auth?: object | null;
   /** Extra settings as command-line flags, e.g. ['--rate-limit', '5']. */
   flags?: string[];
+  /** A pino logger for the app (default: silent). */
+  logger?: FastifyBaseLogger;
 }
 
 export interface Fixture {
@@ -83,7 +85,7 @@ export async function fixtureApp(articles = FIXTURE_ARTICLES, models: FixtureMod
   const config = loadConfig(['--index', indexDir, '--data', dataDir, '--search-threads', '0', '--rate-limit', '0', ...(options.flags ?? [])], {});
   const index = await LiveIndex.open(indexDir, searcherOptionsOf(config));
   const extractive = new ExtractiveGenerator();
-  const qa = new QaPipeline(index, models.generator ?? (() => extractive), models.reranker ?? null);
+  const qa = new QaPipeline(index, models.generator ?? (() => extractive), models.reranker ?? null, { maxParagraphLength: config.maxParagraphLength });
   let platform: Platform | null = null;
   if (options.auth !== undefined) {
     let authFile: string | null = null;
@@ -100,7 +102,10 @@ export async function fixtureApp(articles = FIXTURE_ARTICLES, models: FixtureMod
       baseUri: 'http://litserve.test',
     });
   }
-  const app = await buildApp({ config, index, qa, components: () => ({ generator: 'extractive' }), ...(platform && { platform }) });
+  const app = await buildApp(
+    { config, index, qa, components: () => ({ generator: 'extractive' }), ...(platform && { platform }) },
+    { ...(options.logger && { logger: options.logger }) },
+  );
   return {
     app,
     searcher: index.current.searcher,

@@ -64,4 +64,43 @@ describe('QA over HTTP with a GGUF model', () => {
     const result = streamed.body.split('event: result\ndata: ')[1]!;
     checkAnswer(JSON.parse(result.trim()));
   }, 120_000);
+
+  it('reports an answer cut at the token limit as 502 code 6 with the partial output, streamed or not', async () => {
+    const model = path.join(dir, 'tiny-limit.gguf');
+    await writeTinyGguf(model, { seed: 3 });
+    // The tiny model's JSON needs more than 16 tokens; at 40 it has begun the answer string when it is cut.
+    for (const maxTokens of [16, 40]) {
+      const generator = await loadLlamaGenerator({ modelPath: model, contextSize: 2048, maxTokens, temperature: 0, queueSize: 2, threads: 1 });
+      const fixture = await fixtureApp(undefined, { generator: () => generator });
+      try {
+        const payload = { query: 'Which cells fire in CA1?', retriever_k: 5 };
+        const response = await fixture.app.inject({ method: 'POST', url: '/qa/generative', payload });
+        expect(response.statusCode).toBe(502);
+        const body = response.json();
+        expect(body.detail).toMatchObject({ code: 6 });
+        expect(body.detail.detail).toContain('--llm-max-tokens');
+        expect(body.detail.raw_answer.length).toBeGreaterThan(0);
+        expect(() => JSON.parse(body.detail.raw_answer)).toThrow(); // cut-off JSON, as generated
+        expect(body.detail.raw_answer).toMatch(/^\{"has_answer"/);
+
+        const streamed = await fixture.app.inject({ method: 'POST', url: '/qa/streamed_generative', payload });
+        if (maxTokens === 16) {
+          // Nothing of the answer was generated: an ordinary JSON error.
+          expect(streamed.statusCode).toBe(502);
+          expect(streamed.json()).toEqual(body);
+        } else {
+          expect(streamed.statusCode).toBe(200);
+          const tokens = [...streamed.body.matchAll(/event: token\ndata: (.*)\n/g)].map((m) => JSON.parse(m[1]!).text as string);
+          expect(tokens.length).toBeGreaterThan(0);
+          expect(tokens.join('')).toBe(body.detail.answer);
+          expect(streamed.body).not.toContain('event: result');
+          const error = streamed.body.split('event: error\ndata: ')[1]!;
+          expect(JSON.parse(error.trim())).toEqual(body);
+        }
+      } finally {
+        await fixture.close();
+        await generator.close();
+      }
+    }
+  }, 120_000);
 });

@@ -11,7 +11,7 @@ import { writeTinyGguf } from '../../scripts/make-tiny-gguf.js';
 import { ERROR_SEPARATOR, SOURCES_SEPARATOR } from '../../src/llm/answer.js';
 import { answerSchema } from '../../src/llm/grammar.js';
 import { completionPrompt } from '../../src/llm/prompt.js';
-import { createGenerator, ExtractiveGenerator, LlamaGenerator, loadLlamaGenerator, ModelUnavailableError, PromptTooLongError, QueueFullError } from '../../src/llm/index.js';
+import { createGenerator, ExtractiveGenerator, IncompleteAnswerError, LlamaGenerator, loadLlamaGenerator, ModelUnavailableError, PromptTooLongError, QueueFullError } from '../../src/llm/index.js';
 
 let dir: string;
 let plainModel: string;
@@ -43,6 +43,7 @@ function recordingLogger() {
   const entries: { level: string; details: Record<string, unknown>; message: string }[] = [];
   return {
     entries,
+    debug: (details: object, message: string) => entries.push({ level: 'debug', details: details as Record<string, unknown>, message }),
     info: (details: object, message: string) => entries.push({ level: 'info', details: details as Record<string, unknown>, message }),
     warn: (details: object, message: string) => entries.push({ level: 'warn', details: details as Record<string, unknown>, message }),
   };
@@ -135,7 +136,7 @@ describe('LlamaGenerator (completion prompt, no chat template)', () => {
     for (const id of result.sources) expect(contexts.map((c) => c.id)).toContain(id);
     if (result.hasAnswer) expect(result.raw).toBe(`${result.answer}\n${SOURCES_SEPARATOR}: ${result.sources.join(', ')}`);
     else expect(result.raw).toBe(`${ERROR_SEPARATOR}${result.answer}\n${SOURCES_SEPARATOR}:`);
-    expect(logger.entries.some((e) => e.message === 'generated an answer' && e.details.generatedTokens === generator.stats.generatedTokens)).toBe(true);
+    expect(logger.entries.some((e) => e.level === 'debug' && e.message === 'generated an answer' && e.details.generatedTokens === generator.stats.generatedTokens)).toBe(true);
   });
 
   it('is deterministic at temperature 0', async () => {
@@ -164,7 +165,7 @@ describe('LlamaGenerator (completion prompt, no chat template)', () => {
   });
 
   it('refuses with QueueFullError beyond the waiting limit', async () => {
-    const busy = await loadLlamaGenerator({ ...options(plainModel), queueSize: 1, maxTokens: 100 });
+    const busy = await loadLlamaGenerator({ ...options(plainModel), queueSize: 1, maxTokens: 200, answerMaxChars: 40 });
     try {
       const first = busy.generate('one', contexts);
       const second = busy.generate('two', contexts);
@@ -200,7 +201,8 @@ describe('LlamaGenerator (chat template)', () => {
 describe('context window', () => {
   it('drops the lowest-ranked contexts that do not fit and says how many', async () => {
     const logger = recordingLogger();
-    const generator = await load(plainModel, { llmContextSize: 1024, llmMaxTokens: 100 }, logger);
+    // A short answer cap, so the tiny model's byte-sized tokens finish the JSON within the token limit.
+    const generator = await loadLlamaGenerator({ ...options(plainModel), contextSize: 1024, maxTokens: 200, answerMaxChars: 40, logger });
     try {
       const many = Array.from({ length: 30 }, (_, i) => ({ id: i, text: `Context number ${i} talks about memory.` }));
       const result = await generator.generate('memory?', many);
@@ -211,7 +213,7 @@ describe('context window', () => {
       expect(dropped).toBeGreaterThan(0);
       expect(kept + dropped).toBe(30);
       // The prompt that was generated from fits the window.
-      expect(generator.stats.promptTokens + 100).toBeLessThanOrEqual(1024);
+      expect(generator.stats.promptTokens + 200).toBeLessThanOrEqual(1024);
       // Only kept (best-ranked) contexts can be cited.
       for (const id of result.sources) expect(id).toBeLessThan(kept);
     } finally {
@@ -223,6 +225,23 @@ describe('context window', () => {
     const generator = await load(plainModel, { llmContextSize: 1024, llmMaxTokens: 100 });
     try {
       await expect(generator.generate('why '.repeat(400), contexts)).rejects.toBeInstanceOf(PromptTooLongError);
+    } finally {
+      await generator.close();
+    }
+  });
+});
+
+describe('token limit', () => {
+  it('throws IncompleteAnswerError with the partial output when generation stops at maxTokens', async () => {
+    const generator = await loadLlamaGenerator({ ...options(plainModel), maxTokens: 40 });
+    try {
+      const error = await generator.generate('Which region?', contexts).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(IncompleteAnswerError);
+      const incomplete = error as IncompleteAnswerError;
+      expect(incomplete.rawOutput).toMatch(/^\{/);
+      expect(() => JSON.parse(incomplete.rawOutput)).toThrow();
+      expect(incomplete.message).toContain('--llm-max-tokens');
+      expect(generator.stats.truncated).toBe(1);
     } finally {
       await generator.close();
     }

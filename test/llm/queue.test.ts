@@ -35,33 +35,43 @@ describe('BoundedQueue', () => {
     expect(log).toEqual(['start a', 'end a', 'start b', 'end b', 'start c', 'end c']);
   });
 
-  it('refuses at once beyond the waiting limit, with a retry estimate', async () => {
+  it('refuses at once beyond the waiting limit; before any job finished, the estimate is the running job so far', async () => {
     const log: string[] = [];
-    const queue = new BoundedQueue(1, 4_000);
+    let now = 0;
+    const queue = new BoundedQueue(1, () => now);
     const a = gate(log, 'a');
     const first = queue.run(a.job);
+    now = 3_000;
     const second = queue.run(async () => 'b');
     const third = queue.run(async () => 'c');
     await expect(third).rejects.toBeInstanceOf(QueueFullError);
-    // One running and one waiting, 4 s each.
-    await expect(third).rejects.toMatchObject({ retryAfterSeconds: 8 });
+    // Nothing finished yet: the running question has taken 3 s, so one waiting question is about 3 s more.
+    await expect(third).rejects.toMatchObject({ retryAfterSeconds: 3 });
     a.open();
     expect(await Promise.all([first, second])).toEqual(['a', 'b']);
     expect(await queue.run(async () => 'after')).toBe('after');
   });
 
-  it('learns the retry estimate from finished jobs', async () => {
-    const queue = new BoundedQueue(0, 60_000);
-    await queue.run(async () => undefined);
+  it('computes Retry-After from the measured service time, not a fixed guess', async () => {
+    let now = 0;
+    const queue = new BoundedQueue(4, () => now);
+    // Three questions of 2 s each.
+    for (let i = 0; i < 3; i++) {
+      await queue.run(async () => {
+        now += 2_000;
+      });
+    }
     const log: string[] = [];
     const a = gate(log, 'a');
     const running = queue.run(a.job);
-    // 0.7 * 60 s + 0.3 * (a few ms), rounded up.
-    const refusal: QueueFullError = await queue.run(async () => 1).catch((e) => e);
-    expect(refusal.retryAfterSeconds).toBeGreaterThanOrEqual(42);
-    expect(refusal.retryAfterSeconds).toBeLessThanOrEqual(43);
+    now += 500;
+    const waiting = [1, 2, 3, 4].map((i) => queue.run(async () => i));
+    const refusal: QueueFullError = await queue.run(async () => 5).catch((e) => e);
+    expect(refusal).toBeInstanceOf(QueueFullError);
+    // 1.5 s left of the running question + 4 waiting x 2 s = 9.5 s.
+    expect(refusal.retryAfterSeconds).toBe(10);
     a.open();
-    await running;
+    await Promise.all([running, ...waiting]);
   });
 
   it('lets a waiting job leave when its signal aborts, and the next one moves up', async () => {

@@ -3,7 +3,7 @@
  *
  *   {"article_id": "...", "title": "...", "authors": ["..."], "article_doi": null,
  *    "pubmed_id": null, "date": "2021-03-04", "article_type": "research-article",
- *    "journal_issn": "1234-5678", "journal_name": null, "cited_by": 0,
+ *    "journal_issn": "1234-5678", "journal_name": null, "cited_by": null,
  *    "impact_factor": null, "abstract": "...",
  *    "paragraphs": [{"section": "Introduction", "text": "..."}]}
  *
@@ -160,12 +160,13 @@ class FieldReader {
     return issn;
   }
 
-  citedBy(): number {
+  /** Absent means unknown (null), not zero citations. */
+  citedBy(): number | null {
     const value = this.object.cited_by;
-    if (value === undefined || value === null) return 0;
+    if (value === undefined || value === null) return null;
     if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) {
-      this.problem(`cited_by must be a non-negative integer, got ${describe(value)}`);
-      return 0;
+      this.problem(`cited_by must be a non-negative integer or null, got ${describe(value)}`);
+      return null;
     }
     return value;
   }

@@ -50,7 +50,7 @@ export function parseBeirLine(text: string): { article: ArticleInput } | { error
       article_type: BEIR_ARTICLE_TYPE,
       journal_issn: null,
       journal_name: null,
-      cited_by: 0,
+      cited_by: null,
       impact_factor: null,
       paragraphs: [{ section: ABSTRACT_SECTION, text: body.trim() }],
     },

@@ -88,7 +88,7 @@ export function recordEvent(record: JatsRecord, file: string): ReadEvent {
     article_type: record.articleType,
     journal_issn: journalIssn(record.issns),
     journal_name: record.journal,
-    cited_by: 0,
+    cited_by: null,
     impact_factor: null,
     paragraphs,
   };

@@ -220,7 +220,7 @@ class PubmedBuilder implements XmlRecordBuilder {
       article_type: articleTypeOf(record.publicationTypes),
       journal_issn: journalIssn(record),
       journal_name: record.journal,
-      cited_by: 0,
+      cited_by: null,
       impact_factor: null,
       paragraphs,
     };

@@ -5,11 +5,13 @@
  */
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { LiteratureServices } from './services.js';
-import { ApiError, ErrorCode, errorBody, errorResponseSchema } from '../errors.js';
-import { contextMetadataSchema, filterProperties, filtersOf } from './schemas.js';
+import { ApiError, ErrorCode, errorBody } from '../errors.js';
+import { contextMetadataSchema, errorResponses, filterProperties, filtersOf, GUARDED_ERRORS } from './schemas.js';
 import type { FilterInput } from '../../search/query/filter-spec.js';
-import { NoDocumentsError, type QaPipeline } from '../../qa/pipeline.js';
-import { ModelUnavailableError, PromptTooLongError, QueueFullError } from '../../llm/types.js';
+import { NoDocumentsError, type QaPipeline, type QaRequest } from '../../qa/pipeline.js';
+import type { FilterSpec } from '../../search/query/filter-spec.js';
+import { cutMetadata } from './oversized.js';
+import { IncompleteAnswerError, ModelUnavailableError, PromptTooLongError, QueueFullError } from '../../llm/types.js';
 import { RerankerUnavailableError } from '../../rerank/types.js';
 
 export interface QaServices {
@@ -45,7 +47,14 @@ const answerSchema = {
   required: ['answer', 'raw_answer', 'metadata'],
 } as const;
 
-const errors = { 404: errorResponseSchema, 413: errorResponseSchema, 422: errorResponseSchema, 429: errorResponseSchema, 503: errorResponseSchema };
+const errors = errorResponses(400, 404, 413, 415, 422, 502, ...GUARDED_ERRORS);
+
+const EVENT_STREAM_DESCRIPTION = [
+  'Server-Sent Events, in this order:',
+  '`event: token` (any number) with data `{"text": "..."}`: the next piece of the answer;',
+  'then one `event: result` with the JSON body of /qa/generative,',
+  'or one `event: error` with an error body `{"detail": {"code", "detail", ...}}` (e.g. code 6 when the answer was cut at the token limit).',
+].join(' ');
 
 /** Maps the pipeline's failures to the API's error vocabulary. */
 export function qaError(error: unknown): ApiError | null {
@@ -58,6 +67,10 @@ export function qaError(error: unknown): ApiError | null {
     return new ApiError(429, ErrorCode.RATE_LIMITED, error.message, {}, { 'retry-after': String(error.retryAfterSeconds) });
   }
   if (error instanceof PromptTooLongError) return new ApiError(413, ErrorCode.INPUT_TOO_LARGE, error.message);
+  if (error instanceof IncompleteAnswerError) {
+    // 502: the request was fine and the server is not broken, but the model (our upstream) gave no complete answer.
+    return new ApiError(502, ErrorCode.INCOMPLETE_ANSWER, error.message, { answer: error.partialAnswer, raw_answer: error.rawOutput });
+  }
   return null;
 }
 
@@ -69,6 +82,12 @@ export const qaRoutes: FastifyPluginAsync<LiteratureServices & QaServices> = asy
     body: bodySchema,
     response,
   });
+
+  // Cited paragraphs are under the limit already; their articles' abstracts may not be.
+  const answerOf = async (options: Parameters<QaPipeline['answer']>[2], qaRequest: QaRequest, filters: FilterSpec) => {
+    const result = await qa.answer(qaRequest, filters, options);
+    return { ...result, metadata: result.metadata.map((m) => cutMetadata(m, config.maxParagraphLength)) };
+  };
 
   const prepare = (request: FastifyRequest<{ Body: QaBody; Querystring: FilterInput }>) => {
     const { query, retriever_k, use_reranker, reranker_k } = request.body;
@@ -88,10 +107,16 @@ export const qaRoutes: FastifyPluginAsync<LiteratureServices & QaServices> = asy
       const { request: qaRequest, filters } = prepare(request);
       const controller = abortOnDisconnect(reply);
       try {
-        const { timings, ...answer } = await qa.answer(qaRequest, filters, { signal: controller.signal });
-        request.log.info({ timings, cited: answer.metadata.length }, 'question answered');
+        const { timings, ...answer } = await answerOf({ signal: controller.signal }, qaRequest, filters);
+        // Bound to the request's logger, so its one 'request completed' line carries them.
+        request.log = request.log.child({ timings, cited: answer.metadata.length });
         return answer;
       } catch (error) {
+        if (controller.signal.aborted) {
+          // Nobody is left to answer: not an error, and nothing to send.
+          request.log.info('client disconnected; generation stopped');
+          return reply.hijack();
+        }
         throw qaError(error) ?? error;
       }
     },
@@ -102,13 +127,13 @@ export const qaRoutes: FastifyPluginAsync<LiteratureServices & QaServices> = asy
     {
       bodyLimit,
       schema: schema('Same as /qa/generative, streamed as Server-Sent Events (token events, then a result or error event)', {
-        200: { description: 'text/event-stream', type: 'string' },
+        200: { description: 'The answer as an event stream.', content: { 'text/event-stream': { schema: { type: 'string', description: EVENT_STREAM_DESCRIPTION } } } },
         ...errors,
       }),
     },
     async (request, reply) => {
       const { request: qaRequest, filters } = prepare(request);
-      await streamAnswer(request, reply, (options) => qa.answer(qaRequest, filters, options));
+      await streamAnswer(request, reply, (options) => answerOf(options, qaRequest, filters));
     },
   );
 };
@@ -140,7 +165,7 @@ async function streamAnswer(
   };
   try {
     const { timings, ...answer } = await run({ signal: controller.signal, onToken: (text) => send('token', { text }) });
-    request.log.info({ timings, cited: answer.metadata.length }, 'question answered (streamed)');
+    request.log = request.log.child({ timings, cited: answer.metadata.length });
     send('result', answer);
   } catch (error) {
     if (controller.signal.aborted) {

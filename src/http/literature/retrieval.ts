@@ -1,43 +1,55 @@
 /** GET /retrieval/ (paragraph search), /retrieval/article_count and /retrieval/article_listing. */
 import type { FastifyPluginAsync } from 'fastify';
 import type { LiteratureServices } from './services.js';
-import { ApiError, ErrorCode, errorResponseSchema } from '../errors.js';
-import { articleMetadataSchema, contextMetadataSchema, filterProperties, filtersOf } from './schemas.js';
+import { ApiError, ErrorCode } from '../errors.js';
+import { articleMetadataSchema, contextMetadataSchema, errorResponses, filterProperties, filtersOf, GUARDED_ERRORS } from './schemas.js';
 import type { FilterInput } from '../../search/query/filter-spec.js';
+import { qaError, type QaServices } from './qa.js';
+import { cutMetadata } from './oversized.js';
 
 export const NO_DOCUMENT_MESSAGE = 'No document found. Modify the filters or the query and try again.';
 
-const errors = { 404: errorResponseSchema, 413: errorResponseSchema, 422: errorResponseSchema };
+// Query length is a schema bound (422); only paragraph search can find nothing (404).
+const errors = errorResponses(422, ...GUARDED_ERRORS);
 
-export const retrievalRoutes: FastifyPluginAsync<LiteratureServices> = async (app, { index, config }) => {
+export const retrievalRoutes: FastifyPluginAsync<LiteratureServices & QaServices> = async (app, { index, config, qa }) => {
   // The spec's path has the trailing slash; the bare one is accepted too (hidden from OpenAPI).
   for (const url of ['/retrieval/', '/retrieval']) {
-    app.get<{ Querystring: FilterInput & { query: string; retriever_k: number } }>(
+    app.get<{ Querystring: FilterInput & { query: string; retriever_k: number; use_reranker: boolean; reranker_k: number } }>(
       url,
       {
         schema: {
           hide: url === '/retrieval',
-          summary: 'BM25 paragraph search under the filters',
+          summary: 'BM25 paragraph search under the filters, optionally reranked',
           tags: ['retrieval'],
           querystring: {
             type: 'object',
             properties: {
               query: { type: 'string', minLength: 1, maxLength: config.maxQueryLength },
               retriever_k: { type: 'integer', minimum: 1, maximum: 1000, default: 500 },
+              use_reranker: {
+                type: 'boolean',
+                default: true,
+                description: 'Re-sort with the reranker and keep the reranker_k best; without a configured reranker, BM25 order and reranker_k is ignored.',
+              },
+              reranker_k: { type: 'integer', minimum: 1, maximum: 100, default: 8, description: 'Paragraphs kept after reranking.' },
               ...filterProperties,
             },
             required: ['query'],
             additionalProperties: false,
           },
-          response: { 200: { type: 'array', items: contextMetadataSchema }, ...errors },
+          response: { 200: { type: 'array', items: contextMetadataSchema }, ...errors, ...errorResponses(404) },
         },
       },
       async (request) => {
-        const { query, retriever_k, ...filters } = request.query;
-        return index.read(async ({ searcher, library }) => {
-          const hits = await searcher.search(query, retriever_k, filtersOf(filters));
-          if (hits.length === 0) throw new ApiError(404, ErrorCode.NO_DOCUMENTS, NO_DOCUMENT_MESSAGE);
-          return hits.map((hit, rank) => library.contextMetadata(hit, rank, null));
+        const { query, retriever_k, use_reranker, reranker_k, ...filters } = request.query;
+        const qaRequest = { query, retrieverK: retriever_k, useReranker: use_reranker, rerankerK: reranker_k };
+        return index.read(async (view) => {
+          const { candidates } = await qa.retrieve(view, qaRequest, filtersOf(filters)).catch((error: unknown) => {
+            throw qaError(error) ?? error;
+          });
+          if (candidates.length === 0) throw new ApiError(404, ErrorCode.NO_DOCUMENTS, NO_DOCUMENT_MESSAGE);
+          return candidates.map((c) => cutMetadata(view.library.contextMetadata(c.hit, c.contextId, c.rerankingScore), config.maxParagraphLength));
         });
       },
     );
@@ -101,7 +113,7 @@ export const retrievalRoutes: FastifyPluginAsync<LiteratureServices> = async (ap
         const articles = searcher.listArticles(filtersOf(filters), number_results, sort_by_date);
         const pageItems = articles.slice((page - 1) * size, page * size);
         return {
-          items: pageItems.map((hit) => library.articleMetadata(hit)),
+          items: pageItems.map((hit) => cutMetadata(library.articleMetadata(hit), config.maxParagraphLength)),
           total: articles.length,
           page,
           size,

@@ -1,5 +1,5 @@
 /** JSON schemas shared by the literature routes: filters, article and context metadata. */
-import { ApiError, ErrorCode } from '../errors.js';
+import { ApiError, ErrorCode, errorResponseSchema } from '../errors.js';
 import { compileFilterSpec, InvalidFilterError, type FilterInput, type FilterSpec } from '../../search/query/filter-spec.js';
 
 export const MAX_FILTER_VALUES = 50;
@@ -26,14 +26,19 @@ export const filterProperties = {
     maxItems: MAX_FILTER_VALUES,
     description: 'Journal ISSNs (XXXX-XXXX), OR-ed.',
   },
-  date_from: date('Earliest publication date, inclusive (YYYY-MM-DD).'),
+  date_from: date('Earliest publication date, inclusive (YYYY-MM-DD); after date_to is 422.'),
   date_to: date('Latest publication date, inclusive (YYYY-MM-DD).'),
 } as const;
 
 /** Validates and compiles the filters of a request; bad values become 422 naming the parameter. */
 export function filtersOf(query: FilterInput): FilterSpec {
   try {
-    return compileFilterSpec(query);
+    const spec = compileFilterSpec(query);
+    if (spec.dateFrom !== null && spec.dateTo !== null && spec.dateFrom > spec.dateTo) {
+      // An empty range is a mistake (swapped bounds), not a question whose answer is "nothing".
+      throw new InvalidFilterError('date_from', `date_from ${query.date_from} is after date_to ${query.date_to}; no date can match`);
+    }
+    return spec;
   } catch (error) {
     if (error instanceof InvalidFilterError) {
       throw new ApiError(422, ErrorCode.INVALID_INPUT, error.message, { parameter: error.parameter });
@@ -54,8 +59,8 @@ export const articleMetadataProperties = {
   article_type: { type: 'string' },
   journal_issn: nullableString,
   journal_name: nullableString,
-  cited_by: { type: 'integer' },
-  impact_factor: { type: ['number', 'null'] },
+  cited_by: { type: ['integer', 'null'], description: 'Citations; null when the source does not give them.' },
+  impact_factor: { type: ['number', 'null'], description: 'Journal impact factor; null when the source does not give it.' },
   abstract: { type: 'string' },
 } as const;
 
@@ -77,3 +82,24 @@ export const contextMetadataSchema = {
   },
   required: [...Object.keys(articleMetadataProperties), 'paragraph', 'paragraph_id', 'section', 'context_id', 'reranking_score'],
 } as const;
+
+const ERROR_DESCRIPTIONS: Record<number, string> = {
+  400: 'Malformed JSON body (code 8).',
+  401: 'Unknown or malformed bearer token (code 9).',
+  403: 'The caller lacks resources/read on the literature project (code 10).',
+  404: 'No document matches the query and filters (code 1).',
+  413: 'Input too large (code 4).',
+  415: 'The body is not application/json (code 8).',
+  422: 'Invalid input; `parameter` names it (code 8).',
+  429: 'Rate limit used up, or too many questions waiting for the model (code 5); see Retry-After.',
+  502: 'Incomplete answer: the model reached its token limit (code 6); `answer` and `raw_answer` hold what it generated.',
+  503: 'Server at --max-in-flight (code 13, Retry-After), or the language model or reranker unavailable (code 3).',
+};
+
+/** What every guarded literature route may answer besides its own errors: ACLs, the rate limit, load shedding. */
+export const GUARDED_ERRORS = [401, 403, 429, 503] as const;
+
+/** The error responses of a route, each with its meaning, for the OpenAPI document. */
+export function errorResponses(...statuses: number[]): Record<number, object> {
+  return Object.fromEntries(statuses.map((status) => [status, { ...errorResponseSchema, description: ERROR_DESCRIPTIONS[status] }]));
+}

@@ -2,6 +2,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { LiteratureServices } from './services.js';
 import { publicSettings } from '../../config.js';
+import { errorResponses, GUARDED_ERRORS } from './schemas.js';
 
 export interface ServiceInfo {
   /** Which answer generator and reranker are active, for /settings. */
@@ -11,7 +12,17 @@ export interface ServiceInfo {
 export const HEALTH_PATHS = new Set(['/', '/healthz']);
 
 export const healthRoutes: FastifyPluginAsync = async (app) => {
-  app.get('/', { schema: { hide: true } }, async () => ({ status: 'ok' }));
+  app.get(
+    '/',
+    {
+      schema: {
+        summary: 'Service status: {"status": "ok"}',
+        tags: ['service'],
+        response: { 200: { type: 'object', properties: { status: { type: 'string', enum: ['ok'] } }, required: ['status'] } },
+      },
+    },
+    async () => ({ status: 'ok' }),
+  );
 
   app.get(
     '/healthz',
@@ -27,7 +38,7 @@ export const settingsRoutes: FastifyPluginAsync<LiteratureServices & ServiceInfo
       schema: {
         summary: 'Effective configuration (secrets masked), index statistics and active components',
         tags: ['service'],
-        response: { 200: { type: 'object', additionalProperties: true } },
+        response: { 200: { type: 'object', additionalProperties: true }, ...errorResponses(...GUARDED_ERRORS) },
       },
     },
     async () => {

@@ -1,10 +1,10 @@
 /** GET /suggestions/article_types, /suggestions/author, /suggestions/journal. */
 import type { FastifyPluginAsync } from 'fastify';
 import type { LiteratureServices } from './services.js';
-import { errorResponseSchema } from '../errors.js';
+import { errorResponses, GUARDED_ERRORS } from './schemas.js';
 
 const limit = { type: 'integer', minimum: 1, maximum: 1000, default: 100 } as const;
-const errors = { 422: errorResponseSchema };
+const errors = errorResponses(422, ...GUARDED_ERRORS);
 
 export const suggestionRoutes: FastifyPluginAsync<LiteratureServices> = async (app, { index }) => {
   app.get(

@@ -1,0 +1,59 @@
+/** Every command prints usage generated from the settings table on --help and validates its flags through it. */
+import { describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
+import { ConfigError, helpText, loadConfig } from '../../src/config.js';
+
+function cli(...args: string[]) {
+  const result = spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], { encoding: 'utf8' });
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+describe('--help of every command', () => {
+  it('ingest --help prints its usage and options and exits 0', () => {
+    const { code, stdout } = cli('ingest', '--help');
+    expect(code).toBe(0);
+    expect(stdout).toContain('usage: npm run ingest');
+    for (const flag of ['--input', '--index', '--format', '--max-segment-mb']) expect(stdout).toContain(flag);
+    expect(stdout).not.toContain('--port');
+  }, 30_000);
+
+  it('eval --help prints its usage and options and exits 0', () => {
+    const { code, stdout } = cli('eval', '--help');
+    expect(code).toBe(0);
+    expect(stdout).toContain('usage: npm run eval');
+    for (const flag of ['--corpus', '--queries', '--qrels', '--bm25-k1', '--bm25-b', '--title-weight', '--filter-cache-size']) expect(stdout).toContain(flag);
+    expect(stdout).not.toContain('--llm-model');
+  }, 30_000);
+
+  it('serve --help lists only serve options', () => {
+    expect(helpText('serve')).toContain('--llm-model');
+    expect(helpText('serve')).not.toContain('--qrels');
+  });
+});
+
+describe('command flags from the settings table', () => {
+  it('ingest takes several inputs after one --input and requires --index', () => {
+    const config = loadConfig(['--input', 'a.jsonl', 'b/', '--index', '/srv/idx', '--input', 'c.xml', '--format', 'pubmed'], {}, 'ingest');
+    expect(config).toMatchObject({ input: ['a.jsonl', 'b/', 'c.xml'], index: '/srv/idx', format: 'pubmed' });
+    expect(() => loadConfig(['--input', 'a.jsonl'], {}, 'ingest')).toThrow(/ingest needs --index/);
+    // --input is one of the things an ingest run can do (deletions and --merge are others): the command checks that one is given.
+    expect(loadConfig(['--index', 'x', '--delete', 'id1', 'id2', '--merge'], {}, 'ingest')).toMatchObject({ input: [], delete: ['id1', 'id2'], merge: true });
+  });
+
+  it('eval validates the engine settings with the same bounds as serve', () => {
+    const config = loadConfig(['--queries', 'q', '--qrels', 'r', '--corpus', 'c', '--bm25-k1', '1.2'], {}, 'eval');
+    expect(config).toMatchObject({ bm25K1: 1.2, bm25B: 0.75, filterCacheSize: 512 });
+    expect(() => loadConfig(['--queries', 'q', '--qrels', 'r', '--bm25-b', '2'], {}, 'eval')).toThrow(/--bm25-b/);
+  });
+
+  it("rejects another command's flags", () => {
+    expect(() => loadConfig(['--input', 'a', '--index', 'x', '--port', '1'], {}, 'ingest')).toThrow(ConfigError);
+    expect(() => loadConfig(['--qrels', 'x'], {}, 'serve')).toThrow(/unknown option --qrels/);
+  });
+
+  it('exits 2 with the reason on a usage error', () => {
+    const { code, stderr } = cli('eval', '--queries', 'q', '--qrels', 'r', '--bm25-b', '2');
+    expect(code).toBe(2);
+    expect(stderr).toMatch(/--bm25-b .*must be a number between 0 and 1/);
+  }, 30_000);
+});

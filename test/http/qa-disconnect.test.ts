@@ -1,0 +1,75 @@
+/**
+ * A client that closes a QA request early is not an error: generation stops
+ * and one line at info level says so (issue 12 item 2).
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { request } from 'node:http';
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
+import { fixtureApp, type Fixture } from './app-fixture.js';
+import type { GenerateOptions, GenerationResult, Generator } from '../../src/llm/types.js';
+
+/** Streams one token, then waits until aborted; records the abort. */
+class StallingGenerator implements Generator {
+  readonly kind = 'llama' as const;
+  readonly description = 'stalls until aborted';
+  aborted = false;
+  started = false;
+  generate(_question: string, _contexts: unknown[], options: GenerateOptions = {}): Promise<GenerationResult> {
+    this.started = true;
+    options.onToken?.('Partial ');
+    return new Promise((_resolve, reject) => {
+      options.signal?.addEventListener('abort', () => {
+        this.aborted = true;
+        reject(options.signal!.reason);
+      });
+    });
+  }
+  async close() {}
+}
+
+function capturingLogger() {
+  const lines: { level: number; msg: string }[] = [];
+  const stream = new Writable({
+    write(chunk, _encoding, done) {
+      for (const line of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(line));
+      done();
+    },
+  });
+  return { lines, logger: pino({ level: 'info' }, stream) };
+}
+
+let fixture: Fixture | undefined;
+afterEach(async () => {
+  await fixture?.close();
+  fixture = undefined;
+});
+
+async function until(condition: () => boolean) {
+  const deadline = Date.now() + 10_000;
+  while (!condition() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  expect(condition()).toBe(true);
+}
+
+describe('client disconnect during QA', () => {
+  it.each(['/qa/generative', '/qa/streamed_generative'])('%s: generation stops, one info line, no error', async (path) => {
+    const generator = new StallingGenerator();
+    const { lines, logger } = capturingLogger();
+    fixture = await fixtureApp(undefined, { generator: () => generator }, { logger });
+    await fixture.app.listen({ host: '127.0.0.1', port: 0 });
+    const { port } = fixture.app.server.address() as { port: number };
+    const body = JSON.stringify({ query: 'Which cells fire in CA1?' });
+    const client = request({ host: '127.0.0.1', port, path, method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } });
+    client.on('error', () => undefined); // we hang up ourselves
+    client.end(body);
+    await until(() => generator.started);
+    client.destroy();
+    await until(() => generator.aborted);
+    await until(() => lines.some((l) => /client disconnected/.test(JSON.stringify(l))));
+    await new Promise((r) => setTimeout(r, 200)); // any later error line would have arrived
+    const disconnectLines = lines.filter((l) => /client disconnected/.test(JSON.stringify(l)));
+    expect(disconnectLines).toHaveLength(1);
+    expect(disconnectLines[0]!.level).toBeLessThanOrEqual(30);
+    expect(lines.filter((l) => l.level >= 40)).toEqual([]);
+  });
+});

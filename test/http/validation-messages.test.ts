@@ -1,0 +1,60 @@
+/** Validation errors say what is wrong in words a user can act on (issue 12 item 7). */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FastifyInstance, InjectOptions } from 'fastify';
+import { fixtureApp } from './app-fixture.js';
+
+let app: FastifyInstance;
+let close: () => Promise<void>;
+beforeAll(async () => ({ app, close } = await fixtureApp()));
+afterAll(() => close());
+
+async function rejects(request: InjectOptions) {
+  const response = await app.inject(request);
+  expect(response.statusCode).toBe(422);
+  return response.json().detail as { code: number; detail: string; parameter: string };
+}
+
+describe('validation messages', () => {
+  it.each([
+    ['/retrieval/article_listing?page=1&page=2', 'page'],
+    ['/retrieval/article_listing?size=5&size=5', 'size'],
+    ['/retrieval/article_count?date_from=2010-01-01&date_from=2011-01-01', 'date_from'],
+    ['/retrieval/?query=cells&query=grid', 'query'],
+    ['/suggestions/author?name=ada&name=jose', 'name'],
+  ])('%s says the parameter may be given once', async (url, parameter) => {
+    const detail = await rejects({ method: 'GET', url });
+    expect(detail).toMatchObject({ code: 8, parameter });
+    expect(detail.detail).toBe(`${parameter} may be given only once`);
+  });
+
+  it('a repeated parameter that is invalid anyway still says so when it is given once', async () => {
+    const detail = await rejects({ method: 'GET', url: '/retrieval/article_listing?page=x' });
+    expect(detail.detail).toMatch(/page must be integer/);
+  });
+
+  it('date_from after date_to is a 422 naming both', async () => {
+    for (const route of ['/retrieval/article_count', '/retrieval/article_listing', '/retrieval/?query=cells']) {
+      const url = `${route}${route.includes('?') ? '&' : '?'}date_from=2020-01-01&date_to=2019-12-31`;
+      const detail = await rejects({ method: 'GET', url });
+      expect(detail.code).toBe(8);
+      expect(detail.parameter).toBe('date_from');
+      expect(detail.detail).toContain('date_from 2020-01-01');
+      expect(detail.detail).toContain('date_to 2019-12-31');
+    }
+    const same = await app.inject({ method: 'GET', url: '/retrieval/article_count?date_from=2010-05-01&date_to=2010-05-01' });
+    expect(same.json()).toEqual({ article_count: 1 });
+  });
+
+  it.each([
+    ['/suggestions/author?name=%20%20', 'name'],
+    ['/suggestions/journal?keywords=%09', 'keywords'],
+  ])('blank suggestion text %s says it is blank', async (url, parameter) => {
+    const detail = await rejects({ method: 'GET', url });
+    expect(detail).toMatchObject({ code: 8, parameter, detail: `${parameter} is blank` });
+  });
+
+  it('a blank question says it is blank', async () => {
+    const detail = await rejects({ method: 'POST', url: '/qa/generative', payload: { query: '   ' } });
+    expect(detail).toMatchObject({ code: 8, parameter: 'query', detail: 'query is blank' });
+  });
+});
