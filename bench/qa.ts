@@ -32,6 +32,7 @@ import type { Searcher } from '../src/search/searcher.js';
 import { writeTinyGguf } from '../scripts/make-tiny-gguf.js';
 import { DEFAULT_TRAIN_OPTIONS, trainReranker } from '../scripts/train-reranker.js';
 import { machine, summarize, writeResults } from './lib/stats.js';
+import { withAnswerabilitySection } from './lib/answerability.js';
 import { SCIFACT_DIR } from './lib/synthetic-corpus.js';
 
 const RETRIEVER_KS = [100, 500];
@@ -225,7 +226,7 @@ async function main() {
         await index.close();
       }
     }
-    await writeResults('qa', { machine: machine(), rerankerK: RERANKER_K, ggufMaxTokens: GGUF_MAX_TOKENS, warmUp: WARM_UP, trained, rows }, markdown(rows, trained, questionCount));
+    await writeResults('qa', { machine: machine(), rerankerK: RERANKER_K, ggufMaxTokens: GGUF_MAX_TOKENS, warmUp: WARM_UP, trained, rows }, await withAnswerabilitySection(markdown(rows, trained, questionCount)));
   } finally {
     for (const { generator } of generators) await generator.close();
     await rm(scratch, { recursive: true, force: true });

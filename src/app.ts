@@ -5,7 +5,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import swagger from '@fastify/swagger';
 import rateLimit from '@fastify/rate-limit';
 import { ApiError, ErrorCode, errorBody, literatureErrorHandler } from './http/errors.js';
@@ -35,7 +35,7 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
     ...(options.logger ? { loggerInstance: options.logger } : { logger: false }),
     requestIdHeader: 'x-request-id',
     // fastify logs "incoming request" and "request completed": logRequests writes one line instead.
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
     genReqId: () => randomBytes(16).toString('hex'),
     // Ids travel in /v1 URLs as long percent-encoded IRIs. Trailing slashes matter there
     // (`/v1/acls` and `/v1/acls/` are different routes), so they are not ignored.

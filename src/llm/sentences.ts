@@ -9,7 +9,9 @@ const STOPWORDS = new Set(
   ('a an and are as at be been but by can could did do does for from had has have how i if in into is it its ' +
     'may might no not of on or our should so such than that the their them then there these they this those to ' +
     'was we were what when where which while who whom why will with would you your about between both each ' +
-    'more most other over some any all also only very much many one two')
+    'more most other over some any all also only very much many one two ' +
+    // Generic words of everyday questions: "the meaning of life" must not match "quality of life" and "meaningful".
+    'meaning purpose life')
     .split(' '),
 );
 
@@ -67,6 +69,10 @@ export interface ScoredSentence {
   score: number;
   /** Share of the question's idf weight the sentence contains, in [0, 1]. */
   coverage: number;
+  /** Distinct question terms the sentence contains. */
+  matched: number;
+  /** Distinct terms of the question. */
+  questionTerms: number;
 }
 
 const K1 = 1.2;
@@ -94,14 +100,16 @@ export function scoreSentences(question: string, passages: readonly string[]): S
     for (const t of doc.terms) tf.set(t, (tf.get(t) ?? 0) + 1);
     let score = 0;
     let covered = 0;
+    let matched = 0;
     for (const t of queryTerms) {
       const f = tf.get(t);
       if (!f) continue;
       const w = idf(t);
       covered += w;
+      matched++;
       score += (w * f * (K1 + 1)) / (f + K1 * (1 - B + (B * doc.terms.length) / avgLength));
     }
-    return { text: doc.text, contextIndex: doc.contextIndex, score, coverage: covered / queryWeight };
+    return { text: doc.text, contextIndex: doc.contextIndex, score, coverage: covered / queryWeight, matched, questionTerms: queryTerms.length };
   });
   // Ties go to the better-ranked context, then to the earlier sentence (stable sort).
   return scored.sort((a, b) => b.score - a.score || a.contextIndex - b.contextIndex);
