@@ -12,10 +12,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { loadConfig, searcherOptionsOf } from '../src/config.js';
 import { ingest } from '../src/corpus/ingest.js';
-import { Library } from '../src/corpus/library.js';
 import { ExtractiveGenerator } from '../src/llm/extractive.js';
 import { QaPipeline } from '../src/qa/pipeline.js';
-import { Searcher } from '../src/search/searcher.js';
+import { LiveIndex } from '../src/live/live-index.js';
 import { demoQuestions, measureAnswerability, RESULTS_FILE, RESULTS_SECTION, scifactQuestions, type AnswerabilityResult, type LabelledQuestions } from './lib/answerability.js';
 import { SCIFACT_DIR } from './lib/synthetic-corpus.js';
 
@@ -26,13 +25,13 @@ async function measure(input: string, format: 'articles-jsonl' | 'beir', questio
   const config = loadConfig([], {});
   const indexDir = path.join(scratch, format);
   await ingest({ inputs: [input], indexDir, format });
-  const searcher = await Searcher.open(indexDir, searcherOptionsOf(config));
+  const index = await LiveIndex.open(indexDir, searcherOptionsOf(config));
   try {
     const generator = new ExtractiveGenerator();
-    const pipeline = new QaPipeline(searcher, new Library(searcher), () => generator, null, { maxParagraphLength: config.maxParagraphLength });
+    const pipeline = new QaPipeline(index, () => generator, null, { maxParagraphLength: config.maxParagraphLength });
     return await measureAnswerability(pipeline, questions);
   } finally {
-    await searcher.close();
+    await index.close();
   }
 }
 
