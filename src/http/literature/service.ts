@@ -2,6 +2,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { LiteratureServices } from './services.js';
 import { publicSettings } from '../../config.js';
+import { wantsHtml } from '../ui/routes.js';
 
 export interface ServiceInfo {
   /** Which answer generator and reranker are active, for /settings. */
@@ -11,7 +12,8 @@ export interface ServiceInfo {
 export const HEALTH_PATHS = new Set(['/', '/healthz']);
 
 export const healthRoutes: FastifyPluginAsync = async (app) => {
-  app.get('/', { schema: { hide: true } }, async () => ({ status: 'ok' }));
+  // API clients get the status; a browser is sent to the web page.
+  app.get('/', { schema: { hide: true } }, async (request, reply) => (wantsHtml(request) ? reply.redirect('/ui/', 302) : { status: 'ok' }));
 
   app.get(
     '/healthz',
