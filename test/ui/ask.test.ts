@@ -92,7 +92,12 @@ describe.skipIf(!HAS_CHROMIUM)(`Ask in Chromium (${HAS_CHROMIUM ? '/usr/bin/chro
     expect(await page.evaluate(() => document.activeElement?.id)).toBe('cited-2');
     expect(await cards.nth(0).getAttribute('class')).not.toContain('highlight');
 
+    // The README's picture: the extractive generator's real answer, streamed the same way.
+    generator.script = null;
     await page.setViewportSize({ width: 1280, height: 900 });
+    await ask('What do place cells encode?');
+    await expect.poll(() => page.getByTestId('answer').getAttribute('aria-busy')).toBe('false');
+    expect(await page.getByTestId('citation').count()).toBeGreaterThan(0);
     await page.evaluate(() => scrollTo(0, 0));
     const shot = await page.screenshot();
     expect(shot.length).toBeGreaterThan(10_000);
