@@ -12,6 +12,9 @@ import { ExtractiveGenerator } from '../../src/llm/extractive.ts';
 import { unzip } from '../archive/unzip.ts';
 import { HAS_CHROMIUM, SKIP_REASON, launchBrowser, startServer, type Browser, type UiServer } from './browser.ts';
 
+// Browser globals: used only in functions that Playwright runs inside the page.
+declare const sessionStorage: any, localStorage: any;
+
 const WRITER = 'ui-writer-token';
 const READER = 'ui-reader-token';
 const AUTH = {

@@ -12,6 +12,9 @@ import { ExtractiveGenerator } from '../../src/llm/extractive.ts';
 import { ModelUnavailableError, QueueFullError } from '../../src/llm/types.ts';
 import { HAS_CHROMIUM, SCREENSHOTS, SKIP_REASON, ScriptedGenerator, answerOf, eventually, launchBrowser, startServer, type Browser, type UiServer } from './browser.ts';
 
+// Browser globals: used only in functions that Playwright runs inside the page.
+declare const document: any, innerHeight: number, scrollTo: (x: number, y: number) => void;
+
 /** A promise the test settles by hand, to hold a generator between tokens. */
 function gate(): { wait: Promise<void>; open: () => void } {
   let open = () => {};

@@ -11,6 +11,9 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { ExtractiveGenerator } from '../../src/llm/extractive.ts';
 import { HAS_CHROMIUM, SCREENSHOTS, SKIP_REASON, launchBrowser, startServer, type Browser, type UiServer } from './browser.ts';
 
+// Browser globals: used only in functions that Playwright runs inside the page.
+declare const document: any, getComputedStyle: (element: unknown) => { outlineStyle: string };
+
 describe.skipIf(!HAS_CHROMIUM)(`search page in Chromium (${HAS_CHROMIUM ? '/usr/bin/chromium' : SKIP_REASON})`, () => {
   let server: UiServer;
   let browser: Browser;
@@ -44,7 +47,7 @@ describe.skipIf(!HAS_CHROMIUM)(`search page in Chromium (${HAS_CHROMIUM ? '/usr/
     await expect.poll(shownCount).toBe(await count());
     await searchBox().fill('grid cells entorhinal');
     await searchBox().press('Enter');
-    const hits: { article_id: string; article_title: string; paragraph: string }[] = await api('/retrieval/?query=grid%20cells%20entorhinal&retriever_k=200');
+    const hits: { article_id: string; article_title: string; paragraph: string }[] = await api('/retrieval/?query=grid%20cells%20entorhinal&retriever_k=100');
     const articles = [...new Set(hits.map((hit) => hit.article_id))];
     await expect.poll(() => page.getByTestId('result').count()).toBe(articles.length);
     expect((await titles())[0]).toBe(hits[0]!.article_title);
@@ -71,7 +74,7 @@ describe.skipIf(!HAS_CHROMIUM)(`search page in Chromium (${HAS_CHROMIUM ? '/usr/
     await expect.poll(shownCount).toBe(await count('?date_from=2015-01-01'));
     await page.getByLabel('To', { exact: true }).fill('2020-12-31');
     await expect.poll(shownCount).toBe(await count('?date_from=2015-01-01&date_to=2020-12-31'));
-    const dated: { article_id: string }[] = await api('/retrieval/?query=cells&retriever_k=200&date_from=2015-01-01&date_to=2020-12-31');
+    const dated: { article_id: string }[] = await api('/retrieval/?query=cells&retriever_k=100&date_from=2015-01-01&date_to=2020-12-31');
     await expect.poll(() => page.getByTestId('result').count()).toBe(new Set(dated.map((d) => d.article_id)).size);
     for (const text of await page.getByTestId('result').locator('.meta').allTextContents()) {
       const date = /\d{4}-\d{2}-\d{2}/.exec(text)![0];
@@ -182,14 +185,14 @@ describe.skipIf(!HAS_CHROMIUM)(`search page in Chromium (${HAS_CHROMIUM ? '/usr/
     // Tab onwards to the first card's archive button and press it.
     for (let i = 0; i < 60; i++) {
       await page.keyboard.press('Tab');
-      const label = await page.evaluate(() => (document.activeElement as HTMLElement | null)?.textContent);
+      const label = await page.evaluate(() => document.activeElement?.textContent);
       if (label === 'Add to archive') break;
     }
-    const outline = await page.evaluate(() => getComputedStyle(document.activeElement!).outlineStyle);
+    const outline = await page.evaluate(() => getComputedStyle(document.activeElement).outlineStyle);
     expect(outline).not.toBe('none');
     await page.keyboard.press('Enter');
     expect(await page.locator('#cart-size').textContent()).toBe('(1)');
-    expect(await page.evaluate(() => (document.activeElement as HTMLElement).textContent)).toBe('Remove from archive');
+    expect(await page.evaluate(() => document.activeElement.textContent)).toBe('Remove from archive');
   });
 
   it('fits a narrow screen without sideways scrolling', async () => {

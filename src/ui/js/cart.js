@@ -89,7 +89,7 @@ export function createCart(root, { literatureProject, onTokenChange }) {
     download.disabled = true;
     say('Preparing the archive…');
     try {
-      const blob = await createAndFetch(project, [...items.keys()], literatureProject);
+      const blob = await createAndFetch(project, [...items.keys()], await literatureProject());
       const url = URL.createObjectURL(blob);
       const a = document.createElement('a');
       a.href = url;

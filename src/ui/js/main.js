@@ -8,7 +8,7 @@ import { filterParams, stateFromUrl, urlOf } from './state.js';
 
 const PAGE_SIZE = 10;
 const LISTING_FETCH = 1000;
-const RETRIEVER_K = 200;
+const RETRIEVER_K = 100;
 
 const $ = (selector) => document.querySelector(selector);
 const queryInput = $('#query');
@@ -24,9 +24,10 @@ let state = stateFromUrl(location.href);
 let viewController = new AbortController();
 let askController = null;
 
-const settings = await getJson('/settings').catch(() => ({}));
+// Asked in parallel with the first results; only the archive needs it (its articles' project).
+const settings = getJson('/settings').catch(() => ({}));
 const cart = createCart(document, {
-  literatureProject: settings.literatureProject ?? 'literature/articles',
+  literatureProject: async () => (await settings).literatureProject ?? 'literature/articles',
   onTokenChange: () => void start(),
 });
 const filters = createFilters(document, {
@@ -192,12 +193,10 @@ function highlightCard(target) {
 }
 
 async function start() {
-  try {
-    filters.setArticleTypes(await getJson('/suggestions/article_types'));
-  } catch (error) {
-    show(error.message);
-  }
-  await refresh();
+  const types = getJson('/suggestions/article_types')
+    .then((list) => filters.setArticleTypes(list))
+    .catch((error) => show(error.message));
+  await Promise.all([types, refresh()]);
 }
 
 void start();
