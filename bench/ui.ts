@@ -116,7 +116,7 @@ async function main(): Promise<void> {
       enter.push((await firstResult()) - started);
     }
     if (browser.foreignRequests.length > 0) throw new Error(`the page asked other hosts: ${browser.foreignRequests.join(', ')}`);
-    const results = { machine: machine(), rounds: ROUNDS, weight, cold: summarize(cold), warm: summarize(warm), enter: summarize(enter), searchSent: summarize(sent), searchReceived: summarize(received) };
+    const results = { machine: machine(), loadAverage: os.loadavg().map((x) => Number(x.toFixed(1))), rounds: ROUNDS, weight, cold: summarize(cold), warm: summarize(warm), enter: summarize(enter), searchSent: summarize(sent), searchReceived: summarize(received) };
     const ms = (s: { p50: number; p99: number; mean: number }) => `${s.p50.toFixed(0)} | ${s.mean.toFixed(0)} | ${s.p99.toFixed(0)}`;
     const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
     const markdown = [
@@ -125,6 +125,8 @@ async function main(): Promise<void> {
       `\`npm run bench:ui\` (${ROUNDS} rounds), ${new Date().toISOString().slice(0, 10)}, machine: ${JSON.stringify(results.machine)}.`,
       'The real server process over the demo corpus (47 articles, the index `npm start` builds), Debian Chromium headless',
       '(playwright-core), loopback. Bytes are those on the wire (gzip, level 9, as the server sends them).',
+      `Load average at the end of the run: ${results.loadAverage.join(', ')} (the 2 cores are shared with other work: times are`,
+      'indicative; the split below shows where a load spends them).',
       '',
       '## Page weight (gzip)',
       '',
