@@ -89,6 +89,28 @@ describe.skipIf(!HAS_CHROMIUM)(`archive cart in Chromium (${HAS_CHROMIUM ? '/usr
     await page.close();
   });
 
+  it('a server closed to anonymous asks for a token, and the token opens the literature routes to the page', async () => {
+    const closed = await startServer(() => new ExtractiveGenerator(), { auth: { tokens: AUTH.tokens, acls: { '/': { 'local/reader': ['resources/read'] } } } });
+    // Its own browser: the shared one refuses every host but the first server's.
+    const closedBrowser = await launchBrowser(closed.url);
+    const page = await closedBrowser.newPage();
+    try {
+      await page.goto(`${closed.url}/ui/?q=dopamine`);
+      await expect.poll(() => page.locator('#message').textContent()).toBe('This server needs an access token: enter yours in the "Access token" field of the Archive panel.');
+      expect(await page.getByTestId('result').count()).toBe(0);
+      await page.getByLabel('Access token').fill(READER);
+      await page.getByLabel('Access token').press('Tab');
+      const count = (await closed.fixture.app.inject({ url: '/retrieval/article_count', headers: { authorization: `Bearer ${READER}` } })).json().article_count;
+      await expect.poll(() => page.getByTestId('article-count').textContent()).toBe(String(count));
+      await expect.poll(() => page.getByTestId('result').count()).toBeGreaterThan(0);
+      expect(await page.locator('#message').isVisible()).toBe(false);
+      expect(closedBrowser.foreignRequests).toEqual([]);
+    } finally {
+      await closedBrowser.close();
+      await closed.close();
+    }
+  });
+
   it('a token that may write no project gets no project, and says so; a wrong token is a readable error', async () => {
     const page = await browser.newPage();
     await chooseTwoArticles(page);

@@ -73,6 +73,7 @@ function describeFailure(response, body) {
   if (status === 503 && code === 3) return `Answers are unavailable: ${text}`;
   if (status === 503) return `The server is overloaded or restarting.${retryHint(response)}`;
   if (status === 401) return 'The access token was not accepted. Check it in the Archive panel.';
+  if (status === 403 && !accessToken.get()) return 'This server needs an access token: enter yours in the "Access token" field of the Archive panel.';
   if (status === 403) return `This access token is not allowed to do that${text ? `: ${text}` : '.'}`;
   if (status === 404 && code === 1) return 'No article matches this query and these filters. Change the query or loosen the filters.';
   if (status === 413) return `Too long: ${text || 'the request is larger than the server accepts.'}`;
