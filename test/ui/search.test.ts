@@ -203,6 +203,21 @@ describe.skipIf(!HAS_CHROMIUM)(`search page in Chromium (${HAS_CHROMIUM ? '/usr/
     expect(overflow).toBeLessThanOrEqual(0);
   });
 
+  it('/docs lists every operation of /openapi.json and tries one against the server', async () => {
+    const spec = await api('/openapi.json');
+    const operations = Object.values(spec.paths as Record<string, Record<string, unknown>>).flatMap((item) =>
+      Object.keys(item).filter((method) => ['get', 'post', 'put', 'patch', 'delete'].includes(method)),
+    );
+    await page.goto(`${server.url}/docs`);
+    await expect.poll(() => page.locator('details.operation').count()).toBe(operations.length);
+    const countOperation = page.locator('details.operation').filter({ has: page.locator('code', { hasText: /^\/retrieval\/article_count$/ }) });
+    await countOperation.locator(':scope > summary').click();
+    await countOperation.getByRole('textbox', { name: 'article_types (query)' }).fill('review-article');
+    await countOperation.getByRole('button', { name: 'Send' }).click();
+    const expected = await api('/retrieval/article_count?article_types=review-article');
+    await expect.poll(() => countOperation.locator('pre[aria-live]').textContent()).toBe(`HTTP 200 OK\n${JSON.stringify(expected, null, 2)}`);
+  });
+
   it('makes no request to any other host (and the guard that checks it does see one)', async () => {
     expect(browser.foreignRequests).toEqual([]);
     const probe = await browser.newPage();
