@@ -16,6 +16,9 @@ import { HEALTH_PATHS, healthRoutes, settingsRoutes, type ServiceInfo } from './
 import { qaRoutes, type QaServices } from './http/literature/qa.js';
 import { RELOAD_PERMISSION, adminRoutes } from './http/literature/admin.js';
 import { shedLoad } from './http/load-shedding.js';
+import { enableCors } from './http/cors.js';
+import { loadUiAssets, type UiAssets } from './http/ui/assets.js';
+import { uiRoutes } from './http/ui/routes.js';
 import { PLATFORM_MAX_PARAM_LENGTH, platformApi } from './http/platform/index.js';
 import { errorBody as platformErrorBody } from './http/platform/errors.js';
 import { AuthenticationError, AuthorizationError, type Platform } from './platform/index.js';
@@ -28,6 +31,8 @@ export interface AppServices extends LiteratureServices, ServiceInfo, QaServices
 export interface AppOptions {
   /** A pino logger shared with the rest of the process; none = silent (tests). */
   logger?: FastifyBaseLogger;
+  /** The web page's files; default: read from src/ui (a packaged build passes its embedded copy). */
+  uiAssets?: UiAssets;
 }
 
 export async function buildApp(services: AppServices, options: AppOptions = {}): Promise<FastifyInstance> {
@@ -69,6 +74,7 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
   shedLoad(app, services.config.maxInFlight);
+  enableCors(app, services.config.corsOrigins);
   if (services.config.rateLimit > 0) {
     await app.register(rateLimit, {
       max: services.config.rateLimit,
@@ -111,6 +117,7 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
     }
   });
   if (services.platform) await app.register(platformApi, { platform: services.platform });
+  await app.register(uiRoutes, { assets: options.uiAssets ?? (await loadUiAssets()) });
 
   // Requests no route takes (their bodies are still parsed, and may be refused) answer in the literature vocabulary.
   app.setErrorHandler(literatureErrorHandler);

@@ -76,6 +76,24 @@ function oneOf<T extends string>(...values: T[]) {
   };
 }
 
+/** Comma-separated web origins (`https://host[:port]`), or `*` for any origin. */
+function originList(raw: string, name: string): string[] {
+  const origins = raw.split(',').map((o) => o.trim()).filter((o) => o !== '');
+  for (const origin of origins) {
+    if (origin === '*') continue;
+    let parsed: URL | null = null;
+    try {
+      parsed = new URL(origin);
+    } catch {
+      // reported below
+    }
+    if (!parsed || !/^https?:$/.test(parsed.protocol) || parsed.origin !== origin) {
+      throw new ConfigError(`${name} must list origins such as https://app.example:8443 (scheme, host, optional port; no path), got "${origin}"`);
+    }
+  }
+  return origins;
+}
+
 const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
 /** Parses durations such as `5h`, `30m`, `90s`, `1h30m` or a bare number of seconds into milliseconds. */
@@ -261,6 +279,12 @@ const SETTINGS = {
     parse: duration,
     shownDefault: '300s',
     doc: 'Longest a client may take to send a whole request (headers and body, uploads included) before 408; guards against slow clients holding sockets.',
+  },
+  corsOrigins: {
+    default: [] as string[],
+    parse: originList,
+    shownDefault: 'none',
+    doc: 'Web origins whose pages may call the literature routes and /v1 (comma-separated; * = any). Credentials are never allowed: tokens travel in the Authorization header.',
   },
   ...COMMAND_SETTINGS,
 } satisfies Record<string, Setting<unknown>>;

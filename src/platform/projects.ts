@@ -112,6 +112,12 @@ export class ProjectService {
     return this.db.get(projectKey(ref));
   }
 
+  /** Every project, the literature project first, then in key order. */
+  *all(): Iterable<ProjectState> {
+    yield this.literature;
+    for (const { value } of this.db.getRange()) yield value;
+  }
+
   /** The project for reading: it must exist and not be marked for deletion (deprecated is fine). */
   forRead(ref: ProjectRef): ProjectState {
     const project = this.get(ref);

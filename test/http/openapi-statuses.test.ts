@@ -69,6 +69,7 @@ function probes(route: Route): InjectOptions[] {
       { method: 'GET', url: route.url + query, headers: { authorization: 'Bearer nobody' } },
       { method: 'GET', url: route.url + query, headers: { authorization: 'Bearer stranger-token' } },
       { method: 'GET', url: `${route.url}?%E0%A4%A=1`, headers: auth },
+      { method: 'GET', url: route.url + query, headers: { ...auth, accept: 'text/html' } },
     ];
   }
   const body = (query: string, extra: object = {}) => ({ method: 'POST' as const, url: route.url, headers: auth, payload: { query, ...extra } });

@@ -289,8 +289,18 @@ describe('listings', () => {
     expect(results.some((r) => r['@id'].includes('secret'))).toBe(false);
   });
 
-  it('there is no listing of an organization, nor of every project: the same 404 whether the organization exists or not', async () => {
-    for (const url of ['/v1/resources/lab', '/v1/projects/lab', '/v1/projects', '/v1/orgs', '/v1/files/lab', '/v1/archives/lab']) {
+  it('the project listing names only the projects where the caller holds the permission asked', async () => {
+    const labels = async (query: string, caller: Record<string, string>) =>
+      ((await send({ method: 'GET', url: `/v1/projects${query}` }, caller)).json()._results as { _self: string }[]).map((p) => p._self.split('/v1/projects/')[1]);
+    expect(await labels('', reader)).toEqual(['lab/a']);
+    expect(await labels('?permission=resources/write', reader)).toEqual([]);
+    expect(await labels('?permission=resources/write', { authorization: `Bearer ${tokenFor('resources/write', '/lab/a')}` })).toEqual(['lab/a']);
+    expect(await labels('', { authorization: `Bearer ${STRANGER}` })).toEqual([]);
+    expect(await labels('?permission=resources/write', { authorization: `Bearer ${ADMIN}` })).toEqual(expect.arrayContaining(['literature/articles', 'lab/a', 'lab/b']));
+  });
+
+  it('there is no listing of an organization: the same 404 whether the organization exists or not', async () => {
+    for (const url of ['/v1/resources/lab', '/v1/projects/lab', '/v1/orgs', '/v1/files/lab', '/v1/archives/lab']) {
       const existing = await send({ method: 'GET', url }, reader);
       const missing = await send({ method: 'GET', url: url.replace('/lab', '/no-such-org') }, reader);
       expect({ url, status: existing.statusCode }).toEqual({ url, status: 404 });

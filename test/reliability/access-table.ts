@@ -78,6 +78,9 @@ export const ROWS: Row[] = [
   { method: 'GET', path: '/', need: 'open', success: 200, request: () => get('/') },
   { method: 'GET', path: '/openapi.json', need: 'open', success: 200, request: () => get('/openapi.json') },
   { method: 'GET', path: '/healthz', need: 'open', success: 200, request: () => get('/healthz') },
+  { method: 'GET', path: '/ui/', need: 'open', success: 200, request: () => get('/ui/') },
+  { method: 'GET', path: '/ui/*', need: 'open', success: 200, request: () => get('/ui/app.css') },
+  { method: 'GET', path: '/docs', need: 'open', success: 200, request: () => get('/docs') },
   { method: 'GET', path: '/settings', need: LITERATURE, success: 200, request: () => get('/settings') },
   {
     method: 'POST',
@@ -104,6 +107,7 @@ export const ROWS: Row[] = [
 
   // Organizations and projects.
   { method: 'PUT', path: '/v1/orgs/{org}', need: { permission: 'organizations/create', at: '/' }, success: 201, request: () => json('PUT', `/v1/orgs/${fresh('org')}`, {}) },
+  { method: 'GET', path: '/v1/projects', need: 'identified', success: 200, request: () => get('/v1/projects?permission=resources/write') },
   { method: 'GET', path: '/v1/orgs/{org}', need: { permission: 'resources/read', at: '/lab' }, success: 200, request: () => get('/v1/orgs/lab'), missing: get('/v1/orgs/no-such-org') },
   {
     method: 'DELETE',
@@ -341,7 +345,7 @@ export function expectedStatus(row: Row, caller: Caller): number {
 
 export function describeNeed(need: Need): string {
   if (need === 'open') return 'none';
-  if (need === 'identified') return 'none (own ACLs only)';
+  if (need === 'identified') return 'none (own ACLs or projects only)';
   return `\`${need.permission}\` on \`${need.at}\``;
 }
 
@@ -362,7 +366,7 @@ export function renderAccessDoc(): string {
     '',
     'Statuses are those of the Nexus reference: the ACL check comes first, so a caller without the permission gets',
     '403 `AuthorizationFailed` even when the project is missing (nexus-archive-reference §1.1), and 401 for an invalid',
-    'token (§1.1, §2). `GET /`, `/openapi.json` and `/healthz` are always open.',
+    'token (§1.1, §2). `GET /`, `/openapi.json`, `/healthz`, the web page (`/ui/`) and `/docs` are always open.',
     '',
     `| method | route | needs | ${CALLERS.join(' | ')} | anonymous, no auth file |`,
     `| --- | --- | --- | ${CALLERS.map(() => '---').join(' | ')} | --- |`,
@@ -389,8 +393,9 @@ export function renderAccessDoc(): string {
     '| --- | --- | --- | --- |',
     ...PROBES.map((p) => `| ${p.name} | ${describeNeed(p.need)} | \`${p.existing}\` | \`${p.missing}\` |`),
     '',
-    'Also tested: a project\'s resource listing holds only that project\'s resources; there is no listing of an',
-    'organization or of all projects (the same 404 whether the organization exists or not); an archive download',
+    'Also tested: a project\'s resource listing holds only that project\'s resources; `GET /v1/projects` lists only',
+    'the projects where the caller holds the permission asked (`permission`, default `resources/read`); there is no',
+    'listing of an organization (the same 404 whether the organization exists or not); an archive download',
     'needs `resources/read` on every referenced project before the first byte (403, never skipped by',
     '`ignoreNotFound`); and an archive referencing an unreadable project answers the same at creation, in its',
     'metadata and at download whether the referenced project, resource or file exists or not (relative ids resolve',

@@ -3,6 +3,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { LiteratureServices } from './services.js';
 import { publicSettings } from '../../config.js';
 import { errorResponses, GUARDED_ERRORS } from './schemas.js';
+import { wantsHtml } from '../ui/routes.js';
 
 export interface ServiceInfo {
   /** Which answer generator and reranker are active, for /settings. */
@@ -12,16 +13,20 @@ export interface ServiceInfo {
 export const HEALTH_PATHS = new Set(['/', '/healthz']);
 
 export const healthRoutes: FastifyPluginAsync = async (app) => {
+  // API clients get the status; a browser (Accept: text/html) is sent to the web page.
   app.get(
     '/',
     {
       schema: {
-        summary: 'Service status: {"status": "ok"}',
+        summary: 'Service status: {"status": "ok"}; a browser is redirected to the web page',
         tags: ['service'],
-        response: { 200: { type: 'object', properties: { status: { type: 'string', enum: ['ok'] } }, required: ['status'] } },
+        response: {
+          200: { type: 'object', properties: { status: { type: 'string', enum: ['ok'] } }, required: ['status'] },
+          302: { description: 'Asked with Accept: text/html: redirected to /ui/', type: 'null' },
+        },
       },
     },
-    async () => ({ status: 'ok' }),
+    async (request, reply) => (wantsHtml(request) ? reply.redirect('/ui/', 302) : { status: 'ok' }),
   );
 
   app.get(

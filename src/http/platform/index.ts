@@ -13,6 +13,7 @@ import { identifyCallers } from './caller.ts';
 import { errorBody, handleError } from './errors.ts';
 import { fileRoutes } from './files.ts';
 import { orgRoutes } from './orgs.ts';
+import { projectListRoutes } from './project-list.ts';
 import { projectRoutes } from './projects.ts';
 import { resourceRoutes } from './resources.ts';
 
@@ -47,7 +48,7 @@ export async function platformApi(app: FastifyInstance, { platform }: PlatformAp
         limits: { fileSize: platform.files.maxFileBytes, files: 1, fields: 10, parts: 20, fieldSize: 64 * 1024 },
       });
       identifyCallers(v1, platform);
-      for (const routes of [orgRoutes, projectRoutes, aclRoutes, resourceRoutes, fileRoutes, archiveRoutes]) {
+      for (const routes of [orgRoutes, projectRoutes, projectListRoutes, aclRoutes, resourceRoutes, fileRoutes, archiveRoutes]) {
         await v1.register(routes, { platform });
       }
     },

@@ -1,0 +1,52 @@
+/**
+ * Cross-origin access for front ends served from other origins (`--cors-origins`).
+ * Only the APIs a front end calls are shared: the literature routes and /v1.
+ * Credentials (cookies) are never allowed: the server has none, callers send
+ * bearer tokens in the Authorization header, which a preflight may allow.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+
+const SHARED_PREFIXES = ['/retrieval', '/suggestions', '/qa/', '/settings', '/v1/', '/v1?'];
+const ALLOWED_METHODS = 'GET, HEAD, POST, PUT, PATCH, DELETE';
+const ALLOWED_HEADERS = 'authorization, content-type, accept, x-request-id';
+/** What a cross-origin script may read besides the CORS-safelisted headers. */
+const EXPOSED_HEADERS = 'x-request-id, retry-after, location, content-disposition, www-authenticate';
+const PREFLIGHT_MAX_AGE_SECONDS = '600';
+
+export function isSharedPath(url: string): boolean {
+  return url === '/v1' || SHARED_PREFIXES.some((prefix) => url.startsWith(prefix));
+}
+
+/** The Access-Control-Allow-Origin value for a request's Origin, or null when it is not allowed. */
+export function allowedOrigin(origins: readonly string[], origin: string | undefined): string | null {
+  if (origin === undefined || origins.length === 0) return null;
+  if (origins.includes('*')) return '*';
+  return origins.includes(origin) ? origin : null;
+}
+
+/**
+ * Adds the CORS headers to shared routes and answers their preflights (OPTIONS
+ * with Access-Control-Request-Method) before any other hook: a preflight carries
+ * no token, so it must not meet authentication or the rate limit.
+ */
+export function enableCors(app: FastifyInstance, origins: readonly string[]): void {
+  if (origins.length === 0) return;
+  app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
+    if (!isSharedPath(request.url)) return;
+    const allowed = allowedOrigin(origins, request.headers.origin);
+    // Set on the raw response: the streamed QA route writes its own head, which Node merges with these.
+    // Caches must not give one origin's answer to another.
+    reply.raw.setHeader('vary', 'Origin');
+    if (allowed === null) return;
+    reply.raw.setHeader('access-control-allow-origin', allowed);
+    if (request.method === 'OPTIONS' && request.headers['access-control-request-method'] !== undefined) {
+      return reply
+        .code(204)
+        .header('access-control-allow-methods', ALLOWED_METHODS)
+        .header('access-control-allow-headers', ALLOWED_HEADERS)
+        .header('access-control-max-age', PREFLIGHT_MAX_AGE_SECONDS)
+        .send();
+    }
+    reply.raw.setHeader('access-control-expose-headers', EXPOSED_HEADERS);
+  });
+}

@@ -1,0 +1,60 @@
+/**
+ * GET /v1/projects: the projects on which the caller holds a permission (by
+ * default `resources/read`), so a client can offer "projects I may write"
+ * (`?permission=resources/write`). Projects marked for deletion are left out;
+ * `deprecated` filters on deprecation, as in the reference's listings.
+ */
+import type { FastifyInstance } from 'fastify';
+import { METADATA_CONTEXT, PROJECTS_CONTEXT } from '../../platform/contexts.ts';
+import type { Platform } from '../../platform/index.ts';
+import { PERMISSIONS, type Permission } from '../../platform/permissions.ts';
+import { projectAddress } from '../../platform/refs.ts';
+import { callerOf } from './caller.ts';
+import { projectJson } from './projects.ts';
+import { errorResponses, projectSchema } from './schemas.ts';
+
+interface ListQuery {
+  permission: Permission;
+  deprecated?: boolean;
+  from: number;
+  size: number;
+}
+
+const listQuery = {
+  type: 'object',
+  properties: {
+    permission: { type: 'string', enum: [...PERMISSIONS], default: 'resources/read' },
+    deprecated: { type: 'boolean' },
+    from: { type: 'integer', minimum: 0, maximum: 1_000_000, default: 0 },
+    size: { type: 'integer', minimum: 1, maximum: 1000, default: 100 },
+  },
+  additionalProperties: false,
+} as const;
+
+const projectListSchema = {
+  type: 'object',
+  properties: { '@context': {}, _total: { type: 'integer' }, _results: { type: 'array', items: projectSchema } },
+} as const;
+
+export async function projectListRoutes(app: FastifyInstance, { platform }: { platform: Platform }): Promise<void> {
+  const { projects, acls, baseUri } = platform;
+  app.get<{ Querystring: ListQuery }>(
+    '/projects',
+    { schema: { querystring: listQuery, response: { 200: projectListSchema, ...errorResponses } } },
+    async (request) => {
+      const identity = callerOf(request);
+      const { permission, deprecated, from, size } = request.query;
+      const visible = [...projects.all()].filter(
+        (project) =>
+          !project.markedForDeletion &&
+          (deprecated === undefined || project.deprecated === deprecated) &&
+          acls.has(identity, permission, projectAddress({ org: project.org, project: project.label })),
+      );
+      return {
+        '@context': [PROJECTS_CONTEXT, METADATA_CONTEXT],
+        _total: visible.length,
+        _results: visible.slice(from, from + size).map((project) => projectJson(project, projects, baseUri)),
+      };
+    },
+  );
+}

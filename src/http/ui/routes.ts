@@ -1,0 +1,48 @@
+/**
+ * GET /ui/ (the web page and its files) and GET /docs (the API reference page,
+ * which renders /openapi.json). Open to every caller, like /openapi.json: the
+ * page holds no data; what it shows comes from the guarded APIs.
+ */
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { UiAssets } from './assets.js';
+
+/**
+ * Everything the page loads comes from this server: the policy makes the
+ * browser refuse any other host, whatever a script or a stored string tries.
+ */
+const CONTENT_SECURITY_POLICY = [
+  "default-src 'self'",
+  "img-src 'self' data:",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+/** True when a client asks for a page (a browser) rather than JSON. */
+export function wantsHtml(request: FastifyRequest): boolean {
+  const accept = request.headers.accept ?? '';
+  return /\btext\/html\b/.test(accept);
+}
+
+export const uiRoutes: FastifyPluginAsync<{ assets: UiAssets }> = async (app, { assets }) => {
+  const send = (request: FastifyRequest, reply: FastifyReply, name: string) => {
+    const asset = assets.get(name);
+    if (!asset) return reply.callNotFound();
+    reply
+      .header('content-type', asset.contentType)
+      .header('etag', asset.etag)
+      // Revalidate every time (cheap: 304 on a matching ETag), so a restarted server's new page is used at once.
+      .header('cache-control', 'no-cache')
+      .header('x-content-type-options', 'nosniff')
+      .header('vary', 'Accept-Encoding');
+    if (asset.contentType.startsWith('text/html')) reply.header('content-security-policy', CONTENT_SECURITY_POLICY);
+    if (request.headers['if-none-match'] === asset.etag) return reply.code(304).send();
+    if (/\bgzip\b/.test(request.headers['accept-encoding'] ?? '')) return reply.header('content-encoding', 'gzip').send(asset.gzip);
+    return reply.send(asset.body);
+  };
+
+  app.get('/ui/', { schema: { hide: true } }, (request, reply) => send(request, reply, 'index.html'));
+  app.get<{ Params: { '*': string } }>('/ui/*', { schema: { hide: true } }, (request, reply) => send(request, reply, request.params['*']));
+  app.get('/docs', { schema: { hide: true } }, (request, reply) => send(request, reply, 'docs.html'));
+};

@@ -1,0 +1,83 @@
+// Calls to the server's APIs, and their failures turned into sentences a reader can act on.
+
+const TOKEN_KEY = 'litserve.accessToken';
+
+/** The access token lives in this tab's sessionStorage only: never in the URL, never in localStorage. */
+export const accessToken = {
+  get: () => sessionStorage.getItem(TOKEN_KEY) ?? '',
+  set: (value) => (value ? sessionStorage.setItem(TOKEN_KEY, value) : sessionStorage.removeItem(TOKEN_KEY)),
+};
+
+export class ApiError extends Error {
+  constructor(status, message) {
+    super(message);
+    this.status = status;
+  }
+}
+
+export function authHeaders(extra = {}) {
+  const token = accessToken.get();
+  return token ? { ...extra, authorization: `Bearer ${token}` } : extra;
+}
+
+/** Query string with repeated keys for lists; empty values are left out. */
+export function queryString(params) {
+  const search = new URLSearchParams();
+  for (const [key, value] of Object.entries(params)) {
+    for (const item of Array.isArray(value) ? value : [value]) {
+      if (item !== undefined && item !== null && item !== '') search.append(key, String(item));
+    }
+  }
+  const text = search.toString();
+  return text ? `?${text}` : '';
+}
+
+export async function getJson(path, params = {}, { signal } = {}) {
+  let response;
+  try {
+    response = await fetch(path + queryString(params), { headers: authHeaders({ accept: 'application/json' }), signal });
+  } catch (error) {
+    throw networkError(error);
+  }
+  if (!response.ok) throw await errorOf(response);
+  return response.json();
+}
+
+export function networkError(error) {
+  if (error?.name === 'AbortError') return error;
+  return new ApiError(0, 'The server could not be reached: check that it is running and try again.');
+}
+
+const retryHint = (response) => {
+  const seconds = Number(response.headers.get('retry-after'));
+  return Number.isFinite(seconds) && seconds > 0 ? ` Try again in ${seconds} second${seconds === 1 ? '' : 's'}.` : ' Try again shortly.';
+};
+
+/** A readable ApiError for a failed response, in either API's error vocabulary; never raw JSON. */
+export async function errorOf(response) {
+  let body = null;
+  try {
+    body = JSON.parse(await response.text());
+  } catch {
+    // not JSON: the status alone tells the story
+  }
+  return new ApiError(response.status, describeFailure(response, body));
+}
+
+function describeFailure(response, body) {
+  const { status } = response;
+  const detail = body?.detail && typeof body.detail === 'object' ? body.detail : null;
+  const text = detail?.detail ?? body?.reason ?? '';
+  const code = detail?.code;
+  if (status === 429) return `The server is busy with other requests (${text || 'too many requests'}).${retryHint(response)}`;
+  if (status === 503 && code === 3) return `Answers are unavailable: ${text}`;
+  if (status === 503) return `The server is overloaded or restarting.${retryHint(response)}`;
+  if (status === 401) return 'The access token was not accepted. Check it in the Archive panel.';
+  if (status === 403 && !accessToken.get()) return 'This server needs an access token: enter yours in the "Access token" field of the Archive panel.';
+  if (status === 403) return `This access token is not allowed to do that${text ? `: ${text}` : '.'}`;
+  if (status === 404 && code === 1) return 'No article matches this query and these filters. Change the query or loosen the filters.';
+  if (status === 413) return `Too long: ${text || 'the request is larger than the server accepts.'}`;
+  if (status === 422 || status === 400) return `Invalid input${detail?.parameter ? ` (${detail.parameter})` : ''}: ${text || 'the server refused the request.'}`;
+  if (text) return `${text} (HTTP ${status})`;
+  return `The server answered HTTP ${status}${response.statusText ? ` ${response.statusText}` : ''}.`;
+}

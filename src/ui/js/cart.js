@@ -1,0 +1,134 @@
+// The archive cart: chosen articles, the access token, a project the token may write, and the ZIP download.
+import { accessToken, authHeaders, errorOf, getJson, networkError } from './api.js';
+
+const CART_KEY = 'litserve.cart';
+
+export function createCart(root, { literatureProject, onTokenChange }) {
+  /** article_id -> title, in the order added; kept for this tab only, like the token. */
+  const items = new Map(JSON.parse(sessionStorage.getItem(CART_KEY) ?? '[]'));
+  const buttons = new Map();
+  const list = root.querySelector('#cart-list');
+  const size = root.querySelector('#cart-size');
+  const tokenInput = root.querySelector('#token');
+  const projectSelect = root.querySelector('#project');
+  const download = root.querySelector('#download-archive');
+  const message = root.querySelector('#cart-message');
+
+  const say = (text, isError = false) => {
+    message.textContent = text;
+    message.classList.toggle('error', isError);
+  };
+
+  const save = () => sessionStorage.setItem(CART_KEY, JSON.stringify([...items]));
+
+  const syncButton = (button, id) => {
+    const chosen = items.has(id);
+    button.textContent = chosen ? 'Remove from archive' : 'Add to archive';
+    button.setAttribute('aria-pressed', String(chosen));
+  };
+
+  const render = () => {
+    size.textContent = `(${items.size})`;
+    list.replaceChildren(
+      ...[...items].map(([id, title]) => {
+        const item = document.createElement('li');
+        item.append(title);
+        const remove = document.createElement('button');
+        remove.type = 'button';
+        remove.textContent = '×';
+        remove.setAttribute('aria-label', `Remove ${title} from the archive`);
+        remove.addEventListener('click', () => toggle(id, title));
+        item.append(remove);
+        return item;
+      }),
+    );
+    for (const [id, group] of buttons) for (const button of group) if (button.isConnected) syncButton(button, id);
+    download.disabled = items.size === 0;
+  };
+
+  const toggle = (id, title) => {
+    if (items.has(id)) items.delete(id);
+    else items.set(id, title);
+    save();
+    render();
+  };
+
+  /** Ties a card's "Add to archive" button to the cart. */
+  const bindButton = (button, meta) => {
+    const group = (buttons.get(meta.article_id) ?? []).filter((b) => b.isConnected);
+    group.push(button);
+    buttons.set(meta.article_id, group);
+    syncButton(button, meta.article_id);
+    button.addEventListener('click', () => toggle(meta.article_id, meta.article_title));
+  };
+
+  /** The projects the token may write (archives are made in one), read-only ones left out. */
+  const loadProjects = async () => {
+    projectSelect.replaceChildren(new Option('(loading…)', ''));
+    try {
+      const listing = await getJson('/v1/projects', { permission: 'resources/write', deprecated: false, size: 1000 });
+      const writable = listing._results.filter((p) => !p._readOnly).map((p) => `${p._organizationLabel}/${p._label}`);
+      projectSelect.replaceChildren(...(writable.length ? writable.map((p) => new Option(p, p)) : [new Option('(no project this token may write)', '')]));
+      say('');
+    } catch (error) {
+      projectSelect.replaceChildren(new Option('(no projects)', ''));
+      say(error.message, true);
+    }
+  };
+
+  tokenInput.value = accessToken.get();
+  tokenInput.addEventListener('change', () => {
+    accessToken.set(tokenInput.value.trim());
+    void loadProjects();
+    onTokenChange();
+  });
+
+  download.addEventListener('click', async () => {
+    const project = projectSelect.value;
+    if (!project) return say('Choose a project first (an access token that may write one is needed).', true);
+    download.disabled = true;
+    say('Preparing the archive…');
+    try {
+      const blob = await createAndFetch(project, [...items.keys()], await literatureProject());
+      const url = URL.createObjectURL(blob);
+      const a = document.createElement('a');
+      a.href = url;
+      a.download = 'archive.zip';
+      document.body.append(a);
+      a.click();
+      a.remove();
+      setTimeout(() => URL.revokeObjectURL(url), 60_000);
+      say(`Archive of ${items.size} article${items.size === 1 ? '' : 's'} downloaded.`);
+    } catch (error) {
+      say(error.message, true);
+    } finally {
+      download.disabled = items.size === 0;
+    }
+  });
+
+  render();
+  if (accessToken.get()) void loadProjects();
+  return { bindButton };
+}
+
+/** Creates the archive in `project` (POST /v1/archives), then downloads its ZIP. */
+async function createAndFetch(project, articleIds, literatureProject) {
+  const definition = {
+    resources: articleIds.map((id) => ({ '@type': 'Resource', project: literatureProject, resourceId: id, path: `/articles/${id.replace(/[^\w.-]/g, '_')}.json` })),
+  };
+  try {
+    const created = await fetch(`/v1/archives/${project}`, {
+      method: 'POST',
+      headers: authHeaders({ 'content-type': 'application/json', accept: 'application/json' }),
+      body: JSON.stringify(definition),
+    });
+    if (!created.ok) throw await errorOf(created);
+    // The archive's own address on this server (its _self uses --public-url, which may name another host).
+    const { '@id': id } = await created.json();
+    const zip = await fetch(`/v1/archives/${project}/${encodeURIComponent(id)}`, { headers: authHeaders({ accept: 'application/zip' }) });
+    if (!zip.ok) throw await errorOf(zip);
+    return await zip.blob();
+  } catch (error) {
+    throw error.status !== undefined ? error : networkError(error);
+  }
+}

@@ -1,0 +1,108 @@
+// A type-ahead text field (ARIA combobox with a listbox popup): arrows move, Enter picks, Escape closes.
+
+const DEBOUNCE_MS = 150;
+
+/**
+ * fetchOptions(text, signal) -> [{ value, label, count }]; onPick(option | null, text) is called on Enter
+ * (null when no option is active: the typed text as it is) and on a click on an option.
+ */
+export function combobox({ input, listbox, fetchOptions, onPick }) {
+  let options = [];
+  let active = -1;
+  let timer = 0;
+  let controller = null;
+
+  const close = () => {
+    listbox.hidden = true;
+    input.setAttribute('aria-expanded', 'false');
+    input.removeAttribute('aria-activedescendant');
+    active = -1;
+  };
+
+  const setActive = (index) => {
+    active = index;
+    [...listbox.children].forEach((item, i) => item.setAttribute('aria-selected', String(i === index)));
+    if (index >= 0) {
+      const item = listbox.children[index];
+      input.setAttribute('aria-activedescendant', item.id);
+      item.scrollIntoView({ block: 'nearest' });
+    } else {
+      input.removeAttribute('aria-activedescendant');
+    }
+  };
+
+  const render = () => {
+    listbox.replaceChildren(
+      ...options.map((option, i) => {
+        const item = document.createElement('li');
+        item.id = `${listbox.id}-${i}`;
+        item.setAttribute('role', 'option');
+        item.setAttribute('aria-selected', 'false');
+        const label = document.createElement('span');
+        label.textContent = option.label;
+        const count = document.createElement('span');
+        count.className = 'option-count';
+        count.textContent = `${option.count} article${option.count === 1 ? '' : 's'}`;
+        item.append(label, count);
+        // mousedown, not click: the field must not lose focus (and close the list) first.
+        item.addEventListener('mousedown', (event) => {
+          event.preventDefault();
+          pick(option);
+        });
+        return item;
+      }),
+    );
+    listbox.hidden = options.length === 0;
+    input.setAttribute('aria-expanded', String(options.length > 0));
+    active = -1;
+  };
+
+  const pick = (option) => {
+    const text = input.value.trim();
+    close();
+    options = [];
+    input.value = '';
+    onPick(option, text);
+  };
+
+  const refresh = async () => {
+    controller?.abort();
+    const text = input.value.trim();
+    if (!text) {
+      options = [];
+      close();
+      return;
+    }
+    controller = new AbortController();
+    try {
+      options = await fetchOptions(text, controller.signal);
+      if (document.activeElement === input) render();
+    } catch (error) {
+      if (error?.name !== 'AbortError') close();
+    }
+  };
+
+  input.addEventListener('input', () => {
+    clearTimeout(timer);
+    timer = setTimeout(refresh, DEBOUNCE_MS);
+  });
+  input.addEventListener('blur', close);
+  input.addEventListener('keydown', (event) => {
+    const open = !listbox.hidden;
+    if (event.key === 'ArrowDown' && options.length > 0) {
+      event.preventDefault();
+      if (!open) render();
+      setActive((active + 1) % options.length);
+    } else if (event.key === 'ArrowUp' && open) {
+      event.preventDefault();
+      setActive(active <= 0 ? options.length - 1 : active - 1);
+    } else if (event.key === 'Escape' && open) {
+      event.preventDefault();
+      close();
+    } else if (event.key === 'Enter') {
+      event.preventDefault();
+      if (open && active >= 0) pick(options[active]);
+      else if (input.value.trim()) pick(null);
+    }
+  });
+}

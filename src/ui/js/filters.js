@@ -1,0 +1,136 @@
+// The filter panel: dates, article types with counts, authors and journals with type-ahead, topic and region chips.
+import { getJson } from './api.js';
+import { combobox } from './combobox.js';
+import { emptyFilters } from './state.js';
+
+const ISSN = /\b\d{4}-\d{3}[\dXx]\b/;
+const SUGGESTION_LIMIT = 8;
+
+/** Journal ISSN -> name, learnt from suggestions and results, so chips can show names. */
+export const journalNames = new Map();
+
+/**
+ * Wires the panel. onChange(filters) is called with the new filters after every change;
+ * render(filters) shows given filters (from the URL) without calling onChange.
+ */
+export function createFilters(root, { onChange, onError }) {
+  let current = emptyFilters();
+  const change = (patch) => {
+    current = { ...current, ...patch };
+    render(current);
+    onChange(current);
+  };
+
+  const dateFrom = root.querySelector('#date-from');
+  const dateTo = root.querySelector('#date-to');
+  dateFrom.addEventListener('change', () => change({ date_from: dateFrom.value }));
+  dateTo.addEventListener('change', () => change({ date_to: dateTo.value }));
+
+  const typeList = root.querySelector('#type-list');
+  typeList.addEventListener('change', () => {
+    change({ article_types: [...typeList.querySelectorAll('input:checked')].map((box) => box.value) });
+  });
+
+  const addTo = (key, value) => {
+    if (value && !current[key].includes(value)) change({ [key]: [...current[key], value] });
+  };
+
+  combobox({
+    input: root.querySelector('#author-input'),
+    listbox: root.querySelector('#author-options'),
+    fetchOptions: async (text, signal) =>
+      (await getJson('/suggestions/author', { name: text, limit: SUGGESTION_LIMIT }, { signal })).map((s) => ({ value: s.name, label: s.name, count: s.docs_in_db })),
+    onPick: (option, text) => addTo('authors', option?.value ?? text),
+  });
+
+  const journalOptions = async (text, signal) =>
+    (await getJson('/suggestions/journal', { keywords: text, limit: SUGGESTION_LIMIT }, { signal })).map((s) => {
+      journalNames.set(s.journal_issn, s.journal_name);
+      return { value: s.journal_issn, label: `${s.journal_name} (${s.journal_issn})`, count: s.docs_in_db };
+    });
+  combobox({
+    input: root.querySelector('#journal-input'),
+    listbox: root.querySelector('#journal-options'),
+    fetchOptions: journalOptions,
+    onPick: async (option, text) => {
+      if (option) return addTo('journals', option.value);
+      const issn = ISSN.exec(text)?.[0];
+      if (issn) return addTo('journals', issn.toUpperCase());
+      // Free text: the best-matching journal, if any.
+      try {
+        const [best] = await journalOptions(text);
+        if (best) addTo('journals', best.value);
+        else onError(`No journal matches "${text}".`);
+      } catch (error) {
+        onError(error.message);
+      }
+    },
+  });
+
+  for (const key of ['topics', 'regions']) {
+    const input = root.querySelector(`[data-filter="${key}"] input`);
+    input.addEventListener('keydown', (event) => {
+      if (event.key !== 'Enter') return;
+      event.preventDefault();
+      const value = input.value.trim();
+      input.value = '';
+      addTo(key, value);
+    });
+  }
+
+  root.querySelector('#clear-filters').addEventListener('click', () => change(emptyFilters()));
+
+  function render(filters) {
+    current = filters;
+    dateFrom.value = filters.date_from;
+    dateTo.value = filters.date_to;
+    for (const box of typeList.querySelectorAll('input')) box.checked = filters.article_types.includes(box.value);
+    for (const key of ['authors', 'journals', 'topics', 'regions']) {
+      const chips = root.querySelector(`[data-filter="${key}"] .chips`);
+      chips.replaceChildren(...filters[key].map((value) => chip(key, value, () => {
+        change({ [key]: current[key].filter((v) => v !== value) });
+        // The button is gone: keep keyboard users in the same filter.
+        root.querySelector(`[data-filter="${key}"] input`).focus();
+      })));
+    }
+  }
+
+  /** Article types with their counts in the whole index (from /suggestions/article_types). */
+  function setArticleTypes(types) {
+    typeList.replaceChildren(
+      ...types.map(({ article_type: type, docs_in_db: count }) => {
+        const label = document.createElement('label');
+        const box = document.createElement('input');
+        box.type = 'checkbox';
+        box.value = type;
+        box.checked = current.article_types.includes(type);
+        const name = document.createElement('span');
+        name.textContent = type;
+        const counter = document.createElement('span');
+        counter.className = 'count';
+        counter.textContent = String(count);
+        counter.setAttribute('aria-label', `${count} articles`);
+        label.append(box, name, counter);
+        return label;
+      }),
+    );
+  }
+
+  return { render, setArticleTypes };
+}
+
+const SINGULAR = { authors: 'author', journals: 'journal', topics: 'topic', regions: 'region' };
+
+function chip(key, value, onRemove) {
+  const item = document.createElement('li');
+  const text = key === 'journals' && journalNames.has(value) ? `${journalNames.get(value)} (${value})` : value;
+  const label = document.createElement('span');
+  label.textContent = text;
+  const remove = document.createElement('button');
+  remove.type = 'button';
+  remove.textContent = '×';
+  remove.setAttribute('aria-label', `Remove ${SINGULAR[key]} ${text}`);
+  remove.addEventListener('click', onRemove);
+  item.append(label, remove);
+  return item;
+}

@@ -1,0 +1,111 @@
+// Result cards: one per article, with its best paragraph, query words highlighted, links and the archive button.
+
+const STOPWORDS = new Set(
+  'a an and are as at be by do does for from has have how in is it its of on or that the their this to was were what when where which who why with'.split(' '),
+);
+
+/** The words of a query worth highlighting. */
+export function queryWords(...texts) {
+  const words = texts.flatMap((text) => text.toLowerCase().normalize('NFD').replace(/\p{M}/gu, '').match(/[\p{L}\p{N}]+/gu) ?? []);
+  return [...new Set(words.filter((w) => w.length > 1 && !STOPWORDS.has(w)))];
+}
+
+/**
+ * The text with every word that starts with a query word (so `cell` marks `cells`) wrapped in <mark>.
+ * Built as DOM nodes: the text is never parsed as HTML.
+ */
+export function highlighted(text, words) {
+  const fragment = document.createDocumentFragment();
+  if (words.length === 0) {
+    fragment.append(text);
+    return fragment;
+  }
+  const folded = text.normalize('NFD');
+  // Folding accents may change lengths; match on a folded copy only when it lines up with the original.
+  const source = folded.replace(/\p{M}/gu, '').length === text.length ? folded.replace(/\p{M}/gu, '') : text;
+  const pattern = new RegExp(`(?<![\\p{L}\\p{N}])(?:${words.map(escapeRegExp).join('|')})[\\p{L}\\p{N}]*`, 'giu');
+  let last = 0;
+  for (const match of source.matchAll(pattern)) {
+    fragment.append(text.slice(last, match.index));
+    const mark = document.createElement('mark');
+    mark.textContent = text.slice(match.index, match.index + match[0].length);
+    fragment.append(mark);
+    last = match.index + match[0].length;
+  }
+  fragment.append(text.slice(last));
+  return fragment;
+}
+
+function escapeRegExp(text) {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** The best paragraph of each article, in rank order (hits are paragraphs, best first). */
+export function bestPerArticle(hits) {
+  const seen = new Set();
+  return hits.filter((hit) => !seen.has(hit.article_id) && seen.add(hit.article_id));
+}
+
+/**
+ * One card. `meta` holds the article fields; `paragraph`/`section` the text shown;
+ * `number` (citations) prefixes the title; `cart` decides the archive button's state.
+ */
+export function card(meta, { paragraph, section, words, number, id, cart }) {
+  const item = document.createElement('li');
+  item.className = 'card';
+  item.dataset.testid = 'result';
+  item.dataset.articleId = meta.article_id;
+  if (id) item.id = id;
+  item.tabIndex = -1;
+
+  const title = document.createElement('h3');
+  if (number !== undefined) {
+    const n = document.createElement('span');
+    n.className = 'cite-number';
+    n.textContent = `[${number}]`;
+    title.append(n);
+  }
+  title.append(meta.article_title);
+
+  const details = [
+    meta.article_authors.length > 4 ? `${meta.article_authors.slice(0, 4).join(', ')} et al.` : meta.article_authors.join(', '),
+    meta.journal_name,
+    meta.date ?? 'undated',
+    meta.article_type,
+  ].filter(Boolean);
+  const info = document.createElement('p');
+  info.className = 'meta';
+  info.textContent = details.join(' · ');
+
+  const body = document.createElement('p');
+  body.className = 'paragraph';
+  if (section) {
+    const label = document.createElement('span');
+    label.className = 'section';
+    label.textContent = `${section} `;
+    body.append(label);
+  }
+  body.append(highlighted(paragraph ?? '', words));
+
+  const actions = document.createElement('div');
+  actions.className = 'actions';
+  if (meta.article_doi) actions.append(link(`https://doi.org/${meta.article_doi}`, `DOI ${meta.article_doi}`));
+  if (meta.pubmed_id) actions.append(link(`https://pubmed.ncbi.nlm.nih.gov/${meta.pubmed_id}/`, `PubMed ${meta.pubmed_id}`));
+  const add = document.createElement('button');
+  add.type = 'button';
+  add.className = 'add-to-archive';
+  cart.bindButton(add, meta);
+  actions.append(add);
+
+  item.append(title, info, body, actions);
+  return item;
+}
+
+function link(href, text) {
+  const a = document.createElement('a');
+  a.href = href;
+  a.textContent = text;
+  a.target = '_blank';
+  a.rel = 'noopener noreferrer';
+  return a;
+}

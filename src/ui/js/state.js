@@ -1,0 +1,44 @@
+// What the page shows, as a value that round-trips through the URL (shareable links, back button).
+
+export const LIST_FILTERS = ['article_types', 'authors', 'journals', 'topics', 'regions'];
+export const DATE_FILTERS = ['date_from', 'date_to'];
+
+export function emptyFilters() {
+  return { date_from: '', date_to: '', article_types: [], authors: [], journals: [], topics: [], regions: [] };
+}
+
+export function stateFromUrl(url) {
+  const params = new URL(url).searchParams;
+  const filters = emptyFilters();
+  for (const key of DATE_FILTERS) filters[key] = params.get(key) ?? '';
+  for (const key of LIST_FILTERS) filters[key] = params.getAll(key);
+  const page = Number.parseInt(params.get('page') ?? '1', 10);
+  return {
+    q: params.get('q') ?? '',
+    mode: params.get('mode') === 'list' ? 'list' : 'search',
+    page: Number.isInteger(page) && page > 0 ? page : 1,
+    sortByDate: params.get('sort') === 'date',
+    filters,
+  };
+}
+
+export function urlOf(state) {
+  const params = new URLSearchParams();
+  if (state.q) params.set('q', state.q);
+  if (state.mode === 'list') params.set('mode', 'list');
+  if (state.mode === 'list' && state.page > 1) params.set('page', String(state.page));
+  if (state.mode === 'list' && state.sortByDate) params.set('sort', 'date');
+  for (const [key, value] of Object.entries(filterParams(state.filters))) {
+    for (const item of [value].flat()) params.append(key, item);
+  }
+  const text = params.toString();
+  return `/ui/${text ? `?${text}` : ''}`;
+}
+
+/** The filters as API query parameters (the names are the API's own). */
+export function filterParams(filters) {
+  const params = {};
+  for (const key of DATE_FILTERS) if (filters[key]) params[key] = filters[key];
+  for (const key of LIST_FILTERS) if (filters[key].length > 0) params[key] = filters[key];
+  return params;
+}

@@ -1,0 +1,129 @@
+/**
+ * The archive cart in Chromium: articles added from result cards, an access
+ * token kept in sessionStorage only, the projects that token may write, and a
+ * ZIP made through /v1/archives, downloaded and unzipped.
+ */
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ExtractiveGenerator } from '../../src/llm/extractive.ts';
+import { unzip } from '../archive/unzip.ts';
+import { HAS_CHROMIUM, SKIP_REASON, launchBrowser, startServer, type Browser, type UiServer } from './browser.ts';
+
+// Browser globals: used only in functions that Playwright runs inside the page.
+declare const sessionStorage: any, localStorage: any;
+
+const WRITER = 'ui-writer-token';
+const READER = 'ui-reader-token';
+const AUTH = {
+  tokens: { [WRITER]: { realm: 'local', subject: 'writer' }, [READER]: { realm: 'local', subject: 'reader' } },
+  acls: { '/': { anonymous: ['resources/read'], 'local/writer': ['*'], 'local/reader': ['resources/read'] } },
+};
+
+describe.skipIf(!HAS_CHROMIUM)(`archive cart in Chromium (${HAS_CHROMIUM ? '/usr/bin/chromium' : SKIP_REASON})`, () => {
+  let server: UiServer;
+  let browser: Browser;
+  let downloads: string;
+
+  const asWriter = (method: 'PUT', url: string) =>
+    server.fixture.app.inject({ method, url, headers: { authorization: `Bearer ${WRITER}`, 'content-type': 'application/json' }, payload: '{}' });
+
+  beforeAll(async () => {
+    const extractive = new ExtractiveGenerator();
+    server = await startServer(() => extractive, { auth: AUTH });
+    for (const url of ['/v1/orgs/neuro', '/v1/projects/neuro/lab1', '/v1/projects/neuro/lab2']) expect((await asWriter('PUT', url)).statusCode).toBe(201);
+    downloads = await mkdtemp(path.join(tmpdir(), 'litserve-downloads-'));
+    browser = await launchBrowser(server.url, downloads);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+    if (downloads) await rm(downloads, { recursive: true, force: true });
+  });
+
+  const chooseTwoArticles = async (page: Page) => {
+    await page.goto(`${server.url}/ui/?q=dopamine%20reward`);
+    const cards = page.getByTestId('result');
+    await expect.poll(() => cards.count()).toBeGreaterThan(2);
+    const ids = [await cards.nth(0).getAttribute('data-article-id'), await cards.nth(2).getAttribute('data-article-id')] as string[];
+    await cards.nth(0).getByRole('button', { name: 'Add to archive' }).click();
+    await cards.nth(2).getByRole('button', { name: 'Add to archive' }).click();
+    await expect.poll(() => page.locator('#cart-list li').count()).toBe(2);
+    return ids;
+  };
+
+  it('downloads the chosen articles as a ZIP made in a project the token may write', async () => {
+    const page = await browser.newPage();
+    const archiveRequests: string[] = [];
+    page.on('request', (request) => {
+      const url = new URL(request.url());
+      if (url.pathname.startsWith('/v1/archives')) archiveRequests.push(`${request.method()} ${url.pathname} ${request.headers().authorization}`);
+    });
+    const ids = await chooseTwoArticles(page);
+    expect(await page.locator('#cart-size').textContent()).toBe('(2)');
+
+    await page.getByLabel('Access token').fill(WRITER);
+    await page.getByLabel('Access token').press('Tab');
+    await expect.poll(() => page.getByLabel('Project').locator('option').allTextContents()).toEqual(['neuro/lab1', 'neuro/lab2']);
+    await page.getByLabel('Project').selectOption('neuro/lab2');
+    // The token stays in this tab's session: not in localStorage, not in the URL.
+    expect(await page.evaluate(() => sessionStorage.getItem('litserve.accessToken'))).toBe(WRITER);
+    expect(await page.evaluate(() => JSON.stringify(localStorage))).not.toContain(WRITER);
+    expect(page.url()).not.toContain(WRITER);
+
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download archive' }).click()]);
+    const file = path.join(downloads, 'archive.zip');
+    await download.saveAs(file);
+    const zip = await unzip(await readFile(file));
+    expect([...zip.names].sort()).toEqual(ids.map((id) => `articles/${id}.json`).sort());
+    for (const id of ids) {
+      const resource = JSON.parse(zip.entries.get(`articles/${id}.json`)!.toString());
+      expect(JSON.stringify(resource)).toContain(id);
+    }
+    await expect.poll(() => page.locator('#cart-message').textContent()).toBe('Archive of 2 articles downloaded.');
+
+    // Made in the chosen project, with the token.
+    expect(archiveRequests).toEqual([`POST /v1/archives/neuro/lab2 Bearer ${WRITER}`, expect.stringMatching(new RegExp(`^GET /v1/archives/neuro/lab2/\\S+ Bearer ${WRITER}$`))]);
+    await page.close();
+  });
+
+  it('a server closed to anonymous asks for a token, and the token opens the literature routes to the page', async () => {
+    const closed = await startServer(() => new ExtractiveGenerator(), { auth: { tokens: AUTH.tokens, acls: { '/': { 'local/reader': ['resources/read'] } } } });
+    // Its own browser: the shared one refuses every host but the first server's.
+    const closedBrowser = await launchBrowser(closed.url);
+    const page = await closedBrowser.newPage();
+    try {
+      await page.goto(`${closed.url}/ui/?q=dopamine`);
+      await expect.poll(() => page.locator('#message').textContent()).toBe('This server needs an access token: enter yours in the "Access token" field of the Archive panel.');
+      expect(await page.getByTestId('result').count()).toBe(0);
+      await page.getByLabel('Access token').fill(READER);
+      await page.getByLabel('Access token').press('Tab');
+      const count = (await closed.fixture.app.inject({ url: '/retrieval/article_count', headers: { authorization: `Bearer ${READER}` } })).json().article_count;
+      await expect.poll(() => page.getByTestId('article-count').textContent()).toBe(String(count));
+      await expect.poll(() => page.getByTestId('result').count()).toBeGreaterThan(0);
+      expect(await page.locator('#message').isVisible()).toBe(false);
+      expect(closedBrowser.foreignRequests).toEqual([]);
+    } finally {
+      await closedBrowser.close();
+      await closed.close();
+    }
+  });
+
+  it('a token that may write no project gets no project, and says so; a wrong token is a readable error', async () => {
+    const page = await browser.newPage();
+    await chooseTwoArticles(page);
+    await page.getByLabel('Access token').fill(READER);
+    await page.getByLabel('Access token').press('Tab');
+    await expect.poll(() => page.getByLabel('Project').locator('option').allTextContents()).toEqual(['(no project this token may write)']);
+    await page.getByRole('button', { name: 'Download archive' }).click();
+    await expect.poll(() => page.locator('#cart-message').textContent()).toMatch(/^Choose a project first/);
+
+    await page.getByLabel('Access token').fill('not-a-known-token');
+    await page.getByLabel('Access token').press('Tab');
+    await expect.poll(() => page.locator('#cart-message').textContent()).toBe('The access token was not accepted. Check it in the Archive panel.');
+    expect(browser.foreignRequests).toEqual([]);
+    await page.close();
+  });
+});

@@ -1,0 +1,187 @@
+/**
+ * Ask in Chromium: the answer streams in token by token, numbered citations
+ * scroll to and highlight the cited card, Stop cancels the generation on the
+ * server, and failures (429, 503, <bbs_error>, an error event, a dropped
+ * connection) read as sentences, never as raw JSON.
+ */
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { ExtractiveGenerator } from '../../src/llm/extractive.ts';
+import { ModelUnavailableError, QueueFullError } from '../../src/llm/types.ts';
+import { HAS_CHROMIUM, SCREENSHOTS, SKIP_REASON, ScriptedGenerator, answerOf, eventually, launchBrowser, startServer, type Browser, type UiServer } from './browser.ts';
+
+// Browser globals: used only in functions that Playwright runs inside the page.
+declare const document: any, innerHeight: number, scrollTo: (x: number, y: number) => void;
+
+/** A promise the test settles by hand, to hold a generator between tokens. */
+function gate(): { wait: Promise<void>; open: () => void } {
+  let open = () => {};
+  const wait = new Promise<void>((resolve) => (open = resolve));
+  return { wait, open };
+}
+
+/** Resolves when the signal fires, rejecting like a generator that was stopped. */
+const untilAborted = (signal: AbortSignal | undefined) =>
+  new Promise<never>((_, reject) => signal?.addEventListener('abort', () => reject(signal.reason), { once: true }));
+
+describe.skipIf(!HAS_CHROMIUM)(`Ask in Chromium (${HAS_CHROMIUM ? '/usr/bin/chromium' : SKIP_REASON})`, () => {
+  let server: UiServer;
+  let browser: Browser;
+  let page: Page;
+  const generator = new ScriptedGenerator(new ExtractiveGenerator());
+  let modelMissing = false;
+
+  const message = () => page.locator('#message');
+  const ask = async (question: string) => {
+    await page.getByRole('searchbox', { name: 'Search' }).fill(question);
+    await page.getByRole('button', { name: 'Ask' }).click();
+  };
+
+  beforeAll(async () => {
+    server = await startServer(() => {
+      if (modelMissing) throw new ModelUnavailableError('the model file /models/missing.gguf cannot be read; fix --llm-model');
+      return generator;
+    });
+    browser = await launchBrowser(server.url);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+  beforeEach(async () => {
+    generator.script = null;
+    modelMissing = false;
+    page = await browser.newPage();
+    await page.goto(`${server.url}/ui/`);
+  });
+  afterEach(async () => {
+    await page.close();
+  });
+
+  it('streams the answer as it is generated, then numbers its citations; a citation scrolls to and highlights its card', async () => {
+    const halfway = gate();
+    generator.script = async (_question, contexts, { onToken }) => {
+      onToken?.('Place cells fire ');
+      await halfway.wait;
+      onToken?.('at specific locations [1] and form maps [2].');
+      return answerOf('Place cells fire at specific locations [1] and form maps [2].', [contexts[0]!.id, contexts[3]!.id]);
+    };
+    await ask('What do place cells encode?');
+    const answer = page.getByTestId('answer');
+    await expect.poll(() => answer.textContent()).toBe('Place cells fire ');
+    expect(await answer.getAttribute('aria-live')).toBe('polite');
+    expect(await answer.getAttribute('aria-busy')).toBe('true');
+    expect(await page.getByTestId('citation').count()).toBe(0);
+    expect(await page.getByRole('button', { name: 'Stop' }).isVisible()).toBe(true);
+    halfway.open();
+
+    await expect.poll(() => page.getByTestId('citation').count()).toBe(2);
+    expect(await answer.textContent()).toBe('Place cells fire at specific locations [1] and form maps [2].');
+    expect(await page.getByRole('button', { name: 'Stop' }).isVisible()).toBe(false);
+    const expected = await server.fixture.app.inject({ method: 'POST', url: '/qa/generative', payload: { query: 'What do place cells encode?' } });
+    const metadata: { article_title: string; paragraph: string }[] = expected.json().metadata;
+    expect(await page.getByTestId('citation').allTextContents()).toEqual(metadata.map((m, i) => `[${i + 1}] ${m.article_title}`));
+    const cards = page.getByTestId('result');
+    expect(await cards.count()).toBe(2);
+    expect(await cards.nth(1).locator('.paragraph').textContent()).toContain(metadata[1]!.paragraph);
+
+    await page.setViewportSize({ width: 1280, height: 500 });
+    await page.getByTestId('citation').nth(1).click();
+    const cited = cards.nth(1);
+    await expect.poll(() => cited.getAttribute('class')).toContain('highlight');
+    await expect.poll(() => cited.evaluate((card) => card.getBoundingClientRect().top >= 0 && card.getBoundingClientRect().top < innerHeight)).toBe(true);
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('cited-2');
+    expect(await cards.nth(0).getAttribute('class')).not.toContain('highlight');
+
+    // The README's picture: the extractive generator's real answer, streamed the same way.
+    generator.script = null;
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await ask('What do place cells encode?');
+    await expect.poll(() => page.getByTestId('answer').getAttribute('aria-busy')).toBe('false');
+    expect(await page.getByTestId('citation').count()).toBeGreaterThan(0);
+    await page.evaluate(() => scrollTo(0, 0));
+    const shot = await page.screenshot();
+    expect(shot.length).toBeGreaterThan(10_000);
+    if (process.env.UPDATE_SCREENSHOTS === '1') await writeFile(path.join(SCREENSHOTS, 'answer.png'), shot);
+  });
+
+  it('Stop cancels the stream and the generation on the server, and keeps what arrived', async () => {
+    let stopped = false;
+    generator.script = async (_question, _contexts, { onToken, signal }) => {
+      onToken?.('The first words ');
+      try {
+        return await untilAborted(signal);
+      } finally {
+        stopped = true;
+      }
+    };
+    await ask('What do grid cells do?');
+    await expect.poll(() => page.getByTestId('answer').textContent()).toBe('The first words ');
+    await page.getByRole('button', { name: 'Stop' }).click();
+    await expect.poll(() => message().textContent()).toContain('Stopped');
+    await eventually(() => stopped);
+    expect(await page.getByTestId('answer').textContent()).toBe('The first words ');
+    expect(await page.getByRole('button', { name: 'Stop' }).isVisible()).toBe(false);
+  });
+
+  it('shows a full queue (429) with when to retry', async () => {
+    generator.script = async () => {
+      throw new QueueFullError(7, 8);
+    };
+    await ask('What do place cells encode?');
+    await expect.poll(() => message().textContent()).toContain('Try again in 7 seconds');
+    expect(await message().textContent()).not.toMatch(/[{}"]/);
+    expect(await page.getByTestId('answer').isVisible()).toBe(false);
+  });
+
+  it('shows a model that failed to load (503) with the setting to fix', async () => {
+    modelMissing = true;
+    await ask('What do place cells encode?');
+    await expect.poll(() => message().textContent()).toBe('Answers are unavailable: the model file /models/missing.gguf cannot be read; fix --llm-model');
+  });
+
+  it('shows a <bbs_error> answer as "not answered", without citations', async () => {
+    generator.script = async (_question, _contexts, { onToken }) => {
+      onToken?.('None of the retrieved paragraphs say what place cells eat.');
+      return answerOf('None of the retrieved paragraphs say what place cells eat.', [], false);
+    };
+    await ask('What do place cells eat?');
+    await expect.poll(() => message().textContent()).toContain('do not answer this question');
+    expect(await page.getByTestId('answer').textContent()).toBe('None of the retrieved paragraphs say what place cells eat.');
+    expect(await page.getByTestId('citation').count()).toBe(0);
+    expect(await page.getByTestId('answer').textContent()).not.toContain('<bbs_error>');
+  });
+
+  it('shows an error event in the middle of the stream', async () => {
+    generator.script = async (_question, _contexts, { onToken }) => {
+      onToken?.('Half an ');
+      throw new QueueFullError(3, 8);
+    };
+    await ask('What do place cells encode?');
+    await expect.poll(() => message().textContent()).toMatch(/^The answer failed part-way: the language model is busy/);
+    expect(await page.getByTestId('answer').textContent()).toBe('Half an ');
+  });
+
+  it('shows a connection dropped by the server', async () => {
+    const holding = gate();
+    generator.script = async (_question, _contexts, { onToken, signal }) => {
+      onToken?.('Before the cut ');
+      holding.open();
+      return untilAborted(signal);
+    };
+    await ask('What do place cells encode?');
+    await holding.wait;
+    await expect.poll(() => page.getByTestId('answer').textContent()).toBe('Before the cut ');
+    server.fixture.app.server.closeAllConnections();
+    await expect.poll(() => message().textContent()).toBe('The connection to the server was lost before the answer was complete.');
+  });
+
+  it('shows a server that cannot be reached', async () => {
+    await page.route('**/qa/streamed_generative', (route) => route.abort('connectionrefused'));
+    await ask('What do place cells encode?');
+    await expect.poll(() => message().textContent()).toContain('The server could not be reached');
+    expect(browser.foreignRequests).toEqual([]);
+  });
+});

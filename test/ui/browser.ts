@@ -1,0 +1,121 @@
+/**
+ * Browser tests' fixtures: Debian's Chromium driven by playwright-core (never a
+ * downloaded browser), a real HTTP server over the demo corpus, a scriptable
+ * answer generator, and a guard that fails a test when the page asks any host
+ * but the server.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { parseArticleLine } from '../../src/corpus/readers/articles-jsonl.ts';
+import type { ArticleInput } from '../../src/corpus/model.ts';
+import { formatRawAnswer } from '../../src/llm/answer.ts';
+import type { Context, GenerateOptions, GenerationResult, Generator } from '../../src/llm/types.ts';
+import { fixtureApp, type Fixture, type FixtureOptions } from '../http/app-fixture.ts';
+
+export const CHROMIUM = '/usr/bin/chromium';
+export const HAS_CHROMIUM = existsSync(CHROMIUM);
+export const SKIP_REASON = `browser tests skipped: ${CHROMIUM} not found (install Debian's chromium: apt-get install -y chromium)`;
+if (!HAS_CHROMIUM) console.warn(SKIP_REASON);
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+/** The shipped demo corpus (47 articles), the one `npm start` serves. */
+export function demoArticles(): ArticleInput[] {
+  return readFileSync(path.join(ROOT, 'data/demo/articles.jsonl'), 'utf8')
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => {
+      const parsed = parseArticleLine(line);
+      if ('error' in parsed) throw new Error(parsed.error);
+      return parsed.article;
+    });
+}
+
+export type Script = (question: string, contexts: Context[], options: GenerateOptions) => Promise<GenerationResult>;
+
+/** A generator whose behaviour each test sets (`script`); `null` answers extractively. */
+export class ScriptedGenerator implements Generator {
+  readonly kind = 'extractive' as const;
+  readonly description = 'scripted (tests)';
+  script: Script | null = null;
+
+  constructor(private readonly fallback: Generator) {}
+
+  generate(question: string, contexts: Context[], options: GenerateOptions = {}): Promise<GenerationResult> {
+    return this.script ? this.script(question, contexts, options) : this.fallback.generate(question, contexts, options);
+  }
+
+  async close(): Promise<void> {}
+}
+
+/** A result citing `sources`, in the generator contract's shape. */
+export function answerOf(answer: string, sources: number[], hasAnswer = true): GenerationResult {
+  return { hasAnswer, answer, sources, raw: formatRawAnswer({ hasAnswer, answer, sources }) };
+}
+
+export interface UiServer {
+  url: string;
+  fixture: Fixture;
+  close(): Promise<void>;
+}
+
+/** The app over the demo corpus on a real port (a browser needs TCP, not inject). */
+export async function startServer(generator: () => Generator, options: FixtureOptions = {}): Promise<UiServer> {
+  const fixture = await fixtureApp(demoArticles(), { generator }, options);
+  const address = await fixture.app.listen({ host: '127.0.0.1', port: 0 });
+  return { url: address, fixture, close: () => fixture.close() };
+}
+
+export interface Browser {
+  context: BrowserContext;
+  /** Every URL the pages asked for that is not on the server's host. */
+  foreignRequests: string[];
+  newPage(): Promise<Page>;
+  close(): Promise<void>;
+}
+
+/** Chromium with a fresh profile and no background traffic; requests to any other host are recorded and refused. */
+export async function launchBrowser(serverUrl: string, downloads?: string): Promise<Browser> {
+  const profile = await mkdtemp(path.join(tmpdir(), 'litserve-chromium-'));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    viewport: { width: 1280, height: 900 },
+    acceptDownloads: true,
+    ...(downloads && { downloadsPath: downloads }),
+  });
+  const own = new URL(serverUrl).host;
+  const foreignRequests: string[] = [];
+  await context.route(
+    (url) => url.host !== own && url.protocol !== 'data:' && url.protocol !== 'blob:',
+    (route) => {
+      foreignRequests.push(route.request().url());
+      return route.abort('blockedbyclient');
+    },
+  );
+  return {
+    context,
+    foreignRequests,
+    newPage: () => context.newPage(),
+    close: async () => {
+      await context.close();
+      await rm(profile, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Resolves when `predicate` holds, polling; for server-side effects a browser cannot see. */
+export async function eventually(predicate: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!predicate()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+export const SCREENSHOTS = path.join(ROOT, 'docs/images');

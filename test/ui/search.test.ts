@@ -1,0 +1,229 @@
+/**
+ * The page in Chromium: search, the exact count, each filter (with its
+ * suggestions), the URL and the back button, the listing with pages and date
+ * order, keyboard-only use, a narrow screen, and no request to another host.
+ * Every expected value is asked of the API itself.
+ */
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { ExtractiveGenerator } from '../../src/llm/extractive.ts';
+import { HAS_CHROMIUM, SCREENSHOTS, SKIP_REASON, launchBrowser, startServer, type Browser, type UiServer } from './browser.ts';
+
+// Browser globals: used only in functions that Playwright runs inside the page.
+declare const document: any, getComputedStyle: (element: unknown) => { outlineStyle: string };
+
+describe.skipIf(!HAS_CHROMIUM)(`search page in Chromium (${HAS_CHROMIUM ? '/usr/bin/chromium' : SKIP_REASON})`, () => {
+  let server: UiServer;
+  let browser: Browser;
+  let page: Page;
+
+  const api = async (url: string) => (await server.fixture.app.inject({ url })).json();
+  const count = (query = '') => api(`/retrieval/article_count${query}`).then((body) => String(body.article_count));
+  const shownCount = () => page.getByTestId('article-count').textContent();
+  const titles = () => page.getByTestId('result').locator('h3').allTextContents();
+  const searchBox = () => page.getByRole('searchbox', { name: 'Search' });
+
+  beforeAll(async () => {
+    const extractive = new ExtractiveGenerator();
+    server = await startServer(() => extractive);
+    browser = await launchBrowser(server.url);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+  beforeEach(async () => {
+    page = await browser.newPage();
+  });
+  afterEach(async () => {
+    await page.close();
+  });
+
+  it('a browser asking for / lands on the page; Enter in "Search" shows one card per article, best paragraph highlighted, and the exact count', async () => {
+    await page.goto(server.url);
+    expect(new URL(page.url()).pathname).toBe('/ui/');
+    await expect.poll(shownCount).toBe(await count());
+    await searchBox().fill('grid cells entorhinal');
+    await searchBox().press('Enter');
+    const hits: { article_id: string; article_title: string; paragraph: string }[] = await api('/retrieval/?query=grid%20cells%20entorhinal&retriever_k=100');
+    const articles = [...new Set(hits.map((hit) => hit.article_id))];
+    await expect.poll(() => page.getByTestId('result').count()).toBe(articles.length);
+    expect((await titles())[0]).toBe(hits[0]!.article_title);
+    const first = page.getByTestId('result').first();
+    expect(await first.locator('.paragraph').textContent()).toContain(hits[0]!.paragraph);
+    const marked = (await first.locator('mark').allTextContents()).map((m) => m.toLowerCase());
+    expect(marked.some((m) => m.startsWith('grid'))).toBe(true);
+    expect(marked.every((m) => /^(grid|cell|entorhinal)/.test(m))).toBe(true);
+    expect(await first.getByRole('link', { name: /^DOI / }).getAttribute('href')).toMatch(/^https:\/\/doi\.org\/10\./);
+    expect(new URL(page.url()).searchParams.get('q')).toBe('grid cells entorhinal');
+
+    await mkdir(SCREENSHOTS, { recursive: true });
+    const shot = await page.screenshot();
+    expect(shot.length).toBeGreaterThan(10_000);
+    if (process.env.UPDATE_SCREENSHOTS === '1') await writeFile(path.join(SCREENSHOTS, 'search.png'), shot);
+  });
+
+  it('each filter changes the count and the results, and is kept in the URL; the back button undoes it', async () => {
+    await page.goto(`${server.url}/ui/?q=cells`);
+    await expect.poll(shownCount).toBe(await count());
+    const allTitles = await titles();
+
+    await page.getByLabel('From', { exact: true }).fill('2015-01-01');
+    await expect.poll(shownCount).toBe(await count('?date_from=2015-01-01'));
+    await page.getByLabel('To', { exact: true }).fill('2020-12-31');
+    await expect.poll(shownCount).toBe(await count('?date_from=2015-01-01&date_to=2020-12-31'));
+    const dated: { article_id: string }[] = await api('/retrieval/?query=cells&retriever_k=100&date_from=2015-01-01&date_to=2020-12-31');
+    await expect.poll(() => page.getByTestId('result').count()).toBe(new Set(dated.map((d) => d.article_id)).size);
+    for (const text of await page.getByTestId('result').locator('.meta').allTextContents()) {
+      const date = /\d{4}-\d{2}-\d{2}/.exec(text)![0];
+      expect(date >= '2015-01-01' && date <= '2020-12-31').toBe(true);
+    }
+    expect(new URL(page.url()).searchParams.get('date_to')).toBe('2020-12-31');
+
+    // Back: the date range goes, the count and the results come back.
+    await page.goBack();
+    await page.goBack();
+    await expect.poll(shownCount).toBe(await count());
+    await expect.poll(titles).toEqual(allTitles);
+    expect(await page.getByLabel('From', { exact: true }).inputValue()).toBe('');
+
+    // Article types: checkboxes with the counts of /suggestions/article_types.
+    const types: { article_type: string; docs_in_db: number }[] = await api('/suggestions/article_types');
+    const review = page.getByRole('checkbox', { name: /^review-article/ });
+    expect(await page.locator('#type-list label').allTextContents()).toEqual(types.map((t) => `${t.article_type}${t.docs_in_db}`));
+    await review.check();
+    await expect.poll(shownCount).toBe(await count('?article_types=review-article'));
+    for (const text of await page.getByTestId('result').locator('.meta').allTextContents()) expect(text).toContain('review-article');
+    await review.uncheck();
+    await expect.poll(shownCount).toBe(await count());
+
+    // Authors: type-ahead from /suggestions/author, picked with the keyboard.
+    const author = page.getByRole('combobox', { name: 'Authors' });
+    await author.fill('nun');
+    const [suggested] = await api('/suggestions/author?name=nun&limit=8');
+    await expect.poll(() => page.getByRole('option').first().textContent()).toBe(`${suggested.name}${suggested.docs_in_db} articles`);
+    await author.press('ArrowDown');
+    await author.press('Enter');
+    await expect.poll(shownCount).toBe(await count(`?authors=${encodeURIComponent(suggested.name)}`));
+    expect(new URL(page.url()).searchParams.getAll('authors')).toEqual([suggested.name]);
+    await page.getByRole('button', { name: `Remove author ${suggested.name}` }).click();
+    await expect.poll(shownCount).toBe(await count());
+
+    // Journals: type-ahead from /suggestions/journal, picked with the mouse; the filter is the ISSN.
+    const journal = page.getByRole('combobox', { name: 'Journals' });
+    await journal.fill('neuron');
+    const [neuron] = await api('/suggestions/journal?keywords=neuron&limit=8');
+    await page.getByRole('option', { name: new RegExp(`^${neuron.journal_name} \\(${neuron.journal_issn}\\)`) }).click();
+    await expect.poll(shownCount).toBe(await count(`?journals=${neuron.journal_issn}`));
+    expect(new URL(page.url()).searchParams.getAll('journals')).toEqual([neuron.journal_issn]);
+    for (const text of await page.getByTestId('result').locator('.meta').allTextContents()) expect(text).toContain(neuron.journal_name);
+    await page.getByRole('button', { name: /^Remove journal / }).click();
+
+    // Topics and regions: chips of words.
+    await page.getByLabel('Topics', { exact: true }).fill('place cells');
+    await page.getByLabel('Topics', { exact: true }).press('Enter');
+    await expect.poll(shownCount).toBe(await count('?topics=place%20cells'));
+    await page.getByLabel('Regions', { exact: true }).fill('CA1');
+    await page.getByLabel('Regions', { exact: true }).press('Enter');
+    await page.getByLabel('Regions', { exact: true }).fill('entorhinal');
+    await page.getByLabel('Regions', { exact: true }).press('Enter');
+    const both = await count('?topics=place%20cells&regions=CA1&regions=entorhinal');
+    await expect.poll(shownCount).toBe(both);
+    const url = new URL(page.url());
+    expect(url.searchParams.getAll('regions')).toEqual(['CA1', 'entorhinal']);
+    expect(await page.getByTestId('result').count()).toBeLessThanOrEqual(Number(both));
+
+    // The URL alone restores the view (a shared link).
+    const shared = await browser.newPage();
+    await shared.goto(url.toString());
+    await expect.poll(() => shared.getByTestId('article-count').textContent()).toBe(both);
+    expect(await shared.getByRole('button', { name: 'Remove region entorhinal' }).count()).toBe(1);
+    await shared.close();
+  });
+
+  it('the listing pages through the articles and sorts them by date', async () => {
+    await page.goto(`${server.url}/ui/`);
+    await page.getByRole('button', { name: 'List articles' }).click();
+    const first = await api('/retrieval/article_listing?size=10&page=1&number_results=1000');
+    await expect.poll(titles).toEqual(first.items.map((a: { article_title: string }) => a.article_title));
+    expect(await page.locator('#page-label').textContent()).toBe(`Page 1 of ${first.pages}`);
+    expect(await page.getByRole('button', { name: 'Previous page' }).isDisabled()).toBe(true);
+    await page.getByRole('button', { name: 'Next page' }).click();
+    const second = await api('/retrieval/article_listing?size=10&page=2&number_results=1000');
+    await expect.poll(titles).toEqual(second.items.map((a: { article_title: string }) => a.article_title));
+    expect(new URL(page.url()).searchParams.get('page')).toBe('2');
+
+    // With a topic the order is by relevance; "Sort by date" makes it newest first and starts again at page 1.
+    await page.getByLabel('Topics', { exact: true }).fill('cells');
+    await page.getByLabel('Topics', { exact: true }).press('Enter');
+    const byScore = await api('/retrieval/article_listing?topics=cells&size=10&page=1&number_results=1000');
+    await expect.poll(titles).toEqual(byScore.items.map((a: { article_title: string }) => a.article_title));
+    await page.getByLabel('Sort by date').check();
+    const byDate = await api('/retrieval/article_listing?topics=cells&size=10&page=1&number_results=1000&sort_by_date=true');
+    expect(byDate.items.map((a: { article_id: string }) => a.article_id)).not.toEqual(byScore.items.map((a: { article_id: string }) => a.article_id));
+    await expect.poll(titles).toEqual(byDate.items.map((a: { article_title: string }) => a.article_title));
+    const dates = (await page.getByTestId('result').locator('.meta').allTextContents()).map((t) => /\d{4}-\d{2}-\d{2}/.exec(t)?.[0] ?? '');
+    expect(dates).toEqual([...dates].sort().reverse());
+    expect(new URL(page.url()).searchParams.get('sort')).toBe('date');
+    await page.goBack();
+    await expect.poll(titles).toEqual(byScore.items.map((a: { article_title: string }) => a.article_title));
+  });
+
+  it('works from the keyboard alone, with a visible focus', async () => {
+    await page.goto(`${server.url}/ui/`);
+    await expect.poll(shownCount).toBe(await count());
+    // The first stops: the skip link, the site name, then the search field.
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('query');
+    await page.keyboard.type('dopamine reward');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.getByTestId('result').count()).toBeGreaterThan(1);
+    // Tab onwards to the first card's archive button and press it.
+    for (let i = 0; i < 60; i++) {
+      await page.keyboard.press('Tab');
+      const label = await page.evaluate(() => document.activeElement?.textContent);
+      if (label === 'Add to archive') break;
+    }
+    const outline = await page.evaluate(() => getComputedStyle(document.activeElement).outlineStyle);
+    expect(outline).not.toBe('none');
+    await page.keyboard.press('Enter');
+    expect(await page.locator('#cart-size').textContent()).toBe('(1)');
+    expect(await page.evaluate(() => document.activeElement.textContent)).toBe('Remove from archive');
+  });
+
+  it('fits a narrow screen without sideways scrolling', async () => {
+    await page.setViewportSize({ width: 360, height: 740 });
+    await page.goto(`${server.url}/ui/?q=place%20cells&topics=hippocampus`);
+    await expect.poll(() => page.getByTestId('result').count()).toBeGreaterThan(0);
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    expect(overflow).toBeLessThanOrEqual(0);
+  });
+
+  it('/docs lists every operation of /openapi.json and tries one against the server', async () => {
+    const spec = await api('/openapi.json');
+    const operations = Object.values(spec.paths as Record<string, Record<string, unknown>>).flatMap((item) =>
+      Object.keys(item).filter((method) => ['get', 'post', 'put', 'patch', 'delete'].includes(method)),
+    );
+    await page.goto(`${server.url}/docs`);
+    await expect.poll(() => page.locator('details.operation').count()).toBe(operations.length);
+    const countOperation = page.locator('details.operation').filter({ has: page.locator('code', { hasText: /^\/retrieval\/article_count$/ }) });
+    await countOperation.locator(':scope > summary').click();
+    await countOperation.getByRole('textbox', { name: 'article_types (query)' }).fill('review-article');
+    await countOperation.getByRole('button', { name: 'Send' }).click();
+    const expected = await api('/retrieval/article_count?article_types=review-article');
+    await expect.poll(() => countOperation.locator('pre[aria-live]').textContent()).toBe(`HTTP 200 OK\n${JSON.stringify(expected, null, 2)}`);
+  });
+
+  it('makes no request to any other host (and the guard that checks it does see one)', async () => {
+    expect(browser.foreignRequests).toEqual([]);
+    const probe = await browser.newPage();
+    await probe.goto('http://other-host.test/').catch(() => undefined);
+    await probe.close();
+    expect(browser.foreignRequests).toEqual(['http://other-host.test/']);
+    browser.foreignRequests.length = 0;
+  });
+});

@@ -1,0 +1,153 @@
+/** The page's server side, without a browser: static files, the browser redirect, /docs, CORS and its setting. */
+import { gzipSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config.ts';
+import { loadUiAssets } from '../../src/http/ui/assets.ts';
+import { fixtureApp, type Fixture } from '../http/app-fixture.ts';
+
+const ORIGIN = 'https://front.example:8443';
+
+describe('the page and /docs', () => {
+  let fixture: Fixture;
+  beforeAll(async () => {
+    fixture = await fixtureApp();
+  });
+  afterAll(() => fixture.close());
+
+  it('GET / answers API clients with the status and sends browsers to /ui/', async () => {
+    const api = await fixture.app.inject({ url: '/' });
+    expect(api.json()).toEqual({ status: 'ok' });
+    const browser = await fixture.app.inject({ url: '/', headers: { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' } });
+    expect(browser.statusCode).toBe(302);
+    expect(browser.headers.location).toBe('/ui/');
+  });
+
+  it('serves the page with a policy that forbids every other host, gzip on request, and 304 on a matching ETag', async () => {
+    const page = await fixture.app.inject({ url: '/ui/' });
+    expect(page.statusCode).toBe(200);
+    expect(page.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(page.headers['content-security-policy']).toContain("default-src 'self'");
+    expect(page.body).toContain('aria-label="Search"');
+    const zipped = await fixture.app.inject({ url: '/ui/js/main.js', headers: { 'accept-encoding': 'gzip, br' } });
+    expect(zipped.headers['content-encoding']).toBe('gzip');
+    expect(zipped.headers['content-type']).toBe('text/javascript; charset=utf-8');
+    const plain = await fixture.app.inject({ url: '/ui/js/main.js' });
+    expect(gzipSync(plain.rawPayload).length).toBeGreaterThan(0);
+    expect(zipped.rawPayload.equals(plain.rawPayload)).toBe(false);
+    const again = await fixture.app.inject({ url: '/ui/js/main.js', headers: { 'if-none-match': plain.headers.etag as string } });
+    expect(again.statusCode).toBe(304);
+    expect(again.body).toBe('');
+  });
+
+  it('serves only its own files: unknown names and paths out of the folder are 404 in the API vocabulary', async () => {
+    for (const url of ['/ui/nope.js', '/ui/../package.json', '/ui/%2e%2e/package.json', '/ui/js/../../../package.json', '/ui/%2e%2e%2fsrc%2fapp.ts']) {
+      const response = await fixture.app.inject({ url });
+      expect({ url, status: response.statusCode }).toEqual({ url, status: 404 });
+      expect(response.body).not.toContain('"name": "litserve"');
+    }
+  });
+
+  it('/docs is the API reference page, which renders /openapi.json', async () => {
+    const docs = await fixture.app.inject({ url: '/docs' });
+    expect(docs.statusCode).toBe(200);
+    expect(docs.body).toContain('/ui/js/docs.js');
+    expect((await fixture.app.inject({ url: '/ui/js/docs.js' })).body).toContain("fetch('/openapi.json')");
+  });
+
+  it('every script, style and icon the HTML names is served by the server itself', async () => {
+    for (const name of ['index.html', 'docs.html']) {
+      const html = (await loadUiAssets()).get(name)!.body.toString();
+      const references = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]!);
+      expect(references.length).toBeGreaterThan(2);
+      for (const reference of references) expect(reference).toMatch(/^(\/(ui\/|docs|openapi\.json)|#|data:)/);
+    }
+  });
+
+  it('keeps the page under 150 KB of JavaScript, gzipped', async () => {
+    const assets = await loadUiAssets();
+    const js = [...assets].filter(([name]) => name.endsWith('.js'));
+    expect(js.length).toBeGreaterThan(3);
+    expect(js.reduce((sum, [, asset]) => sum + asset.gzip.length, 0)).toBeLessThan(150 * 1024);
+  });
+});
+
+describe('CORS (--cors-origins)', () => {
+  let fixture: Fixture;
+  beforeAll(async () => {
+    // An auth file that grants anonymous nothing: a preflight (which carries no token) must still be answered.
+    fixture = await fixtureApp(undefined, {}, { auth: { tokens: { 'cors-test-token': { realm: 'local', subject: 'u' } }, acls: { '/': { 'local/u': ['*'] } } }, flags: ['--cors-origins', `${ORIGIN}, https://other.example`] });
+  });
+  afterAll(() => fixture.close());
+
+  const preflight = (url: string, origin = ORIGIN) =>
+    fixture.app.inject({ method: 'OPTIONS', url, headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type' } });
+
+  it('answers preflights of the literature routes and /v1 for a listed origin, before authentication', async () => {
+    for (const url of ['/retrieval/?query=x', '/retrieval/article_count', '/suggestions/author?name=a', '/qa/streamed_generative', '/settings', '/v1/archives/lab/a', '/v1/projects']) {
+      const response = await preflight(url);
+      expect({ url, status: response.statusCode }).toEqual({ url, status: 204 });
+      expect(response.headers['access-control-allow-origin']).toBe(ORIGIN);
+      expect(response.headers['access-control-allow-methods']).toContain('POST');
+      expect(response.headers['access-control-allow-headers']).toContain('authorization');
+      expect(response.headers['access-control-allow-credentials']).toBeUndefined();
+      expect(response.headers.vary).toContain('Origin');
+    }
+  });
+
+  it('gives no CORS headers to an origin not listed, nor on routes that are not shared', async () => {
+    const stranger = await preflight('/retrieval/article_count', 'https://evil.example');
+    expect(stranger.headers['access-control-allow-origin']).toBeUndefined();
+    expect(stranger.statusCode).toBe(404);
+    const page = await fixture.app.inject({ url: '/ui/', headers: { origin: ORIGIN } });
+    expect(page.headers['access-control-allow-origin']).toBeUndefined();
+  });
+
+  it('marks real responses (errors and event streams included) readable by the listed origin', async () => {
+    const auth = { authorization: 'Bearer cors-test-token', origin: 'https://other.example' };
+    const count = await fixture.app.inject({ url: '/retrieval/article_count', headers: auth });
+    expect(count.statusCode).toBe(200);
+    expect(count.headers['access-control-allow-origin']).toBe('https://other.example');
+    expect(count.headers['access-control-expose-headers']).toContain('retry-after');
+    const denied = await fixture.app.inject({ url: '/retrieval/article_count', headers: { origin: ORIGIN } });
+    expect(denied.statusCode).toBe(403);
+    expect(denied.headers['access-control-allow-origin']).toBe(ORIGIN);
+    const stream = await fixture.app.inject({
+      method: 'POST',
+      url: '/qa/streamed_generative',
+      headers: { ...auth, 'content-type': 'application/json' },
+      payload: { query: 'place cells' },
+    });
+    expect(stream.headers['content-type']).toContain('text/event-stream');
+    expect(stream.headers['access-control-allow-origin']).toBe('https://other.example');
+  });
+
+  it('is off by default', async () => {
+    const plain = await fixtureApp();
+    try {
+      const response = await plain.app.inject({ method: 'OPTIONS', url: '/retrieval/article_count', headers: { origin: ORIGIN, 'access-control-request-method': 'GET' } });
+      expect(response.headers['access-control-allow-origin']).toBeUndefined();
+    } finally {
+      await plain.close();
+    }
+  });
+
+  it('`*` allows any origin, still without credentials', async () => {
+    const any = await fixtureApp(undefined, {}, { flags: ['--cors-origins', '*'] });
+    try {
+      const response = await any.app.inject({ url: '/retrieval/article_count', headers: { origin: 'https://anywhere.example' } });
+      expect(response.headers['access-control-allow-origin']).toBe('*');
+      expect(response.headers['access-control-allow-credentials']).toBeUndefined();
+    } finally {
+      await any.close();
+    }
+  });
+
+  it('refuses settings that are not origins', () => {
+    expect(loadConfig(['--cors-origins', 'https://a.example, http://localhost:5173'], {}).corsOrigins).toEqual(['https://a.example', 'http://localhost:5173']);
+    expect(loadConfig([], { CORS_ORIGINS: 'https://a.example' }).corsOrigins).toEqual(['https://a.example']);
+    expect(loadConfig([], {}).corsOrigins).toEqual([]);
+    for (const bad of ['https://a.example/path', 'ftp://a.example', 'a.example', 'https://a.example/']) {
+      expect(() => loadConfig(['--cors-origins', bad], {})).toThrow(ConfigError);
+    }
+  });
+});
