@@ -11,6 +11,7 @@ import { type Subject, auditFields } from '../platform/audit.ts';
 import { ARCHIVE_SCHEMA, ARCHIVES_CONTEXT, ARCHIVES_METADATA_CONTEXT, METADATA_CONTEXT } from '../platform/contexts.ts';
 import { PlatformError, rejections } from '../platform/errors.ts';
 import type { Identity } from '../platform/identities.ts';
+import { depthProblem } from '../platform/json-depth.ts';
 import { encodeIdSegment, expandIdSegment, resolveIri } from '../platform/iri.ts';
 import { type JsonObject, expand } from '../platform/jsonld.ts';
 import { type ProjectService, type ProjectState, defaultBase } from '../platform/projects.ts';
@@ -50,6 +51,8 @@ export class ArchiveService {
   async create(ref: ProjectRef, idSegment: string | undefined, payload: JsonObject, identity: Identity): Promise<StoredArchive> {
     const project = this.readableProject(ref, identity);
     const id = this.idFor(project, idSegment, payload);
+    const tooDeep = depthProblem(payload);
+    if (tooDeep !== null) throw rejections.decodingFailed([tooDeep]);
     await checkContext(payload);
     const { entries, problems } = decodeEntries(payload, {
       archiveProject: ref,

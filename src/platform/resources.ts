@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { rejections } from './errors.ts';
 import type { Identity } from './identities.ts';
+import { depthProblem } from './json-depth.ts';
 import { expandIdSegment, resolveIri } from './iri.ts';
 import type { JsonObject } from './jsonld.ts';
 import type { LiteratureResources } from './literature.ts';
@@ -84,7 +85,9 @@ export class ResourceService {
   }
 }
 
-/** Rejects payloads the JSON-LD processor cannot expand (bad contexts, remote contexts, invalid keywords). */
+/** Rejects payloads nested too deeply, and those the JSON-LD processor cannot expand (bad contexts, remote contexts, invalid keywords). */
 async function checkJsonLd(id: string, payload: JsonObject, project: ProjectState): Promise<void> {
+  const tooDeep = depthProblem(payload);
+  if (tooDeep !== null) throw rejections.decodingFailed([tooDeep]);
   await renderJson({ id, source: payload, metadata: {}, base: project.base, vocab: project.vocab }, 'expanded');
 }
