@@ -5,7 +5,7 @@
  * buffered whole. Paths are built only from validated hex digests.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { createReadStream, createWriteStream, type ReadStream } from 'node:fs';
+import { createReadStream, createWriteStream, existsSync, type ReadStream } from 'node:fs';
 import { mkdir, open, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { type Readable, Transform } from 'node:stream';
@@ -64,6 +64,10 @@ export class BlobStore {
   pathOf(digest: string): string {
     if (!DIGEST.test(digest)) throw new Error(`not a SHA-256 digest: ${digest}`);
     return path.join(this.root, 'sha256', digest.slice(0, 2), digest.slice(2, 4), digest);
+  }
+
+  has(digest: string): boolean {
+    return existsSync(this.pathOf(digest));
   }
 
   open(digest: string): ReadStream {

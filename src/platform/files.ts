@@ -82,7 +82,13 @@ export class FileService {
     return this.revisions.fetch(key, id, selector);
   }
 
+  /** Throws FileContentNotFound when the bytes are gone, so that a download fails before its first byte rather than mid-stream. */
+  assertContent(state: EntityState): void {
+    if (!this.blobs.has(state.file!.digest)) throw rejections.fileContentMissing(state.id, state.project);
+  }
+
   content(state: EntityState): Readable {
+    this.assertContent(state);
     return this.blobs.open(state.file!.digest);
   }
 

@@ -122,7 +122,8 @@ describe('paths', () => {
   });
 
   test('conflicts: duplicates, and names used both as a file and as a directory', () => {
-    expect(findPathConflicts(['a/b', 'a/b', 'c', 'c/d', 'e/f'])).toEqual({ duplicates: ['a/b'], fileAndDirectory: ['c'] });
+    expect(findPathConflicts(['a/b', 'a/b', 'c', 'c/d', 'e/f'])).toEqual({ duplicates: ['a/b'], lookAlike: [], fileAndDirectory: ['c'] });
+    expect(findPathConflicts(['x/Y', 'x/y', 'X/y/z'])).toEqual({ duplicates: [], lookAlike: [['x/Y', 'x/y']], fileAndDirectory: ['x/Y', 'x/y'] });
   });
 });
 

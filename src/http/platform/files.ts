@@ -124,12 +124,14 @@ export async function fileRoutes(app: FastifyInstance, { platform }: { platform:
       if (content === null || content.q === 0) {
         throw new PlatformError(406, 'NotAcceptable', `The file is ${file.mediaType}; its metadata is application/ld+json.`);
       }
+      // Opened before any header is set: a missing content is an ordinary error answer.
+      const bytes = files.content(state);
       return reply
         .type(file.mediaType)
         .header('Content-Length', file.bytes)
         .header('Content-Disposition', contentDisposition(file.filename))
         .header('ETag', `"${file.digest}"`)
-        .send(files.content(state));
+        .send(bytes);
     },
   );
 
