@@ -69,7 +69,7 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
     await app.register(rateLimit, {
       max: services.config.rateLimit,
       timeWindow: 60_000,
-      keyGenerator: callerKey,
+      keyGenerator: (request) => callerKey(request, services.platform),
       // Load balancers poll health from one address, often: never limit it.
       allowList: (request) => HEALTH_PATHS.has(request.url),
       // Each API's error handler turns this into its own vocabulary (code 5 / TooManyRequests).
@@ -106,10 +106,19 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
   return app;
 }
 
-/** Rate-limit identity: the bearer token (hashed, never kept) or else the client address. */
-function callerKey(request: FastifyRequest): string {
+/**
+ * Rate-limit identity: a bearer token that identifies a caller (hashed, never kept), else the client
+ * address. Unknown and invalid tokens count against the address: otherwise each made-up token would
+ * open a fresh budget and a flood of them would never be limited.
+ */
+async function callerKey(request: FastifyRequest, platform: Platform | undefined): Promise<string> {
   const match = /^Bearer\s+(\S+)/i.exec(request.headers.authorization ?? '');
-  return match ? `token:${createHash('sha256').update(match[1]!).digest('hex')}` : `ip:${request.ip}`;
+  if (!match || !platform) return `ip:${request.ip}`;
+  const known = await platform.identify(request.headers.authorization).then(
+    () => true,
+    () => false,
+  );
+  return known ? `token:${createHash('sha256').update(match[1]!).digest('hex')}` : `ip:${request.ip}`;
 }
 
 /** The literature routes need `resources/read` on the built-in literature project, so ACLs can close them. */
