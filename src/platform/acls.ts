@@ -8,7 +8,7 @@ import type { Database } from 'lmdb';
 import { type Audit, createdBy, updatedBy } from './audit.ts';
 import type { AclGrants } from './auth-file.ts';
 import { AuthorizationError, rejections } from './errors.ts';
-import { type Identity, grantKeysOf, principalKey } from './identities.ts';
+import { type Identity, grantKeysOf, principalKey, principalOfKey, typedKeyOf } from './identities.ts';
 import { ALL_PERMISSIONS, PERMISSIONS, type Permission } from './permissions.ts';
 import { type AclAddress, addressChain } from './refs.ts';
 import type { Store } from './store.ts';
@@ -33,6 +33,23 @@ export class AclService {
     private readonly clock: () => number,
   ) {
     this.db = store.database<StoredAcl, string>('acls');
+    this.typeStoredKeys();
+  }
+
+  /** Rewrites grants stored before principal keys were typed (`local/alice` -> `user:local:alice`), once. */
+  private typeStoredKeys(): void {
+    this.store.write(() => {
+      for (const { key, value } of this.db.getRange()) {
+        const entries = Object.entries(value.grants);
+        if (entries.every(([principal]) => principalOfKey(principal) !== null)) continue;
+        const grants: Record<string, string[]> = {};
+        for (const [principal, permissions] of entries) {
+          const typed = typedKeyOf(principal);
+          if (typed !== null) grants[typed] = [...new Set([...(grants[typed] ?? []), ...permissions])].sort();
+        }
+        this.db.putSync(key, { ...value, grants });
+      }
+    });
   }
 
   has(identity: Identity, permission: Permission, address: AclAddress): boolean {

@@ -8,7 +8,7 @@ import type { StoredAcl } from '../../platform/acls.ts';
 import { auditFields } from '../../platform/audit.ts';
 import { ACLS_CONTEXT, METADATA_CONTEXT } from '../../platform/contexts.ts';
 import { rejections } from '../../platform/errors.ts';
-import { grantKeysOf, parsePrincipal, principalFromJson, principalJson, principalKey } from '../../platform/identities.ts';
+import { grantKeysOf, isReservedSubject, principalFromJson, principalJson, principalKey, principalOfKey } from '../../platform/identities.ts';
 import type { Platform } from '../../platform/index.ts';
 import { type Permission, isPermission } from '../../platform/permissions.ts';
 import { type AclAddress, addressChain } from '../../platform/refs.ts';
@@ -46,6 +46,11 @@ function grantsOf(entries: AclEntryInput[]): Map<string, Set<Permission>> {
   const grants = new Map<string, Set<Permission>>();
   entries.forEach((entry, index) => {
     const principal = principalFromJson(entry.identity);
+    const subject = (entry.identity as { subject?: unknown } | null)?.subject;
+    if (principal === null && typeof subject === 'string' && isReservedSubject(subject)) {
+      problems.push(`acl[${index}]: the user subject '${subject}' is reserved: it would name every user of the realm, a group or anonymous.`);
+      return;
+    }
     if (principal === null) {
       problems.push(`acl[${index}]: 'identity' is not a valid Anonymous, Authenticated, User or Group identity.`);
       return;
@@ -81,7 +86,7 @@ export async function aclRoutes(app: FastifyInstance, { platform }: { platform: 
   const listed = (address: AclAddress, grants: Iterable<[string, Iterable<string>]>, source: string, rev: number, keep: (key: string) => boolean) => {
     const acl = [...grants]
       .filter(([key]) => keep(key))
-      .map(([key, permissions]) => ({ identity: principalJson(parsePrincipal(key)!), permissions: [...permissions].sort() }));
+      .map(([key, permissions]) => ({ identity: principalJson(principalOfKey(key)!), permissions: [...permissions].sort() }));
     return acl.length === 0 ? [] : [{ '@id': idOf(address), '@type': 'AccessControlList', _path: address, _source: source, _rev: rev, acl }];
   };
 
