@@ -15,6 +15,7 @@ import { suggestionRoutes } from './http/literature/suggestions.js';
 import { HEALTH_PATHS, healthRoutes, settingsRoutes, type ServiceInfo } from './http/literature/service.js';
 import { qaRoutes, type QaServices } from './http/literature/qa.js';
 import { shedLoad } from './http/load-shedding.js';
+import { addSecurityHeaders } from './http/security-headers.js';
 import { PLATFORM_MAX_PARAM_LENGTH, platformApi } from './http/platform/index.js';
 import { errorBody as platformErrorBody } from './http/platform/errors.js';
 import { AuthenticationError, AuthorizationError, type Platform } from './platform/index.js';
@@ -56,6 +57,7 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  addSecurityHeaders(app);
 
   await app.register(swagger, {
     openapi: {

@@ -11,6 +11,7 @@ import { aclRoutes } from './acls.ts';
 import { archiveRoutes } from './archives.ts';
 import { identifyCallers } from './caller.ts';
 import { errorBody, handleError } from './errors.ts';
+import { addSecurityHeaders } from '../security-headers.ts';
 import { fileRoutes } from './files.ts';
 import { orgRoutes } from './orgs.ts';
 import { projectRoutes } from './projects.ts';
@@ -37,6 +38,7 @@ export async function platformApi(app: FastifyInstance, { platform }: PlatformAp
   await app.register(
     async (v1) => {
       v1.setErrorHandler(handleError);
+      addSecurityHeaders(v1);
       v1.setNotFoundHandler((request, reply) =>
         reply.code(404).send(errorBody('NotFound', `No route ${request.method} ${request.url.split('?')[0]} in the /v1 API.`)),
       );
