@@ -162,15 +162,16 @@ async function checkContext(payload: JsonObject): Promise<void> {
   await expand({ '@context': [...(Array.isArray(context) ? context : [context]), ARCHIVES_CONTEXT], resources: [] });
 }
 
-/** An entry as shown in the archive metadata. */
+/** An entry as shown in the archive metadata: what the creator wrote, with `resourceId` resolved; defaults left out. */
 function entryJson(entry: ArchiveEntry): JsonObject {
   if (entry.type === 'FileSelf') return { '@type': 'FileSelf', value: entry.value, ...(entry.path && { path: entry.path }) };
   return {
     '@type': entry.type,
     resourceId: entry.resourceId,
-    project: entry.project,
+    ...(entry.given?.project !== undefined && { project: entry.given.project }),
     ...(entry.path && { path: entry.path }),
     ...selectorOf(entry),
-    ...(entry.type === 'Resource' && { format: entry.format }),
+    ...(entry.given?.format !== undefined && { format: entry.given.format }),
+    ...(entry.given?.originalSource !== undefined && { originalSource: entry.given.originalSource }),
   };
 }

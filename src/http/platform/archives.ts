@@ -37,8 +37,12 @@ const entry = {
     rev: { type: 'integer' },
     tag: { type: 'string' },
     format: { type: 'string' },
+    originalSource: { type: 'boolean' },
   },
 } as const;
+
+/** Spellings of a boolean query parameter accepted as the reference's clients send them. */
+const BOOLEAN_WORDS: Record<string, boolean> = { true: true, yes: true, on: true, '1': true, false: false, no: false, off: false, '0': false };
 
 const archiveSchema = {
   type: 'object',
@@ -98,12 +102,12 @@ export async function archiveRoutes(app: FastifyInstance, { platform }: { platfo
     return created(request, reply, await archives.create(ref, id, request.body, callerOf(request)));
   });
 
-  app.get<IdRoute & { Querystring: { ignoreNotFound?: boolean } }>(
+  app.get<IdRoute & { Querystring: { ignoreNotFound?: string } }>(
     '/archives/:org/:project/:id',
     {
       schema: {
         params: idParams,
-        querystring: { type: 'object', properties: { ignoreNotFound: { type: 'boolean' } } },
+        querystring: { type: 'object', properties: { ignoreNotFound: { type: 'string', enum: Object.keys(BOOLEAN_WORDS) } } },
         response: { 200: archiveSchema, ...errorResponses },
       },
     },
@@ -115,7 +119,7 @@ export async function archiveRoutes(app: FastifyInstance, { platform }: { platfo
       const archive = archives.fetch(ref, id, identity);
       if (wanted !== 'application/zip') return reply.type(wanted).send(archives.metadata(archive, true));
       // Every check (permissions, missing entries, name conflicts) happens here, before the first byte.
-      const download = platform.prepareDownload(archive, identity, request.query.ignoreNotFound ?? false);
+      const download = platform.prepareDownload(archive, identity, BOOLEAN_WORDS[request.query.ignoreNotFound ?? 'false']!);
       request.log.info({ archive: archive.id, entries: download.entryCount }, 'streaming archive');
       return reply
         .type('application/zip')
