@@ -30,8 +30,8 @@ import { pipeline } from 'node:stream/promises';
 import Fastify from 'fastify';
 import yauzl from 'yauzl';
 import { PLATFORM_MAX_PARAM_LENGTH, platformApi } from '../src/http/platform/index.ts';
-import { userIdentity } from '../src/platform/identities.ts';
-import { openPlatform } from '../src/platform/index.ts';
+import { OPERATOR } from '../src/platform/identities.ts';
+import { openServices } from '../src/services.ts';
 import { entityView } from '../src/platform/metadata.ts';
 import { renderText } from '../src/platform/rendering.ts';
 
@@ -108,14 +108,15 @@ async function main(): Promise<void> {
   if (!hasZip) console.log('zip is not installed: the comparison is skipped (install it with `apt-get install -y zip`)');
 
   await writeFile(path.join(scratch, 'auth.json'), JSON.stringify({ tokens: { [TOKEN]: { realm: 'local', subject: 'bench' } }, acls: { '/': { 'local/bench': ['*'] } } }));
-  const platform = await openPlatform({
+  const services = await openServices({
     dataDir: path.join(scratch, 'data'),
     authFile: path.join(scratch, 'auth.json'),
     archiveTtlMs: 3_600_000,
     literatureProject: 'literature/articles',
     literature: { getArticle: () => null, listArticleIds: () => [], articleCount: () => 0 },
   });
-  const owner = userIdentity('local', 'bench', []);
+  const { platform, archives } = services;
+  const owner = OPERATOR;
   platform.orgs.save('bench', undefined, undefined, owner);
   platform.projects.save({ org: 'bench', project: 'data' }, {}, undefined, owner);
   const ref = { org: 'bench', project: 'data' };
@@ -129,9 +130,8 @@ async function main(): Promise<void> {
     const source = path.join(filesDir, name);
     const offset = Math.floor(Math.random() * (text.length - fileBytes));
     await writeFile(source, binary ? randomBytes(fileBytes) : text.subarray(offset, offset + fileBytes));
-    const { id } = platform.files.prepareCreate(ref, name);
     const mediaType = binary ? 'application/octet-stream' : 'text/csv';
-    await platform.files.create(ref, id, { filename: name, mediaType, content: createReadStream(source), isTruncated: () => false }, owner);
+    await platform.files.create(ref, name, undefined, async () => ({ filename: name, mediaType, content: createReadStream(source), isTruncated: () => false }), owner);
     entries.push({ '@type': 'File', resourceId: name });
   }
   const project = platform.projects.forRead(ref);
@@ -143,13 +143,13 @@ async function main(): Promise<void> {
     await writeFile(path.join(resourcesDir, `${id}.json`), await renderText(entityView(state, project, platform.baseUri), 'compacted'));
     entries.push({ '@type': 'Resource', resourceId: id });
   }
-  const archive = await platform.archives.create(ref, 'bench-archive', { resources: entries }, owner);
+  const archive = await archives.create(ref, 'bench-archive', { resources: entries }, owner);
 
   const app = Fastify({ logger: false, routerOptions: { maxParamLength: PLATFORM_MAX_PARAM_LENGTH } });
-  await app.register(platformApi, { platform });
+  await app.register(platformApi, { platform, archives });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const port = (app.server.address() as AddressInfo).port;
-  const url = `http://127.0.0.1:${port}${new URL(platform.archives.selfOf(archive)).pathname}`;
+  const url = `http://127.0.0.1:${port}${new URL(archives.selfOf(archive)).pathname}`;
 
   console.log('server: downloading the archive…');
   gc();
@@ -168,7 +168,7 @@ async function main(): Promise<void> {
   const serverBytes = (await stat(ourZip)).size;
   const serverEntries = await countEntries(ourZip);
   await app.close();
-  await platform.close();
+  await services.close();
 
   const inputBytes = fileBytes * fileCount;
   const server = {

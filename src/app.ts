@@ -19,10 +19,13 @@ import { addSecurityHeaders } from './http/security-headers.js';
 import { PLATFORM_MAX_PARAM_LENGTH, platformApi } from './http/platform/index.js';
 import { errorBody as platformErrorBody } from './http/platform/errors.js';
 import { AuthenticationError, AuthorizationError, type Platform } from './platform/index.js';
+import type { ArchiveService } from './archive/archives.js';
 
 export interface AppServices extends LiteratureServices, ServiceInfo, QaServices {
-  /** The resource platform and archives (/v1) and the ACLs guarding the literature routes; none = open literature API only. */
+  /** The resource platform (/v1) and the ACLs guarding the literature routes; none = open literature API only. */
   platform?: Platform;
+  /** The archive service over the platform (/v1/archives). */
+  archives?: ArchiveService;
 }
 
 export interface AppOptions {
@@ -98,7 +101,7 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
       await guarded.register(qaRoutes, services);
     });
   });
-  if (services.platform) await app.register(platformApi, { platform: services.platform });
+  if (services.platform && services.archives) await app.register(platformApi, { platform: services.platform, archives: services.archives });
 
   // Requests no route takes (their bodies are still parsed, and may be refused) answer in the literature vocabulary.
   app.setErrorHandler(literatureErrorHandler);

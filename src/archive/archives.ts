@@ -16,7 +16,10 @@ import { encodeIdSegment, expandIdSegment, resolveIri } from '../platform/iri.ts
 import { type JsonObject, expand } from '../platform/jsonld.ts';
 import { type ProjectService, type ProjectState, defaultBase } from '../platform/projects.ts';
 import { type ProjectRef, projectAddress, projectKey } from '../platform/refs.ts';
+import type { Platform } from '../platform/index.ts';
 import type { Store } from '../platform/store.ts';
+import { type Download, prepareDownload } from './download.ts';
+import { type ResolveDeps, creationFileFinder } from './resolve.ts';
 import { type ArchiveEntry, type FileEntry, type FileSelfEntry, decodeEntries, selectorOf } from './definition.ts';
 import { layoutProblems } from './layout.ts';
 
@@ -33,19 +36,38 @@ export interface StoredArchive {
 /** Finds the file behind an entry, if the creator may read it; used to check default names at creation. */
 export type FileFinder = (entry: FileEntry | FileSelfEntry, identity: Identity) => { project: string; filename: string } | null;
 
+export interface ArchiveOptions {
+  /** Lifetime of an archive, from its creation. */
+  ttlMs: number;
+}
+
 export class ArchiveService {
   private readonly db: Database<StoredArchive, [string, string]>;
+  private readonly store: Store;
+  private readonly projects: ProjectService;
+  private readonly acls: AclService;
+  private readonly baseUri: string;
+  private readonly clock: () => number;
+  private readonly resolveDeps: ResolveDeps;
+  private readonly findFile: FileFinder;
+  private readonly ttlMs: number;
 
-  constructor(
-    private readonly store: Store,
-    private readonly projects: ProjectService,
-    private readonly acls: AclService,
-    private readonly findFile: FileFinder,
-    private readonly baseUri: string,
-    private readonly ttlMs: number,
-    private readonly clock: () => number,
-  ) {
-    this.db = store.database('archives');
+  constructor(platform: Platform, options: ArchiveOptions) {
+    ({ store: this.store, projects: this.projects, acls: this.acls, baseUri: this.baseUri, clock: this.clock } = platform);
+    this.resolveDeps = { baseUri: platform.baseUri, projects: platform.projects, acls: platform.acls, resources: platform.resources, files: platform.files };
+    this.findFile = creationFileFinder(this.resolveDeps);
+    this.ttlMs = options.ttlMs;
+    this.db = this.store.database('archives');
+  }
+
+  /**
+   * Everything about a download is settled here, before the first byte: the archive is looked
+   * up for the caller, who needs `resources/read` on every referenced project, and every entry
+   * is resolved. The ZIP is produced later, as the client reads.
+   */
+  download(ref: ProjectRef, idSegment: string, identity: Identity, ignoreNotFound: boolean): Download {
+    const archive = this.fetch(ref, idSegment, identity);
+    return prepareDownload(archive, identity, ignoreNotFound, this.resolveDeps);
   }
 
   async create(ref: ProjectRef, idSegment: string | undefined, payload: JsonObject, identity: Identity): Promise<StoredArchive> {

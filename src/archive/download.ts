@@ -9,6 +9,7 @@ import { type ResolveDeps, resolveForDownload } from './resolve.ts';
 import { zipStream } from './zip.ts';
 
 export interface Download {
+  archiveId: string;
   entryCount: number;
   stream(onError: (error: Error) => void): Readable;
 }
@@ -16,6 +17,7 @@ export interface Download {
 export function prepareDownload(archive: StoredArchive, identity: Identity, ignoreNotFound: boolean, deps: ResolveDeps): Download {
   const entries = resolveForDownload(archive, identity, ignoreNotFound, deps);
   return {
+    archiveId: archive.id,
     entryCount: entries.length,
     stream: (onError) =>
       zipStream(

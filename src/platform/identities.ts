@@ -17,6 +17,15 @@ export interface Identity {
 
 export const ANONYMOUS: Identity = { subject: { type: 'Anonymous' }, principals: [{ type: 'Anonymous' }] };
 
+/**
+ * The operator acting on the store directly (set-up at start, seeding by tests and benchmarks):
+ * it holds every permission. The ACL check recognises this very object; no token maps to it.
+ */
+export const OPERATOR: Identity = Object.freeze({
+  subject: Object.freeze({ type: 'User' as const, realm: 'internal', subject: 'system' }),
+  principals: [],
+});
+
 export function userIdentity(realm: string, subject: string, groups: readonly string[]): Identity {
   const user = { type: 'User' as const, realm, subject };
   return {

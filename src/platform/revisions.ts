@@ -150,6 +150,19 @@ export class RevisionStore {
     return { total, states };
   }
 
+  /** The content digests of every revision of every file, read in one synchronous pass. */
+  fileDigests(): Set<string> {
+    const digests = new Set<string>();
+    for (const { key, value } of this.heads.getRange()) {
+      if (value.kind !== 'file') continue;
+      for (let rev = 1; rev <= value.rev; rev++) {
+        const digest = this.revisions.get([key[0], key[1], rev])?.file?.digest;
+        if (digest) digests.add(digest);
+      }
+    }
+    return digests;
+  }
+
   private taggedRev(project: string, id: string, head: Head, tag: string): number {
     const rev = this.revisions.get([project, id, head.rev])!.tags[tag];
     if (rev === undefined) throw rejections.tagNotFound(tag);

@@ -10,7 +10,9 @@ import { QaPipeline } from '../../src/qa/pipeline.js';
 import { ExtractiveGenerator } from '../../src/llm/extractive.js';
 import type { Generator } from '../../src/llm/types.js';
 import type { Reranker } from '../../src/rerank/types.js';
-import { openPlatform, type Platform } from '../../src/platform/index.js';
+import type { Platform } from '../../src/platform/index.js';
+import type { ArchiveService } from '../../src/archive/archives.js';
+import { openServices, type Services } from '../../src/services.js';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
@@ -67,6 +69,7 @@ export interface Fixture {
   app: FastifyInstance;
   searcher: Searcher;
   platform: Platform | null;
+  archives: ArchiveService | null;
   /** Data directory of the platform store (inside the fixture's temp dir). */
   dataDir: string;
   close: () => Promise<void>;
@@ -82,14 +85,14 @@ export async function fixtureApp(articles = FIXTURE_ARTICLES, models: FixtureMod
   const library = new Library(searcher);
   const extractive = new ExtractiveGenerator();
   const qa = new QaPipeline(searcher, library, models.generator ?? (() => extractive), models.reranker ?? null);
-  let platform: Platform | null = null;
+  let services: Services | null = null;
   if (options.auth !== undefined) {
     let authFile: string | null = null;
     if (options.auth !== null) {
       authFile = path.join(dir, 'auth.json');
       await writeFile(authFile, JSON.stringify(options.auth));
     }
-    platform = await openPlatform({
+    services = await openServices({
       dataDir,
       authFile,
       archiveTtlMs: config.archiveTtl,
@@ -98,15 +101,18 @@ export async function fixtureApp(articles = FIXTURE_ARTICLES, models: FixtureMod
       baseUri: 'http://litserve.test',
     });
   }
-  const app = await buildApp({ config, searcher, library, qa, components: () => ({ generator: 'extractive' }), ...(platform && { platform }) });
+  const platform = services?.platform ?? null;
+  const archives = services?.archives ?? null;
+  const app = await buildApp({ config, searcher, library, qa, components: () => ({ generator: 'extractive' }), ...(services && { platform: services.platform, archives: services.archives }) });
   return {
     app,
     searcher,
     platform,
+    archives,
     dataDir,
     close: async () => {
       await app.close();
-      await platform?.close();
+      await services?.close();
       await searcher.close();
       await cleanup();
     },

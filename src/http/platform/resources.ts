@@ -10,7 +10,6 @@ import { PlatformError } from '../../platform/errors.ts';
 import type { Platform } from '../../platform/index.ts';
 import type { JsonObject } from '../../platform/jsonld.ts';
 import { entityMetadata, entityView, writeResponse } from '../../platform/metadata.ts';
-import { projectAddress } from '../../platform/refs.ts';
 import { type Format, FORMAT_MEDIA_TYPES, renderJson, renderText } from '../../platform/rendering.ts';
 import { callerOf } from './caller.ts';
 import { negotiate } from './negotiation.ts';
@@ -58,7 +57,7 @@ function assertUnconstrained(schema: string): void {
 }
 
 export async function resourceRoutes(app: FastifyInstance, { platform }: { platform: Platform }): Promise<void> {
-  const { resources, acls, baseUri } = platform;
+  const { resources, baseUri } = platform;
   const write = (code: number) => ({ [code]: entitySchema, ...errorResponses });
 
   app.get<ProjectRoute & { Querystring: { from: number; size: number } }>(
@@ -74,8 +73,7 @@ export async function resourceRoutes(app: FastifyInstance, { platform }: { platf
       },
     },
     async (request) => {
-      acls.require(callerOf(request), 'resources/read', projectAddress(request.params));
-      const page = resources.list(request.params, request.query.from, request.query.size);
+      const page = resources.list(request.params, request.query.from, request.query.size, callerOf(request));
       return {
         '@context': [METADATA_CONTEXT],
         _total: page.total,
@@ -85,7 +83,6 @@ export async function resourceRoutes(app: FastifyInstance, { platform }: { platf
   );
 
   const create = async (params: ProjectRoute['Params'], payload: JsonObject, identity: ReturnType<typeof callerOf>) => {
-    acls.require(identity, 'resources/write', projectAddress(params));
     return writeResponse(await resources.create(params, undefined, payload, identity), baseUri);
   };
 
@@ -111,7 +108,6 @@ export async function resourceRoutes(app: FastifyInstance, { platform }: { platf
       const { schema, id, ...ref } = request.params;
       assertUnconstrained(schema);
       const identity = callerOf(request);
-      acls.require(identity, 'resources/write', projectAddress(ref));
       const rev = request.query.rev;
       const state =
         rev === undefined ? await resources.create(ref, id, request.body, identity) : await resources.update(ref, id, rev, request.body, identity);
@@ -131,10 +127,9 @@ export async function resourceRoutes(app: FastifyInstance, { platform }: { platf
     async (request, reply) => {
       const { schema, id, ...ref } = request.params;
       assertUnconstrained(schema);
-      acls.require(callerOf(request), 'resources/read', projectAddress(ref));
+      const { state, project } = resources.fetch(ref, id, selectorFrom(request.query), callerOf(request));
       const offer = negotiate(request.headers.accept, OFFERS);
       if (offer === null) throw new PlatformError(406, 'NotAcceptable', `Acceptable media types are ${OFFERS.join(', ')}.`);
-      const { state, project } = resources.fetch(ref, id, selectorFrom(request.query));
       const view = entityView(state, project, baseUri);
       const rdf = RDF_FORMATS[offer];
       if (rdf) return reply.type(FORMAT_MEDIA_TYPES[rdf]).send(await renderText(view, rdf));
@@ -154,8 +149,7 @@ export async function resourceRoutes(app: FastifyInstance, { platform }: { platf
     async (request) => {
       const { schema, id, ...ref } = request.params;
       assertUnconstrained(schema);
-      acls.require(callerOf(request), 'resources/read', projectAddress(ref));
-      const { state, project } = resources.fetch(ref, id, selectorFrom(request.query));
+      const { state, project } = resources.fetch(ref, id, selectorFrom(request.query), callerOf(request));
       return renderJson(entityView(state, project, baseUri), request.query.annotate ? 'annotated-source' : 'source');
     },
   );
@@ -181,8 +175,7 @@ export async function resourceRoutes(app: FastifyInstance, { platform }: { platf
     async (request) => {
       const { schema, id, ...ref } = request.params;
       assertUnconstrained(schema);
-      acls.require(callerOf(request), 'resources/read', projectAddress(ref));
-      const { state } = resources.fetch(ref, id, selectorFrom(request.query));
+      const { state } = resources.fetch(ref, id, selectorFrom(request.query), callerOf(request));
       return { '@context': [METADATA_CONTEXT], tags: Object.entries(state.tags).map(([name, target]) => ({ tag: name, rev: target })) };
     },
   );
@@ -201,9 +194,7 @@ export async function resourceRoutes(app: FastifyInstance, { platform }: { platf
     async (request, reply) => {
       const { schema, id, ...ref } = request.params;
       assertUnconstrained(schema);
-      const identity = callerOf(request);
-      acls.require(identity, 'resources/write', projectAddress(ref));
-      const state = resources.tag(ref, id, request.query.rev, request.body.tag, request.body.rev, identity);
+      const state = resources.tag(ref, id, request.query.rev, request.body.tag, request.body.rev, callerOf(request));
       return reply.code(201).send(writeResponse(state, baseUri));
     },
   );
@@ -214,9 +205,7 @@ export async function resourceRoutes(app: FastifyInstance, { platform }: { platf
     async (request) => {
       const { schema, id, ...ref } = request.params;
       assertUnconstrained(schema);
-      const identity = callerOf(request);
-      acls.require(identity, 'resources/write', projectAddress(ref));
-      return writeResponse(resources.deprecate(ref, id, request.query.rev, identity), baseUri);
+      return writeResponse(resources.deprecate(ref, id, request.query.rev, callerOf(request)), baseUri);
     },
   );
 }
