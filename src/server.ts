@@ -53,6 +53,8 @@ export async function startServer(config: Config): Promise<void> {
     dataDir: config.data,
     authFile: config.authFile,
     archiveTtlMs: config.archiveTtl,
+    maxArchivesPerCaller: config.maxArchivesPerCaller,
+    maxArchiveStoreBytes: config.maxArchiveStoreBytes,
     literatureProject: config.literatureProject,
     literature: library,
     baseUri: publicUrlOf(config),

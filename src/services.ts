@@ -4,12 +4,16 @@
  * over it, the archive service with its purge job. The HTTP layer receives
  * both; each checks its callers' permissions itself.
  */
-import { ArchiveService } from './archive/archives.js';
+import { ArchiveService, DEFAULT_MAX_ARCHIVES_PER_CALLER, DEFAULT_MAX_ARCHIVE_STORE_BYTES } from './archive/archives.js';
 import { purgeInterval, startPurgeJob } from './archive/purge.js';
 import { type Platform, type PlatformOptions, openPlatform } from './platform/index.js';
 
 export interface ServiceOptions extends PlatformOptions {
   archiveTtlMs: number;
+  /** Live archives one caller may hold (default 100). */
+  maxArchivesPerCaller?: number;
+  /** Total size of the stored archive definitions, in bytes (default 1 GiB). */
+  maxArchiveStoreBytes?: number;
 }
 
 export interface Services {
@@ -20,7 +24,11 @@ export interface Services {
 
 export async function openServices(options: ServiceOptions): Promise<Services> {
   const platform = await openPlatform(options);
-  const archives = new ArchiveService(platform, { ttlMs: options.archiveTtlMs });
+  const archives = new ArchiveService(platform, {
+    ttlMs: options.archiveTtlMs,
+    maxPerCaller: options.maxArchivesPerCaller ?? DEFAULT_MAX_ARCHIVES_PER_CALLER,
+    maxStoreBytes: options.maxArchiveStoreBytes ?? DEFAULT_MAX_ARCHIVE_STORE_BYTES,
+  });
   const purgeJob = startPurgeJob(() => archives.purgeExpired(), purgeInterval(options.archiveTtlMs), (removed) =>
     platform.logger.info(`purged ${removed} expired archive(s)`),
   );

@@ -10,7 +10,7 @@ import type { AclService } from '../platform/acls.ts';
 import { type Subject, auditFields } from '../platform/audit.ts';
 import { ARCHIVE_SCHEMA, ARCHIVES_CONTEXT, ARCHIVES_METADATA_CONTEXT, METADATA_CONTEXT } from '../platform/contexts.ts';
 import { PlatformError, rejections } from '../platform/errors.ts';
-import type { Identity } from '../platform/identities.ts';
+import { type Identity, principalKey } from '../platform/identities.ts';
 import { depthProblem } from '../platform/json-depth.ts';
 import { encodeIdSegment, expandIdSegment, resolveIri } from '../platform/iri.ts';
 import { type JsonObject, expand } from '../platform/jsonld.ts';
@@ -19,6 +19,7 @@ import { type ProjectRef, projectAddress, projectKey } from '../platform/refs.ts
 import type { Platform } from '../platform/index.ts';
 import type { Store } from '../platform/store.ts';
 import { type Download, prepareDownload } from './download.ts';
+import { ArchiveQuota, definitionBytes } from './quota.ts';
 import { type ResolveDeps, creationFileFinder } from './resolve.ts';
 import { type ArchiveEntry, type FileEntry, type FileSelfEntry, decodeEntries, selectorOf } from './definition.ts';
 import { layoutProblems } from './layout.ts';
@@ -39,7 +40,16 @@ export type FileFinder = (entry: FileEntry | FileSelfEntry, identity: Identity) 
 export interface ArchiveOptions {
   /** Lifetime of an archive, from its creation. */
   ttlMs: number;
+  /** Live archives one caller may hold. */
+  maxPerCaller: number;
+  /** Total size of the stored definitions, in bytes. */
+  maxStoreBytes: number;
 }
+
+export const DEFAULT_MAX_ARCHIVES_PER_CALLER = 100;
+export const DEFAULT_MAX_ARCHIVE_STORE_BYTES = 1024 ** 3;
+
+const keyOf = (project: string, id: string) => `${project}\n${id}`;
 
 export class ArchiveService {
   private readonly db: Database<StoredArchive, [string, string]>;
@@ -51,6 +61,7 @@ export class ArchiveService {
   private readonly resolveDeps: ResolveDeps;
   private readonly findFile: FileFinder;
   private readonly ttlMs: number;
+  private readonly quota: ArchiveQuota;
 
   constructor(platform: Platform, options: ArchiveOptions) {
     ({ store: this.store, projects: this.projects, acls: this.acls, baseUri: this.baseUri, clock: this.clock } = platform);
@@ -58,6 +69,10 @@ export class ArchiveService {
     this.findFile = creationFileFinder(this.resolveDeps);
     this.ttlMs = options.ttlMs;
     this.db = this.store.database('archives');
+    this.quota = new ArchiveQuota(options.maxPerCaller, options.maxStoreBytes);
+    for (const { value } of this.db.getRange()) {
+      this.quota.add(keyOf(value.project, value.id), principalKey(value.createdBy), definitionBytes(value.entries), value.expiresAt);
+    }
   }
 
   /**
@@ -88,12 +103,16 @@ export class ArchiveService {
     const layout = layoutProblems(entries, (entry) => this.findFile(entry, identity));
     if (layout.length > 0) throw rejections.decodingFailed(layout);
     const key = projectKey(ref);
+    const caller = principalKey(identity.subject);
+    const bytes = definitionBytes(entries);
     return this.store.write(() => {
       const existing = this.db.get([key, id]);
       if (existing && !this.isExpired(existing)) throw rejections.resourceAlreadyExists(id, key);
       const now = this.clock();
+      this.quota.check(caller, bytes, now);
       const archive: StoredArchive = { id, project: key, entries, createdAt: now, createdBy: identity.subject, expiresAt: now + this.ttlMs };
       this.db.putSync([key, id], archive);
+      this.quota.add(keyOf(key, id), caller, bytes, archive.expiresAt);
       return archive;
     });
   }
@@ -117,6 +136,7 @@ export class ArchiveService {
       for (const { key, value } of this.db.getRange()) {
         if (value.expiresAt <= now) {
           this.db.removeSync(key);
+          this.quota.remove(keyOf(value.project, value.id));
           removed++;
         }
       }

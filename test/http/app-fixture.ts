@@ -96,6 +96,8 @@ export async function fixtureApp(articles = FIXTURE_ARTICLES, models: FixtureMod
       dataDir,
       authFile,
       archiveTtlMs: config.archiveTtl,
+      maxArchivesPerCaller: config.maxArchivesPerCaller,
+      maxArchiveStoreBytes: config.maxArchiveStoreBytes,
       literatureProject: config.literatureProject,
       literature: library,
       baseUri: 'http://litserve.test',

@@ -90,6 +90,8 @@ export interface TestServerOptions {
   articles?: ArticleMetadata[];
   baseUri?: string;
   maxFileBytes?: number;
+  maxArchivesPerCaller?: number;
+  maxArchiveStoreBytes?: number;
   logger?: { info(m: string): void; warn(m: string): void; error(d: object, m: string): void };
 }
 
@@ -109,6 +111,8 @@ export async function startServer(options: TestServerOptions = {}): Promise<Test
     literature: new MemoryLiterature(options.articles ?? [article('demo-000'), article('demo-001')]),
     baseUri: options.baseUri ?? BASE,
     ...(options.maxFileBytes !== undefined && { maxFileBytes: options.maxFileBytes }),
+    ...(options.maxArchivesPerCaller !== undefined && { maxArchivesPerCaller: options.maxArchivesPerCaller }),
+    ...(options.maxArchiveStoreBytes !== undefined && { maxArchiveStoreBytes: options.maxArchiveStoreBytes }),
     ...(options.clock && { clock: options.clock }),
     ...(options.logger && { logger: options.logger }),
   });
