@@ -5,6 +5,7 @@
  * both; each checks its callers' permissions itself.
  */
 import { ArchiveService, DEFAULT_MAX_ARCHIVES_PER_CALLER, DEFAULT_MAX_ARCHIVE_STORE_BYTES } from './archive/archives.js';
+import type { RenderBounds } from './archive/download.js';
 import { purgeInterval, startPurgeJob } from './archive/purge.js';
 import { type Platform, type PlatformOptions, openPlatform } from './platform/index.js';
 
@@ -14,6 +15,8 @@ export interface ServiceOptions extends PlatformOptions {
   maxArchivesPerCaller?: number;
   /** Total size of the stored archive definitions, in bytes (default 1 GiB). */
   maxArchiveStoreBytes?: number;
+  /** What one archive download may render (default DEFAULT_RENDER_BOUNDS). */
+  archiveRenderBounds?: RenderBounds;
 }
 
 export interface Services {
@@ -28,6 +31,7 @@ export async function openServices(options: ServiceOptions): Promise<Services> {
     ttlMs: options.archiveTtlMs,
     maxPerCaller: options.maxArchivesPerCaller ?? DEFAULT_MAX_ARCHIVES_PER_CALLER,
     maxStoreBytes: options.maxArchiveStoreBytes ?? DEFAULT_MAX_ARCHIVE_STORE_BYTES,
+    ...(options.archiveRenderBounds && { renderBounds: options.archiveRenderBounds }),
   });
   const purgeJob = startPurgeJob(() => archives.purgeExpired(), purgeInterval(options.archiveTtlMs), (removed) =>
     platform.logger.info(`purged ${removed} expired archive(s)`),

@@ -17,8 +17,9 @@ import { type JsonObject, expand } from '../platform/jsonld.ts';
 import { type ProjectService, type ProjectState, defaultBase } from '../platform/projects.ts';
 import { type ProjectRef, projectAddress, projectKey } from '../platform/refs.ts';
 import type { Platform } from '../platform/index.ts';
+import type { Renderer } from '../platform/renderer.ts';
 import type { Store } from '../platform/store.ts';
-import { type Download, prepareDownload } from './download.ts';
+import { DEFAULT_RENDER_BOUNDS, type Download, type RenderBounds, prepareDownload } from './download.ts';
 import { ArchiveQuota, definitionBytes } from './quota.ts';
 import { type ResolveDeps, creationFileFinder } from './resolve.ts';
 import { type ArchiveEntry, type FileEntry, type FileSelfEntry, decodeEntries, selectorOf } from './definition.ts';
@@ -44,6 +45,8 @@ export interface ArchiveOptions {
   maxPerCaller: number;
   /** Total size of the stored definitions, in bytes. */
   maxStoreBytes: number;
+  /** What one download may render; default DEFAULT_RENDER_BOUNDS. */
+  renderBounds?: RenderBounds;
 }
 
 export const DEFAULT_MAX_ARCHIVES_PER_CALLER = 100;
@@ -62,12 +65,16 @@ export class ArchiveService {
   private readonly findFile: FileFinder;
   private readonly ttlMs: number;
   private readonly quota: ArchiveQuota;
+  private readonly renderer: Renderer;
+  private readonly renderBounds: RenderBounds;
 
   constructor(platform: Platform, options: ArchiveOptions) {
     ({ store: this.store, projects: this.projects, acls: this.acls, baseUri: this.baseUri, clock: this.clock } = platform);
     this.resolveDeps = { baseUri: platform.baseUri, projects: platform.projects, acls: platform.acls, resources: platform.resources, files: platform.files };
     this.findFile = creationFileFinder(this.resolveDeps);
     this.ttlMs = options.ttlMs;
+    this.renderer = platform.renderer;
+    this.renderBounds = options.renderBounds ?? DEFAULT_RENDER_BOUNDS;
     this.db = this.store.database('archives');
     this.quota = new ArchiveQuota(options.maxPerCaller, options.maxStoreBytes);
     for (const { value } of this.db.getRange()) {
@@ -82,7 +89,7 @@ export class ArchiveService {
    */
   download(ref: ProjectRef, idSegment: string, identity: Identity, ignoreNotFound: boolean): Download {
     const archive = this.fetch(ref, idSegment, identity);
-    return prepareDownload(archive, identity, ignoreNotFound, this.resolveDeps);
+    return prepareDownload(archive, identity, ignoreNotFound, this.resolveDeps, this.renderer, this.renderBounds);
   }
 
   async create(ref: ProjectRef, idSegment: string | undefined, payload: JsonObject, identity: Identity): Promise<StoredArchive> {

@@ -5,6 +5,7 @@
  * checks the caller's permissions itself, so no route can forget a check.
  * Archives are built over the platform in `src/services.ts`.
  */
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { AclService } from './acls.ts';
 import type { Audit } from './audit.ts';
@@ -18,6 +19,7 @@ import { OrgService } from './orgs.ts';
 import { isPermission } from './permissions.ts';
 import { ProjectService } from './projects.ts';
 import { parseProjectRef, projectAddress } from './refs.ts';
+import { DEFAULT_MAX_RENDERED_BYTES, type Renderer, createRenderer } from './renderer.ts';
 import { ResourceService } from './resources.ts';
 import { RevisionStore } from './revisions.ts';
 import { type Store, openStore } from './store.ts';
@@ -44,6 +46,10 @@ export interface PlatformOptions {
   baseUri?: string;
   /** Largest accepted upload, in bytes. */
   maxFileBytes?: number;
+  /** Threads rendering representations (0 = inline on the main thread); default one per spare core, at most 2. */
+  renderThreads?: number;
+  /** Longest representation of one resource, in bytes. */
+  maxRenderedBytes?: number;
   clock?: () => number;
   logger?: Logger;
 }
@@ -62,6 +68,8 @@ export interface Platform {
   readonly projects: ProjectService;
   readonly resources: ResourceService;
   readonly files: FileService;
+  /** Renders representations off the main thread, with bounded output. */
+  readonly renderer: Renderer;
   /** The caller behind an Authorization header; rejects with AuthenticationError (401) for a bad token. */
   identify(authorization: string | undefined): Promise<Identity>;
   /**
@@ -100,7 +108,11 @@ export async function openPlatform(options: PlatformOptions): Promise<Platform> 
   orgs.ensure(literatureRef.org, OPERATOR);
   const literature = new LiteratureResources(options.literature, projects.get(literatureRef)!, opened);
   const revisions = new RevisionStore(store, clock);
-  const resources = new ResourceService(revisions, projects, acls, literature);
+  const renderer = createRenderer({
+    threads: options.renderThreads ?? Math.max(1, Math.min(2, availableParallelism() - 1)),
+    maxBytes: options.maxRenderedBytes ?? DEFAULT_MAX_RENDERED_BYTES,
+  });
+  const resources = new ResourceService(revisions, projects, acls, literature, renderer);
   const files = new FileService(revisions, projects, resources, acls, blobs, options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES);
   const collectBlobs = async () => {
     const removed = await blobs.collectGarbage(() => files.referencedDigests());
@@ -137,6 +149,7 @@ export async function openPlatform(options: PlatformOptions): Promise<Platform> 
     projects,
     resources,
     files,
+    renderer,
     identify,
     async authorize(authorization, permission, projectPath) {
       const ref = parseProjectRef(projectPath.replace(/^\//, ''));
@@ -147,6 +160,7 @@ export async function openPlatform(options: PlatformOptions): Promise<Platform> 
     },
     async close() {
       clearInterval(blobTimer);
+      await renderer.close();
       await store.close();
     },
   };

@@ -13,7 +13,7 @@ import type { JsonObject } from './jsonld.ts';
 import type { LiteratureResources } from './literature.ts';
 import type { ProjectService, ProjectState } from './projects.ts';
 import { type ProjectRef, projectAddress, projectKey } from './refs.ts';
-import { renderJson } from './rendering.ts';
+import type { Renderer } from './renderer.ts';
 import type { EntityState, RevisionSelector, RevisionStore } from './revisions.ts';
 
 export class ResourceService {
@@ -22,6 +22,7 @@ export class ResourceService {
     private readonly projects: ProjectService,
     private readonly acls: AclService,
     private readonly literature: LiteratureResources,
+    private readonly renderer: Renderer,
   ) {}
 
   /** Expands an id from a URL segment with the project's mappings and base. */
@@ -35,16 +36,16 @@ export class ResourceService {
     this.acls.require(identity, 'resources/write', projectAddress(ref));
     const project = this.projects.forWrite(ref);
     const id = this.idFor(project, idSegment, payload) ?? project.base + randomUUID();
-    await checkJsonLd(id, payload, project);
-    return this.revisions.create(projectKey(ref), id, 'resource', { source: payload }, identity);
+    await this.checkJsonLd(id, payload, project);
+    return this.revisions.create(projectKey(ref), id, 'resource', { source: payload, sourceBytes: jsonBytes(payload) }, identity);
   }
 
   async update(ref: ProjectRef, idSegment: string, rev: number, payload: JsonObject, identity: Identity): Promise<EntityState> {
     this.acls.require(identity, 'resources/write', projectAddress(ref));
     const project = this.projects.forWrite(ref);
     const id = this.idFor(project, idSegment, payload)!;
-    await checkJsonLd(id, payload, project);
-    return this.revisions.update(projectKey(ref), id, 'resource', rev, identity, () => ({ source: payload }));
+    await this.checkJsonLd(id, payload, project);
+    return this.revisions.update(projectKey(ref), id, 'resource', rev, identity, () => ({ source: payload, sourceBytes: jsonBytes(payload) }));
   }
 
   tag(ref: ProjectRef, idSegment: string, rev: number, tag: string, target: number, identity: Identity): EntityState {
@@ -91,11 +92,15 @@ export class ResourceService {
     if (fromPath !== undefined && fromPath !== fromPayload) throw rejections.unexpectedId(idSegment!, raw);
     return fromPayload;
   }
+
+  /** Rejects payloads nested too deeply, and those the JSON-LD processor cannot expand (bad contexts, remote contexts, invalid keywords). */
+  private async checkJsonLd(id: string, payload: JsonObject, project: ProjectState): Promise<void> {
+    const tooDeep = depthProblem(payload);
+    if (tooDeep !== null) throw rejections.decodingFailed([tooDeep]);
+    await this.renderer.json({ id, source: payload, metadata: {}, base: project.base, vocab: project.vocab }, 'expanded');
+  }
 }
 
-/** Rejects payloads nested too deeply, and those the JSON-LD processor cannot expand (bad contexts, remote contexts, invalid keywords). */
-async function checkJsonLd(id: string, payload: JsonObject, project: ProjectState): Promise<void> {
-  const tooDeep = depthProblem(payload);
-  if (tooDeep !== null) throw rejections.decodingFailed([tooDeep]);
-  await renderJson({ id, source: payload, metadata: {}, base: project.base, vocab: project.vocab }, 'expanded');
+function jsonBytes(payload: JsonObject): number {
+  return Buffer.byteLength(JSON.stringify(payload));
 }

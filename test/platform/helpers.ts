@@ -92,6 +92,9 @@ export interface TestServerOptions {
   maxFileBytes?: number;
   maxArchivesPerCaller?: number;
   maxArchiveStoreBytes?: number;
+  renderThreads?: number;
+  maxRenderedBytes?: number;
+  archiveRenderBounds?: { maxSourceBytes: number; maxRenderedBytes: number };
   logger?: { info(m: string): void; warn(m: string): void; error(d: object, m: string): void };
 }
 
@@ -113,6 +116,9 @@ export async function startServer(options: TestServerOptions = {}): Promise<Test
     ...(options.maxFileBytes !== undefined && { maxFileBytes: options.maxFileBytes }),
     ...(options.maxArchivesPerCaller !== undefined && { maxArchivesPerCaller: options.maxArchivesPerCaller }),
     ...(options.maxArchiveStoreBytes !== undefined && { maxArchiveStoreBytes: options.maxArchiveStoreBytes }),
+    ...(options.renderThreads !== undefined && { renderThreads: options.renderThreads }),
+    ...(options.maxRenderedBytes !== undefined && { maxRenderedBytes: options.maxRenderedBytes }),
+    ...(options.archiveRenderBounds && { archiveRenderBounds: options.archiveRenderBounds }),
     ...(options.clock && { clock: options.clock }),
     ...(options.logger && { logger: options.logger }),
   });

@@ -8,7 +8,6 @@ import { PlatformError, rejections } from '../../platform/errors.ts';
 import type { Upload } from '../../platform/files.ts';
 import type { Platform } from '../../platform/index.ts';
 import { entityView, writeResponse } from '../../platform/metadata.ts';
-import { renderJson } from '../../platform/rendering.ts';
 import { callerOf } from './caller.ts';
 import { parseAccept, rank } from './negotiation.ts';
 import { selectorFrom } from './selectors.ts';
@@ -95,7 +94,7 @@ export async function fileRoutes(app: FastifyInstance, { platform }: { platform:
       const { state, project } = files.fetch(ref, segment, selectorFrom(request.query), callerOf(request));
       const file = state.file!;
       if (wantsMetadata(request.headers.accept, file.mediaType)) {
-        return reply.type('application/ld+json').send(await renderJson(entityView(state, project, baseUri), 'compacted'));
+        return reply.type('application/ld+json').send(await platform.renderer.json(entityView(state, project, baseUri), 'compacted'));
       }
       const content = rank(parseAccept(request.headers.accept), file.mediaType);
       if (content === null || content.q === 0) {

@@ -10,7 +10,7 @@ import { PlatformError } from '../../platform/errors.ts';
 import type { Platform } from '../../platform/index.ts';
 import type { JsonObject } from '../../platform/jsonld.ts';
 import { entityMetadata, entityView, writeResponse } from '../../platform/metadata.ts';
-import { type Format, FORMAT_MEDIA_TYPES, renderJson, renderText } from '../../platform/rendering.ts';
+import { type Format, FORMAT_MEDIA_TYPES } from '../../platform/rendering.ts';
 import { callerOf } from './caller.ts';
 import { negotiate } from './negotiation.ts';
 import { selectorFrom } from './selectors.ts';
@@ -57,7 +57,7 @@ function assertUnconstrained(schema: string): void {
 }
 
 export async function resourceRoutes(app: FastifyInstance, { platform }: { platform: Platform }): Promise<void> {
-  const { resources, baseUri } = platform;
+  const { resources, renderer, baseUri } = platform;
   const write = (code: number) => ({ [code]: entitySchema, ...errorResponses });
 
   app.get<ProjectRoute & { Querystring: { from: number; size: number } }>(
@@ -132,8 +132,8 @@ export async function resourceRoutes(app: FastifyInstance, { platform }: { platf
       if (offer === null) throw new PlatformError(406, 'NotAcceptable', `Acceptable media types are ${OFFERS.join(', ')}.`);
       const view = entityView(state, project, baseUri);
       const rdf = RDF_FORMATS[offer];
-      if (rdf) return reply.type(FORMAT_MEDIA_TYPES[rdf]).send(await renderText(view, rdf));
-      return reply.type(offer).send(await renderJson(view, request.query.format ?? 'compacted'));
+      if (rdf) return reply.type(FORMAT_MEDIA_TYPES[rdf]).send(await renderer.text(view, rdf));
+      return reply.type(offer).send(await renderer.json(view, request.query.format ?? 'compacted'));
     },
   );
 
@@ -146,11 +146,12 @@ export async function resourceRoutes(app: FastifyInstance, { platform }: { platf
         response: { 200: documentSchema, ...errorResponses },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const { schema, id, ...ref } = request.params;
       assertUnconstrained(schema);
       const { state, project } = resources.fetch(ref, id, selectorFrom(request.query), callerOf(request));
-      return renderJson(entityView(state, project, baseUri), request.query.annotate ? 'annotated-source' : 'source');
+      const format = request.query.annotate ? 'annotated-source' : 'source';
+      return reply.type('application/json; charset=utf-8').send(await renderer.json(entityView(state, project, baseUri), format));
     },
   );
 
