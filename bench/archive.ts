@@ -5,10 +5,15 @@
  *
  *   node --import tsx bench/archive.ts
  *   ARCHIVE_BENCH_MB=64 node --import tsx bench/archive.ts     # small run
+ *   ARCHIVE_BENCH_MB=0 node --import tsx bench/archive.ts      # /healthz part only
  *
- * Settings (environment): ARCHIVE_BENCH_MB (total file size, default 1024),
- * ARCHIVE_BENCH_FILES (default 2000), ARCHIVE_BENCH_RESOURCES (default 2000),
- * ARCHIVE_BENCH_DIR (scratch directory, default the system temp dir).
+ * Settings (environment): ARCHIVE_BENCH_MB (total file size, default 1024;
+ * 0 skips this part and keeps its last results), ARCHIVE_BENCH_FILES
+ * (default 2000), ARCHIVE_BENCH_RESOURCES (default 2000), ARCHIVE_BENCH_DIR
+ * (scratch directory, default the system temp dir); for /healthz during
+ * heavy downloads (bench/archive-healthz.ts): ARCHIVE_BENCH_KEYS (keys per
+ * heavy resource, default 50000), ARCHIVE_BENCH_HEAVY (heavy resources,
+ * default 2), ARCHIVE_BENCH_ROUNDS (default 2).
  *
  * Half the files are random bytes (like images or compressed instrument
  * data), half CSV-like text of digits. zip deflates everything at level 6;
@@ -30,10 +35,11 @@ import { pipeline } from 'node:stream/promises';
 import Fastify from 'fastify';
 import yauzl from 'yauzl';
 import { PLATFORM_MAX_PARAM_LENGTH, platformApi } from '../src/http/platform/index.ts';
-import { userIdentity } from '../src/platform/identities.ts';
-import { openPlatform } from '../src/platform/index.ts';
+import { OPERATOR } from '../src/platform/identities.ts';
+import { openServices } from '../src/services.ts';
 import { entityView } from '../src/platform/metadata.ts';
 import { renderText } from '../src/platform/rendering.ts';
+import { type HealthResults, type HealthRun, healthDuringDownloads } from './archive-healthz.ts';
 
 const MIB = 1024 * 1024;
 const totalBytes = Number(process.env.ARCHIVE_BENCH_MB ?? 1024) * MIB;
@@ -95,7 +101,9 @@ function csvText(bytes: number): Buffer {
   return out;
 }
 
-async function main(): Promise<void> {
+type BigResults = Omit<Results, 'healthz'>;
+
+async function bigArchive(): Promise<BigResults> {
   const scratch = await mkdtemp(path.join(scratchRoot, 'archive-bench-'));
   const sourceDir = path.join(scratch, 'source');
   const filesDir = path.join(sourceDir, 'files');
@@ -108,14 +116,15 @@ async function main(): Promise<void> {
   if (!hasZip) console.log('zip is not installed: the comparison is skipped (install it with `apt-get install -y zip`)');
 
   await writeFile(path.join(scratch, 'auth.json'), JSON.stringify({ tokens: { [TOKEN]: { realm: 'local', subject: 'bench' } }, acls: { '/': { 'local/bench': ['*'] } } }));
-  const platform = await openPlatform({
+  const services = await openServices({
     dataDir: path.join(scratch, 'data'),
     authFile: path.join(scratch, 'auth.json'),
     archiveTtlMs: 3_600_000,
     literatureProject: 'literature/articles',
     literature: { getArticle: () => null, listArticleIds: () => [], articleCount: () => 0 },
   });
-  const owner = userIdentity('local', 'bench', []);
+  const { platform, archives } = services;
+  const owner = OPERATOR;
   platform.orgs.save('bench', undefined, undefined, owner);
   platform.projects.save({ org: 'bench', project: 'data' }, {}, undefined, owner);
   const ref = { org: 'bench', project: 'data' };
@@ -129,9 +138,8 @@ async function main(): Promise<void> {
     const source = path.join(filesDir, name);
     const offset = Math.floor(Math.random() * (text.length - fileBytes));
     await writeFile(source, binary ? randomBytes(fileBytes) : text.subarray(offset, offset + fileBytes));
-    const { id } = platform.files.prepareCreate(ref, name);
     const mediaType = binary ? 'application/octet-stream' : 'text/csv';
-    await platform.files.create(ref, id, { filename: name, mediaType, content: createReadStream(source), isTruncated: () => false }, owner);
+    await platform.files.create(ref, name, undefined, async () => ({ filename: name, mediaType, content: createReadStream(source), isTruncated: () => false }), owner);
     entries.push({ '@type': 'File', resourceId: name });
   }
   const project = platform.projects.forRead(ref);
@@ -143,13 +151,13 @@ async function main(): Promise<void> {
     await writeFile(path.join(resourcesDir, `${id}.json`), await renderText(entityView(state, project, platform.baseUri), 'compacted'));
     entries.push({ '@type': 'Resource', resourceId: id });
   }
-  const archive = await platform.archives.create(ref, 'bench-archive', { resources: entries }, owner);
+  const archive = await archives.create(ref, 'bench-archive', { resources: entries }, owner);
 
   const app = Fastify({ logger: false, routerOptions: { maxParamLength: PLATFORM_MAX_PARAM_LENGTH } });
-  await app.register(platformApi, { platform });
+  await app.register(platformApi, { platform, archives });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const port = (app.server.address() as AddressInfo).port;
-  const url = `http://127.0.0.1:${port}${new URL(platform.archives.selfOf(archive)).pathname}`;
+  const url = `http://127.0.0.1:${port}${new URL(archives.selfOf(archive)).pathname}`;
 
   console.log('server: downloading the archive…');
   gc();
@@ -168,7 +176,7 @@ async function main(): Promise<void> {
   const serverBytes = (await stat(ourZip)).size;
   const serverEntries = await countEntries(ourZip);
   await app.close();
-  await platform.close();
+  await services.close();
 
   const inputBytes = fileBytes * fileCount;
   const server = {
@@ -207,19 +215,55 @@ async function main(): Promise<void> {
     zip,
   };
   console.log(JSON.stringify(results, null, 2));
-  await writeResults(results);
+  return results;
 }
 
-async function writeResults(results: {
+async function main(): Promise<void> {
+  const dir = new URL('./results/', import.meta.url);
+  const big: BigResults =
+    totalBytes > 0 ? await bigArchive() : (JSON.parse(await readFile(new URL('archive.json', dir), 'utf8')) as BigResults);
+  const healthz = await healthDuringDownloads(scratchRoot, {
+    keys: Number(process.env.ARCHIVE_BENCH_KEYS ?? 50_000),
+    resources: Number(process.env.ARCHIVE_BENCH_HEAVY ?? 2),
+    rounds: Number(process.env.ARCHIVE_BENCH_ROUNDS ?? 2),
+    concurrent: 2,
+  });
+  await writeResults({ ...big, healthz: { date: new Date().toISOString(), ...healthz } });
+}
+
+interface Results {
   date: string;
   node: string;
   machine: string;
   files: number;
+  fileBytes: number;
   inputMiB: number;
   resources: number;
   server: { seconds: number; archiveBytes: number; entries: number; inputMBps: number; peakRssAboveBaselineMiB: number; baselineRssMiB: number };
   zip: { seconds: number; archiveBytes: number; entries: number; inputMBps: number; peakRssMiB: number } | null;
-}): Promise<void> {
+  healthz: HealthResults & { date: string };
+}
+
+function healthLines(healthz: Results['healthz']): string[] {
+  const f = (n: number) => n.toFixed(0);
+  const summary = (mode: HealthRun['mode']) => {
+    const runs = healthz.runs.filter((r) => r.mode === mode);
+    return `| ${mode === 'inline' ? 'main thread (before)' : 'render threads (after)'} | ${runs.map((r) => r.downloadSeconds.toFixed(1)).join(', ')} | ${runs.map((r) => f(r.p50Ms)).join(', ')} | ${runs.map((r) => f(r.p99Ms)).join(', ')} | ${runs.map((r) => f(r.maxMs)).join(', ')} |`;
+  };
+  return [
+    '## /healthz during heavy downloads',
+    '',
+    `Run ${healthz.date}: ${healthz.resources} resources of ${healthz.keys} keys each, archived as N-Triples, expanded and compacted JSON-LD (${healthz.entriesPerArchive} entries); ${healthz.concurrentDownloads} downloads of that archive at once while a checker asks \`/healthz\` every 50 ms, latency counted from when each probe was due. Both servers in the same process and run, interleaved, ${healthz.runs.length / 2} rounds each (one value per round).`,
+    '',
+    '| rendering | downloads done in (s) | /healthz p50 (ms) | p99 (ms) | max (ms) |',
+    '|---|---|---|---|---|',
+    summary('inline'),
+    summary('workers'),
+    '',
+  ];
+}
+
+async function writeResults(results: Results): Promise<void> {
   const dir = new URL('./results/', import.meta.url);
   await mkdir(dir, { recursive: true });
   await writeFile(new URL('archive.json', dir), `${JSON.stringify(results, null, 2)}\n`);
@@ -240,6 +284,9 @@ async function writeResults(results: {
     'zip also counts its two folders (`files/`, `resources/`) as entries.',
     '',
     'Reproduce: `node --import tsx bench/archive.ts` (add `--expose-gc` for a steadier baseline; `ARCHIVE_BENCH_MB=64` for a small run).',
+    '',
+    ...healthLines(results.healthz),
+    'Reproduce: `npm run bench:archive` (`ARCHIVE_BENCH_MB=0` runs this part only and keeps the table above).',
     '',
   ];
   await writeFile(new URL('archive.md', dir), lines.join('\n'));

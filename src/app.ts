@@ -19,13 +19,17 @@ import { shedLoad } from './http/load-shedding.js';
 import { enableCors } from './http/cors.js';
 import { loadUiAssets, type UiAssets } from './http/ui/assets.js';
 import { uiRoutes } from './http/ui/routes.js';
+import { addSecurityHeaders } from './http/security-headers.js';
 import { PLATFORM_MAX_PARAM_LENGTH, platformApi } from './http/platform/index.js';
 import { errorBody as platformErrorBody } from './http/platform/errors.js';
 import { AuthenticationError, AuthorizationError, type Platform } from './platform/index.js';
+import type { ArchiveService } from './archive/archives.js';
 
 export interface AppServices extends LiteratureServices, ServiceInfo, QaServices {
-  /** The resource platform and archives (/v1) and the ACLs guarding the literature routes; none = open literature API only. */
+  /** The resource platform (/v1) and the ACLs guarding the literature routes; none = open literature API only. */
   platform?: Platform;
+  /** The archive service over the platform (/v1/archives). */
+  archives?: ArchiveService;
 }
 
 export interface AppOptions {
@@ -65,6 +69,7 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
     reply.header('x-request-id', request.id);
   });
   logRequests(app);
+  addSecurityHeaders(app);
 
   await app.register(swagger, {
     openapi: {
@@ -79,7 +84,7 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
     await app.register(rateLimit, {
       max: services.config.rateLimit,
       timeWindow: 60_000,
-      keyGenerator: callerKey,
+      keyGenerator: (request) => callerKey(request, services.platform),
       // Load balancers poll health from one address, often: never limit it.
       allowList: (request) => HEALTH_PATHS.has(request.url),
       // Each API's error handler turns this into its own vocabulary (code 5 / TooManyRequests).
@@ -116,7 +121,7 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
       });
     }
   });
-  if (services.platform) await app.register(platformApi, { platform: services.platform });
+  if (services.platform && services.archives) await app.register(platformApi, { platform: services.platform, archives: services.archives });
   await app.register(uiRoutes, { assets: options.uiAssets ?? (await loadUiAssets()) });
 
   // Requests no route takes (their bodies are still parsed, and may be refused) answer in the literature vocabulary.
@@ -140,10 +145,19 @@ function logRequests(app: FastifyInstance): void {
   });
 }
 
-/** Rate-limit identity: the bearer token (hashed, never kept) or else the client address. */
-function callerKey(request: FastifyRequest): string {
+/**
+ * Rate-limit identity: a bearer token that identifies a caller (hashed, never kept), else the client
+ * address. Unknown and invalid tokens count against the address: otherwise each made-up token would
+ * open a fresh budget and a flood of them would never be limited.
+ */
+async function callerKey(request: FastifyRequest, platform: Platform | undefined): Promise<string> {
   const match = /^Bearer\s+(\S+)/i.exec(request.headers.authorization ?? '');
-  return match ? `token:${createHash('sha256').update(match[1]!).digest('hex')}` : `ip:${request.ip}`;
+  if (!match || !platform) return `ip:${request.ip}`;
+  const known = await platform.identify(request.headers.authorization).then(
+    () => true,
+    () => false,
+  );
+  return known ? `token:${createHash('sha256').update(match[1]!).digest('hex')}` : `ip:${request.ip}`;
 }
 
 /** The literature routes need `resources/read` on the built-in literature project, so ACLs can close them. */

@@ -251,6 +251,17 @@ const SETTINGS = {
   rerankerBatchSize: { default: 32, parse: integer(1, 1024), doc: 'Pairs scored per reranker batch.' },
   authFile: { default: null as string | null, parse: optionalText, doc: 'JSON file of bearer tokens and ACLs; unset = anonymous read-only.' },
   archiveTtl: { default: 5 * 3_600_000, parse: duration, shownDefault: '5h', doc: 'Lifetime of an archive (e.g. 5h, 30m).' },
+  maxArchivesPerCaller: {
+    default: 100,
+    parse: integer(1, 1_000_000),
+    doc: 'Live (unexpired) archives one caller may hold; creating more is 429 ArchiveQuotaExceeded until one expires.',
+  },
+  maxArchiveStoreBytes: {
+    default: 1024 ** 3,
+    parse: integer(1024 * 1024, Number.MAX_SAFE_INTEGER),
+    shownDefault: '1 GiB',
+    doc: 'Total size of the stored archive definitions; beyond it creating archives is 503 ArchiveStorageFull until some expire.',
+  },
   literatureProject: { default: 'literature/articles', parse: text, doc: 'Read-only project exposing the indexed articles as resources.' },
   publicUrl: {
     default: null as string | null,

@@ -8,7 +8,7 @@ import { QaPipeline } from './qa/pipeline.js';
 import { createGenerator } from './llm/index.js';
 import { ModelUnavailableError, type Generator } from './llm/types.js';
 import { createReranker } from './rerank/index.js';
-import { openPlatform } from './platform/index.js';
+import { openServices } from './services.js';
 
 /** What clients use to reach the server, for ids, `_self` links and redirects. */
 export function publicUrlOf(config: Config): string {
@@ -56,10 +56,12 @@ export async function startServer(config: Config): Promise<void> {
     reranker,
     { maxParagraphLength: config.maxParagraphLength },
   );
-  const platform = await openPlatform({
+  const { platform, archives, close: closeServices } = await openServices({
     dataDir: config.data,
     authFile: config.authFile,
     archiveTtlMs: config.archiveTtl,
+    maxArchivesPerCaller: config.maxArchivesPerCaller,
+    maxArchiveStoreBytes: config.maxArchiveStoreBytes,
     literatureProject: config.literatureProject,
     literature: index,
     baseUri: publicUrlOf(config),
@@ -76,6 +78,7 @@ export async function startServer(config: Config): Promise<void> {
       index,
       qa,
       platform,
+      archives,
       components: () => ({
         generator: generator?.kind ?? 'unavailable',
         generator_description: generator?.description ?? generatorError?.message ?? null,
@@ -101,7 +104,7 @@ export async function startServer(config: Config): Promise<void> {
     await app.close();
     clearInterval(sweep);
     clearTimeout(deadline);
-    await Promise.all([platform.close(), index.close(), generator?.close(), reranker?.close()]);
+    await Promise.all([closeServices(), index.close(), generator?.close(), reranker?.close()]);
     process.exit(0);
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));

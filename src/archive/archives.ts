@@ -10,12 +10,18 @@ import type { AclService } from '../platform/acls.ts';
 import { type Subject, auditFields } from '../platform/audit.ts';
 import { ARCHIVE_SCHEMA, ARCHIVES_CONTEXT, ARCHIVES_METADATA_CONTEXT, METADATA_CONTEXT } from '../platform/contexts.ts';
 import { PlatformError, rejections } from '../platform/errors.ts';
-import type { Identity } from '../platform/identities.ts';
+import { type Identity, principalKey } from '../platform/identities.ts';
+import { depthProblem } from '../platform/json-depth.ts';
 import { encodeIdSegment, expandIdSegment, resolveIri } from '../platform/iri.ts';
 import { type JsonObject, expand } from '../platform/jsonld.ts';
 import { type ProjectService, type ProjectState, defaultBase } from '../platform/projects.ts';
 import { type ProjectRef, projectAddress, projectKey } from '../platform/refs.ts';
+import type { Platform } from '../platform/index.ts';
+import type { Renderer } from '../platform/renderer.ts';
 import type { Store } from '../platform/store.ts';
+import { DEFAULT_RENDER_BOUNDS, type Download, type RenderBounds, prepareDownload } from './download.ts';
+import { ArchiveQuota, definitionBytes } from './quota.ts';
+import { type ResolveDeps, creationFileFinder } from './resolve.ts';
 import { type ArchiveEntry, type FileEntry, type FileSelfEntry, decodeEntries, selectorOf } from './definition.ts';
 import { layoutProblems } from './layout.ts';
 
@@ -32,24 +38,65 @@ export interface StoredArchive {
 /** Finds the file behind an entry, if the creator may read it; used to check default names at creation. */
 export type FileFinder = (entry: FileEntry | FileSelfEntry, identity: Identity) => { project: string; filename: string } | null;
 
+export interface ArchiveOptions {
+  /** Lifetime of an archive, from its creation. */
+  ttlMs: number;
+  /** Live archives one caller may hold. */
+  maxPerCaller: number;
+  /** Total size of the stored definitions, in bytes. */
+  maxStoreBytes: number;
+  /** What one download may render; default DEFAULT_RENDER_BOUNDS. */
+  renderBounds?: RenderBounds;
+}
+
+export const DEFAULT_MAX_ARCHIVES_PER_CALLER = 100;
+export const DEFAULT_MAX_ARCHIVE_STORE_BYTES = 1024 ** 3;
+
+const keyOf = (project: string, id: string) => `${project}\n${id}`;
+
 export class ArchiveService {
   private readonly db: Database<StoredArchive, [string, string]>;
+  private readonly store: Store;
+  private readonly projects: ProjectService;
+  private readonly acls: AclService;
+  private readonly baseUri: string;
+  private readonly clock: () => number;
+  private readonly resolveDeps: ResolveDeps;
+  private readonly findFile: FileFinder;
+  private readonly ttlMs: number;
+  private readonly quota: ArchiveQuota;
+  private readonly renderer: Renderer;
+  private readonly renderBounds: RenderBounds;
 
-  constructor(
-    private readonly store: Store,
-    private readonly projects: ProjectService,
-    private readonly acls: AclService,
-    private readonly findFile: FileFinder,
-    private readonly baseUri: string,
-    private readonly ttlMs: number,
-    private readonly clock: () => number,
-  ) {
-    this.db = store.database('archives');
+  constructor(platform: Platform, options: ArchiveOptions) {
+    ({ store: this.store, projects: this.projects, acls: this.acls, baseUri: this.baseUri, clock: this.clock } = platform);
+    this.resolveDeps = { baseUri: platform.baseUri, projects: platform.projects, acls: platform.acls, resources: platform.resources, files: platform.files };
+    this.findFile = creationFileFinder(this.resolveDeps);
+    this.ttlMs = options.ttlMs;
+    this.renderer = platform.renderer;
+    this.renderBounds = options.renderBounds ?? DEFAULT_RENDER_BOUNDS;
+    this.db = this.store.database('archives');
+    this.quota = new ArchiveQuota(options.maxPerCaller, options.maxStoreBytes);
+    for (const { value } of this.db.getRange()) {
+      this.quota.add(keyOf(value.project, value.id), principalKey(value.createdBy), definitionBytes(value.entries), value.expiresAt);
+    }
+  }
+
+  /**
+   * Everything about a download is settled here, before the first byte: the archive is looked
+   * up for the caller, who needs `resources/read` on every referenced project, and every entry
+   * is resolved. The ZIP is produced later, as the client reads.
+   */
+  download(ref: ProjectRef, idSegment: string, identity: Identity, ignoreNotFound: boolean): Download {
+    const archive = this.fetch(ref, idSegment, identity);
+    return prepareDownload(archive, identity, ignoreNotFound, this.resolveDeps, this.renderer, this.renderBounds);
   }
 
   async create(ref: ProjectRef, idSegment: string | undefined, payload: JsonObject, identity: Identity): Promise<StoredArchive> {
     const project = this.readableProject(ref, identity);
     const id = this.idFor(project, idSegment, payload);
+    const tooDeep = depthProblem(payload);
+    if (tooDeep !== null) throw rejections.decodingFailed([tooDeep]);
     await checkContext(payload);
     const { entries, problems } = decodeEntries(payload, {
       archiveProject: ref,
@@ -63,12 +110,16 @@ export class ArchiveService {
     const layout = layoutProblems(entries, (entry) => this.findFile(entry, identity));
     if (layout.length > 0) throw rejections.decodingFailed(layout);
     const key = projectKey(ref);
+    const caller = principalKey(identity.subject);
+    const bytes = definitionBytes(entries);
     return this.store.write(() => {
       const existing = this.db.get([key, id]);
       if (existing && !this.isExpired(existing)) throw rejections.resourceAlreadyExists(id, key);
       const now = this.clock();
+      this.quota.check(caller, bytes, now);
       const archive: StoredArchive = { id, project: key, entries, createdAt: now, createdBy: identity.subject, expiresAt: now + this.ttlMs };
       this.db.putSync([key, id], archive);
+      this.quota.add(keyOf(key, id), caller, bytes, archive.expiresAt);
       return archive;
     });
   }
@@ -92,6 +143,7 @@ export class ArchiveService {
       for (const { key, value } of this.db.getRange()) {
         if (value.expiresAt <= now) {
           this.db.removeSync(key);
+          this.quota.remove(keyOf(value.project, value.id));
           removed++;
         }
       }
@@ -159,15 +211,16 @@ async function checkContext(payload: JsonObject): Promise<void> {
   await expand({ '@context': [...(Array.isArray(context) ? context : [context]), ARCHIVES_CONTEXT], resources: [] });
 }
 
-/** An entry as shown in the archive metadata. */
+/** An entry as shown in the archive metadata: what the creator wrote, with `resourceId` resolved; defaults left out. */
 function entryJson(entry: ArchiveEntry): JsonObject {
   if (entry.type === 'FileSelf') return { '@type': 'FileSelf', value: entry.value, ...(entry.path && { path: entry.path }) };
   return {
     '@type': entry.type,
     resourceId: entry.resourceId,
-    project: entry.project,
+    ...(entry.given?.project !== undefined && { project: entry.given.project }),
     ...(entry.path && { path: entry.path }),
     ...selectorOf(entry),
-    ...(entry.type === 'Resource' && { format: entry.format }),
+    ...(entry.given?.format !== undefined && { format: entry.given.format }),
+    ...(entry.given?.originalSource !== undefined && { originalSource: entry.given.originalSource }),
   };
 }

@@ -15,6 +15,13 @@ interface Revisioned {
   tag?: string;
 }
 
+/** The optional fields as the creator wrote them, echoed in the archive metadata (the defaults are not). */
+export interface GivenFields {
+  project?: string;
+  format?: string;
+  originalSource?: boolean;
+}
+
 export interface ResourceEntry extends Revisioned {
   type: 'Resource';
   /** Absolute IRI. */
@@ -24,6 +31,7 @@ export interface ResourceEntry extends Revisioned {
   /** Normalised absolute path, when given. */
   path?: string;
   format: Format;
+  given?: GivenFields;
 }
 
 export interface FileEntry extends Revisioned {
@@ -31,6 +39,7 @@ export interface FileEntry extends Revisioned {
   resourceId: string;
   project: string;
   path?: string;
+  given?: GivenFields;
 }
 
 export interface FileSelfEntry {
@@ -63,8 +72,8 @@ export function decodeEntries(payload: Record<string, unknown>, context: DecodeC
   const entries = new Map<string, ArchiveEntry>();
   resources.forEach((raw, index) => {
     const entry = decodeEntry(raw, `resources[${index}]`, context, problems);
-    // Identical entries are one entry, as in the reference (which keeps a set).
-    if (entry) entries.set(JSON.stringify(entry), entry);
+    // Identical entries are one entry, as in the reference (which keeps a set); spelling a default out changes nothing.
+    if (entry) entries.set(JSON.stringify({ ...entry, given: undefined }), entry);
   });
   return { entries: [...entries.values()], problems };
 }
@@ -111,13 +120,19 @@ function decodeEntry(raw: unknown, at: string, context: DecodeContext, problems:
   const project = decodeProject(fields.project, context.archiveProject, fail);
   const resourceId = decodeResourceId(fields.resourceId, project, context, fail);
   const revisioned = decodeRevision(fields, fail);
+  const given: GivenFields = {
+    ...(typeof fields.project === 'string' && { project: fields.project }),
+    ...(type === 'Resource' && typeof fields.format === 'string' && { format: fields.format }),
+    ...(type === 'Resource' && typeof fields.originalSource === 'boolean' && { originalSource: fields.originalSource }),
+  };
+  const echoed = Object.keys(given).length > 0 ? { given } : {};
   if (type === 'File') {
-    return problems.length > before ? null : { type, resourceId: resourceId!, project: projectKey(project!), ...(path && { path }), ...revisioned };
+    return problems.length > before ? null : { type, resourceId: resourceId!, project: projectKey(project!), ...(path && { path }), ...revisioned, ...echoed };
   }
   const format = decodeFormat(fields, fail);
   return problems.length > before
     ? null
-    : { type: 'Resource', resourceId: resourceId!, project: projectKey(project!), ...(path && { path }), ...revisioned, format: format! };
+    : { type: 'Resource', resourceId: resourceId!, project: projectKey(project!), ...(path && { path }), ...revisioned, format: format!, ...echoed };
 }
 
 function decodePath(raw: unknown, fail: (message: string) => void): string | undefined {

@@ -1,27 +1,67 @@
-/** A download: entries resolved now (errors before any byte), bytes produced later as the client reads. */
+/**
+ * A download: entries resolved now (errors before any byte), bytes produced
+ * later as the client reads. Resources are rendered on the platform's render
+ * threads, one at a time; what one archive may render is bounded twice:
+ * before the first byte by the size of the resources' payloads, and while
+ * streaming by the bytes actually rendered (past that the download is cut).
+ */
 import type { Readable } from 'node:stream';
+import { PlatformError } from '../platform/errors.ts';
 import type { Identity } from '../platform/identities.ts';
 import { entityView } from '../platform/metadata.ts';
-import { renderText } from '../platform/rendering.ts';
+import type { Renderer } from '../platform/renderer.ts';
+import type { EntityState } from '../platform/revisions.ts';
 import type { StoredArchive } from './archives.ts';
 import { SAMPLE_BYTES, isAlreadyCompressedType, sampleCompresses } from './compressibility.ts';
 import { type ResolveDeps, resolveForDownload } from './resolve.ts';
 import { zipStream } from './zip.ts';
 
 export interface Download {
+  archiveId: string;
   entryCount: number;
   stream(onError: (error: Error) => void): Readable;
 }
 
-export function prepareDownload(archive: StoredArchive, identity: Identity, ignoreNotFound: boolean, deps: ResolveDeps): Download {
+export interface RenderBounds {
+  /** Total payload size of the resources one archive may render (checked before the first byte). */
+  maxSourceBytes: number;
+  /** Total bytes one archive may render (checked while streaming). */
+  maxRenderedBytes: number;
+}
+
+export const DEFAULT_RENDER_BOUNDS: RenderBounds = { maxSourceBytes: 128 * 1024 ** 2, maxRenderedBytes: 1024 ** 3 };
+
+export function prepareDownload(
+  archive: StoredArchive,
+  identity: Identity,
+  ignoreNotFound: boolean,
+  deps: ResolveDeps,
+  renderer: Renderer,
+  bounds: RenderBounds = DEFAULT_RENDER_BOUNDS,
+): Download {
   const entries = resolveForDownload(archive, identity, ignoreNotFound, deps);
+  const sourceBytes = entries.reduce((sum, entry) => sum + (entry.format === null ? 0 : payloadBytes(entry.state)), 0);
+  if (sourceBytes > bounds.maxSourceBytes) {
+    throw new PlatformError(
+      413,
+      'ArchiveTooLarge',
+      `The resources of this archive hold ${sourceBytes} bytes of payload; an archive may render at most ${bounds.maxSourceBytes}. Split it into several archives.`,
+    );
+  }
+  let rendered = 0;
   return {
+    archiveId: archive.id,
     entryCount: entries.length,
     stream: (onError) =>
       zipStream(
         entries,
         {
-          render: async (entry) => Buffer.from(await renderText(entityView(entry.state, entry.project, deps.baseUri), entry.format!)),
+          render: async (entry) => {
+            const bytes = Buffer.from(await renderer.text(entityView(entry.state, entry.project, deps.baseUri), entry.format!));
+            rendered += bytes.length;
+            if (rendered > bounds.maxRenderedBytes) throw new Error(`archive ${archive.id}: rendered resources exceed ${bounds.maxRenderedBytes} bytes; download cut`);
+            return bytes;
+          },
           open: (entry) => deps.files.content(entry.state),
           compressible: async (entry) =>
             !isAlreadyCompressedType(entry.state.file!.mediaType) && sampleCompresses(await deps.files.contentHead(entry.state, SAMPLE_BYTES)),
@@ -29,4 +69,9 @@ export function prepareDownload(archive: StoredArchive, identity: Identity, igno
         onError,
       ),
   };
+}
+
+/** The payload's size as stored at write time; measured for resources written before it was recorded (and for articles). */
+function payloadBytes(state: EntityState): number {
+  return state.sourceBytes ?? Buffer.byteLength(JSON.stringify(state.source));
 }

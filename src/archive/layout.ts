@@ -15,6 +15,7 @@ import {
   defaultResourceName,
   entryNameOf,
   findPathConflicts,
+  unportableNameMessages,
   withinLengthLimits,
 } from './paths.ts';
 
@@ -54,6 +55,7 @@ export function layoutProblems(
     ...(longIds.length > 0
       ? [`The resource ids ${quoted(longIds)} generate a file name exceeding 99 characters, please define a path for each of them.`]
       : []),
+    ...unportableNameMessages(names),
     ...conflictMessages(findPathConflicts(names)),
   ];
 }

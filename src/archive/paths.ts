@@ -7,6 +7,12 @@
  *
  * The length limits are the old ustar ones the reference keeps for
  * compatibility: file name at most 99 characters, parent at most 154.
+ *
+ * Names must also extract everywhere: no segment that Windows refuses or
+ * rewrites (drive letters and other `:`, `<>"|?*`, reserved device names
+ * such as `CON` or `LPT1.txt`, trailing dots or spaces), and no two names of
+ * one archive that a case-insensitive, normalisation-insensitive file system
+ * (Windows, macOS) would take for the same file.
  */
 import type { Format } from '../platform/rendering.ts';
 
@@ -25,7 +31,29 @@ export function normalizeArchivePath(raw: string): PathCheck {
   if (segments.some((segment) => segment === '.' || segment === '..')) {
     return { problem: `The provided path '${raw}' must not contain '.' or '..' segments.` };
   }
+  const unportable = segments.find((segment) => !isPortableSegment(segment));
+  if (unportable !== undefined) return { problem: unportableMessage(raw, unportable) };
   return { path: `/${segments.join('/')}` };
+}
+
+const WINDOWS_FORBIDDEN = /[<>:"|?*]/;
+const WINDOWS_RESERVED = /^(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³]|conin\$|conout\$)(\.|$)/i;
+
+/** True when Windows and macOS can create a file or folder of exactly this name. */
+export function isPortableSegment(segment: string): boolean {
+  return !WINDOWS_FORBIDDEN.test(segment) && !WINDOWS_RESERVED.test(segment) && !/[. ]$/.test(segment);
+}
+
+function unportableMessage(path: string, segment: string): string {
+  return `The path '${path}' cannot be extracted on every system: '${segment}' is a reserved device name, ends with a dot or a space, or contains one of < > : " | ? *.`;
+}
+
+/** Messages for the names of a layout that some system cannot extract (names derived from ids and file names included). */
+export function unportableNameMessages(names: readonly string[]): string[] {
+  return names.flatMap((name) => {
+    const segment = name.split('/').find((s) => !isPortableSegment(s));
+    return segment === undefined ? [] : [unportableMessage(`/${name}`, segment)];
+  });
 }
 
 /** Length in characters (code points), as the limits are stated. */
@@ -76,29 +104,41 @@ export function defaultFileName(project: string, filename: string): string {
   return `${project}/file/${filename}`;
 }
 
+/** The name a case-insensitive, normalisation-insensitive file system sees (upper then lower case folds `ß` with `SS`). */
+function folded(name: string): string {
+  return name.normalize('NFC').toUpperCase().toLowerCase().normalize('NFC');
+}
+
 /**
- * Entry names that would make an ambiguous archive: used twice, or used both
- * as a file and as a directory (`a/b` and `a/b/c`), which no extractor can honour.
+ * Entry names that would make an ambiguous archive: used twice, equal once
+ * case and Unicode normalisation are ignored, or used both as a file and as
+ * a directory (`a/b` and `a/B/c`), which no extractor can honour.
  */
-export function findPathConflicts(names: readonly string[]): { duplicates: string[]; fileAndDirectory: string[] } {
+export function findPathConflicts(names: readonly string[]): { duplicates: string[]; lookAlike: string[][]; fileAndDirectory: string[] } {
   const seen = new Set<string>();
   const duplicates = new Set<string>();
   for (const name of names) {
     if (seen.has(name)) duplicates.add(name);
     seen.add(name);
   }
+  const byFolded = new Map<string, string[]>();
+  for (const name of seen) byFolded.set(folded(name), [...(byFolded.get(folded(name)) ?? []), name]);
+  const lookAlike = [...byFolded.values()].filter((group) => group.length > 1).map((group) => group.sort());
   const directories = new Set<string>();
   for (const name of seen) {
-    for (let cut = name.indexOf('/'); cut !== -1; cut = name.indexOf('/', cut + 1)) directories.add(name.slice(0, cut));
+    for (let cut = name.indexOf('/'); cut !== -1; cut = name.indexOf('/', cut + 1)) directories.add(folded(name.slice(0, cut)));
   }
-  const fileAndDirectory = [...seen].filter((name) => directories.has(name));
-  return { duplicates: [...duplicates].sort(), fileAndDirectory: fileAndDirectory.sort() };
+  const fileAndDirectory = [...seen].filter((name) => directories.has(folded(name)));
+  return { duplicates: [...duplicates].sort(), lookAlike: lookAlike.sort(), fileAndDirectory: fileAndDirectory.sort() };
 }
 
 export function conflictMessages(conflicts: ReturnType<typeof findPathConflicts>): string[] {
   const quoted = (names: string[]) => names.map((n) => `'${n}'`).join(', ');
   return [
     ...(conflicts.duplicates.length > 0 ? [`The paths ${quoted(conflicts.duplicates)} have been used multiple times in the archive.`] : []),
+    ...conflicts.lookAlike.map(
+      (group) => `The paths ${quoted(group)} differ only in letter case or Unicode normalisation: they would be one file on Windows and macOS.`,
+    ),
     ...(conflicts.fileAndDirectory.length > 0
       ? [`The paths ${quoted(conflicts.fileAndDirectory)} are used both as a file and as a directory in the archive.`]
       : []),

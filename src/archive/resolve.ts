@@ -18,7 +18,7 @@ import type { FileFinder, StoredArchive } from './archives.ts';
 import { type ArchiveEntry, originalOf, selectorOf } from './definition.ts';
 import { parseFileSelf } from './file-self.ts';
 import { entryName } from './layout.ts';
-import { conflictMessages, findPathConflicts } from './paths.ts';
+import { conflictMessages, findPathConflicts, unportableNameMessages } from './paths.ts';
 
 export interface ResolveDeps {
   baseUri: string;
@@ -66,10 +66,13 @@ export function resolveForDownload(archive: StoredArchive, identity: Identity, i
       if (ignoreNotFound) continue;
       throw new PlatformError(404, 'ResourceNotFound', `The resource '${target.original}' was not found in project '${projectKey(target.project)}'.`);
     }
+    if (found.state.kind === 'file') deps.files.assertContent(found.state);
     resolved.push({ ...found, name: nameOf(target, found.state), format: target.entry.type === 'Resource' ? target.entry.format : null });
   }
 
-  const conflicts = conflictMessages(findPathConflicts(resolved.map((r) => r.name)));
+  // Default names of files follow their current names, which may have changed since creation.
+  const names = resolved.map((r) => r.name);
+  const conflicts = [...unportableNameMessages(names), ...conflictMessages(findPathConflicts(names))];
   if (conflicts.length > 0) throw new PlatformError(409, 'ArchivePathConflict', conflicts.join('\n'));
   return resolved.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }

@@ -49,7 +49,13 @@ export function zipStream(entries: readonly ResolvedEntry[], sources: ZipSources
     if (entry.format === null && file) {
       const options = { mtime, size: file.bytes, compress: await sources.compressible(entry) };
       zip.addReadStreamLazy(entry.name, options, (done) => {
-        done(null, track(sources.open(entry)).once('error', fail));
+        let content: Readable;
+        try {
+          content = sources.open(entry);
+        } catch (error) {
+          return fail(error as Error);
+        }
+        done(null, track(content).once('error', fail));
         addNext().catch(fail);
       });
     } else {

@@ -8,9 +8,10 @@ import type { Database } from 'lmdb';
 import { type Audit, createdBy, updatedBy } from './audit.ts';
 import type { AclGrants } from './auth-file.ts';
 import { AuthorizationError, rejections } from './errors.ts';
-import { type Identity, grantKeysOf, principalKey } from './identities.ts';
+import { type Identity, OPERATOR, grantKeysOf, principalKey, principalOfKey, typedKeyOf } from './identities.ts';
 import { ALL_PERMISSIONS, PERMISSIONS, type Permission } from './permissions.ts';
 import { type AclAddress, addressChain } from './refs.ts';
+import { type AclEntryInput, type Grants, type ListedAcl, grantsOf, listed } from './acl-entries.ts';
 import type { Store } from './store.ts';
 
 export interface StoredAcl extends Audit {
@@ -19,8 +20,6 @@ export interface StoredAcl extends Audit {
   grants: Record<string, string[]>;
 }
 
-/** principal key -> permissions, the form of an ACL change. */
-export type Grants = Map<string, Set<Permission>>;
 
 export class AclService {
   private readonly db: Database<StoredAcl, string>;
@@ -33,9 +32,27 @@ export class AclService {
     private readonly clock: () => number,
   ) {
     this.db = store.database<StoredAcl, string>('acls');
+    this.typeStoredKeys();
+  }
+
+  /** Rewrites grants stored before principal keys were typed (`local/alice` -> `user:local:alice`), once. */
+  private typeStoredKeys(): void {
+    this.store.write(() => {
+      for (const { key, value } of this.db.getRange()) {
+        const entries = Object.entries(value.grants);
+        if (entries.every(([principal]) => principalOfKey(principal) !== null)) continue;
+        const grants: Record<string, string[]> = {};
+        for (const [principal, permissions] of entries) {
+          const typed = typedKeyOf(principal);
+          if (typed !== null) grants[typed] = [...new Set([...(grants[typed] ?? []), ...permissions])].sort();
+        }
+        this.db.putSync(key, { ...value, grants });
+      }
+    });
   }
 
   has(identity: Identity, permission: Permission, address: AclAddress): boolean {
+    if (identity === OPERATOR) return true;
     const keys = grantKeysOf(identity);
     return addressChain(address).some((at) => {
       const fromFile = this.configured.get(at);
@@ -57,27 +74,38 @@ export class AclService {
     return this.db.get(address);
   }
 
-  configuredAt(address: AclAddress): Map<string, Set<string>> | undefined {
-    return this.configured.get(address);
-  }
-
-  replace(address: AclAddress, grants: Grants, rev: number, identity: Identity): StoredAcl {
-    return this.change(address, rev, identity, () => toRecord(grants));
-  }
-
-  append(address: AclAddress, grants: Grants, rev: number, identity: Identity): StoredAcl {
-    return this.change(address, rev, identity, (current) => {
-      const merged = toGrants(current);
-      for (const [key, permissions] of grants) {
-        const existing = merged.get(key) ?? new Set<Permission>();
-        for (const p of permissions) existing.add(p);
-        merged.set(key, existing);
-      }
-      return toRecord(merged);
+  /**
+   * The ACLs at `address` (and its ancestors): with `onlyOwn`, the caller's own grants; otherwise
+   * every grant, which needs `acls/read` there (ancestors are listed only where the caller has it too).
+   */
+  list(address: AclAddress, identity: Identity, onlyOwn: boolean, withAncestors: boolean): ListedAcl[] {
+    if (!onlyOwn) this.require(identity, 'acls/read', address);
+    const own = grantKeysOf(identity);
+    const keep = (key: string) => !onlyOwn || own.has(key);
+    const addresses = (withAncestors ? addressChain(address).reverse() : [address]).filter((at) => onlyOwn || this.has(identity, 'acls/read', at));
+    return addresses.flatMap((at) => {
+      const stored = this.db.get(at);
+      return [
+        ...listed(at, this.configured.get(at) ?? [], 'auth-file', 0, keep),
+        ...(stored ? listed(at, Object.entries(stored.grants), 'store', stored.rev, keep) : []),
+      ];
     });
   }
 
-  subtract(address: AclAddress, grants: Grants, rev: number, identity: Identity): StoredAcl {
+  replace(address: AclAddress, entries: readonly AclEntryInput[], rev: number, identity: Identity): StoredAcl {
+    this.require(identity, 'acls/write', address);
+    const grants = grantsOf(entries);
+    return this.change(address, rev, identity, () => toRecord(grants));
+  }
+
+  append(address: AclAddress, entries: readonly AclEntryInput[], rev: number, identity: Identity): StoredAcl {
+    this.require(identity, 'acls/write', address);
+    return this.appendGrants(address, grantsOf(entries), rev, identity);
+  }
+
+  subtract(address: AclAddress, entries: readonly AclEntryInput[], rev: number, identity: Identity): StoredAcl {
+    this.require(identity, 'acls/write', address);
+    const grants = grantsOf(entries);
     return this.change(address, rev, identity, (current) => {
       const remaining = toGrants(current);
       for (const [key, permissions] of grants) {
@@ -89,15 +117,28 @@ export class AclService {
   }
 
   delete(address: AclAddress, rev: number, identity: Identity): StoredAcl {
+    this.require(identity, 'acls/write', address);
     return this.change(address, rev, identity, () => ({}));
   }
 
   /** Gives the creator of an organization or project every permission on it, as Nexus does for owners. */
   grantOwner(address: AclAddress, identity: Identity): void {
-    if (identity.subject.type !== 'User') return;
+    if (identity === OPERATOR || identity.subject.type !== 'User') return;
     const current = this.db.get(address);
     const owner = new Map([[principalKey(identity.subject), new Set<Permission>(PERMISSIONS)]]);
-    this.append(address, owner, current?.rev ?? 0, identity);
+    this.appendGrants(address, owner, current?.rev ?? 0, identity);
+  }
+
+  private appendGrants(address: AclAddress, grants: Grants, rev: number, identity: Identity): StoredAcl {
+    return this.change(address, rev, identity, (current) => {
+      const merged = toGrants(current);
+      for (const [key, permissions] of grants) {
+        const existing = merged.get(key) ?? new Set<Permission>();
+        for (const p of permissions) existing.add(p);
+        merged.set(key, existing);
+      }
+      return toRecord(merged);
+    });
   }
 
   private change(

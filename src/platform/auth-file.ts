@@ -11,7 +11,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { type Identity, parsePrincipal, principalKey, userIdentity } from './identities.ts';
+import { type Identity, isReservedSubject, parsePrincipal, principalKey, userIdentity } from './identities.ts';
 import { ALL_PERMISSIONS, isPermission } from './permissions.ts';
 import { parseAclAddress } from './refs.ts';
 import { type OidcConfig, parseOidcConfig } from './oidc.ts';
@@ -76,6 +76,7 @@ function parseToken(token: string, entry: unknown, config: AuthConfig, problems:
   if (!Array.isArray(groups) || !groups.every((g) => typeof g === 'string' && g !== '')) {
     return void problems.push(`${where}: groups must be an array of non-empty strings`);
   }
+  if (isReservedSubject(subject)) return void problems.push(`${where}: the subject "${subject}" is reserved (it names every user of a realm, a group or anonymous)`);
   const user = parsePrincipal(`${realm}/${subject}`);
   if (user?.type !== 'User') return void problems.push(`${where}: "${realm}/${subject}" is not a valid realm and subject`);
   config.tokens.set(tokenDigest(token), userIdentity(realm, subject, groups as string[]));

@@ -3,10 +3,15 @@
  * Uploads are streamed to `<root>/tmp` while hashed, then renamed into place,
  * so a partial or rejected upload never becomes visible, and nothing is
  * buffered whole. Paths are built only from validated hex digests.
+ *
+ * Contents no file revision references (an upload whose write was refused
+ * after its bytes were stored, or a crash between the two) are collected at
+ * start and periodically; a content just stored stays "pending" until its
+ * writer has committed the reference or given up, and is never collected.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { createReadStream, createWriteStream, type ReadStream } from 'node:fs';
-import { mkdir, open, rename, rm } from 'node:fs/promises';
+import { createReadStream, createWriteStream, existsSync, rmSync, type ReadStream } from 'node:fs';
+import { mkdir, open, readdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { type Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -17,10 +22,14 @@ const DIGEST = /^[0-9a-f]{64}$/;
 export interface StoredBlob {
   digest: string;
   bytes: number;
+  /** Call once the store references the content (or never will): until then it cannot be collected. */
+  release(): void;
 }
 
 export class BlobStore {
   private readonly tmp: string;
+  /** Digest -> writers between storing the content and committing (or dropping) their reference. */
+  private readonly pending = new Map<string, number>();
 
   constructor(private readonly root: string) {
     this.tmp = path.join(root, 'tmp');
@@ -51,19 +60,65 @@ export class BlobStore {
       await fsyncPath(temporary);
       const digest = hash.digest('hex');
       const target = this.pathOf(digest);
-      await mkdir(path.dirname(target), { recursive: true });
-      // Same content already stored: renaming over it is harmless and atomic.
-      await rename(temporary, target);
-      await fsyncPath(path.dirname(target));
-      return { digest, bytes };
+      // Pending before it is visible: the collector must never take a content a writer is about to reference.
+      const release = this.markPending(digest);
+      try {
+        await mkdir(path.dirname(target), { recursive: true });
+        // Same content already stored: renaming over it is harmless and atomic.
+        await rename(temporary, target);
+        await fsyncPath(path.dirname(target));
+      } catch (error) {
+        release();
+        throw error;
+      }
+      return { digest, bytes, release };
     } finally {
       await rm(temporary, { force: true });
     }
   }
 
+  private markPending(digest: string): () => void {
+    this.pending.set(digest, (this.pending.get(digest) ?? 0) + 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const left = this.pending.get(digest)! - 1;
+      if (left === 0) this.pending.delete(digest);
+      else this.pending.set(digest, left);
+    };
+  }
+
+  /**
+   * Removes contents that `referenced()` does not name and no writer holds; returns how many.
+   * The references are read and each removal decided and done synchronously, with no await in
+   * between, so no write can commit a reference or store a content while the decision is made.
+   */
+  async collectGarbage(referenced: () => Set<string>): Promise<number> {
+    const stored = await this.listDigests();
+    const keep = referenced();
+    let removed = 0;
+    for (const digest of stored) {
+      if (keep.has(digest) || this.pending.has(digest)) continue;
+      rmSync(this.pathOf(digest), { force: true });
+      removed++;
+    }
+    return removed;
+  }
+
+  private async listDigests(): Promise<string[]> {
+    const root = path.join(this.root, 'sha256');
+    const entries = await readdir(root, { recursive: true }).catch(() => [] as string[]);
+    return entries.map((entry) => path.basename(entry)).filter((name) => DIGEST.test(name));
+  }
+
   pathOf(digest: string): string {
     if (!DIGEST.test(digest)) throw new Error(`not a SHA-256 digest: ${digest}`);
     return path.join(this.root, 'sha256', digest.slice(0, 2), digest.slice(2, 4), digest);
+  }
+
+  has(digest: string): boolean {
+    return existsSync(this.pathOf(digest));
   }
 
   open(digest: string): ReadStream {

@@ -76,6 +76,9 @@ export const rejections = {
     new PlatformError(400, 'UnknownPermissions', `Permissions '${permissions.join("', '")}' are not known.`),
   storageNotFound: (storage: string) => new PlatformError(404, 'StorageNotFound', `Storage '${storage}' not found.`),
   invalidFile: (reason: string) => new PlatformError(400, 'InvalidFile', reason),
+  /** The file's metadata exists but its bytes are gone from the content store (deleted or lost outside the server). */
+  fileContentMissing: (id: string, project: string) =>
+    new PlatformError(404, 'FileContentNotFound', `The content of file '${id}' in project '${project}' is missing from the server's storage.`),
   fileTooLarge: (limit: number) =>
     new PlatformError(413, 'FileTooLarge', `The file exceeds the maximum allowed size of ${limit} bytes.`),
 };

@@ -5,11 +5,13 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
+import type { AclService } from './acls.ts';
 import type { BlobStore } from './blobs.ts';
-import { rejections } from './errors.ts';
+import { NXV } from './contexts.ts';
+import { PlatformError, rejections } from './errors.ts';
 import type { Identity } from './identities.ts';
 import type { ProjectService, ProjectState } from './projects.ts';
-import { type ProjectRef, projectKey } from './refs.ts';
+import { type ProjectRef, projectAddress, projectKey } from './refs.ts';
 import type { ResourceService } from './resources.ts';
 import type { EntityState, FileAttributes, RevisionSelector, RevisionStore } from './revisions.ts';
 
@@ -26,51 +28,85 @@ const UNSAFE_FILENAME = /[/\\\u0000-\u001f\u007f]/;
 const MAX_FILENAME_LENGTH = 255;
 const MEDIA_TYPE = /^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*\/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*$/;
 
+/** The only storage: the platform's disk storage, named as in Nexus. */
+const STORAGE_NAMES = new Set(['defaultStorage', 'nxv:diskStorageDefault', `${NXV}diskStorageDefault`]);
+
 export class FileService {
+  /** `org/project` + id of every file write in progress: a second concurrent write of one id is refused before its bytes are stored. */
+  private readonly writing = new Set<string>();
+
   constructor(
     private readonly revisions: RevisionStore,
     private readonly projects: ProjectService,
     private readonly resources: ResourceService,
+    private readonly acls: AclService,
     private readonly blobs: BlobStore,
     readonly maxFileBytes: number,
   ) {}
 
-  /** Checks what can be checked before the upload is read; returns the project and id. */
-  prepareCreate(ref: ProjectRef, idSegment: string | undefined): { project: ProjectState; id: string } {
+  /**
+   * Creates a file under `idSegment` (or a generated id). Every precondition, the id's reservation
+   * included, is settled before `upload` is asked for the content, so a refused request stores nothing.
+   */
+  async create(ref: ProjectRef, idSegment: string | undefined, storage: string | undefined, upload: () => Promise<Upload>, identity: Identity): Promise<EntityState> {
+    this.acls.require(identity, 'files/write', projectAddress(ref));
+    assertStorage(storage);
     const project = this.projects.forWrite(ref);
     const id = idSegment === undefined ? project.base + randomUUID() : this.resources.expandId(project, idSegment);
-    this.revisions.assertCreatable(projectKey(ref), id);
-    return { project, id };
+    return this.whileReserved(projectKey(ref), id, rejections.resourceAlreadyExists(id, projectKey(ref)), async () => {
+      // Checked once the id is reserved: no write of this id can commit between this check and ours.
+      this.revisions.assertCreatable(projectKey(ref), id);
+      const stored = await this.store(await upload());
+      try {
+        return this.revisions.create(projectKey(ref), id, 'file', { source: {}, file: stored.file }, identity);
+      } finally {
+        stored.release();
+      }
+    });
   }
 
-  prepareUpdate(ref: ProjectRef, idSegment: string, rev: number): { project: ProjectState; id: string } {
+  async update(ref: ProjectRef, idSegment: string, rev: number, storage: string | undefined, upload: () => Promise<Upload>, identity: Identity): Promise<EntityState> {
+    this.acls.require(identity, 'files/write', projectAddress(ref));
+    assertStorage(storage);
     const project = this.projects.forWrite(ref);
     const id = this.resources.expandId(project, idSegment);
-    this.revisions.assertUpdatable(projectKey(ref), id, 'file', rev);
-    return { project, id };
+    const busy = new PlatformError(409, 'IncorrectRev', `Another write of '${id}' is in progress: its revision is about to change.`);
+    return this.whileReserved(projectKey(ref), id, busy, async () => {
+      this.revisions.assertUpdatable(projectKey(ref), id, 'file', rev);
+      const stored = await this.store(await upload());
+      try {
+        return this.revisions.update(projectKey(ref), id, 'file', rev, identity, () => ({ file: stored.file }));
+      } finally {
+        stored.release();
+      }
+    });
   }
 
-  async create(ref: ProjectRef, id: string, upload: Upload, identity: Identity): Promise<EntityState> {
-    const file = await this.store(upload);
-    return this.revisions.create(projectKey(ref), id, 'file', { source: {}, file }, identity);
-  }
-
-  async update(ref: ProjectRef, id: string, rev: number, upload: Upload, identity: Identity): Promise<EntityState> {
-    const file = await this.store(upload);
-    return this.revisions.update(projectKey(ref), id, 'file', rev, identity, () => ({ file }));
+  private async whileReserved<T>(project: string, id: string, refusal: PlatformError, write: () => Promise<T>): Promise<T> {
+    const key = `${project}\n${id}`;
+    if (this.writing.has(key)) throw refusal;
+    this.writing.add(key);
+    try {
+      return await write();
+    } finally {
+      this.writing.delete(key);
+    }
   }
 
   tag(ref: ProjectRef, idSegment: string, rev: number, tag: string, target: number, identity: Identity): EntityState {
+    this.acls.require(identity, 'files/write', projectAddress(ref));
     const project = this.projects.forWrite(ref);
     return this.revisions.tag(projectKey(ref), this.resources.expandId(project, idSegment), 'file', rev, tag, target, identity);
   }
 
   deprecate(ref: ProjectRef, idSegment: string, rev: number, identity: Identity): EntityState {
+    this.acls.require(identity, 'files/write', projectAddress(ref));
     const project = this.projects.forWrite(ref);
     return this.revisions.deprecate(projectKey(ref), this.resources.expandId(project, idSegment), 'file', rev, identity);
   }
 
-  fetch(ref: ProjectRef, idSegment: string, selector: RevisionSelector): { state: EntityState; project: ProjectState } {
+  fetch(ref: ProjectRef, idSegment: string, selector: RevisionSelector, identity: Identity): { state: EntityState; project: ProjectState } {
+    this.acls.require(identity, 'resources/read', projectAddress(ref));
     const project = this.projects.forRead(ref);
     return { state: this.fetchById(project, this.resources.expandId(project, idSegment), selector), project };
   }
@@ -82,7 +118,13 @@ export class FileService {
     return this.revisions.fetch(key, id, selector);
   }
 
+  /** Throws FileContentNotFound when the bytes are gone, so that a download fails before its first byte rather than mid-stream. */
+  assertContent(state: EntityState): void {
+    if (!this.blobs.has(state.file!.digest)) throw rejections.fileContentMissing(state.id, state.project);
+  }
+
   content(state: EntityState): Readable {
+    this.assertContent(state);
     return this.blobs.open(state.file!.digest);
   }
 
@@ -91,7 +133,12 @@ export class FileService {
     return this.blobs.head(state.file!.digest, length);
   }
 
-  private async store(upload: Upload): Promise<FileAttributes> {
+  /** Digests of every revision of every file: what the content store must keep. */
+  referencedDigests(): Set<string> {
+    return this.revisions.fileDigests();
+  }
+
+  private async store(upload: Upload): Promise<{ file: FileAttributes; release(): void }> {
     const filename = upload.filename;
     if (filename === '' || filename === '.' || filename === '..' || UNSAFE_FILENAME.test(filename) || filename.length > MAX_FILENAME_LENGTH) {
       upload.content.resume();
@@ -100,7 +147,11 @@ export class FileService {
       );
     }
     const mediaType = MEDIA_TYPE.test(upload.mediaType) ? upload.mediaType.toLowerCase() : 'application/octet-stream';
-    const { digest, bytes } = await this.blobs.write(upload.content, upload.isTruncated, () => rejections.fileTooLarge(this.maxFileBytes));
-    return { digest, bytes, filename, mediaType };
+    const { digest, bytes, release } = await this.blobs.write(upload.content, upload.isTruncated, () => rejections.fileTooLarge(this.maxFileBytes));
+    return { file: { digest, bytes, filename, mediaType }, release };
   }
+}
+
+function assertStorage(storage: string | undefined): void {
+  if (storage !== undefined && !STORAGE_NAMES.has(storage)) throw rejections.storageNotFound(storage);
 }

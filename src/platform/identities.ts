@@ -17,6 +17,15 @@ export interface Identity {
 
 export const ANONYMOUS: Identity = { subject: { type: 'Anonymous' }, principals: [{ type: 'Anonymous' }] };
 
+/**
+ * The operator acting on the store directly (set-up at start, seeding by tests and benchmarks):
+ * it holds every permission. The ACL check recognises this very object; no token maps to it.
+ */
+export const OPERATOR: Identity = Object.freeze({
+  subject: Object.freeze({ type: 'User' as const, realm: 'internal', subject: 'system' }),
+  principals: [],
+});
+
 export function userIdentity(realm: string, subject: string, groups: readonly string[]): Identity {
   const user = { type: 'User' as const, realm, subject };
   return {
@@ -33,9 +42,19 @@ export function userIdentity(realm: string, subject: string, groups: readonly st
 const REALM = /^[A-Za-z0-9_.-]{1,64}$/;
 
 /**
+ * User subjects that read as another kind of principal in the auth-file form
+ * (`local/authenticated` is every user of realm `local`): no user may be named so.
+ */
+export const RESERVED_SUBJECTS: readonly string[] = ['authenticated', 'anonymous'];
+
+export function isReservedSubject(subject: string): boolean {
+  return RESERVED_SUBJECTS.includes(subject) || subject.startsWith('group/');
+}
+
+/**
  * Principals as written in the auth file: `anonymous`, `authenticated`,
  * `{realm}/authenticated`, `{realm}/group/{group}` or `{realm}/{subject}`.
- * Returns null for anything else.
+ * Returns null for anything else, reserved subjects included.
  */
 export function parsePrincipal(text: string): Principal | null {
   if (text === 'anonymous') return { type: 'Anonymous' };
@@ -50,21 +69,48 @@ export function parsePrincipal(text: string): Principal | null {
     const group = rest.slice('group/'.length);
     return group === '' ? null : { type: 'Group', realm, group };
   }
-  return { type: 'User', realm, subject: rest };
+  return rest === 'anonymous' ? null : { type: 'User', realm, subject: rest };
 }
 
-/** The inverse of `parsePrincipal`; also the key under which ACLs store a principal. */
+/**
+ * The key under which ACLs store a principal. Keys are typed (`user:{realm}:{subject}`,
+ * `group:{realm}:{group}`, `authenticated[:{realm}]`, `anonymous`; realms never contain
+ * `:`), so no user can ever share a key with a group, a realm or anonymous.
+ */
 export function principalKey(principal: Principal): string {
   switch (principal.type) {
     case 'Anonymous':
       return 'anonymous';
     case 'Authenticated':
-      return principal.realm === undefined ? 'authenticated' : `${principal.realm}/authenticated`;
+      return principal.realm === undefined ? 'authenticated' : `authenticated:${principal.realm}`;
     case 'Group':
-      return `${principal.realm}/group/${principal.group}`;
+      return `group:${principal.realm}:${principal.group}`;
     case 'User':
-      return `${principal.realm}/${principal.subject}`;
+      return `user:${principal.realm}:${principal.subject}`;
   }
+}
+
+const TYPED_KEY = /^(user|group):([A-Za-z0-9_.-]{1,64}):(.+)$|^authenticated:([A-Za-z0-9_.-]{1,64})$|^(anonymous|authenticated)$/s;
+
+/** The inverse of `principalKey`; null for anything else. */
+export function principalOfKey(key: string): Principal | null {
+  const match = TYPED_KEY.exec(key);
+  if (!match) return null;
+  const [, kind, realm, name, authenticatedRealm, bare] = match;
+  if (bare === 'anonymous') return { type: 'Anonymous' };
+  if (bare === 'authenticated') return { type: 'Authenticated' };
+  if (authenticatedRealm !== undefined) return { type: 'Authenticated', realm: authenticatedRealm };
+  return kind === 'user' ? { type: 'User', realm: realm!, subject: name! } : { type: 'Group', realm: realm!, group: name! };
+}
+
+/**
+ * Keys written before keys were typed were the auth-file form (`local/alice`); a realm has no
+ * `:`, so an untyped key never has one before its first `/`. Returns the typed key, or null.
+ */
+export function typedKeyOf(key: string): string | null {
+  if (principalOfKey(key) !== null) return key;
+  const principal = parsePrincipal(key);
+  return principal === null ? null : principalKey(principal);
 }
 
 /** The keys an ACL entry may use to grant something to this caller. */
@@ -93,7 +139,7 @@ export function principalFromJson(value: unknown): Principal | null {
       if (v.realm !== undefined && realm === undefined) return null;
       return realm === undefined ? { type: 'Authenticated' } : { type: 'Authenticated', realm };
     case 'User':
-      return realm !== undefined && typeof v.subject === 'string' && v.subject !== '' && !v.subject.startsWith('group/')
+      return realm !== undefined && typeof v.subject === 'string' && v.subject !== '' && !isReservedSubject(v.subject)
         ? { type: 'User', realm, subject: v.subject }
         : null;
     case 'Group':

@@ -1,33 +1,32 @@
 /**
  * The small resource platform: identities, ACLs, organizations, projects,
- * resources, files, the built-in literature project, and archives, all kept
- * under `<dataDir>/platform` (the LMDB store and the file contents).
+ * resources, files and the built-in literature project, all kept under
+ * `<dataDir>/platform` (the LMDB store and the file contents). Every service
+ * checks the caller's permissions itself, so no route can forget a check.
+ * Archives are built over the platform in `src/services.ts`.
  */
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
-import { ArchiveService } from '../archive/archives.ts';
-import { type Download, prepareDownload } from '../archive/download.ts';
-import { purgeInterval, startPurgeJob } from '../archive/purge.ts';
-import { creationFileFinder } from '../archive/resolve.ts';
-import type { StoredArchive } from '../archive/archives.ts';
 import { AclService } from './acls.ts';
 import type { Audit } from './audit.ts';
 import { anonymousReadOnly, loadAuthFile, tokenDigest, type AuthConfig } from './auth-file.ts';
 import { BlobStore } from './blobs.ts';
 import { AuthenticationError } from './errors.ts';
 import { FileService } from './files.ts';
-import { ANONYMOUS, type Identity, userIdentity } from './identities.ts';
+import { ANONYMOUS, type Identity, OPERATOR } from './identities.ts';
 import { LiteratureResources, type LiteratureSource } from './literature.ts';
 import { OrgService } from './orgs.ts';
 import { isPermission } from './permissions.ts';
 import { ProjectService } from './projects.ts';
 import { parseProjectRef, projectAddress } from './refs.ts';
+import { DEFAULT_MAX_RENDERED_BYTES, type Renderer, createRenderer } from './renderer.ts';
 import { ResourceService } from './resources.ts';
 import { RevisionStore } from './revisions.ts';
-import { openStore } from './store.ts';
+import { type Store, openStore } from './store.ts';
 import { looksLikeJwt, oidcVerifier } from './oidc.ts';
 
 export { AuthenticationError, AuthorizationError, PlatformError } from './errors.ts';
-export type { Identity } from './identities.ts';
+export { OPERATOR, type Identity } from './identities.ts';
 export type { LiteratureSource } from './literature.ts';
 
 /** The subset of a pino logger the platform uses. */
@@ -40,7 +39,6 @@ export interface Logger {
 export interface PlatformOptions {
   dataDir: string;
   authFile: string | null;
-  archiveTtlMs: number;
   /** `org/project` of the built-in literature project. */
   literatureProject: string;
   literature: LiteratureSource;
@@ -48,6 +46,10 @@ export interface PlatformOptions {
   baseUri?: string;
   /** Largest accepted upload, in bytes. */
   maxFileBytes?: number;
+  /** Threads rendering representations (0 = inline on the main thread); default one per spare core, at most 2. */
+  renderThreads?: number;
+  /** Longest representation of one resource, in bytes. */
+  maxRenderedBytes?: number;
   clock?: () => number;
   logger?: Logger;
 }
@@ -57,12 +59,17 @@ export const DEFAULT_MAX_FILE_BYTES = 10 * 1024 ** 3;
 
 export interface Platform {
   readonly baseUri: string;
+  /** The transactional store, for services built over the platform (archives). */
+  readonly store: Store;
+  readonly clock: () => number;
+  readonly logger: Logger;
   readonly acls: AclService;
   readonly orgs: OrgService;
   readonly projects: ProjectService;
   readonly resources: ResourceService;
   readonly files: FileService;
-  readonly archives: ArchiveService;
+  /** Renders representations off the main thread, with bounded output. */
+  readonly renderer: Renderer;
   /** The caller behind an Authorization header; rejects with AuthenticationError (401) for a bad token. */
   identify(authorization: string | undefined): Promise<Identity>;
   /**
@@ -70,14 +77,13 @@ export interface Platform {
    * rejects with AuthenticationError (401) or AuthorizationError (403).
    */
   authorize(authorization: string | undefined, permission: string, projectPath: string): Promise<Identity>;
-  /** Resolves an archive for the caller (all checks happen here) and returns how to stream it. */
-  prepareDownload(archive: StoredArchive, identity: Identity, ignoreNotFound: boolean): Download;
   close(): Promise<void>;
 }
 
 const SILENT: Logger = { info: () => {}, warn: () => {}, error: () => {} };
-/** Who "created" what the platform sets up by itself (the literature organization and project). */
-const SYSTEM = userIdentity('internal', 'system', []);
+
+/** How often contents no file references are collected (besides once at start). */
+const BLOB_COLLECTION_INTERVAL_MS = 60 * 60_000;
 
 export async function openPlatform(options: PlatformOptions): Promise<Platform> {
   const clock = options.clock ?? Date.now;
@@ -95,20 +101,26 @@ export async function openPlatform(options: PlatformOptions): Promise<Platform> 
   const blobs = new BlobStore(path.join(root, 'files'));
   await blobs.init();
 
-  const opened: Audit = { createdAt: clock(), createdBy: SYSTEM.subject, updatedAt: clock(), updatedBy: SYSTEM.subject };
+  const opened: Audit = { createdAt: clock(), createdBy: OPERATOR.subject, updatedAt: clock(), updatedBy: OPERATOR.subject };
   const acls = new AclService(store, auth.acls, options.authFile !== null, clock);
   const orgs = new OrgService(store, acls, clock);
   const projects = new ProjectService(store, orgs, acls, baseUri, literatureRef, opened, clock);
-  orgs.ensure(literatureRef.org, SYSTEM);
+  orgs.ensure(literatureRef.org, OPERATOR);
   const literature = new LiteratureResources(options.literature, projects.get(literatureRef)!, opened);
   const revisions = new RevisionStore(store, clock);
-  const resources = new ResourceService(revisions, projects, literature);
-  const files = new FileService(revisions, projects, resources, blobs, options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES);
-  const resolveDeps = { baseUri, projects, acls, resources, files };
-  const archives = new ArchiveService(store, projects, acls, creationFileFinder(resolveDeps), baseUri, options.archiveTtlMs, clock);
-  const purgeJob = startPurgeJob(() => archives.purgeExpired(), purgeInterval(options.archiveTtlMs), (removed) =>
-    logger.info(`purged ${removed} expired archive(s)`),
-  );
+  const renderer = createRenderer({
+    threads: options.renderThreads ?? Math.max(1, Math.min(2, availableParallelism() - 1)),
+    maxBytes: options.maxRenderedBytes ?? DEFAULT_MAX_RENDERED_BYTES,
+  });
+  const resources = new ResourceService(revisions, projects, acls, literature, renderer);
+  const files = new FileService(revisions, projects, resources, acls, blobs, options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES);
+  const collectBlobs = async () => {
+    const removed = await blobs.collectGarbage(() => files.referencedDigests());
+    if (removed > 0) logger.info(`removed ${removed} stored file content(s) no file references`);
+  };
+  await collectBlobs();
+  const blobTimer = setInterval(() => void collectBlobs().catch((error) => logger.error({ err: error }, 'collecting unreferenced file contents failed')), BLOB_COLLECTION_INTERVAL_MS);
+  blobTimer.unref();
 
   const verifyJwt = auth.oidc ? oidcVerifier(auth.oidc) : null;
   if (auth.oidc) logger.info(`OIDC tokens of ${auth.oidc.issuer} accepted as realm ${auth.oidc.realm} (${auth.oidc.keys.keys.length} key(s))`);
@@ -129,12 +141,15 @@ export async function openPlatform(options: PlatformOptions): Promise<Platform> 
 
   return {
     baseUri,
+    store,
+    clock,
+    logger,
     acls,
     orgs,
     projects,
     resources,
     files,
-    archives,
+    renderer,
     identify,
     async authorize(authorization, permission, projectPath) {
       const ref = parseProjectRef(projectPath.replace(/^\//, ''));
@@ -143,9 +158,9 @@ export async function openPlatform(options: PlatformOptions): Promise<Platform> 
       acls.require(identity, permission, projectAddress(ref));
       return identity;
     },
-    prepareDownload: (archive, identity, ignoreNotFound) => prepareDownload(archive, identity, ignoreNotFound, resolveDeps),
     async close() {
-      purgeJob.stop();
+      clearInterval(blobTimer);
+      await renderer.close();
       await store.close();
     },
   };

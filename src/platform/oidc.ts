@@ -30,6 +30,9 @@ export type OidcVerifier = (token: string) => Promise<Identity | { refused: stri
 
 const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 
+/** How far the provider's clock may be from ours when `exp`, `nbf` and `iat` are checked. */
+export const CLOCK_SKEW_SECONDS = 30;
+
 export function looksLikeJwt(token: string): boolean {
   return JWT_SHAPE.test(token);
 }
@@ -39,7 +42,13 @@ export function oidcVerifier(config: OidcConfig): OidcVerifier {
   return async (token) => {
     let payload: JWTPayload;
     try {
-      ({ payload } = await jwtVerify(token, keys, { issuer: config.issuer, ...(config.audience !== null && { audience: config.audience }) }));
+      // A token without an expiry would be valid forever once leaked: `exp` is required.
+      ({ payload } = await jwtVerify(token, keys, {
+        issuer: config.issuer,
+        requiredClaims: ['exp'],
+        clockTolerance: CLOCK_SKEW_SECONDS,
+        ...(config.audience !== null && { audience: config.audience }),
+      }));
     } catch (error) {
       return { refused: refusalOf(error) };
     }
@@ -56,6 +65,9 @@ export function oidcVerifier(config: OidcConfig): OidcVerifier {
 
 function refusalOf(error: unknown): string {
   if (error instanceof errors.JWTExpired) return 'the token has expired';
+  if (error instanceof errors.JWTClaimValidationFailed && error.claim === 'exp' && error.reason === 'missing') {
+    return 'the token has no expiry ("exp" claim), and tokens that never expire are not accepted';
+  }
   if (error instanceof errors.JWTClaimValidationFailed) return `the token's "${error.claim}" claim is not accepted`;
   if (error instanceof errors.JWKSNoMatchingKey) return 'the token was not signed by a known key';
   if (error instanceof errors.JWSSignatureVerificationFailed) return 'the token signature is invalid';

@@ -36,8 +36,16 @@ export class OrgService {
     return org;
   }
 
+  /** The organization, for a caller who may read it. */
+  read(label: string, identity: Identity): OrgState {
+    this.acls.require(identity, 'resources/read', `/${label}`);
+    return this.fetch(label);
+  }
+
   /** Creates the organization (rev absent) or updates its description (rev = current revision). */
   save(label: string, description: string | undefined, rev: number | undefined, identity: Identity): OrgState {
+    if (rev === undefined) this.acls.require(identity, 'organizations/create', '/');
+    else this.acls.require(identity, 'organizations/write', `/${label}`);
     const saved = this.store.write(() => {
       const current = this.db.get(label);
       const now = this.clock();
@@ -58,6 +66,7 @@ export class OrgService {
   }
 
   deprecate(label: string, rev: number, identity: Identity): OrgState {
+    this.acls.require(identity, 'organizations/write', `/${label}`);
     return this.store.write(() => {
       const org = this.checkedForChange(label, this.db.get(label), rev);
       const next: OrgState = { ...org, ...updatedBy(org, identity, this.clock()), deprecated: true, rev: org.rev + 1 };

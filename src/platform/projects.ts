@@ -11,7 +11,8 @@ import { type Audit, createdBy, updatedBy } from './audit.ts';
 import { ARCHIVE_SCHEMA, FILE_SCHEMA, NXV, UNCONSTRAINED_SCHEMA } from './contexts.ts';
 import { rejections } from './errors.ts';
 import type { Identity } from './identities.ts';
-import type { ApiMapping } from './iri.ts';
+import type { Permission } from './permissions.ts';
+import { type ApiMapping, isAbsoluteIri } from './iri.ts';
 import type { OrgService } from './orgs.ts';
 import { type ProjectRef, projectAddress, projectKey } from './refs.ts';
 import type { Store } from './store.ts';
@@ -139,8 +140,33 @@ export class ProjectService {
     return [...project.apiMappings, ...DEFAULT_API_MAPPINGS.filter((m) => !own.has(m.prefix))];
   }
 
+  /**
+   * The live projects (not marked for deletion) on which the caller holds
+   * `permission`, optionally only the (non-)deprecated ones: a listing that
+   * reveals no project the caller could not address anyway.
+   */
+  visibleTo(identity: Identity, permission: Permission, deprecated?: boolean): ProjectState[] {
+    return [...this.all()].filter(
+      (project) =>
+        !project.markedForDeletion &&
+        (deprecated === undefined || project.deprecated === deprecated) &&
+        this.acls.has(identity, permission, projectAddress({ org: project.org, project: project.label })),
+    );
+  }
+
+  /** The project (even marked for deletion), for a caller who may read it. */
+  read(ref: ProjectRef, identity: Identity): ProjectState {
+    this.acls.require(identity, 'resources/read', projectAddress(ref));
+    const project = this.get(ref);
+    if (!project) throw rejections.projectNotFound(projectKey(ref));
+    return project;
+  }
+
   /** Creates the project (rev absent) or updates it (rev = current revision). */
   save(ref: ProjectRef, fields: ProjectFields, rev: number | undefined, identity: Identity): ProjectState {
+    if (rev === undefined) this.acls.require(identity, 'projects/create', `/${ref.org}`);
+    else this.acls.require(identity, 'projects/write', projectAddress(ref));
+    checkIris(fields);
     const key = projectKey(ref);
     if (this.get(ref)?.readOnly) throw rev === undefined ? rejections.projectAlreadyExists(key) : rejections.projectIsReadOnly(key);
     const saved = this.store.write(() => {
@@ -188,6 +214,7 @@ export class ProjectService {
 
   /** Deprecates the project, or with `prune` marks it for deletion: it then stops answering. */
   deprecate(ref: ProjectRef, rev: number, prune: boolean, identity: Identity): ProjectState {
+    this.acls.require(identity, 'projects/write', projectAddress(ref));
     const key = projectKey(ref);
     if (this.get(ref)?.readOnly) throw rejections.projectIsReadOnly(key);
     return this.store.write(() => {
@@ -222,4 +249,18 @@ export class ProjectService {
 function uuidFrom(text: string): string {
   const hex = createHash('sha256').update(text).digest('hex');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
+}
+
+function checkIris(fields: ProjectFields): void {
+  const problems = [
+    ...(fields.base !== undefined && !isAbsoluteIri(fields.base) ? [`'base' must be an absolute IRI, got '${fields.base}'.`] : []),
+    ...(fields.vocab !== undefined && !isAbsoluteIri(fields.vocab) ? [`'vocab' must be an absolute IRI, got '${fields.vocab}'.`] : []),
+    ...(fields.apiMappings ?? []).flatMap((m) =>
+      isAbsoluteIri(m.namespace) ? [] : [`The namespace '${m.namespace}' of prefix '${m.prefix}' must be an absolute IRI.`],
+    ),
+  ];
+  const prefixes = (fields.apiMappings ?? []).map((m) => m.prefix);
+  const repeated = prefixes.filter((p, i) => prefixes.indexOf(p) !== i);
+  if (repeated.length > 0) problems.push(`The prefixes '${[...new Set(repeated)].join("', '")}' are mapped more than once.`);
+  if (problems.length > 0) throw rejections.decodingFailed(problems);
 }

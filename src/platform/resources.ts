@@ -4,21 +4,25 @@
  * base plus a UUID; payloads are checked by expanding them at write time.
  */
 import { randomUUID } from 'node:crypto';
+import type { AclService } from './acls.ts';
 import { rejections } from './errors.ts';
 import type { Identity } from './identities.ts';
+import { depthProblem } from './json-depth.ts';
 import { expandIdSegment, resolveIri } from './iri.ts';
 import type { JsonObject } from './jsonld.ts';
 import type { LiteratureResources } from './literature.ts';
 import type { ProjectService, ProjectState } from './projects.ts';
-import { type ProjectRef, projectKey } from './refs.ts';
-import { renderJson } from './rendering.ts';
+import { type ProjectRef, projectAddress, projectKey } from './refs.ts';
+import type { Renderer } from './renderer.ts';
 import type { EntityState, RevisionSelector, RevisionStore } from './revisions.ts';
 
 export class ResourceService {
   constructor(
     private readonly revisions: RevisionStore,
     private readonly projects: ProjectService,
+    private readonly acls: AclService,
     private readonly literature: LiteratureResources,
+    private readonly renderer: Renderer,
   ) {}
 
   /** Expands an id from a URL segment with the project's mappings and base. */
@@ -29,31 +33,36 @@ export class ResourceService {
   }
 
   async create(ref: ProjectRef, idSegment: string | undefined, payload: JsonObject, identity: Identity): Promise<EntityState> {
+    this.acls.require(identity, 'resources/write', projectAddress(ref));
     const project = this.projects.forWrite(ref);
     const id = this.idFor(project, idSegment, payload) ?? project.base + randomUUID();
-    await checkJsonLd(id, payload, project);
-    return this.revisions.create(projectKey(ref), id, 'resource', { source: payload }, identity);
+    await this.checkJsonLd(id, payload, project);
+    return this.revisions.create(projectKey(ref), id, 'resource', { source: payload, sourceBytes: jsonBytes(payload) }, identity);
   }
 
   async update(ref: ProjectRef, idSegment: string, rev: number, payload: JsonObject, identity: Identity): Promise<EntityState> {
+    this.acls.require(identity, 'resources/write', projectAddress(ref));
     const project = this.projects.forWrite(ref);
     const id = this.idFor(project, idSegment, payload)!;
-    await checkJsonLd(id, payload, project);
-    return this.revisions.update(projectKey(ref), id, 'resource', rev, identity, () => ({ source: payload }));
+    await this.checkJsonLd(id, payload, project);
+    return this.revisions.update(projectKey(ref), id, 'resource', rev, identity, () => ({ source: payload, sourceBytes: jsonBytes(payload) }));
   }
 
   tag(ref: ProjectRef, idSegment: string, rev: number, tag: string, target: number, identity: Identity): EntityState {
+    this.acls.require(identity, 'resources/write', projectAddress(ref));
     const project = this.projects.forWrite(ref);
     return this.revisions.tag(projectKey(ref), this.expandId(project, idSegment), 'resource', rev, tag, target, identity);
   }
 
   deprecate(ref: ProjectRef, idSegment: string, rev: number, identity: Identity): EntityState {
+    this.acls.require(identity, 'resources/write', projectAddress(ref));
     const project = this.projects.forWrite(ref);
     return this.revisions.deprecate(projectKey(ref), this.expandId(project, idSegment), 'resource', rev, identity);
   }
 
   /** A resource (not a file) by URL segment. */
-  fetch(ref: ProjectRef, idSegment: string, selector: RevisionSelector): { state: EntityState; project: ProjectState } {
+  fetch(ref: ProjectRef, idSegment: string, selector: RevisionSelector, identity: Identity): { state: EntityState; project: ProjectState } {
+    this.acls.require(identity, 'resources/read', projectAddress(ref));
     const project = this.projects.forRead(ref);
     const state = this.lookup(project, this.expandId(project, idSegment), selector);
     if (state.kind !== 'resource') throw rejections.resourceNotFound(state.id, projectKey(ref));
@@ -65,7 +74,8 @@ export class ResourceService {
     return project.readOnly ? this.literature.fetch(id, selector) : this.revisions.fetch(`${project.org}/${project.label}`, id, selector);
   }
 
-  list(ref: ProjectRef, offset: number, limit: number): { total: number; states: EntityState[]; project: ProjectState } {
+  list(ref: ProjectRef, offset: number, limit: number, identity: Identity): { total: number; states: EntityState[]; project: ProjectState } {
+    this.acls.require(identity, 'resources/read', projectAddress(ref));
     const project = this.projects.forRead(ref);
     const page = project.readOnly ? this.literature.list(offset, limit) : this.revisions.list(projectKey(ref), 'resource', offset, limit);
     return { ...page, project };
@@ -82,9 +92,15 @@ export class ResourceService {
     if (fromPath !== undefined && fromPath !== fromPayload) throw rejections.unexpectedId(idSegment!, raw);
     return fromPayload;
   }
+
+  /** Rejects payloads nested too deeply, and those the JSON-LD processor cannot expand (bad contexts, remote contexts, invalid keywords). */
+  private async checkJsonLd(id: string, payload: JsonObject, project: ProjectState): Promise<void> {
+    const tooDeep = depthProblem(payload);
+    if (tooDeep !== null) throw rejections.decodingFailed([tooDeep]);
+    await this.renderer.json({ id, source: payload, metadata: {}, base: project.base, vocab: project.vocab }, 'expanded');
+  }
 }
 
-/** Rejects payloads the JSON-LD processor cannot expand (bad contexts, remote contexts, invalid keywords). */
-async function checkJsonLd(id: string, payload: JsonObject, project: ProjectState): Promise<void> {
-  await renderJson({ id, source: payload, metadata: {}, base: project.base, vocab: project.vocab }, 'expanded');
+function jsonBytes(payload: JsonObject): number {
+  return Buffer.byteLength(JSON.stringify(payload));
 }

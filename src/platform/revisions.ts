@@ -28,6 +28,8 @@ export interface EntityState extends Audit {
   deprecated: boolean;
   /** The payload as submitted (resources); empty for files. */
   source: Record<string, unknown>;
+  /** Size of the payload as JSON, recorded at write time: bounds what an archive may render before it renders anything. */
+  sourceBytes?: number;
   file?: FileAttributes;
   /** Tag -> revision, as known at this revision. */
   tags: Record<string, number>;
@@ -70,7 +72,7 @@ export class RevisionStore {
     project: string,
     id: string,
     kind: EntityKind,
-    content: { source: Record<string, unknown>; file?: FileAttributes },
+    content: { source: Record<string, unknown>; sourceBytes?: number; file?: FileAttributes },
     identity: Identity,
   ): EntityState {
     return this.store.write(() => {
@@ -83,6 +85,7 @@ export class RevisionStore {
         rev: 1,
         deprecated: false,
         source: content.source,
+        ...(content.sourceBytes !== undefined && { sourceBytes: content.sourceBytes }),
         ...(content.file && { file: content.file }),
         tags: {},
       };
@@ -101,7 +104,7 @@ export class RevisionStore {
     kind: EntityKind,
     rev: number,
     identity: Identity,
-    change: (latest: EntityState) => Partial<Pick<EntityState, 'source' | 'file' | 'tags' | 'deprecated'>>,
+    change: (latest: EntityState) => Partial<Pick<EntityState, 'source' | 'sourceBytes' | 'file' | 'tags' | 'deprecated'>>,
   ): EntityState {
     return this.store.write(() => {
       const latest = this.assertUpdatable(project, id, kind, rev);
@@ -148,6 +151,19 @@ export class RevisionStore {
       total++;
     }
     return { total, states };
+  }
+
+  /** The content digests of every revision of every file, read in one synchronous pass. */
+  fileDigests(): Set<string> {
+    const digests = new Set<string>();
+    for (const { key, value } of this.heads.getRange()) {
+      if (value.kind !== 'file') continue;
+      for (let rev = 1; rev <= value.rev; rev++) {
+        const digest = this.revisions.get([key[0], key[1], rev])?.file?.digest;
+        if (digest) digests.add(digest);
+      }
+    }
+    return digests;
   }
 
   private taggedRev(project: string, id: string, head: Head, tag: string): number {

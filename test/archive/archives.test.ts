@@ -196,6 +196,8 @@ describe('metadata', () => {
           { '@type': 'Resource', resourceId: 'r1', originalSource: true, tag: 'v1' },
           { '@type': 'File', resourceId: 'f1', path: '/x/y.txt', rev: 1 },
           { '@type': 'FileSelf', value: ids.f1Self },
+          { '@type': 'Resource', resourceId: 'r1', project: 'org/proj', format: 'n-triples' },
+          { '@type': 'Resource', resourceId: 'r1', rev: 1 },
         ],
       },
       { id: 'described', accept: 'application/json' },
@@ -206,9 +208,12 @@ describe('metadata', () => {
     expect(fetched['@context']).toEqual(['https://bluebrain.github.io/nexus/contexts/archives.json', 'https://bluebrain.github.io/nexus/contexts/metadata.json']);
     expect(fetched._expiresInSeconds).toBe(18000 - 1000);
     expect(fetched.resources).toEqual([
-      { '@type': 'Resource', resourceId: `${base}r1`, project: 'org/proj', tag: 'v1', format: 'source' },
-      { '@type': 'File', resourceId: `${base}f1`, project: 'org/proj', path: '/x/y.txt', rev: 1 },
+      // Only what the creator wrote: the archive's project and the default format are not listed.
+      { '@type': 'Resource', resourceId: `${base}r1`, tag: 'v1', originalSource: true },
+      { '@type': 'File', resourceId: `${base}f1`, path: '/x/y.txt', rev: 1 },
       { '@type': 'FileSelf', value: ids.f1Self },
+      { '@type': 'Resource', resourceId: `${base}r1`, project: 'org/proj', format: 'n-triples' },
+      { '@type': 'Resource', resourceId: `${base}r1`, rev: 1 },
     ]);
   });
 
@@ -344,9 +349,13 @@ describe('missing entries', () => {
       '@type': 'ResourceNotFound',
       reason: `The resource '${base}r1?rev=9' was not found in project 'org/proj'.`,
     });
-    const skipped = await download(`${path}?ignoreNotFound=true`);
-    expect(skipped.statusCode).toBe(200);
-    expect((await unzip(skipped.rawPayload)).names).toEqual(['present.json']);
+    // The spellings the reference's clients send (akka's boolean parameters): true, yes, on, 1.
+    for (const value of ['true', '1', 'yes', 'on']) {
+      const skipped = await download(`${path}?ignoreNotFound=${value}`);
+      expect(skipped.statusCode).toBe(200);
+      expect((await unzip(skipped.rawPayload)).names).toEqual(['present.json']);
+    }
+    for (const value of ['false', '0', 'no', 'off']) expect((await download(`${path}?ignoreNotFound=${value}`)).statusCode).toBe(404);
   });
 
   test('an archive whose entries were all skipped is a valid empty ZIP', async () => {
@@ -423,8 +432,8 @@ describe('time to live', () => {
     expect((await download('/v1/archives/org/proj/short-lived', TOKENS.alice, 'application/json')).json()._expiresInSeconds).toBe(1);
     now += 1000;
     expect((await download('/v1/archives/org/proj/short-lived')).statusCode).toBe(404);
-    expect(server.platform.archives.purgeExpired()).toBeGreaterThanOrEqual(1);
-    expect(server.platform.archives.purgeExpired()).toBe(0);
+    expect(server.archives.purgeExpired()).toBeGreaterThanOrEqual(1);
+    expect(server.archives.purgeExpired()).toBe(0);
     const again = await create({ resources: someResource }, { id: 'short-lived', accept: 'application/json' });
     expect(again.statusCode).toBe(201);
   });

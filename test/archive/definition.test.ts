@@ -23,7 +23,7 @@ describe('decoding', () => {
     expect(problems).toEqual([]);
     expect(entries).toEqual([
       { type: 'Resource', resourceId: `${BASE}/v1/resources/org/proj/_/r1`, project: 'org/proj', format: 'compacted' },
-      { type: 'Resource', resourceId: `${BASE}/v1/resources/literature/articles/_/demo-000`, project: 'literature/articles', rev: 1, format: 'source' },
+      { type: 'Resource', resourceId: `${BASE}/v1/resources/literature/articles/_/demo-000`, project: 'literature/articles', rev: 1, format: 'source', given: { project: 'literature/articles', originalSource: true } },
       { type: 'File', resourceId: 'https://elsewhere.test/f', project: 'org/proj', path: '/a/b/c.bin', tag: 'v1' },
       { type: 'FileSelf', value: `${BASE}/v1/files/org/proj/f1?rev=2` },
     ]);
@@ -122,7 +122,8 @@ describe('paths', () => {
   });
 
   test('conflicts: duplicates, and names used both as a file and as a directory', () => {
-    expect(findPathConflicts(['a/b', 'a/b', 'c', 'c/d', 'e/f'])).toEqual({ duplicates: ['a/b'], fileAndDirectory: ['c'] });
+    expect(findPathConflicts(['a/b', 'a/b', 'c', 'c/d', 'e/f'])).toEqual({ duplicates: ['a/b'], lookAlike: [], fileAndDirectory: ['c'] });
+    expect(findPathConflicts(['x/Y', 'x/y', 'X/y/z'])).toEqual({ duplicates: [], lookAlike: [['x/Y', 'x/y']], fileAndDirectory: ['x/Y', 'x/y'] });
   });
 });
 

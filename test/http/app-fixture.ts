@@ -10,7 +10,9 @@ import { QaPipeline } from '../../src/qa/pipeline.js';
 import { ExtractiveGenerator } from '../../src/llm/extractive.js';
 import type { Generator } from '../../src/llm/types.js';
 import type { Reranker } from '../../src/rerank/types.js';
-import { openPlatform, type Platform } from '../../src/platform/index.js';
+import type { Platform } from '../../src/platform/index.js';
+import type { ArchiveService } from '../../src/archive/archives.js';
+import { openServices, type Services } from '../../src/services.js';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
@@ -72,6 +74,7 @@ export interface Fixture {
   index: LiveIndex;
   indexDir: string;
   platform: Platform | null;
+  archives: ArchiveService | null;
   /** Data directory of the platform store (inside the fixture's temp dir). */
   dataDir: string;
   close: () => Promise<void>;
@@ -86,24 +89,28 @@ export async function fixtureApp(articles = FIXTURE_ARTICLES, models: FixtureMod
   const index = await LiveIndex.open(indexDir, searcherOptionsOf(config));
   const extractive = new ExtractiveGenerator();
   const qa = new QaPipeline(index, models.generator ?? (() => extractive), models.reranker ?? null, { maxParagraphLength: config.maxParagraphLength });
-  let platform: Platform | null = null;
+  let services: Services | null = null;
   if (options.auth !== undefined) {
     let authFile: string | null = null;
     if (options.auth !== null) {
       authFile = path.join(dir, 'auth.json');
       await writeFile(authFile, JSON.stringify(options.auth));
     }
-    platform = await openPlatform({
+    services = await openServices({
       dataDir,
       authFile,
       archiveTtlMs: config.archiveTtl,
+      maxArchivesPerCaller: config.maxArchivesPerCaller,
+      maxArchiveStoreBytes: config.maxArchiveStoreBytes,
       literatureProject: config.literatureProject,
       literature: index,
       baseUri: 'http://litserve.test',
     });
   }
+  const platform = services?.platform ?? null;
+  const archives = services?.archives ?? null;
   const app = await buildApp(
-    { config, index, qa, components: () => ({ generator: 'extractive' }), ...(platform && { platform }) },
+    { config, index, qa, components: () => ({ generator: 'extractive' }), ...(services && { platform: services.platform, archives: services.archives }) },
     { ...(options.logger && { logger: options.logger }) },
   );
   return {
@@ -112,10 +119,11 @@ export async function fixtureApp(articles = FIXTURE_ARTICLES, models: FixtureMod
     index,
     indexDir,
     platform,
+    archives,
     dataDir,
     close: async () => {
       await app.close();
-      await platform?.close();
+      await services?.close();
       await index.close();
       await cleanup();
     },

@@ -83,8 +83,8 @@ describe('rate limit before authentication', () => {
     const statuses = [];
     for (let i = 0; i < 4; i++) statuses.push((await count('Bearer nobody-has-this')).statusCode);
     expect(statuses).toEqual([401, 401, 429, 429]);
-    const v1 = [];
-    for (let i = 0; i < 3; i++) v1.push((await fixture.app.inject({ method: 'GET', url: '/v1/orgs/lab', headers: { authorization: 'Bearer other-unknown' } })).statusCode);
-    expect(v1).toEqual([401, 401, 429]);
+    // Unknown tokens count against the client address: another made-up token opens no new budget.
+    const v1 = await fixture.app.inject({ method: 'GET', url: '/v1/orgs/lab', headers: { authorization: 'Bearer other-unknown' } });
+    expect(v1.statusCode).toBe(429);
   });
 });

@@ -17,7 +17,7 @@ describe('auth file', () => {
     const bob = config.tokens.get(tokenDigest(TOKENS.bob))!;
     expect(bob.subject).toEqual({ type: 'User', realm: 'local', subject: 'bob' });
     expect(bob.principals).toContainEqual({ type: 'Group', realm: 'local', group: 'team' });
-    expect(config.acls.get('/')!.get('local/alice')).toEqual(new Set(['*']));
+    expect(config.acls.get('/')!.get('user:local:alice')).toEqual(new Set(['*']));
     // Tokens are kept as digests only.
     expect(config.tokens.has(TOKENS.bob)).toBe(false);
   });

@@ -5,7 +5,9 @@ import path from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { ArticleMetadata } from '../../src/corpus/model.ts';
 import { PLATFORM_MAX_PARAM_LENGTH, platformApi } from '../../src/http/platform/index.ts';
-import { type Platform, openPlatform } from '../../src/platform/index.ts';
+import type { ArchiveService } from '../../src/archive/archives.ts';
+import type { Platform } from '../../src/platform/index.ts';
+import { openServices } from '../../src/services.ts';
 import type { LiteratureSource } from '../../src/platform/literature.ts';
 
 export const BASE = 'http://platform.test';
@@ -71,6 +73,7 @@ export function bearer(token: string): { authorization: string } {
 export interface TestServer {
   app: FastifyInstance;
   platform: Platform;
+  archives: ArchiveService;
   dataDir: string;
   /** Closes app and platform; keeps the data dir (for restart tests). */
   stop(): Promise<void>;
@@ -87,6 +90,11 @@ export interface TestServerOptions {
   articles?: ArticleMetadata[];
   baseUri?: string;
   maxFileBytes?: number;
+  maxArchivesPerCaller?: number;
+  maxArchiveStoreBytes?: number;
+  renderThreads?: number;
+  maxRenderedBytes?: number;
+  archiveRenderBounds?: { maxSourceBytes: number; maxRenderedBytes: number };
   logger?: { info(m: string): void; warn(m: string): void; error(d: object, m: string): void };
 }
 
@@ -98,7 +106,7 @@ export async function startServer(options: TestServerOptions = {}): Promise<Test
     authFile = path.join(dataDir, 'auth.json');
     await writeFile(authFile, JSON.stringify(auth));
   }
-  const platform = await openPlatform({
+  const services = await openServices({
     dataDir,
     authFile,
     archiveTtlMs: options.ttlMs ?? 5 * 3_600_000,
@@ -106,17 +114,23 @@ export async function startServer(options: TestServerOptions = {}): Promise<Test
     literature: new MemoryLiterature(options.articles ?? [article('demo-000'), article('demo-001')]),
     baseUri: options.baseUri ?? BASE,
     ...(options.maxFileBytes !== undefined && { maxFileBytes: options.maxFileBytes }),
+    ...(options.maxArchivesPerCaller !== undefined && { maxArchivesPerCaller: options.maxArchivesPerCaller }),
+    ...(options.maxArchiveStoreBytes !== undefined && { maxArchiveStoreBytes: options.maxArchiveStoreBytes }),
+    ...(options.renderThreads !== undefined && { renderThreads: options.renderThreads }),
+    ...(options.maxRenderedBytes !== undefined && { maxRenderedBytes: options.maxRenderedBytes }),
+    ...(options.archiveRenderBounds && { archiveRenderBounds: options.archiveRenderBounds }),
     ...(options.clock && { clock: options.clock }),
     ...(options.logger && { logger: options.logger }),
   });
   const app = Fastify({ logger: false, routerOptions: { maxParamLength: PLATFORM_MAX_PARAM_LENGTH } });
-  await app.register(platformApi, { platform });
+  const { platform, archives } = services;
+  await app.register(platformApi, { platform, archives });
   await app.ready();
   const stop = async () => {
     await app.close();
-    await platform.close();
+    await services.close();
   };
-  return { app, platform, dataDir, stop, close: async () => (await stop(), await rm(dataDir, { recursive: true, force: true })) };
+  return { app, platform, archives, dataDir, stop, close: async () => (await stop(), await rm(dataDir, { recursive: true, force: true })) };
 }
 
 /** A multipart/form-data body with one part (named `file` unless told otherwise). */

@@ -6,6 +6,7 @@ import { exportJWK, generateKeyPair, SignJWT, type CryptoKey } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixtureApp, type Fixture } from '../http/app-fixture.js';
 import { AuthFileError, loadAuthFile } from '../../src/platform/auth-file.js';
+import { CLOCK_SKEW_SECONDS } from '../../src/platform/oidc.js';
 
 const ISSUER = 'https://sso.example/realms/lab';
 let dir: string;
@@ -13,14 +14,14 @@ let signing: CryptoKey;
 let stranger: CryptoKey;
 let fixture: Fixture;
 
-async function token(claims: Record<string, unknown>, options: { key?: CryptoKey; issuer?: string; audience?: string; expires?: string } = {}) {
-  return new SignJWT(claims)
+async function token(claims: Record<string, unknown>, options: { key?: CryptoKey; issuer?: string; audience?: string; expires?: string | number | null } = {}) {
+  const jwt = new SignJWT(claims)
     .setProtectedHeader({ alg: 'ES256', kid: 'lab-1' })
     .setIssuer(options.issuer ?? ISSUER)
     .setAudience(options.audience ?? 'litserve')
-    .setIssuedAt()
-    .setExpirationTime(options.expires ?? '5m')
-    .sign(options.key ?? signing);
+    .setIssuedAt();
+  if (options.expires !== null) jwt.setExpirationTime(options.expires ?? '5m');
+  return jwt.sign(options.key ?? signing);
 }
 
 beforeAll(async () => {
@@ -90,5 +91,24 @@ describe('the oidc section of the auth file', () => {
     const file = path.join(dir, 'relative-auth.json');
     await writeFile(file, JSON.stringify({ oidc: { realm: 'sso', issuer: ISSUER, jwks: 'sso-keys.json' } }));
     expect(loadAuthFile(file).oidc?.keys.keys).toHaveLength(1);
+  });
+});
+
+describe('OIDC token lifetime', () => {
+  it('refuses a token without an expiry (401, the reason says why)', async () => {
+    const response = await count(await token({ preferred_username: 'ada', groups: ['readers'] }, { expires: null }));
+    expect(response.statusCode).toBe(401);
+    expect(response.json().detail.detail).toContain('no expiry ("exp" claim)');
+    const v1 = await fixture.app.inject({ method: 'GET', url: '/v1/orgs/literature', headers: { authorization: `Bearer ${await token({ preferred_username: 'admin' }, { expires: null })}` } });
+    expect(v1.statusCode).toBe(401);
+    expect(v1.json().reason).toContain('no expiry');
+  });
+
+  it(`allows ${CLOCK_SKEW_SECONDS} s of clock skew, and no more`, async () => {
+    const now = Math.floor(Date.now() / 1000);
+    expect((await count(await token({ preferred_username: 'ada', groups: ['readers'] }, { expires: now - 10 }))).statusCode).toBe(200);
+    const late = await count(await token({ preferred_username: 'ada', groups: ['readers'] }, { expires: now - CLOCK_SKEW_SECONDS - 10 }));
+    expect(late.statusCode).toBe(401);
+    expect(late.json().detail.detail).toContain('expired');
   });
 });

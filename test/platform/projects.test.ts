@@ -125,7 +125,7 @@ describe('projects', () => {
 
   test('the plugin refuses a server whose path parameters are too short for encoded IRIs', async () => {
     const small = Fastify({ logger: false });
-    await expect(small.register(platformApi, { platform: server.platform }).ready()).rejects.toThrow(/maxParamLength/);
+    await expect(small.register(platformApi, { platform: server.platform, archives: server.archives }).ready()).rejects.toThrow(/maxParamLength/);
   });
 
   test('unknown /v1 routes answer 404 in the error shape', async () => {

@@ -11,8 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixtureApp, type Fixture } from '../http/app-fixture.js';
 import { multipart } from '../platform/helpers.js';
 import { Readable } from 'node:stream';
-import { userIdentity } from '../../src/platform/identities.js';
-import type { Platform } from '../../src/platform/index.js';
+import { OPERATOR } from '../../src/platform/identities.js';
 import {
   CALLERS,
   FIXTURE,
@@ -186,7 +185,7 @@ describe('without an auth file', () => {
   beforeAll(async () => {
     open = await fixtureApp(undefined, {}, { auth: null });
     // Nothing can be written over HTTP without an auth file: the operator's data is put in place directly.
-    await seed(open.platform!);
+    await seed(open);
   });
 
   afterAll(async () => {
@@ -205,15 +204,14 @@ describe('without an auth file', () => {
   });
 });
 
-async function seed(platform: Platform): Promise<void> {
-  const operator = userIdentity('local', 'operator', []);
+async function seed({ platform, archives }: Fixture): Promise<void> {
   const a = { org: 'lab', project: 'a' };
-  platform.orgs.save('lab', undefined, undefined, operator);
-  platform.projects.save(a, {}, undefined, operator);
-  await platform.resources.create(a, 'r1', { '@type': 'Thing', name: 'r1' }, operator);
-  const { id } = platform.files.prepareCreate(a, 'f1');
-  await platform.files.create(a, id, { filename: 'f1.txt', mediaType: 'text/plain', content: Readable.from([Buffer.from('content of f1')]), isTruncated: () => false }, operator);
-  await platform.archives.create(a, 'ar1', { resources: [{ '@type': 'Resource', resourceId: 'r1' }] }, operator);
+  platform!.orgs.save('lab', undefined, undefined, OPERATOR);
+  platform!.projects.save(a, {}, undefined, OPERATOR);
+  await platform!.resources.create(a, 'r1', { '@type': 'Thing', name: 'r1' }, OPERATOR);
+  const upload = async () => ({ filename: 'f1.txt', mediaType: 'text/plain', content: Readable.from([Buffer.from('content of f1')]), isTruncated: () => false });
+  await platform!.files.create(a, 'f1', undefined, upload, OPERATOR);
+  await archives!.create(a, 'ar1', { resources: [{ '@type': 'Resource', resourceId: 'r1' }] }, OPERATOR);
 }
 
 describe('existence hiding', () => {

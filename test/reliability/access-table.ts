@@ -368,6 +368,11 @@ export function renderAccessDoc(): string {
     '403 `AuthorizationFailed` even when the project is missing (nexus-archive-reference §1.1), and 401 for an invalid',
     'token (§1.1, §2). `GET /`, `/openapi.json`, `/healthz`, the web page (`/ui/`) and `/docs` are always open.',
     '',
+    'Where the checks live: every `/v1` permission is checked by the domain services (`src/platform`, `src/archive`),',
+    'never by a route (`test/platform/authorization-layer.test.ts`). ACL identities are typed, so a user named',
+    '`authenticated` or `anonymous` cannot exist (400). Unknown and invalid tokens count against the client address in',
+    'the rate limit. Creating archives needs only `resources/read`, so it is bounded per caller (`--max-archives-per-caller`).',
+    '',
     `| method | route | needs | ${CALLERS.join(' | ')} | anonymous, no auth file |`,
     `| --- | --- | --- | ${CALLERS.map(() => '---').join(' | ')} | --- |`,
     ...ROWS.map(

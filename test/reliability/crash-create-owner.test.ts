@@ -18,7 +18,7 @@ import { tempDir } from '../search/helpers.js';
 const TOKEN = 'creator-token';
 
 async function open(dataDir: string, authFile: string): Promise<Platform> {
-  return openPlatform({ dataDir, authFile, archiveTtlMs: 3_600_000, literatureProject: 'literature/articles', literature: new MemoryLiterature([]) });
+  return openPlatform({ dataDir, authFile, literatureProject: 'literature/articles', literature: new MemoryLiterature([]) });
 }
 
 /** Runs `create` with the owner grant failing, as if the process died right before it. */

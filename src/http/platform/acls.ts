@@ -7,21 +7,14 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { StoredAcl } from '../../platform/acls.ts';
 import { auditFields } from '../../platform/audit.ts';
 import { ACLS_CONTEXT, METADATA_CONTEXT } from '../../platform/contexts.ts';
-import { rejections } from '../../platform/errors.ts';
-import { grantKeysOf, parsePrincipal, principalFromJson, principalJson, principalKey } from '../../platform/identities.ts';
+import type { AclEntryInput } from '../../platform/acl-entries.ts';
 import type { Platform } from '../../platform/index.ts';
-import { type Permission, isPermission } from '../../platform/permissions.ts';
-import { type AclAddress, addressChain } from '../../platform/refs.ts';
+import type { AclAddress } from '../../platform/refs.ts';
 import { callerOf } from './caller.ts';
 import { aclEntries, aclListSchema, aclSchema, errorResponses, orgParams, projectParams, requiredRevQuery } from './schemas.ts';
 
 interface AclRoute {
   Params: { org?: string; project?: string };
-}
-
-interface AclEntryInput {
-  identity: unknown;
-  permissions: string[];
 }
 
 const PATHS = [
@@ -39,29 +32,6 @@ function addressOf(request: FastifyRequest<AclRoute>): AclAddress {
   return project === undefined ? `/${org}` : `/${org}/${project}`;
 }
 
-/** Turns ACL entries of a payload into grants; all problems are reported at once. */
-function grantsOf(entries: AclEntryInput[]): Map<string, Set<Permission>> {
-  const problems: string[] = [];
-  const unknown = new Set<string>();
-  const grants = new Map<string, Set<Permission>>();
-  entries.forEach((entry, index) => {
-    const principal = principalFromJson(entry.identity);
-    if (principal === null) {
-      problems.push(`acl[${index}]: 'identity' is not a valid Anonymous, Authenticated, User or Group identity.`);
-      return;
-    }
-    const permissions = grants.get(principalKey(principal)) ?? new Set<Permission>();
-    for (const p of entry.permissions) {
-      if (isPermission(p)) permissions.add(p);
-      else unknown.add(p);
-    }
-    grants.set(principalKey(principal), permissions);
-  });
-  if (problems.length > 0) throw rejections.decodingFailed(problems);
-  if (unknown.size > 0) throw rejections.unknownPermissions([...unknown]);
-  return grants;
-}
-
 export async function aclRoutes(app: FastifyInstance, { platform }: { platform: Platform }): Promise<void> {
   const { acls, baseUri } = platform;
   const idOf = (address: AclAddress) => `${baseUri}/v1/acls${address === '/' ? '' : address}`;
@@ -77,14 +47,6 @@ export async function aclRoutes(app: FastifyInstance, { platform }: { platform: 
     ...auditFields(acl, baseUri),
   });
 
-  /** One listed ACL; `keep` filters principal keys (the caller's own, for `self=true`). */
-  const listed = (address: AclAddress, grants: Iterable<[string, Iterable<string>]>, source: string, rev: number, keep: (key: string) => boolean) => {
-    const acl = [...grants]
-      .filter(([key]) => keep(key))
-      .map(([key, permissions]) => ({ identity: principalJson(parsePrincipal(key)!), permissions: [...permissions].sort() }));
-    return acl.length === 0 ? [] : [{ '@id': idOf(address), '@type': 'AccessControlList', _path: address, _source: source, _rev: rev, acl }];
-  };
-
   for (const { url, params } of PATHS) {
     const paramsSchema = params ? { params } : {};
 
@@ -98,21 +60,8 @@ export async function aclRoutes(app: FastifyInstance, { platform }: { platform: 
         },
       },
       async (request) => {
-        const identity = callerOf(request);
-        const address = addressOf(request);
-        const onlyOwn = request.query.self ?? true;
-        if (!onlyOwn) acls.require(identity, 'acls/read', address);
-        const own = grantKeysOf(identity);
-        const keep = (key: string) => !onlyOwn || own.has(key);
-        // With self=false, ancestors are listed only where the caller may read ACLs too.
-        const addresses = (request.query.ancestors ? addressChain(address).reverse() : [address]).filter((at) => onlyOwn || acls.has(identity, 'acls/read', at));
-        const results = addresses.flatMap((at) => {
-          const stored = acls.stored(at);
-          return [
-            ...listed(at, acls.configuredAt(at) ?? [], 'auth-file', 0, keep),
-            ...(stored ? listed(at, Object.entries(stored.grants), 'store', stored.rev, keep) : []),
-          ];
-        });
+        const acls = platform.acls.list(addressOf(request), callerOf(request), request.query.self ?? true, request.query.ancestors ?? false);
+        const results = acls.map((acl) => ({ '@id': idOf(acl.address), '@type': 'AccessControlList', _path: acl.address, _source: acl.source, _rev: acl.rev, acl: acl.acl }));
         return { '@context': [ACLS_CONTEXT, METADATA_CONTEXT], _total: results.length, _results: results };
       },
     );
@@ -129,12 +78,9 @@ export async function aclRoutes(app: FastifyInstance, { platform }: { platform: 
         },
       },
       async (request, reply) => {
-        const identity = callerOf(request);
         const address = addressOf(request);
-        acls.require(identity, 'acls/write', address);
-        const grants = grantsOf(request.body.acl);
         const rev = request.query.rev ?? 0;
-        return reply.code(rev === 0 ? 201 : 200).send(writeJson(address, acls.replace(address, grants, rev, identity)));
+        return reply.code(rev === 0 ? 201 : 200).send(writeJson(address, acls.replace(address, request.body.acl, rev, callerOf(request))));
       },
     );
 
@@ -157,10 +103,9 @@ export async function aclRoutes(app: FastifyInstance, { platform }: { platform: 
       async (request) => {
         const identity = callerOf(request);
         const address = addressOf(request);
-        acls.require(identity, 'acls/write', address);
-        const grants = grantsOf(request.body.acl);
         const rev = request.query.rev ?? 0;
-        const acl = request.body['@type'] === 'Append' ? acls.append(address, grants, rev, identity) : acls.subtract(address, grants, rev, identity);
+        const { acl: entries } = request.body;
+        const acl = request.body['@type'] === 'Append' ? acls.append(address, entries, rev, identity) : acls.subtract(address, entries, rev, identity);
         return writeJson(address, acl);
       },
     );
@@ -169,10 +114,8 @@ export async function aclRoutes(app: FastifyInstance, { platform }: { platform: 
       url,
       { schema: { ...paramsSchema, querystring: requiredRevQuery, response: { 200: aclSchema, ...errorResponses } } },
       async (request) => {
-        const identity = callerOf(request);
         const address = addressOf(request);
-        acls.require(identity, 'acls/write', address);
-        return writeJson(address, acls.delete(address, request.query.rev, identity));
+        return writeJson(address, acls.delete(address, request.query.rev, callerOf(request)));
       },
     );
   }

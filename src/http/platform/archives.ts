@@ -6,8 +6,7 @@
  * with metadata.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { StoredArchive } from '../../archive/archives.ts';
-import type { Platform } from '../../platform/index.ts';
+import type { ArchiveService, StoredArchive } from '../../archive/archives.ts';
 import type { JsonObject } from '../../platform/jsonld.ts';
 import { callerOf } from './caller.ts';
 import { negotiate } from './negotiation.ts';
@@ -37,8 +36,12 @@ const entry = {
     rev: { type: 'integer' },
     tag: { type: 'string' },
     format: { type: 'string' },
+    originalSource: { type: 'boolean' },
   },
 } as const;
+
+/** Spellings of a boolean query parameter accepted as the reference's clients send them. */
+const BOOLEAN_WORDS: Record<string, boolean> = { true: true, yes: true, on: true, '1': true, false: false, no: false, off: false, '0': false };
 
 const archiveSchema = {
   type: 'object',
@@ -71,9 +74,7 @@ function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
-export async function archiveRoutes(app: FastifyInstance, { platform }: { platform: Platform }): Promise<void> {
-  const { archives } = platform;
-
+export async function archiveRoutes(app: FastifyInstance, { archives }: { archives: ArchiveService }): Promise<void> {
   const created = (request: FastifyRequest, reply: FastifyReply, archive: StoredArchive) => {
     const wanted = negotiate(request.headers.accept, OFFERS);
     if (wanted === 'application/zip') {
@@ -98,12 +99,12 @@ export async function archiveRoutes(app: FastifyInstance, { platform }: { platfo
     return created(request, reply, await archives.create(ref, id, request.body, callerOf(request)));
   });
 
-  app.get<IdRoute & { Querystring: { ignoreNotFound?: boolean } }>(
+  app.get<IdRoute & { Querystring: { ignoreNotFound?: string } }>(
     '/archives/:org/:project/:id',
     {
       schema: {
         params: idParams,
-        querystring: { type: 'object', properties: { ignoreNotFound: { type: 'boolean' } } },
+        querystring: { type: 'object', properties: { ignoreNotFound: { type: 'string', enum: Object.keys(BOOLEAN_WORDS) } } },
         response: { 200: archiveSchema, ...errorResponses },
       },
     },
@@ -112,15 +113,13 @@ export async function archiveRoutes(app: FastifyInstance, { platform }: { platfo
       const identity = callerOf(request);
       // As in the reference, whoever does not accept a ZIP gets the metadata.
       const wanted = negotiate(request.headers.accept, OFFERS) ?? 'application/ld+json';
-      const archive = archives.fetch(ref, id, identity);
-      if (wanted !== 'application/zip') return reply.type(wanted).send(archives.metadata(archive, true));
-      // Every check (permissions, missing entries, name conflicts) happens here, before the first byte.
-      const download = platform.prepareDownload(archive, identity, request.query.ignoreNotFound ?? false);
-      request.log.info({ archive: archive.id, entries: download.entryCount }, 'streaming archive');
+      if (wanted !== 'application/zip') return reply.type(wanted).send(archives.metadata(archives.fetch(ref, id, identity), true));
+      const download = archives.download(ref, id, identity, BOOLEAN_WORDS[request.query.ignoreNotFound ?? 'false']!);
+      request.log.info({ archive: download.archiveId, entries: download.entryCount }, 'streaming archive');
       return reply
         .type('application/zip')
         .header('Content-Disposition', 'attachment; filename="archive.zip"')
-        .send(download.stream((error) => request.log.error({ err: error, archive: archive.id }, 'archive stream failed after the headers were sent')));
+        .send(download.stream((error) => request.log.error({ err: error, archive: download.archiveId }, 'archive stream failed after the headers were sent')));
     },
   );
 }

@@ -6,12 +6,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { PlatformError, rejections } from '../../platform/errors.ts';
 import type { Upload } from '../../platform/files.ts';
-import type { Identity, Platform } from '../../platform/index.ts';
+import type { Platform } from '../../platform/index.ts';
 import { entityView, writeResponse } from '../../platform/metadata.ts';
-import { NXV } from '../../platform/contexts.ts';
-import { type ProjectRef, projectAddress } from '../../platform/refs.ts';
-import { renderJson } from '../../platform/rendering.ts';
-import type { EntityState } from '../../platform/revisions.ts';
 import { callerOf } from './caller.ts';
 import { parseAccept, rank } from './negotiation.ts';
 import { selectorFrom } from './selectors.ts';
@@ -24,14 +20,7 @@ interface IdRoute {
   Params: { org: string; project: string; id: string };
 }
 
-/** The only storage: the platform's disk storage, named as in Nexus. */
-const STORAGE_NAMES = new Set(['defaultStorage', 'nxv:diskStorageDefault', `${NXV}diskStorageDefault`]);
-
 const storageQuery = { storage: { type: 'string' } } as const;
-
-function assertStorage(storage: string | undefined): void {
-  if (storage !== undefined && !STORAGE_NAMES.has(storage)) throw rejections.storageNotFound(storage);
-}
 
 /** Reads the `file` part of a multipart body as an upload; the caller consumes its stream. */
 async function uploadOf(request: FastifyRequest): Promise<Upload> {
@@ -69,19 +58,14 @@ function contentDisposition(filename: string): string {
 }
 
 export async function fileRoutes(app: FastifyInstance, { platform }: { platform: Platform }): Promise<void> {
-  const { files, acls, baseUri } = platform;
+  const { files, baseUri } = platform;
   const written = (code: number) => ({ [code]: entitySchema, ...errorResponses });
-  const requireWrite = (identity: Identity, ref: ProjectRef) => acls.require(identity, 'files/write', projectAddress(ref));
 
   app.post<ProjectRoute & { Querystring: { storage?: string } }>(
     '/files/:org/:project',
     { schema: { params: projectParams, querystring: { type: 'object', properties: storageQuery }, response: written(201) } },
     async (request, reply) => {
-      const identity = callerOf(request);
-      requireWrite(identity, request.params);
-      assertStorage(request.query.storage);
-      const { id } = files.prepareCreate(request.params, undefined);
-      const state = await files.create(request.params, id, await uploadOf(request), identity);
+      const state = await files.create(request.params, undefined, request.query.storage, () => uploadOf(request), callerOf(request));
       return reply.code(201).send(writeResponse(state, baseUri));
     },
   );
@@ -94,17 +78,10 @@ export async function fileRoutes(app: FastifyInstance, { platform }: { platform:
     async (request, reply) => {
       const { id: segment, ...ref } = request.params;
       const identity = callerOf(request);
-      requireWrite(identity, ref);
-      assertStorage(request.query.storage);
-      const rev = request.query.rev;
-      let state: EntityState;
-      if (rev === undefined) {
-        const { id } = files.prepareCreate(ref, segment);
-        state = await files.create(ref, id, await uploadOf(request), identity);
-      } else {
-        const { id } = files.prepareUpdate(ref, segment, rev);
-        state = await files.update(ref, id, rev, await uploadOf(request), identity);
-      }
+      const { rev, storage } = request.query;
+      const upload = () => uploadOf(request);
+      const state =
+        rev === undefined ? await files.create(ref, segment, storage, upload, identity) : await files.update(ref, segment, rev, storage, upload, identity);
       return reply.code(rev === undefined ? 201 : 200).send(writeResponse(state, baseUri));
     },
   );
@@ -114,22 +91,23 @@ export async function fileRoutes(app: FastifyInstance, { platform }: { platform:
     { schema: { params: idParams, querystring: selectorQuery, response: { 200: entitySchema, ...errorResponses } } },
     async (request, reply) => {
       const { id: segment, ...ref } = request.params;
-      acls.require(callerOf(request), 'resources/read', projectAddress(ref));
-      const { state, project } = files.fetch(ref, segment, selectorFrom(request.query));
+      const { state, project } = files.fetch(ref, segment, selectorFrom(request.query), callerOf(request));
       const file = state.file!;
       if (wantsMetadata(request.headers.accept, file.mediaType)) {
-        return reply.type('application/ld+json').send(await renderJson(entityView(state, project, baseUri), 'compacted'));
+        return reply.type('application/ld+json').send(await platform.renderer.json(entityView(state, project, baseUri), 'compacted'));
       }
       const content = rank(parseAccept(request.headers.accept), file.mediaType);
       if (content === null || content.q === 0) {
         throw new PlatformError(406, 'NotAcceptable', `The file is ${file.mediaType}; its metadata is application/ld+json.`);
       }
+      // Opened before any header is set: a missing content is an ordinary error answer.
+      const bytes = files.content(state);
       return reply
         .type(file.mediaType)
         .header('Content-Length', file.bytes)
         .header('Content-Disposition', contentDisposition(file.filename))
         .header('ETag', `"${file.digest}"`)
-        .send(files.content(state));
+        .send(bytes);
     },
   );
 
@@ -146,9 +124,7 @@ export async function fileRoutes(app: FastifyInstance, { platform }: { platform:
     },
     async (request, reply) => {
       const { id, ...ref } = request.params;
-      const identity = callerOf(request);
-      requireWrite(identity, ref);
-      const state = files.tag(ref, id, request.query.rev, request.body.tag, request.body.rev, identity);
+      const state = files.tag(ref, id, request.query.rev, request.body.tag, request.body.rev, callerOf(request));
       return reply.code(201).send(writeResponse(state, baseUri));
     },
   );
@@ -158,9 +134,7 @@ export async function fileRoutes(app: FastifyInstance, { platform }: { platform:
     { schema: { params: idParams, querystring: requiredRevQuery, response: written(200) } },
     async (request) => {
       const { id, ...ref } = request.params;
-      const identity = callerOf(request);
-      requireWrite(identity, ref);
-      return writeResponse(files.deprecate(ref, id, request.query.rev, identity), baseUri);
+      return writeResponse(files.deprecate(ref, id, request.query.rev, callerOf(request)), baseUri);
     },
   );
 }

@@ -1,16 +1,18 @@
 /**
  * The /v1 API of the resource platform and the archive service, as one
- * fastify plugin: `app.register(platformApi, { platform })`. The plugin is
+ * fastify plugin: `app.register(platformApi, { platform, archives })`. The plugin is
  * encapsulated: its error handler, body parsers and multipart support apply
  * to its own routes only.
  */
 import multipart from '@fastify/multipart';
 import type { FastifyInstance } from 'fastify';
+import type { ArchiveService } from '../../archive/archives.ts';
 import type { Platform } from '../../platform/index.ts';
 import { aclRoutes } from './acls.ts';
 import { archiveRoutes } from './archives.ts';
 import { identifyCallers } from './caller.ts';
 import { errorBody, handleError } from './errors.ts';
+import { addSecurityHeaders } from '../security-headers.ts';
 import { fileRoutes } from './files.ts';
 import { orgRoutes } from './orgs.ts';
 import { projectListRoutes } from './project-list.ts';
@@ -19,6 +21,7 @@ import { resourceRoutes } from './resources.ts';
 
 export interface PlatformApiOptions {
   platform: Platform;
+  archives: ArchiveService;
 }
 
 /**
@@ -28,7 +31,7 @@ export interface PlatformApiOptions {
  */
 export const PLATFORM_MAX_PARAM_LENGTH = 4096;
 
-export async function platformApi(app: FastifyInstance, { platform }: PlatformApiOptions): Promise<void> {
+export async function platformApi(app: FastifyInstance, { platform, archives }: PlatformApiOptions): Promise<void> {
   const maxParamLength = app.initialConfig.routerOptions?.maxParamLength ?? app.initialConfig.maxParamLength ?? 100;
   if (maxParamLength < PLATFORM_MAX_PARAM_LENGTH) {
     throw new Error(
@@ -38,6 +41,7 @@ export async function platformApi(app: FastifyInstance, { platform }: PlatformAp
   await app.register(
     async (v1) => {
       v1.setErrorHandler(handleError);
+      addSecurityHeaders(v1);
       v1.setNotFoundHandler((request, reply) =>
         reply.code(404).send(errorBody('NotFound', `No route ${request.method} ${request.url.split('?')[0]} in the /v1 API.`)),
       );
@@ -48,9 +52,10 @@ export async function platformApi(app: FastifyInstance, { platform }: PlatformAp
         limits: { fileSize: platform.files.maxFileBytes, files: 1, fields: 10, parts: 20, fieldSize: 64 * 1024 },
       });
       identifyCallers(v1, platform);
-      for (const routes of [orgRoutes, projectRoutes, projectListRoutes, aclRoutes, resourceRoutes, fileRoutes, archiveRoutes]) {
+      for (const routes of [orgRoutes, projectRoutes, projectListRoutes, aclRoutes, resourceRoutes, fileRoutes]) {
         await v1.register(routes, { platform });
       }
+      await v1.register(archiveRoutes, { archives });
     },
     { prefix: '/v1' },
   );

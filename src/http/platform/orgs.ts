@@ -29,7 +29,7 @@ export function orgJson(org: OrgState, baseUri: string) {
 }
 
 export async function orgRoutes(app: FastifyInstance, { platform }: { platform: Platform }): Promise<void> {
-  const { orgs, acls, baseUri } = platform;
+  const { orgs, baseUri } = platform;
   const response = (code: number) => ({ [code]: orgSchema, ...errorResponses });
 
   app.put<OrgRoute & { Body: { description?: string } }>(
@@ -45,28 +45,21 @@ export async function orgRoutes(app: FastifyInstance, { platform }: { platform: 
       },
     },
     async (request, reply) => {
-      const identity = callerOf(request);
-      const { org } = request.params;
       const rev = request.query.rev;
-      if (rev === undefined) acls.require(identity, 'organizations/create', '/');
-      else acls.require(identity, 'organizations/write', `/${org}`);
-      const saved = orgs.save(org, request.body.description, rev, identity);
+      const saved = orgs.save(request.params.org, request.body.description, rev, callerOf(request));
       return reply.code(rev === undefined ? 201 : 200).send(orgJson(saved, baseUri));
     },
   );
 
   app.get<OrgRoute>('/orgs/:org', { schema: { params: orgParams, response: response(200) } }, async (request) => {
-    platform.acls.require(callerOf(request), 'resources/read', `/${request.params.org}`);
-    return orgJson(orgs.fetch(request.params.org), baseUri);
+    return orgJson(orgs.read(request.params.org, callerOf(request)), baseUri);
   });
 
   app.delete<OrgRoute & { Querystring: { rev: number } }>(
     '/orgs/:org',
     { schema: { params: orgParams, querystring: requiredRevQuery, response: response(200) } },
     async (request) => {
-      const identity = callerOf(request);
-      acls.require(identity, 'organizations/write', `/${request.params.org}`);
-      return orgJson(orgs.deprecate(request.params.org, request.query.rev, identity), baseUri);
+      return orgJson(orgs.deprecate(request.params.org, request.query.rev, callerOf(request)), baseUri);
     },
   );
 }

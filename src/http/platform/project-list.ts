@@ -8,7 +8,6 @@ import type { FastifyInstance } from 'fastify';
 import { METADATA_CONTEXT, PROJECTS_CONTEXT } from '../../platform/contexts.ts';
 import type { Platform } from '../../platform/index.ts';
 import { PERMISSIONS, type Permission } from '../../platform/permissions.ts';
-import { projectAddress } from '../../platform/refs.ts';
 import { callerOf } from './caller.ts';
 import { projectJson } from './projects.ts';
 import { errorResponses, projectSchema } from './schemas.ts';
@@ -37,19 +36,13 @@ const projectListSchema = {
 } as const;
 
 export async function projectListRoutes(app: FastifyInstance, { platform }: { platform: Platform }): Promise<void> {
-  const { projects, acls, baseUri } = platform;
+  const { projects, baseUri } = platform;
   app.get<{ Querystring: ListQuery }>(
     '/projects',
     { schema: { querystring: listQuery, response: { 200: projectListSchema, ...errorResponses } } },
     async (request) => {
-      const identity = callerOf(request);
       const { permission, deprecated, from, size } = request.query;
-      const visible = [...projects.all()].filter(
-        (project) =>
-          !project.markedForDeletion &&
-          (deprecated === undefined || project.deprecated === deprecated) &&
-          acls.has(identity, permission, projectAddress({ org: project.org, project: project.label })),
-      );
+      const visible = projects.visibleTo(callerOf(request), permission, deprecated);
       return {
         '@context': [PROJECTS_CONTEXT, METADATA_CONTEXT],
         _total: visible.length,

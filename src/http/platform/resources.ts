@@ -10,8 +10,7 @@ import { PlatformError } from '../../platform/errors.ts';
 import type { Platform } from '../../platform/index.ts';
 import type { JsonObject } from '../../platform/jsonld.ts';
 import { entityMetadata, entityView, writeResponse } from '../../platform/metadata.ts';
-import { projectAddress } from '../../platform/refs.ts';
-import { type Format, FORMAT_MEDIA_TYPES, renderJson, renderText } from '../../platform/rendering.ts';
+import { type Format, FORMAT_MEDIA_TYPES } from '../../platform/rendering.ts';
 import { callerOf } from './caller.ts';
 import { negotiate } from './negotiation.ts';
 import { selectorFrom } from './selectors.ts';
@@ -58,7 +57,7 @@ function assertUnconstrained(schema: string): void {
 }
 
 export async function resourceRoutes(app: FastifyInstance, { platform }: { platform: Platform }): Promise<void> {
-  const { resources, acls, baseUri } = platform;
+  const { resources, renderer, baseUri } = platform;
   const write = (code: number) => ({ [code]: entitySchema, ...errorResponses });
 
   app.get<ProjectRoute & { Querystring: { from: number; size: number } }>(
@@ -74,8 +73,7 @@ export async function resourceRoutes(app: FastifyInstance, { platform }: { platf
       },
     },
     async (request) => {
-      acls.require(callerOf(request), 'resources/read', projectAddress(request.params));
-      const page = resources.list(request.params, request.query.from, request.query.size);
+      const page = resources.list(request.params, request.query.from, request.query.size, callerOf(request));
       return {
         '@context': [METADATA_CONTEXT],
         _total: page.total,
@@ -85,7 +83,6 @@ export async function resourceRoutes(app: FastifyInstance, { platform }: { platf
   );
 
   const create = async (params: ProjectRoute['Params'], payload: JsonObject, identity: ReturnType<typeof callerOf>) => {
-    acls.require(identity, 'resources/write', projectAddress(params));
     return writeResponse(await resources.create(params, undefined, payload, identity), baseUri);
   };
 
@@ -111,7 +108,6 @@ export async function resourceRoutes(app: FastifyInstance, { platform }: { platf
       const { schema, id, ...ref } = request.params;
       assertUnconstrained(schema);
       const identity = callerOf(request);
-      acls.require(identity, 'resources/write', projectAddress(ref));
       const rev = request.query.rev;
       const state =
         rev === undefined ? await resources.create(ref, id, request.body, identity) : await resources.update(ref, id, rev, request.body, identity);
@@ -131,14 +127,13 @@ export async function resourceRoutes(app: FastifyInstance, { platform }: { platf
     async (request, reply) => {
       const { schema, id, ...ref } = request.params;
       assertUnconstrained(schema);
-      acls.require(callerOf(request), 'resources/read', projectAddress(ref));
+      const { state, project } = resources.fetch(ref, id, selectorFrom(request.query), callerOf(request));
       const offer = negotiate(request.headers.accept, OFFERS);
       if (offer === null) throw new PlatformError(406, 'NotAcceptable', `Acceptable media types are ${OFFERS.join(', ')}.`);
-      const { state, project } = resources.fetch(ref, id, selectorFrom(request.query));
       const view = entityView(state, project, baseUri);
       const rdf = RDF_FORMATS[offer];
-      if (rdf) return reply.type(FORMAT_MEDIA_TYPES[rdf]).send(await renderText(view, rdf));
-      return reply.type(offer).send(await renderJson(view, request.query.format ?? 'compacted'));
+      if (rdf) return reply.type(FORMAT_MEDIA_TYPES[rdf]).send(await renderer.text(view, rdf));
+      return reply.type(offer).send(await renderer.json(view, request.query.format ?? 'compacted'));
     },
   );
 
@@ -151,12 +146,12 @@ export async function resourceRoutes(app: FastifyInstance, { platform }: { platf
         response: { 200: documentSchema, ...errorResponses },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const { schema, id, ...ref } = request.params;
       assertUnconstrained(schema);
-      acls.require(callerOf(request), 'resources/read', projectAddress(ref));
-      const { state, project } = resources.fetch(ref, id, selectorFrom(request.query));
-      return renderJson(entityView(state, project, baseUri), request.query.annotate ? 'annotated-source' : 'source');
+      const { state, project } = resources.fetch(ref, id, selectorFrom(request.query), callerOf(request));
+      const format = request.query.annotate ? 'annotated-source' : 'source';
+      return reply.type('application/json; charset=utf-8').send(await renderer.json(entityView(state, project, baseUri), format));
     },
   );
 
@@ -181,8 +176,7 @@ export async function resourceRoutes(app: FastifyInstance, { platform }: { platf
     async (request) => {
       const { schema, id, ...ref } = request.params;
       assertUnconstrained(schema);
-      acls.require(callerOf(request), 'resources/read', projectAddress(ref));
-      const { state } = resources.fetch(ref, id, selectorFrom(request.query));
+      const { state } = resources.fetch(ref, id, selectorFrom(request.query), callerOf(request));
       return { '@context': [METADATA_CONTEXT], tags: Object.entries(state.tags).map(([name, target]) => ({ tag: name, rev: target })) };
     },
   );
@@ -201,9 +195,7 @@ export async function resourceRoutes(app: FastifyInstance, { platform }: { platf
     async (request, reply) => {
       const { schema, id, ...ref } = request.params;
       assertUnconstrained(schema);
-      const identity = callerOf(request);
-      acls.require(identity, 'resources/write', projectAddress(ref));
-      const state = resources.tag(ref, id, request.query.rev, request.body.tag, request.body.rev, identity);
+      const state = resources.tag(ref, id, request.query.rev, request.body.tag, request.body.rev, callerOf(request));
       return reply.code(201).send(writeResponse(state, baseUri));
     },
   );
@@ -214,9 +206,7 @@ export async function resourceRoutes(app: FastifyInstance, { platform }: { platf
     async (request) => {
       const { schema, id, ...ref } = request.params;
       assertUnconstrained(schema);
-      const identity = callerOf(request);
-      acls.require(identity, 'resources/write', projectAddress(ref));
-      return writeResponse(resources.deprecate(ref, id, request.query.rev, identity), baseUri);
+      return writeResponse(resources.deprecate(ref, id, request.query.rev, callerOf(request)), baseUri);
     },
   );
 }

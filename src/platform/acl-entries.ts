@@ -1,0 +1,60 @@
+/**
+ * ACL payload entries (`{"identity": ..., "permissions": [...]}`) as grants, and
+ * stored or configured grants as listed ACLs. Every problem of a payload is
+ * reported at once.
+ */
+import { rejections } from './errors.ts';
+import { isReservedSubject, principalFromJson, principalJson, principalKey, principalOfKey } from './identities.ts';
+import { type Permission, isPermission } from './permissions.ts';
+import type { AclAddress } from './refs.ts';
+
+export interface AclEntryInput {
+  identity: unknown;
+  permissions: string[];
+}
+
+/** principal key -> permissions, the form of an ACL change. */
+export type Grants = Map<string, Set<Permission>>;
+
+export function grantsOf(entries: readonly AclEntryInput[]): Grants {
+  const problems: string[] = [];
+  const unknown = new Set<string>();
+  const grants: Grants = new Map();
+  entries.forEach((entry, index) => {
+    const principal = principalFromJson(entry.identity);
+    const subject = (entry.identity as { subject?: unknown } | null)?.subject;
+    if (principal === null && typeof subject === 'string' && isReservedSubject(subject)) {
+      problems.push(`acl[${index}]: the user subject '${subject}' is reserved: it would name every user of the realm, a group or anonymous.`);
+      return;
+    }
+    if (principal === null) {
+      problems.push(`acl[${index}]: 'identity' is not a valid Anonymous, Authenticated, User or Group identity.`);
+      return;
+    }
+    const permissions = grants.get(principalKey(principal)) ?? new Set<Permission>();
+    for (const p of entry.permissions) {
+      if (isPermission(p)) permissions.add(p);
+      else unknown.add(p);
+    }
+    grants.set(principalKey(principal), permissions);
+  });
+  if (problems.length > 0) throw rejections.decodingFailed(problems);
+  if (unknown.size > 0) throw rejections.unknownPermissions([...unknown]);
+  return grants;
+}
+
+export interface ListedAcl {
+  address: AclAddress;
+  /** `auth-file` or `store` */
+  source: string;
+  rev: number;
+  acl: { identity: Record<string, string>; permissions: string[] }[];
+}
+
+/** One listed ACL, or none when `keep` leaves no principal in it. */
+export function listed(address: AclAddress, grants: Iterable<[string, Iterable<string>]>, source: string, rev: number, keep: (key: string) => boolean): ListedAcl[] {
+  const acl = [...grants]
+    .filter(([key]) => keep(key))
+    .map(([key, permissions]) => ({ identity: principalJson(principalOfKey(key)!), permissions: [...permissions].sort() }));
+  return acl.length === 0 ? [] : [{ address, source, rev, acl }];
+}

@@ -1,0 +1,47 @@
+/**
+ * The composition root of the stored services: the resource platform
+ * (identities, ACLs, organizations, projects, resources, files) and, built
+ * over it, the archive service with its purge job. The HTTP layer receives
+ * both; each checks its callers' permissions itself.
+ */
+import { ArchiveService, DEFAULT_MAX_ARCHIVES_PER_CALLER, DEFAULT_MAX_ARCHIVE_STORE_BYTES } from './archive/archives.js';
+import type { RenderBounds } from './archive/download.js';
+import { purgeInterval, startPurgeJob } from './archive/purge.js';
+import { type Platform, type PlatformOptions, openPlatform } from './platform/index.js';
+
+export interface ServiceOptions extends PlatformOptions {
+  archiveTtlMs: number;
+  /** Live archives one caller may hold (default 100). */
+  maxArchivesPerCaller?: number;
+  /** Total size of the stored archive definitions, in bytes (default 1 GiB). */
+  maxArchiveStoreBytes?: number;
+  /** What one archive download may render (default DEFAULT_RENDER_BOUNDS). */
+  archiveRenderBounds?: RenderBounds;
+}
+
+export interface Services {
+  platform: Platform;
+  archives: ArchiveService;
+  close(): Promise<void>;
+}
+
+export async function openServices(options: ServiceOptions): Promise<Services> {
+  const platform = await openPlatform(options);
+  const archives = new ArchiveService(platform, {
+    ttlMs: options.archiveTtlMs,
+    maxPerCaller: options.maxArchivesPerCaller ?? DEFAULT_MAX_ARCHIVES_PER_CALLER,
+    maxStoreBytes: options.maxArchiveStoreBytes ?? DEFAULT_MAX_ARCHIVE_STORE_BYTES,
+    ...(options.archiveRenderBounds && { renderBounds: options.archiveRenderBounds }),
+  });
+  const purgeJob = startPurgeJob(() => archives.purgeExpired(), purgeInterval(options.archiveTtlMs), (removed) =>
+    platform.logger.info(`purged ${removed} expired archive(s)`),
+  );
+  return {
+    platform,
+    archives,
+    async close() {
+      purgeJob.stop();
+      await platform.close();
+    },
+  };
+}

@@ -1,0 +1,85 @@
+/** Archive creation is bounded: live archives per caller, and the total size of stored definitions. */
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { loadConfig } from '../../src/config.ts';
+import { DEFAULT_AUTH, TOKENS, type TestServer, bearer, createProject, startServer } from '../platform/helpers.ts';
+
+const AUTH = { ...DEFAULT_AUTH, acls: { '/': { 'local/alice': ['*'], 'local/bob': ['resources/read'], 'local/carol': ['resources/read'] } } };
+const TTL = 3_600_000;
+let now = Date.parse('2026-01-01T00:00:00Z');
+
+function create(server: TestServer, token: string, id: string, entries = 1) {
+  const resources = Array.from({ length: entries }, (_, i) => ({ '@type': 'Resource', resourceId: 'r1', path: `/copies/${id}/${i}.json` }));
+  return server.app.inject({ method: 'PUT', url: `/v1/archives/org/proj/${id}`, headers: { ...bearer(token), accept: 'application/json' }, payload: { resources } });
+}
+
+const exists = async (server: TestServer, id: string) =>
+  (await server.app.inject({ method: 'GET', url: `/v1/archives/org/proj/${id}`, headers: { ...bearer(TOKENS.alice), accept: 'application/json' } })).statusCode === 200;
+
+describe('live archives per caller', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startServer({ auth: AUTH, clock: () => now, ttlMs: TTL, maxArchivesPerCaller: 3 });
+    await createProject(server.app, 'org', 'proj');
+  });
+  afterAll(() => server.close());
+
+  test('a read-only caller gets 429 ArchiveQuotaExceeded past the bound, and nothing is stored', async () => {
+    for (let i = 0; i < 3; i++) expect((await create(server, TOKENS.bob, `bob-${i}`)).statusCode).toBe(201);
+    const refused = await create(server, TOKENS.bob, 'bob-3');
+    expect(refused.statusCode).toBe(429);
+    expect(refused.json()['@type']).toBe('ArchiveQuotaExceeded');
+    expect(refused.json().reason).toContain('--max-archives-per-caller');
+    expect(await exists(server, 'bob-3')).toBe(false);
+    // Another caller has its own quota.
+    expect((await create(server, TOKENS.carol, 'carol-0')).statusCode).toBe(201);
+  });
+
+  test('expired archives stop counting, purged or not', async () => {
+    now += TTL;
+    expect((await create(server, TOKENS.bob, 'bob-after-expiry')).statusCode).toBe(201);
+    server.archives.purgeExpired();
+    expect((await create(server, TOKENS.bob, 'bob-after-purge')).statusCode).toBe(201);
+  });
+
+  test('the quota survives a restart', async () => {
+    const dataDir = server.dataDir;
+    await server.stop();
+    server = await startServer({ auth: AUTH, clock: () => now, ttlMs: TTL, maxArchivesPerCaller: 3, dataDir });
+    expect((await create(server, TOKENS.bob, 'bob-restart')).statusCode).toBe(201);
+    expect((await create(server, TOKENS.bob, 'bob-over')).statusCode).toBe(429);
+  });
+});
+
+describe('total size of stored definitions', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startServer({ auth: AUTH, clock: () => now, ttlMs: TTL, maxArchiveStoreBytes: 40_000 });
+    await createProject(server.app, 'org', 'proj');
+  });
+  afterAll(() => server.close());
+
+  test('creation is 503 ArchiveStorageFull once the bound is reached, until archives expire', async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 10; i++) statuses.push((await create(server, i % 2 === 0 ? TOKENS.bob : TOKENS.carol, `big-${i}`, 100)).statusCode);
+    expect(statuses).toContain(201);
+    expect(statuses.at(-1)).toBe(503);
+    const refused = await create(server, TOKENS.alice, 'one-more', 100);
+    expect(refused.statusCode).toBe(503);
+    expect(refused.json()['@type']).toBe('ArchiveStorageFull');
+    expect(await exists(server, 'one-more')).toBe(false);
+    now += TTL;
+    expect((await create(server, TOKENS.alice, 'after-expiry', 100)).statusCode).toBe(201);
+  });
+});
+
+describe('settings', () => {
+  test('--max-archives-per-caller and --max-archive-store-bytes are settings with documented defaults', () => {
+    const defaults = loadConfig([], {});
+    expect(defaults.maxArchivesPerCaller).toBe(100);
+    expect(defaults.maxArchiveStoreBytes).toBe(1024 ** 3);
+    const set = loadConfig(['--max-archives-per-caller', '5', '--max-archive-store-bytes', String(64 * 1024 ** 2)], {});
+    expect(set.maxArchivesPerCaller).toBe(5);
+    expect(set.maxArchiveStoreBytes).toBe(64 * 1024 ** 2);
+    expect(() => loadConfig(['--max-archives-per-caller', '0'], {})).toThrow();
+  });
+});

@@ -1,0 +1,114 @@
+/**
+ * Rendering happens off the event loop, on the render threads, with bounded
+ * output. The proof that it is off the main thread: here the main thread's
+ * JSON-LD processor is replaced by one that refuses to run, and resources are
+ * still written, rendered and archived (the worker threads load the real
+ * one); with no render threads the same requests fail.
+ */
+import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
+import { TOKENS, type TestServer, bearer, createProject, startServer } from '../platform/helpers.ts';
+import { unzip } from './unzip.ts';
+
+vi.mock('../../src/platform/jsonld.ts', async (original) => {
+  const real = await original<typeof import('../../src/platform/jsonld.ts')>();
+  const refuse = () => Promise.reject(new Error('JSON-LD processing ran on the main thread'));
+  return { ...real, expand: refuse, compact: refuse, toQuads: refuse };
+});
+
+const alice = bearer(TOKENS.alice);
+const payload = { '@type': 'Dataset', name: 'rendered elsewhere', keywords: ['a', 'b', 'c'] };
+
+describe('with render threads', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startServer({ renderThreads: 1 });
+    await createProject(server.app, 'org', 'proj');
+  });
+  afterAll(() => server.close());
+
+  test('resources are checked, rendered and archived without JSON-LD processing on the main thread', async () => {
+    expect((await server.app.inject({ method: 'PUT', url: '/v1/resources/org/proj/_/r1', headers: alice, payload })).statusCode).toBe(201);
+    const triples = await server.app.inject({ method: 'GET', url: '/v1/resources/org/proj/_/r1', headers: { ...alice, accept: 'application/n-triples' } });
+    expect(triples.statusCode).toBe(200);
+    expect(triples.body).toContain('"rendered elsewhere"');
+    const expanded = await server.app.inject({ method: 'GET', url: '/v1/resources/org/proj/_/r1?format=expanded', headers: alice });
+    expect(expanded.statusCode).toBe(200);
+    expect(expanded.json()[0]['@id']).toContain('/r1');
+    const created = await server.app.inject({
+      method: 'PUT',
+      url: '/v1/archives/org/proj/a1',
+      headers: { ...alice, accept: 'application/json' },
+      payload: { resources: ['n-triples', 'expanded', 'compacted', 'dot'].map((format) => ({ '@type': 'Resource', resourceId: 'r1', format, path: `/r1/${format}` })) },
+    });
+    expect(created.statusCode).toBe(201);
+    const zip = await server.app.inject({ method: 'GET', url: '/v1/archives/org/proj/a1', headers: { ...alice, accept: 'application/zip' } });
+    expect(zip.statusCode).toBe(200);
+    const unzipped = await unzip(zip.rawPayload);
+    expect(unzipped.names).toEqual(['r1/compacted', 'r1/dot', 'r1/expanded', 'r1/n-triples']);
+    expect(unzipped.entries.get('r1/n-triples')!.toString()).toContain('"rendered elsewhere"');
+  });
+});
+
+describe('without render threads (the control)', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startServer({ renderThreads: 0 });
+    await createProject(server.app, 'org', 'proj');
+  });
+  afterAll(() => server.close());
+
+  test('the same write fails: processing would run on the main thread', async () => {
+    const response = await server.app.inject({ method: 'PUT', url: '/v1/resources/org/proj/_/r1', headers: alice, payload });
+    expect(response.statusCode).toBe(400);
+    expect(response.json().details).toContain('ran on the main thread');
+  });
+});
+
+describe('bounded rendering', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startServer({ renderThreads: 1, maxRenderedBytes: 4000, archiveRenderBounds: { maxSourceBytes: 3000, maxRenderedBytes: 6000 } });
+    await createProject(server.app, 'org', 'proj');
+    const words = Array.from({ length: 20 }, (_, i) => `word number ${i}`);
+    for (const id of ['big-1', 'big-2', 'big-3']) {
+      await server.app.inject({ method: 'PUT', url: `/v1/resources/org/proj/_/${id}`, headers: alice, payload: { name: id, words } });
+    }
+  });
+  afterAll(() => server.close());
+
+  const createArchive = (id: string, resources: object[]) =>
+    server.app.inject({ method: 'PUT', url: `/v1/archives/org/proj/${id}`, headers: { ...alice, accept: 'application/json' }, payload: { resources } });
+  const download = (id: string) => server.app.inject({ method: 'GET', url: `/v1/archives/org/proj/${id}`, headers: { ...alice, accept: 'application/zip' } });
+
+  test('a representation over the per-resource bound is 413 RepresentationTooLarge', async () => {
+    const response = await server.app.inject({ method: 'GET', url: '/v1/resources/org/proj/_/big-1', headers: { ...alice, accept: 'application/n-triples' } });
+    expect(response.statusCode).toBe(413);
+    expect(response.json()['@type']).toBe('RepresentationTooLarge');
+    // The compact form fits.
+    expect((await server.app.inject({ method: 'GET', url: '/v1/resources/org/proj/_/big-1', headers: alice })).statusCode).toBe(200);
+  });
+
+  test('an archive whose payloads exceed the bound is refused before the first byte: 413 ArchiveTooLarge', async () => {
+    // Nine entries of about 400 bytes of payload each: over the 3,000 bytes allowed.
+    const resources = ['big-1', 'big-2', 'big-3'].flatMap((id) =>
+      ['source', 'compacted', 'n-quads'].map((format) => ({ '@type': 'Resource', resourceId: id, format, path: `/${id}/${format}` })),
+    );
+    expect((await createArchive('too-large', resources)).statusCode).toBe(201);
+    const response = await download('too-large');
+    expect(response.statusCode).toBe(413);
+    expect(response.json()['@type']).toBe('ArchiveTooLarge');
+  });
+
+  test('an archive within its payload bound that renders more than its rendered bound is cut short, never completed', async () => {
+    // Six entries of about 400 bytes of payload (2,400 < 3,000), rendering to more than 6,000 bytes together.
+    const resources = ['big-1', 'big-2'].flatMap((id) =>
+      ['compacted', 'expanded', 'annotated-source'].map((format) => ({ '@type': 'Resource', resourceId: id, format, path: `/${id}/${format}.json` })),
+    );
+    expect((await createArchive('renders-too-much', resources)).statusCode).toBe(201);
+    const outcome = await download('renders-too-much').then(
+      (response) => unzip(response.rawPayload).then(() => 'complete', () => 'cut'),
+      () => 'cut',
+    );
+    expect(outcome).toBe('cut');
+  });
+});
