@@ -156,6 +156,13 @@ const SETTINGS = {
     shownDefault: '300s',
     doc: 'Longest a client may take to send a whole request (headers and body, uploads included) before 408; guards against slow clients holding sockets.',
   },
+  cacheDir: {
+    default: null as string | null,
+    parse: optionalText,
+    env: 'LITSERVE_CACHE_DIR',
+    shownDefault: '$XDG_CACHE_HOME/litserve',
+    doc: 'Single executable only: where it writes the native libraries it carries (first start; checked by hash on every start). Default: $XDG_CACHE_HOME/litserve, else ~/.cache/litserve.',
+  },
 } satisfies Record<string, Setting<unknown>>;
 
 type Settings = typeof SETTINGS;

@@ -16,6 +16,8 @@ import { createProgress } from './progress.js';
 import { evaluate, formatEvaluation } from './eval/evaluate.js';
 import { MANIFEST_FILE } from './search/manifest.js';
 import { startServer } from './server.js';
+import { carriedRoot } from './runtime/carried.js';
+import packageJson from '../package.json' with { type: 'json' };
 
 const FORMATS: InputFormat[] = ['articles-jsonl', 'jats', 'pubmed', 'beir'];
 const MAX_PRINTED_SKIPS = 50;
@@ -114,7 +116,8 @@ async function runEval(argv: string[]): Promise<number> {
 
 async function runServe(argv: string[]): Promise<number> {
   if (argv.includes('--help') || argv.includes('-h')) {
-    process.stdout.write(`usage: npm start -- [options]\n\n${helpText()}\n`);
+    const usage = carriedRoot() === null ? 'npm start -- [options]' : 'litserve [serve] [options]    (also: litserve ingest ..., litserve eval ..., litserve --version)';
+    process.stdout.write(`usage: ${usage}\n\n${helpText()}\n`);
     return 0;
   }
   const config = loadConfig(argv);
@@ -128,6 +131,10 @@ async function runServe(argv: string[]): Promise<number> {
 
 async function main(): Promise<void> {
   const [command = 'serve', ...rest] = process.argv.slice(2);
+  if (command === '--version') {
+    process.stdout.write(`litserve ${packageJson.version} (Node ${process.versions.node})\n`);
+    return;
+  }
   const commands: Record<string, (argv: string[]) => Promise<number>> = { serve: runServe, ingest: runIngest, eval: runEval };
   const run = commands[command] ?? (command.startsWith('--') ? () => runServe([command, ...rest]) : undefined);
   if (!run) {
@@ -148,4 +155,4 @@ async function main(): Promise<void> {
   }
 }
 
-await main();
+void main(); // not top-level await: the single executable bundles this file as CommonJS
