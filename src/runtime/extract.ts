@@ -10,7 +10,7 @@
  * file, and a library in use by a running server is replaced, not overwritten.
  */
 import { createHash } from 'node:crypto';
-import { chmodSync, closeSync, mkdirSync, openSync, readSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { accessSync, chmodSync, closeSync, constants, existsSync, mkdirSync, openSync, readSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 
@@ -92,11 +92,27 @@ export function extractCarried(cacheDir: string, manifest: CarriedManifest, read
       } catch {
         // never written
       }
-      throw notWritable(root, error as NodeJS.ErrnoException);
+      throw notWritable(root, refusal(path.dirname(target)) ?? (error as NodeJS.ErrnoException));
     }
     written.push(file.path);
   }
   return { root, written };
+}
+
+/**
+ * Why `dir` cannot be written, if it cannot: asked of its nearest existing
+ * ancestor, because Node's recursive mkdir under a read-only mount reports
+ * ENOENT instead of EROFS.
+ */
+function refusal(dir: string): NodeJS.ErrnoException | null {
+  let existing = dir;
+  while (!existsSync(existing)) existing = path.dirname(existing);
+  try {
+    accessSync(existing, constants.W_OK);
+    return null;
+  } catch (error) {
+    return error as NodeJS.ErrnoException;
+  }
 }
 
 function notWritable(root: string, error: NodeJS.ErrnoException): Error {
