@@ -58,8 +58,12 @@ export function sha256OfFile(file: string): string {
 }
 
 function isIntact(target: string, file: CarriedFile): boolean {
-  const info = statSync(target, { throwIfNoEntry: false });
-  return info !== undefined && info.isFile() && info.size === file.size && sha256OfFile(target) === file.sha256;
+  try {
+    const info = statSync(target);
+    return info.isFile() && info.size === file.size && sha256OfFile(target) === file.sha256;
+  } catch {
+    return false; // absent or unreadable: rewrite it (and report why if that fails)
+  }
 }
 
 export interface ExtractReport {
