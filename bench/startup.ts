@@ -13,7 +13,7 @@
  * (sh, tsx's esbuild helper, node), when ready and after 20 searches.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -114,7 +114,10 @@ mkdirSync(before);
 sh(`git archive ${base} src package.json tsconfig.json | tar -x -C ${before}`);
 symlinkSync(path.join(ROOT, 'node_modules'), path.join(before, 'node_modules'));
 sh('node scripts/build-dist.mjs');
+const buildStarted = performance.now();
 sh('node --import tsx scripts/build-binary.ts');
+const binaryBuildSeconds = (performance.now() - buildStarted) / 1000;
+const binaryMiB = statSync(path.join(ROOT, 'dist', 'litserve')).size / 2 ** 20;
 const index = path.join(work, 'index');
 sh(`node dist/main.js ingest --input data/demo/articles.jsonl --index ${index}`);
 const warmCache = path.join(work, 'warm-cache');
@@ -159,5 +162,7 @@ const markdown = [
   '',
   `**\`npm start\` after / before: start time ${(now!.startMs / was!.startMs).toFixed(2)}x, RSS when ready ${(now!.readyRss / was!.readyRss).toFixed(2)}x.**`,
   '',
+  `dist/litserve: ${binaryMiB.toFixed(0)} MiB, built by \`npm run build:binary\` in ${binaryBuildSeconds.toFixed(0)} s (same machine, same load).`,
+  '',
 ];
-await writeResults('startup', { machine: m, rounds: ROUNDS, base, samples: Object.fromEntries(samples), rows }, markdown.join('\n'));
+await writeResults('startup', { machine: m, rounds: ROUNDS, base, binaryMiB, binaryBuildSeconds, samples: Object.fromEntries(samples), rows }, markdown.join('\n'));

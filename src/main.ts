@@ -131,7 +131,7 @@ async function runServe(argv: string[]): Promise<number> {
 
 async function main(): Promise<void> {
   const [command = 'serve', ...rest] = process.argv.slice(2);
-  if (command === '--version') {
+  if (command === '--version' || (command === 'serve' && rest.includes('--version'))) {
     process.stdout.write(`litserve ${packageJson.version} (Node ${process.versions.node})\n`);
     return;
   }
