@@ -15,7 +15,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
+import os, { tmpdir } from 'node:os';
 import path from 'node:path';
 import { machine, summarize, writeResults } from './lib/stats.js';
 
@@ -135,12 +135,14 @@ const variants: Variant[] = [
   },
 ];
 
+const loadBefore = os.loadavg()[0]!;
 const samples = new Map<string, Sample[]>(variants.map((v) => [v.name, []]));
 for (let round = 0; round < ROUNDS; round++) {
   for (const variant of variants) samples.get(variant.name)!.push(await measure(variant, index));
   process.stderr.write(`round ${round + 1}/${ROUNDS}\n`);
 }
 rmSync(work, { recursive: true, force: true });
+const load = `load average ${loadBefore.toFixed(1)} at the start, ${os.loadavg()[0]!.toFixed(1)} at the end`;
 
 const median = (values: number[]) => summarize(values).p50;
 const rows = variants.map((v) => {
@@ -154,7 +156,7 @@ const markdown = [
   '',
   `${new Date().toISOString()}, Node ${m.node}, ${m.cores} cores (${m.cpu}). Demo index (47 articles) prebuilt; default settings (search pool of ${m.cores} threads). ` +
     `${ROUNDS} rounds, the variants interleaved in each; medians. Start: spawn to the first 200 of /healthz. RSS: the whole process tree, when ready and after 20 searches. ` +
-    `"before" runs the sources of ${base.slice(0, 7)} (merge base with main) as the former \`npm start\` did; npm's own process, the same for both, is not counted.`,
+    `"before" runs the sources of ${base.slice(0, 7)} (merge base with main) as the former \`npm start\` did; npm's own process, the same for both, is not counted. Machine shared with other work (${load}): compare rows, not absolute times.`,
   '',
   '| variant | start ms | RSS ready MiB | RSS after 20 searches MiB |',
   '| --- | --- | --- | --- |',
@@ -165,4 +167,4 @@ const markdown = [
   `dist/litserve: ${binaryMiB.toFixed(0)} MiB, built by \`npm run build:binary\` in ${binaryBuildSeconds.toFixed(0)} s (same machine, same load).`,
   '',
 ];
-await writeResults('startup', { machine: m, rounds: ROUNDS, base, binaryMiB, binaryBuildSeconds, samples: Object.fromEntries(samples), rows }, markdown.join('\n'));
+await writeResults('startup', { machine: m, rounds: ROUNDS, base, binaryMiB, binaryBuildSeconds, loadBefore, loadAfter: os.loadavg()[0], samples: Object.fromEntries(samples), rows }, markdown.join('\n'));
