@@ -12,7 +12,8 @@
  * - packages kept as files: piscina (its workers start from its own
  *   worker.js) and node-llama-cpp with its CPU binaries (see carried.ts);
  * - the search worker, bundled like the server;
- * - CARRIED_FOLDERS, listed below (the demo corpus; add the web page's folder here).
+ * - CARRIED_FOLDERS, listed below: the demo corpus, and the files of src/ that
+ *   are not TypeScript (the web page's static files, JSON).
  *
  *   npm run build:binary            -> dist/litserve
  */
@@ -22,15 +23,20 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
 import { describeFile, filesUnder, packageClosure } from './binary/carried-files.ts';
-import { carriedPackages, nativeAddons, preferRequireBuilds, type NativeFiles } from './binary/esbuild-plugins.ts';
+import { carriedPackages, nativeAddons, preferRequireBuilds, sourceUrlsInTree, type NativeFiles } from './binary/esbuild-plugins.ts';
 import { MANIFEST_ASSET, type CarriedManifest } from '../src/runtime/extract.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const OUTPUT = path.join(ROOT, 'dist', 'litserve');
 const STAGING = path.join(ROOT, 'dist', '.binary');
 const CARRIED_MODULE = path.join(ROOT, 'src', 'runtime', 'carried.ts');
-/** Folders of the checkout the executable carries as they are (see CARRIED_DEFAULTS in binary-main.ts). */
-const CARRIED_FOLDERS = ['data/demo'];
+/**
+ * Folders of the checkout the executable carries as they are (see CARRIED_DEFAULTS
+ * in binary-main.ts). From src/, every file that is not TypeScript (static files,
+ * JSON), found by our modules relative to their import.meta.url (sourceUrlsInTree).
+ */
+const CARRIED_FOLDERS = ['data/demo', 'src'];
+const isCarriedFromFolder = (file: string) => !(file.startsWith('src/') && file.endsWith('.ts'));
 /** Packages carried as file trees, with all they depend on. */
 const FILE_PACKAGES = ['piscina', 'node-llama-cpp'];
 const SEA_FUSE = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
@@ -40,7 +46,7 @@ const skipPackages = (dir: string) => dir.startsWith('node_modules/@node-llama-c
 const skipFiles = (file: string) => file.startsWith('node_modules/node-llama-cpp/llama/') && /gitRelease\.bundle$|\/llama\.cpp\//.test(file);
 
 async function bundle(entry: string, outfile: string, plugins: esbuild.Plugin[], external: string[]): Promise<void> {
-  plugins = [...plugins, preferRequireBuilds(external)];
+  plugins = [sourceUrlsInTree(ROOT, CARRIED_MODULE), ...plugins, preferRequireBuilds(external)];
   await esbuild.build({
     absWorkingDir: ROOT,
     entryPoints: [entry],
@@ -49,7 +55,7 @@ async function bundle(entry: string, outfile: string, plugins: esbuild.Plugin[],
     platform: 'node',
     format: 'cjs',
     target: 'node20',
-    // Only the branches that run outside the executable use import.meta (see carried.ts, pool.ts).
+    // Packages' import.meta (our modules get theirs from sourceUrlsInTree): only on paths the bundle avoids.
     define: { 'import.meta.url': 'undefined' },
     external,
     plugins,
@@ -79,7 +85,7 @@ export async function buildBinary(): Promise<string> {
   const checkoutFiles = [
     ...natives,
     ...packageClosure(ROOT, FILE_PACKAGES, treeOptions).flatMap((dir) => filesUnder(ROOT, dir, treeOptions)),
-    ...CARRIED_FOLDERS.flatMap((dir) => filesUnder(ROOT, dir)),
+    ...CARRIED_FOLDERS.flatMap((dir) => filesUnder(ROOT, dir)).filter(isCarriedFromFolder),
   ];
   // The main script is compiled with a V8 code cache, which leaves it without import(); ES modules are imported through this file.
   writeFileSync(path.join(STAGING, 'dynamic-import.cjs'), 'module.exports = (url) => import(url);\n');

@@ -4,6 +4,7 @@
  * instead of from node_modules, without patching any package.
  */
 import { existsSync, readdirSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { Plugin } from 'esbuild';
@@ -99,6 +100,28 @@ export function preferRequireBuilds(external: string[]): Plugin {
         } catch {
           return undefined;
         }
+      });
+    },
+  };
+}
+
+/**
+ * In our own modules, `import.meta.url` (which a CommonJS bundle lacks) becomes
+ * the URL of the module's path in the extracted tree, where the other files of
+ * src/ are carried: `new URL('../ui/', import.meta.url)` finds the same
+ * folder inside the executable as in src/ or dist/.
+ */
+export function sourceUrlsInTree(root: string, carriedModule: string): Plugin {
+  const sources = path.join(root, 'src') + path.sep;
+  return {
+    name: 'source-urls-in-tree',
+    setup(build) {
+      build.onLoad({ filter: /\.ts$/ }, async (args) => {
+        if (!args.path.startsWith(sources) || args.path === carriedModule) return undefined;
+        const text = await readFile(args.path, 'utf8');
+        if (!text.includes('import.meta.url')) return undefined;
+        const url = `require(${JSON.stringify(carriedModule)}).carriedUrl(${JSON.stringify(toPosix(path.relative(root, args.path)))})`;
+        return { contents: text.replaceAll('import.meta.url', url), loader: 'ts' };
       });
     },
   };

@@ -33,6 +33,11 @@ export function carriedFile(relativePath: string): string | null {
   return root === null ? null : path.join(root, relativePath);
 }
 
+/** The URL a module of src/ has in the extracted tree (the executable's stand-in for its import.meta.url). */
+export function carriedUrl(relativePath: string): string {
+  return pathToFileURL(path.join(requiredRoot(), relativePath)).href;
+}
+
 /** Loads a native addon from the extracted tree; its companion libraries sit beside it (RUNPATH $ORIGIN). */
 export function loadCarriedAddon(relativePath: string): unknown {
   const addon = { exports: {} };
