@@ -297,6 +297,13 @@ const SETTINGS = {
     shownDefault: 'none',
     doc: 'Web origins whose pages may call the literature routes and /v1 (comma-separated; * = any). Credentials are never allowed: tokens travel in the Authorization header.',
   },
+  cacheDir: {
+    default: null as string | null,
+    parse: optionalText,
+    env: 'LITSERVE_CACHE_DIR',
+    shownDefault: '$XDG_CACHE_HOME/litserve',
+    doc: 'Single executable only: where it writes the native libraries it carries (first start; checked by hash on every start). Default: $XDG_CACHE_HOME/litserve, else ~/.cache/litserve.',
+  },
   ...COMMAND_SETTINGS,
 } satisfies Record<string, Setting<unknown>>;
 

@@ -16,6 +16,8 @@ import { evaluate, formatEvaluation } from './eval/evaluate.js';
 import { MANIFEST_FILE } from './search/manifest.js';
 import { mergeAll } from './search/merge.js';
 import { startServer } from './server.js';
+import { carriedRoot } from './runtime/carried.js';
+import packageJson from '../package.json' with { type: 'json' };
 
 const MAX_PRINTED_SKIPS = 50;
 
@@ -116,7 +118,10 @@ async function runEval(argv: string[]): Promise<number> {
 }
 
 const USAGE: Record<Command, string> = {
-  serve: 'npm start -- [options]',
+  serve:
+    carriedRoot() === null
+      ? 'npm start -- [options]'
+      : 'litserve [serve] [options]    (also: litserve ingest ..., litserve eval ..., litserve --version)',
   ingest: 'npm run ingest -- --index DIR [--input PATH...] [--delete ID...] [--delete-file FILE] [--merge] [options]',
   eval: 'npm run eval -- (--corpus corpus.jsonl | --index DIR) --queries queries.jsonl --qrels qrels.tsv [options]',
 };
@@ -133,6 +138,10 @@ async function runServe(argv: string[]): Promise<number> {
 
 async function main(): Promise<void> {
   const [command = 'serve', ...rest] = process.argv.slice(2);
+  if (command === '--version' || (command === 'serve' && rest.includes('--version'))) {
+    process.stdout.write(`litserve ${packageJson.version} (Node ${process.versions.node})\n`);
+    return;
+  }
   const commands: Record<string, (argv: string[]) => Promise<number>> = { serve: runServe, ingest: runIngest, eval: runEval };
   const run = commands[command] ?? (command.startsWith('--') ? () => runServe([command, ...rest]) : undefined);
   if (!run) {
@@ -158,4 +167,4 @@ async function main(): Promise<void> {
   }
 }
 
-await main();
+void main(); // not top-level await: the single executable bundles this file as CommonJS

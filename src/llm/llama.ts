@@ -10,19 +10,16 @@
 import { stat } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
-import {
-  getLlama,
-  LlamaChatSession,
+import type {
+  ChatWrapper,
+  Llama,
   LlamaCompletion,
-  LlamaLogLevel,
-  resolveChatWrapper,
-  type ChatWrapper,
-  type Llama,
-  type LlamaContext,
-  type LlamaContextSequence,
-  type LlamaGrammar,
-  type LlamaModel,
+  LlamaContext,
+  LlamaContextSequence,
+  LlamaGrammar,
+  LlamaModel,
 } from 'node-llama-cpp';
+import { importNodeLlamaCpp } from '../runtime/carried.js';
 import { makeResult } from './answer.js';
 import { AnswerStreamExtractor } from './answer-stream.js';
 import { answerSchema, readModelOutput } from './grammar.js';
@@ -68,6 +65,9 @@ export interface GenerationStats {
 
 const SETTING = '--llm-model / LLM_MODEL';
 
+// Imported on first use: node-llama-cpp is large, and most servers run without a model.
+let nodeLlama: Awaited<ReturnType<typeof importNodeLlamaCpp>>;
+
 // The prompt as evaluated runs a few tokens longer than its measured template (end-of-turn markers).
 const PROMPT_MARGIN = 16;
 
@@ -88,6 +88,8 @@ export async function loadLlamaGenerator(options: LlamaGeneratorOptions): Promis
   let llama: Llama | undefined;
   let model: LlamaModel | undefined;
   try {
+    nodeLlama ??= await importNodeLlamaCpp();
+    const { getLlama, LlamaLogLevel } = nodeLlama;
     // Prebuilt binaries only: nothing is compiled or downloaded at run time.
     llama = await getLlama({ gpu: options.gpu ? 'auto' : false, build: 'never', logLevel: LlamaLogLevel.error });
     model = await llama.loadModel({ modelPath, gpuLayers: options.gpu ? 'auto' : 0 });
@@ -123,8 +125,8 @@ export class LlamaGenerator implements Generator {
     this.queue = new BoundedQueue(options.queueSize);
     // Only a template shipped in the file counts: resolveChatWrapper would otherwise guess one from the architecture.
     this.prompting = model.fileInfo.metadata.tokenizer?.chat_template
-      ? { kind: 'chat', wrapper: resolveChatWrapper(model) }
-      : { kind: 'completion', completion: new LlamaCompletion({ contextSequence: this.sequence }) };
+      ? { kind: 'chat', wrapper: nodeLlama.resolveChatWrapper(model) }
+      : { kind: 'completion', completion: new nodeLlama.LlamaCompletion({ contextSequence: this.sequence }) };
     const prompting = this.prompting.kind === 'chat' ? `chat template ${this.prompting.wrapper.wrapperName}` : 'completion prompt';
     const device = options.gpu ? 'GPU' : 'CPU';
     this.description =
@@ -211,7 +213,7 @@ export class LlamaGenerator implements Generator {
     }
     // A fresh session per question: no chat history carries over, while the
     // sequence still reuses the evaluated prefix (system prompt) across questions.
-    const session = new LlamaChatSession({
+    const session = new nodeLlama.LlamaChatSession({
       contextSequence: this.sequence,
       chatWrapper: this.prompting.wrapper,
       systemPrompt: SYSTEM_PROMPT,

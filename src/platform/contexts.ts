@@ -3,7 +3,10 @@
  * serves them. The loader never touches the network: any other remote context
  * is an error, reported to the client as InvalidJsonLdFormat.
  */
-import { readFileSync } from 'node:fs';
+// Imported rather than read from disk, so that bundles (the single executable) carry them.
+import archivesContext from './contexts/archives.json' with { type: 'json' };
+import literatureContext from './contexts/literature.json' with { type: 'json' };
+import metadataContext from './contexts/metadata.json' with { type: 'json' };
 
 const NEXUS_CONTEXTS = 'https://bluebrain.github.io/nexus/contexts/';
 
@@ -20,17 +23,13 @@ export const UNCONSTRAINED_SCHEMA = 'https://bluebrain.github.io/nexus/schemas/u
 export const ARCHIVE_SCHEMA = 'https://bluebrain.github.io/nexus/schemas/archives.json';
 export const FILE_SCHEMA = 'https://bluebrain.github.io/nexus/schemas/files.json';
 
-function bundled(name: string): unknown {
-  return JSON.parse(readFileSync(new URL(`./contexts/${name}`, import.meta.url), 'utf8'));
-}
-
 const DOCUMENTS = new Map<string, unknown>([
-  [METADATA_CONTEXT, bundled('metadata.json')],
-  [ARCHIVES_CONTEXT, bundled('archives.json')],
+  [METADATA_CONTEXT, metadataContext],
+  [ARCHIVES_CONTEXT, archivesContext],
 ]);
 
 /** The schema.org terms of the literature articles, used as an inline context. */
-export const LITERATURE_CONTEXT = bundled('literature.json') as Record<string, unknown>;
+export const LITERATURE_CONTEXT = literatureContext as Record<string, unknown>;
 
 export class ContextNotAvailable extends Error {}
 

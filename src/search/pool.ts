@@ -13,6 +13,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
+import { carriedFile } from '../runtime/carried.js';
 import type { Bitset } from './filters/bitset.js';
 import type { Segment } from './segment/reader.js';
 import { scoreWindows, type DocRange } from './scoring/window-scorer.js';
@@ -75,17 +76,19 @@ export class SearchPool {
     private readonly minRange: number = DEFAULT_MIN_RANGE,
   ) {
     this.bases = segmentBases(segments);
-    const workerFile = new URL(import.meta.url.endsWith('.ts') ? './worker.ts' : './worker.js', import.meta.url);
+    // Inside the single executable the worker is a file it extracted; otherwise it sits beside this module.
+    const workerFile =
+      carriedFile('search-worker.cjs') ?? fileURLToPath(new URL(import.meta.url.endsWith('.ts') ? './worker.ts' : './worker.js', import.meta.url));
     this.pool =
       threads > 0
         ? new Piscina({
-            filename: fileURLToPath(workerFile),
+            filename: workerFile,
             minThreads: threads,
             maxThreads: threads,
             workerData: { buffers: segments.map((s) => s.buffer) },
             // Workers load TypeScript sources through tsx when the server runs from source.
             // (Only that flag: process-wide flags such as --expose-gc are invalid in workers.)
-            execArgv: workerFile.pathname.endsWith('.ts') ? ['--import', 'tsx'] : undefined,
+            execArgv: workerFile.endsWith('.ts') ? ['--import', 'tsx'] : undefined,
           })
         : null;
   }

@@ -1,0 +1,120 @@
+/**
+ * `npm run build:binary`: one executable file, dist/litserve (Linux x64),
+ * that needs no Node, no node_modules and no network on the target machine.
+ *
+ * Node 20's single-executable-application support: esbuild bundles the
+ * server (entry src/runtime/binary-main.ts) into one CommonJS file, which
+ * `node --experimental-sea-config` turns into a blob that postject injects
+ * into a copy of this node binary. Everything else travels as node:sea
+ * assets and is written to a cache on first start (src/runtime/extract.ts):
+ * - native addons and their libraries (lmdb, msgpackr-extract,
+ *   onnxruntime-node with libonnxruntime), found while bundling;
+ * - packages kept as files: piscina (its workers start from its own
+ *   worker.js) and node-llama-cpp with its CPU binaries (see carried.ts);
+ * - the search worker, bundled like the server;
+ * - CARRIED_FOLDERS, listed below: the demo corpus, and the files of src/ that
+ *   are not TypeScript (the web page's static files, JSON).
+ *
+ *   npm run build:binary            -> dist/litserve
+ */
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import * as esbuild from 'esbuild';
+import { describeFile, filesUnder, packageClosure } from './binary/carried-files.ts';
+import { carriedPackages, nativeAddons, preferRequireBuilds, sourceUrlsInTree, type NativeFiles } from './binary/esbuild-plugins.ts';
+import { MANIFEST_ASSET, type CarriedManifest } from '../src/runtime/extract.ts';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const OUTPUT = path.join(ROOT, 'dist', 'litserve');
+const STAGING = path.join(ROOT, 'dist', '.binary');
+const CARRIED_MODULE = path.join(ROOT, 'src', 'runtime', 'carried.ts');
+/**
+ * Folders of the checkout the executable carries as they are (see CARRIED_DEFAULTS
+ * in binary-main.ts). From src/, every file that is not TypeScript (static files,
+ * JSON), found by our modules relative to their import.meta.url (sourceUrlsInTree).
+ */
+const CARRIED_FOLDERS = ['data/demo', 'src'];
+const isCarriedFromFolder = (file: string) => !(file.startsWith('src/') && file.endsWith('.ts'));
+/** Packages carried as file trees, with all they depend on. */
+const FILE_PACKAGES = ['piscina', 'node-llama-cpp'];
+const SEA_FUSE = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
+
+/** node-llama-cpp's binaries for other platforms and GPUs, and its llama.cpp sources (only needed to compile). */
+const skipPackages = (dir: string) => dir.startsWith('node_modules/@node-llama-cpp/') && dir !== `node_modules/@node-llama-cpp/${process.platform}-${process.arch}`;
+const skipFiles = (file: string) => file.startsWith('node_modules/node-llama-cpp/llama/') && /gitRelease\.bundle$|\/llama\.cpp\//.test(file);
+
+async function bundle(entry: string, outfile: string, plugins: esbuild.Plugin[], external: string[]): Promise<void> {
+  plugins = [sourceUrlsInTree(ROOT, CARRIED_MODULE), ...plugins, preferRequireBuilds(external)];
+  await esbuild.build({
+    absWorkingDir: ROOT,
+    entryPoints: [entry],
+    outfile,
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    // Packages' import.meta (our modules get theirs from sourceUrlsInTree): only on paths the bundle avoids.
+    define: { 'import.meta.url': 'undefined' },
+    external,
+    plugins,
+    logLevel: 'warning',
+    legalComments: 'none',
+  });
+}
+
+function run(command: string, args: string[]): void {
+  const result = spawnSync(command, args, { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'] });
+  if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} failed (${result.status ?? result.signal})`);
+}
+
+export async function buildBinary(): Promise<string> {
+  if (process.platform !== 'linux' || process.arch !== 'x64') throw new Error('the single executable is built for Linux x64 only');
+  rmSync(STAGING, { recursive: true, force: true });
+  mkdirSync(STAGING, { recursive: true });
+
+  const natives: NativeFiles = new Set();
+  const mainBundle = path.join(STAGING, 'main.cjs');
+  await bundle('src/runtime/binary-main.ts', mainBundle, [nativeAddons(ROOT, CARRIED_MODULE, natives), carriedPackages(['piscina'], CARRIED_MODULE)], ['node-llama-cpp']);
+  // The worker runs from its extracted file, so piscina resolves from the tree's node_modules as usual.
+  const workerBundle = path.join(STAGING, 'search-worker.cjs');
+  await bundle('src/search/worker.ts', workerBundle, [nativeAddons(ROOT, CARRIED_MODULE, natives)], ['piscina', 'node-llama-cpp']);
+
+  const treeOptions = { skipPackages, skipFiles };
+  const checkoutFiles = [
+    ...natives,
+    ...packageClosure(ROOT, FILE_PACKAGES, treeOptions).flatMap((dir) => filesUnder(ROOT, dir, treeOptions)),
+    ...CARRIED_FOLDERS.flatMap((dir) => filesUnder(ROOT, dir)).filter(isCarriedFromFolder),
+  ];
+  // The main script is compiled with a V8 code cache, which leaves it without import(); ES modules are imported through this file.
+  writeFileSync(path.join(STAGING, 'dynamic-import.cjs'), 'module.exports = (url) => import(url);\n');
+  const builtFiles = ['search-worker.cjs', 'dynamic-import.cjs'];
+  const assets: Record<string, string> = {};
+  for (const file of checkoutFiles) assets[file] = path.join(ROOT, file);
+  for (const file of builtFiles) assets[file] = path.join(STAGING, file);
+  const manifest: CarriedManifest = {
+    files: [...checkoutFiles.map((file) => describeFile(ROOT, file)), ...builtFiles.map((file) => describeFile(STAGING, file))],
+  };
+  const manifestFile = path.join(STAGING, MANIFEST_ASSET);
+  writeFileSync(manifestFile, JSON.stringify(manifest));
+  assets[MANIFEST_ASSET] = manifestFile;
+
+  const blob = path.join(STAGING, 'sea-prep.blob');
+  const seaConfig = path.join(STAGING, 'sea-config.json');
+  writeFileSync(seaConfig, JSON.stringify({ main: mainBundle, output: blob, disableExperimentalSEAWarning: true, useCodeCache: true, assets }));
+  run(process.execPath, ['--experimental-sea-config', seaConfig]);
+  rmSync(OUTPUT, { force: true });
+  copyFileSync(process.execPath, OUTPUT);
+  run(process.execPath, [path.join(ROOT, 'node_modules/postject/dist/cli.js'), OUTPUT, 'NODE_SEA_BLOB', blob, '--sentinel-fuse', SEA_FUSE]);
+  const carriedBytes = manifest.files.reduce((sum, f) => sum + f.size, 0);
+  process.stderr.write(
+    `built ${path.relative(ROOT, OUTPUT)}: ${(statSync(OUTPUT).size / 2 ** 20).toFixed(0)} MiB ` +
+      `(${manifest.files.length} carried files, ${(carriedBytes / 2 ** 20).toFixed(0)} MiB)\n`,
+  );
+  return OUTPUT;
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  await buildBinary();
+}

@@ -1,0 +1,65 @@
+/**
+ * Entry of the single executable (dist/litserve, built by
+ * scripts/build-binary.ts): extracts the carried files to the cache, tells
+ * the server where they are, then runs the ordinary command line (main.ts).
+ */
+import { getRawAsset } from 'node:sea';
+import path from 'node:path';
+import { CARRIED_ROOT_ENV, importCarried } from './carried.js';
+import { defaultCacheDir, extractCarried, MANIFEST_ASSET, type CarriedManifest } from './extract.js';
+
+/** Settings whose default is a file of the checkout; the executable points them at its own copy. */
+const CARRIED_DEFAULTS: Record<string, string> = { DEMO_CORPUS: 'data/demo/articles.jsonl' };
+
+function asset(key: string): Uint8Array {
+  const raw = getRawAsset(key);
+  return typeof raw === 'string' ? Buffer.from(raw) : new Uint8Array(raw);
+}
+
+/** `--cache-dir DIR` / `--cache-dir=DIR`, removed from argv: it is read here, before any command parses its flags. */
+function takeCacheDirFlag(argv: string[]): string | undefined {
+  const at = argv.findIndex((arg) => arg === '--cache-dir' || arg.startsWith('--cache-dir='));
+  if (at < 0) return undefined;
+  const [flag] = argv.splice(at, 1);
+  const value = flag!.includes('=') ? flag!.slice(flag!.indexOf('=') + 1) : argv.splice(at, 1)[0];
+  if (!value) {
+    process.stderr.write('error: option --cache-dir needs a value\n');
+    process.exit(2);
+  }
+  return value;
+}
+
+/**
+ * node-llama-cpp checks its binary in a child process that runs one of its own
+ * files (`fork(file)`, which starts this executable with the file as first
+ * argument). For a file of the extracted tree, act as Node would: run it.
+ */
+function carriedScriptArgument(): string | null {
+  const root = process.env[CARRIED_ROOT_ENV];
+  const script = process.argv[2];
+  return root && script && path.isAbsolute(script) && script.startsWith(root + path.sep) ? script : null;
+}
+
+async function run(): Promise<void> {
+  const script = carriedScriptArgument();
+  if (script !== null) {
+    process.argv.splice(1, 1);
+    await importCarried(script);
+    return;
+  }
+  const cacheDir = takeCacheDirFlag(process.argv) ?? (process.env.LITSERVE_CACHE_DIR || defaultCacheDir());
+  process.env.LITSERVE_CACHE_DIR = cacheDir;
+  try {
+    const manifest = JSON.parse(Buffer.from(asset(MANIFEST_ASSET)).toString('utf8')) as CarriedManifest;
+    const { root, written } = extractCarried(cacheDir, manifest, asset);
+    if (written.length > 0) process.stderr.write(`litserve: wrote ${written.length} carried file(s) to ${root}\n`);
+    process.env[CARRIED_ROOT_ENV] = root;
+    for (const [name, file] of Object.entries(CARRIED_DEFAULTS)) process.env[name] ??= path.join(root, file);
+  } catch (error) {
+    process.stderr.write(`error: ${(error as Error).message}\n`);
+    process.exit(1);
+  }
+  await import('../main.js');
+}
+
+void run();

@@ -1,0 +1,84 @@
+/**
+ * The single executable's cache of carried files, without building it:
+ * written once, checked by hash on every call, repaired when damaged, refused
+ * with the setting to change when it cannot be written.
+ */
+import { describe, expect, it } from 'vitest';
+import { createHash } from 'node:crypto';
+import { readFileSync, truncateSync, unlinkSync, writeFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { CacheNotWritableError, contentId, extractCarried, type CarriedManifest } from '../../src/runtime/extract.js';
+import { tempDir } from '../search/helpers.js';
+
+const contents: Record<string, Buffer> = {
+  'node_modules/pkg/addon.node': Buffer.alloc(3 << 20, 7), // several hash chunks
+  'node_modules/pkg/libcompanion.so.1': Buffer.from('library'),
+  'data/demo/articles.jsonl': Buffer.from('{"article_id":"a"}\n'),
+};
+const manifest: CarriedManifest = {
+  files: Object.entries(contents).map(([file, bytes]) => ({
+    path: file,
+    size: bytes.length,
+    sha256: createHash('sha256').update(bytes).digest('hex'),
+    mode: file.endsWith('.node') ? 0o755 : 0o644,
+  })),
+};
+const readAsset = (key: string) => contents[key]!;
+
+describe('extractCarried', () => {
+  it('writes every file once, then only checks them', async () => {
+    const { dir, cleanup } = await tempDir();
+    try {
+      const first = extractCarried(dir, manifest, readAsset);
+      expect(first.root).toBe(path.join(dir, contentId(manifest)));
+      expect(first.written.sort()).toEqual(Object.keys(contents).sort());
+      for (const [file, bytes] of Object.entries(contents)) expect(readFileSync(path.join(first.root, file)).equals(bytes)).toBe(true);
+      expect(statSync(path.join(first.root, 'node_modules/pkg/addon.node')).mode & 0o777).toBe(0o755);
+      expect(extractCarried(dir, manifest, readAsset).written).toEqual([]);
+    } finally {
+      await cleanup();
+    }
+  });
+
+  it('rewrites a truncated, an altered (same size) and a missing file', async () => {
+    const { dir, cleanup } = await tempDir();
+    try {
+      const { root } = extractCarried(dir, manifest, readAsset);
+      truncateSync(path.join(root, 'node_modules/pkg/addon.node'), 100);
+      writeFileSync(path.join(root, 'node_modules/pkg/libcompanion.so.1'), 'LIBRARY');
+      unlinkSync(path.join(root, 'data/demo/articles.jsonl'));
+      expect(extractCarried(dir, manifest, readAsset).written.sort()).toEqual(Object.keys(contents).sort());
+      for (const [file, bytes] of Object.entries(contents)) expect(readFileSync(path.join(root, file)).equals(bytes)).toBe(true);
+    } finally {
+      await cleanup();
+    }
+  });
+
+  it('gives each build its own folder', () => {
+    const other: CarriedManifest = { files: manifest.files.map((f, i) => (i === 0 ? { ...f, sha256: '0'.repeat(64) } : f)) };
+    expect(contentId(other)).not.toBe(contentId(manifest));
+  });
+
+  it('refuses a cache it cannot write, naming the setting, and leaves no partial file', async () => {
+    const { dir, cleanup } = await tempDir();
+    try {
+      const blocker = path.join(dir, 'not-a-directory');
+      writeFileSync(blocker, '');
+      const attempt = () => extractCarried(blocker, manifest, readAsset);
+      expect(attempt).toThrow(CacheNotWritableError);
+      expect(attempt).toThrow(/cannot write the native libraries .*; point --cache-dir \/ LITSERVE_CACHE_DIR at a writable directory/);
+      expect(readFileSync(blocker, 'utf8')).toBe('');
+    } finally {
+      await cleanup();
+    }
+  });
+
+  it('refuses an asset whose size disagrees with the manifest (a damaged executable)', async () => {
+    const { dir, cleanup } = await tempDir();
+    try {
+      expect(() => extractCarried(dir, manifest, (key) => readAsset(key).subarray(1))).toThrow(/the executable is damaged/);
+    } finally {
+      await cleanup();
+    }
+  });
+});
