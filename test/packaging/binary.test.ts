@@ -129,7 +129,7 @@ describe.skipIf(!buildable)('the single executable', () => {
     await writeTinyOnnxModel(reranker, { kind: 'cross-encoder' });
     const server = await startIsolatedServer(
       binary,
-      ['serve', '--data', path.join(dir, 'demo-data'), '--search-threads', '1', '--llm-model', model, '--llm-max-tokens', '48', '--llm-threads', '1', '--reranker-model', reranker],
+      ['serve', '--data', path.join(dir, 'demo-data'), '--search-threads', '1', '--llm-model', model, '--llm-max-tokens', '200', '--llm-threads', '1', '--reranker-model', reranker],
       { cwd: path.join(dir, 'run'), env: { XDG_CACHE_HOME: cacheHome } },
     );
     try {
@@ -141,7 +141,7 @@ describe.skipIf(!buildable)('the single executable', () => {
       expect(response.status).toBe(200);
       expect(((await response.json()) as { raw_answer: string }).raw_answer).toContain('<bbs_sources>:');
       // The timings are logged once the answer is sent.
-      for (let waited = 0; !server.output().includes('question answered') && waited < 5000; waited += 100) await new Promise((r) => setTimeout(r, 100));
+      for (let waited = 0; !server.output().includes('"msg":"request completed"') && waited < 5000; waited += 100) await new Promise((r) => setTimeout(r, 100));
       expect(server.output()).toContain('"msg":"language model loaded"');
       expect(server.output()).toContain('"msg":"reranker loaded"');
       expect(server.output()).toMatch(/"rerankMs":\d/);
