@@ -74,7 +74,7 @@ describe.skipIf(!buildable)('the single executable', () => {
     expect(version.stderr).not.toContain('wrote');
   }, 120_000);
 
-  it('serves the demo corpus it carries, building its index under --data on first start', async () => {
+  it('serves the demo corpus and the web page it carries, building its index under --data on first start', async () => {
     const server = await startIsolatedServer(binary, ['serve', '--data', path.join(dir, 'demo-data'), '--search-threads', '1'], {
       cwd: path.join(dir, 'run'),
       env: { XDG_CACHE_HOME: cacheHome },
@@ -85,6 +85,12 @@ describe.skipIf(!buildable)('the single executable', () => {
       expect(count.article_count).toBe(DEMO_ARTICLES);
       expect(server.output()).toContain('building it from the demo corpus');
       expect(existsSync(path.join(dir, 'demo-data', 'index'))).toBe(true);
+      // The web page and the API reference travel inside the executable too.
+      for (const page of ['/ui/', '/ui/js/main.js', '/docs']) {
+        const response = await fetch(`${server.url}${page}`);
+        expect(response.status, page).toBe(200);
+        expect((await response.text()).length, page).toBeGreaterThan(100);
+      }
     } finally {
       await server.stop();
     }
