@@ -22,8 +22,14 @@ export interface ArticleInput {
   pubmed_id: string | null;
   /** YYYY-MM-DD, or null when the source has no usable date. */
   date: string | null;
+  /** The primary type, the one hits show (see README, "Article types"). */
   article_type: string;
+  /** Every type the source gives, primary first; the article_types filter matches any. Absent: just article_type. */
+  article_types?: string[];
+  /** The primary ISSN (electronic, else print, else linking), the one hits show. */
   journal_issn: string | null;
+  /** Every valid ISSN of the journal (print, electronic, linking), primary first; the journals filter matches any. */
+  journal_issns?: string[];
   journal_name: string | null;
   /** Citations; null when the source does not say (JATS, PubMed and BEIR never do). */
   cited_by: number | null;

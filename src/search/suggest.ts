@@ -6,7 +6,7 @@
  * Matching is case- and diacritic-insensitive substring search on folded
  * strings; user text is never turned into a regular expression.
  */
-import { foldName } from './query/filter-spec.js';
+import { foldName, typeKey } from './query/filter-spec.js';
 import { NO_VALUE } from './segment/reader.js';
 import type { IndexSnapshot } from './snapshot.js';
 
@@ -35,7 +35,7 @@ interface Counted<T> {
 export class FilterValues {
   private types?: ArticleTypeCount[];
   private authors?: Counted<string>[];
-  private journals?: Counted<{ issn: string; name: string }>[];
+  private journals?: Counted<{ issn: string; name: string; allIssns: Set<string> }>[];
 
   constructor(private readonly snapshot: IndexSnapshot) {}
 
@@ -48,16 +48,21 @@ export class FilterValues {
 
   articleTypes(): ArticleTypeCount[] {
     if (!this.types) {
-      // Types equal up to case and surrounding spaces are one filter value: count them together
-      // under the first spelling seen.
+      // Types with one filter key (typeKey) are one filter value: count them together under the
+      // first spelling seen. An article counts once under each of its types.
       const byKey = new Map<string, ArticleTypeCount>();
       this.forEachLiveArticle((s, a) => {
         const segment = this.snapshot.segments[s]!.segment;
-        const name = segment.types.get(segment.articleType[a]!);
-        const key = name.trim().toLowerCase();
-        const entry = byKey.get(key) ?? { article_type: name.trim(), docs_in_db: 0 };
-        entry.docs_in_db++;
-        byKey.set(key, entry);
+        const keys = new Set<string>();
+        for (const id of segment.articleTypes(a)) {
+          const name = segment.types.get(id);
+          const key = typeKey(name);
+          if (keys.has(key)) continue;
+          keys.add(key);
+          const entry = byKey.get(key) ?? { article_type: name.trim(), docs_in_db: 0 };
+          entry.docs_in_db++;
+          byKey.set(key, entry);
+        }
       });
       this.types = [...byKey.values()].sort((x, y) => y.docs_in_db - x.docs_in_db || x.article_type.localeCompare(y.article_type));
     }
@@ -87,14 +92,17 @@ export class FilterValues {
 
   suggestJournals(keywords: string, limit: number): JournalSuggestion[] {
     if (!this.journals) {
-      const byIssn = new Map<string, Counted<{ issn: string; name: string }>>();
+      // One suggestion per primary ISSN; typing any ISSN of its articles (print, electronic,
+      // linking) finds it.
+      const byIssn = new Map<string, Counted<{ issn: string; name: string; allIssns: Set<string> }>>();
       this.forEachLiveArticle((s, a) => {
         const segment = this.snapshot.segments[s]!.segment;
         const journal = segment.articleJournal[a]!;
         if (journal === NO_VALUE) return;
         const issn = segment.journals.get(journal);
         const name = segment.journalNames.get(journal);
-        const entry = byIssn.get(issn) ?? { value: { issn, name }, folded: foldName(name), count: 0 };
+        const entry = byIssn.get(issn) ?? { value: { issn, name, allIssns: new Set<string>() }, folded: foldName(name), count: 0 };
+        for (const id of segment.articleIssns(a)) entry.value.allIssns.add(segment.journals.get(id));
         entry.count++;
         byIssn.set(issn, entry);
       });
@@ -102,10 +110,16 @@ export class FilterValues {
     }
     const words = foldName(keywords).split(' ').filter(Boolean);
     const needle = words.join(' ');
-    return rankMatches(this.journals, needle, (folded, entry) => words.every((w) => folded.includes(w) || entry.value.issn === w.toUpperCase()))
+    return rankMatches(this.journals, needle, (folded, entry) => words.every((w) => folded.includes(w) || entry.value.allIssns.has(asIssn(w))))
       .slice(0, limit)
       .map((e) => ({ journal_name: e.value.name, journal_issn: e.value.issn, docs_in_db: e.count }));
   }
+}
+
+/** A typed word as an ISSN is stored (XXXX-XXXX, upper-case X): "00070920" -> "0007-0920". */
+function asIssn(word: string): string {
+  const upper = word.toUpperCase();
+  return /^\d{7}[\dX]$/.test(upper) ? `${upper.slice(0, 4)}-${upper.slice(4)}` : upper;
 }
 
 /**

@@ -10,7 +10,7 @@
 import { basename } from 'node:path';
 import { ABSTRACT_SECTION, type ArticleInput, type ParagraphInput } from '../model.js';
 import { isoDate, type DateParts } from './dates.js';
-import { nonEmpty, normaliseDoi, normaliseIssn } from './normalise.js';
+import { distinctValid, nonEmpty, normaliseDoi, normaliseIssn } from './normalise.js';
 import type { ReadEvent } from './types.js';
 
 /** Section of paragraphs that sit directly in <body>, outside any titled <sec>. */
@@ -86,7 +86,8 @@ export function recordEvent(record: JatsRecord, file: string): ReadEvent {
     pubmed_id: pmid,
     date: publicationDate(record.dates),
     article_type: record.articleType,
-    journal_issn: journalIssn(record.issns),
+    journal_issn: journalIssns(record.issns)[0] ?? null,
+    journal_issns: journalIssns(record.issns),
     journal_name: record.journal,
     cited_by: null,
     impact_factor: null,
@@ -165,19 +166,15 @@ function pmcId(record: JatsRecord): string | null {
   return /^PMC/i.test(id) ? id.toUpperCase() : `PMC${id}`;
 }
 
-/** The electronic ISSN when there is one, else the print one, else any valid one. */
-function journalIssn(issns: JatsRecord['issns']): string | null {
+/** Every valid ISSN, distinct: the electronic one first, then print, then any other. */
+function journalIssns(issns: JatsRecord['issns']): string[] {
   const rank = (issn: JatsRecord['issns'][number]) => {
     if (issn.pubType === 'epub' || issn.format === 'electronic') return 0;
     if (issn.pubType === 'ppub' || issn.format === 'print') return 1;
     return 2;
   };
   const ranked = [...issns].sort((a, b) => rank(a) - rank(b));
-  for (const issn of ranked) {
-    const valid = normaliseIssn(issn.value);
-    if (valid) return valid;
-  }
-  return null;
+  return distinctValid(ranked.map((issn) => normaliseIssn(issn.value)));
 }
 
 /** The electronic publication date, else print, else the issue (collection) date, else any. */

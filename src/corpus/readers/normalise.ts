@@ -61,3 +61,8 @@ export function normaliseDoi(raw: string | null | undefined): string | null {
   const doi = nonEmpty(raw?.replace(/^\s*(?:doi:\s*|https?:\/\/(?:dx\.)?doi\.org\/)/i, ''));
   return doi;
 }
+
+/** The non-null values in order, each once (a journal's ISSNs, an article's types). */
+export function distinctValid(values: readonly (string | null)[]): string[] {
+  return [...new Set(values.filter((value): value is string => value !== null))];
+}

@@ -11,7 +11,7 @@
  */
 import { ABSTRACT_SECTION, type ArticleInput } from '../model.js';
 import { isoDate, medlineDateParts, type DateParts } from './dates.js';
-import { nonEmpty, normaliseDoi, normaliseIssn, slug, withLabel } from './normalise.js';
+import { distinctValid, nonEmpty, normaliseDoi, normaliseIssn, slug, withLabel } from './normalise.js';
 import type { ReadEvent, ReadOptions } from './types.js';
 import { ElementText, pathEndsWith, readXmlRecords, type XmlElement, type XmlRecordBuilder } from './xml-stream.js';
 
@@ -218,7 +218,9 @@ class PubmedBuilder implements XmlRecordBuilder {
       pubmed_id: record.pmid,
       date: (record.articleDate && isoDate(record.articleDate)) ?? (record.pubDate && isoDate(record.pubDate)),
       article_type: articleTypeOf(record.publicationTypes),
-      journal_issn: journalIssn(record),
+      article_types: articleTypesOf(record.publicationTypes),
+      journal_issn: journalIssns(record)[0] ?? null,
+      journal_issns: journalIssns(record),
       journal_name: record.journal,
       cited_by: null,
       impact_factor: null,
@@ -274,17 +276,19 @@ function authorName(author: AuthorParts): string | null {
   return nonEmpty(author.collectiveName);
 }
 
-/** The electronic ISSN when there is one, else the print one, else the linking ISSN. */
-function journalIssn(record: PubmedRecord): string | null {
+/** Every valid ISSN, distinct: the electronic one first, then print, then the linking ISSN. */
+function journalIssns(record: PubmedRecord): string[] {
   const byPreference = [
     ...record.issns.filter((issn) => issn.type === 'Electronic'),
     ...record.issns.filter((issn) => issn.type !== 'Electronic'),
   ];
-  for (const issn of byPreference) {
-    const valid = normaliseIssn(issn.value);
-    if (valid) return valid;
-  }
-  return normaliseIssn(record.linkingIssn);
+  return distinctValid([...byPreference.map((issn) => normaliseIssn(issn.value)), normaliseIssn(record.linkingIssn)]);
+}
+
+/** Every publication type as a slug, the primary one (articleTypeOf) first. */
+export function articleTypesOf(publicationTypes: readonly string[]): string[] {
+  const all = publicationTypes.map((type) => type.trim()).filter(Boolean).map(slug);
+  return distinctValid([articleTypeOf(publicationTypes), ...all]);
 }
 
 /**

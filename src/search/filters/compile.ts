@@ -10,10 +10,9 @@
 import type { LoadedSegment } from '../snapshot.js';
 import { expandToParagraphs } from '../snapshot.js';
 import type { Segment } from '../segment/reader.js';
-import { NO_VALUE } from '../segment/reader.js';
 import { NO_MORE_DOCS, PostingsCursor } from '../segment/postings.js';
 import { Bitset } from './bitset.js';
-import { foldName, hasMetadataFilter, hasTextFilter, type FilterSpec } from '../query/filter-spec.js';
+import { foldName, hasMetadataFilter, hasTextFilter, typeKey, type FilterSpec } from '../query/filter-spec.js';
 
 export interface SegmentFilter {
   /** Paragraphs a search may return; null = every paragraph. */
@@ -38,7 +37,7 @@ export function compileSegmentFilter(loaded: LoadedSegment, spec: FilterSpec): S
 
 function metadataArticles(segment: Segment, spec: FilterSpec): Bitset {
   const count = segment.articleCount;
-  const wantedTypes = spec.articleTypes.length > 0 ? matchingIds(segment.types.size, (i) => spec.articleTypes.includes(segment.types.get(i).trim().toLowerCase())) : null;
+  const wantedTypes = spec.articleTypes.length > 0 ? matchingIds(segment.types.size, (i) => spec.articleTypes.includes(typeKey(segment.types.get(i)))) : null;
   const wantedJournals = spec.journals.length > 0 ? matchingIds(segment.journals.size, (i) => spec.journals.includes(segment.journals.get(i))) : null;
   const wantedAuthors = spec.authors.length > 0 ? matchingIds(segment.authors.size, (i) => spec.authors.includes(foldName(segment.authors.get(i)))) : null;
   const from = spec.dateFrom ?? -Infinity;
@@ -47,11 +46,8 @@ function metadataArticles(segment: Segment, spec: FilterSpec): Bitset {
 
   const result = new Bitset(count);
   for (let a = 0; a < count; a++) {
-    if (wantedTypes && !wantedTypes.has(segment.articleType[a]!)) continue;
-    if (wantedJournals) {
-      const journal = segment.articleJournal[a]!;
-      if (journal === NO_VALUE || !wantedJournals.has(journal)) continue;
-    }
+    if (wantedTypes && !segment.articleTypes(a).some((id) => wantedTypes.has(id))) continue;
+    if (wantedJournals && !segment.articleIssns(a).some((id) => wantedJournals.has(id))) continue;
     if (checkDate) {
       const date = segment.articleDate[a]!;
       if (date < 0 || date < from || date > to) continue;

@@ -75,7 +75,7 @@ export function compileFilterSpec(input: FilterInput): FilterSpec {
   const spec: FilterSpec = {
     topics: termGroups(input.topics, 'topics'),
     regions: termGroups(input.regions, 'regions'),
-    articleTypes: distinct((input.article_types ?? []).map((t) => t.trim().toLowerCase())),
+    articleTypes: distinct((input.article_types ?? []).map(typeKey)),
     authors: distinct((input.authors ?? []).map(foldName)),
     journals: distinct(input.journals ?? []),
     dateFrom: dateBound(input.date_from, 'date_from'),
@@ -105,4 +105,13 @@ export function filterKey(spec: FilterSpec): string {
     spec.dateFrom,
     spec.dateTo,
   ]);
+}
+
+/**
+ * The form article types are compared in: lower case, runs of other characters
+ * as one hyphen, so "Randomized Controlled Trial" matches the stored slug
+ * "randomized-controlled-trial" and "review-article" stays itself.
+ */
+export function typeKey(type: string): string {
+  return type.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '-').replace(/^-+|-+$/g, '');
 }

@@ -23,8 +23,11 @@
  * frequencies minus one, each frame-of-reference bit-packed at its width.
  */
 export const MAGIC = 'LITSEG01';
-/** Version 2: bit-packed blocks, title postings per article. Version 1 (variable-byte) is refused. */
-export const FORMAT_VERSION = 2;
+/**
+ * Version 3: every ISSN and every type of an article (article.issn*, article.type* offset/id columns).
+ * Version 2: bit-packed blocks, title postings per article. Older versions are refused.
+ */
+export const FORMAT_VERSION = 3;
 export const BLOCK_SIZE = 128;
 export const PREAMBLE_BYTES = 16;
 

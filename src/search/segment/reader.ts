@@ -48,6 +48,10 @@ export class Segment {
   readonly articleDate: Int32Array;
   readonly articleType: Uint32Array;
   readonly articleJournal: Uint32Array;
+  readonly articleIssnOffsets: Uint32Array;
+  readonly articleIssnIds: Uint32Array;
+  readonly articleTypeOffsets: Uint32Array;
+  readonly articleTypeIds: Uint32Array;
   readonly articleAuthorOffsets: Uint32Array;
   readonly articleAuthorIds: Uint32Array;
   readonly types: StringTable;
@@ -98,6 +102,10 @@ export class Segment {
     this.articleDate = view('article.date') as Int32Array;
     this.articleType = view('article.type') as Uint32Array;
     this.articleJournal = view('article.journal') as Uint32Array;
+    this.articleIssnOffsets = view('article.issnOffsets') as Uint32Array;
+    this.articleIssnIds = view('article.issnIds') as Uint32Array;
+    this.articleTypeOffsets = view('article.typeOffsets') as Uint32Array;
+    this.articleTypeIds = view('article.typeIds') as Uint32Array;
     this.articleAuthorOffsets = view('article.authorOffsets') as Uint32Array;
     this.articleAuthorIds = view('article.authorIds') as Uint32Array;
     this.types = table('types');
@@ -164,6 +172,16 @@ export class Segment {
 
   article(ordinal: number): StoredArticle {
     return unpack(this.articleRecords.raw(ordinal)) as StoredArticle;
+  }
+
+  /** Journal table ids of every ISSN of an article, the primary first. */
+  articleIssns(ordinal: number): number[] {
+    return Array.from(this.articleIssnIds.subarray(this.articleIssnOffsets[ordinal]!, this.articleIssnOffsets[ordinal + 1]!));
+  }
+
+  /** Type table ids of every type of an article, the primary first. */
+  articleTypes(ordinal: number): number[] {
+    return Array.from(this.articleTypeIds.subarray(this.articleTypeOffsets[ordinal]!, this.articleTypeOffsets[ordinal + 1]!));
   }
 
   articleAuthors(ordinal: number): number[] {

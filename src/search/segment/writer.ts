@@ -41,6 +41,11 @@ export class SegmentBuilder {
   private readonly articleDate = new GrowableUint32();
   private readonly articleType = new GrowableUint32();
   private readonly articleJournal = new GrowableUint32();
+  /** Every ISSN and every type of each article (the columns above hold the primary one). */
+  private readonly articleIssnOffsets = new GrowableUint32();
+  private readonly articleIssnIds = new GrowableUint32();
+  private readonly articleTypeOffsets = new GrowableUint32();
+  private readonly articleTypeIds = new GrowableUint32();
   private readonly articleAuthorOffsets = new GrowableUint32();
   private readonly articleAuthorIds = new GrowableUint32();
   private readonly types = new StringTableBuilder();
@@ -53,6 +58,8 @@ export class SegmentBuilder {
     this.articleFirstParagraph.push(0);
     this.articleRecordOffsets.push(0);
     this.articleAuthorOffsets.push(0);
+    this.articleIssnOffsets.push(0);
+    this.articleTypeOffsets.push(0);
   }
 
   get paragraphCount(): number {
@@ -100,16 +107,23 @@ export class SegmentBuilder {
     this.articleRecordOffsets.push(this.articleRecords.length);
     this.articleDate.push(article.date === null ? NO_VALUE : Number(article.date.replaceAll('-', '')));
     this.articleType.push(this.types.intern(article.article_type));
-    if (article.journal_issn === null) {
-      this.articleJournal.push(NO_VALUE);
-    } else {
-      const journal = this.journals.intern(article.journal_issn);
-      if (journal === this.journalNames.length) this.journalNames.push(article.journal_name ?? '');
-      this.articleJournal.push(journal);
+    this.articleJournal.push(article.journal_issn === null ? NO_VALUE : this.internJournal(article.journal_issn, article.journal_name));
+    for (const issn of new Set([...(article.journal_issn === null ? [] : [article.journal_issn]), ...(article.journal_issns ?? [])])) {
+      this.articleIssnIds.push(this.internJournal(issn, article.journal_name));
     }
+    this.articleIssnOffsets.push(this.articleIssnIds.length);
+    for (const type of new Set([article.article_type, ...(article.article_types ?? [])])) this.articleTypeIds.push(this.types.intern(type));
+    this.articleTypeOffsets.push(this.articleTypeIds.length);
     for (const author of new Set(article.authors)) this.articleAuthorIds.push(this.authors.intern(author));
     this.articleAuthorOffsets.push(this.articleAuthorIds.length);
     this.articleIds.append(article.article_id);
+  }
+
+  /** The journal table id of an ISSN; the first name seen for it is the journal's name. */
+  private internJournal(issn: string, name: string | null): number {
+    const journal = this.journals.intern(issn);
+    if (journal === this.journalNames.length) this.journalNames.push(name ?? '');
+    return journal;
   }
 
   /** Writes the segment file and fsyncs it. The caller publishes it through the manifest. */
@@ -145,6 +159,10 @@ export class SegmentBuilder {
       ['article.date', new Int32Array(this.articleDate.view().buffer, 0, this.articleDate.length)],
       ['article.type', this.articleType.view()],
       ['article.journal', this.articleJournal.view()],
+      ['article.issnOffsets', this.articleIssnOffsets.view()],
+      ['article.issnIds', this.articleIssnIds.view()],
+      ['article.typeOffsets', this.articleTypeOffsets.view()],
+      ['article.typeIds', this.articleTypeIds.view()],
       ['article.authorOffsets', this.articleAuthorOffsets.view()],
       ['article.authorIds', this.articleAuthorIds.view()],
       ['types.bytes', this.types.bytes.view()],
