@@ -17,6 +17,7 @@ import {
   readManifestOrEmpty,
   removeUnreferenced,
   segmentFile,
+  storedFile,
   type Manifest,
   type SegmentEntry,
 } from './manifest.js';
@@ -121,6 +122,7 @@ export class IndexWriter {
     if (this.builder.articleCount === 0) return;
     const name = this.nextSegmentName;
     const header = await this.builder.write(segmentFile(this.dir, name));
+    await this.builder.stored.write(storedFile(this.dir, name));
     const pending: PendingSegment = {
       entry: { name, paragraphs: header.paragraphs, articles: header.articles, deletions: null, deletedArticles: 0 },
       deleted: null,

@@ -5,14 +5,18 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Segment } from './segment/reader.js';
+import { openStoredFields } from './stored/open.js';
+import type { StoredFields } from './stored/reader.js';
 import { FIELDS, type FieldName } from './segment/format.js';
 import { Bitset } from './filters/bitset.js';
-import { readManifest, segmentFile, type Manifest } from './manifest.js';
+import { readManifest, segmentFile, storedFile, type Manifest } from './manifest.js';
 import type { CollectionStats } from './scoring/bm25.js';
 
 export interface LoadedSegment {
   name: string;
   segment: Segment;
+  /** Pre-rendered JSON of the segment's articles and paragraphs, read from its file on demand. */
+  stored: StoredFields;
   /** Live (not replaced) articles, or null when every article is live. */
   liveArticles: Bitset | null;
   /** Live paragraphs, derived from liveArticles; null when every paragraph is live. */
@@ -32,13 +36,19 @@ export class IndexSnapshot {
     const segments = await Promise.all(
       manifest.segments.map(async (entry): Promise<LoadedSegment> => {
         const segment = await Segment.load(segmentFile(dir, entry.name));
-        if (entry.deletions === null) return { name: entry.name, segment, liveArticles: null, liveParagraphs: null };
+        const stored = openStoredFields(storedFile(dir, entry.name), segment);
+        if (entry.deletions === null) return { name: entry.name, segment, stored, liveArticles: null, liveParagraphs: null };
         const deleted = Bitset.fromBytes(segment.articleCount, await readFile(path.join(dir, entry.deletions)));
         const liveArticles = Bitset.full(segment.articleCount).andNot(deleted);
-        return { name: entry.name, segment, liveArticles, liveParagraphs: expandToParagraphs(segment, liveArticles) };
+        return { name: entry.name, segment, stored, liveArticles, liveParagraphs: expandToParagraphs(segment, liveArticles) };
       }),
     );
     return new IndexSnapshot(dir, manifest, segments, collectionStats(segments.map((s) => s.segment)));
+  }
+
+  /** Closes the stored-fields files (the segments themselves are plain memory). */
+  close(): void {
+    for (const { stored } of this.segments) stored.close();
   }
 
   get paragraphCount(): number {

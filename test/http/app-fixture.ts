@@ -61,6 +61,8 @@ export interface FixtureOptions {
   auth?: object | null;
   /** Extra settings as command-line flags, e.g. ['--rate-limit', '5']. */
   flags?: string[];
+  /** Cut the index into segments of about this size (default: one segment). */
+  maxSegmentBytes?: number;
 }
 
 export interface Fixture {
@@ -76,7 +78,7 @@ export async function fixtureApp(articles = FIXTURE_ARTICLES, models: FixtureMod
   const { dir, cleanup } = await tempDir();
   const indexDir = path.join(dir, 'index');
   const dataDir = path.join(dir, 'data');
-  await writeIndex(indexDir, articles);
+  await writeIndex(indexDir, articles, options.maxSegmentBytes);
   const config = loadConfig(['--index', indexDir, '--data', dataDir, '--search-threads', '0', '--rate-limit', '0', ...(options.flags ?? [])], {});
   const searcher = await Searcher.open(indexDir, searcherOptionsOf(config));
   const library = new Library(searcher);

@@ -39,7 +39,7 @@ async function contents(dir: string) {
     const rounds = new Set<string>();
     for (const hit of await searcher.search('shared', 1000, all)) {
       // Shared paragraphs start with the round that wrote them.
-      rounds.add(searcher.snapshot.segments[hit.segment]!.segment.paragraphText.get(hit.paragraph).split(' ')[0]!);
+      rounds.add(searcher.snapshot.segments[hit.segment]!.stored.paragraphText(hit.paragraph).split(' ')[0]!);
     }
     return { articles: searcher.countArticles(all), sharedRounds: [...rounds] };
   } finally {

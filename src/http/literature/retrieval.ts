@@ -7,6 +7,9 @@ import type { FilterInput } from '../../search/query/filter-spec.js';
 
 export const NO_DOCUMENT_MESSAGE = 'No document found. Modify the filters or the query and try again.';
 
+/** What fastify sends with a body its serialiser wrote. */
+const JSON_TYPE = 'application/json; charset=utf-8';
+
 const errors = { 404: errorResponseSchema, 413: errorResponseSchema, 422: errorResponseSchema };
 
 export const retrievalRoutes: FastifyPluginAsync<LiteratureServices> = async (app, { searcher, library, config }) => {
@@ -32,11 +35,12 @@ export const retrievalRoutes: FastifyPluginAsync<LiteratureServices> = async (ap
           response: { 200: { type: 'array', items: contextMetadataSchema }, ...errors },
         },
       },
-      async (request) => {
+      async (request, reply) => {
         const { query, retriever_k, ...filters } = request.query;
         const hits = await searcher.search(query, retriever_k, filtersOf(filters));
         if (hits.length === 0) throw new ApiError(404, ErrorCode.NO_DOCUMENTS, NO_DOCUMENT_MESSAGE);
-        return hits.map((hit, rank) => library.contextMetadata(hit, rank, null));
+        // Bytes the response schema would produce, copied from the stored fragments (no serialiser pass).
+        return reply.type(JSON_TYPE).send(library.contextsJson(hits));
       },
     );
   }
@@ -93,17 +97,12 @@ export const retrievalRoutes: FastifyPluginAsync<LiteratureServices> = async (ap
         },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const { number_results, size, page, sort_by_date, ...filters } = request.query;
       const articles = searcher.listArticles(filtersOf(filters), number_results, sort_by_date);
-      const pageItems = articles.slice((page - 1) * size, page * size);
-      return {
-        items: pageItems.map((hit) => library.articleMetadata(hit)),
-        total: articles.length,
-        page,
-        size,
-        pages: Math.ceil(articles.length / size),
-      };
+      const items = articles.slice((page - 1) * size, page * size);
+      const body = library.listingJson({ items, total: articles.length, page, size, pages: Math.ceil(articles.length / size) });
+      return reply.type(JSON_TYPE).send(body);
     },
   );
 };
