@@ -34,9 +34,16 @@ export function contextsJson(segments: readonly LoadedSegment[], hits: readonly 
   hits.forEach((hit, i) => {
     if (i > 0) body[at++] = COMMA;
     body[at++] = OPEN_OBJECT;
-    at = copies.copy(hit.segment, articles[i]!, at);
-    body[at++] = COMMA;
-    at = segments[hit.segment]!.stored.copyParagraph(hit.paragraph, body, at);
+    const { stored } = segments[hit.segment]!;
+    const paragraphAt = at + stored.articleLength(articles[i]!) + 1;
+    if (!copies.copyWritten(hit.segment, articles[i]!, at)) {
+      copies.remember(hit.segment, articles[i]!, at);
+      stored.copyArticleAndParagraph(articles[i]!, hit.paragraph, body, at, paragraphAt);
+    } else {
+      stored.copyParagraph(hit.paragraph, body, paragraphAt);
+    }
+    body[paragraphAt - 1] = COMMA;
+    at = paragraphAt + stored.paragraphLength(hit.paragraph);
     at += body.write(tails[i]!, at, 'latin1');
   });
   body[at++] = CLOSE_ARRAY;
@@ -71,12 +78,26 @@ class ArticleCopies {
     private readonly body: Buffer,
   ) {}
 
+  private key(segment: number, article: number): number {
+    return segment * 0x1_0000_0000 + article;
+  }
+
+  remember(segment: number, article: number, at: number): void {
+    this.written.set(this.key(segment, article), at);
+  }
+
+  /** Copies the article to `at` from where the body already holds it; false when it does not yet. */
+  copyWritten(segment: number, article: number, at: number): boolean {
+    const previous = this.written.get(this.key(segment, article));
+    if (previous === undefined) return false;
+    this.body.copy(this.body, at, previous, previous + this.segments[segment]!.stored.articleLength(article));
+    return true;
+  }
+
   copy(segment: number, article: number, at: number): number {
-    const key = segment * 0x1_0000_0000 + article;
-    const previous = this.written.get(key);
     const { stored } = this.segments[segment]!;
-    if (previous !== undefined) return at + this.body.copy(this.body, at, previous, previous + stored.articleLength(article));
-    this.written.set(key, at);
+    if (this.copyWritten(segment, article, at)) return at + stored.articleLength(article);
+    this.remember(segment, article, at);
     return stored.copyArticle(article, this.body, at);
   }
 }

@@ -20,7 +20,7 @@ function edgeString(rand: () => number, length: number): string {
 }
 
 /** The serialiser switches strategy at 8, 42 and 5000 characters: lengths around each. */
-const LENGTHS = [0, 1, 7, 8, 9, 41, 42, 43, 200, 4999, 5000, 5001, 12000];
+const LENGTHS = [0, 1, 7, 8, 9, 41, 42, 43, 200, 4999, 5000, 5001, 6000];
 
 export function edgeCaseCorpus(count: number, seed: number): ArticleInput[] {
   const rand = random(seed);

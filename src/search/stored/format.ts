@@ -5,16 +5,18 @@
  *   [preamble: magic "LITSTORE", u32 version, u32 compression, u32 articles,
  *    u32 paragraphs, u32 chunk size, u32 chunks, f64 data length,
  *    u32 CRC-32 of the tables, u32 reserved]                        48 bytes
- *   [article offsets: f64 × (articles + 1)]       into the logical data stream
- *   [paragraph offsets: f64 × (paragraphs + 1)]   into the logical data stream
- *   [chunk offsets: f64 × (chunks + 1)]           file offsets (compressed only)
- *   [data]
+ *   [article starts: f64 × articles][paragraph starts: f64 × paragraphs]
+ *   [chunk offsets: f64 × (chunks + 1), compressed only: file positions]
+ *   [article lengths: u32 × articles][paragraph lengths: u32 × paragraphs]
+ *   [padding to 8][data]
  *
- * The logical data stream is every article fragment in ordinal order, then
- * every paragraph fragment. Uncompressed, the data is that stream as is;
- * compressed, it is cut into chunks of `chunk size` logical bytes, each
- * deflated on its own, so one fragment costs at most a couple of inflates.
- * Offsets are f64 (exact integers to 2^53), so a segment is not limited to 4 GiB.
+ * Starts and lengths address the logical data stream, which holds each
+ * article's fragment followed by the fragments of its paragraphs, article
+ * after article: a hit's article and paragraph are usually one read apart.
+ * Uncompressed, the data is that stream as is; compressed, it is cut into
+ * chunks of `chunk size` logical bytes, each deflated on its own, so one
+ * fragment costs at most a couple of inflates.
+ * Starts are f64 (exact integers to 2^53), so a segment is not limited to 4 GiB.
  */
 export const STORED_MAGIC = 'LITSTORE';
 export const STORED_FORMAT_VERSION = 1;
@@ -36,10 +38,20 @@ export interface StoredHeader {
   tablesCrc: number;
 }
 
-/** Byte size of the offset tables that follow the preamble. */
-export function tablesBytes(header: Pick<StoredHeader, 'articles' | 'paragraphs' | 'chunks' | 'compression'>): number {
-  const chunkOffsets = header.compression === 'none' ? 0 : header.chunks + 1;
-  return 8 * (header.articles + 1 + header.paragraphs + 1 + chunkOffsets);
+export interface TablesLayout {
+  /** Entries of the f64 part: article starts, paragraph starts, chunk offsets. */
+  f64Entries: number;
+  /** Entries of the u32 part: article lengths, paragraph lengths. */
+  u32Entries: number;
+  /** Bytes of both parts, padded to 8. */
+  bytes: number;
+}
+
+/** Sizes of the tables that follow the preamble. */
+export function tablesLayout(header: Pick<StoredHeader, 'articles' | 'paragraphs' | 'chunks' | 'compression'>): TablesLayout {
+  const f64Entries = header.articles + header.paragraphs + (header.compression === 'none' ? 0 : header.chunks + 1);
+  const u32Entries = header.articles + header.paragraphs;
+  return { f64Entries, u32Entries, bytes: 8 * f64Entries + ((4 * u32Entries + 7) & ~7) };
 }
 
 export function encodePreamble(header: StoredHeader): Buffer {

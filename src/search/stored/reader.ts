@@ -11,36 +11,46 @@ import {
   STORED_PREAMBLE_BYTES,
   StoredFormatError,
   decodePreamble,
-  tablesBytes,
+  tablesLayout,
   type StoredHeader,
 } from './format.js';
 
 /** Inflated chunks kept, when the file is compressed (the cache is per file). */
 export const DEFAULT_CHUNK_CACHE_BYTES = 8 * 1024 * 1024;
 
+/** Longest span read at once for a hit's article and paragraph; farther apart, they are read separately. */
+const MAX_JOINT_READ = 64 * 1024;
+
 export class StoredFields {
   private fd: number;
-  /** Logical offsets: articles 0..A, then paragraphs at `paragraphBase`. */
-  private readonly offsets: Float64Array;
-  private readonly paragraphBase: number;
+  private readonly articleStarts: Float64Array;
+  private readonly paragraphStarts: Float64Array;
   private readonly chunkOffsets: Float64Array;
+  private readonly articleLengths: Uint32Array;
+  private readonly paragraphLengths: Uint32Array;
   private readonly dataStart: number;
   private readonly chunkCache = new Map<number, Buffer>();
   private readonly maxCachedChunks: number;
+  private scratch = Buffer.alloc(0);
 
   private constructor(
     readonly file: string,
     fd: number,
     readonly header: StoredHeader,
-    tables: Float64Array,
+    tables: Buffer,
     chunkCacheBytes: number,
   ) {
     this.fd = fd;
-    const offsetCount = header.articles + 1 + header.paragraphs + 1;
-    this.offsets = tables.subarray(0, offsetCount);
-    this.paragraphBase = header.articles + 1;
-    this.chunkOffsets = tables.subarray(offsetCount);
-    this.dataStart = STORED_PREAMBLE_BYTES + tables.byteLength;
+    const { articles, paragraphs } = header;
+    const layout = tablesLayout(header);
+    const f64 = new Float64Array(tables.buffer, tables.byteOffset, layout.f64Entries);
+    const u32 = new Uint32Array(tables.buffer, tables.byteOffset + 8 * layout.f64Entries, layout.u32Entries);
+    this.articleStarts = f64.subarray(0, articles);
+    this.paragraphStarts = f64.subarray(articles, articles + paragraphs);
+    this.chunkOffsets = f64.subarray(articles + paragraphs);
+    this.articleLengths = u32.subarray(0, articles);
+    this.paragraphLengths = u32.subarray(articles);
+    this.dataStart = STORED_PREAMBLE_BYTES + layout.bytes;
     this.maxCachedChunks = Math.max(1, Math.floor(chunkCacheBytes / Math.max(1, header.chunkSize)));
   }
 
@@ -48,15 +58,14 @@ export class StoredFields {
     const fd = openSync(file, 'r');
     try {
       const size = fstatSync(fd).size;
-      const preamble = Buffer.alloc(STORED_PREAMBLE_BYTES);
-      readFully(fd, file, preamble, 0, Math.min(size, STORED_PREAMBLE_BYTES), 0);
-      const header = decodePreamble(preamble.subarray(0, Math.min(size, STORED_PREAMBLE_BYTES)), file);
-      const tableBytes = tablesBytes(header);
-      if (STORED_PREAMBLE_BYTES + tableBytes > size) throw new StoredFormatError(`${file} is truncated (its offset tables end past the file)`);
-      const tables = new Float64Array(tableBytes / 8);
-      const tableView = Buffer.from(tables.buffer);
-      readFully(fd, file, tableView, 0, tableBytes, STORED_PREAMBLE_BYTES);
-      if (crc32(tableView) !== header.tablesCrc) throw new StoredFormatError(`${file} is damaged (offset table checksum mismatch)`);
+      const preamble = Buffer.alloc(Math.min(size, STORED_PREAMBLE_BYTES));
+      readFully(fd, file, preamble, 0, preamble.length, 0);
+      const header = decodePreamble(preamble, file);
+      const { bytes } = tablesLayout(header);
+      if (STORED_PREAMBLE_BYTES + bytes > size) throw new StoredFormatError(`${file} is truncated (its tables end past the file)`);
+      const tables = Buffer.alloc(bytes);
+      readFully(fd, file, tables, 0, bytes, STORED_PREAMBLE_BYTES);
+      if (crc32(tables) !== header.tablesCrc) throw new StoredFormatError(`${file} is damaged (table checksum mismatch)`);
       const stored = new StoredFields(file, fd, header, tables, options.chunkCacheBytes ?? DEFAULT_CHUNK_CACHE_BYTES);
       stored.checkLayout(size);
       return stored;
@@ -66,14 +75,17 @@ export class StoredFields {
     }
   }
 
+  /** Every fragment inside the data, and the fragments' bytes adding up to it; the file as long as its tables say. */
   private checkLayout(fileSize: number): void {
-    const { header, offsets, file } = this;
-    for (let i = 1; i < offsets.length; i++) {
-      if (!(offsets[i]! >= offsets[i - 1]!)) throw new StoredFormatError(`${file} is damaged (fragment offsets decrease at ${i})`);
+    const { header, file } = this;
+    let total = 0;
+    for (const [starts, lengths] of [[this.articleStarts, this.articleLengths], [this.paragraphStarts, this.paragraphLengths]] as const) {
+      for (let i = 0; i < starts.length; i++) {
+        if (!(starts[i]! >= 0 && starts[i]! + lengths[i]! <= header.dataLength)) throw new StoredFormatError(`${file} is damaged (fragment ${i} lies outside the data)`);
+        total += lengths[i]!;
+      }
     }
-    if (offsets[0] !== 0 || offsets[header.articles] !== offsets[this.paragraphBase] || offsets[offsets.length - 1] !== header.dataLength) {
-      throw new StoredFormatError(`${file} is damaged (fragment offsets do not cover the data)`);
-    }
+    if (total !== header.dataLength) throw new StoredFormatError(`${file} is damaged (fragments hold ${total} of ${header.dataLength} bytes)`);
     if (header.compression === 'none') {
       if (this.dataStart + header.dataLength !== fileSize) {
         throw new StoredFormatError(`${file} is ${fileSize} bytes, expected ${this.dataStart + header.dataLength} (truncated or damaged)`);
@@ -101,22 +113,42 @@ export class StoredFields {
   }
 
   articleLength(article: number): number {
-    return this.offsets[article + 1]! - this.offsets[article]!;
+    return this.articleLengths[article]!;
   }
 
   paragraphLength(paragraph: number): number {
-    const i = this.paragraphBase + paragraph;
-    return this.offsets[i + 1]! - this.offsets[i]!;
+    return this.paragraphLengths[paragraph]!;
   }
 
   /** Copies an article's fragment into `target` at `at`; returns the position after it. */
   copyArticle(article: number, target: Buffer, at: number): number {
-    return this.copyRange(this.offsets[article]!, this.offsets[article + 1]!, target, at);
+    return this.copyRange(this.articleStarts[article]!, this.articleLengths[article]!, target, at);
   }
 
   copyParagraph(paragraph: number, target: Buffer, at: number): number {
-    const i = this.paragraphBase + paragraph;
-    return this.copyRange(this.offsets[i]!, this.offsets[i + 1]!, target, at);
+    return this.copyRange(this.paragraphStarts[paragraph]!, this.paragraphLengths[paragraph]!, target, at);
+  }
+
+  /**
+   * Copies an article's fragment to `articleAt` and one of its paragraphs' to
+   * `paragraphAt`. The paragraph follows its article in the file, so when they
+   * are close this is one read instead of two (reads, not bytes, are the cost).
+   */
+  copyArticleAndParagraph(article: number, paragraph: number, target: Buffer, articleAt: number, paragraphAt: number): void {
+    const articleStart = this.articleStarts[article]!;
+    const paragraphStart = this.paragraphStarts[paragraph]!;
+    const articleLength = this.articleLengths[article]!;
+    const paragraphLength = this.paragraphLengths[paragraph]!;
+    const span = paragraphStart + paragraphLength - articleStart;
+    if (this.header.compression !== 'none' || paragraphStart < articleStart || span > MAX_JOINT_READ) {
+      this.copyArticle(article, target, articleAt);
+      this.copyParagraph(paragraph, target, paragraphAt);
+      return;
+    }
+    if (this.scratch.length < span) this.scratch = Buffer.allocUnsafe(MAX_JOINT_READ);
+    readFully(this.fd, this.file, this.scratch, 0, span, this.dataStart + articleStart);
+    this.scratch.copy(target, articleAt, 0, articleLength);
+    this.scratch.copy(target, paragraphAt, paragraphStart - articleStart, span);
   }
 
   articleJson(article: number): string {
@@ -136,10 +168,11 @@ export class StoredFields {
     return (JSON.parse(`{${this.paragraphJson(paragraph)}}`) as { paragraph: string }).paragraph;
   }
 
-  private copyRange(start: number, end: number, target: Buffer, at: number): number {
+  private copyRange(start: number, length: number, target: Buffer, at: number): number {
+    const end = start + length;
     if (this.header.compression === 'none') {
-      readFully(this.fd, this.file, target, at, end - start, this.dataStart + start);
-      return at + end - start;
+      readFully(this.fd, this.file, target, at, length, this.dataStart + start);
+      return at + length;
     }
     const size = this.header.chunkSize;
     for (let c = Math.floor(start / size); c * size < end; c++) {

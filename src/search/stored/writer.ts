@@ -7,61 +7,70 @@ import { crc32, deflateSync } from 'node:zlib';
 import type { ArticleInput } from '../../corpus/model.js';
 import { GrowableBytes } from '../segment/growable.js';
 import { renderArticle, renderParagraph } from './render.js';
-import { STORED_FORMAT_VERSION, STORED_PREAMBLE_BYTES, encodePreamble, type StoredCompression, type StoredHeader } from './format.js';
+import { STORED_FORMAT_VERSION, STORED_PREAMBLE_BYTES, encodePreamble, tablesLayout, type StoredCompression, type StoredHeader } from './format.js';
 
 /** Logical bytes per compressed chunk: small enough that one inflate costs tens of µs. */
 export const DEFAULT_CHUNK_SIZE = 16 * 1024;
 
 export class StoredFieldsBuilder {
-  private readonly articles = new GrowableBytes(1 << 20);
-  private readonly paragraphs = new GrowableBytes(1 << 20);
-  private readonly articleEnds: number[] = [];
-  private readonly paragraphEnds: number[] = [];
+  private readonly stream = new GrowableBytes(1 << 20);
+  private readonly articleStarts: number[] = [];
+  private readonly articleLengths: number[] = [];
+  private readonly paragraphStarts: number[] = [];
+  private readonly paragraphLengths: number[] = [];
 
   /** Bytes held, for the segment size bound of ingestion. */
   get approximateBytes(): number {
-    return this.articles.length + this.paragraphs.length;
+    return this.stream.length;
+  }
+
+  private append(fragment: string, starts: number[], lengths: number[]): void {
+    const bytes = Buffer.from(fragment, 'utf8');
+    starts.push(this.stream.length);
+    lengths.push(bytes.length);
+    this.stream.pushBytes(bytes);
   }
 
   addArticle(article: ArticleInput): void {
-    this.articles.pushBytes(Buffer.from(renderArticle(article), 'utf8'));
-    this.articleEnds.push(this.articles.length);
+    this.append(renderArticle(article), this.articleStarts, this.articleLengths);
     for (let position = 0; position < article.paragraphs.length; position++) {
-      this.paragraphs.pushBytes(Buffer.from(renderParagraph(article, position), 'utf8'));
-      this.paragraphEnds.push(this.paragraphs.length);
+      this.append(renderParagraph(article, position), this.paragraphStarts, this.paragraphLengths);
     }
   }
 
   /** Writes the file and fsyncs it; the caller publishes it with its segment. */
   async write(file: string, compression: StoredCompression = 'none', chunkSize = DEFAULT_CHUNK_SIZE): Promise<void> {
-    const articleBytes = this.articles.view();
-    const offsets = new Float64Array(this.articleEnds.length + 1 + this.paragraphEnds.length + 1);
-    this.articleEnds.forEach((end, i) => (offsets[i + 1] = end));
-    const paragraphBase = this.articleEnds.length + 1;
-    offsets[paragraphBase] = articleBytes.length;
-    this.paragraphEnds.forEach((end, i) => (offsets[paragraphBase + i + 1] = articleBytes.length + end));
-    const dataLength = articleBytes.length + this.paragraphs.length;
-
-    let data: Uint8Array[] = [articleBytes, this.paragraphs.view()];
-    let chunkOffsets = new Float64Array(0);
-    if (compression === 'deflate') {
-      data = deflateChunks(Buffer.concat(data), chunkSize);
-      // Chunk offsets are file positions, so they start past the preamble and the tables.
-      chunkOffsets = new Float64Array(data.length + 1);
-      chunkOffsets[0] = STORED_PREAMBLE_BYTES + offsets.byteLength + chunkOffsets.byteLength;
-      data.forEach((chunk, c) => (chunkOffsets[c + 1] = chunkOffsets[c]! + chunk.length));
-    }
-    const tables = Buffer.concat([bytesOf(offsets), bytesOf(chunkOffsets)]);
+    const stream = this.stream.view();
+    const data = compression === 'deflate' ? deflateChunks(stream, chunkSize) : [stream];
     const header: StoredHeader = {
       version: STORED_FORMAT_VERSION,
       compression,
-      articles: this.articleEnds.length,
-      paragraphs: this.paragraphEnds.length,
+      articles: this.articleStarts.length,
+      paragraphs: this.paragraphStarts.length,
       chunkSize: compression === 'none' ? 0 : chunkSize,
       chunks: compression === 'none' ? 0 : data.length,
-      dataLength,
-      tablesCrc: crc32(tables),
+      dataLength: stream.length,
+      tablesCrc: 0,
     };
+    const layout = tablesLayout(header);
+    const tables = Buffer.alloc(layout.bytes);
+    const starts = new Float64Array(tables.buffer, tables.byteOffset, layout.f64Entries);
+    starts.set(this.articleStarts);
+    starts.set(this.paragraphStarts, header.articles);
+    if (compression === 'deflate') {
+      // Chunk offsets are file positions: the data starts after the preamble and the tables.
+      let position = STORED_PREAMBLE_BYTES + layout.bytes;
+      data.forEach((chunk, c) => {
+        starts[header.articles + header.paragraphs + c] = position;
+        position += chunk.length;
+      });
+      starts[layout.f64Entries - 1] = position;
+    }
+    const lengths = new Uint32Array(tables.buffer, tables.byteOffset + 8 * layout.f64Entries, layout.u32Entries);
+    lengths.set(this.articleLengths);
+    lengths.set(this.paragraphLengths, header.articles);
+    header.tablesCrc = crc32(tables);
+
     const handle = await open(file, 'wx');
     try {
       await handle.write(encodePreamble(header));
@@ -74,12 +83,8 @@ export class StoredFieldsBuilder {
   }
 }
 
-function bytesOf(array: Float64Array): Buffer {
-  return Buffer.from(array.buffer, array.byteOffset, array.byteLength);
-}
-
 /** Cuts the logical stream into chunks of `chunkSize` bytes, each deflated on its own. */
-function deflateChunks(stream: Buffer, chunkSize: number): Buffer[] {
+function deflateChunks(stream: Uint8Array, chunkSize: number): Buffer[] {
   const chunks: Buffer[] = [];
   for (let start = 0; start < stream.length; start += chunkSize) chunks.push(deflateSync(stream.subarray(start, start + chunkSize)));
   return chunks;
