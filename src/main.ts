@@ -1,7 +1,7 @@
 /**
  * The one command-line entry: `serve` (default), `ingest` and `eval`.
  *   npm start -- [--port N --host H --index DIR ...]      (see --help)
- *   npm run ingest -- --input PATH [PATH...] --index DIR [--format F]
+ *   npm run ingest -- --input PATH [PATH...] --index DIR [--format F] [--stored-compression none|deflate]
  *   npm run eval -- --corpus F --queries F --qrels F [--k1 X --b X --title-weight X]
  */
 import { existsSync } from 'node:fs';
@@ -15,6 +15,7 @@ import type { InputFormat } from './corpus/readers/types.js';
 import { createProgress } from './progress.js';
 import { evaluate, formatEvaluation } from './eval/evaluate.js';
 import { MANIFEST_FILE } from './search/manifest.js';
+import { COMPRESSIONS, type StoredCompression } from './search/stored/format.js';
 import { startServer } from './server.js';
 
 const FORMATS: InputFormat[] = ['articles-jsonl', 'jats', 'pubmed', 'beir'];
@@ -28,6 +29,7 @@ async function runIngest(argv: string[]): Promise<number> {
       index: { type: 'string' },
       format: { type: 'string' },
       'max-segment-mb': { type: 'string' },
+      'stored-compression': { type: 'string' },
     },
     allowPositionals: true,
   });
@@ -41,11 +43,21 @@ async function runIngest(argv: string[]): Promise<number> {
   }
   const maxSegmentMb = values['max-segment-mb'] === undefined ? undefined : Number(values['max-segment-mb']);
   if (maxSegmentMb !== undefined && !(maxSegmentMb > 0)) throw new ConfigError('--max-segment-mb must be a positive number');
-  const report = await ingestWithProgress(inputs, values.index, values.format as InputFormat | undefined, maxSegmentMb);
+  const storedCompression = values['stored-compression'] as StoredCompression | undefined;
+  if (storedCompression !== undefined && !COMPRESSIONS.includes(storedCompression)) {
+    throw new ConfigError(`--stored-compression must be one of ${COMPRESSIONS.join(', ')}`);
+  }
+  const report = await ingestWithProgress(inputs, values.index, values.format as InputFormat | undefined, maxSegmentMb, storedCompression);
   return report.indexed > 0 ? 0 : 1;
 }
 
-export async function ingestWithProgress(inputs: string[], indexDir: string, format?: InputFormat, maxSegmentMb?: number): Promise<IngestReport> {
+export async function ingestWithProgress(
+  inputs: string[],
+  indexDir: string,
+  format?: InputFormat,
+  maxSegmentMb?: number,
+  storedCompression?: StoredCompression,
+): Promise<IngestReport> {
   const progress = createProgress('ingest');
   let printed = 0;
   const started = Date.now();
@@ -54,6 +66,7 @@ export async function ingestWithProgress(inputs: string[], indexDir: string, for
     indexDir,
     format,
     maxSegmentBytes: maxSegmentMb === undefined ? undefined : maxSegmentMb * 1024 * 1024,
+    storedCompression,
     onProgress: (done, total) => progress.update(done, total),
     onSkip: (source, message) => {
       if (printed++ < MAX_PRINTED_SKIPS) process.stderr.write(`skipped ${describeSource(source)}: ${message}\n`);

@@ -7,6 +7,7 @@ import { stat } from 'node:fs/promises';
 import { detectFormat, expandInputs, readArticles } from './readers/index.js';
 import type { InputFormat, RecordSource } from './readers/types.js';
 import { IndexWriter } from '../search/index-writer.js';
+import type { StoredCompression } from '../search/stored/format.js';
 
 export interface IngestOptions {
   inputs: string[];
@@ -14,6 +15,8 @@ export interface IngestOptions {
   /** Format of every input; detected per file when absent. */
   format?: InputFormat;
   maxSegmentBytes?: number;
+  /** Layout of the stored-fields files (default plain: fastest to serve). */
+  storedCompression?: StoredCompression;
   /** Called with (bytes consumed, total bytes) as inputs are read. */
   onProgress?: (done: number, total: number) => void;
   /** Called for each skipped record. */
@@ -42,7 +45,7 @@ export async function ingest(options: IngestOptions): Promise<IngestReport> {
   const totalBytes = sizes.reduce((sum, size) => sum + size, 0);
 
   const report: IngestReport = { files: files.length, skippedFiles: 0, read: 0, indexed: 0, replaced: 0, skipped: 0, segments: [] };
-  const writer = await IndexWriter.open(options.indexDir, { maxSegmentBytes: options.maxSegmentBytes });
+  const writer = await IndexWriter.open(options.indexDir, { maxSegmentBytes: options.maxSegmentBytes, storedCompression: options.storedCompression });
   try {
     let doneBytes = 0;
     for (const [index, file] of files.entries()) {

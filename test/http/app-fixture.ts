@@ -5,6 +5,7 @@ import { loadConfig, searcherOptionsOf } from '../../src/config.js';
 import { Library } from '../../src/corpus/library.js';
 import { Searcher } from '../../src/search/searcher.js';
 import type { ArticleInput } from '../../src/corpus/model.js';
+import type { StoredCompression } from '../../src/search/stored/format.js';
 import { article, tempDir, writeIndex } from '../search/helpers.js';
 import { QaPipeline } from '../../src/qa/pipeline.js';
 import { ExtractiveGenerator } from '../../src/llm/extractive.js';
@@ -63,6 +64,8 @@ export interface FixtureOptions {
   flags?: string[];
   /** Cut the index into segments of about this size (default: one segment). */
   maxSegmentBytes?: number;
+  /** Layout of the stored-fields files (default plain). */
+  storedCompression?: StoredCompression;
 }
 
 export interface Fixture {
@@ -78,7 +81,7 @@ export async function fixtureApp(articles = FIXTURE_ARTICLES, models: FixtureMod
   const { dir, cleanup } = await tempDir();
   const indexDir = path.join(dir, 'index');
   const dataDir = path.join(dir, 'data');
-  await writeIndex(indexDir, articles, options.maxSegmentBytes);
+  await writeIndex(indexDir, articles, options.maxSegmentBytes, options.storedCompression);
   const config = loadConfig(['--index', indexDir, '--data', dataDir, '--search-threads', '0', '--rate-limit', '0', ...(options.flags ?? [])], {});
   const searcher = await Searcher.open(indexDir, searcherOptionsOf(config));
   const library = new Library(searcher);

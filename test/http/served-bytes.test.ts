@@ -17,6 +17,7 @@ import { parseArticleLine } from '../../src/corpus/readers/articles-jsonl.js';
 import { articleMetadataSchema, contextMetadataSchema } from '../../src/http/literature/schemas.js';
 import { compileFilterSpec } from '../../src/search/query/filter-spec.js';
 import { wellFormed } from '../../src/search/stored/render.js';
+import type { StoredCompression } from '../../src/search/stored/format.js';
 import { fixtureApp, type Fixture } from './app-fixture.js';
 import { edgeCaseCorpus, randomWords } from '../search/stored-corpus.js';
 
@@ -86,7 +87,7 @@ async function referenceSerialiser(): Promise<{ app: FastifyInstance; serialise:
   };
 }
 
-function comparesCorpus(name: string, articles: () => ArticleInput[], queries: () => string[], maxSegmentBytes?: number) {
+function comparesCorpus(name: string, articles: () => ArticleInput[], queries: () => string[], options: { maxSegmentBytes?: number; storedCompression?: StoredCompression } = {}) {
   // Generous timeout: hundreds of responses of up to 1,000 contexts, serialised twice, on a shared machine.
   describe(`served bytes on ${name}`, { timeout: 300_000 }, () => {
     let fixture: Fixture;
@@ -97,7 +98,7 @@ function comparesCorpus(name: string, articles: () => ArticleInput[], queries: (
       const corpus = articles();
       // The last copy of a repeated id is the live one, as ingestion replaces it.
       byId = new Map(corpus.map((a) => [wellFormed(a.article_id), a]));
-      fixture = await fixtureApp(corpus, {}, { maxSegmentBytes });
+      fixture = await fixtureApp(corpus, {}, options);
       reference = await referenceSerialiser();
     });
     afterAll(async () => {
@@ -167,4 +168,5 @@ comparesCorpus('the demo corpus', demoArticles, () => {
 const edgeQueries = () => randomWords(['alpha', 'beta', 'gamma', 'delta', 'quote', 'slash', 'emoji'], 40, 12);
 comparesCorpus('a generated corpus of escaping edge cases', () => edgeCaseCorpus(200, 5), edgeQueries);
 // Small segments: hits from many segments in one response, replaced articles across them.
-comparesCorpus('the edge-case corpus in many segments', () => edgeCaseCorpus(200, 6), edgeQueries, 64 * 1024);
+comparesCorpus('the edge-case corpus in many segments', () => edgeCaseCorpus(200, 6), edgeQueries, { maxSegmentBytes: 64 * 1024 });
+comparesCorpus('the edge-case corpus, stored deflated', () => edgeCaseCorpus(200, 7), edgeQueries, { storedCompression: 'deflate' });
