@@ -38,6 +38,8 @@ export function machine(): Record<string, string | number> {
     cpu: os.cpus()[0]?.model ?? 'unknown',
     cores: os.availableParallelism(),
     memoryGiB: Math.round(os.totalmem() / 2 ** 30),
+    // The machine is shared: the 1-minute load average when the results were written says how busy it was.
+    loadAverage1m: Number(os.loadavg()[0]!.toFixed(1)),
   };
 }
 

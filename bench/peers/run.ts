@@ -47,7 +47,7 @@ if (config.corpora.includes('scifact')) {
 for (const corpus of config.corpora) {
   process.stderr.write(`preparing the ${corpus} corpus file\n`);
   await ensureCorpusFile(ws.corpusFile(corpus), corpus, config.paragraphs);
-  for (const peer of config.peers) speed.push(await measureSpeed(peer, ws, corpus, sets));
+  speed.push(...(await measureSpeed(config.peers, ws, corpus, sets)));
 }
 
 const report: Report = {

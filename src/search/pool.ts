@@ -1,19 +1,24 @@
 /**
- * Fans one top-k query out over the index and merges the partial results.
- * The index's paragraphs (all segments, in order) are cut into one
- * contiguous share per thread; each share runs on a Piscina worker, all
- * workers mapping the same segment buffers. Without a pool (threads = 0), or
- * when the index is too small for threads to pay off, the calling thread
- * does the work. Every share publishes its k-th best score in one shared slot
- * so the others can prune against it.
+ * Runs top-k queries on a Piscina pool of worker threads that all map the
+ * same segment buffers. A query normally runs whole on one worker (the
+ * pool's throughput is then one query per core). A long query (many
+ * postings) arriving while no other query runs is split instead: the index's
+ * paragraphs (all segments, in order) are cut into one contiguous share per
+ * thread, and the shares publish their k-th best score in one shared slot so
+ * each prunes against the best of all. Without a pool (threads = 0) the
+ * calling thread does the work.
+ *
+ * Documents travel as global ordinals (segment base + paragraph) in typed
+ * arrays; the Searcher maps them back to (segment, paragraph).
  */
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import type { Bitset } from './filters/bitset.js';
 import type { Segment } from './segment/reader.js';
-import { topKMaxScore, type DocRange } from './scoring/max-score.js';
-import type { ScoredDoc } from './scoring/top-k.js';
-import type { Bm25Params, CollectionStats, ScoringClause } from './scoring/bm25.js';
+import { scoreWindows, type DocRange } from './scoring/window-scorer.js';
+import { openClauses } from './scoring/open-clauses.js';
+import { TopKCollector, mergeScored, type ScoredDocs } from './scoring/top-k.js';
+import { bm25For, type Bm25Params, type CollectionStats, type ScoringClause } from './scoring/bm25.js';
 
 export interface Piece {
   segment: number;
@@ -28,35 +33,48 @@ export interface SearchTask {
   k: number;
   /** Filter bitset words per segment (null = no filter), shared, not copied. */
   accept: ({ size: number; words: Uint32Array } | null)[];
-  /** One shared slot per query: the best k-th score any share has reached. */
-  sharedThreshold: Float64Array;
+  /** One shared slot per split query: the best k-th score any share has reached. */
+  sharedThreshold: Float64Array | null;
 }
 
-export interface SegmentHit extends ScoredDoc {
-  segment: number;
-}
-
-/** Below this many paragraphs per thread, a thread hop costs more than it saves. */
+/** Postings (summed over clauses) from which a query is worth splitting, and the smallest share of paragraphs. */
 export const DEFAULT_MIN_RANGE = 50_000;
 
-/** Runs a share of a query: its pieces in order, one heap per piece. */
-export function runPieces(segments: readonly Segment[], task: SearchTask, accept: readonly (Bitset | null)[]): SegmentHit[] {
-  const hits: SegmentHit[] = [];
-  for (const { segment, range } of task.pieces) {
-    const found = topKMaxScore(segments[segment]!, task.clauses, task.params, task.stats, task.k, range, accept[segment] ?? null, task.sharedThreshold);
-    for (const hit of found) hits.push({ ...hit, segment });
+/** First global ordinal of each segment. */
+export function segmentBases(segments: readonly Segment[]): number[] {
+  const bases: number[] = [];
+  let base = 0;
+  for (const segment of segments) {
+    bases.push(base);
+    base += segment.paragraphCount;
   }
-  return hits;
+  return bases;
+}
+
+const collector = new TopKCollector();
+
+/** Runs a share of a query: its pieces in order into one top-k collector. */
+export function runPieces(segments: readonly Segment[], bases: readonly number[], task: SearchTask, accept: readonly (Bitset | null)[]): ScoredDocs {
+  const bm25 = bm25For(task.params);
+  collector.reset(task.k, task.sharedThreshold);
+  for (const { segment, range } of task.pieces) {
+    const open = openClauses(segments[segment]!, task.clauses, bm25, task.stats);
+    scoreWindows(segments[segment]!, open, range, accept[segment] ?? null, collector, bases[segment]!);
+  }
+  return collector.take();
 }
 
 export class SearchPool {
   private readonly pool: Piscina | null;
+  private readonly bases: number[];
+  private running = 0;
 
   constructor(
     private readonly segments: readonly Segment[],
     readonly threads: number,
     private readonly minRange: number = DEFAULT_MIN_RANGE,
   ) {
+    this.bases = segmentBases(segments);
     const workerFile = new URL(import.meta.url.endsWith('.ts') ? './worker.ts' : './worker.js', import.meta.url);
     this.pool =
       threads > 0
@@ -72,14 +90,25 @@ export class SearchPool {
         : null;
   }
 
-  /** Cuts the paragraphs of all segments into `shares` contiguous runs of pieces. */
-  private shares(): Piece[][] {
+  /** Postings the query's clauses would read over the whole index. */
+  private postings(clauses: readonly ScoringClause[]): number {
+    let total = 0;
+    for (const segment of this.segments) {
+      for (const clause of clauses) {
+        const ordinal = segment.termOrdinal(clause.term);
+        if (ordinal >= 0) total += segment.fields[clause.field].postingCount[ordinal]!;
+      }
+    }
+    return total;
+  }
+
+  /** Cuts the paragraphs of all segments into `count` contiguous runs of pieces. */
+  private shares(count: number): Piece[][] {
     const total = this.segments.reduce((sum, s) => sum + s.paragraphCount, 0);
-    const count = this.pool ? Math.max(1, Math.min(this.threads, Math.floor(total / this.minRange))) : 1;
     const perShare = Math.ceil(total / count);
     const shares: Piece[][] = Array.from({ length: count }, () => []);
-    let offset = 0;
     this.segments.forEach((segment, index) => {
+      const offset = this.bases[index]!;
       let from = 0;
       while (from < segment.paragraphCount) {
         const share = Math.min(count - 1, Math.floor((offset + from) / perShare));
@@ -87,20 +116,21 @@ export class SearchPool {
         shares[share]!.push({ segment: index, range: { from, to } });
         from = to;
       }
-      offset += segment.paragraphCount;
     });
     return shares.filter((pieces) => pieces.length > 0);
   }
 
-  async topK(
-    clauses: ScoringClause[],
-    params: Bm25Params,
-    stats: CollectionStats,
-    k: number,
-    accept: readonly (Bitset | null)[],
-  ): Promise<SegmentHit[]> {
-    const shares = this.shares();
-    const sharedThreshold = new Float64Array(new SharedArrayBuffer(8)).fill(-Infinity);
+  private shareCount(clauses: readonly ScoringClause[]): number {
+    if (this.pool === null || this.running > 0 || this.threads < 2) return 1;
+    const total = this.segments.reduce((sum, s) => sum + s.paragraphCount, 0);
+    const count = Math.min(this.threads, Math.floor(total / this.minRange));
+    return count > 1 && this.postings(clauses) >= this.minRange ? count : 1;
+  }
+
+  async topK(clauses: ScoringClause[], params: Bm25Params, stats: CollectionStats, k: number, accept: readonly (Bitset | null)[]): Promise<ScoredDocs> {
+    const count = this.shareCount(clauses);
+    const shares = count > 1 ? this.shares(count) : [this.segments.map((s, segment) => ({ segment, range: { from: 0, to: s.paragraphCount } }))];
+    const sharedThreshold = shares.length > 1 ? new Float64Array(new SharedArrayBuffer(8)).fill(-Infinity) : null;
     const task = (pieces: Piece[]): SearchTask => ({
       pieces,
       clauses,
@@ -110,19 +140,17 @@ export class SearchPool {
       accept: accept.map((bits) => bits && { size: bits.size, words: bits.words }),
       sharedThreshold,
     });
-    const partials =
-      this.pool !== null && shares.length > 1
-        ? await Promise.all(shares.map((pieces) => this.pool!.run(task(pieces)) as Promise<SegmentHit[]>))
-        : shares.map((pieces) => runPieces(this.segments, task(pieces), accept));
-    return partials.flat().sort(compareHits).slice(0, k);
+    if (this.pool === null) return runPieces(this.segments, this.bases, task(shares[0]!), accept);
+    this.running++;
+    try {
+      const partials = await Promise.all(shares.map((pieces) => this.pool!.run(task(pieces)) as Promise<ScoredDocs>));
+      return mergeScored(partials, k);
+    } finally {
+      this.running--;
+    }
   }
 
   async close(): Promise<void> {
     await this.pool?.destroy();
   }
-}
-
-/** Best first; ties go to the earlier segment, then the earlier paragraph, as in one exhaustive pass. */
-export function compareHits(a: SegmentHit, b: SegmentHit): number {
-  return b.score - a.score || a.segment - b.segment || a.doc - b.doc;
 }

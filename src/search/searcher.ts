@@ -6,12 +6,12 @@
 import { LRUCache } from 'lru-cache';
 import { analyzeUnique } from './analysis/analyzer.js';
 import { IndexSnapshot } from './snapshot.js';
-import { SearchPool, type SegmentHit } from './pool.js';
+import { SearchPool, segmentBases } from './pool.js';
 import { compileSegmentFilter, type SegmentFilter } from './filters/compile.js';
 import { filterKey, hasTextFilter, type FilterSpec } from './query/filter-spec.js';
-import { idf, type Bm25Params, type ScoringClause } from './scoring/bm25.js';
+import { Bm25, type Bm25Params, type ScoringClause } from './scoring/bm25.js';
 import { scoreEach } from './scoring/exhaustive.js';
-import { TopK } from './scoring/top-k.js';
+import { TopKCollector } from './scoring/top-k.js';
 import { FilterValues } from './suggest.js';
 
 export interface SearcherOptions {
@@ -22,7 +22,7 @@ export interface SearcherOptions {
   titleWeight: number;
   /** Compiled filters kept in memory. */
   filterCacheSize: number;
-  /** Smallest document range worth a thread (tests lower it to exercise the fan-out). */
+  /** Postings from which a query is split over threads, and the smallest range a thread gets (tests lower it to exercise the split). */
   minRangePerThread?: number;
 }
 
@@ -42,7 +42,10 @@ export interface ArticleHit {
 export class Searcher {
   readonly params: Bm25Params;
   readonly suggestions: FilterValues;
+  private readonly bm25: Bm25;
   private readonly filters: LRUCache<string, SegmentFilter[]> | null;
+  /** First global paragraph ordinal of each segment (the pool's document numbering). */
+  private readonly bases: number[];
 
   private constructor(
     readonly snapshot: IndexSnapshot,
@@ -50,6 +53,8 @@ export class Searcher {
     options: SearcherOptions,
   ) {
     this.params = { k1: options.k1, b: options.b, fieldWeights: { text: 1, title: options.titleWeight } };
+    this.bm25 = new Bm25(this.params);
+    this.bases = segmentBases(snapshot.segments.map((s) => s.segment));
     this.filters = options.filterCacheSize > 0 ? new LRUCache({ max: options.filterCacheSize }) : null;
     this.suggestions = new FilterValues(snapshot);
   }
@@ -83,7 +88,7 @@ export class Searcher {
         if (fieldWeight <= 0) continue;
         const df = this.snapshot.docFreq(term, field);
         if (df === 0) continue;
-        clauses.push({ term, field, weight: fieldWeight * idf(documents, df) * (this.params.k1 + 1) });
+        clauses.push({ term, field, weight: this.bm25.clauseWeight(field, documents, df) });
       }
     }
     return clauses;
@@ -105,14 +110,24 @@ export class Searcher {
     const clauses = this.clauses(analyzeUnique(query));
     if (clauses.length === 0) return [];
     const filters = this.compiledFilter(spec);
-    const hits = await this.pool.topK(
+    if (k <= 0) return [];
+    const { docs, scores } = await this.pool.topK(
       clauses,
       this.params,
       this.snapshot.stats,
       k,
       filters.map((f) => f.paragraphs),
     );
-    return hits.map((hit: SegmentHit) => ({ segment: hit.segment, paragraph: hit.doc, score: hit.score }));
+    const hits: ParagraphHit[] = new Array(docs.length);
+    let segment = 0;
+    for (let i = 0; i < docs.length; i++) {
+      const doc = docs[i]!;
+      // Hits are in score order, not document order: find the segment from the start when needed.
+      if (doc < this.bases[segment]!) segment = 0;
+      while (segment + 1 < this.bases.length && this.bases[segment + 1]! <= doc) segment++;
+      hits[i] = { segment, paragraph: doc - this.bases[segment]!, score: scores[i]! };
+    }
+    return hits;
   }
 
   articleIdOf(hit: Pick<ParagraphHit, 'segment' | 'paragraph'>): string {
@@ -142,20 +157,20 @@ export class Searcher {
       bases.push(base);
       base += segment.articleCount;
     }
-    const top = new TopK(limit);
+    const top = new TopKCollector(limit);
     const rankByScore = bestScores !== null && !sortByDate;
     this.snapshot.segments.forEach(({ segment }, s) => {
       const visit = (article: number) => {
         const date = segment.articleDate[article]!;
         // Dates rank as numbers; undated articles come last.
         const key = rankByScore ? bestScores[s]!.get(article)! : date < 0 ? -1 : date;
-        top.offer(bases[s]! + article, key);
+        top.collect(bases[s]! + article, key);
       };
       const articles = filters[s]!.articles;
       if (articles) articles.forEach(visit);
       else for (let a = 0; a < segment.articleCount; a++) visit(a);
     });
-    return top.sorted().map(({ doc }) => {
+    return Array.from(top.take().docs, (doc) => {
       let s = bases.length - 1;
       while (bases[s]! > doc) s--;
       const article = doc - bases[s]!;
@@ -171,7 +186,7 @@ export class Searcher {
       const best = new Map<number, number>();
       const paragraphs = filters[s]!.paragraphs;
       if (!paragraphs) return best;
-      scoreEach(segment, clauses, this.params, this.snapshot.stats, paragraphs, (doc, score) => {
+      scoreEach(segment, clauses, this.bm25, this.snapshot.stats, paragraphs, (doc, score) => {
         const article = segment.paragraphArticle[doc]!;
         if (score > (best.get(article) ?? -1)) best.set(article, score);
       });

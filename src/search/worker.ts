@@ -1,15 +1,18 @@
 /**
  * Search worker: maps the segments' SharedArrayBuffers (handed over once in
- * workerData, never copied) and runs one share of a query per task.
+ * workerData, never copied) and runs one query, or one share of a split
+ * query, per task. Results go back as two typed arrays.
  */
 import { workerData } from 'piscina';
 import { Segment } from './segment/reader.js';
 import { Bitset } from './filters/bitset.js';
-import { runPieces, type SearchTask, type SegmentHit } from './pool.js';
+import { runPieces, segmentBases, type SearchTask } from './pool.js';
+import type { ScoredDocs } from './scoring/top-k.js';
 
 const segments: Segment[] = (workerData as { buffers: SharedArrayBuffer[] }).buffers.map((buffer) => new Segment(buffer));
+const bases = segmentBases(segments);
 
-export default function runSearchTask(task: SearchTask): SegmentHit[] {
+export default function runSearchTask(task: SearchTask): ScoredDocs {
   const accept = task.accept.map((bits) => bits && new Bitset(bits.size, bits.words));
-  return runPieces(segments, task, accept);
+  return runPieces(segments, bases, task, accept);
 }

@@ -1,13 +1,14 @@
 /**
- * Measures one peer on one corpus, each phase in a fresh process so that peak
+ * Measures the peers on one corpus, each phase in fresh processes so that peak
  * memory belongs to that phase: (1) build, (2) open, quality (SciFact), latency
- * cells, throughput cells. Every figure is repeated and the median kept; the
- * warm-up pass before each latency cell is thrown away.
+ * cells, throughput cells. Every figure is repeated, the peers interleaved, and
+ * the median kept; the warm-up pass before each latency cell is thrown away.
  */
 import { readdir, rm, stat, writeFile, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { summarize } from '../../lib/stats.js';
 import { ndcgAt, recallAt, type Qrels } from '../../../src/eval/metrics.js';
+import { segmentSizes, luceneSizes } from '../../lib/segment-sizes.js';
 import { FILTER, K_VALUES, type BenchConfig, type CorpusName, type FieldMode, type PeerName } from './config.js';
 import { PeerProcess } from './peer-process.js';
 import type { QuerySetName, QuerySets } from './queries.js';
@@ -46,6 +47,8 @@ export interface PeerRun {
   latency: LatencyCell[];
   throughput: ThroughputCell[];
   versions: Record<string, string>;
+  /** Index bytes split into searchable and stored parts (engine and Lucene only). */
+  sizes?: { searchableMiB: number; storedMiB: number; positionsMiB?: number } | null;
   error?: string;
 }
 
@@ -69,13 +72,20 @@ const median = (values: number[]) => {
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 };
 
-async function directoryBytes(dir: string): Promise<number> {
+export async function directoryBytes(dir: string): Promise<number> {
   let total = 0;
   for (const entry of await readdir(dir, { withFileTypes: true })) {
     const file = path.join(dir, entry.name);
     total += entry.isDirectory() ? await directoryBytes(file) : (await stat(file)).size;
   }
   return total;
+}
+
+/** Searchable and stored bytes of the peers whose files tell them apart. */
+export async function indexSizes(peer: PeerName, dir: string): Promise<PeerRun['sizes']> {
+  if (peer === 'engine') return segmentSizes(dir);
+  if (peer === 'lucene') return luceneSizes(dir);
+  return null;
 }
 
 export interface Workspace {
@@ -145,32 +155,70 @@ export function scoreRankings(peer: PeerName, mode: FieldMode, rankings: string[
   return { peer, mode, ndcg10: ndcg / ids.length, recall100: recall / ids.length, queries: ids.length };
 }
 
-/** Speed and memory of one peer on one corpus (split layout, the engine's own). */
-export async function measureSpeed(peer: PeerName, ws: Workspace, corpus: CorpusName, sets: QuerySets): Promise<PeerRun> {
+/**
+ * Speed and memory of the peers on one corpus (split layout, the engine's own).
+ * Builds run one after the other; then every peer is opened in its own process
+ * and each figure is measured for all peers in turn, repetition by repetition
+ * (the order rotating), so that the ratios between peers come from the same
+ * minutes of a machine shared with other work.
+ */
+export async function measureSpeed(peers: readonly PeerName[], ws: Workspace, corpus: CorpusName, sets: QuerySets): Promise<PeerRun[]> {
   const { config } = ws;
-  const run: PeerRun = { peer, corpus, build: null, indexMiB: null, load: null, queryPeakRssMiB: null, latency: [], throughput: [], versions: {} };
-  try {
-    const built = await build(peer, ws, corpus, 'split');
-    run.build = built.build;
-    run.indexMiB = (await directoryBytes(built.dir)) / 1048576;
-    const process_ = PeerProcess.start(peer);
+  const open: { run: PeerRun; process_: PeerProcess }[] = [];
+  const runs: PeerRun[] = [];
+  const fail = (run: PeerRun, error: unknown) => {
+    run.error = (error as Error).message.split('\n').slice(0, 3).join(' ');
+    log(`${run.peer}: ${corpus} failed: ${run.error}`);
+  };
+  for (const peer of peers) {
+    const run: PeerRun = { peer, corpus, build: null, indexMiB: null, load: null, queryPeakRssMiB: null, latency: [], throughput: [], versions: {} };
+    runs.push(run);
     try {
+      const built = await build(peer, ws, corpus, 'split');
+      run.build = built.build;
+      run.indexMiB = (await directoryBytes(built.dir)) / 1048576;
+      run.sizes = await indexSizes(peer, built.dir);
+      const process_ = PeerProcess.start(peer);
+      open.push({ run, process_ });
       run.versions = await process_.call<Record<string, string>>('versions');
       const { seconds } = await process_.call<{ seconds: number }>('open', built.dir, 'split');
       const loaded = await process_.call<Memory>('memory');
       run.load = { seconds, rssMiB: loaded.rssMiB };
       log(`${peer}: ${corpus} loaded in ${seconds.toFixed(2)} s, RSS ${loaded.rssMiB.toFixed(0)} MiB`);
-      for (const set of Object.keys(sets) as QuerySetName[]) {
-        for (const k of K_VALUES) {
-          for (const filter of Object.keys(FILTER_ARG) as FilterName[]) {
-            const args = [k, FILTER_ARG[filter], config.secondsPerCell] as const;
-            await process_.call('latency', ws.queryFile(`${set} warm-up`), ...args);
-            const repeats: { p50: number; p99: number; n: number; hits: number }[] = [];
-            for (let r = 0; r < config.repeats; r++) {
-              const { ms, hits } = await process_.call<{ ms: number[]; hits: number }>('latency', ws.queryFile(set), ...args);
-              const summary = summarize(ms);
-              repeats.push({ p50: summary.p50, p99: summary.p99, n: ms.length, hits: hits / ms.length });
-            }
+    } catch (error) {
+      fail(run, error);
+    }
+  }
+  const live = () => open.filter(({ run }) => !run.error);
+  /** Each repetition measures every live peer, starting with a different one each time. */
+  const interleaved = async <T>(measure: (process_: PeerProcess) => Promise<T>): Promise<Map<PeerRun, T[]>> => {
+    const results = new Map<PeerRun, T[]>();
+    for (let r = 0; r < config.repeats; r++) {
+      const peersNow = live();
+      for (let i = 0; i < peersNow.length; i++) {
+        const { run, process_ } = peersNow[(i + r) % peersNow.length]!;
+        try {
+          const value = await measure(process_);
+          results.set(run, [...(results.get(run) ?? []), value]);
+        } catch (error) {
+          fail(run, error);
+        }
+      }
+    }
+    return results;
+  };
+  try {
+    for (const set of Object.keys(sets) as QuerySetName[]) {
+      for (const k of K_VALUES) {
+        for (const filter of Object.keys(FILTER_ARG) as FilterName[]) {
+          const args = [k, FILTER_ARG[filter], config.secondsPerCell] as const;
+          for (const { process_ } of live()) await process_.call('latency', ws.queryFile(`${set} warm-up`), ...args);
+          const measured = await interleaved(async (process_) => {
+            const { ms, hits } = await process_.call<{ ms: number[]; hits: number }>('latency', ws.queryFile(set), ...args);
+            const summary = summarize(ms);
+            return { p50: summary.p50, p99: summary.p99, n: ms.length, hits: hits / ms.length };
+          });
+          for (const [run, repeats] of measured) {
             const cell: LatencyCell = {
               set, k, filter,
               p50: median(repeats.map((r) => r.p50)),
@@ -179,31 +227,29 @@ export async function measureSpeed(peer: PeerName, ws: Workspace, corpus: Corpus
               hitsPerQuery: median(repeats.map((r) => r.hits)),
             };
             run.latency.push(cell);
-            log(`${peer}: ${corpus} ${set} k=${k} ${filter}: p50 ${cell.p50.toFixed(2)} ms, p99 ${cell.p99.toFixed(2)} ms (${cell.queries} queries)`);
+            log(`${run.peer}: ${corpus} ${set} k=${k} ${filter}: p50 ${cell.p50.toFixed(2)} ms, p99 ${cell.p99.toFixed(2)} ms (${cell.queries} queries)`);
           }
         }
       }
-      for (const k of K_VALUES) {
-        for (const filter of Object.keys(FILTER_ARG) as FilterName[]) {
-          const repeats: { qps: number; queries: number }[] = [];
-          for (let r = 0; r < config.repeats; r++) {
-            const result = await process_.call<{ seconds: number; queries: number }>(
-              'throughput', ws.queryFile('mixed'), k, FILTER_ARG[filter], config.threads, config.secondsPerCell,
-            );
-            repeats.push({ qps: result.queries / result.seconds, queries: result.queries });
-          }
+    }
+    for (const k of K_VALUES) {
+      for (const filter of Object.keys(FILTER_ARG) as FilterName[]) {
+        const measured = await interleaved(async (process_) => {
+          const result = await process_.call<{ seconds: number; queries: number }>(
+            'throughput', ws.queryFile('mixed'), k, FILTER_ARG[filter], config.threads, config.secondsPerCell,
+          );
+          return { qps: result.queries / result.seconds, queries: result.queries };
+        });
+        for (const [run, repeats] of measured) {
           const cell = { k, filter, qps: median(repeats.map((r) => r.qps)), queries: median(repeats.map((r) => r.queries)) };
           run.throughput.push(cell);
-          log(`${peer}: ${corpus} throughput k=${k} ${filter}: ${cell.qps.toFixed(1)} queries/s on ${config.threads} threads`);
+          log(`${run.peer}: ${corpus} throughput k=${k} ${filter}: ${cell.qps.toFixed(1)} queries/s on ${config.threads} threads`);
         }
       }
-      run.queryPeakRssMiB = (await process_.call<Memory>('memory')).peakRssMiB;
-    } finally {
-      await process_.quit();
     }
-  } catch (error) {
-    run.error = (error as Error).message.split('\n').slice(0, 3).join(' ');
-    log(`${peer}: ${corpus} failed: ${run.error}`);
+    for (const { run, process_ } of live()) run.queryPeakRssMiB = (await process_.call<Memory>('memory')).peakRssMiB;
+  } finally {
+    for (const { process_ } of open) await process_.quit();
   }
-  return run;
+  return runs;
 }

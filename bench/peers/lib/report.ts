@@ -7,6 +7,7 @@ import { machine, writeResults } from '../../lib/stats.js';
 import { writeCharts } from './charts.js';
 import { BM25, FILTER, K_VALUES, type BenchConfig, type PeerName } from './config.js';
 import type { FilterName, LatencyCell, PeerRun, QualityRun, ThroughputCell } from './measure.js';
+import { issue9Section } from './issue9.js';
 
 export interface Report {
   date: string;
@@ -23,7 +24,7 @@ export interface Report {
 export const PEER_SETTINGS: Record<PeerName, string> = {
   engine: `in-process (no HTTP); analysis: Unicode folding, the 33 Lucene stopwords, possessives, Porter; BM25 k1 ${BM25.k1}, b ${BM25.b}, Lucene idf; title field weight ${BM25.titleWeight}; latency on the calling thread, throughput on its worker pool`,
   'engine-http': 'the same index behind `GET /retrieval/` of the real server (default settings: a search pool of one thread per core); client on the same machine, keep-alive, full JSON answers (paragraph text + metadata)',
-  lucene: `Lucene 8.8.1 (Debian liblucene8-java 8.8.1; its jars are named 8.7.0), single-source Java program; EnglishAnalyzer (no diacritic folding); BM25Similarity(k1 ${BM25.k1}, b ${BM25.b}); distinct query terms OR-ed; split layout: each term also in the title field with BoostQuery ${BM25.titleWeight} (exactly the engine's sum of per-field BM25); date IntPoint and type StringField as FILTER clauses; 256 MB indexing buffer, default merges; threads share one IndexSearcher`,
+  lucene: `Lucene 8.8.1 (Debian liblucene8-java 8.8.1; its jars are named 8.7.0), single-source Java program; EnglishAnalyzer (no diacritic folding); BM25Similarity(k1 ${BM25.k1}, b ${BM25.b}); distinct query terms OR-ed; split layout: each term also in the title field with BoostQuery ${BM25.titleWeight} (exactly the engine's sum of per-field BM25); date IntPoint and type StringField as FILTER clauses; 256 MB indexing buffer, no compound files, default merges; threads share one IndexSearcher`,
   xapian: `Xapian 1.4 (Debian python3-xapian) from /usr/bin/python3; Stem("porter") (original Porter, as the engine), the 33 stopwords, STEM_ALL; BM25Weight(k1 ${BM25.k1}, k2 0, k3 1, b ${BM25.b}, min_normlen 0.5) with Xapian's own idf; no per-field lengths: split layout = title terms with prefix S weighted ${BM25.titleWeight} by OP_SCALE_WEIGHT; date value range + type boolean term via OP_FILTER; throughput with one process per thread`,
   'sqlite-fts5': `SQLite FTS5 (Debian libsqlite3 via Python's sqlite3); tokenizer "porter unicode61 remove_diacritics 2"; bm25() with its fixed k1 1.2, b 0.75 (not settable) and per-row length; split layout: column weights title ${BM25.titleWeight}, text 1; no stopword list in FTS5 (indexed; the driver drops the 33 stopwords from queries); query words quoted and OR-ed; date and type UNINDEXED columns in WHERE; one process per thread`,
   minisearch: `MiniSearch 7 in-process; the engine's analyser as tokenizer (MiniSearch has no stemmer); BM25 k ${BM25.k1}, b ${BM25.b}, d 0 (its default is BM25+); per-field scoring, title boost ${BM25.titleWeight}; no prefix/fuzzy; MiniSearch multiplies a score by the number of query terms matched and scores every match (its design); filter = its filter callback on stored fields; throughput: one index copy per worker thread`,
@@ -35,9 +36,8 @@ const NOTES = [
   '- Latency is timed inside each peer\'s own process around one search call (query analysis included, result fetching',
   '  excluded except for engine-http, whose client receives and parses the full JSON answer). Python and Java drivers add',
   '  their interpreter\'s call overhead (microseconds), not measured separately.',
-  '- The engine splits one query across its pool only above 50,000 paragraphs per thread (src/search/pool.ts); below',
-  '  that, as on SciFact, its "throughput on N threads" is one thread\'s. Lucene, Xapian and FTS5 run one query per',
-  '  thread instead (inter-query parallelism), MiniSearch and Orama one index copy per worker thread.',
+  '- The engine runs one whole query per worker thread (src/search/pool.ts), as Lucene, Xapian and FTS5 do; it splits a',
+  '  long query over the threads only when no other query runs. MiniSearch and Orama run one index copy per worker thread.',
   '- engine-http at k = 1000 is dominated by the JSON of 1,000 contexts (paragraph text and article metadata): the',
   '  cost of the API\'s answer, not of the search.',
   '- Quality differences come from the analysers (Lucene\'s standard tokenizer keeps "5-HT" apart, no diacritic folding),',
@@ -262,6 +262,8 @@ export async function writeReport(report: Report): Promise<void> {
       : []),
     '',
     ...charts.map((file) => `![${file}](${file})`),
+    '',
+    issue9Section(report),
     '',
     targetsSection(report),
     '',

@@ -108,6 +108,8 @@ public class LucenePeer {
     IndexWriterConfig config = new IndexWriterConfig(analyzer);
     config.setSimilarity(new BM25Similarity(K1, B));
     config.setRAMBufferSizeMB(256);
+    // Separate files per part (no compound file), so the report can tell postings from positions and stored fields.
+    config.setUseCompoundFile(false);
     config.setOpenMode(IndexWriterConfig.OpenMode.CREATE);
     try (IndexWriter writer = new IndexWriter(FSDirectory.open(Paths.get(dir)), config);
          BufferedReader rows = Files.newBufferedReader(Paths.get(corpus), StandardCharsets.UTF_8)) {

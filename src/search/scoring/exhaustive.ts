@@ -4,25 +4,25 @@
  */
 import type { Segment } from '../segment/reader.js';
 import type { Bitset } from '../filters/bitset.js';
-import { openClauseCursors } from './max-score.js';
-import type { Bm25Params, CollectionStats, ScoringClause } from './bm25.js';
+import { openClauses } from './open-clauses.js';
+import { termScore, type Bm25, type CollectionStats, type ScoringClause } from './bm25.js';
 
 export function scoreEach(
   segment: Segment,
   clauses: readonly ScoringClause[],
-  params: Bm25Params,
+  bm25: Bm25,
   stats: CollectionStats,
   docs: Bitset,
   visit: (doc: number, score: number) => void,
 ): void {
-  // Cursors come back in clause order, so scores are summed in the canonical order.
-  const cursors = openClauseCursors(segment, clauses, params, stats, { from: 0, to: segment.paragraphCount });
+  // Clauses come back in query order, so scores are summed in the canonical order.
+  const open = openClauses(segment, clauses, bm25, stats);
   docs.forEach((doc) => {
     let score = 0;
-    for (const c of cursors) {
-      if (c.cursor.advance(doc) !== doc) continue;
-      const freq = c.cursor.freq;
-      score += (c.weight * freq) / (freq + c.lengthFactor[c.norms[doc]!]!);
+    for (const clause of open) {
+      const target = clause.perArticle ? segment.paragraphArticle[doc]! : doc;
+      if (clause.cursor.advance(target) !== target) continue;
+      score += termScore(clause.weight, clause.cursor.freq, clause.lengthFactor[clause.norms[target]!]!);
     }
     visit(doc, score);
   });

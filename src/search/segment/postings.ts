@@ -1,5 +1,12 @@
-/** Iterates one term's postings in one field, block by block, with skipping. */
+/**
+ * Iterates one term's postings in one field, block by block. Two ways in:
+ * - document at a time (`next`, `advance`), for probing and intersections;
+ * - block at a time (`seekBlock`, `decodeBlock`, then `docs`/`freqs`), for
+ *   term-at-a-time scoring of a window of documents.
+ * A cursor is reusable (`reset`), so a query allocates none.
+ */
 import { BLOCK_SIZE } from './format.js';
+import { packedWords, unpack } from './bitpack.js';
 import type { FieldData } from './reader.js';
 
 export const NO_MORE_DOCS = 0x7fffffff;
@@ -7,109 +14,125 @@ export const NO_MORE_DOCS = 0x7fffffff;
 export class PostingsCursor {
   /** Current document, or NO_MORE_DOCS once exhausted. */
   doc = -1;
-  private readonly docs = new Int32Array(BLOCK_SIZE);
-  private readonly freqs = new Int32Array(BLOCK_SIZE);
-  private block: number;
-  private shallowBlock = 0;
-  private count = 0;
+  /** Decoded documents and frequencies of the current block (`count` of them). */
+  readonly docs = new Int32Array(BLOCK_SIZE);
+  readonly freqs = new Int32Array(BLOCK_SIZE);
+  count = 0;
+  field!: FieldData;
+  firstBlock = 0;
+  endBlock = 0;
+  /** Postings of the term, to size its last block. */
+  private postings = 0;
+  private block = -1;
   private position = 0;
+  /** First block not yet known to end before the documents asked for (only moves forward). */
+  private seekPointer = 0;
 
-  constructor(
-    private readonly field: FieldData,
-    private readonly firstBlock: number,
-    private readonly endBlock: number,
-    /** Postings of the term, to size its last block. */
-    private readonly docFreq: number,
-    /** Documents at or beyond this bound count as exhausted (the end of a shard range). */
-    private readonly docLimit: number = NO_MORE_DOCS,
-  ) {
-    this.block = firstBlock - 1;
+  static forTerm(field: FieldData, termOrdinal: number): PostingsCursor {
+    return new PostingsCursor().reset(field, termOrdinal);
   }
 
-  static forTerm(field: FieldData, termOrdinal: number, docLimit?: number): PostingsCursor {
-    return new PostingsCursor(field, field.blockStart[termOrdinal]!, field.blockStart[termOrdinal + 1]!, field.df[termOrdinal]!, docLimit);
+  reset(field: FieldData, termOrdinal: number): this {
+    this.field = field;
+    this.firstBlock = field.blockStart[termOrdinal]!;
+    this.endBlock = field.blockStart[termOrdinal + 1]!;
+    this.postings = field.postingCount[termOrdinal]!;
+    this.block = -1;
+    this.seekPointer = this.firstBlock;
+    this.doc = -1;
+    this.count = 0;
+    this.position = 0;
+    return this;
   }
 
   get freq(): number {
     return this.freqs[this.position]!;
   }
 
-  /** Index of the current block in the field's block arrays (for block-level upper bounds). */
-  get currentBlock(): number {
-    return this.block;
-  }
-
-  private loadBlock(block: number): void {
-    this.block = block;
-    // Every block holds BLOCK_SIZE postings except possibly the term's last one.
-    const n = block === this.endBlock - 1 ? this.docFreq - (block - this.firstBlock) * BLOCK_SIZE : BLOCK_SIZE;
-    const offset = decodeVarints(this.field.postings, this.field.blockOffset[block]!, this.docs, n);
-    decodeVarints(this.field.postings, offset, this.freqs, n);
-    for (let i = 1; i < n; i++) this.docs[i]! += this.docs[i - 1]!; // doc ids are delta-encoded
-    this.count = n;
+  /** Decodes a block (unless it is the current one) and positions the cursor at its first posting. */
+  decodeBlock(block: number): number {
+    if (block !== this.block) {
+      const field = this.field;
+      const n = block === this.endBlock - 1 ? this.postings - (block - this.firstBlock) * BLOCK_SIZE : BLOCK_SIZE;
+      const offset = field.blockOffset[block]!;
+      const docBits = field.blockDocBits[block]!;
+      unpack(field.postings, offset, docBits, n, this.docs);
+      unpack(field.postings, offset + packedWords(n, docBits), field.blockFreqBits[block]!, n, this.freqs);
+      // Gaps are stored minus one, from the previous block's last document.
+      let doc = block > this.firstBlock ? field.blockLastDoc[block - 1]! : -1;
+      const docs = this.docs;
+      const freqs = this.freqs;
+      for (let i = 0; i < n; i++) {
+        doc += docs[i]! + 1;
+        docs[i] = doc;
+        freqs[i]! += 1;
+      }
+      this.block = block;
+      this.count = n;
+    }
     this.position = 0;
+    this.doc = this.docs[0]!;
+    return this.count;
   }
 
-  private settle(): number {
-    const doc = this.docs[this.position]!;
-    this.doc = doc >= this.docLimit ? NO_MORE_DOCS : doc;
-    return this.doc;
+  /**
+   * The first block whose last document is >= target (endBlock when none),
+   * reading block metadata only. Targets must not decrease between calls.
+   */
+  seekBlock(target: number): number {
+    const lastDocs = this.field.blockLastDoc;
+    const end = this.endBlock;
+    let block = this.seekPointer;
+    if (block < end && lastDocs[block]! < target) {
+      // Galloping search: steps of 1, 2, 4... then bisection, so a long jump over a long
+      // list costs a logarithm of the blocks passed, not one read per block.
+      let below = block; // lastDocs[below] < target
+      let step = 1;
+      let above = block + 1;
+      while (above < end && lastDocs[above]! < target) {
+        below = above;
+        step <<= 1;
+        above = Math.min(end, below + step);
+      }
+      while (above - below > 1) {
+        const middle = (below + above) >>> 1;
+        if (lastDocs[middle]! < target) below = middle;
+        else above = middle;
+      }
+      block = above;
+    }
+    this.seekPointer = block;
+    return block;
+  }
+
+  /** A lower bound of a block's first document: one past the previous block's last. */
+  blockFirstDoc(block: number): number {
+    return block > this.firstBlock ? this.field.blockLastDoc[block - 1]! + 1 : 0;
   }
 
   next(): number {
     if (this.doc === NO_MORE_DOCS) return NO_MORE_DOCS;
+    if (this.block < 0) return this.advance(0);
     if (++this.position >= this.count) {
       if (this.block + 1 >= this.endBlock) return (this.doc = NO_MORE_DOCS);
-      this.loadBlock(this.block + 1);
+      this.decodeBlock(this.block + 1);
+      return this.doc;
     }
-    return this.settle();
+    return (this.doc = this.docs[this.position]!);
   }
 
   /** Moves to the first document >= target. */
   advance(target: number): number {
     if (this.doc >= target) return this.doc;
-    if (this.block < this.firstBlock || this.field.blockLastDoc[this.block]! < target) {
-      let block = Math.max(this.block + 1, this.firstBlock);
-      const lastDocs = this.field.blockLastDoc;
-      while (block < this.endBlock && lastDocs[block]! < target) block++;
+    if (this.block < 0 || this.field.blockLastDoc[this.block]! < target) {
+      const block = this.seekBlock(target);
       if (block >= this.endBlock) return (this.doc = NO_MORE_DOCS);
-      this.loadBlock(block);
+      this.decodeBlock(block);
     }
-    while (this.docs[this.position]! < target) this.position++;
-    return this.settle();
+    const docs = this.docs;
+    let position = this.position;
+    while (docs[position]! < target) position++;
+    this.position = position;
+    return (this.doc = docs[position]!);
   }
-
-  /**
-   * Index of the first block whose last document is >= target, or -1 when
-   * there is none: a "shallow" advance that reads block metadata only, never
-   * decodes postings. Its pointer only moves forward, like the cursor.
-   */
-  shallowAdvance(target: number): number {
-    const lastDocs = this.field.blockLastDoc;
-    let block = Math.max(this.shallowBlock, this.block, this.firstBlock);
-    while (block < this.endBlock && lastDocs[block]! < target) block++;
-    this.shallowBlock = block;
-    return block < this.endBlock && this.blockFirstDocBound(block) < this.docLimit ? block : -1;
-  }
-
-  /** A lower bound of the first document of a block: one past the previous block's last. */
-  private blockFirstDocBound(block: number): number {
-    return block > this.firstBlock ? this.field.blockLastDoc[block - 1]! + 1 : 0;
-  }
-}
-
-/** Decodes `count` variable-byte integers from `bytes` at `offset` into `target`; returns the offset after them. */
-function decodeVarints(bytes: Uint8Array, offset: number, target: Int32Array, count: number): number {
-  for (let i = 0; i < count; i++) {
-    let value = 0;
-    let shift = 0;
-    let byte: number;
-    do {
-      byte = bytes[offset++]!;
-      value |= (byte & 0x7f) << shift;
-      shift += 7;
-    } while (byte & 0x80);
-    target[i] = value;
-  }
-  return offset;
 }

@@ -5,23 +5,33 @@
  */
 import { open } from 'node:fs/promises';
 import { unpack } from 'msgpackr';
-import { FIELDS, MAGIC, PREAMBLE_BYTES, fieldArray, type ArraySpec, type FieldName, type SegmentHeader } from './format.js';
+import { FIELDS, FORMAT_VERSION, MAGIC, PREAMBLE_BYTES, fieldArray, type ArraySpec, type FieldName, type SegmentHeader } from './format.js';
 import { StringTable } from './string-table.js';
 
 export class SegmentFormatError extends Error {}
 
 export interface FieldData {
+  /** Documents frequency in paragraphs (what idf counts). */
   df: Uint32Array;
+  /** Documents in each term's list: paragraphs for text, articles for title. */
+  postingCount: Uint32Array;
   blockStart: Uint32Array;
   blockLastDoc: Uint32Array;
   blockOffset: Uint32Array;
-  blockMaxTf: Uint32Array;
+  blockDocBits: Uint8Array;
+  blockFreqBits: Uint8Array;
+  blockMaxTf: Uint8Array;
   blockMinNorm: Uint8Array;
-  postings: Uint8Array;
+  postings: Uint32Array;
+  /** One norm per document of the list's kind (paragraph or article). */
   norms: Uint8Array;
 }
 
 export const NO_VALUE = 0xffffffff;
+
+const encoder = new TextEncoder();
+/** Scratch for the UTF-8 form of a looked-up term (grown for long terms). */
+let keyBuffer = new Uint8Array(256);
 
 export class Segment {
   readonly header: SegmentHeader;
@@ -47,6 +57,7 @@ export class Segment {
     }
     const headerLength = new DataView(buffer).getUint32(8, true);
     this.header = unpack(Buffer.from(bytes.slice(PREAMBLE_BYTES, PREAMBLE_BYTES + headerLength))) as SegmentHeader;
+    checkFormatVersion(this.header);
     const specs = new Map(this.header.arrays.map((spec) => [spec.name, spec]));
     const view = (name: string) => {
       const spec = specs.get(name);
@@ -55,16 +66,22 @@ export class Segment {
     };
     const table = (name: string) => new StringTable(view(`${name}.bytes`) as Uint8Array, view(`${name}.offsets`) as Uint32Array);
     this.terms = table('terms');
-    const fieldData = (field: FieldName): FieldData => ({
-      df: view(fieldArray(field, 'df')) as Uint32Array,
-      blockStart: view(fieldArray(field, 'blockStart')) as Uint32Array,
-      blockLastDoc: view(fieldArray(field, 'blockLastDoc')) as Uint32Array,
-      blockOffset: view(fieldArray(field, 'blockOffset')) as Uint32Array,
-      blockMaxTf: view(fieldArray(field, 'blockMaxTf')) as Uint32Array,
-      blockMinNorm: view(fieldArray(field, 'blockMinNorm')) as Uint8Array,
-      postings: view(fieldArray(field, 'postings')) as Uint8Array,
-      norms: view(fieldArray(field, 'norms')) as Uint8Array,
-    });
+    const fieldData = (field: FieldName): FieldData => {
+      const df = view(fieldArray(field, 'df')) as Uint32Array;
+      return {
+        df,
+        postingCount: specs.has(fieldArray(field, 'postingCount')) ? (view(fieldArray(field, 'postingCount')) as Uint32Array) : df,
+        blockStart: view(fieldArray(field, 'blockStart')) as Uint32Array,
+        blockLastDoc: view(fieldArray(field, 'blockLastDoc')) as Uint32Array,
+        blockOffset: view(fieldArray(field, 'blockOffset')) as Uint32Array,
+        blockDocBits: view(fieldArray(field, 'blockDocBits')) as Uint8Array,
+        blockFreqBits: view(fieldArray(field, 'blockFreqBits')) as Uint8Array,
+        blockMaxTf: view(fieldArray(field, 'blockMaxTf')) as Uint8Array,
+        blockMinNorm: view(fieldArray(field, 'blockMinNorm')) as Uint8Array,
+        postings: view(fieldArray(field, 'postings')) as Uint32Array,
+        norms: view(fieldArray(field, 'norms')) as Uint8Array,
+      };
+    };
     this.fields = Object.fromEntries(FIELDS.map((f) => [f, fieldData(f)])) as Record<FieldName, FieldData>;
     this.paragraphArticle = view('paragraph.article') as Uint32Array;
     this.articleIds = table('article.id');
@@ -92,7 +109,11 @@ export class Segment {
         if (bytesRead === 0) throw new SegmentFormatError(`${file} is truncated`);
         read += bytesRead;
       }
-      return new Segment(buffer);
+      try {
+        return new Segment(buffer);
+      } catch (error) {
+        throw error instanceof SegmentFormatError ? new SegmentFormatError(`${file}: ${error.message}`) : error;
+      }
     } finally {
       await handle.close();
     }
@@ -106,14 +127,25 @@ export class Segment {
     return this.header.articles;
   }
 
-  /** Ordinal of a term in the sorted dictionary, or -1: binary search on raw UTF-8 bytes. */
+  /**
+   * Ordinal of a term in the sorted dictionary, or -1: binary search comparing
+   * raw UTF-8 bytes in place (no view or buffer per probe: lookups run for
+   * every clause of every query on every segment).
+   */
   termOrdinal(term: string): number {
-    const key = Buffer.from(term);
+    if (term.length * 3 > keyBuffer.length) keyBuffer = new Uint8Array(term.length * 3);
+    const keyLength = encoder.encodeInto(term, keyBuffer).written;
+    const { bytes, offsets } = this.terms;
     let lo = 0;
     let hi = this.terms.size - 1;
     while (lo <= hi) {
       const mid = (lo + hi) >>> 1;
-      const cmp = Buffer.compare(this.terms.raw(mid), key);
+      const start = offsets[mid]!;
+      const length = offsets[mid + 1]! - start;
+      const common = Math.min(length, keyLength);
+      let cmp = 0;
+      for (let i = 0; i < common && cmp === 0; i++) cmp = bytes[start + i]! - keyBuffer[i]!;
+      if (cmp === 0) cmp = length - keyLength;
       if (cmp === 0) return mid;
       if (cmp < 0) lo = mid + 1;
       else hi = mid - 1;
@@ -123,6 +155,16 @@ export class Segment {
 
   articleAuthors(ordinal: number): number[] {
     return Array.from(this.articleAuthorIds.subarray(this.articleAuthorOffsets[ordinal]!, this.articleAuthorOffsets[ordinal + 1]!));
+  }
+}
+
+/** Refuses segments written in another format: their postings cannot be read. */
+function checkFormatVersion(header: SegmentHeader): void {
+  if (header.formatVersion !== FORMAT_VERSION) {
+    throw new SegmentFormatError(
+      `segment format ${header.formatVersion} is not supported by this version (it reads format ${FORMAT_VERSION}): ` +
+        're-ingest the corpus into a new index directory',
+    );
   }
 }
 
@@ -149,6 +191,11 @@ export async function readSegmentArticleIds(file: string): Promise<string[]> {
     const headerBytes = Buffer.alloc(preamble.readUInt32LE(8));
     await handle.read(headerBytes, 0, headerBytes.length, PREAMBLE_BYTES);
     const header = unpack(headerBytes) as SegmentHeader;
+    try {
+      checkFormatVersion(header);
+    } catch (error) {
+      throw new SegmentFormatError(`${file}: ${(error as Error).message}`);
+    }
     const readArray = async (name: string) => {
       const spec = header.arrays.find((a) => a.name === name);
       if (!spec) throw new SegmentFormatError(`${file} lacks array ${name}`);

@@ -37,8 +37,8 @@ export class StringTableBuilder {
 
 export class StringTable {
   constructor(
-    private readonly bytes: Uint8Array,
-    private readonly offsets: Uint32Array,
+    readonly bytes: Uint8Array,
+    readonly offsets: Uint32Array,
   ) {}
 
   get size(): number {

@@ -1,9 +1,6 @@
 /**
  * Builds one immutable segment in memory, then writes it as a single file.
- *
- * Postings are collected as (term id, paragraph, frequency) triples in typed
- * arrays; at write time terms are sorted and the triples bucketed per term
- * (a stable counting sort keeps paragraphs in increasing order).
+ * Terms are sorted at write time; postings are encoded by postings-writer.ts.
  */
 import { open } from 'node:fs/promises';
 import { pack } from 'msgpackr';
@@ -11,10 +8,9 @@ import { analyze } from '../analysis/analyzer.js';
 import type { ArticleInput } from '../../corpus/model.js';
 import { GrowableBytes, GrowableUint32 } from './growable.js';
 import { StringTableBuilder } from './string-table.js';
-import { encodeNorm } from './norms.js';
+import { FieldPostings, encodePostings, type TypedArray } from './postings-writer.js';
 import { StoredFieldsBuilder } from '../stored/writer.js';
 import {
-  BLOCK_SIZE,
   ELEMENT_BYTES,
   FIELDS,
   FORMAT_VERSION,
@@ -29,26 +25,6 @@ import {
 } from './format.js';
 
 const NO_VALUE = 0xffffffff;
-
-class FieldPostings {
-  readonly termIds = new GrowableUint32(1 << 16);
-  readonly docs = new GrowableUint32(1 << 16);
-  readonly freqs = new GrowableUint32(1 << 16);
-  readonly norms = new GrowableBytes(1 << 12);
-  sumLength = 0;
-
-  addDocument(doc: number, termFreqs: Map<number, number>, length: number): void {
-    for (const [termId, freq] of termFreqs) {
-      this.termIds.push(termId);
-      this.docs.push(doc);
-      this.freqs.push(freq);
-    }
-    this.norms.pushByte(encodeNorm(length));
-    this.sumLength += length;
-  }
-}
-
-type TypedArray = Uint8Array | Uint32Array | Int32Array | Float64Array;
 
 export class SegmentBuilder {
   private readonly termIds = new Map<string, number>();
@@ -103,12 +79,10 @@ export class SegmentBuilder {
   addArticle(article: ArticleInput): void {
     const articleOrdinal = this.articleIds.size;
     const titleTerms = analyze(article.title);
-    const titleFreqs = this.termFrequencies(titleTerms);
+    this.fields.title.addDocument(this.termFrequencies(titleTerms), titleTerms.length, article.paragraphs.length);
     for (const paragraph of article.paragraphs) {
-      const doc = this.paragraphArticle.length;
       const textTerms = analyze(paragraph.text);
-      this.fields.text.addDocument(doc, this.termFrequencies(textTerms), textTerms.length);
-      this.fields.title.addDocument(doc, titleFreqs, titleTerms.length);
+      this.fields.text.addDocument(this.termFrequencies(textTerms), textTerms.length);
       this.paragraphArticle.push(articleOrdinal);
     }
     this.articleFirstParagraph.push(this.paragraphArticle.length);
@@ -141,7 +115,7 @@ export class SegmentBuilder {
       ['terms.offsets', termTable.offsets.view()],
     ];
     for (const field of FIELDS) {
-      for (const [part, array] of encodePostings(this.fields[field], ordinalOfId)) arrays.push([fieldArray(field, part), array]);
+      for (const [part, array] of encodePostings(this.fields[field], ordinalOfId, field === 'title')) arrays.push([fieldArray(field, part), array]);
       arrays.push([fieldArray(field, 'norms'), this.fields[field].norms.view()]);
     }
     const journalNameTable = new StringTableBuilder();
@@ -184,68 +158,6 @@ export function compareUtf8(a: string, b: string): number {
   // For strings without surrogate pairs, UTF-16 code unit order equals UTF-8 byte order;
   // Buffer.compare handles the general case.
   return Buffer.compare(Buffer.from(a), Buffer.from(b));
-}
-
-function encodePostings(postings: FieldPostings, ordinalOfId: Uint32Array): [Parameters<typeof fieldArray>[1], TypedArray][] {
-  const termCount = ordinalOfId.length;
-  const count = postings.docs.length;
-  const termIds = postings.termIds.view();
-  const docs = postings.docs.view();
-  const freqs = postings.freqs.view();
-  const norms = postings.norms.view();
-
-  // Counting sort of postings by term ordinal; stable, so docs stay increasing within a term.
-  const df = new Uint32Array(termCount);
-  for (let i = 0; i < count; i++) df[ordinalOfId[termIds[i]!]!]!++;
-  const start = new Uint32Array(termCount + 1);
-  for (let t = 0; t < termCount; t++) start[t + 1] = start[t]! + df[t]!;
-  const cursor = start.slice(0, termCount);
-  const order = new Uint32Array(count);
-  for (let i = 0; i < count; i++) order[cursor[ordinalOfId[termIds[i]!]!]!++] = i;
-
-  const blockStart = new Uint32Array(termCount + 1);
-  const blockLastDoc = new GrowableUint32();
-  const blockOffset = new GrowableUint32();
-  const blockMaxTf = new GrowableUint32();
-  const blockMinNorm = new GrowableBytes();
-  const bytes = new GrowableBytes(1 << 20);
-  blockOffset.push(0);
-  for (let t = 0; t < termCount; t++) {
-    blockStart[t] = blockLastDoc.length;
-    for (let first = start[t]!; first < start[t + 1]!; first += BLOCK_SIZE) {
-      const last = Math.min(first + BLOCK_SIZE, start[t + 1]!);
-      let previous = 0;
-      let maxTf = 0;
-      let minNorm = 255;
-      for (let i = first; i < last; i++) {
-        const doc = docs[order[i]!]!;
-        bytes.pushVarint(doc - previous);
-        previous = doc;
-      }
-      for (let i = first; i < last; i++) {
-        const posting = order[i]!;
-        const freq = freqs[posting]!;
-        bytes.pushVarint(freq);
-        if (freq > maxTf) maxTf = freq;
-        const norm = norms[docs[posting]!]!;
-        if (norm < minNorm) minNorm = norm;
-      }
-      blockLastDoc.push(previous);
-      blockOffset.push(bytes.length);
-      blockMaxTf.push(maxTf);
-      blockMinNorm.pushByte(minNorm);
-    }
-  }
-  blockStart[termCount] = blockLastDoc.length;
-  return [
-    ['df', df],
-    ['blockStart', blockStart],
-    ['blockLastDoc', blockLastDoc.view()],
-    ['blockOffset', blockOffset.view()],
-    ['blockMaxTf', blockMaxTf.view()],
-    ['blockMinNorm', blockMinNorm.view()],
-    ['postings', bytes.view()],
-  ];
 }
 
 function arrayType(array: TypedArray): ArrayType {

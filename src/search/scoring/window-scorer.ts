@@ -1,0 +1,255 @@
+/**
+ * Top-k traversal of one segment, a window of documents at a time, with
+ * MaxScore pruning (Turtle & Flood 1995) on block-level bounds:
+ *
+ * 1. Windows are fixed runs of WINDOW paragraphs. A window no filtered-in
+ *    paragraph falls in is skipped before anything is read.
+ * 2. Each clause's bound in the window is the highest bound of its blocks
+ *    that overlap it (block metadata only). If the bounds cannot reach the
+ *    collector's threshold, the window is skipped without decoding.
+ * 3. Clauses sorted by bound: the lowest ones whose bounds together cannot
+ *    reach the threshold are non-essential. The essential ones are scored
+ *    term at a time, in query order, into an array of partial sums, with a
+ *    bitmap of the paragraphs they touched.
+ * 4. Each touched paragraph that passes the filter probes the non-essential
+ *    clauses, highest bound first, stopping as soon as the remaining bounds
+ *    cannot lift it over the threshold.
+ *
+ * Scores equal exhaustive BM25 bit for bit: partial sums add the essential
+ * clauses in query order, and a paragraph that also matched a non-essential
+ * clause is re-summed from its per-clause contributions in query order, the
+ * order an exhaustive scorer adds in. Pruning keeps a small relative margin
+ * against rounding.
+ *
+ * Title clauses list articles: one posting scores every paragraph of its
+ * article inside the window, and probing looks the paragraph's article up.
+ */
+import type { Segment } from '../segment/reader.js';
+import type { Bitset } from '../filters/bitset.js';
+import { NO_MORE_DOCS } from '../segment/postings.js';
+import { Bm25, termScore } from './bm25.js';
+import type { Collector } from './top-k.js';
+import { WINDOW, scratch, type OpenClause } from './open-clauses.js';
+
+/** Relative margin that keeps floating-point rounding from pruning a document that ties or wins. */
+const PRUNING_MARGIN = 1e-9;
+
+export interface DocRange {
+  from: number;
+  to: number;
+}
+
+/** Offers every document of `range` that can enter the collector's top k, with its exact score, as `docBase + doc`. */
+export function scoreWindows(
+  segment: Segment,
+  clauses: readonly OpenClause[],
+  range: DocRange,
+  accept: Bitset | null,
+  collector: Collector,
+  docBase: number,
+): void {
+  const n = clauses.length;
+  if (n === 0) return;
+  scratch.ensure(n);
+  const { bound, byBound, rank, boundBelow } = scratch;
+  const articleOf = segment.paragraphArticle;
+  const firstParagraph = segment.articleFirstParagraph;
+
+  let from = range.from;
+  while (from < range.to) {
+    const windowBase = from & ~(WINDOW - 1);
+    const to = Math.min(windowBase + WINDOW, range.to);
+    if (accept !== null && !anyWord(accept.words, from >>> 5, (to - 1) >>> 5)) {
+      from = to;
+      continue;
+    }
+    // Window bounds per clause, and the first paragraph any clause can still reach.
+    let total = 0;
+    let nextDoc = NO_MORE_DOCS;
+    for (let c = 0; c < n; c++) {
+      const clause = clauses[c]!;
+      const cursor = clause.cursor;
+      const lo = clause.perArticle ? articleOf[from]! : from;
+      const hi = clause.perArticle ? articleOf[to - 1]! + 1 : to;
+      let block = cursor.seekBlock(lo);
+      let windowBound = 0;
+      if (block < cursor.endBlock) {
+        const first = cursor.blockFirstDoc(block);
+        nextDoc = Math.min(nextDoc, clause.perArticle ? firstParagraph[first]! : first);
+        const { blockMaxTf, blockMinNorm } = cursor.field;
+        for (; block < cursor.endBlock && cursor.blockFirstDoc(block) < hi; block++) {
+          const b = Bm25.blockBound(clause.weight, blockMaxTf[block]!, clause.lengthFactor[blockMinNorm[block]!]!);
+          if (b > windowBound) windowBound = b;
+        }
+      }
+      bound[c] = windowBound;
+      total += windowBound;
+    }
+    if (nextDoc === NO_MORE_DOCS) return;
+    if (nextDoc >= to) {
+      from = nextDoc; // no clause has a posting before nextDoc
+      continue;
+    }
+    const threshold = collector.threshold;
+    if (total < threshold - PRUNING_MARGIN * Math.abs(threshold)) {
+      from = to;
+      continue;
+    }
+    sortByBound(n, bound, byBound, rank, boundBelow);
+    let firstEssential = 0;
+    const safe = threshold - PRUNING_MARGIN * Math.abs(threshold);
+    while (firstEssential < n && boundBelow[firstEssential + 1]! < safe) firstEssential++;
+
+    const generation = scratch.nextGeneration();
+    const record = firstEssential > 0; // contributions are only needed to re-sum with non-essential ones
+    for (let c = 0; c < n; c++) {
+      // A block whose bound, with every other clause's window bound, cannot reach the threshold
+      // is not decoded: its paragraphs cannot enter the top k (a paragraph another clause
+      // touches there gets a partial score, below the threshold anyway, and is dropped).
+      const blockFloor = safe - (total - bound[c]!);
+      if (rank[c]! >= firstEssential) accumulate(clauses[c]!, c, from, to, windowBase, articleOf, firstParagraph, record, generation, blockFloor);
+    }
+    collectWindow(clauses, from, to, windowBase, accept, collector, firstEssential, generation, docBase, articleOf);
+    from = to;
+  }
+}
+
+/** True when any of words[first..last] is non-zero. */
+function anyWord(words: Uint32Array, first: number, last: number): boolean {
+  for (let i = first; i <= last; i++) if (words[i] !== 0) return true;
+  return false;
+}
+
+/** Insertion sort of clause indexes by bound (few clauses), ranks, and prefix sums of the sorted bounds. */
+function sortByBound(n: number, bound: Float64Array, byBound: Int32Array, rank: Int32Array, boundBelow: Float64Array): void {
+  for (let i = 0; i < n; i++) {
+    let j = i;
+    while (j > 0 && bound[byBound[j - 1]!]! > bound[i]!) {
+      byBound[j] = byBound[j - 1]!;
+      j--;
+    }
+    byBound[j] = i;
+  }
+  boundBelow[0] = 0;
+  for (let i = 0; i < n; i++) {
+    rank[byBound[i]!] = i;
+    boundBelow[i + 1] = boundBelow[i]! + bound[byBound[i]!]!;
+  }
+}
+
+/** Adds one clause's scores for the paragraphs [from, to) of the window to the partial sums. */
+function accumulate(
+  clause: OpenClause,
+  slot: number,
+  from: number,
+  to: number,
+  windowBase: number,
+  articleOf: Uint32Array,
+  firstParagraph: Uint32Array,
+  record: boolean,
+  generation: number,
+  blockFloor: number,
+): void {
+  const { cursor, weight, norms, lengthFactor, perArticle } = clause;
+  const { blockMaxTf, blockMinNorm } = cursor.field;
+  const { partial, touched, contribution, stamp } = scratch;
+  const slotBase = slot * WINDOW;
+  const lo = perArticle ? articleOf[from]! : from;
+  const hi = perArticle ? articleOf[to - 1]! + 1 : to;
+  const lastDocs = cursor.field.blockLastDoc;
+  for (let block = cursor.seekBlock(lo); block < cursor.endBlock && cursor.blockFirstDoc(block) < hi; block++) {
+    if (Bm25.blockBound(weight, blockMaxTf[block]!, lengthFactor[blockMinNorm[block]!]!) < blockFloor) {
+      if (lastDocs[block]! >= hi) break;
+      continue;
+    }
+    const count = cursor.decodeBlock(block);
+    const docs = cursor.docs;
+    const freqs = cursor.freqs;
+    let i = 0;
+    while (i < count && docs[i]! < lo) i++;
+    for (; i < count; i++) {
+      const doc = docs[i]!;
+      if (doc >= hi) break;
+      const value = termScore(weight, freqs[i]!, lengthFactor[norms[doc]!]!);
+      // A title posting scores every paragraph of its article inside the window.
+      const first = perArticle ? Math.max(firstParagraph[doc]!, from) : doc;
+      const end = perArticle ? Math.min(firstParagraph[doc + 1]!, to) : doc + 1;
+      for (let p = first; p < end; p++) {
+        const offset = p - windowBase;
+        const word = offset >>> 5;
+        const bit = 1 << (offset & 31);
+        if ((touched[word]! & bit) === 0) {
+          touched[word]! |= bit;
+          partial[offset] = value;
+        } else partial[offset]! += value;
+        if (record) {
+          contribution[slotBase + offset] = value;
+          stamp[slotBase + offset] = generation;
+        }
+      }
+    }
+    if (lastDocs[block]! >= hi) break; // the block reaches into the next window
+  }
+}
+
+/** Walks the touched paragraphs of the window: filter, probe non-essential clauses, re-sum, collect. */
+function collectWindow(
+  clauses: readonly OpenClause[],
+  from: number,
+  to: number,
+  windowBase: number,
+  accept: Bitset | null,
+  collector: Collector,
+  firstEssential: number,
+  generation: number,
+  docBase: number,
+  articleOf: Uint32Array,
+): void {
+  const { partial, touched, contribution, stamp, byBound, rank, boundBelow, probed } = scratch;
+  const n = clauses.length;
+  let threshold = collector.threshold;
+  let safe = threshold - PRUNING_MARGIN * Math.abs(threshold);
+  const lastWord = (to - 1 - windowBase) >>> 5;
+  for (let w = (from - windowBase) >>> 5; w <= lastWord; w++) {
+    let bits = touched[w]!;
+    touched[w] = 0;
+    if (accept !== null) bits &= accept.words[(windowBase >>> 5) + w]!;
+    while (bits !== 0) {
+      const low = bits & -bits;
+      bits ^= low;
+      const offset = (w << 5) + 31 - Math.clz32(low);
+      const doc = windowBase + offset;
+      let score = partial[offset]!;
+      let probedAny = false;
+      let pruned = false;
+      for (let i = firstEssential - 1; i >= 0; i--) {
+        if (score + boundBelow[i + 1]! < safe) {
+          pruned = true;
+          break;
+        }
+        const c = byBound[i]!;
+        const clause = clauses[c]!;
+        const target = clause.perArticle ? articleOf[doc]! : doc;
+        probed[c] = 0;
+        if (clause.cursor.advance(target) !== target) continue;
+        const value = termScore(clause.weight, clause.cursor.freq, clause.lengthFactor[clause.norms[target]!]!);
+        probed[c] = value;
+        score += value;
+        probedAny = true;
+      }
+      if (pruned) continue;
+      if (probedAny) {
+        // Re-sum in query order (clauses are in query order) so the score is the exhaustive one.
+        score = 0;
+        for (let c = 0; c < n; c++) {
+          if (rank[c]! < firstEssential) score += probed[c]!;
+          else if (stamp[c * WINDOW + offset] === generation) score += contribution[c * WINDOW + offset]!;
+        }
+      }
+      if (score < threshold) continue;
+      collector.collect(docBase + doc, score);
+      threshold = collector.threshold;
+      safe = threshold - PRUNING_MARGIN * Math.abs(threshold);
+    }
+  }
+}
