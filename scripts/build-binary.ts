@@ -64,6 +64,12 @@ async function bundle(entry: string, outfile: string, plugins: esbuild.Plugin[],
   });
 }
 
+/** Worker-thread entries (source -> bundled file in the extracted tree; pool.ts and renderer.ts look for these names). */
+const WORKER_BUNDLES: Record<string, string> = {
+  'src/search/worker.ts': 'search-worker.cjs',
+  'src/platform/render-worker.ts': 'render-worker.cjs',
+};
+
 function run(command: string, args: string[]): void {
   const result = spawnSync(command, args, { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'] });
   if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} failed (${result.status ?? result.signal})`);
@@ -77,9 +83,10 @@ export async function buildBinary(): Promise<string> {
   const natives: NativeFiles = new Set();
   const mainBundle = path.join(STAGING, 'main.cjs');
   await bundle('src/runtime/binary-main.ts', mainBundle, [nativeAddons(ROOT, CARRIED_MODULE, natives), carriedPackages(['piscina'], CARRIED_MODULE)], ['node-llama-cpp']);
-  // The worker runs from its extracted file, so piscina resolves from the tree's node_modules as usual.
-  const workerBundle = path.join(STAGING, 'search-worker.cjs');
-  await bundle('src/search/worker.ts', workerBundle, [nativeAddons(ROOT, CARRIED_MODULE, natives)], ['piscina', 'node-llama-cpp']);
+  // Workers run from their extracted files, so piscina resolves from the tree's node_modules as usual.
+  for (const [entry, output] of Object.entries(WORKER_BUNDLES)) {
+    await bundle(entry, path.join(STAGING, output), [nativeAddons(ROOT, CARRIED_MODULE, natives)], ['piscina', 'node-llama-cpp']);
+  }
 
   const treeOptions = { skipPackages, skipFiles };
   const checkoutFiles = [
@@ -89,7 +96,7 @@ export async function buildBinary(): Promise<string> {
   ];
   // The main script is compiled with a V8 code cache, which leaves it without import(); ES modules are imported through this file.
   writeFileSync(path.join(STAGING, 'dynamic-import.cjs'), 'module.exports = (url) => import(url);\n');
-  const builtFiles = ['search-worker.cjs', 'dynamic-import.cjs'];
+  const builtFiles = [...Object.values(WORKER_BUNDLES), 'dynamic-import.cjs'];
   const assets: Record<string, string> = {};
   for (const file of checkoutFiles) assets[file] = path.join(ROOT, file);
   for (const file of builtFiles) assets[file] = path.join(STAGING, file);

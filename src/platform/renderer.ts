@@ -6,6 +6,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
+import { carriedFile } from '../runtime/carried.ts';
 import { PlatformError } from './errors.ts';
 import { type RenderOutcome, type RenderTask, render } from './render-worker.ts';
 import type { Format, ResourceView } from './rendering.ts';
@@ -47,14 +48,16 @@ export function createRenderer(options: RendererOptions): Renderer {
 }
 
 function workerPool(threads: number): Piscina {
-  const workerFile = new URL(import.meta.url.endsWith('.ts') ? './render-worker.ts' : './render-worker.js', import.meta.url);
+  // Inside the single executable the worker is a file it extracted; otherwise it sits beside this module.
+  const workerFile =
+    carriedFile('render-worker.cjs') ?? fileURLToPath(new URL(import.meta.url.endsWith('.ts') ? './render-worker.ts' : './render-worker.js', import.meta.url));
   return new Piscina({
-    filename: fileURLToPath(workerFile),
+    filename: workerFile,
     minThreads: 1,
     maxThreads: threads,
     // Idle threads give their memory (a loaded JSON-LD processor) back.
     idleTimeout: 30_000,
     // Workers load TypeScript sources through tsx when the server runs from source.
-    execArgv: workerFile.pathname.endsWith('.ts') ? ['--import', 'tsx'] : undefined,
+    execArgv: workerFile.endsWith('.ts') ? ['--import', 'tsx'] : undefined,
   });
 }

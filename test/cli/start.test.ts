@@ -29,8 +29,11 @@ describe('npm start', () => {
     const help = start('serve', '--help');
     expect(help.status).toBe(0);
     expect(help.stdout).toContain('usage: npm start -- [options]');
+    const ingestHelp = start('ingest', '--help');
+    expect(ingestHelp.status).toBe(0);
+    expect(ingestHelp.stdout).toContain('usage: npm run ingest');
     const ingest = start('ingest');
     expect(ingest.status).toBe(2);
-    expect(ingest.stderr).toContain('usage: npm run ingest');
+    expect(ingest.stderr).toContain('ingest needs --index; see --help');
   });
 });

@@ -74,7 +74,7 @@ describe.skipIf(!buildable)('the single executable', () => {
     expect(version.stderr).not.toContain('wrote');
   }, 120_000);
 
-  it('serves the demo corpus it carries, building its index under --data on first start', async () => {
+  it('serves the demo corpus and the web page it carries, building its index under --data on first start', async () => {
     const server = await startIsolatedServer(binary, ['serve', '--data', path.join(dir, 'demo-data'), '--search-threads', '1'], {
       cwd: path.join(dir, 'run'),
       env: { XDG_CACHE_HOME: cacheHome },
@@ -85,6 +85,12 @@ describe.skipIf(!buildable)('the single executable', () => {
       expect(count.article_count).toBe(DEMO_ARTICLES);
       expect(server.output()).toContain('building it from the demo corpus');
       expect(existsSync(path.join(dir, 'demo-data', 'index'))).toBe(true);
+      // The web page and the API reference travel inside the executable too.
+      for (const page of ['/ui/', '/ui/js/main.js', '/docs']) {
+        const response = await fetch(`${server.url}${page}`);
+        expect(response.status, page).toBe(200);
+        expect((await response.text()).length, page).toBeGreaterThan(100);
+      }
     } finally {
       await server.stop();
     }
@@ -129,7 +135,7 @@ describe.skipIf(!buildable)('the single executable', () => {
     await writeTinyOnnxModel(reranker, { kind: 'cross-encoder' });
     const server = await startIsolatedServer(
       binary,
-      ['serve', '--data', path.join(dir, 'demo-data'), '--search-threads', '1', '--llm-model', model, '--llm-max-tokens', '48', '--llm-threads', '1', '--reranker-model', reranker],
+      ['serve', '--data', path.join(dir, 'demo-data'), '--search-threads', '1', '--llm-model', model, '--llm-max-tokens', '200', '--llm-threads', '1', '--reranker-model', reranker],
       { cwd: path.join(dir, 'run'), env: { XDG_CACHE_HOME: cacheHome } },
     );
     try {
@@ -141,7 +147,7 @@ describe.skipIf(!buildable)('the single executable', () => {
       expect(response.status).toBe(200);
       expect(((await response.json()) as { raw_answer: string }).raw_answer).toContain('<bbs_sources>:');
       // The timings are logged once the answer is sent.
-      for (let waited = 0; !server.output().includes('question answered') && waited < 5000; waited += 100) await new Promise((r) => setTimeout(r, 100));
+      for (let waited = 0; !server.output().includes('"msg":"request completed"') && waited < 5000; waited += 100) await new Promise((r) => setTimeout(r, 100));
       expect(server.output()).toContain('"msg":"language model loaded"');
       expect(server.output()).toContain('"msg":"reranker loaded"');
       expect(server.output()).toMatch(/"rerankMs":\d/);

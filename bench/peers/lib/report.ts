@@ -7,7 +7,7 @@ import { machine, writeResults } from '../../lib/stats.js';
 import { writeCharts } from './charts.js';
 import { BM25, FILTER, K_VALUES, type BenchConfig, type PeerName } from './config.js';
 import type { FilterName, LatencyCell, PeerRun, QualityRun, ThroughputCell } from './measure.js';
-import { issue9Section } from './issue9.js';
+import { luceneTargetsSection } from './lucene-targets.js';
 
 export interface Report {
   date: string;
@@ -263,7 +263,7 @@ export async function writeReport(report: Report): Promise<void> {
     '',
     ...charts.map((file) => `![${file}](${file})`),
     '',
-    issue9Section(report),
+    luceneTargetsSection(report),
     '',
     targetsSection(report),
     '',

@@ -1,5 +1,5 @@
 /**
- * The section of bench/results/peers.md that checks issue 9's targets: the
+ * The section of bench/results/peers.md that checks the engine-v2 targets: the
  * engine against Lucene on the generated corpus, as engine ÷ Lucene per cell
  * (below 1 = the engine is faster or smaller), with the index split into its
  * searchable and stored parts (bench/lib/segment-sizes.ts).
@@ -10,7 +10,7 @@ import type { Report } from './report.js';
 const fmt = (x: number) => x.toFixed(2);
 const verdict = (met: boolean) => (met ? '**met**' : '**not met**');
 
-export function issue9Section(report: Report): string {
+export function luceneTargetsSection(report: Report): string {
   const runs = report.speed.filter((r) => r.corpus === 'generated');
   const engine = runs.find((r) => r.peer === 'engine');
   const lucene = runs.find((r) => r.peer === 'lucene');
