@@ -109,7 +109,7 @@ export async function readParagraphs(indexDir: string, limit: number, seed: numb
     }
     chosen = locations.slice(0, limit).sort((a, b) => a[0] - b[0] || a[1] - b[1]);
   }
-  const texts = chosen.map(([s, p]) => snapshot.segments[s]!.segment.paragraphText.get(p));
+  const texts = chosen.map(([s, p]) => snapshot.segments[s]!.stored.paragraphText(p));
   return { texts, total: locations.length };
 }
 

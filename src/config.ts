@@ -10,6 +10,7 @@ import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import type { SearcherOptions } from './search/searcher.js';
 import { DEFAULT_MERGE_FACTOR } from './search/merge.js';
+import { COMPRESSIONS, type StoredCompression } from './search/stored/format.js';
 
 export class ConfigError extends Error {}
 
@@ -177,6 +178,12 @@ const COMMAND_SETTINGS = {
     commands: ['ingest'],
     shownDefault: 'the writer\'s default',
     doc: 'Size at which a new index segment is started, in MiB.',
+  },
+  storedCompression: {
+    default: 'none' as StoredCompression,
+    parse: oneOf(...COMPRESSIONS),
+    commands: ['ingest'],
+    doc: 'Layout of the stored-fields files written (new and merged segments): none (plain, measured fastest to serve) or deflate (smaller).',
   },
   idPrefix: {
     default: null as string | null,

@@ -2,6 +2,7 @@
  * The one command-line entry: `serve` (default), `ingest` and `eval`.
  *   npm start -- [--port N --host H --index DIR ...]      (see --help)
  *   npm run ingest -- --index DIR [--input PATH...] [--format F] [--delete ID...] [--delete-file F] [--merge]
+ *                      [--stored-compression none|deflate]
  *   npm run eval -- --corpus F --queries F --qrels F [--bm25-k1 X --bm25-b X --title-weight X]
  * Every command's flags are rows of the settings table (src/config.ts); `--help` lists them.
  */
@@ -15,6 +16,7 @@ import { createProgress } from './progress.js';
 import { evaluate, formatEvaluation } from './eval/evaluate.js';
 import { MANIFEST_FILE } from './search/manifest.js';
 import { mergeAll } from './search/merge.js';
+import type { StoredCompression } from './search/stored/format.js';
 import { startServer } from './server.js';
 import { carriedRoot } from './runtime/carried.js';
 import packageJson from '../package.json' with { type: 'json' };
@@ -35,11 +37,12 @@ async function runIngest(argv: string[]): Promise<number> {
       idPrefix: config.idPrefix ?? undefined,
       deleteIds,
       mergeFactor: config.mergeFactor,
+      storedCompression: config.storedCompression,
     });
     // A run with inputs fails when none of them could be indexed; deleting ids already gone is not a failure.
     ok = config.input.length === 0 || report.indexed > 0;
   }
-  if (config.merge) await mergeWithReport(config.index!);
+  if (config.merge) await mergeWithReport(config.index!, config.storedCompression);
   return ok ? 0 : 1;
 }
 
@@ -52,9 +55,9 @@ async function readIdFiles(files: string[]): Promise<string[]> {
   return ids;
 }
 
-async function mergeWithReport(indexDir: string): Promise<void> {
+async function mergeWithReport(indexDir: string, storedCompression: StoredCompression): Promise<void> {
   const started = Date.now();
-  const merge = await mergeAll(indexDir);
+  const merge = await mergeAll(indexDir, { storedCompression });
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   process.stderr.write(
     merge
@@ -66,7 +69,7 @@ async function mergeWithReport(indexDir: string): Promise<void> {
 export async function ingestWithProgress(
   inputs: string[],
   indexDir: string,
-  options: Pick<IngestOptions, 'format' | 'idPrefix' | 'deleteIds' | 'mergeFactor'> & { maxSegmentMb?: number } = {},
+  options: Pick<IngestOptions, 'format' | 'idPrefix' | 'deleteIds' | 'mergeFactor' | 'storedCompression'> & { maxSegmentMb?: number } = {},
 ): Promise<IngestReport> {
   const { maxSegmentMb, ...rest } = options;
   const progress = createProgress('ingest');

@@ -39,6 +39,13 @@ export async function segmentSizes(dir: string): Promise<IndexSizes> {
   const sizes: IndexSizes = { searchableMiB: 0, storedMiB: 0, parts: {} };
   for (const name of await readdir(dir)) {
     const file = path.join(dir, name);
+    if (name.endsWith('.stored')) {
+      // The stored-fields file: pre-rendered JSON returned with hits, read from disk, not held in memory.
+      const bytes = mib((await stat(file)).size);
+      sizes.storedMiB += bytes;
+      sizes.parts['.stored files'] = (sizes.parts['.stored files'] ?? 0) + bytes;
+      continue;
+    }
     const header = await segmentHeader(file).catch(() => null);
     if (!header) {
       sizes.searchableMiB += mib((await stat(file)).size);

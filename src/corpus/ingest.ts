@@ -10,6 +10,7 @@ import { detectFormat, expandInputs, readArticles } from './readers/index.js';
 import type { InputFormat, RecordSource } from './readers/types.js';
 import { IndexWriter } from '../search/index-writer.js';
 import { mergeByPolicy, type MergeSummary } from '../search/merge.js';
+import type { StoredCompression } from '../search/stored/format.js';
 
 export interface IngestOptions {
   inputs: string[];
@@ -26,6 +27,8 @@ export interface IngestOptions {
    * overlap (PMIDs, BEIR _ids) do not replace each other's articles.
    */
   idPrefix?: string;
+  /** Layout of the stored-fields files, the new segments' and merged ones' (default plain: fastest to serve). */
+  storedCompression?: StoredCompression;
   /** Called with (bytes consumed, total bytes) as inputs are read. */
   onProgress?: (done: number, total: number) => void;
   /** Called for each skipped record. */
@@ -78,7 +81,8 @@ export async function ingest(options: IngestOptions): Promise<IngestReport> {
     if (writer.delete(articleId)) report.deleted++;
     else report.notFound.push(articleId);
   };
-  const writer = await IndexWriter.open(options.indexDir, { maxSegmentBytes: options.maxSegmentBytes });
+  const { storedCompression } = options;
+  const writer = await IndexWriter.open(options.indexDir, { maxSegmentBytes: options.maxSegmentBytes, storedCompression });
   try {
     let doneBytes = 0;
     for (const [index, file] of files.entries()) {
@@ -116,7 +120,7 @@ export async function ingest(options: IngestOptions): Promise<IngestReport> {
     const summary = await writer.commit();
     report.indexed = report.read - report.skipped;
     report.segments = summary.segments;
-    if (options.mergeFactor !== 0) report.merges = await mergeByPolicy(options.indexDir, options.mergeFactor);
+    if (options.mergeFactor !== 0) report.merges = await mergeByPolicy(options.indexDir, options.mergeFactor, { storedCompression });
     return report;
   } catch (error) {
     await writer.close();

@@ -1,13 +1,22 @@
 /**
  * Reads article and paragraph metadata out of a loaded index, in the API's
- * shapes (Context metadata and article listing items).
+ * shapes (Context metadata and article listing items): as objects for QA and
+ * the platform, and as response bytes assembled from the stored JSON fragments
+ * for the routes that return many of them (hits-json.ts).
  */
-import { ABSTRACT_SECTION, paragraphIdOf, type ArticleMetadata, type ContextMetadata } from './model.js';
+import type { ArticleMetadata, ContextMetadata } from './model.js';
 import type { Searcher, ParagraphHit } from '../search/searcher.js';
+import { contextsJson, listingJson, type ListingPage } from './hits-json.js';
 
 export interface ArticleLocation {
   segment: number;
   article: number;
+}
+
+interface ParagraphFields {
+  paragraph: string;
+  paragraph_id: string;
+  section: string;
 }
 
 export class Library {
@@ -19,46 +28,54 @@ export class Library {
     return this.searcher.snapshot.segments;
   }
 
-  articleMetadata({ segment: s, article }: ArticleLocation): ArticleMetadata {
-    const segment = this.segments[s]!.segment;
-    const stored = segment.article(article);
-    const abstract: string[] = [];
-    for (let p = segment.articleFirstParagraph[article]!; p < segment.articleFirstParagraph[article + 1]!; p++) {
-      if (segment.sections.get(segment.paragraphSection[p]!) === ABSTRACT_SECTION) abstract.push(segment.paragraphText.get(p));
-    }
-    return {
-      article_title: stored.title,
-      article_authors: stored.authors,
-      article_id: stored.article_id,
-      article_doi: stored.article_doi,
-      pubmed_id: stored.pubmed_id,
-      date: stored.date,
-      article_type: stored.article_type,
-      journal_issn: stored.journal_issn,
-      journal_name: stored.journal_name,
-      cited_by: stored.cited_by,
-      impact_factor: stored.impact_factor,
-      abstract: abstract.join('\n'),
-    };
+  articleMetadata({ segment, article }: ArticleLocation): ArticleMetadata {
+    return JSON.parse(`{${this.segments[segment]!.stored.articleJson(article)}}`) as ArticleMetadata;
+  }
+
+  private paragraphFields(hit: Pick<ParagraphHit, 'segment' | 'paragraph'>): ParagraphFields {
+    return JSON.parse(`{${this.segments[hit.segment]!.stored.paragraphJson(hit.paragraph)}}`) as ParagraphFields;
   }
 
   paragraphText(hit: Pick<ParagraphHit, 'segment' | 'paragraph'>): string {
-    return this.segments[hit.segment]!.segment.paragraphText.get(hit.paragraph);
+    return this.segments[hit.segment]!.stored.paragraphText(hit.paragraph);
   }
 
   contextMetadata(hit: ParagraphHit, contextId: number, rerankingScore: number | null): ContextMetadata {
-    const segment = this.segments[hit.segment]!.segment;
-    const article = segment.paragraphArticle[hit.paragraph]!;
-    const metadata = this.articleMetadata({ segment: hit.segment, article });
-    const position = hit.paragraph - segment.articleFirstParagraph[article]!;
     return {
-      ...metadata,
-      paragraph: segment.paragraphText.get(hit.paragraph),
-      paragraph_id: paragraphIdOf(metadata.article_id, position),
-      section: segment.sections.get(segment.paragraphSection[hit.paragraph]!),
+      ...this.articleMetadata(this.hitArticle(hit)),
+      ...this.paragraphFields(hit),
       context_id: contextId,
       reranking_score: rerankingScore,
     };
+  }
+
+  /**
+   * Whether the article's abstract, and the hit's paragraph when given, are at
+   * most `limit` characters, so a response cut to `limit` leaves them as
+   * stored. A stored fragment is UTF-8 JSON, at least one byte per UTF-16
+   * unit of its strings, so a fragment of at most `limit` bytes needs no
+   * closer look; only longer ones are decoded and measured.
+   */
+  withinLimit({ segment, article }: ArticleLocation, paragraph: number | null, limit: number): boolean {
+    const { stored } = this.segments[segment]!;
+    const articleFits = stored.articleLength(article) <= limit || this.articleMetadata({ segment, article }).abstract.length <= limit;
+    if (!articleFits || paragraph === null) return articleFits;
+    return stored.paragraphLength(paragraph) <= limit || stored.paragraphText(paragraph).length <= limit;
+  }
+
+  /** Where the article of a paragraph hit is. */
+  hitArticle(hit: Pick<ParagraphHit, 'segment' | 'paragraph'>): ArticleLocation {
+    return { segment: hit.segment, article: this.segments[hit.segment]!.segment.paragraphArticle[hit.paragraph]! };
+  }
+
+  /** The JSON array of Context metadata of GET /retrieval/ (context id = rank, no reranking score). */
+  contextsJson(hits: readonly ParagraphHit[]): Buffer {
+    return contextsJson(this.segments, hits);
+  }
+
+  /** The JSON body of GET /retrieval/article_listing. */
+  listingJson(page: ListingPage): Buffer {
+    return listingJson(this.segments, page);
   }
 
   /** Location of a live article by id (the map is built on first use). */

@@ -9,6 +9,7 @@ import { open, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { ArticleInput } from '../corpus/model.js';
 import { SegmentBuilder } from './segment/writer.js';
+import type { StoredCompression } from './stored/format.js';
 import { readSegmentArticleIds } from './segment/reader.js';
 import { Bitset } from './filters/bitset.js';
 import {
@@ -18,6 +19,7 @@ import {
   readManifestOrEmpty,
   removeUnreferenced,
   segmentFile,
+  storedFile,
   type Manifest,
   type SegmentEntry,
 } from './manifest.js';
@@ -58,16 +60,17 @@ export class IndexWriter {
     existing: PendingSegment[],
     private readonly release: () => Promise<void>,
     private readonly maxSegmentBytes: number,
+    private readonly storedCompression: StoredCompression,
   ) {
     this.segments = existing;
   }
 
-  static async open(dir: string, options: { maxSegmentBytes?: number } = {}): Promise<IndexWriter> {
+  static async open(dir: string, options: { maxSegmentBytes?: number; storedCompression?: StoredCompression } = {}): Promise<IndexWriter> {
     const release = await acquireWriteLock(dir);
     try {
       const manifest = await readManifestOrEmpty(dir);
       await removeUnreferenced(dir, manifest);
-      const writer = new IndexWriter(dir, manifest, [], release, options.maxSegmentBytes ?? DEFAULT_MAX_SEGMENT_BYTES);
+      const writer = new IndexWriter(dir, manifest, [], release, options.maxSegmentBytes ?? DEFAULT_MAX_SEGMENT_BYTES, options.storedCompression ?? 'none');
       await writer.loadExistingIds();
       return writer;
     } catch (error) {
@@ -136,6 +139,7 @@ export class IndexWriter {
     if (this.builder.articleCount === 0) return;
     const name = this.nextSegmentName;
     const header = await this.builder.write(segmentFile(this.dir, name));
+    await this.builder.stored.write(storedFile(this.dir, name), this.storedCompression);
     const pending: PendingSegment = {
       entry: { name, paragraphs: header.paragraphs, articles: header.articles, deletions: null, deletedArticles: 0 },
       deleted: null,

@@ -15,7 +15,7 @@ const LOCK_FILE = 'write.lock';
 export const MANIFEST_FORMAT = 1;
 
 export interface SegmentEntry {
-  /** Base name: the segment file is `<name>.seg`. */
+  /** Base name: the segment file is `<name>.seg`, its stored fields `<name>.stored`. */
   name: string;
   paragraphs: number;
   articles: number;
@@ -35,6 +35,11 @@ export class IndexLockedError extends Error {}
 
 export function segmentFile(dir: string, name: string): string {
   return path.join(dir, `${name}.seg`);
+}
+
+/** The segment's stored-fields file (pre-rendered JSON of its articles and paragraphs). */
+export function storedFile(dir: string, name: string): string {
+  return path.join(dir, `${name}.stored`);
 }
 
 export async function readManifest(dir: string): Promise<Manifest> {
@@ -84,10 +89,11 @@ export async function removeUnreferenced(dir: string, manifest: Manifest): Promi
   const keep = new Set([MANIFEST_FILE, LOCK_FILE]);
   for (const entry of manifest.segments) {
     keep.add(`${entry.name}.seg`);
+    keep.add(`${entry.name}.stored`);
     if (entry.deletions) keep.add(entry.deletions);
   }
   for (const file of await readdir(dir)) {
-    if (!keep.has(file) && /^(seg-\d+\.(seg|del-\d+)|manifest\.json\.tmp-\d+)$/.test(file)) {
+    if (!keep.has(file) && /^(seg-\d+\.(seg|stored|del-\d+)|manifest\.json\.tmp-\d+)$/.test(file)) {
       await rm(path.join(dir, file), { force: true });
     }
   }

@@ -4,7 +4,8 @@
  * (a crash at any point leaves the previous manifest and its files intact;
  * the half-written segment is garbage the next writer removes).
  *
- * The merged segment is built from each live article's stored fields through
+ * The merged segment is built from each live article's stored fields (the
+ * sources' `.stored` files) through
  * one accessor (`storedArticleInput`) fed to the ordinary SegmentBuilder, so
  * merging does not depend on the postings format. Articles keep their order,
  * and only adjacent segments are merged, so every document keeps its place in
@@ -15,16 +16,20 @@
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { ArticleInput } from '../corpus/model.js';
+import type { ArticleInput, ArticleMetadata, ParagraphInput } from '../corpus/model.js';
 import { Bitset } from './filters/bitset.js';
 import { Segment } from './segment/reader.js';
 import { SegmentBuilder } from './segment/writer.js';
+import { openStoredFields } from './stored/open.js';
+import type { StoredCompression } from './stored/format.js';
+import type { StoredFields } from './stored/reader.js';
 import {
   acquireWriteLock,
   publishManifest,
   readManifestOrEmpty,
   removeUnreferenced,
   segmentFile,
+  storedFile,
   type SegmentEntry,
 } from './manifest.js';
 
@@ -44,13 +49,31 @@ export interface MergeSummary {
   generation: number;
 }
 
-/** An article's ingestion input, rebuilt from what the segment stores. */
-export function storedArticleInput(segment: Segment, ordinal: number): ArticleInput {
-  const paragraphs = [];
+/** An article's ingestion input, rebuilt from its segment's stored fields (the pre-rendered JSON fragments). */
+export function storedArticleInput(segment: Segment, stored: StoredFields, ordinal: number): ArticleInput {
+  const article = JSON.parse(`{${stored.articleJson(ordinal)}}`) as ArticleMetadata;
+  const paragraphs: ParagraphInput[] = [];
   for (let p = segment.articleFirstParagraph[ordinal]!; p < segment.articleFirstParagraph[ordinal + 1]!; p++) {
-    paragraphs.push({ section: segment.sections.get(segment.paragraphSection[p]!), text: segment.paragraphText.get(p) });
+    const { paragraph, section } = JSON.parse(`{${stored.paragraphJson(p)}}`) as { paragraph: string; section: string };
+    paragraphs.push({ section, text: paragraph });
   }
-  return { ...segment.article(ordinal), paragraphs };
+  return {
+    article_id: article.article_id,
+    title: article.article_title,
+    authors: article.article_authors,
+    article_doi: article.article_doi,
+    pubmed_id: article.pubmed_id,
+    date: article.date,
+    article_type: article.article_type,
+    journal_issn: article.journal_issn,
+    journal_name: article.journal_name,
+    cited_by: article.cited_by,
+    impact_factor: article.impact_factor,
+    // Every ISSN and type live in filter columns, not in the stored fragments.
+    journal_issns: segment.articleIssns(ordinal).map((id) => segment.journals.get(id)),
+    article_types: segment.articleTypes(ordinal).map((id) => segment.types.get(id)),
+    paragraphs,
+  };
 }
 
 /** Chooses the run of segments [from, to) to merge, or null. */
@@ -82,8 +105,13 @@ export function tiered(factor: number): MergeSelection {
   };
 }
 
+export interface MergeOptions {
+  /** Layout of the merged segment's stored-fields file (default plain, as ingestion's). */
+  storedCompression?: StoredCompression;
+}
+
 /** Merges the run `select` picks (under the writer lock); null when it picks none. */
-export async function mergeSegments(dir: string, select: MergeSelection): Promise<MergeSummary | null> {
+export async function mergeSegments(dir: string, select: MergeSelection, options: MergeOptions = {}): Promise<MergeSummary | null> {
   const release = await acquireWriteLock(dir);
   try {
     const manifest = await readManifestOrEmpty(dir);
@@ -98,15 +126,21 @@ export async function mergeSegments(dir: string, select: MergeSelection): Promis
     for (const entry of sources) {
       // One source in memory at a time, next to the segment being built.
       const segment = await Segment.load(segmentFile(dir, entry.name));
-      const deleted = entry.deletions ? Bitset.fromBytes(segment.articleCount, await readFile(path.join(dir, entry.deletions))) : null;
-      for (let a = 0; a < segment.articleCount; a++) {
-        if (deleted?.has(a)) dropped++;
-        else builder.addArticle(storedArticleInput(segment, a));
+      const stored = openStoredFields(storedFile(dir, entry.name), segment);
+      try {
+        const deleted = entry.deletions ? Bitset.fromBytes(segment.articleCount, await readFile(path.join(dir, entry.deletions))) : null;
+        for (let a = 0; a < segment.articleCount; a++) {
+          if (deleted?.has(a)) dropped++;
+          else builder.addArticle(storedArticleInput(segment, stored, a));
+        }
+      } finally {
+        stored.close();
       }
     }
     let merged: SegmentEntry[] = [];
     if (builder.articleCount > 0) {
       const header = await builder.write(segmentFile(dir, name));
+      await builder.stored.write(storedFile(dir, name), options.storedCompression ?? 'none');
       merged = [{ name, paragraphs: header.paragraphs, articles: header.articles, deletions: null, deletedArticles: 0 }];
     }
     const segments = [...manifest.segments.slice(0, run.from), ...merged, ...manifest.segments.slice(run.to)];
@@ -118,16 +152,16 @@ export async function mergeSegments(dir: string, select: MergeSelection): Promis
 }
 
 /** `--merge`: the whole index into one segment without its deleted articles. */
-export function mergeAll(dir: string): Promise<MergeSummary | null> {
-  return mergeSegments(dir, everything);
+export function mergeAll(dir: string, options: MergeOptions = {}): Promise<MergeSummary | null> {
+  return mergeSegments(dir, everything, options);
 }
 
 /** Runs the tiered policy until it finds nothing more to merge. */
-export async function mergeByPolicy(dir: string, factor = DEFAULT_MERGE_FACTOR): Promise<MergeSummary[]> {
+export async function mergeByPolicy(dir: string, factor = DEFAULT_MERGE_FACTOR, options: MergeOptions = {}): Promise<MergeSummary[]> {
   const merges: MergeSummary[] = [];
   if (factor < 2) return merges;
   for (;;) {
-    const merge = await mergeSegments(dir, tiered(factor));
+    const merge = await mergeSegments(dir, tiered(factor), options);
     if (!merge) return merges;
     merges.push(merge);
   }

@@ -202,5 +202,6 @@ export class Searcher {
 
   async close(): Promise<void> {
     await this.pool.close();
+    this.snapshot.close();
   }
 }

@@ -5,14 +5,18 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Segment } from './segment/reader.js';
+import { openStoredFields } from './stored/open.js';
+import type { StoredFields } from './stored/reader.js';
 import { FIELDS, type FieldName } from './segment/format.js';
 import { Bitset } from './filters/bitset.js';
-import { readManifest, segmentFile, type Manifest } from './manifest.js';
+import { readManifest, segmentFile, storedFile, type Manifest } from './manifest.js';
 import type { CollectionStats } from './scoring/bm25.js';
 
 export interface LoadedSegment {
   name: string;
   segment: Segment;
+  /** Pre-rendered JSON of the segment's articles and paragraphs, read from its file on demand. */
+  stored: StoredFields;
   /** Live (not replaced) articles, or null when every article is live. */
   liveArticles: Bitset | null;
   /** Live paragraphs, derived from liveArticles; null when every paragraph is live. */
@@ -34,17 +38,37 @@ export class IndexSnapshot {
    */
   static async open(dir: string, previous?: IndexSnapshot): Promise<IndexSnapshot> {
     const manifest = await readManifest(dir);
-    const loaded = new Map(previous?.segments.map((s) => [s.name, s.segment]));
-    const segments = await Promise.all(
+    const loaded = new Map(previous?.segments.map((s) => [s.name, s]));
+    const opened = await Promise.allSettled(
       manifest.segments.map(async (entry): Promise<LoadedSegment> => {
-        const segment = loaded.get(entry.name) ?? (await Segment.load(segmentFile(dir, entry.name)));
-        if (entry.deletions === null) return { name: entry.name, segment, liveArticles: null, liveParagraphs: null };
-        const deleted = Bitset.fromBytes(segment.articleCount, await readFile(path.join(dir, entry.deletions)));
-        const liveArticles = Bitset.full(segment.articleCount).andNot(deleted);
-        return { name: entry.name, segment, liveArticles, liveParagraphs: expandToParagraphs(segment, liveArticles) };
+        const shared = loaded.get(entry.name);
+        const segment = shared?.segment ?? (await Segment.load(segmentFile(dir, entry.name)));
+        // A shared stored-fields file gains a holder: closing `previous` leaves it open for this snapshot.
+        const stored = shared ? shared.stored.share() : openStoredFields(storedFile(dir, entry.name), segment);
+        if (entry.deletions === null) return { name: entry.name, segment, stored, liveArticles: null, liveParagraphs: null };
+        try {
+          const deleted = Bitset.fromBytes(segment.articleCount, await readFile(path.join(dir, entry.deletions)));
+          const liveArticles = Bitset.full(segment.articleCount).andNot(deleted);
+          return { name: entry.name, segment, stored, liveArticles, liveParagraphs: expandToParagraphs(segment, liveArticles) };
+        } catch (error) {
+          stored.close();
+          throw error;
+        }
       }),
     );
+    const failed = opened.find((result) => result.status === 'rejected');
+    const segments = opened.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
+    if (failed) {
+      // A load that fails (e.g. a writer removed files meanwhile) must not leak the files it opened.
+      for (const { stored } of segments) stored.close();
+      throw failed.reason;
+    }
     return new IndexSnapshot(dir, manifest, segments, collectionStats(segments.map((s) => s.segment)));
+  }
+
+  /** Closes the stored-fields files no newer snapshot shares (the segments themselves are plain memory). */
+  close(): void {
+    for (const { stored } of this.segments) stored.close();
   }
 
   get paragraphCount(): number {

@@ -5,6 +5,7 @@ import { loadConfig, searcherOptionsOf } from '../../src/config.js';
 import { LiveIndex } from '../../src/live/live-index.js';
 import type { Searcher } from '../../src/search/searcher.js';
 import type { ArticleInput } from '../../src/corpus/model.js';
+import type { StoredCompression } from '../../src/search/stored/format.js';
 import { article, tempDir, writeIndex } from '../search/helpers.js';
 import { QaPipeline } from '../../src/qa/pipeline.js';
 import { ExtractiveGenerator } from '../../src/llm/extractive.js';
@@ -65,6 +66,10 @@ export interface FixtureOptions {
   flags?: string[];
   /** A pino logger for the app (default: silent). */
   logger?: FastifyBaseLogger;
+  /** Cut the index into segments of about this size (default: one segment). */
+  maxSegmentBytes?: number;
+  /** Layout of the stored-fields files (default plain). */
+  storedCompression?: StoredCompression;
 }
 
 export interface Fixture {
@@ -84,7 +89,7 @@ export async function fixtureApp(articles = FIXTURE_ARTICLES, models: FixtureMod
   const { dir, cleanup } = await tempDir();
   const indexDir = path.join(dir, 'index');
   const dataDir = path.join(dir, 'data');
-  await writeIndex(indexDir, articles);
+  await writeIndex(indexDir, articles, options.maxSegmentBytes, options.storedCompression);
   const config = loadConfig(['--index', indexDir, '--data', dataDir, '--search-threads', '0', '--rate-limit', '0', ...(options.flags ?? [])], {});
   const index = await LiveIndex.open(indexDir, searcherOptionsOf(config));
   const extractive = new ExtractiveGenerator();

@@ -9,6 +9,8 @@ import { ExtractiveGenerator } from '../../src/llm/extractive.js';
 import type { Context, GenerateOptions, Generator } from '../../src/llm/types.js';
 
 const LIMIT = 1000;
+/** Under the limit in characters, over it in stored (UTF-8 JSON) bytes: must not be cut. */
+const WIDE = `Zebrafish fins: ${'é"ü\\'.repeat(200)}`;
 const GIANT = `Gigantic tables of zebrafish measurements follow. ${'zebrafish measurement value '.repeat(400)}`.trim();
 
 /** The extractive generator, remembering the contexts it was given. */
@@ -36,12 +38,24 @@ beforeAll(async () => {
       ],
     }),
     article('small-2', ['Zebrafish hearts regenerate after injury.'], { title: 'Regeneration' }),
+    article('wide-3', [], { title: 'Accented fins', paragraphs: [{ section: 'Abstract', text: WIDE }] }),
   ];
   fixture = await fixtureApp(articles, { generator: () => generator }, { flags: ['--max-paragraph-length', String(LIMIT)] });
 });
 afterAll(() => fixture.close());
 
 describe('oversized paragraphs', () => {
+  it('are measured in characters: a text under the limit whose stored bytes are over it is sent whole', async () => {
+    expect(WIDE.length).toBeLessThan(LIMIT);
+    expect(Buffer.byteLength(JSON.stringify(WIDE))).toBeGreaterThan(LIMIT);
+    const response = await fixture.app.inject({ method: 'GET', url: '/retrieval/?query=fins&retriever_k=5' });
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toMatchObject([{ article_id: 'wide-3', paragraph: WIDE, abstract: WIDE }]);
+    const listing = await fixture.app.inject({ method: 'GET', url: '/retrieval/article_listing?size=10' });
+    expect(listing.json().items.find((item: { article_id: string }) => item.article_id === 'wide-3').abstract).toBe(WIDE);
+  });
+
+
   it('are not sent to the generator', async () => {
     const response = await fixture.app.inject({ method: 'POST', url: '/qa/generative', payload: { query: 'zebrafish larvae swim towards light' } });
     expect(response.statusCode).toBe(200);

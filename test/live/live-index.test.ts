@@ -11,6 +11,7 @@ import { LiveIndex } from '../../src/live/live-index.js';
 import { IndexWriter } from '../../src/search/index-writer.js';
 import { mergeAll } from '../../src/search/merge.js';
 import { compileFilterSpec } from '../../src/search/query/filter-spec.js';
+import { IndexSnapshot } from '../../src/search/snapshot.js';
 import { article, tempDir, writeIndex } from '../search/helpers.js';
 
 // Two worker threads and no minimum range: every search goes through the pool.
@@ -67,6 +68,30 @@ describe('LiveIndex', () => {
     expect(index.current.generation).toBe(3);
     expect(index.getArticle('r0-0')).toBeNull();
     expect(index.articleCount()).toBe(2);
+  });
+
+  it('shares unchanged segments and their stored-fields files; closing the old snapshot leaves the shared files open', async () => {
+    const { dir, cleanup } = await tempDir();
+    cleanups.push(cleanup);
+    await writeIndex(dir, [article('kept', ['kept paragraph']), article('dropped', ['dropped paragraph'])], 1);
+    const old = await IndexSnapshot.open(dir);
+    expect(old.segments).toHaveLength(2);
+    const writer = await IndexWriter.open(dir);
+    writer.delete('dropped');
+    await writer.add(article('new', ['new paragraph']));
+    await writer.commit();
+
+    const next = await IndexSnapshot.open(dir, old);
+    expect(next.segments.map((s) => s.name)).toEqual([old.segments[0]!.name, expect.any(String)]);
+    expect(next.segments[0]!.stored).toBe(old.segments[0]!.stored);
+    const droppedStored = old.segments[1]!.stored;
+    old.close();
+    // The shared file still reads for the newer snapshot; the one only the old snapshot held is closed.
+    expect(next.segments[0]!.stored.paragraphText(0)).toBe('kept paragraph');
+    expect(next.segments[1]!.stored.paragraphText(0)).toBe('new paragraph');
+    expect(() => droppedStored.paragraphText(0)).toThrow();
+    next.close();
+    expect(() => next.segments[0]!.stored.paragraphText(0)).toThrow();
   });
 
   it('never mixes generations under concurrent reads while ingests and a merge are published', async () => {

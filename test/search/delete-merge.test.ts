@@ -17,6 +17,9 @@ import { Library } from '../../src/corpus/library.js';
 import { random } from '../../scripts/lib/random.js';
 import { article, tempDir, writeIndex } from './helpers.js';
 import type { ArticleInput } from '../../src/corpus/model.js';
+import { storedFile } from '../../src/search/manifest.js';
+import { StoredFields } from '../../src/search/stored/reader.js';
+import { edgeCaseCorpus } from './stored-corpus.js';
 
 const options = { threads: 0, k1: 0.9, b: 0.4, titleWeight: 0.5, filterCacheSize: 4 };
 const all = compileFilterSpec({});
@@ -65,6 +68,22 @@ async function rankings(indexDir: string, queries: string[]) {
 }
 
 const QUERIES = ['neuron synapse', 'dopamine reward', 'grid place theta', 'axon', 'glia cortex spike'];
+
+/** Every live article as the routes send it: its listing item and its paragraphs' fragments, in index order. */
+async function servedArticles(indexDir: string): Promise<string[]> {
+  const searcher = await Searcher.open(indexDir, options);
+  const library = new Library(searcher);
+  try {
+    return searcher.listArticles(all, 1000, false).map((item) => {
+      const { segment, stored } = searcher.snapshot.segments[item.segment]!;
+      const paragraphs = [];
+      for (let p = segment.articleFirstParagraph[item.article]!; p < segment.articleFirstParagraph[item.article + 1]!; p++) paragraphs.push(stored.paragraphJson(p));
+      return [library.listingJson({ items: [item], total: 1, page: 1, size: 1, pages: 1 }).toString('utf8'), ...paragraphs].join('\n');
+    });
+  } finally {
+    await searcher.close();
+  }
+}
 
 async function ingestInRounds(indexDir: string, articles: ArticleInput[], rounds: number): Promise<void> {
   const size = Math.ceil(articles.length / rounds);
@@ -135,6 +154,32 @@ describe('merging', () => {
     expect(await mergeAll(indexDir)).toBeNull();
   });
 
+  it('keeps every ISSN and every type of an article through a merge (they live in filter columns, not in stored fields)', async () => {
+    const indexDir = await dir();
+    const typed = article('t1', ['grid cells in the entorhinal cortex'], {
+      journal_issn: '1532-1827',
+      journal_issns: ['1532-1827', '0007-0920'],
+      journal_name: 'British Journal of Cancer',
+      article_type: 'journal-article',
+      article_types: ['journal-article', 'randomized-controlled-trial'],
+    });
+    await ingestInRounds(indexDir, [typed, ...corpus(20, 3)], 2);
+    const count = async () => {
+      const searcher = await Searcher.open(indexDir, options);
+      try {
+        return [
+          searcher.countArticles(compileFilterSpec({ journals: ['0007-0920'] })),
+          searcher.countArticles(compileFilterSpec({ article_types: ['randomized-controlled-trial'] })),
+        ];
+      } finally {
+        await searcher.close();
+      }
+    };
+    expect(await count()).toEqual([1, 1]);
+    expect(await mergeAll(indexDir)).not.toBeNull();
+    expect(await count()).toEqual([1, 1]);
+  });
+
   it('drops deleted and replaced articles; the statistics are then those of an index of the survivors', async () => {
     const indexDir = await dir();
     const articles = corpus(300, 11);
@@ -161,6 +206,26 @@ describe('merging', () => {
     const freshDir = await dir();
     await writeIndex(freshDir, survivors);
     expect(await rankings(indexDir, QUERIES)).toEqual(await rankings(freshDir, QUERIES));
+  });
+
+  it('rebuilds the merged segment from the stored-fields files and writes its own, in the layout asked for', async () => {
+    const indexDir = await dir();
+    // Strings full of escapes, non-BMP characters and lone surrogates, which the stored fragments must carry through.
+    const articles = edgeCaseCorpus(90, 3);
+    await ingestInRounds(indexDir, articles, 3);
+    const writer = await IndexWriter.open(indexDir);
+    expect(writer.delete(articles.at(-1)!.article_id)).toBe(true);
+    await writer.commit();
+    const expected = await servedArticles(indexDir);
+
+    const merge = await mergeAll(indexDir, { storedCompression: 'deflate' });
+    expect(merge!.dropped).toBeGreaterThan(0);
+    const [merged] = (await readManifest(indexDir)).segments;
+    expect((await readdir(indexDir)).filter((file) => file.endsWith('.stored'))).toEqual([`${merged!.name}.stored`]);
+    const stored = StoredFields.open(storedFile(indexDir, merged!.name));
+    expect(stored.header.compression).toBe('deflate');
+    stored.close();
+    expect(await servedArticles(indexDir)).toEqual(expected);
   });
 
   it('removes the segments entirely when every article was deleted', async () => {

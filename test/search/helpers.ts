@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { ArticleInput } from '../../src/corpus/model.js';
 import { IndexWriter } from '../../src/search/index-writer.js';
+import type { StoredCompression } from '../../src/search/stored/format.js';
 
 export function article(id: string, paragraphs: string[], overrides: Partial<ArticleInput> = {}): ArticleInput {
   return {
@@ -29,8 +30,8 @@ export async function tempDir(prefix = 'litserve-test-'): Promise<{ dir: string;
 }
 
 /** Writes the articles as one ingestion (one or more segments) into `dir`. */
-export async function writeIndex(dir: string, articles: ArticleInput[], maxSegmentBytes?: number): Promise<void> {
-  const writer = await IndexWriter.open(dir, { maxSegmentBytes });
+export async function writeIndex(dir: string, articles: ArticleInput[], maxSegmentBytes?: number, storedCompression?: StoredCompression): Promise<void> {
+  const writer = await IndexWriter.open(dir, { maxSegmentBytes, storedCompression });
   for (const a of articles) await writer.add(a);
   await writer.commit();
 }

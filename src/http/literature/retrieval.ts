@@ -9,6 +9,9 @@ import { cutMetadata } from './oversized.js';
 
 export const NO_DOCUMENT_MESSAGE = 'No document found. Modify the filters or the query and try again.';
 
+/** What fastify sends with a body its serialiser wrote. */
+const JSON_TYPE = 'application/json; charset=utf-8';
+
 // Query length is a schema bound (422); only paragraph search can find nothing (404).
 const errors = errorResponses(422, ...GUARDED_ERRORS);
 
@@ -41,15 +44,23 @@ export const retrievalRoutes: FastifyPluginAsync<LiteratureServices & QaServices
           response: { 200: { type: 'array', items: contextMetadataSchema }, ...errors, ...errorResponses(404) },
         },
       },
-      async (request) => {
+      async (request, reply) => {
         const { query, retriever_k, use_reranker, reranker_k, ...filters } = request.query;
         const qaRequest = { query, retrieverK: retriever_k, useReranker: use_reranker, rerankerK: reranker_k };
+        const limit = config.maxParagraphLength;
         return index.read(async (view) => {
+          const { library } = view;
           const { candidates } = await qa.retrieve(view, qaRequest, filtersOf(filters)).catch((error: unknown) => {
             throw qaError(error) ?? error;
           });
           if (candidates.length === 0) throw new ApiError(404, ErrorCode.NO_DOCUMENTS, NO_DOCUMENT_MESSAGE);
-          return candidates.map((c) => cutMetadata(view.library.contextMetadata(c.hit, c.contextId, c.rerankingScore), config.maxParagraphLength));
+          // Bytes copied from the stored fragments when they are exactly what the objects below would give:
+          // BM25 order without reranking scores, and no text to cut.
+          const asStored = candidates.every(
+            (c, rank) => c.rerankingScore === null && c.contextId === rank && library.withinLimit(library.hitArticle(c.hit), c.hit.paragraph, limit),
+          );
+          if (asStored) return reply.type(JSON_TYPE).send(library.contextsJson(candidates.map((c) => c.hit)));
+          return candidates.map((c) => cutMetadata(library.contextMetadata(c.hit, c.contextId, c.rerankingScore), limit));
         });
       },
     );
@@ -107,18 +118,16 @@ export const retrievalRoutes: FastifyPluginAsync<LiteratureServices & QaServices
         },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const { number_results, size, page, sort_by_date, ...filters } = request.query;
+      const limit = config.maxParagraphLength;
       return index.read(({ searcher, library }) => {
         const articles = searcher.listArticles(filtersOf(filters), number_results, sort_by_date);
-        const pageItems = articles.slice((page - 1) * size, page * size);
-        return {
-          items: pageItems.map((hit) => cutMetadata(library.articleMetadata(hit), config.maxParagraphLength)),
-          total: articles.length,
-          page,
-          size,
-          pages: Math.ceil(articles.length / size),
-        };
+        const items = articles.slice((page - 1) * size, page * size);
+        const counts = { total: articles.length, page, size, pages: Math.ceil(articles.length / size) };
+        // Bytes copied from the stored fragments unless an abstract must be cut.
+        if (items.every((item) => library.withinLimit(item, null, limit))) return reply.type(JSON_TYPE).send(library.listingJson({ items, ...counts }));
+        return { items: items.map((item) => cutMetadata(library.articleMetadata(item), limit)), ...counts };
       });
     },
   );

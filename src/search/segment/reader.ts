@@ -7,7 +7,6 @@ import { open } from 'node:fs/promises';
 import { unpack } from 'msgpackr';
 import { FIELDS, FORMAT_VERSION, MAGIC, PREAMBLE_BYTES, fieldArray, type ArraySpec, type FieldName, type SegmentHeader } from './format.js';
 import { StringTable } from './string-table.js';
-import type { StoredArticle } from './writer.js';
 
 export class SegmentFormatError extends Error {}
 
@@ -39,12 +38,8 @@ export class Segment {
   readonly terms: StringTable;
   readonly fields: Record<FieldName, FieldData>;
   readonly paragraphArticle: Uint32Array;
-  readonly paragraphSection: Uint32Array;
-  readonly paragraphText: StringTable;
-  readonly sections: StringTable;
   readonly articleIds: StringTable;
   readonly articleFirstParagraph: Uint32Array;
-  readonly articleRecords: StringTable;
   readonly articleDate: Int32Array;
   readonly articleType: Uint32Array;
   readonly articleJournal: Uint32Array;
@@ -93,12 +88,8 @@ export class Segment {
     };
     this.fields = Object.fromEntries(FIELDS.map((f) => [f, fieldData(f)])) as Record<FieldName, FieldData>;
     this.paragraphArticle = view('paragraph.article') as Uint32Array;
-    this.paragraphSection = view('paragraph.section') as Uint32Array;
-    this.paragraphText = table('paragraph.text');
-    this.sections = table('sections');
     this.articleIds = table('article.id');
     this.articleFirstParagraph = view('article.firstParagraph') as Uint32Array;
-    this.articleRecords = table('article.record');
     this.articleDate = view('article.date') as Int32Array;
     this.articleType = view('article.type') as Uint32Array;
     this.articleJournal = view('article.journal') as Uint32Array;
@@ -168,10 +159,6 @@ export class Segment {
       else hi = mid - 1;
     }
     return -1;
-  }
-
-  article(ordinal: number): StoredArticle {
-    return unpack(this.articleRecords.raw(ordinal)) as StoredArticle;
   }
 
   /** Journal table ids of every ISSN of an article, the primary first. */

@@ -9,6 +9,7 @@ import type { ArticleInput } from '../../corpus/model.js';
 import { GrowableBytes, GrowableUint32 } from './growable.js';
 import { StringTableBuilder } from './string-table.js';
 import { FieldPostings, encodePostings, type TypedArray } from './postings-writer.js';
+import { StoredFieldsBuilder } from '../stored/writer.js';
 import {
   ELEMENT_BYTES,
   FIELDS,
@@ -23,21 +24,13 @@ import {
   type SegmentHeader,
 } from './format.js';
 
-/** The stored form of an article's metadata (abstract and paragraphs are stored separately). */
-export type StoredArticle = Omit<ArticleInput, 'paragraphs'>;
-
 const NO_VALUE = 0xffffffff;
 
 export class SegmentBuilder {
   private readonly termIds = new Map<string, number>();
   private readonly fields: Record<FieldName, FieldPostings> = { text: new FieldPostings(), title: new FieldPostings() };
   private readonly paragraphArticle = new GrowableUint32();
-  private readonly paragraphSection = new GrowableUint32();
-  private readonly paragraphText = new StringTableBuilder();
-  private readonly sections = new StringTableBuilder();
   private readonly articleFirstParagraph = new GrowableUint32();
-  private readonly articleRecords = new GrowableBytes();
-  private readonly articleRecordOffsets = new GrowableUint32();
   private readonly articleDate = new GrowableUint32();
   private readonly articleType = new GrowableUint32();
   private readonly articleJournal = new GrowableUint32();
@@ -53,10 +46,11 @@ export class SegmentBuilder {
   private readonly journalNames: string[] = [];
   private readonly authors = new StringTableBuilder();
   private readonly articleIds = new StringTableBuilder();
+  /** Paragraph text and article metadata, pre-rendered, for the segment's stored-fields file. */
+  readonly stored = new StoredFieldsBuilder();
 
   constructor() {
     this.articleFirstParagraph.push(0);
-    this.articleRecordOffsets.push(0);
     this.articleAuthorOffsets.push(0);
     this.articleIssnOffsets.push(0);
     this.articleTypeOffsets.push(0);
@@ -73,7 +67,7 @@ export class SegmentBuilder {
   /** Rough memory held by the builder, so ingestion can flush segments at a bounded size. */
   get approximateBytes(): number {
     const postings = this.fields.text.docs.length + this.fields.title.docs.length;
-    return postings * 12 + this.paragraphText.bytes.length + this.articleRecords.length;
+    return postings * 12 + this.stored.approximateBytes;
   }
 
   private termFrequencies(terms: string[]): Map<number, number> {
@@ -97,14 +91,10 @@ export class SegmentBuilder {
       const textTerms = analyze(paragraph.text);
       this.fields.text.addDocument(this.termFrequencies(textTerms), textTerms.length);
       this.paragraphArticle.push(articleOrdinal);
-      this.paragraphSection.push(this.sections.intern(paragraph.section));
-      this.paragraphText.append(paragraph.text);
     }
     this.articleFirstParagraph.push(this.paragraphArticle.length);
 
-    const { paragraphs: _paragraphs, ...stored } = article;
-    this.articleRecords.pushBytes(pack(stored satisfies StoredArticle));
-    this.articleRecordOffsets.push(this.articleRecords.length);
+    this.stored.addArticle(article);
     this.articleDate.push(article.date === null ? NO_VALUE : Number(article.date.replaceAll('-', '')));
     this.articleType.push(this.types.intern(article.article_type));
     this.articleJournal.push(article.journal_issn === null ? NO_VALUE : this.internJournal(article.journal_issn, article.journal_name));
@@ -146,16 +136,9 @@ export class SegmentBuilder {
     for (const name of this.journalNames) journalNameTable.append(name);
     arrays.push(
       ['paragraph.article', this.paragraphArticle.view()],
-      ['paragraph.section', this.paragraphSection.view()],
-      ['paragraph.text.bytes', this.paragraphText.bytes.view()],
-      ['paragraph.text.offsets', this.paragraphText.offsets.view()],
-      ['sections.bytes', this.sections.bytes.view()],
-      ['sections.offsets', this.sections.offsets.view()],
       ['article.id.bytes', this.articleIds.bytes.view()],
       ['article.id.offsets', this.articleIds.offsets.view()],
       ['article.firstParagraph', this.articleFirstParagraph.view()],
-      ['article.record.bytes', this.articleRecords.view()],
-      ['article.record.offsets', this.articleRecordOffsets.view()],
       ['article.date', new Int32Array(this.articleDate.view().buffer, 0, this.articleDate.length)],
       ['article.type', this.articleType.view()],
       ['article.journal', this.articleJournal.view()],

@@ -1,0 +1,92 @@
+/**
+ * On-disk layout of a segment's stored-fields file `<segment>.stored`: the
+ * pre-rendered JSON of every article and paragraph, served by copying bytes.
+ *
+ *   [preamble: magic "LITSTORE", u32 version, u32 compression, u32 articles,
+ *    u32 paragraphs, u32 chunk size, u32 chunks, f64 data length,
+ *    u32 CRC-32 of the tables, u32 reserved]                        48 bytes
+ *   [article starts: f64 × articles][paragraph starts: f64 × paragraphs]
+ *   [chunk offsets: f64 × (chunks + 1), compressed only: file positions]
+ *   [article lengths: u32 × articles][paragraph lengths: u32 × paragraphs]
+ *   [padding to 8][data]
+ *
+ * Starts and lengths address the logical data stream, which holds each
+ * article's fragment followed by the fragments of its paragraphs, article
+ * after article: a hit's article and paragraph are usually one read apart.
+ * Uncompressed, the data is that stream as is; compressed, it is cut into
+ * chunks of `chunk size` logical bytes, each deflated on its own, so one
+ * fragment costs at most a couple of inflates.
+ * Starts are f64 (exact integers to 2^53), so a segment is not limited to 4 GiB.
+ */
+export const STORED_MAGIC = 'LITSTORE';
+export const STORED_FORMAT_VERSION = 1;
+export const STORED_PREAMBLE_BYTES = 48;
+
+export const COMPRESSIONS = ['none', 'deflate'] as const;
+export type StoredCompression = (typeof COMPRESSIONS)[number];
+
+export class StoredFormatError extends Error {}
+
+export interface StoredHeader {
+  version: number;
+  compression: StoredCompression;
+  articles: number;
+  paragraphs: number;
+  chunkSize: number;
+  chunks: number;
+  dataLength: number;
+  tablesCrc: number;
+}
+
+export interface TablesLayout {
+  /** Entries of the f64 part: article starts, paragraph starts, chunk offsets. */
+  f64Entries: number;
+  /** Entries of the u32 part: article lengths, paragraph lengths. */
+  u32Entries: number;
+  /** Bytes of both parts, padded to 8. */
+  bytes: number;
+}
+
+/** Sizes of the tables that follow the preamble. */
+export function tablesLayout(header: Pick<StoredHeader, 'articles' | 'paragraphs' | 'chunks' | 'compression'>): TablesLayout {
+  const f64Entries = header.articles + header.paragraphs + (header.compression === 'none' ? 0 : header.chunks + 1);
+  const u32Entries = header.articles + header.paragraphs;
+  return { f64Entries, u32Entries, bytes: 8 * f64Entries + ((4 * u32Entries + 7) & ~7) };
+}
+
+export function encodePreamble(header: StoredHeader): Buffer {
+  const bytes = Buffer.alloc(STORED_PREAMBLE_BYTES);
+  bytes.write(STORED_MAGIC, 0, 'latin1');
+  bytes.writeUInt32LE(header.version, 8);
+  bytes.writeUInt32LE(COMPRESSIONS.indexOf(header.compression), 12);
+  bytes.writeUInt32LE(header.articles, 16);
+  bytes.writeUInt32LE(header.paragraphs, 20);
+  bytes.writeUInt32LE(header.chunkSize, 24);
+  bytes.writeUInt32LE(header.chunks, 28);
+  bytes.writeDoubleLE(header.dataLength, 32);
+  bytes.writeUInt32LE(header.tablesCrc, 40);
+  return bytes;
+}
+
+/** Parses and checks the preamble; `file` names the file in errors. */
+export function decodePreamble(bytes: Buffer, file: string): StoredHeader {
+  if (bytes.length < STORED_PREAMBLE_BYTES || bytes.toString('latin1', 0, 8) !== STORED_MAGIC) {
+    throw new StoredFormatError(`${file} is not a stored-fields file (bad magic or truncated preamble)`);
+  }
+  const version = bytes.readUInt32LE(8);
+  if (version !== STORED_FORMAT_VERSION) {
+    throw new StoredFormatError(`${file}: stored-fields format ${version} is not supported (expected ${STORED_FORMAT_VERSION}); re-ingest the corpus`);
+  }
+  const compression = COMPRESSIONS[bytes.readUInt32LE(12)];
+  if (!compression) throw new StoredFormatError(`${file}: unknown compression ${bytes.readUInt32LE(12)}`);
+  return {
+    version,
+    compression,
+    articles: bytes.readUInt32LE(16),
+    paragraphs: bytes.readUInt32LE(20),
+    chunkSize: bytes.readUInt32LE(24),
+    chunks: bytes.readUInt32LE(28),
+    dataLength: bytes.readDoubleLE(32),
+    tablesCrc: bytes.readUInt32LE(40),
+  };
+}

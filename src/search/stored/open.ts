@@ -1,0 +1,23 @@
+/** Opens the stored fields of a loaded segment, with the errors an operator can act on. */
+import type { Segment } from '../segment/reader.js';
+import { StoredFormatError } from './format.js';
+import { StoredFields } from './reader.js';
+
+export function openStoredFields(file: string, segment: Segment): StoredFields {
+  let stored: StoredFields;
+  try {
+    stored = StoredFields.open(file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+      throw new StoredFormatError(`${file} is missing: the index was built by an older version of litserve (text stored in the segment); re-ingest the corpus`);
+    }
+    throw error;
+  }
+  if (stored.articleCount !== segment.articleCount || stored.paragraphCount !== segment.paragraphCount) {
+    stored.close();
+    throw new StoredFormatError(
+      `${file} holds ${stored.articleCount} articles and ${stored.paragraphCount} paragraphs; its segment has ${segment.articleCount} and ${segment.paragraphCount}`,
+    );
+  }
+  return stored;
+}

@@ -1,0 +1,132 @@
+/**
+ * The stored-fields file: fragments round-trip in both layouts (plain and
+ * deflated chunks, including fragments that straddle chunk boundaries and a
+ * chunk cache smaller than the reads), and a truncated, damaged or foreign
+ * file is refused when it is opened, with its name in the message.
+ */
+import { readFile, readdir, rm, stat, truncate, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { StoredFieldsBuilder } from '../../src/search/stored/writer.js';
+import { StoredFields } from '../../src/search/stored/reader.js';
+import { StoredFormatError } from '../../src/search/stored/format.js';
+import { renderArticle, renderParagraph } from '../../src/search/stored/render.js';
+import { Searcher } from '../../src/search/searcher.js';
+import type { ArticleInput } from '../../src/corpus/model.js';
+import { edgeCaseCorpus } from './stored-corpus.js';
+import { tempDir, writeIndex } from './helpers.js';
+
+const corpus: ArticleInput[] = edgeCaseCorpus(120, 21);
+
+async function writeStored(file: string, compression: 'none' | 'deflate', chunkSize?: number): Promise<void> {
+  const builder = new StoredFieldsBuilder();
+  for (const article of corpus) builder.addArticle(article);
+  await builder.write(file, compression, chunkSize);
+}
+
+let dir: string;
+let cleanup: () => Promise<void>;
+beforeAll(async () => ({ dir, cleanup } = await tempDir()));
+afterAll(async () => cleanup());
+
+describe.each([
+  ['plain', 'none', undefined],
+  ['deflated in 16 KiB chunks', 'deflate', undefined],
+  // Chunks smaller than most fragments: nearly every fragment straddles a boundary.
+  ['deflated in 509-byte chunks', 'deflate', 509],
+] as const)('stored fields, %s', (name, compression, chunkSize) => {
+  it('returns every fragment exactly as rendered, copied at any position', async () => {
+    const file = path.join(dir, `${name}.stored`);
+    await writeStored(file, compression, chunkSize);
+    // A cache of one chunk: every straddling read evicts what it just used.
+    const stored = StoredFields.open(file, { chunkCacheBytes: 1 });
+    try {
+      expect(stored.articleCount).toBe(corpus.length);
+      let paragraph = 0;
+      const target = Buffer.alloc(64 * 1024);
+      for (const [a, article] of corpus.entries()) {
+        expect(stored.articleJson(a)).toBe(renderArticle(article));
+        const end = stored.copyArticle(a, target, 3);
+        expect(target.toString('utf8', 3, end)).toBe(renderArticle(article));
+        for (let position = 0; position < article.paragraphs.length; position++, paragraph++) {
+          expect(stored.paragraphJson(paragraph)).toBe(renderParagraph(article, position));
+          expect(stored.paragraphLength(paragraph)).toBe(Buffer.byteLength(renderParagraph(article, position)));
+        }
+      }
+      expect(stored.paragraphCount).toBe(paragraph);
+      // Backwards too, so the cache serves reads in another order.
+      for (let p = paragraph - 1; p >= 0; p -= 7) expect(JSON.parse(`{${stored.paragraphJson(p)}}`)).toHaveProperty('paragraph');
+    } finally {
+      stored.close();
+    }
+  });
+
+  it('refuses a truncated file at open', async () => {
+    const file = path.join(dir, `${name}-truncated.stored`);
+    await writeStored(file, compression, chunkSize);
+    const { size } = await stat(file);
+    for (const length of [size - 1, Math.floor(size / 2), 100, 20, 0]) {
+      await truncate(file, length);
+      expect(() => StoredFields.open(file)).toThrow(StoredFormatError);
+      expect(() => StoredFields.open(file)).toThrow(file);
+    }
+  });
+
+  it('refuses damaged offset tables, a foreign file and a newer version at open', async () => {
+    const file = path.join(dir, `${name}-damaged.stored`);
+    await writeStored(file, compression, chunkSize);
+    const original = await readFile(file);
+    const cases: [string, (bytes: Buffer) => void, RegExp][] = [
+      ['a flipped table byte', (b) => (b[48 + 8 * 5 + 3]! ^= 0x10), /checksum/],
+      ['bad magic', (b) => b.write('NOTSTORE', 0, 'latin1'), /not a stored-fields file/],
+      ['a newer version', (b) => b.writeUInt32LE(2, 8), /format 2 is not supported.*re-ingest/],
+      ['an unknown compression', (b) => b.writeUInt32LE(9, 12), /unknown compression/],
+      ['a wrong paragraph count', (b) => b.writeUInt32LE(b.readUInt32LE(20) + 1, 20), /truncated|damaged|checksum/],
+    ];
+    for (const [label, damage, message] of cases) {
+      const bytes = Buffer.from(original);
+      damage(bytes);
+      await writeFile(file, bytes);
+      expect(() => StoredFields.open(file), label).toThrow(message);
+    }
+    await rm(file);
+  });
+});
+
+it('a damaged deflated chunk is a clear error when read, not a crash or wrong bytes', async () => {
+  const file = path.join(dir, 'chunk-damaged.stored');
+  await writeStored(file, 'deflate', 4096);
+  const bytes = await readFile(file);
+  // Flip a byte inside the compressed data (past the preamble and tables).
+  bytes[bytes.length - 100]! ^= 0xff;
+  await writeFile(file, bytes);
+  const stored = StoredFields.open(file, { chunkCacheBytes: 1 });
+  try {
+    expect(() => {
+      for (let p = 0; p < stored.paragraphCount; p++) stored.paragraphJson(p);
+    }).toThrow(/chunk \d+ (is damaged|inflates)/);
+  } finally {
+    stored.close();
+  }
+});
+
+describe('an index whose stored fields are missing or do not match', () => {
+  it('is refused at load with a message saying what to do', async () => {
+    const { dir: indexDir, cleanup: remove } = await tempDir();
+    try {
+      await writeIndex(indexDir, corpus.slice(0, 10));
+      const options = { threads: 0, k1: 0.9, b: 0.4, titleWeight: 0.25, filterCacheSize: 0 };
+      const storedName = (await readdir(indexDir)).find((f) => f.endsWith('.stored'))!;
+      const storedPath = path.join(indexDir, storedName);
+      const builder = new StoredFieldsBuilder();
+      for (const article of corpus.slice(0, 9)) builder.addArticle(article);
+      await rm(storedPath);
+      await builder.write(storedPath);
+      await expect(Searcher.open(indexDir, options)).rejects.toThrow(/holds 9 articles .* its segment has 10/);
+      await rm(storedPath);
+      await expect(Searcher.open(indexDir, options)).rejects.toThrow(/is missing: .*re-ingest/);
+    } finally {
+      await remove();
+    }
+  });
+});
