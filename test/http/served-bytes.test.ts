@@ -14,7 +14,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { abstractOf, paragraphIdOf, type ArticleInput, type ArticleMetadata, type ContextMetadata } from '../../src/corpus/model.js';
 import { parseArticleLine } from '../../src/corpus/readers/articles-jsonl.js';
-import { articleMetadataSchema, contextMetadataSchema } from '../../src/http/literature/schemas.js';
+import { articleListingSchema, contextMetadataSchema } from '../../src/http/literature/schemas.js';
 import { compileFilterSpec } from '../../src/search/query/filter-spec.js';
 import { wellFormed } from '../../src/search/stored/render.js';
 import type { StoredCompression } from '../../src/search/stored/format.js';
@@ -57,26 +57,7 @@ async function referenceSerialiser(): Promise<{ app: FastifyInstance; serialise:
   const app = Fastify();
   let current: unknown = null;
   app.get('/contexts', { schema: { response: { 200: { type: 'array', items: contextMetadataSchema } } } }, async () => current);
-  app.get(
-    '/listing',
-    {
-      schema: {
-        response: {
-          200: {
-            type: 'object',
-            properties: {
-              items: { type: 'array', items: articleMetadataSchema },
-              total: { type: 'integer' },
-              page: { type: 'integer' },
-              size: { type: 'integer' },
-              pages: { type: 'integer' },
-            },
-          },
-        },
-      },
-    },
-    async () => current,
-  );
+  app.get('/listing', { schema: { response: { 200: articleListingSchema } } }, async () => current);
   await app.ready();
   return {
     app,

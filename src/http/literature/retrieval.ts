@@ -2,7 +2,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { LiteratureServices } from './services.js';
 import { ApiError, ErrorCode } from '../errors.js';
-import { articleMetadataSchema, contextMetadataSchema, errorResponses, filterProperties, filtersOf, GUARDED_ERRORS } from './schemas.js';
+import { articleListingSchema, contextMetadataSchema, errorResponses, filterProperties, filtersOf, GUARDED_ERRORS } from './schemas.js';
 import type { FilterInput } from '../../search/query/filter-spec.js';
 import { qaError, type QaServices } from './qa.js';
 import { cutMetadata } from './oversized.js';
@@ -103,17 +103,7 @@ export const retrievalRoutes: FastifyPluginAsync<LiteratureServices & QaServices
           additionalProperties: false,
         },
         response: {
-          200: {
-            type: 'object',
-            properties: {
-              items: { type: 'array', items: articleMetadataSchema },
-              total: { type: 'integer' },
-              page: { type: 'integer' },
-              size: { type: 'integer' },
-              pages: { type: 'integer' },
-            },
-            required: ['items', 'total', 'page', 'size', 'pages'],
-          },
+          200: articleListingSchema,
           ...errors,
         },
       },

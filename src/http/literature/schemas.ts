@@ -103,3 +103,16 @@ export const GUARDED_ERRORS = [401, 403, 429, 503] as const;
 export function errorResponses(...statuses: number[]): Record<number, object> {
   return Object.fromEntries(statuses.map((status) => [status, { ...errorResponseSchema, description: ERROR_DESCRIPTIONS[status] }]));
 }
+
+/** A page of GET /retrieval/article_listing. */
+export const articleListingSchema = {
+  type: 'object',
+  properties: {
+    items: { type: 'array', items: articleMetadataSchema },
+    total: { type: 'integer' },
+    page: { type: 'integer' },
+    size: { type: 'integer' },
+    pages: { type: 'integer' },
+  },
+  required: ['items', 'total', 'page', 'size', 'pages'],
+} as const;
