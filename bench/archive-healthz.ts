@@ -15,9 +15,9 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import Fastify from 'fastify';
-import { PLATFORM_MAX_PARAM_LENGTH, platformApi } from '../src/http/platform/index.ts';
-import { OPERATOR } from '../src/platform/identities.ts';
-import { openServices, type Services } from '../src/services.ts';
+import { PLATFORM_MAX_PARAM_LENGTH, platformApi } from '../src/http/platform/index.js';
+import { OPERATOR } from '../src/platform/identities.js';
+import { openServices, type Services } from '../src/services.js';
 
 const TOKEN = 'bench-token-0123456789';
 const PROBE_EVERY_MS = 50;

@@ -34,12 +34,12 @@ import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import Fastify from 'fastify';
 import yauzl from 'yauzl';
-import { PLATFORM_MAX_PARAM_LENGTH, platformApi } from '../src/http/platform/index.ts';
-import { OPERATOR } from '../src/platform/identities.ts';
-import { openServices } from '../src/services.ts';
-import { entityView } from '../src/platform/metadata.ts';
-import { renderText } from '../src/platform/rendering.ts';
-import { type HealthResults, type HealthRun, healthDuringDownloads } from './archive-healthz.ts';
+import { PLATFORM_MAX_PARAM_LENGTH, platformApi } from '../src/http/platform/index.js';
+import { OPERATOR } from '../src/platform/identities.js';
+import { openServices } from '../src/services.js';
+import { entityView } from '../src/platform/metadata.js';
+import { renderText } from '../src/platform/rendering.js';
+import { type HealthResults, type HealthRun, healthDuringDownloads } from './archive-healthz.js';
 
 const MIB = 1024 * 1024;
 const totalBytes = Number(process.env.ARCHIVE_BENCH_MB ?? 1024) * MIB;

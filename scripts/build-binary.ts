@@ -22,9 +22,9 @@ import { copyFileSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:f
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
-import { describeFile, filesUnder, packageClosure } from './binary/carried-files.ts';
-import { carriedPackages, nativeAddons, preferRequireBuilds, sourceUrlsInTree, type NativeFiles } from './binary/esbuild-plugins.ts';
-import { MANIFEST_ASSET, type CarriedManifest } from '../src/runtime/extract.ts';
+import { describeFile, filesUnder, packageClosure } from './binary/carried-files.js';
+import { carriedPackages, nativeAddons, preferRequireBuilds, sourceUrlsInTree, type NativeFiles } from './binary/esbuild-plugins.js';
+import { MANIFEST_ASSET, type CarriedManifest } from '../src/runtime/extract.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const OUTPUT = path.join(ROOT, 'dist', 'litserve');

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, it, expect } from 'vitest';
-import { ISSN_PATTERN, isValidDate } from '../src/corpus/model.ts';
+import { ISSN_PATTERN, isValidDate } from '../src/corpus/model.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const FILE = path.join(ROOT, 'data', 'demo', 'articles.jsonl');

@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import type { CarriedFile } from '../../src/runtime/extract.ts';
+import type { CarriedFile } from '../../src/runtime/extract.js';
 
 /** Files no package needs at run time: sources of other tools, docs, typings, source maps. */
 const USELESS = [/\.d\.[cm]?ts$/, /\.map$/, /\.md$/i, /\.markdown$/i, /(^|\/)\.github\//, /(^|\/)test\//, /(^|\/)docs?\//];

@@ -6,24 +6,24 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Database } from 'lmdb';
-import type { AclService } from '../platform/acls.ts';
-import { type Subject, auditFields } from '../platform/audit.ts';
-import { ARCHIVE_SCHEMA, ARCHIVES_CONTEXT, ARCHIVES_METADATA_CONTEXT, METADATA_CONTEXT } from '../platform/contexts.ts';
-import { PlatformError, rejections } from '../platform/errors.ts';
-import { type Identity, principalKey } from '../platform/identities.ts';
-import { depthProblem } from '../platform/json-depth.ts';
-import { encodeIdSegment, expandIdSegment, resolveIri } from '../platform/iri.ts';
-import { type JsonObject, expand } from '../platform/jsonld.ts';
-import { type ProjectService, type ProjectState, defaultBase } from '../platform/projects.ts';
-import { type ProjectRef, projectAddress, projectKey } from '../platform/refs.ts';
-import type { Platform } from '../platform/index.ts';
-import type { Renderer } from '../platform/renderer.ts';
-import type { Store } from '../platform/store.ts';
-import { DEFAULT_RENDER_BOUNDS, type Download, type RenderBounds, prepareDownload } from './download.ts';
-import { ArchiveQuota, definitionBytes } from './quota.ts';
-import { type ResolveDeps, creationFileFinder } from './resolve.ts';
-import { type ArchiveEntry, type FileEntry, type FileSelfEntry, decodeEntries, selectorOf } from './definition.ts';
-import { layoutProblems } from './layout.ts';
+import type { AclService } from '../platform/acls.js';
+import { type Subject, auditFields } from '../platform/audit.js';
+import { ARCHIVE_SCHEMA, ARCHIVES_CONTEXT, ARCHIVES_METADATA_CONTEXT, METADATA_CONTEXT } from '../platform/contexts.js';
+import { PlatformError, rejections } from '../platform/errors.js';
+import { type Identity, principalKey } from '../platform/identities.js';
+import { depthProblem } from '../platform/json-depth.js';
+import { encodeIdSegment, expandIdSegment, resolveIri } from '../platform/iri.js';
+import { type JsonObject, expand } from '../platform/jsonld.js';
+import { type ProjectService, type ProjectState, defaultBase } from '../platform/projects.js';
+import { type ProjectRef, projectAddress, projectKey } from '../platform/refs.js';
+import type { Platform } from '../platform/index.js';
+import type { Renderer } from '../platform/renderer.js';
+import type { Store } from '../platform/store.js';
+import { DEFAULT_RENDER_BOUNDS, type Download, type RenderBounds, prepareDownload } from './download.js';
+import { ArchiveQuota, definitionBytes } from './quota.js';
+import { type ResolveDeps, creationFileFinder } from './resolve.js';
+import { type ArchiveEntry, type FileEntry, type FileSelfEntry, decodeEntries, selectorOf } from './definition.js';
+import { layoutProblems } from './layout.js';
 
 export interface StoredArchive {
   id: string;

@@ -3,12 +3,12 @@
  * Unlike the reference, which stops at the first type error, every problem of
  * the payload is collected and reported together in one DecodingFailed.
  */
-import { resolveIri } from '../platform/iri.ts';
-import { type ProjectRef, parseProjectRef, projectKey } from '../platform/refs.ts';
-import { type Format, FORMATS, isFormat } from '../platform/rendering.ts';
-import type { RevisionSelector } from '../platform/revisions.ts';
-import { parseFileSelf } from './file-self.ts';
-import { normalizeArchivePath } from './paths.ts';
+import { resolveIri } from '../platform/iri.js';
+import { type ProjectRef, parseProjectRef, projectKey } from '../platform/refs.js';
+import { type Format, FORMATS, isFormat } from '../platform/rendering.js';
+import type { RevisionSelector } from '../platform/revisions.js';
+import { parseFileSelf } from './file-self.js';
+import { normalizeArchivePath } from './paths.js';
 
 interface Revisioned {
   rev?: number;

@@ -6,15 +6,15 @@
  * streaming by the bytes actually rendered (past that the download is cut).
  */
 import type { Readable } from 'node:stream';
-import { PlatformError } from '../platform/errors.ts';
-import type { Identity } from '../platform/identities.ts';
-import { entityView } from '../platform/metadata.ts';
-import type { Renderer } from '../platform/renderer.ts';
-import type { EntityState } from '../platform/revisions.ts';
-import type { StoredArchive } from './archives.ts';
-import { SAMPLE_BYTES, isAlreadyCompressedType, sampleCompresses } from './compressibility.ts';
-import { type ResolveDeps, resolveForDownload } from './resolve.ts';
-import { zipStream } from './zip.ts';
+import { PlatformError } from '../platform/errors.js';
+import type { Identity } from '../platform/identities.js';
+import { entityView } from '../platform/metadata.js';
+import type { Renderer } from '../platform/renderer.js';
+import type { EntityState } from '../platform/revisions.js';
+import type { StoredArchive } from './archives.js';
+import { SAMPLE_BYTES, isAlreadyCompressedType, sampleCompresses } from './compressibility.js';
+import { type ResolveDeps, resolveForDownload } from './resolve.js';
+import { zipStream } from './zip.js';
 
 export interface Download {
   archiveId: string;

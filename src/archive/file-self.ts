@@ -2,8 +2,8 @@
  * FileSelf entries name a file by its `_self`:
  * `{base}/v1/files/{org}/{project}/{encoded id}[?rev=N | ?tag=t]`.
  */
-import { type ProjectRef, parseProjectRef } from '../platform/refs.ts';
-import type { RevisionSelector } from '../platform/revisions.ts';
+import { type ProjectRef, parseProjectRef } from '../platform/refs.js';
+import type { RevisionSelector } from '../platform/revisions.js';
 
 export interface ParsedFileSelf {
   project: ProjectRef;

@@ -5,8 +5,8 @@
  * are checked at creation when the file can be looked up, and again, on the
  * resolved files, before the first byte of a download.
  */
-import type { ArchiveEntry, FileEntry, FileSelfEntry } from './definition.ts';
-import { originalOf } from './definition.ts';
+import type { ArchiveEntry, FileEntry, FileSelfEntry } from './definition.js';
+import { originalOf } from './definition.js';
 import {
   MAX_FILE_NAME_LENGTH,
   conflictMessages,
@@ -17,7 +17,7 @@ import {
   findPathConflicts,
   unportableNameMessages,
   withinLengthLimits,
-} from './paths.ts';
+} from './paths.js';
 
 /** The entry's name in the ZIP; `filename` is the file's `_filename` for File and FileSelf entries without a path. */
 export function entryName(entry: ArchiveEntry, file?: { project: string; filename: string }): string | null {

@@ -14,7 +14,7 @@
  * one archive that a case-insensitive, normalisation-insensitive file system
  * (Windows, macOS) would take for the same file.
  */
-import type { Format } from '../platform/rendering.ts';
+import type { Format } from '../platform/rendering.js';
 
 export const MAX_FILE_NAME_LENGTH = 99;
 export const MAX_PARENT_LENGTH = 154;

@@ -6,7 +6,7 @@
  * rebuilt from the store at start and updated inside the store's write
  * transactions, so concurrent creations cannot both slip under a bound.
  */
-import { PlatformError } from '../platform/errors.ts';
+import { PlatformError } from '../platform/errors.js';
 
 interface Held {
   caller: string;

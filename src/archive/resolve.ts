@@ -5,20 +5,20 @@
  * later updates cannot change what is streamed), and the final names checked
  * for conflicts. Missing entries are 404 unless `ignoreNotFound` skips them.
  */
-import type { AclService } from '../platform/acls.ts';
-import { PlatformError } from '../platform/errors.ts';
-import type { Identity } from '../platform/identities.ts';
-import type { FileService } from '../platform/files.ts';
-import type { ProjectService, ProjectState } from '../platform/projects.ts';
-import { type ProjectRef, parseProjectRef, projectAddress, projectKey } from '../platform/refs.ts';
-import type { Format } from '../platform/rendering.ts';
-import type { ResourceService } from '../platform/resources.ts';
-import type { EntityState, RevisionSelector } from '../platform/revisions.ts';
-import type { FileFinder, StoredArchive } from './archives.ts';
-import { type ArchiveEntry, originalOf, selectorOf } from './definition.ts';
-import { parseFileSelf } from './file-self.ts';
-import { entryName } from './layout.ts';
-import { conflictMessages, findPathConflicts, unportableNameMessages } from './paths.ts';
+import type { AclService } from '../platform/acls.js';
+import { PlatformError } from '../platform/errors.js';
+import type { Identity } from '../platform/identities.js';
+import type { FileService } from '../platform/files.js';
+import type { ProjectService, ProjectState } from '../platform/projects.js';
+import { type ProjectRef, parseProjectRef, projectAddress, projectKey } from '../platform/refs.js';
+import type { Format } from '../platform/rendering.js';
+import type { ResourceService } from '../platform/resources.js';
+import type { EntityState, RevisionSelector } from '../platform/revisions.js';
+import type { FileFinder, StoredArchive } from './archives.js';
+import { type ArchiveEntry, originalOf, selectorOf } from './definition.js';
+import { parseFileSelf } from './file-self.js';
+import { entryName } from './layout.js';
+import { conflictMessages, findPathConflicts, unportableNameMessages } from './paths.js';
 
 export interface ResolveDeps {
   baseUri: string;

@@ -8,7 +8,7 @@
  */
 import { Readable } from 'node:stream';
 import { ZipFile } from 'yazl';
-import type { ResolvedEntry } from './resolve.ts';
+import type { ResolvedEntry } from './resolve.js';
 
 export interface ZipSources {
   /** The serialised resource. */

@@ -3,10 +3,10 @@
  * stored or configured grants as listed ACLs. Every problem of a payload is
  * reported at once.
  */
-import { rejections } from './errors.ts';
-import { isReservedSubject, principalFromJson, principalJson, principalKey, principalOfKey } from './identities.ts';
-import { type Permission, isPermission } from './permissions.ts';
-import type { AclAddress } from './refs.ts';
+import { rejections } from './errors.js';
+import { isReservedSubject, principalFromJson, principalJson, principalKey, principalOfKey } from './identities.js';
+import { type Permission, isPermission } from './permissions.js';
+import type { AclAddress } from './refs.js';
 
 export interface AclEntryInput {
   identity: unknown;

@@ -5,14 +5,14 @@
  * Without an auth file only the built-in anonymous read grant applies.
  */
 import type { Database } from 'lmdb';
-import { type Audit, createdBy, updatedBy } from './audit.ts';
-import type { AclGrants } from './auth-file.ts';
-import { AuthorizationError, rejections } from './errors.ts';
-import { type Identity, OPERATOR, grantKeysOf, principalKey, principalOfKey, typedKeyOf } from './identities.ts';
-import { ALL_PERMISSIONS, PERMISSIONS, type Permission } from './permissions.ts';
-import { type AclAddress, addressChain } from './refs.ts';
-import { type AclEntryInput, type Grants, type ListedAcl, grantsOf, listed } from './acl-entries.ts';
-import type { Store } from './store.ts';
+import { type Audit, createdBy, updatedBy } from './audit.js';
+import type { AclGrants } from './auth-file.js';
+import { AuthorizationError, rejections } from './errors.js';
+import { type Identity, OPERATOR, grantKeysOf, principalKey, principalOfKey, typedKeyOf } from './identities.js';
+import { ALL_PERMISSIONS, PERMISSIONS, type Permission } from './permissions.js';
+import { type AclAddress, addressChain } from './refs.js';
+import { type AclEntryInput, type Grants, type ListedAcl, grantsOf, listed } from './acl-entries.js';
+import type { Store } from './store.js';
 
 export interface StoredAcl extends Audit {
   rev: number;

@@ -1,5 +1,5 @@
 /** Who created and last changed something, and when; rendered as the `_created*` / `_updated*` fields. */
-import { type Identity, principalIri } from './identities.ts';
+import { type Identity, principalIri } from './identities.js';
 
 export type Subject = Identity['subject'];
 

@@ -11,10 +11,10 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { type Identity, isReservedSubject, parsePrincipal, principalKey, userIdentity } from './identities.ts';
-import { ALL_PERMISSIONS, isPermission } from './permissions.ts';
-import { parseAclAddress } from './refs.ts';
-import { type OidcConfig, parseOidcConfig } from './oidc.ts';
+import { type Identity, isReservedSubject, parsePrincipal, principalKey, userIdentity } from './identities.js';
+import { ALL_PERMISSIONS, isPermission } from './permissions.js';
+import { parseAclAddress } from './refs.js';
+import { type OidcConfig, parseOidcConfig } from './oidc.js';
 
 export class AuthFileError extends Error {}
 

@@ -15,7 +15,7 @@ import { mkdir, open, readdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { type Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { fsyncPath } from '../fsync.ts';
+import { fsyncPath } from '../fsync.js';
 
 const DIGEST = /^[0-9a-f]{64}$/;
 

@@ -5,15 +5,15 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
-import type { AclService } from './acls.ts';
-import type { BlobStore } from './blobs.ts';
-import { NXV } from './contexts.ts';
-import { PlatformError, rejections } from './errors.ts';
-import type { Identity } from './identities.ts';
-import type { ProjectService, ProjectState } from './projects.ts';
-import { type ProjectRef, projectAddress, projectKey } from './refs.ts';
-import type { ResourceService } from './resources.ts';
-import type { EntityState, FileAttributes, RevisionSelector, RevisionStore } from './revisions.ts';
+import type { AclService } from './acls.js';
+import type { BlobStore } from './blobs.js';
+import { NXV } from './contexts.js';
+import { PlatformError, rejections } from './errors.js';
+import type { Identity } from './identities.js';
+import type { ProjectService, ProjectState } from './projects.js';
+import { type ProjectRef, projectAddress, projectKey } from './refs.js';
+import type { ResourceService } from './resources.js';
+import type { EntityState, FileAttributes, RevisionSelector, RevisionStore } from './revisions.js';
 
 export interface Upload {
   filename: string;

@@ -7,27 +7,27 @@
  */
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
-import { AclService } from './acls.ts';
-import type { Audit } from './audit.ts';
-import { anonymousReadOnly, loadAuthFile, tokenDigest, type AuthConfig } from './auth-file.ts';
-import { BlobStore } from './blobs.ts';
-import { AuthenticationError } from './errors.ts';
-import { FileService } from './files.ts';
-import { ANONYMOUS, type Identity, OPERATOR } from './identities.ts';
-import { LiteratureResources, type LiteratureSource } from './literature.ts';
-import { OrgService } from './orgs.ts';
-import { isPermission } from './permissions.ts';
-import { ProjectService } from './projects.ts';
-import { parseProjectRef, projectAddress } from './refs.ts';
-import { DEFAULT_MAX_RENDERED_BYTES, type Renderer, createRenderer } from './renderer.ts';
-import { ResourceService } from './resources.ts';
-import { RevisionStore } from './revisions.ts';
-import { type Store, openStore } from './store.ts';
-import { looksLikeJwt, oidcVerifier } from './oidc.ts';
+import { AclService } from './acls.js';
+import type { Audit } from './audit.js';
+import { anonymousReadOnly, loadAuthFile, tokenDigest, type AuthConfig } from './auth-file.js';
+import { BlobStore } from './blobs.js';
+import { AuthenticationError } from './errors.js';
+import { FileService } from './files.js';
+import { ANONYMOUS, type Identity, OPERATOR } from './identities.js';
+import { LiteratureResources, type LiteratureSource } from './literature.js';
+import { OrgService } from './orgs.js';
+import { isPermission } from './permissions.js';
+import { ProjectService } from './projects.js';
+import { parseProjectRef, projectAddress } from './refs.js';
+import { DEFAULT_MAX_RENDERED_BYTES, type Renderer, createRenderer } from './renderer.js';
+import { ResourceService } from './resources.js';
+import { RevisionStore } from './revisions.js';
+import { type Store, openStore } from './store.js';
+import { looksLikeJwt, oidcVerifier } from './oidc.js';
 
-export { AuthenticationError, AuthorizationError, PlatformError } from './errors.ts';
-export { OPERATOR, type Identity } from './identities.ts';
-export type { LiteratureSource } from './literature.ts';
+export { AuthenticationError, AuthorizationError, PlatformError } from './errors.js';
+export { OPERATOR, type Identity } from './identities.js';
+export type { LiteratureSource } from './literature.js';
 
 /** The subset of a pino logger the platform uses. */
 export interface Logger {

@@ -3,8 +3,8 @@
  * with the local document loader. Failures become InvalidJsonLdFormat.
  */
 import jsonld from 'jsonld';
-import { localDocumentLoader } from './contexts.ts';
-import { rejections } from './errors.ts';
+import { localDocumentLoader } from './contexts.js';
+import { rejections } from './errors.js';
 
 export type JsonObject = Record<string, unknown>;
 

@@ -4,13 +4,13 @@
  * ScholarlyArticle whose id is the project base followed by the article id,
  * so `resourceId: "<article id>"` in an archive of that project finds it.
  */
-import type { ArticleMetadata } from '../corpus/model.ts';
-import type { Audit } from './audit.ts';
-import { LITERATURE_CONTEXT } from './contexts.ts';
-import { rejections } from './errors.ts';
-import type { JsonObject } from './jsonld.ts';
-import type { ProjectState } from './projects.ts';
-import type { EntityState, RevisionSelector } from './revisions.ts';
+import type { ArticleMetadata } from '../corpus/model.js';
+import type { Audit } from './audit.js';
+import { LITERATURE_CONTEXT } from './contexts.js';
+import { rejections } from './errors.js';
+import type { JsonObject } from './jsonld.js';
+import type { ProjectState } from './projects.js';
+import type { EntityState, RevisionSelector } from './revisions.js';
 
 /** What the platform needs from the search index. */
 export interface LiteratureSource {

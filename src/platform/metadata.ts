@@ -1,11 +1,11 @@
 /** The `_`-prefixed metadata of resources and files, and the views rendering works on. */
-import { auditFields } from './audit.ts';
-import { FILE_SCHEMA, METADATA_CONTEXT, UNCONSTRAINED_SCHEMA } from './contexts.ts';
-import { encodeIdSegment } from './iri.ts';
-import type { JsonObject } from './jsonld.ts';
-import type { ProjectState } from './projects.ts';
-import type { ResourceView } from './rendering.ts';
-import type { EntityState } from './revisions.ts';
+import { auditFields } from './audit.js';
+import { FILE_SCHEMA, METADATA_CONTEXT, UNCONSTRAINED_SCHEMA } from './contexts.js';
+import { encodeIdSegment } from './iri.js';
+import type { JsonObject } from './jsonld.js';
+import type { ProjectState } from './projects.js';
+import type { ResourceView } from './rendering.js';
+import type { EntityState } from './revisions.js';
 
 export function selfOf(baseUri: string, state: Pick<EntityState, 'kind' | 'id' | 'project'>): string {
   const segment = encodeIdSegment(state.id);

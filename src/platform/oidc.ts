@@ -14,7 +14,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { createLocalJWKSet, errors, jwtVerify, type JSONWebKeySet, type JWTPayload } from 'jose';
-import { type Identity, parsePrincipal, userIdentity } from './identities.ts';
+import { type Identity, parsePrincipal, userIdentity } from './identities.js';
 
 export interface OidcConfig {
   realm: string;

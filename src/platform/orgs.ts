@@ -1,11 +1,11 @@
 /** Organizations: labelled containers of projects, with a description, revisions and deprecation. */
 import { randomUUID } from 'node:crypto';
 import type { Database } from 'lmdb';
-import type { AclService } from './acls.ts';
-import { type Audit, createdBy, updatedBy } from './audit.ts';
-import { rejections } from './errors.ts';
-import type { Identity } from './identities.ts';
-import type { Store } from './store.ts';
+import type { AclService } from './acls.js';
+import { type Audit, createdBy, updatedBy } from './audit.js';
+import { rejections } from './errors.js';
+import type { Identity } from './identities.js';
+import type { Store } from './store.js';
 
 export interface OrgState extends Audit {
   label: string;

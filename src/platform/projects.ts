@@ -6,16 +6,16 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import type { Database } from 'lmdb';
-import type { AclService } from './acls.ts';
-import { type Audit, createdBy, updatedBy } from './audit.ts';
-import { ARCHIVE_SCHEMA, FILE_SCHEMA, NXV, UNCONSTRAINED_SCHEMA } from './contexts.ts';
-import { rejections } from './errors.ts';
-import type { Identity } from './identities.ts';
-import type { Permission } from './permissions.ts';
-import { type ApiMapping, isAbsoluteIri } from './iri.ts';
-import type { OrgService } from './orgs.ts';
-import { type ProjectRef, projectAddress, projectKey } from './refs.ts';
-import type { Store } from './store.ts';
+import type { AclService } from './acls.js';
+import { type Audit, createdBy, updatedBy } from './audit.js';
+import { ARCHIVE_SCHEMA, FILE_SCHEMA, NXV, UNCONSTRAINED_SCHEMA } from './contexts.js';
+import { rejections } from './errors.js';
+import type { Identity } from './identities.js';
+import type { Permission } from './permissions.js';
+import { type ApiMapping, isAbsoluteIri } from './iri.js';
+import type { OrgService } from './orgs.js';
+import { type ProjectRef, projectAddress, projectKey } from './refs.js';
+import type { Store } from './store.js';
 
 export interface ProjectState extends Audit {
   org: string;

@@ -4,8 +4,8 @@
  * turn into triples never stalls other requests. Failures travel back as data
  * (errors lose their class between threads).
  */
-import { PlatformError } from './errors.ts';
-import { type Format, type ResourceView, renderJson, renderText } from './rendering.ts';
+import { PlatformError } from './errors.js';
+import { type Format, type ResourceView, renderJson, renderText } from './rendering.js';
 
 export interface RenderTask {
   view: ResourceView;

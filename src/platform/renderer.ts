@@ -6,10 +6,10 @@
  */
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
-import { carriedFile } from '../runtime/carried.ts';
-import { PlatformError } from './errors.ts';
-import { type RenderOutcome, type RenderTask, render } from './render-worker.ts';
-import type { Format, ResourceView } from './rendering.ts';
+import { carriedFile } from '../runtime/carried.js';
+import { PlatformError } from './errors.js';
+import { type RenderOutcome, type RenderTask, render } from './render-worker.js';
+import type { Format, ResourceView } from './rendering.js';
 
 export type JsonFormat = 'source' | 'annotated-source' | 'compacted' | 'expanded';
 

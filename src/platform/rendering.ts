@@ -4,8 +4,8 @@
  * and Graphviz dot. Resources are processed with the project's `@base` and
  * `@vocab` as defaults, so payloads without a context still mean something.
  */
-import { METADATA_CONTEXT } from './contexts.ts';
-import { type JsonObject, type Quad, compact, expand, toQuads } from './jsonld.ts';
+import { METADATA_CONTEXT } from './contexts.js';
+import { type JsonObject, type Quad, compact, expand, toQuads } from './jsonld.js';
 
 export interface ResourceView {
   id: string;

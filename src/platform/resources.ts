@@ -4,17 +4,17 @@
  * base plus a UUID; payloads are checked by expanding them at write time.
  */
 import { randomUUID } from 'node:crypto';
-import type { AclService } from './acls.ts';
-import { rejections } from './errors.ts';
-import type { Identity } from './identities.ts';
-import { depthProblem } from './json-depth.ts';
-import { expandIdSegment, resolveIri } from './iri.ts';
-import type { JsonObject } from './jsonld.ts';
-import type { LiteratureResources } from './literature.ts';
-import type { ProjectService, ProjectState } from './projects.ts';
-import { type ProjectRef, projectAddress, projectKey } from './refs.ts';
-import type { Renderer } from './renderer.ts';
-import type { EntityState, RevisionSelector, RevisionStore } from './revisions.ts';
+import type { AclService } from './acls.js';
+import { rejections } from './errors.js';
+import type { Identity } from './identities.js';
+import { depthProblem } from './json-depth.js';
+import { expandIdSegment, resolveIri } from './iri.js';
+import type { JsonObject } from './jsonld.js';
+import type { LiteratureResources } from './literature.js';
+import type { ProjectService, ProjectState } from './projects.js';
+import { type ProjectRef, projectAddress, projectKey } from './refs.js';
+import type { Renderer } from './renderer.js';
+import type { EntityState, RevisionSelector, RevisionStore } from './revisions.js';
 
 export class ResourceService {
   constructor(

@@ -4,10 +4,10 @@
  * is one read; the head records the latest revision and the kind.
  */
 import type { Database } from 'lmdb';
-import { type Audit, createdBy, updatedBy } from './audit.ts';
-import { rejections } from './errors.ts';
-import type { Identity } from './identities.ts';
-import type { Store } from './store.ts';
+import { type Audit, createdBy, updatedBy } from './audit.js';
+import { rejections } from './errors.js';
+import type { Identity } from './identities.js';
+import type { Store } from './store.js';
 
 export type EntityKind = 'resource' | 'file';
 

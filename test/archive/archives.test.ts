@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { flatEncode } from '../../src/archive/paths.ts';
-import { BASE, DEFAULT_AUTH, TOKENS, type TestServer, bearer, createProject, multipart, startServer } from '../platform/helpers.ts';
-import { unzip } from './unzip.ts';
+import { flatEncode } from '../../src/archive/paths.js';
+import { BASE, DEFAULT_AUTH, TOKENS, type TestServer, bearer, createProject, multipart, startServer } from '../platform/helpers.js';
+import { unzip } from './unzip.js';
 
 const AUTH = {
   tokens: DEFAULT_AUTH.tokens,

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { expect, test } from 'vitest';
-import { isAlreadyCompressedType, sampleCompresses } from '../../src/archive/compressibility.ts';
+import { isAlreadyCompressedType, sampleCompresses } from '../../src/archive/compressibility.js';
 
 test('random bytes are not worth deflating; text is', () => {
   expect(sampleCompresses(randomBytes(64 * 1024))).toBe(false);

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { type DecodeContext, decodeEntries } from '../../src/archive/definition.ts';
-import { layoutProblems } from '../../src/archive/layout.ts';
-import { findPathConflicts, flatEncode, normalizeArchivePath, withinLengthLimits } from '../../src/archive/paths.ts';
+import { type DecodeContext, decodeEntries } from '../../src/archive/definition.js';
+import { layoutProblems } from '../../src/archive/layout.js';
+import { findPathConflicts, flatEncode, normalizeArchivePath, withinLengthLimits } from '../../src/archive/paths.js';
 
 const BASE = 'http://h.test';
 const context: DecodeContext = {

@@ -6,7 +6,7 @@
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { TOKENS, type TestServer, bearer, createProject, multipart, startServer } from '../platform/helpers.ts';
+import { TOKENS, type TestServer, bearer, createProject, multipart, startServer } from '../platform/helpers.js';
 
 let server: TestServer;
 const alice = bearer(TOKENS.alice);

@@ -1,5 +1,5 @@
 import { afterEach, expect, test, vi } from 'vitest';
-import { purgeInterval, startPurgeJob } from '../../src/archive/purge.ts';
+import { purgeInterval, startPurgeJob } from '../../src/archive/purge.js';
 
 afterEach(() => {
   vi.useRealTimers();

@@ -1,7 +1,7 @@
 /** Archive creation is bounded: live archives per caller, and the total size of stored definitions. */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { loadConfig } from '../../src/config.ts';
-import { DEFAULT_AUTH, TOKENS, type TestServer, bearer, createProject, startServer } from '../platform/helpers.ts';
+import { loadConfig } from '../../src/config.js';
+import { DEFAULT_AUTH, TOKENS, type TestServer, bearer, createProject, startServer } from '../platform/helpers.js';
 
 const AUTH = { ...DEFAULT_AUTH, acls: { '/': { 'local/alice': ['*'], 'local/bob': ['resources/read'], 'local/carol': ['resources/read'] } } };
 const TTL = 3_600_000;

@@ -6,11 +6,11 @@
  * one); with no render threads the same requests fail.
  */
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
-import { TOKENS, type TestServer, bearer, createProject, startServer } from '../platform/helpers.ts';
-import { unzip } from './unzip.ts';
+import { TOKENS, type TestServer, bearer, createProject, startServer } from '../platform/helpers.js';
+import { unzip } from './unzip.js';
 
-vi.mock('../../src/platform/jsonld.ts', async (original) => {
-  const real = await original<typeof import('../../src/platform/jsonld.ts')>();
+vi.mock('../../src/platform/jsonld.js', async (original) => {
+  const real = await original<typeof import('../../src/platform/jsonld.js')>();
   const refuse = () => Promise.reject(new Error('JSON-LD processing ran on the main thread'));
   return { ...real, expand: refuse, compact: refuse, toQuads: refuse };
 });

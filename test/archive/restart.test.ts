@@ -1,7 +1,7 @@
 import { rm } from 'node:fs/promises';
 import { expect, test } from 'vitest';
-import { TOKENS, bearer, createProject, multipart, startServer } from '../platform/helpers.ts';
-import { unzip } from './unzip.ts';
+import { TOKENS, bearer, createProject, multipart, startServer } from '../platform/helpers.js';
+import { unzip } from './unzip.js';
 
 test('archives survive a restart; a FileSelf under another base URL is then 400 InvalidFileSelf', async () => {
   let now = Date.parse('2025-06-01T00:00:00Z');

@@ -5,8 +5,8 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { TOKENS, type TestServer, bearer, createProject, multipart, startServer } from '../platform/helpers.ts';
-import { unzip } from './unzip.ts';
+import { TOKENS, type TestServer, bearer, createProject, multipart, startServer } from '../platform/helpers.js';
+import { unzip } from './unzip.js';
 
 let server: TestServer;
 let origin: string;

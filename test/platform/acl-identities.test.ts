@@ -7,9 +7,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { open } from 'lmdb';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { AuthFileError, loadAuthFile } from '../../src/platform/auth-file.ts';
-import { principalKey, principalOfKey, type Principal } from '../../src/platform/identities.ts';
-import { TOKENS, type TestServer, bearer, createProject, startServer } from './helpers.ts';
+import { AuthFileError, loadAuthFile } from '../../src/platform/auth-file.js';
+import { principalKey, principalOfKey, type Principal } from '../../src/platform/identities.js';
+import { TOKENS, type TestServer, bearer, createProject, startServer } from './helpers.js';
 
 let server: TestServer;
 

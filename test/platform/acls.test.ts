@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { DEFAULT_AUTH, TOKENS, type TestServer, bearer, createProject, startServer } from './helpers.ts';
+import { DEFAULT_AUTH, TOKENS, type TestServer, bearer, createProject, startServer } from './helpers.js';
 
 let server: TestServer;
 beforeAll(async () => {

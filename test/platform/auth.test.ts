@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, test } from 'vitest';
-import { AuthFileError, parseAuthConfig, tokenDigest } from '../../src/platform/auth-file.ts';
-import { AuthenticationError, AuthorizationError } from '../../src/platform/index.ts';
-import { DEFAULT_AUTH, TOKENS, type TestServer, bearer, startServer } from './helpers.ts';
+import { AuthFileError, parseAuthConfig, tokenDigest } from '../../src/platform/auth-file.js';
+import { AuthenticationError, AuthorizationError } from '../../src/platform/index.js';
+import { DEFAULT_AUTH, TOKENS, type TestServer, bearer, startServer } from './helpers.js';
 
 let server: TestServer | undefined;
 afterEach(async () => {

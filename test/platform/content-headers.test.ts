@@ -1,6 +1,6 @@
 /** Responses that carry user content (file downloads of any type, renderings, archives, errors) tell browsers not to sniff or run it. */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { TOKENS, type TestServer, bearer, createProject, multipart, startServer } from './helpers.ts';
+import { TOKENS, type TestServer, bearer, createProject, multipart, startServer } from './helpers.js';
 
 let server: TestServer;
 const alice = bearer(TOKENS.alice);

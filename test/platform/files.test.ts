@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { BASE, TOKENS, type TestServer, bearer, createProject, multipart, startServer } from './helpers.ts';
+import { BASE, TOKENS, type TestServer, bearer, createProject, multipart, startServer } from './helpers.js';
 
 let server: TestServer;
 beforeAll(async () => {

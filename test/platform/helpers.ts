@@ -3,12 +3,12 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
-import type { ArticleMetadata } from '../../src/corpus/model.ts';
-import { PLATFORM_MAX_PARAM_LENGTH, platformApi } from '../../src/http/platform/index.ts';
-import type { ArchiveService } from '../../src/archive/archives.ts';
-import type { Platform } from '../../src/platform/index.ts';
-import { openServices } from '../../src/services.ts';
-import type { LiteratureSource } from '../../src/platform/literature.ts';
+import type { ArticleMetadata } from '../../src/corpus/model.js';
+import { PLATFORM_MAX_PARAM_LENGTH, platformApi } from '../../src/http/platform/index.js';
+import type { ArchiveService } from '../../src/archive/archives.js';
+import type { Platform } from '../../src/platform/index.js';
+import { openServices } from '../../src/services.js';
+import type { LiteratureSource } from '../../src/platform/literature.js';
 
 export const BASE = 'http://platform.test';
 

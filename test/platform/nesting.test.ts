@@ -1,7 +1,7 @@
 /** Payloads nested deeper than the documented limit are refused at write time, and nothing is stored. */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { MAX_JSON_DEPTH, jsonDepth } from '../../src/platform/json-depth.ts';
-import { TOKENS, type TestServer, bearer, createProject, startServer } from './helpers.ts';
+import { MAX_JSON_DEPTH, jsonDepth } from '../../src/platform/json-depth.js';
+import { TOKENS, type TestServer, bearer, createProject, startServer } from './helpers.js';
 
 let server: TestServer;
 const alice = bearer(TOKENS.alice);

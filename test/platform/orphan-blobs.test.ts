@@ -8,8 +8,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { BlobStore } from '../../src/platform/blobs.ts';
-import { TOKENS, type TestServer, bearer, createProject, multipart, startServer } from './helpers.ts';
+import { BlobStore } from '../../src/platform/blobs.js';
+import { TOKENS, type TestServer, bearer, createProject, multipart, startServer } from './helpers.js';
 
 let server: TestServer;
 const alice = bearer(TOKENS.alice);

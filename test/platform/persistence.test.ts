@@ -1,6 +1,6 @@
 import { rm } from 'node:fs/promises';
 import { expect, test } from 'vitest';
-import { TOKENS, bearer, createProject, multipart, startServer } from './helpers.ts';
+import { TOKENS, bearer, createProject, multipart, startServer } from './helpers.js';
 
 test('organizations, projects, ACLs, resources, tags and files survive a restart on the same data dir', async () => {
   const first = await startServer();

@@ -1,7 +1,7 @@
 import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { platformApi } from '../../src/http/platform/index.ts';
-import { BASE, TOKENS, type TestServer, bearer, createProject, startServer } from './helpers.ts';
+import { platformApi } from '../../src/http/platform/index.js';
+import { BASE, TOKENS, type TestServer, bearer, createProject, startServer } from './helpers.js';
 
 let server: TestServer;
 beforeAll(async () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { BASE, TOKENS, type TestServer, article, bearer, createProject, startServer } from './helpers.ts';
+import { BASE, TOKENS, type TestServer, article, bearer, createProject, startServer } from './helpers.js';
 
 let server: TestServer;
 beforeAll(async () => {

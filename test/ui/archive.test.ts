@@ -8,9 +8,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ExtractiveGenerator } from '../../src/llm/extractive.ts';
-import { unzip } from '../archive/unzip.ts';
-import { HAS_CHROMIUM, SKIP_REASON, launchBrowser, startServer, type Browser, type UiServer } from './browser.ts';
+import { ExtractiveGenerator } from '../../src/llm/extractive.js';
+import { unzip } from '../archive/unzip.js';
+import { HAS_CHROMIUM, SKIP_REASON, launchBrowser, startServer, type Browser, type UiServer } from './browser.js';
 
 // Browser globals: used only in functions that Playwright runs inside the page.
 declare const sessionStorage: any, localStorage: any;

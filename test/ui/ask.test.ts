@@ -8,9 +8,9 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ExtractiveGenerator } from '../../src/llm/extractive.ts';
-import { ModelUnavailableError, QueueFullError } from '../../src/llm/types.ts';
-import { HAS_CHROMIUM, SCREENSHOTS, SKIP_REASON, ScriptedGenerator, answerOf, eventually, launchBrowser, startServer, type Browser, type UiServer } from './browser.ts';
+import { ExtractiveGenerator } from '../../src/llm/extractive.js';
+import { ModelUnavailableError, QueueFullError } from '../../src/llm/types.js';
+import { HAS_CHROMIUM, SCREENSHOTS, SKIP_REASON, ScriptedGenerator, answerOf, eventually, launchBrowser, startServer, type Browser, type UiServer } from './browser.js';
 
 // Browser globals: used only in functions that Playwright runs inside the page.
 declare const document: any, innerHeight: number, scrollTo: (x: number, y: number) => void;

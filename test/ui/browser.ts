@@ -10,11 +10,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
-import { parseArticleLine } from '../../src/corpus/readers/articles-jsonl.ts';
-import type { ArticleInput } from '../../src/corpus/model.ts';
-import { formatRawAnswer } from '../../src/llm/answer.ts';
-import type { Context, GenerateOptions, GenerationResult, Generator } from '../../src/llm/types.ts';
-import { fixtureApp, type Fixture, type FixtureOptions } from '../http/app-fixture.ts';
+import { parseArticleLine } from '../../src/corpus/readers/articles-jsonl.js';
+import type { ArticleInput } from '../../src/corpus/model.js';
+import { formatRawAnswer } from '../../src/llm/answer.js';
+import type { Context, GenerateOptions, GenerationResult, Generator } from '../../src/llm/types.js';
+import { fixtureApp, type Fixture, type FixtureOptions } from '../http/app-fixture.js';
 
 export const CHROMIUM = '/usr/bin/chromium';
 export const HAS_CHROMIUM = existsSync(CHROMIUM);

@@ -8,8 +8,8 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ExtractiveGenerator } from '../../src/llm/extractive.ts';
-import { HAS_CHROMIUM, SCREENSHOTS, SKIP_REASON, launchBrowser, startServer, type Browser, type UiServer } from './browser.ts';
+import { ExtractiveGenerator } from '../../src/llm/extractive.js';
+import { HAS_CHROMIUM, SCREENSHOTS, SKIP_REASON, launchBrowser, startServer, type Browser, type UiServer } from './browser.js';
 
 // Browser globals: used only in functions that Playwright runs inside the page.
 declare const document: any, getComputedStyle: (element: unknown) => { outlineStyle: string };

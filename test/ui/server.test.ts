@@ -1,9 +1,9 @@
 /** The page's server side, without a browser: static files, the browser redirect, /docs, CORS and its setting. */
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config.ts';
-import { loadUiAssets } from '../../src/http/ui/assets.ts';
-import { fixtureApp, type Fixture } from '../http/app-fixture.ts';
+import { ConfigError, loadConfig } from '../../src/config.js';
+import { loadUiAssets } from '../../src/http/ui/assets.js';
+import { fixtureApp, type Fixture } from '../http/app-fixture.js';
 
 const ORIGIN = 'https://front.example:8443';
 

@@ -4,14 +4,14 @@
  * changes them, by editing the file.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { StoredAcl } from '../../platform/acls.ts';
-import { auditFields } from '../../platform/audit.ts';
-import { ACLS_CONTEXT, METADATA_CONTEXT } from '../../platform/contexts.ts';
-import type { AclEntryInput } from '../../platform/acl-entries.ts';
-import type { Platform } from '../../platform/index.ts';
-import type { AclAddress } from '../../platform/refs.ts';
-import { callerOf } from './caller.ts';
-import { aclEntries, aclListSchema, aclSchema, errorResponses, orgParams, projectParams, requiredRevQuery } from './schemas.ts';
+import type { StoredAcl } from '../../platform/acls.js';
+import { auditFields } from '../../platform/audit.js';
+import { ACLS_CONTEXT, METADATA_CONTEXT } from '../../platform/contexts.js';
+import type { AclEntryInput } from '../../platform/acl-entries.js';
+import type { Platform } from '../../platform/index.js';
+import type { AclAddress } from '../../platform/refs.js';
+import { callerOf } from './caller.js';
+import { aclEntries, aclListSchema, aclSchema, errorResponses, orgParams, projectParams, requiredRevQuery } from './schemas.js';
 
 interface AclRoute {
   Params: { org?: string; project?: string };

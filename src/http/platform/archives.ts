@@ -6,11 +6,11 @@
  * with metadata.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { ArchiveService, StoredArchive } from '../../archive/archives.ts';
-import type { JsonObject } from '../../platform/jsonld.ts';
-import { callerOf } from './caller.ts';
-import { negotiate } from './negotiation.ts';
-import { errorResponses, idParams, projectParams } from './schemas.ts';
+import type { ArchiveService, StoredArchive } from '../../archive/archives.js';
+import type { JsonObject } from '../../platform/jsonld.js';
+import { callerOf } from './caller.js';
+import { negotiate } from './negotiation.js';
+import { errorResponses, idParams, projectParams } from './schemas.js';
 
 interface ProjectRoute {
   Params: { org: string; project: string };

@@ -1,6 +1,6 @@
 /** The authenticated caller of each /v1 request, established before the body is read. */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Identity, Platform } from '../../platform/index.ts';
+import type { Identity, Platform } from '../../platform/index.js';
 
 const callers = new WeakMap<FastifyRequest, Identity>();
 

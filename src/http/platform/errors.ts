@@ -5,8 +5,8 @@
  * multipart) get 4xx answers in the same shape; only real faults are 500.
  */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { ERROR_CONTEXT } from '../../platform/contexts.ts';
-import { PlatformError } from '../../platform/errors.ts';
+import { ERROR_CONTEXT } from '../../platform/contexts.js';
+import { PlatformError } from '../../platform/errors.js';
 
 export interface ErrorBody {
   '@context': string;

@@ -4,14 +4,14 @@
  * for JSON callers, tags and deprecation.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { PlatformError, rejections } from '../../platform/errors.ts';
-import type { Upload } from '../../platform/files.ts';
-import type { Platform } from '../../platform/index.ts';
-import { entityView, writeResponse } from '../../platform/metadata.ts';
-import { callerOf } from './caller.ts';
-import { parseAccept, rank } from './negotiation.ts';
-import { selectorFrom } from './selectors.ts';
-import { entitySchema, errorResponses, idParams, projectParams, requiredRevQuery, rev, selectorQuery, tag } from './schemas.ts';
+import { PlatformError, rejections } from '../../platform/errors.js';
+import type { Upload } from '../../platform/files.js';
+import type { Platform } from '../../platform/index.js';
+import { entityView, writeResponse } from '../../platform/metadata.js';
+import { callerOf } from './caller.js';
+import { parseAccept, rank } from './negotiation.js';
+import { selectorFrom } from './selectors.js';
+import { entitySchema, errorResponses, idParams, projectParams, requiredRevQuery, rev, selectorQuery, tag } from './schemas.js';
 
 interface ProjectRoute {
   Params: { org: string; project: string };

@@ -6,18 +6,18 @@
  */
 import multipart from '@fastify/multipart';
 import type { FastifyInstance } from 'fastify';
-import type { ArchiveService } from '../../archive/archives.ts';
-import type { Platform } from '../../platform/index.ts';
-import { aclRoutes } from './acls.ts';
-import { archiveRoutes } from './archives.ts';
-import { identifyCallers } from './caller.ts';
-import { errorBody, handleError } from './errors.ts';
-import { addSecurityHeaders } from '../security-headers.ts';
-import { fileRoutes } from './files.ts';
-import { orgRoutes } from './orgs.ts';
-import { projectListRoutes } from './project-list.ts';
-import { projectRoutes } from './projects.ts';
-import { resourceRoutes } from './resources.ts';
+import type { ArchiveService } from '../../archive/archives.js';
+import type { Platform } from '../../platform/index.js';
+import { aclRoutes } from './acls.js';
+import { archiveRoutes } from './archives.js';
+import { identifyCallers } from './caller.js';
+import { errorBody, handleError } from './errors.js';
+import { addSecurityHeaders } from '../security-headers.js';
+import { fileRoutes } from './files.js';
+import { orgRoutes } from './orgs.js';
+import { projectListRoutes } from './project-list.js';
+import { projectRoutes } from './projects.js';
+import { resourceRoutes } from './resources.js';
 
 export interface PlatformApiOptions {
   platform: Platform;

@@ -1,11 +1,11 @@
 /** /v1/orgs/{org}: create, update, fetch and deprecate organizations. */
 import type { FastifyInstance } from 'fastify';
-import { auditFields } from '../../platform/audit.ts';
-import { METADATA_CONTEXT, ORGS_CONTEXT } from '../../platform/contexts.ts';
-import type { Platform } from '../../platform/index.ts';
-import type { OrgState } from '../../platform/orgs.ts';
-import { callerOf } from './caller.ts';
-import { emptyBodyAsObject, errorResponses, orgParams, orgSchema, requiredRevQuery, revQuery } from './schemas.ts';
+import { auditFields } from '../../platform/audit.js';
+import { METADATA_CONTEXT, ORGS_CONTEXT } from '../../platform/contexts.js';
+import type { Platform } from '../../platform/index.js';
+import type { OrgState } from '../../platform/orgs.js';
+import { callerOf } from './caller.js';
+import { emptyBodyAsObject, errorResponses, orgParams, orgSchema, requiredRevQuery, revQuery } from './schemas.js';
 
 interface OrgRoute {
   Params: { org: string };

@@ -5,12 +5,12 @@
  * `deprecated` filters on deprecation, as in the reference's listings.
  */
 import type { FastifyInstance } from 'fastify';
-import { METADATA_CONTEXT, PROJECTS_CONTEXT } from '../../platform/contexts.ts';
-import type { Platform } from '../../platform/index.ts';
-import { PERMISSIONS, type Permission } from '../../platform/permissions.ts';
-import { callerOf } from './caller.ts';
-import { projectJson } from './projects.ts';
-import { errorResponses, projectSchema } from './schemas.ts';
+import { METADATA_CONTEXT, PROJECTS_CONTEXT } from '../../platform/contexts.js';
+import type { Platform } from '../../platform/index.js';
+import { PERMISSIONS, type Permission } from '../../platform/permissions.js';
+import { callerOf } from './caller.js';
+import { projectJson } from './projects.js';
+import { errorResponses, projectSchema } from './schemas.js';
 
 interface ListQuery {
   permission: Permission;

@@ -1,11 +1,11 @@
 /** /v1/projects/{org}/{project}: create, update, fetch, deprecate and mark projects for deletion. */
 import type { FastifyInstance } from 'fastify';
-import { auditFields } from '../../platform/audit.ts';
-import { METADATA_CONTEXT, PROJECTS_CONTEXT } from '../../platform/contexts.ts';
-import type { Platform } from '../../platform/index.ts';
-import type { ProjectFields, ProjectService, ProjectState } from '../../platform/projects.ts';
-import { callerOf } from './caller.ts';
-import { emptyBodyAsObject, errorResponses, projectBody, projectParams, projectSchema, requiredRevQuery, revQuery } from './schemas.ts';
+import { auditFields } from '../../platform/audit.js';
+import { METADATA_CONTEXT, PROJECTS_CONTEXT } from '../../platform/contexts.js';
+import type { Platform } from '../../platform/index.js';
+import type { ProjectFields, ProjectService, ProjectState } from '../../platform/projects.js';
+import { callerOf } from './caller.js';
+import { emptyBodyAsObject, errorResponses, projectBody, projectParams, projectSchema, requiredRevQuery, revQuery } from './schemas.js';
 
 interface ProjectRoute {
   Params: { org: string; project: string };

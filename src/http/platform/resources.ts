@@ -5,15 +5,15 @@
  * (`_`) exists: SHACL validation is not part of this platform.
  */
 import type { FastifyInstance } from 'fastify';
-import { METADATA_CONTEXT, UNCONSTRAINED_SCHEMA } from '../../platform/contexts.ts';
-import { PlatformError } from '../../platform/errors.ts';
-import type { Platform } from '../../platform/index.ts';
-import type { JsonObject } from '../../platform/jsonld.ts';
-import { entityMetadata, entityView, writeResponse } from '../../platform/metadata.ts';
-import { type Format, FORMAT_MEDIA_TYPES } from '../../platform/rendering.ts';
-import { callerOf } from './caller.ts';
-import { negotiate } from './negotiation.ts';
-import { selectorFrom } from './selectors.ts';
+import { METADATA_CONTEXT, UNCONSTRAINED_SCHEMA } from '../../platform/contexts.js';
+import { PlatformError } from '../../platform/errors.js';
+import type { Platform } from '../../platform/index.js';
+import type { JsonObject } from '../../platform/jsonld.js';
+import { entityMetadata, entityView, writeResponse } from '../../platform/metadata.js';
+import { type Format, FORMAT_MEDIA_TYPES } from '../../platform/rendering.js';
+import { callerOf } from './caller.js';
+import { negotiate } from './negotiation.js';
+import { selectorFrom } from './selectors.js';
 import {
   documentSchema,
   entitySchema,
@@ -26,7 +26,7 @@ import {
   selectorQuery,
   tag,
   rev as revSchema,
-} from './schemas.ts';
+} from './schemas.js';
 
 interface ProjectRoute {
   Params: { org: string; project: string };

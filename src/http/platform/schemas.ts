@@ -1,7 +1,7 @@
 /** JSON schemas shared by the /v1 routes. */
 import type { FastifyRequest } from 'fastify';
-import { LABEL_PATTERN } from '../../platform/refs.ts';
-import { errorSchema } from './errors.ts';
+import { LABEL_PATTERN } from '../../platform/refs.js';
+import { errorSchema } from './errors.js';
 
 const label = { type: 'string', pattern: LABEL_PATTERN } as const;
 

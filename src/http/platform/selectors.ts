@@ -1,6 +1,6 @@
 /** `?rev=` / `?tag=` query parameters as a revision selector. */
-import { PlatformError } from '../../platform/errors.ts';
-import type { RevisionSelector } from '../../platform/revisions.ts';
+import { PlatformError } from '../../platform/errors.js';
+import type { RevisionSelector } from '../../platform/revisions.js';
 
 export function selectorFrom(query: { rev?: number; tag?: string }): RevisionSelector {
   if (query.rev !== undefined && query.tag !== undefined) {
