@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { bitWidth, pack, packedWords, unpack, unpackLoop } from '../../src/search/segment/bitpack.js';
-import { BLOCK_SIZE } from '../../src/search/segment/format.js';
+import { bitWidth, pack, packedWords, unpack, unpackLoop } from '../../../src/search/segment/bitpack.js';
+import { BLOCK_SIZE } from '../../../src/search/segment/format.js';
 
 /** Deterministic values of at most `bits` bits, the largest one included. */
 function valuesOfWidth(bits: number, count: number, seed: number): number[] {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { TopKCollector, mergeScored } from '../../src/search/scoring/top-k.js';
+import { TopKCollector, mergeScored } from '../../../src/search/scoring/top-k.js';
 
 const entries = fc.array(fc.record({ doc: fc.nat(500), score: fc.constantFrom(0, 0.5, 1, 1.5, 2, 7.25) }), { maxLength: 200 });
 

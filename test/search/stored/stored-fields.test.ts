@@ -7,14 +7,14 @@
 import { readFile, readdir, rm, stat, truncate, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { StoredFieldsBuilder } from '../../src/search/stored/writer.js';
-import { StoredFields } from '../../src/search/stored/reader.js';
-import { StoredFormatError } from '../../src/search/stored/format.js';
-import { renderArticle, renderParagraph } from '../../src/search/stored/render.js';
-import { Searcher } from '../../src/search/searcher.js';
-import type { ArticleInput } from '../../src/corpus/model.js';
-import { edgeCaseCorpus } from './stored-corpus.js';
-import { tempDir, writeIndex } from './helpers.js';
+import { StoredFieldsBuilder } from '../../../src/search/stored/writer.js';
+import { StoredFields } from '../../../src/search/stored/reader.js';
+import { StoredFormatError } from '../../../src/search/stored/format.js';
+import { renderArticle, renderParagraph } from '../../../src/search/stored/render.js';
+import { Searcher } from '../../../src/search/searcher.js';
+import type { ArticleInput } from '../../../src/corpus/model.js';
+import { edgeCaseCorpus } from '../stored-corpus.js';
+import { tempDir, writeIndex } from '../helpers.js';
 
 const corpus: ArticleInput[] = edgeCaseCorpus(120, 21);
 

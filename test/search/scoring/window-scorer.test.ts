@@ -6,19 +6,19 @@
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { pack } from 'msgpackr';
-import { analyze } from '../../src/search/analysis/analyzer.js';
-import { Searcher } from '../../src/search/searcher.js';
-import { Segment, SegmentFormatError } from '../../src/search/segment/reader.js';
-import { MAGIC, PREAMBLE_BYTES } from '../../src/search/segment/format.js';
-import { NO_MORE_DOCS, PostingsCursor } from '../../src/search/segment/postings.js';
-import { Bitset } from '../../src/search/filters/bitset.js';
-import { Bm25 } from '../../src/search/scoring/bm25.js';
-import { scoreEach } from '../../src/search/scoring/exhaustive.js';
-import { scoreWindows } from '../../src/search/scoring/window-scorer.js';
-import { openClauses, WINDOW } from '../../src/search/scoring/open-clauses.js';
-import { TopKCollector, type Collector } from '../../src/search/scoring/top-k.js';
-import type { ArticleInput } from '../../src/corpus/model.js';
-import { article, tempDir, writeIndex } from './helpers.js';
+import { analyze } from '../../../src/search/analysis/analyzer.js';
+import { Searcher } from '../../../src/search/searcher.js';
+import { Segment, SegmentFormatError } from '../../../src/search/segment/reader.js';
+import { MAGIC, PREAMBLE_BYTES } from '../../../src/search/segment/format.js';
+import { NO_MORE_DOCS, PostingsCursor } from '../../../src/search/segment/postings.js';
+import { Bitset } from '../../../src/search/filters/bitset.js';
+import { Bm25 } from '../../../src/search/scoring/bm25.js';
+import { scoreEach } from '../../../src/search/scoring/exhaustive.js';
+import { scoreWindows } from '../../../src/search/scoring/window-scorer.js';
+import { openClauses, WINDOW } from '../../../src/search/scoring/open-clauses.js';
+import { TopKCollector, type Collector } from '../../../src/search/scoring/top-k.js';
+import type { ArticleInput } from '../../../src/corpus/model.js';
+import { article, tempDir, writeIndex } from '../helpers.js';
 
 const WORDS = ['neuron', 'cortex', 'synapse', 'dopamine', 'memory', 'gamma', 'theta', 'axon'];
 const PARAGRAPHS_PER_ARTICLE = 3;

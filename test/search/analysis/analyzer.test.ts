@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { analyze, fold, tokenize } from '../../src/search/analysis/analyzer.js';
+import { analyze, fold, tokenize } from '../../../src/search/analysis/analyzer.js';
 
 describe('analyzer', () => {
   it('folds case and diacritics, including letters Unicode does not decompose', () => {
