@@ -32,9 +32,12 @@ export interface StageTimings {
   metadataMs: number;
 }
 
+/** The one message for a search or question that no document matches (both routes answer 404 with it). */
+export const NO_DOCUMENTS_MESSAGE = 'No document found. Modify the filters or the query and try again.';
+
 export class NoDocumentsError extends Error {
   constructor() {
-    super('No document found. Modify the filters or the query and try again.');
+    super(NO_DOCUMENTS_MESSAGE);
   }
 }
 

@@ -6,8 +6,7 @@ import { articleListingSchema, contextMetadataSchema, errorResponses, filterProp
 import type { FilterInput } from '../../search/query/filter-spec.js';
 import { qaError, type QaServices } from './qa.js';
 import { cutMetadata } from './oversized.js';
-
-export const NO_DOCUMENT_MESSAGE = 'No document found. Modify the filters or the query and try again.';
+import { NO_DOCUMENTS_MESSAGE } from '../../qa/pipeline.js';
 
 /** What fastify sends with a body its serialiser wrote. */
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -53,7 +52,7 @@ export const retrievalRoutes: FastifyPluginAsync<LiteratureServices & QaServices
           const { candidates } = await qa.retrieve(view, qaRequest, filtersOf(filters)).catch((error: unknown) => {
             throw qaError(error) ?? error;
           });
-          if (candidates.length === 0) throw new ApiError(404, ErrorCode.NO_DOCUMENTS, NO_DOCUMENT_MESSAGE);
+          if (candidates.length === 0) throw new ApiError(404, ErrorCode.NO_DOCUMENTS, NO_DOCUMENTS_MESSAGE);
           // Bytes copied from the stored fragments when they are exactly what the objects below would give:
           // BM25 order without reranking scores, and no text to cut.
           const asStored = candidates.every(
