@@ -8,7 +8,7 @@ import type { Socket } from 'node:net';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import swagger from '@fastify/swagger';
 import rateLimit from '@fastify/rate-limit';
-import { ApiError, ErrorCode, errorBody, literatureErrorHandler } from './http/errors.js';
+import { ApiError, ErrorCode, literatureErrorBody, literatureErrorHandler } from './http/errors.js';
 import type { LiteratureServices } from './http/literature/services.js';
 import { retrievalRoutes } from './http/literature/retrieval.js';
 import { suggestionRoutes } from './http/literature/suggestions.js';
@@ -21,7 +21,7 @@ import { loadUiAssets, type UiAssets } from './http/ui/assets.js';
 import { uiRoutes } from './http/ui/routes.js';
 import { addSecurityHeaders } from './http/security-headers.js';
 import { PLATFORM_MAX_PARAM_LENGTH, platformApi } from './http/platform/index.js';
-import { errorBody as platformErrorBody } from './http/platform/errors.js';
+import { platformErrorBody } from './http/platform/errors.js';
 import { AuthenticationError, AuthorizationError, type Platform } from './platform/index.js';
 import type { ArchiveService } from './archive/archives.js';
 
@@ -56,7 +56,7 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
     clientErrorHandler: answerClientError,
     // Undecodable URLs are refused by the router before any route runs: answer in the vocabulary of the API addressed.
     frameworkErrors: (error, request, reply) => {
-      const body = request.url.startsWith('/v1') ? platformErrorBody('InvalidPathSegment', error.message) : errorBody(ErrorCode.INVALID_INPUT, error.message);
+      const body = request.url.startsWith('/v1') ? platformErrorBody('InvalidPathSegment', error.message) : literatureErrorBody(ErrorCode.INVALID_INPUT, error.message);
       void (reply as FastifyReply).code(400).type('application/json').send(JSON.stringify(body));
     },
     ajv: {
@@ -127,7 +127,7 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
   // Requests no route takes (their bodies are still parsed, and may be refused) answer in the literature vocabulary.
   app.setErrorHandler(literatureErrorHandler);
   app.setNotFoundHandler((request, reply) => {
-    reply.code(404).send(errorBody(ErrorCode.NOT_FOUND, `no route ${request.method} ${request.url.split('?')[0]}`));
+    reply.code(404).send(literatureErrorBody(ErrorCode.NOT_FOUND, `no route ${request.method} ${request.url.split('?')[0]}`));
   });
   return app;
 }
@@ -181,6 +181,6 @@ function answerClientError(error: Error & { code?: string }, socket: Socket): vo
   }
   const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
   const message = status === 431 ? 'request headers too large' : status === 408 ? 'request not received in time (--request-timeout)' : 'malformed HTTP request';
-  const body = JSON.stringify(errorBody(ErrorCode.INVALID_INPUT, message));
+  const body = JSON.stringify(literatureErrorBody(ErrorCode.INVALID_INPUT, message));
   socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
 }

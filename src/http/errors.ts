@@ -32,7 +32,7 @@ export class ApiError extends Error {
   }
 }
 
-export function errorBody(code: number, detail: string, extra: Record<string, unknown> = {}) {
+export function literatureErrorBody(code: number, detail: string, extra: Record<string, unknown> = {}) {
   return { detail: { code, detail, ...extra } };
 }
 
@@ -81,20 +81,20 @@ function repeatedInQuery(url: string, parameter: string): boolean {
 /** Maps every error to the vocabulary; anything unexpected is logged and answered as 500 code 12. */
 export function literatureErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
   if (error instanceof ApiError) {
-    return reply.code(error.status).headers(error.headers).send(errorBody(error.code, error.message, error.extra));
+    return reply.code(error.status).headers(error.headers).send(literatureErrorBody(error.code, error.message, error.extra));
   }
   if (error.validation) {
     const parameter = parameterOf(error);
-    return reply.code(422).send(errorBody(ErrorCode.INVALID_INPUT, validationMessage(error, parameter, request), { parameter }));
+    return reply.code(422).send(literatureErrorBody(ErrorCode.INVALID_INPUT, validationMessage(error, parameter, request), { parameter }));
   }
   const status = error.statusCode ?? 500;
-  if (status === 413) return reply.code(413).send(errorBody(ErrorCode.INPUT_TOO_LARGE, 'request body too large'));
-  if (status === 429) return reply.code(429).send(errorBody(ErrorCode.RATE_LIMITED, error.message));
-  if (status === 503) return reply.code(503).send(errorBody(ErrorCode.OVERLOADED, error.message));
+  if (status === 413) return reply.code(413).send(literatureErrorBody(ErrorCode.INPUT_TOO_LARGE, 'request body too large'));
+  if (status === 429) return reply.code(429).send(literatureErrorBody(ErrorCode.RATE_LIMITED, error.message));
+  if (status === 503) return reply.code(503).send(literatureErrorBody(ErrorCode.OVERLOADED, error.message));
   if (status >= 400 && status < 500) {
     // Fastify's own client errors: malformed JSON, unsupported media type, bad encoding...
-    return reply.code(status).send(errorBody(ErrorCode.INVALID_INPUT, error.message));
+    return reply.code(status).send(literatureErrorBody(ErrorCode.INVALID_INPUT, error.message));
   }
   request.log.error({ err: error }, 'unhandled error');
-  return reply.code(500).send(errorBody(ErrorCode.INTERNAL, 'internal error; see the server log for the request id'));
+  return reply.code(500).send(literatureErrorBody(ErrorCode.INTERNAL, 'internal error; see the server log for the request id'));
 }

@@ -5,7 +5,7 @@
  */
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { LiteratureServices } from './services.js';
-import { ApiError, ErrorCode, errorBody } from '../errors.js';
+import { ApiError, ErrorCode, literatureErrorBody } from '../errors.js';
 import { contextMetadataSchema, errorResponses, filterProperties, filtersOf, GUARDED_ERRORS } from './schemas.js';
 import type { FilterInput } from '../../search/query/filter-spec.js';
 import { NoDocumentsError, type QaPipeline, type QaRequest } from '../../qa/pipeline.js';
@@ -175,7 +175,7 @@ async function streamAnswer(
     } else {
       const mapped = qaError(error);
       if (!mapped) request.log.error({ err: error }, 'streamed generation failed');
-      send('error', mapped ? errorBody(mapped.code, mapped.message, mapped.extra) : errorBody(ErrorCode.INTERNAL, 'generation failed; see the server log'));
+      send('error', mapped ? literatureErrorBody(mapped.code, mapped.message, mapped.extra) : literatureErrorBody(ErrorCode.INTERNAL, 'generation failed; see the server log'));
     }
   } finally {
     if (started) reply.raw.end();

@@ -26,7 +26,7 @@ export const errorSchema = {
   },
 } as const;
 
-export function errorBody(type: string, reason: string, details?: string): ErrorBody {
+export function platformErrorBody(type: string, reason: string, details?: string): ErrorBody {
   return { '@context': ERROR_CONTEXT, '@type': type, reason, ...(details !== undefined && { details }) };
 }
 
@@ -53,21 +53,21 @@ const CLIENT_ERRORS: Record<string, [number, string]> = {
 };
 
 export function toErrorReply(error: FastifyError | Error): { status: number; body: ErrorBody } {
-  if (error instanceof PlatformError) return { status: error.status, body: errorBody(error.type, error.reason, error.details) };
+  if (error instanceof PlatformError) return { status: error.status, body: platformErrorBody(error.type, error.reason, error.details) };
   const fastifyError = error as FastifyError;
   if (fastifyError.validation) {
     const context = fastifyError.validationContext ?? 'body';
-    return { status: 400, body: errorBody(VALIDATION_TYPES[context] ?? 'DecodingFailed', fastifyError.message) };
+    return { status: 400, body: platformErrorBody(VALIDATION_TYPES[context] ?? 'DecodingFailed', fastifyError.message) };
   }
   const known = fastifyError.code ? CLIENT_ERRORS[fastifyError.code] : undefined;
-  if (known) return { status: known[0], body: errorBody(known[1], fastifyError.message) };
+  if (known) return { status: known[0], body: platformErrorBody(known[1], fastifyError.message) };
   // JSON syntax errors from the body parser, and busboy's malformed-multipart errors, carry a 4xx status.
   const status = fastifyError.statusCode;
-  if (status === 429) return { status, body: errorBody('TooManyRequests', fastifyError.message) };
-  if (status === 503) return { status, body: errorBody('ServiceUnavailable', fastifyError.message) };
-  if (status !== undefined && status >= 400 && status < 500) return { status, body: errorBody('MalformedRequest', fastifyError.message) };
-  if (/multipart|boundary|part terminated/i.test(error.message)) return { status: 400, body: errorBody('InvalidFile', error.message) };
-  return { status: 500, body: errorBody('UnexpectedError', 'An unexpected error occurred; it has been logged.') };
+  if (status === 429) return { status, body: platformErrorBody('TooManyRequests', fastifyError.message) };
+  if (status === 503) return { status, body: platformErrorBody('ServiceUnavailable', fastifyError.message) };
+  if (status !== undefined && status >= 400 && status < 500) return { status, body: platformErrorBody('MalformedRequest', fastifyError.message) };
+  if (/multipart|boundary|part terminated/i.test(error.message)) return { status: 400, body: platformErrorBody('InvalidFile', error.message) };
+  return { status: 500, body: platformErrorBody('UnexpectedError', 'An unexpected error occurred; it has been logged.') };
 }
 
 export function handleError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {

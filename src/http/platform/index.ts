@@ -11,7 +11,7 @@ import type { Platform } from '../../platform/index.js';
 import { aclRoutes } from './acls.js';
 import { archiveRoutes } from './archives.js';
 import { identifyCallers } from './caller.js';
-import { errorBody, handleError } from './errors.js';
+import { platformErrorBody, handleError } from './errors.js';
 import { addSecurityHeaders } from '../security-headers.js';
 import { fileRoutes } from './files.js';
 import { orgRoutes } from './orgs.js';
@@ -43,7 +43,7 @@ export async function platformApi(app: FastifyInstance, { platform, archives }: 
       v1.setErrorHandler(handleError);
       addSecurityHeaders(v1);
       v1.setNotFoundHandler((request, reply) =>
-        reply.code(404).send(errorBody('NotFound', `No route ${request.method} ${request.url.split('?')[0]} in the /v1 API.`)),
+        reply.code(404).send(platformErrorBody('NotFound', `No route ${request.method} ${request.url.split('?')[0]} in the /v1 API.`)),
       );
       // JSON-LD payloads are JSON.
       v1.addContentTypeParser('application/ld+json', { parseAs: 'string' }, v1.getDefaultJsonParser('error', 'error'));
