@@ -12,7 +12,7 @@ import { ApiError, ErrorCode, literatureErrorBody, literatureErrorHandler } from
 import type { LiteratureServices } from './http/literature/services.js';
 import { retrievalRoutes } from './http/literature/retrieval.js';
 import { suggestionRoutes } from './http/literature/suggestions.js';
-import { HEALTH_PATHS, healthRoutes, settingsRoutes, type ServiceInfo } from './http/literature/service.js';
+import { HEALTH_PATHS, healthRoutes, settingsRoutes, type ServiceInfo } from './http/literature/health-and-settings.js';
 import { qaRoutes, type QaServices } from './http/literature/qa.js';
 import { RELOAD_PERMISSION, adminRoutes } from './http/literature/admin.js';
 import { shedLoad } from './http/load-shedding.js';

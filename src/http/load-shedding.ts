@@ -5,7 +5,7 @@
  * (and timeouts for everyone). The health routes are never refused.
  */
 import type { FastifyInstance } from 'fastify';
-import { HEALTH_PATHS } from './literature/service.js';
+import { HEALTH_PATHS } from './literature/health-and-settings.js';
 
 export class OverloadedError extends Error {
   readonly statusCode = 503;
