@@ -38,6 +38,22 @@ describe('TopKCollector', () => {
     expect(Array.from(collector.take().docs)).toEqual([2, 1]);
   });
 
+  it('merging per-share top lists equals a full sort of their union', () => {
+    fc.assert(
+      fc.property(fc.array(entries, { maxLength: 4 }), fc.integer({ min: 0, max: 30 }), (shares, k) => {
+        // Shares cover disjoint documents, as the pool's document ranges do.
+        const disjoint = shares.map((list, share) => list.map(({ doc, score }) => ({ doc: doc * 4 + share, score })));
+        const lists = disjoint.map((list) => {
+          const best = fullSort(list, k);
+          return { docs: Int32Array.from(best, (e) => e.doc), scores: Float64Array.from(best, (e) => e.score) };
+        });
+        const merged = mergeScored(lists, k);
+        expect(Array.from(merged.docs, (doc, i) => ({ doc, score: merged.scores[i]! }))).toEqual(fullSort(disjoint.flat(), k));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
   it('merges sorted lists into the k best', () => {
     const a = { docs: Int32Array.from([4, 1]), scores: Float64Array.from([9, 2]) };
     const b = { docs: Int32Array.from([7, 0]), scores: Float64Array.from([9, 2]) };
