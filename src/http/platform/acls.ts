@@ -11,7 +11,7 @@ import type { AclEntryInput } from '../../platform/acl-entries.js';
 import type { Platform } from '../../platform/index.js';
 import type { AclAddress } from '../../platform/refs.js';
 import { callerOf } from './caller.js';
-import { aclEntries, aclListSchema, aclSchema, errorResponses, orgParams, projectParams, requiredRevQuery } from './schemas.js';
+import { aclEntries, aclListSchema, aclSchema, orgParams, projectParams, requiredRevQuery, responses } from './schemas.js';
 
 interface AclRoute {
   Params: { org?: string; project?: string };
@@ -56,7 +56,7 @@ export async function aclRoutes(app: FastifyInstance, { platform }: { platform: 
         schema: {
           ...paramsSchema,
           querystring: { type: 'object', properties: { ancestors: { type: 'boolean' }, self: { type: 'boolean' } } },
-          response: { 200: aclListSchema, ...errorResponses },
+          response: responses(aclListSchema, 200),
         },
       },
       async (request) => {
@@ -74,7 +74,7 @@ export async function aclRoutes(app: FastifyInstance, { platform }: { platform: 
           ...paramsSchema,
           querystring: zeroOrMoreRev,
           body: { type: 'object', required: ['acl'], additionalProperties: false, properties: { acl: aclEntries } },
-          response: { 200: aclSchema, 201: aclSchema, ...errorResponses },
+          response: responses(aclSchema, 200, 201),
         },
       },
       async (request, reply) => {
@@ -97,7 +97,7 @@ export async function aclRoutes(app: FastifyInstance, { platform }: { platform: 
             additionalProperties: false,
             properties: { '@type': { enum: ['Append', 'Subtract'] }, acl: aclEntries },
           },
-          response: { 200: aclSchema, ...errorResponses },
+          response: responses(aclSchema, 200),
         },
       },
       async (request) => {
@@ -112,7 +112,7 @@ export async function aclRoutes(app: FastifyInstance, { platform }: { platform: 
 
     app.delete<AclRoute & { Querystring: { rev: number } }>(
       url,
-      { schema: { ...paramsSchema, querystring: requiredRevQuery, response: { 200: aclSchema, ...errorResponses } } },
+      { schema: { ...paramsSchema, querystring: requiredRevQuery, response: responses(aclSchema, 200) } },
       async (request) => {
         const address = addressOf(request);
         return writeJson(address, acls.delete(address, request.query.rev, callerOf(request)));

@@ -10,7 +10,7 @@ import type { ArchiveService, StoredArchive } from '../../archive/archives.js';
 import type { JsonObject } from '../../platform/jsonld.js';
 import { callerOf } from './caller.js';
 import { negotiate } from './negotiation.js';
-import { errorResponses, idParams, projectParams } from './schemas.js';
+import { idParams, projectParams, responses } from './schemas.js';
 
 interface ProjectRoute {
   Params: { org: string; project: string };
@@ -88,7 +88,7 @@ export async function archiveRoutes(app: FastifyInstance, { archives }: { archiv
     return reply.code(201).type(wanted ?? 'application/ld+json').send(archives.metadata(archive, false));
   };
 
-  const writeSchema = (params: object) => ({ params, body: definitionBody, response: { 201: archiveSchema, ...errorResponses } });
+  const writeSchema = (params: object) => ({ params, body: definitionBody, response: responses(archiveSchema, 201) });
 
   app.post<ProjectRoute>('/archives/:org/:project', { bodyLimit: BODY_LIMIT, schema: writeSchema(projectParams) }, async (request, reply) =>
     created(request, reply, await archives.create(request.params, undefined, request.body, callerOf(request))),
@@ -105,7 +105,7 @@ export async function archiveRoutes(app: FastifyInstance, { archives }: { archiv
       schema: {
         params: idParams,
         querystring: { type: 'object', properties: { ignoreNotFound: { type: 'string', enum: Object.keys(BOOLEAN_WORDS) } } },
-        response: { 200: archiveSchema, ...errorResponses },
+        response: responses(archiveSchema, 200),
       },
     },
     async (request, reply) => {

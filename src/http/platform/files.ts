@@ -11,7 +11,7 @@ import { entityView, writeResponse } from '../../platform/metadata.js';
 import { callerOf } from './caller.js';
 import { parseAccept, rank } from './negotiation.js';
 import { selectorFrom } from './selectors.js';
-import { entitySchema, errorResponses, idParams, projectParams, requiredRevQuery, rev, selectorQuery, tag } from './schemas.js';
+import { entitySchema, idParams, projectParams, requiredRevQuery, rev, selectorQuery, tag, responses } from './schemas.js';
 
 interface ProjectRoute {
   Params: { org: string; project: string };
@@ -59,11 +59,9 @@ function contentDisposition(filename: string): string {
 
 export async function fileRoutes(app: FastifyInstance, { platform }: { platform: Platform }): Promise<void> {
   const { files, baseUri } = platform;
-  const written = (code: number) => ({ [code]: entitySchema, ...errorResponses });
-
   app.post<ProjectRoute & { Querystring: { storage?: string } }>(
     '/files/:org/:project',
-    { schema: { params: projectParams, querystring: { type: 'object', properties: storageQuery }, response: written(201) } },
+    { schema: { params: projectParams, querystring: { type: 'object', properties: storageQuery }, response: responses(entitySchema, 201) } },
     async (request, reply) => {
       const state = await files.create(request.params, undefined, request.query.storage, () => uploadOf(request), callerOf(request));
       return reply.code(201).send(writeResponse(state, baseUri));
@@ -73,7 +71,7 @@ export async function fileRoutes(app: FastifyInstance, { platform }: { platform:
   app.put<IdRoute & { Querystring: { rev?: number; storage?: string } }>(
     '/files/:org/:project/:id',
     {
-      schema: { params: idParams, querystring: { type: 'object', properties: { rev, ...storageQuery } }, response: { ...written(200), ...written(201) } },
+      schema: { params: idParams, querystring: { type: 'object', properties: { rev, ...storageQuery } }, response: responses(entitySchema, 200, 201) },
     },
     async (request, reply) => {
       const { id: segment, ...ref } = request.params;
@@ -88,7 +86,7 @@ export async function fileRoutes(app: FastifyInstance, { platform }: { platform:
 
   app.get<IdRoute & { Querystring: { rev?: number; tag?: string } }>(
     '/files/:org/:project/:id',
-    { schema: { params: idParams, querystring: selectorQuery, response: { 200: entitySchema, ...errorResponses } } },
+    { schema: { params: idParams, querystring: selectorQuery, response: responses(entitySchema, 200) } },
     async (request, reply) => {
       const { id: segment, ...ref } = request.params;
       const { state, project } = files.fetch(ref, segment, selectorFrom(request.query), callerOf(request));
@@ -119,7 +117,7 @@ export async function fileRoutes(app: FastifyInstance, { platform }: { platform:
         params: idParams,
         querystring: requiredRevQuery,
         body: { type: 'object', required: ['tag', 'rev'], additionalProperties: false, properties: { tag, rev } },
-        response: written(201),
+        response: responses(entitySchema, 201),
       },
     },
     async (request, reply) => {
@@ -131,7 +129,7 @@ export async function fileRoutes(app: FastifyInstance, { platform }: { platform:
 
   app.delete<IdRoute & { Querystring: { rev: number } }>(
     '/files/:org/:project/:id',
-    { schema: { params: idParams, querystring: requiredRevQuery, response: written(200) } },
+    { schema: { params: idParams, querystring: requiredRevQuery, response: responses(entitySchema, 200) } },
     async (request) => {
       const { id, ...ref } = request.params;
       return writeResponse(files.deprecate(ref, id, request.query.rev, callerOf(request)), baseUri);

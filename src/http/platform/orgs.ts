@@ -5,7 +5,7 @@ import { METADATA_CONTEXT, ORGS_CONTEXT } from '../../platform/contexts.js';
 import type { Platform } from '../../platform/index.js';
 import type { OrgState } from '../../platform/orgs.js';
 import { callerOf } from './caller.js';
-import { emptyBodyAsObject, errorResponses, orgParams, orgSchema, requiredRevQuery, revQuery } from './schemas.js';
+import { emptyBodyAsObject, orgParams, orgSchema, requiredRevQuery, revQuery, responses } from './schemas.js';
 
 interface OrgRoute {
   Params: { org: string };
@@ -30,8 +30,6 @@ export function orgJson(org: OrgState, baseUri: string) {
 
 export async function orgRoutes(app: FastifyInstance, { platform }: { platform: Platform }): Promise<void> {
   const { orgs, baseUri } = platform;
-  const response = (code: number) => ({ [code]: orgSchema, ...errorResponses });
-
   app.put<OrgRoute & { Body: { description?: string } }>(
     '/orgs/:org',
     {
@@ -41,7 +39,7 @@ export async function orgRoutes(app: FastifyInstance, { platform }: { platform: 
         params: orgParams,
         querystring: revQuery,
         body: { type: 'object', additionalProperties: false, properties: { description: { type: 'string', maxLength: 10_000 } } },
-        response: { ...response(200), ...response(201) },
+        response: responses(orgSchema, 200, 201),
       },
     },
     async (request, reply) => {
@@ -51,13 +49,13 @@ export async function orgRoutes(app: FastifyInstance, { platform }: { platform: 
     },
   );
 
-  app.get<OrgRoute>('/orgs/:org', { schema: { params: orgParams, response: response(200) } }, async (request) => {
+  app.get<OrgRoute>('/orgs/:org', { schema: { params: orgParams, response: responses(orgSchema, 200) } }, async (request) => {
     return orgJson(orgs.read(request.params.org, callerOf(request)), baseUri);
   });
 
   app.delete<OrgRoute & { Querystring: { rev: number } }>(
     '/orgs/:org',
-    { schema: { params: orgParams, querystring: requiredRevQuery, response: response(200) } },
+    { schema: { params: orgParams, querystring: requiredRevQuery, response: responses(orgSchema, 200) } },
     async (request) => {
       return orgJson(orgs.deprecate(request.params.org, request.query.rev, callerOf(request)), baseUri);
     },

@@ -10,7 +10,7 @@ import type { Platform } from '../../platform/index.js';
 import { PERMISSIONS, type Permission } from '../../platform/permissions.js';
 import { callerOf } from './caller.js';
 import { projectJson } from './projects.js';
-import { errorResponses, projectSchema } from './schemas.js';
+import { projectSchema, responses } from './schemas.js';
 
 interface ListQuery {
   permission: Permission;
@@ -39,7 +39,7 @@ export async function projectListRoutes(app: FastifyInstance, { platform }: { pl
   const { projects, baseUri } = platform;
   app.get<{ Querystring: ListQuery }>(
     '/projects',
-    { schema: { querystring: listQuery, response: { 200: projectListSchema, ...errorResponses } } },
+    { schema: { querystring: listQuery, response: responses(projectListSchema, 200) } },
     async (request) => {
       const { permission, deprecated, from, size } = request.query;
       const visible = projects.visibleTo(callerOf(request), permission, deprecated);

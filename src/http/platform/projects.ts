@@ -5,7 +5,7 @@ import { METADATA_CONTEXT, PROJECTS_CONTEXT } from '../../platform/contexts.js';
 import type { Platform } from '../../platform/index.js';
 import type { ProjectFields, ProjectService, ProjectState } from '../../platform/projects.js';
 import { callerOf } from './caller.js';
-import { emptyBodyAsObject, errorResponses, projectBody, projectParams, projectSchema, requiredRevQuery, revQuery } from './schemas.js';
+import { emptyBodyAsObject, projectBody, projectParams, projectSchema, requiredRevQuery, revQuery, responses } from './schemas.js';
 
 interface ProjectRoute {
   Params: { org: string; project: string };
@@ -36,14 +36,12 @@ export function projectJson(project: ProjectState, projects: ProjectService, bas
 
 export async function projectRoutes(app: FastifyInstance, { platform }: { platform: Platform }): Promise<void> {
   const { projects, baseUri } = platform;
-  const response = (code: number) => ({ [code]: projectSchema, ...errorResponses });
-
   app.put<ProjectRoute & { Querystring: { rev?: number }; Body: ProjectFields }>(
     '/projects/:org/:project',
     {
       bodyLimit: 256 * 1024,
       preValidation: emptyBodyAsObject,
-      schema: { params: projectParams, querystring: revQuery, body: projectBody, response: { ...response(200), ...response(201) } },
+      schema: { params: projectParams, querystring: revQuery, body: projectBody, response: responses(projectSchema, 200, 201) },
     },
     async (request, reply) => {
       const rev = request.query.rev;
@@ -52,7 +50,7 @@ export async function projectRoutes(app: FastifyInstance, { platform }: { platfo
     },
   );
 
-  app.get<ProjectRoute>('/projects/:org/:project', { schema: { params: projectParams, response: response(200) } }, async (request) => {
+  app.get<ProjectRoute>('/projects/:org/:project', { schema: { params: projectParams, response: responses(projectSchema, 200) } }, async (request) => {
     return projectJson(projects.read(request.params, callerOf(request)), projects, baseUri);
   });
 
@@ -62,7 +60,7 @@ export async function projectRoutes(app: FastifyInstance, { platform }: { platfo
       schema: {
         params: projectParams,
         querystring: { ...requiredRevQuery, properties: { ...requiredRevQuery.properties, prune: { type: 'boolean' } } },
-        response: response(200),
+        response: responses(projectSchema, 200),
       },
     },
     async (request) => {

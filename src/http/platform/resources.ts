@@ -18,6 +18,7 @@ import {
   documentSchema,
   entitySchema,
   errorResponses,
+  responses,
   idParams,
   listSchema,
   projectParams,
@@ -58,8 +59,6 @@ function assertUnconstrained(schema: string): void {
 
 export async function resourceRoutes(app: FastifyInstance, { platform }: { platform: Platform }): Promise<void> {
   const { resources, renderer, baseUri } = platform;
-  const write = (code: number) => ({ [code]: entitySchema, ...errorResponses });
-
   app.get<ProjectRoute & { Querystring: { from: number; size: number } }>(
     '/resources/:org/:project',
     {
@@ -69,7 +68,7 @@ export async function resourceRoutes(app: FastifyInstance, { platform }: { platf
           type: 'object',
           properties: { from: { type: 'integer', minimum: 0, default: 0 }, size: { type: 'integer', minimum: 1, maximum: 1000, default: 20 } },
         },
-        response: { 200: listSchema, ...errorResponses },
+        response: responses(listSchema, 200),
       },
     },
     async (request) => {
@@ -88,13 +87,13 @@ export async function resourceRoutes(app: FastifyInstance, { platform }: { platf
 
   app.post<ProjectRoute & { Body: JsonObject }>(
     '/resources/:org/:project',
-    { bodyLimit: payloadLimit, schema: { params: projectParams, body: payloadSchema, response: write(201) } },
+    { bodyLimit: payloadLimit, schema: { params: projectParams, body: payloadSchema, response: responses(entitySchema, 201) } },
     async (request, reply) => reply.code(201).send(await create(request.params, request.body, callerOf(request))),
   );
 
   app.post<SchemaRoute & { Body: JsonObject }>(
     '/resources/:org/:project/:schema',
-    { bodyLimit: payloadLimit, schema: { params: schemaParams, body: payloadSchema, response: write(201) } },
+    { bodyLimit: payloadLimit, schema: { params: schemaParams, body: payloadSchema, response: responses(entitySchema, 201) } },
     async (request, reply) => {
       assertUnconstrained(request.params.schema);
       return reply.code(201).send(await create(request.params, request.body, callerOf(request)));
@@ -103,7 +102,7 @@ export async function resourceRoutes(app: FastifyInstance, { platform }: { platf
 
   app.put<IdRoute & { Querystring: { rev?: number }; Body: JsonObject }>(
     '/resources/:org/:project/:schema/:id',
-    { bodyLimit: payloadLimit, schema: { params: resourceParams, querystring: revQuery, body: payloadSchema, response: { ...write(200), ...write(201) } } },
+    { bodyLimit: payloadLimit, schema: { params: resourceParams, querystring: revQuery, body: payloadSchema, response: responses(entitySchema, 200, 201) } },
     async (request, reply) => {
       const { schema, id, ...ref } = request.params;
       assertUnconstrained(schema);
@@ -143,7 +142,7 @@ export async function resourceRoutes(app: FastifyInstance, { platform }: { platf
       schema: {
         params: resourceParams,
         querystring: { ...selectorQuery, properties: { ...selectorQuery.properties, annotate: { type: 'boolean' } } },
-        response: { 200: documentSchema, ...errorResponses },
+        response: responses(documentSchema, 200),
       },
     },
     async (request, reply) => {
@@ -189,7 +188,7 @@ export async function resourceRoutes(app: FastifyInstance, { platform }: { platf
         params: resourceParams,
         querystring: requiredRevQuery,
         body: { type: 'object', required: ['tag', 'rev'], additionalProperties: false, properties: { tag, rev: revSchema } },
-        response: write(201),
+        response: responses(entitySchema, 201),
       },
     },
     async (request, reply) => {
@@ -202,7 +201,7 @@ export async function resourceRoutes(app: FastifyInstance, { platform }: { platf
 
   app.delete<IdRoute & { Querystring: { rev: number } }>(
     '/resources/:org/:project/:schema/:id',
-    { schema: { params: resourceParams, querystring: requiredRevQuery, response: write(200) } },
+    { schema: { params: resourceParams, querystring: requiredRevQuery, response: responses(entitySchema, 200) } },
     async (request) => {
       const { schema, id, ...ref } = request.params;
       assertUnconstrained(schema);

@@ -25,6 +25,11 @@ export const selectorQuery = { type: 'object', properties: { rev, tag } } as con
 /** Every route answers errors in the Nexus shape. */
 export const errorResponses = { '4xx': errorSchema, '5xx': errorSchema } as const;
 
+/** A route's response schemas: `schema` for each success code, errors in the Nexus shape. */
+export function responses(schema: object, ...codes: number[]): Record<string, object> {
+  return { ...Object.fromEntries(codes.map((code) => [code, schema])), ...errorResponses };
+}
+
 const common = {
   '@context': {},
   '@id': { type: 'string' },
