@@ -62,7 +62,11 @@ export function zipStream(entries: readonly ResolvedEntry[], sources: ZipSources
       });
     } else {
       zip.addReadStreamLazy(entry.name, { mtime }, (done) => {
-        sources.render(entry).then((content) => done(null, track(content).once('error', fail)), fail);
+        sources.render(entry).then((content) => {
+          // The client left while the entry was rendering: its slices are dropped.
+          if (output.destroyed) return void content.destroy();
+          done(null, track(content).once('error', fail));
+        }, fail);
         addNext().catch(fail);
       });
     }

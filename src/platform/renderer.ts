@@ -46,12 +46,15 @@ export const DEFAULT_MAX_RENDERED_BYTES = 64 * 1024 ** 2;
 
 export function createRenderer(options: RendererOptions): Renderer {
   const pool = options.threads > 0 ? workerPool(options.threads) : null;
-  // An archive renders one payload in several formats: it is written as JSON once.
+  // An archive renders one stored payload (never changed once read) in several formats: it is written as JSON once.
   const written = new WeakMap<object, Promise<string>>();
-  const threadTask = async (task: RenderTask): Promise<ThreadTask> => {
+  const threadTask = async (task: RenderTask, reuse = false): Promise<ThreadTask> => {
     const { source, ...view } = task.view;
-    let sourceJson = written.get(source);
-    if (!sourceJson) written.set(source, (sourceJson = slicedJson(source)));
+    let sourceJson = reuse ? written.get(source) : undefined;
+    if (!sourceJson) {
+      sourceJson = slicedJson(source);
+      if (reuse) written.set(source, sourceJson);
+    }
     return { ...task, view, sourceJson: await sourceJson };
   };
   const run = async (task: RenderTask): Promise<string> => {
@@ -66,7 +69,7 @@ export function createRenderer(options: RendererOptions): Renderer {
     }
     const { port1, port2 } = new MessageChannel();
     try {
-      const outcome: SlicedOutcome = await pool.run({ ...(await threadTask(task)), port: port2 }, { transferList: [port2] });
+      const outcome: SlicedOutcome = await pool.run({ ...(await threadTask(task, true)), port: port2 }, { transferList: [port2] });
       if ('refused' in outcome) return refuse(outcome);
       const { bytes, slices } = outcome.sliced;
       return { bytes, content: sliceStream(slices, () => receiveMessageOnPort(port1)?.message as ArrayBuffer | undefined, () => port1.close()) };
