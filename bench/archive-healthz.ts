@@ -6,20 +6,19 @@
  * in the same run, interleaved and repeated: rendering inline on the main
  * thread (how the server rendered before) and on the render threads.
  *
- * Latency is measured from when each probe was due, not from when the timer
- * actually fired: the prober shares the server's event loop, and a stalled
- * loop would otherwise delay the probe and hide the stall.
+ * Each server runs in a child process (bench/archive-healthz-server.ts): the
+ * downloading client and the checker live here, so their own work never
+ * delays the server's event loop, and the server's own measure of that loop's
+ * delay comes back with each run. Latency is still counted from when each
+ * probe was due, not from when the timer fired, so a stall of this process
+ * cannot hide one of the server.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { type ChildProcess, fork } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import Fastify from 'fastify';
-import { PLATFORM_MAX_PARAM_LENGTH, platformApi } from '../src/http/platform/index.js';
-import { OPERATOR } from '../src/platform/identities.js';
-import { openServices, type Services } from '../src/services.js';
+import { type LoopReport, type ServerReady, TOKEN } from './archive-healthz-server.js';
 
-const TOKEN = 'bench-token-0123456789';
 const PROBE_EVERY_MS = 50;
 
 export interface HealthRun {
@@ -29,6 +28,9 @@ export interface HealthRun {
   p50Ms: number;
   p99Ms: number;
   maxMs: number;
+  /** The server's event loop delay during the run, measured inside it (monitorEventLoopDelay). */
+  loopP99Ms: number;
+  loopMaxMs: number;
 }
 
 export interface HealthResults {
@@ -39,45 +41,32 @@ export interface HealthResults {
   runs: HealthRun[];
 }
 
-function heavyPayload(index: number, keys: number): Record<string, unknown> {
-  const payload: Record<string, unknown> = { '@type': 'Dataset', name: `heavy ${index}` };
-  for (let k = 0; k < keys; k++) payload[`k${k}`] = k;
-  return payload;
+interface ServerProcess extends ServerReady {
+  child: ChildProcess;
 }
 
-async function server(scratch: string, mode: HealthRun['mode'], keys: number, resources: number) {
-  await writeFile(path.join(scratch, 'auth.json'), JSON.stringify({ tokens: { [TOKEN]: { realm: 'local', subject: 'bench' } }, acls: { '/': { 'local/bench': ['*'] } } }));
-  const services: Services = await openServices({
-    dataDir: path.join(scratch, `data-${mode}`),
-    authFile: path.join(scratch, 'auth.json'),
-    archiveTtlMs: 3_600_000,
-    literatureProject: 'literature/articles',
-    literature: { getArticle: () => null, listArticleIds: () => [], articleCount: () => 0 },
-    renderThreads: mode === 'inline' ? 0 : undefined,
+function nextMessage<T>(child: ChildProcess): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const onExit = (code: number | null) => reject(new Error(`bench server exited with ${code}`));
+    child.once('exit', onExit);
+    child.once('message', (message) => {
+      child.off('exit', onExit);
+      resolve(message as T);
+    });
   });
-  const ref = { org: 'bench', project: 'heavy' };
-  services.platform.orgs.save('bench', undefined, undefined, OPERATOR);
-  services.platform.projects.save(ref, {}, undefined, OPERATOR);
-  const entries: object[] = [];
-  for (let i = 0; i < resources; i++) {
-    await services.platform.resources.create(ref, `heavy-${i}`, heavyPayload(i, keys), OPERATOR);
-    for (const format of ['n-triples', 'expanded', 'compacted']) entries.push({ '@type': 'Resource', resourceId: `heavy-${i}`, format, path: `/heavy-${i}/${format}` });
-  }
-  const archive = await services.archives.create(ref, 'heavy', { resources: entries }, OPERATOR);
-  const app = Fastify({ logger: false, routerOptions: { maxParamLength: PLATFORM_MAX_PARAM_LENGTH } });
-  app.get('/healthz', async () => '200');
-  await app.register(platformApi, { platform: services.platform, archives: services.archives });
-  await app.listen({ host: '127.0.0.1', port: 0 });
-  const port = (app.server.address() as AddressInfo).port;
-  return {
-    port,
-    archivePath: new URL(services.archives.selfOf(archive)).pathname,
-    entries: entries.length,
-    close: async () => {
-      await app.close();
-      await services.close();
-    },
-  };
+}
+
+async function startServer(scratch: string, mode: HealthRun['mode'], keys: number, resources: number): Promise<ServerProcess> {
+  const script = new URL('./archive-healthz-server.ts', import.meta.url).pathname;
+  const profile = process.env.ARCHIVE_BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${path.join(scratch, '..', `healthz-profile-${mode}`)}`] : [];
+  const child = fork(script, [scratch, mode, String(keys), String(resources)], { execArgv: ['--import', 'tsx', ...profile], stdio: 'inherit' });
+  return { child, ...(await nextMessage<ServerReady>(child)) };
+}
+
+async function stopServer(server: ServerProcess): Promise<void> {
+  const exited = new Promise((resolve) => server.child.once('exit', resolve));
+  server.child.send('close');
+  await exited;
 }
 
 function get(port: number, url: string, headers: Record<string, string> = {}): Promise<number> {
@@ -97,7 +86,8 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
-async function measure(target: Awaited<ReturnType<typeof server>>, mode: HealthRun['mode'], concurrent: number): Promise<HealthRun> {
+async function measure(target: ServerProcess, mode: HealthRun['mode'], concurrent: number): Promise<HealthRun> {
+  target.child.send('measure');
   const latencies: Promise<number>[] = [];
   const started = performance.now();
   let downloading = true;
@@ -116,27 +106,32 @@ async function measure(target: Awaited<ReturnType<typeof server>>, mode: HealthR
   downloading = false;
   await prober;
   const sorted = (await Promise.all(latencies)).sort((a, b) => a - b);
-  return { mode, downloadSeconds, probes: sorted.length, p50Ms: percentile(sorted, 50), p99Ms: percentile(sorted, 99), maxMs: sorted.at(-1)! };
+  const report = nextMessage<LoopReport>(target.child);
+  target.child.send('report');
+  return { mode, downloadSeconds, probes: sorted.length, p50Ms: percentile(sorted, 50), p99Ms: percentile(sorted, 99), maxMs: sorted.at(-1)!, ...(await report) };
 }
 
 export async function healthDuringDownloads(scratchRoot: string, options: { keys: number; resources: number; rounds: number; concurrent: number }): Promise<HealthResults> {
   const scratch = await mkdtemp(path.join(scratchRoot, 'archive-healthz-'));
+  const servers: ServerProcess[] = [];
   try {
     console.log(`healthz bench: ${options.resources} resources x ${options.keys} keys, 3 formats each, ${options.concurrent} downloads at once, ${options.rounds} rounds`);
-    const servers = { inline: await server(scratch, 'inline', options.keys, options.resources), workers: await server(scratch, 'workers', options.keys, options.resources) };
+    const inline = await startServer(scratch, 'inline', options.keys, options.resources);
+    servers.push(inline);
+    const workers = await startServer(scratch, 'workers', options.keys, options.resources);
+    servers.push(workers);
     const runs: HealthRun[] = [];
     for (let round = 0; round < options.rounds; round++) {
       const order: HealthRun['mode'][] = round % 2 === 0 ? ['inline', 'workers'] : ['workers', 'inline'];
       for (const mode of order) {
-        const run = await measure(servers[mode], mode, options.concurrent);
+        const run = await measure(mode === 'inline' ? inline : workers, mode, options.concurrent);
         console.log(JSON.stringify(run));
         runs.push(run);
       }
     }
-    await servers.inline.close();
-    await servers.workers.close();
     return { keys: options.keys, resources: options.resources, entriesPerArchive: options.resources * 3, concurrentDownloads: options.concurrent, runs };
   } finally {
+    for (const server of servers) await stopServer(server).catch(() => server.child.kill());
     await rm(scratch, { recursive: true, force: true });
   }
 }

@@ -13,7 +13,8 @@
  * (scratch directory, default the system temp dir); for /healthz during
  * heavy downloads (bench/archive-healthz.ts): ARCHIVE_BENCH_KEYS (keys per
  * heavy resource, default 50000), ARCHIVE_BENCH_HEAVY (heavy resources,
- * default 2), ARCHIVE_BENCH_ROUNDS (default 2).
+ * default 2), ARCHIVE_BENCH_ROUNDS (default 2), ARCHIVE_BENCH_CPU_PROF=1 (CPU
+ * profiles of both servers, in healthz-profile-* beside the scratch directory).
  *
  * Half the files are random bytes (like images or compressed instrument
  * data), half CSV-like text of digits. zip deflates everything at level 6;
@@ -228,7 +229,8 @@ async function main(): Promise<void> {
     rounds: Number(process.env.ARCHIVE_BENCH_ROUNDS ?? 2),
     concurrent: 2,
   });
-  await writeResults({ ...big, healthz: { date: new Date().toISOString(), ...healthz } });
+  const { loadavg } = await import('node:os');
+  await writeResults({ ...big, healthz: { date: new Date().toISOString(), loadAverage: loadavg()[1]!, ...healthz } });
 }
 
 interface Results {
@@ -241,22 +243,24 @@ interface Results {
   resources: number;
   server: { seconds: number; archiveBytes: number; entries: number; inputMBps: number; peakRssAboveBaselineMiB: number; baselineRssMiB: number };
   zip: { seconds: number; archiveBytes: number; entries: number; inputMBps: number; peakRssMiB: number } | null;
-  healthz: HealthResults & { date: string };
+  /** loadAverage: the machine's 5-minute load average when the run ended (other work shares its cores). */
+  healthz: HealthResults & { date: string; loadAverage?: number };
 }
 
 function healthLines(healthz: Results['healthz']): string[] {
   const f = (n: number) => n.toFixed(0);
   const summary = (mode: HealthRun['mode']) => {
     const runs = healthz.runs.filter((r) => r.mode === mode);
-    return `| ${mode === 'inline' ? 'main thread (before)' : 'render threads (after)'} | ${runs.map((r) => r.downloadSeconds.toFixed(1)).join(', ')} | ${runs.map((r) => f(r.p50Ms)).join(', ')} | ${runs.map((r) => f(r.p99Ms)).join(', ')} | ${runs.map((r) => f(r.maxMs)).join(', ')} |`;
+    const column = (value: (run: HealthRun) => number | undefined) => runs.map((r) => (value(r) === undefined ? '–' : f(value(r)!))).join(', ');
+    return `| ${mode === 'inline' ? 'main thread (before)' : 'render threads (after)'} | ${runs.map((r) => r.downloadSeconds.toFixed(1)).join(', ')} | ${column((r) => r.p50Ms)} | ${column((r) => r.p99Ms)} | ${column((r) => r.maxMs)} | ${column((r) => r.loopP99Ms)} | ${column((r) => r.loopMaxMs)} |`;
   };
   return [
     '## /healthz during heavy downloads',
     '',
-    `Run ${healthz.date}: ${healthz.resources} resources of ${healthz.keys} keys each, archived as N-Triples, expanded and compacted JSON-LD (${healthz.entriesPerArchive} entries); ${healthz.concurrentDownloads} downloads of that archive at once while a checker asks \`/healthz\` every 50 ms, latency counted from when each probe was due. Both servers in the same process and run, interleaved, ${healthz.runs.length / 2} rounds each (one value per round).`,
+    `Run ${healthz.date}: ${healthz.resources} resources of ${healthz.keys} keys each, archived as N-Triples, expanded and compacted JSON-LD (${healthz.entriesPerArchive} entries); ${healthz.concurrentDownloads} downloads of that archive at once while a checker asks \`/healthz\` every 50 ms, latency counted from when each probe was due. Each server runs in its own process (the client and checker in the benchmark's), both in the same run, interleaved, ${healthz.runs.length / 2} rounds each (one value per round); "event loop" is the server's own delay, measured inside it (\`monitorEventLoopDelay\`, 10 ms resolution).${healthz.loadAverage === undefined ? '' : ` Load average of the shared 2-core machine during the run: ${healthz.loadAverage.toFixed(1)}.`}`,
     '',
-    '| rendering | downloads done in (s) | /healthz p50 (ms) | p99 (ms) | max (ms) |',
-    '|---|---|---|---|---|',
+    '| rendering | downloads done in (s) | /healthz p50 (ms) | p99 (ms) | max (ms) | event loop p99 (ms) | event loop max (ms) |',
+    '|---|---|---|---|---|---|---|',
     summary('inline'),
     summary('workers'),
     '',

@@ -87,7 +87,7 @@ export class ArchiveService {
    * up for the caller, who needs `resources/read` on every referenced project, and every entry
    * is resolved. The ZIP is produced later, as the client reads.
    */
-  download(ref: ProjectRef, idSegment: string, identity: Identity, ignoreNotFound: boolean): Download {
+  download(ref: ProjectRef, idSegment: string, identity: Identity, ignoreNotFound: boolean): Promise<Download> {
     const archive = this.fetch(ref, idSegment, identity);
     return prepareDownload(archive, identity, ignoreNotFound, this.resolveDeps, this.renderer, this.renderBounds);
   }

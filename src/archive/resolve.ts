@@ -4,7 +4,10 @@
  * referenced project, every entry looked up and pinned to one revision (so
  * later updates cannot change what is streamed), and the final names checked
  * for conflicts. Missing entries are 404 unless `ignoreNotFound` skips them.
+ * Reading a stored resource decodes its whole payload on this thread: each
+ * revision is read once per download, and the event loop runs between reads.
  */
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { AclService } from '../platform/acls.js';
 import { PlatformError } from '../platform/errors.js';
 import type { Identity } from '../platform/identities.js';
@@ -48,7 +51,10 @@ interface Target {
   original: string;
 }
 
-export function resolveForDownload(archive: StoredArchive, identity: Identity, ignoreNotFound: boolean, deps: ResolveDeps): ResolvedEntry[] {
+/** How long reads go on before the event loop gets a turn. */
+const TURN_MS = 10;
+
+export async function resolveForDownload(archive: StoredArchive, identity: Identity, ignoreNotFound: boolean, deps: ResolveDeps): Promise<ResolvedEntry[]> {
   const targets = archive.entries.map((entry) => {
     const target = targetOf(entry, deps.baseUri);
     if ('problem' in target) throw new PlatformError(400, 'InvalidFileSelf', target.problem);
@@ -57,10 +63,21 @@ export function resolveForDownload(archive: StoredArchive, identity: Identity, i
   for (const address of new Set(targets.map((t) => projectAddress(t.project)))) deps.acls.require(identity, 'resources/read', address);
 
   const resolved: ResolvedEntry[] = [];
+  // Entries of one revision in several formats share one read.
+  const read = new Map<string, { state: EntityState; project: ProjectState }>();
+  let turnStarted = performance.now();
   for (const target of targets) {
-    let found: { state: EntityState; project: ProjectState };
+    const key = JSON.stringify([projectKey(target.project), target.entry.type === 'Resource', target.id, target.selector]);
+    let found = read.get(key);
     try {
-      found = lookup(target, deps);
+      if (!found) {
+        if (performance.now() - turnStarted > TURN_MS) {
+          await nextTurn();
+          turnStarted = performance.now();
+        }
+        found = lookup(target, deps);
+        read.set(key, found);
+      }
     } catch (error) {
       if (!(error instanceof PlatformError) || error.status !== 404) throw error;
       if (ignoreNotFound) continue;

@@ -4,6 +4,8 @@
  * added while the current one streams, a file is opened only when yazl
  * reaches it, and a resource is serialised only then. So one entry is in
  * flight at a time and memory stays bounded whatever the archive size.
+ * yazl checksums every chunk on this thread: rendered entries arrive in
+ * small slices, so no single checksum holds the event loop long.
  * yazl switches to ZIP64 by itself when sizes or the entry count need it.
  */
 import { Readable } from 'node:stream';
@@ -11,8 +13,8 @@ import { ZipFile } from 'yazl';
 import type { ResolvedEntry } from './resolve.js';
 
 export interface ZipSources {
-  /** The serialised resource. */
-  render(entry: ResolvedEntry): Promise<Buffer>;
+  /** The serialised resource, in slices. */
+  render(entry: ResolvedEntry): Promise<Readable>;
   /** The file's content. */
   open(entry: ResolvedEntry): Readable;
   /** Whether the file's content is worth deflating. */
@@ -60,7 +62,11 @@ export function zipStream(entries: readonly ResolvedEntry[], sources: ZipSources
       });
     } else {
       zip.addReadStreamLazy(entry.name, { mtime }, (done) => {
-        sources.render(entry).then((bytes) => done(null, track(Readable.from([bytes]))), fail);
+        sources.render(entry).then((content) => {
+          // The client left while the entry was rendering: its slices are dropped.
+          if (output.destroyed) return void content.destroy();
+          done(null, track(content).once('error', fail));
+        }, fail);
         addNext().catch(fail);
       });
     }

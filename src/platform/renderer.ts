@@ -2,22 +2,35 @@
  * Where representations are rendered: on a small pool of worker threads
  * (Piscina), or, with no threads, inline on the calling thread (tests of
  * the inline path and the benchmark's "before" use it). Either way the
- * output of one representation is bounded.
+ * output of one representation is bounded. Payloads cross to the threads as
+ * JSON written in slices, archive entries come back in slices
+ * (render-transfer.ts), so the main thread never holds the CPU long for them.
  */
+import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
+import { MessageChannel, receiveMessageOnPort } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { carriedFile } from '../runtime/carried.js';
 import { PlatformError } from './errors.js';
-import { type RenderOutcome, type RenderTask, render } from './render-worker.js';
+import { localSlices, sliceStream, slicedJson } from './render-transfer.js';
+import { type Refusal, type RenderOutcome, type RenderTask, type SlicedOutcome, type ThreadTask, render } from './render-worker.js';
 import type { Format, ResourceView } from './rendering.js';
 
 export type JsonFormat = 'source' | 'annotated-source' | 'compacted' | 'expanded';
+
+/** A rendered archive entry: its size, known before its first byte is read, and its bytes in slices. */
+export interface RenderedEntry {
+  bytes: number;
+  content: Readable;
+}
 
 export interface Renderer {
   /** The representation as text: JSON printed for people (archive entries) or RDF. */
   text(view: ResourceView, format: Format): Promise<string>;
   /** A JSON representation, serialised compactly (API answers). */
   json(view: ResourceView, format: JsonFormat): Promise<string>;
+  /** The `text` representation as UTF-8 bytes, streamed in slices (archive entries). */
+  entry(view: ResourceView, format: Format): Promise<RenderedEntry>;
   close(): Promise<void>;
 }
 
@@ -33,18 +46,50 @@ export const DEFAULT_MAX_RENDERED_BYTES = 64 * 1024 ** 2;
 
 export function createRenderer(options: RendererOptions): Renderer {
   const pool = options.threads > 0 ? workerPool(options.threads) : null;
+  // An archive renders one stored payload (never changed once read) in several formats: it is written as JSON once.
+  const written = new WeakMap<object, Promise<string>>();
+  const threadTask = async (task: RenderTask, reuse = false): Promise<ThreadTask> => {
+    const { source, ...view } = task.view;
+    let sourceJson = reuse ? written.get(source) : undefined;
+    if (!sourceJson) {
+      sourceJson = slicedJson(source);
+      if (reuse) written.set(source, sourceJson);
+    }
+    return { ...task, view, sourceJson: await sourceJson };
+  };
   const run = async (task: RenderTask): Promise<string> => {
-    const outcome: RenderOutcome = pool ? await pool.run(task) : await render(task);
-    if ('refused' in outcome) throw new PlatformError(outcome.refused.status, outcome.refused.type, outcome.refused.reason, outcome.refused.details);
-    return outcome.output;
+    const outcome: RenderOutcome = pool ? await pool.run(await threadTask(task)) : await render(task);
+    return 'refused' in outcome ? refuse(outcome) : outcome.output;
+  };
+  const entry = async (view: ResourceView, format: Format): Promise<RenderedEntry> => {
+    const task: RenderTask = { view, format, as: 'text', maxBytes: options.maxBytes };
+    if (!pool) {
+      const bytes = Buffer.from(await run(task));
+      return { bytes: bytes.length, content: localSlices(bytes) };
+    }
+    const { port1, port2 } = new MessageChannel();
+    try {
+      const outcome: SlicedOutcome = await pool.run({ ...(await threadTask(task, true)), port: port2 }, { transferList: [port2] });
+      if ('refused' in outcome) return refuse(outcome);
+      const { bytes, slices } = outcome.sliced;
+      return { bytes, content: sliceStream(slices, () => receiveMessageOnPort(port1)?.message as ArrayBuffer | undefined, () => port1.close()) };
+    } catch (error) {
+      port1.close();
+      throw error;
+    }
   };
   return {
     text: (view, format) => run({ view, format, as: 'text', maxBytes: options.maxBytes }),
     json: (view, format) => run({ view, format, as: 'json', maxBytes: options.maxBytes }),
+    entry,
     close: async () => {
       await pool?.destroy();
     },
   };
+}
+
+function refuse({ refused }: Refusal): never {
+  throw new PlatformError(refused.status, refused.type, refused.reason, refused.details);
 }
 
 function workerPool(threads: number): Piscina {
