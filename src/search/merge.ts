@@ -4,19 +4,23 @@
  * (a crash at any point leaves the previous manifest and its files intact;
  * the half-written segment is garbage the next writer removes).
  *
- * The merged segment is built from each live article's stored fields (the
- * sources' `.stored` files) through
- * one accessor (`storedArticleInput`) fed to the ordinary SegmentBuilder, so
- * merging does not depend on the postings format. Articles keep their order,
- * and only adjacent segments are merged, so every document keeps its place in
- * the index's global order: with nothing deleted, scores, ties and therefore
- * rankings are identical before and after a merge. With deletions, the
- * collection statistics (document count, average lengths, document
- * frequencies) stop counting the deleted documents once they are merged away.
+ * Postings are merged as postings (merge-postings.ts): no text is analysed
+ * again, but for the few deleted documents, whose exact lengths leave the
+ * summed field lengths. Stored fields and filter columns are copied article
+ * by article through the stored-fields API (`storedArticleInput`, then the
+ * builder's article columns). Articles keep their order, and only adjacent
+ * segments are merged, so every document keeps its place in the index's
+ * global order: with nothing deleted, scores, ties and therefore rankings
+ * are identical before and after a merge. With deletions, the collection
+ * statistics (document count, average lengths, document frequencies) stop
+ * counting the deleted documents once they are merged away, and the merged
+ * segment is the one a fresh build of the live articles would write.
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { ArticleInput, ArticleMetadata, ParagraphInput } from '../corpus/model.js';
+import { analyze } from './analysis/analyzer.js';
+import { mergePostings, type MergeSource } from './merge-postings.js';
 import { Bitset } from './filters/bitset.js';
 import { Segment } from './segment/reader.js';
 import { SegmentBuilder } from './segment/writer.js';
@@ -122,24 +126,35 @@ export async function mergeSegments(dir: string, select: MergeSelection, options
     const generation = manifest.generation + 1;
     const name = `seg-${String(generation).padStart(6, '0')}000`;
     const builder = new SegmentBuilder();
+    const opened: (MergeSource & { stored: StoredFields })[] = [];
     let dropped = 0;
-    for (const entry of sources) {
-      // One source in memory at a time, next to the segment being built.
-      const segment = await Segment.load(segmentFile(dir, entry.name));
-      const stored = openStoredFields(storedFile(dir, entry.name), segment);
-      try {
+    // Exact lengths of the deleted documents, which the sources' summed lengths still count.
+    const deletedLength = { text: 0, title: 0 };
+    try {
+      for (const entry of sources) {
+        const segment = await Segment.load(segmentFile(dir, entry.name));
+        const stored = openStoredFields(storedFile(dir, entry.name), segment);
         const deleted = entry.deletions ? Bitset.fromBytes(segment.articleCount, await readFile(path.join(dir, entry.deletions))) : null;
+        opened.push({ segment, stored, deleted });
         for (let a = 0; a < segment.articleCount; a++) {
-          if (deleted?.has(a)) dropped++;
-          else builder.addArticle(storedArticleInput(segment, stored, a));
+          const article = storedArticleInput(segment, stored, a);
+          if (!deleted?.has(a)) {
+            builder.addArticleColumns(article);
+            continue;
+          }
+          dropped++;
+          deletedLength.title += analyze(article.title).length * article.paragraphs.length;
+          for (const paragraph of article.paragraphs) deletedLength.text += analyze(paragraph.text).length;
         }
-      } finally {
-        stored.close();
       }
+    } finally {
+      for (const { stored } of opened) stored.close();
     }
     let merged: SegmentEntry[] = [];
     if (builder.articleCount > 0) {
-      const header = await builder.write(segmentFile(dir, name));
+      const postings = mergePostings(opened);
+      const sumLength = (field: 'text' | 'title') => opened.reduce((sum, { segment }) => sum + segment.header.fields[field].sumLength, 0) - deletedLength[field];
+      const header = await builder.writeWithPostings(segmentFile(dir, name), postings.arrays, postings.terms, { text: sumLength('text'), title: sumLength('title') });
       await builder.stored.write(storedFile(dir, name), options.storedCompression ?? 'none');
       merged = [{ name, paragraphs: header.paragraphs, articles: header.articles, deletions: null, deletedArticles: 0 }];
     }

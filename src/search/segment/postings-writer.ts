@@ -107,7 +107,8 @@ export function encodePostings(postings: FieldPostings, ordinalOfId: Uint32Array
   ];
 }
 
-class BlockArrays {
+/** The block arrays of one field, filled term after term (also by merging). */
+export class BlockArrays {
   readonly lastDoc = new GrowableUint32();
   /** Word offset of each block's data, plus the end. */
   readonly offset = new GrowableUint32();

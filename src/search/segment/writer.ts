@@ -84,14 +84,22 @@ export class SegmentBuilder {
   }
 
   addArticle(article: ArticleInput): void {
-    const articleOrdinal = this.articleIds.size;
     const titleTerms = analyze(article.title);
     this.fields.title.addDocument(this.termFrequencies(titleTerms), titleTerms.length, article.paragraphs.length);
     for (const paragraph of article.paragraphs) {
       const textTerms = analyze(paragraph.text);
       this.fields.text.addDocument(this.termFrequencies(textTerms), textTerms.length);
-      this.paragraphArticle.push(articleOrdinal);
     }
+    this.addArticleColumns(article);
+  }
+
+  /**
+   * Everything of an article but its postings: stored fields, filter columns,
+   * id. Merging calls it alone and brings postings already analysed.
+   */
+  addArticleColumns(article: ArticleInput): void {
+    const articleOrdinal = this.articleIds.size;
+    for (let p = 0; p < article.paragraphs.length; p++) this.paragraphArticle.push(articleOrdinal);
     this.articleFirstParagraph.push(this.paragraphArticle.length);
 
     this.stored.addArticle(article);
@@ -124,14 +132,23 @@ export class SegmentBuilder {
     const termTable = new StringTableBuilder();
     for (const term of sortedTerms) termTable.append(term);
 
-    const arrays: [string, TypedArray][] = [
+    const postings: [string, TypedArray][] = [
       ['terms.bytes', termTable.bytes.view()],
       ['terms.offsets', termTable.offsets.view()],
     ];
     for (const field of FIELDS) {
-      for (const [part, array] of encodePostings(this.fields[field], ordinalOfId, field === 'title')) arrays.push([fieldArray(field, part), array]);
-      arrays.push([fieldArray(field, 'norms'), this.fields[field].norms.view()]);
+      for (const [part, array] of encodePostings(this.fields[field], ordinalOfId, field === 'title')) postings.push([fieldArray(field, part), array]);
+      postings.push([fieldArray(field, 'norms'), this.fields[field].norms.view()]);
     }
+    return this.writeWithPostings(file, postings, sortedTerms.length, { text: this.fields.text.sumLength, title: this.fields.title.sumLength });
+  }
+
+  /**
+   * Writes the segment file from postings arrays (the term table and every
+   * field's arrays, norms included) and this builder's article columns.
+   */
+  async writeWithPostings(file: string, postings: [string, TypedArray][], terms: number, sumLengths: Record<FieldName, number>): Promise<SegmentHeader> {
+    const arrays = [...postings];
     const journalNameTable = new StringTableBuilder();
     for (const name of this.journalNames) journalNameTable.append(name);
     arrays.push(
@@ -162,8 +179,8 @@ export class SegmentBuilder {
       formatVersion: FORMAT_VERSION,
       paragraphs: this.paragraphCount,
       articles: this.articleCount,
-      terms: sortedTerms.length,
-      fields: { text: { sumLength: this.fields.text.sumLength }, title: { sumLength: this.fields.title.sumLength } },
+      terms,
+      fields: { text: { sumLength: sumLengths.text }, title: { sumLength: sumLengths.title } },
       arrays: [],
     };
     await writeSegmentFile(file, header, arrays);
