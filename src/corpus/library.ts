@@ -54,6 +54,16 @@ export class Library {
     return stored.paragraphLength(paragraph) <= limit || stored.paragraphText(paragraph).length <= limit;
   }
 
+  /**
+   * Whether a paragraph's text is shorter than `limit` characters. Its stored
+   * fragment holds the text and more, at least one byte per UTF-16 unit, so a
+   * fragment under `limit` bytes answers without a read (with no limit, no
+   * hit is read at all).
+   */
+  paragraphShorterThan(hit: Pick<ParagraphHit, 'segment' | 'paragraph'>, limit: number): boolean {
+    return this.searcher.storedFields(hit.segment).paragraphLength(hit.paragraph) < limit || this.paragraphText(hit).length < limit;
+  }
+
   /** Where the article of a paragraph hit is. */
   hitArticle(hit: Pick<ParagraphHit, 'segment' | 'paragraph'>): ArticleLocation {
     return { segment: hit.segment, article: this.searcher.articleOfParagraph(hit.segment, hit.paragraph) };
