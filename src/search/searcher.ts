@@ -25,6 +25,8 @@ export interface SearcherOptions {
   filterCacheSize: number;
   /** Postings from which a query is split over threads, and the smallest range a thread gets (tests lower it to exercise the split). */
   minRangePerThread?: number;
+  /** Postings under which a query runs on the calling thread rather than the pool (default 0: always the pool). */
+  inlinePostings?: number;
 }
 
 export interface ParagraphHit {
@@ -80,6 +82,7 @@ export class Searcher {
       snapshot.segments.map((s) => s.segment),
       options.threads,
       options.minRangePerThread,
+      options.inlinePostings,
     );
     return new Searcher(snapshot, pool, options);
   }
