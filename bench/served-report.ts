@@ -66,7 +66,7 @@ async function probeSection(file: string): Promise<string> {
 ## The server's side alone (bench/served-probe.ts, ${probe.date.slice(0, 16)}, after)
 
 \`PROBE_OUT=… node --import tsx bench/served-probe.ts bench/.work/peers/indexes/engine-generated-${after!.report.config.paragraphs}-split\`
-(${probe.queryCount} queries per set, ${probe.rounds} rounds, the same query sets and index): per query, interleaved, the
+(${probe.queryCount} queries per set, ${probe.rounds} round${probe.rounds === 1 ? '' : 's'}, the same query sets and index): per query, interleaved, the
 in-process engine, then GET /retrieval/ timed to the last byte of the body, then the client's
 \`JSON.parse\` of that body timed on its own. "served" is what the server costs a client that does
 not parse (HTTP both ways, search, response assembly, sending); "+ parse" is what bench:peers' engine-http measures.
