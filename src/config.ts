@@ -10,6 +10,7 @@ import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import type { SearcherOptions } from './search/searcher.js';
 import { DEFAULT_MERGE_FACTOR } from './search/merge.js';
+import { SERVED_INLINE_POSTINGS } from './search/pool.js';
 import { COMPRESSIONS, type StoredCompression } from './search/stored/format.js';
 
 export class ConfigError extends Error {}
@@ -429,5 +430,6 @@ export function searcherOptionsOf(config: Config): SearcherOptions {
     b: config.bm25B,
     titleWeight: config.titleWeight,
     filterCacheSize: config.filterCacheSize,
+    inlinePostings: SERVED_INLINE_POSTINGS,
   };
 }

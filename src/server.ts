@@ -21,13 +21,13 @@ export async function startServer(config: Config): Promise<void> {
   const logger = pino({ level: config.logLevel });
   const started = Date.now();
   const index = await LiveIndex.open(config.index!, searcherOptionsOf(config), logger);
-  const { snapshot } = index.current.searcher;
+  const { articles, paragraphs } = index.current.searcher.statistics();
   logger.info(
     {
       index: config.index,
       generation: index.current.generation,
-      articles: snapshot.liveArticleCount,
-      paragraphs: snapshot.paragraphCount,
+      articles,
+      paragraphs,
       loadMs: Date.now() - started,
     },
     'index loaded',

@@ -4,11 +4,16 @@
  * the metadata objects (test/http/served-bytes.test.ts compares them), without
  * decoding text, building objects or re-encoding strings.
  */
-import type { LoadedSegment } from '../search/snapshot.js';
-import type { ParagraphHit } from '../search/searcher.js';
-import type { ArticleLocation } from './library.js';
+import type { ArticleLocation, ParagraphHit } from '../search/searcher.js';
+import type { StoredFields } from '../search/stored/reader.js';
 
 const [OPEN_ARRAY, CLOSE_ARRAY, OPEN_OBJECT, CLOSE_OBJECT, COMMA] = [0x5b, 0x5d, 0x7b, 0x7d, 0x2c];
+
+/** What assembly reads of an index (the Searcher): each segment's stored fragments, and which article holds a paragraph. */
+export interface StoredSource {
+  storedFields(segment: number): StoredFields;
+  articleOfParagraph(segment: number, paragraph: number): number;
+}
 
 export interface ListingPage {
   items: readonly ArticleLocation[];
@@ -19,22 +24,22 @@ export interface ListingPage {
 }
 
 /** `[{<article>,<paragraph>,"context_id":<rank>,"reranking_score":null},…]` */
-export function contextsJson(segments: readonly LoadedSegment[], hits: readonly ParagraphHit[]): Buffer {
+export function contextsJson(source: StoredSource, hits: readonly ParagraphHit[]): Buffer {
   const tails = hits.map((_, rank) => `,"context_id":${rank},"reranking_score":null}`);
-  const articles = hits.map((hit) => segments[hit.segment]!.segment.paragraphArticle[hit.paragraph]!);
+  const articles = hits.map((hit) => source.articleOfParagraph(hit.segment, hit.paragraph));
   let size = 2 + Math.max(0, hits.length - 1);
   hits.forEach((hit, i) => {
-    const { stored } = segments[hit.segment]!;
+    const stored = source.storedFields(hit.segment);
     size += 2 + stored.articleLength(articles[i]!) + stored.paragraphLength(hit.paragraph) + tails[i]!.length;
   });
   const body = Buffer.allocUnsafe(size);
-  const copies = new ArticleCopies(segments, body);
+  const copies = new ArticleCopies(source, body);
   let at = 0;
   body[at++] = OPEN_ARRAY;
   hits.forEach((hit, i) => {
     if (i > 0) body[at++] = COMMA;
     body[at++] = OPEN_OBJECT;
-    const { stored } = segments[hit.segment]!;
+    const stored = source.storedFields(hit.segment);
     const paragraphAt = at + stored.articleLength(articles[i]!) + 1;
     if (!copies.copyWritten(hit.segment, articles[i]!, at)) {
       copies.remember(hit.segment, articles[i]!, at);
@@ -51,13 +56,13 @@ export function contextsJson(segments: readonly LoadedSegment[], hits: readonly 
 }
 
 /** `{"items":[{<article>},…],"total":…,"page":…,"size":…,"pages":…}` */
-export function listingJson(segments: readonly LoadedSegment[], page: ListingPage): Buffer {
+export function listingJson(source: StoredSource, page: ListingPage): Buffer {
   const head = '{"items":[';
   const tail = `],"total":${page.total},"page":${page.page},"size":${page.size},"pages":${page.pages}}`;
   let size = head.length + tail.length + Math.max(0, page.items.length - 1);
-  for (const { segment, article } of page.items) size += 2 + segments[segment]!.stored.articleLength(article);
+  for (const { segment, article } of page.items) size += 2 + source.storedFields(segment).articleLength(article);
   const body = Buffer.allocUnsafe(size);
-  const copies = new ArticleCopies(segments, body);
+  const copies = new ArticleCopies(source, body);
   let at = body.write(head, 0, 'latin1');
   page.items.forEach(({ segment, article }, i) => {
     if (i > 0) body[at++] = COMMA;
@@ -74,7 +79,7 @@ class ArticleCopies {
   private readonly written = new Map<number, number>();
 
   constructor(
-    private readonly segments: readonly LoadedSegment[],
+    private readonly source: StoredSource,
     private readonly body: Buffer,
   ) {}
 
@@ -90,12 +95,12 @@ class ArticleCopies {
   copyWritten(segment: number, article: number, at: number): boolean {
     const previous = this.written.get(this.key(segment, article));
     if (previous === undefined) return false;
-    this.body.copy(this.body, at, previous, previous + this.segments[segment]!.stored.articleLength(article));
+    this.body.copy(this.body, at, previous, previous + this.source.storedFields(segment).articleLength(article));
     return true;
   }
 
   copy(segment: number, article: number, at: number): number {
-    const { stored } = this.segments[segment]!;
+    const stored = this.source.storedFields(segment);
     if (this.copyWritten(segment, article, at)) return at + stored.articleLength(article);
     this.remember(segment, article, at);
     return stored.copyArticle(article, this.body, at);

@@ -5,13 +5,8 @@
  * for the routes that return many of them (hits-json.ts).
  */
 import type { ArticleMetadata, ContextMetadata } from './model.js';
-import type { Searcher, ParagraphHit } from '../search/searcher.js';
+import type { ArticleLocation, Searcher, ParagraphHit } from '../search/searcher.js';
 import { contextsJson, listingJson, type ListingPage } from './hits-json.js';
-
-export interface ArticleLocation {
-  segment: number;
-  article: number;
-}
 
 interface ParagraphFields {
   paragraph: string;
@@ -24,20 +19,16 @@ export class Library {
 
   constructor(private readonly searcher: Searcher) {}
 
-  private get segments() {
-    return this.searcher.snapshot.segments;
-  }
-
   articleMetadata({ segment, article }: ArticleLocation): ArticleMetadata {
-    return JSON.parse(`{${this.segments[segment]!.stored.articleJson(article)}}`) as ArticleMetadata;
+    return JSON.parse(`{${this.searcher.storedFields(segment).articleJson(article)}}`) as ArticleMetadata;
   }
 
   private paragraphFields(hit: Pick<ParagraphHit, 'segment' | 'paragraph'>): ParagraphFields {
-    return JSON.parse(`{${this.segments[hit.segment]!.stored.paragraphJson(hit.paragraph)}}`) as ParagraphFields;
+    return JSON.parse(`{${this.searcher.storedFields(hit.segment).paragraphJson(hit.paragraph)}}`) as ParagraphFields;
   }
 
   paragraphText(hit: Pick<ParagraphHit, 'segment' | 'paragraph'>): string {
-    return this.segments[hit.segment]!.stored.paragraphText(hit.paragraph);
+    return this.searcher.storedFields(hit.segment).paragraphText(hit.paragraph);
   }
 
   contextMetadata(hit: ParagraphHit, contextId: number, rerankingScore: number | null): ContextMetadata {
@@ -57,36 +48,43 @@ export class Library {
    * closer look; only longer ones are decoded and measured.
    */
   withinLimit({ segment, article }: ArticleLocation, paragraph: number | null, limit: number): boolean {
-    const { stored } = this.segments[segment]!;
+    const stored = this.searcher.storedFields(segment);
     const articleFits = stored.articleLength(article) <= limit || this.articleMetadata({ segment, article }).abstract.length <= limit;
     if (!articleFits || paragraph === null) return articleFits;
     return stored.paragraphLength(paragraph) <= limit || stored.paragraphText(paragraph).length <= limit;
   }
 
+  /**
+   * Whether a paragraph's text is shorter than `limit` characters. Its stored
+   * fragment holds the text and more, at least one byte per UTF-16 unit, so a
+   * fragment under `limit` bytes answers without a read (with no limit, no
+   * hit is read at all).
+   */
+  paragraphShorterThan(hit: Pick<ParagraphHit, 'segment' | 'paragraph'>, limit: number): boolean {
+    return this.searcher.storedFields(hit.segment).paragraphLength(hit.paragraph) < limit || this.paragraphText(hit).length < limit;
+  }
+
   /** Where the article of a paragraph hit is. */
   hitArticle(hit: Pick<ParagraphHit, 'segment' | 'paragraph'>): ArticleLocation {
-    return { segment: hit.segment, article: this.segments[hit.segment]!.segment.paragraphArticle[hit.paragraph]! };
+    return { segment: hit.segment, article: this.searcher.articleOfParagraph(hit.segment, hit.paragraph) };
   }
 
   /** The JSON array of Context metadata of GET /retrieval/ (context id = rank, no reranking score). */
   contextsJson(hits: readonly ParagraphHit[]): Buffer {
-    return contextsJson(this.segments, hits);
+    return contextsJson(this.searcher, hits);
   }
 
   /** The JSON body of GET /retrieval/article_listing. */
   listingJson(page: ListingPage): Buffer {
-    return listingJson(this.segments, page);
+    return listingJson(this.searcher, page);
   }
 
   /** Location of a live article by id (the map is built on first use). */
   locate(articleId: string): ArticleLocation | null {
     if (!this.byId) {
-      this.byId = new Map();
-      this.segments.forEach(({ segment, liveArticles }, s) => {
-        for (let a = 0; a < segment.articleCount; a++) {
-          if (!liveArticles || liveArticles.has(a)) this.byId!.set(segment.articleIds.get(a), { segment: s, article: a });
-        }
-      });
+      const byId = new Map<string, ArticleLocation>();
+      this.searcher.forEachLiveArticle((id, location) => byId.set(id, location));
+      this.byId = byId;
     }
     return this.byId.get(articleId) ?? null;
   }
@@ -97,7 +95,7 @@ export class Library {
   }
 
   articleCount(): number {
-    return this.searcher.snapshot.liveArticleCount;
+    return this.searcher.statistics().articles;
   }
 
   /** Live article ids in index order, for paging through the corpus. */

@@ -62,17 +62,8 @@ export interface ContextMetadata extends ArticleMetadata {
   reranking_score: number | null;
 }
 
-export const ISSN_PATTERN = /^\d{4}-\d{3}[\dX]$/;
-
-/** True when `value` is a real calendar date written YYYY-MM-DD. */
-export function isValidDate(value: string): boolean {
-  const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
-  if (!match) return false;
-  const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
-  if (month < 1 || month > 12 || day < 1) return false;
-  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
-  return day <= daysInMonth;
-}
+// The formats of ISSNs and dates live with the filter validator, which checks them too.
+export { ISSN_PATTERN, isValidDate } from '../search/query/formats.js';
 
 /** Paragraph ids are the article id and the paragraph's position in the article. */
 export function paragraphIdOf(articleId: string, position: number): string {

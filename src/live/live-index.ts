@@ -56,7 +56,7 @@ interface Served extends IndexView {
 }
 
 function served(searcher: Searcher): Served {
-  return { generation: searcher.snapshot.manifest.generation, searcher, library: new Library(searcher), readers: 0, retired: false };
+  return { generation: searcher.generation, searcher, library: new Library(searcher), readers: 0, retired: false };
 }
 
 export class LiveIndex implements IndexReader {
@@ -111,7 +111,7 @@ export class LiveIndex implements IndexReader {
       const started = performance.now();
       let searcher: Searcher;
       try {
-        searcher = await Searcher.open(this.dir, this.options, previous.searcher.snapshot);
+        searcher = await Searcher.open(this.dir, this.options, previous.searcher);
         // Switch only once the new generation's worker threads are up: no request waits for them to boot.
         await searcher.warm();
       } catch (error) {
@@ -126,8 +126,8 @@ export class LiveIndex implements IndexReader {
         {
           generation: next.generation,
           previousGeneration: previous.generation,
-          segments: searcher.snapshot.segments.length,
-          articles: searcher.snapshot.liveArticleCount,
+          segments: searcher.statistics().segments,
+          articles: searcher.statistics().articles,
           loadMs: Math.round(performance.now() - started),
           previousReaders: previous.readers,
         },

@@ -75,7 +75,7 @@ export class QaPipeline {
     const hits = await searcher.search(request.query, request.retrieverK, filters);
     let candidates: Candidate[] = hits
       .map((hit, rank) => ({ hit, contextId: rank, rerankingScore: null }))
-      .filter((c) => library.paragraphText(c.hit).length < dropLongerThan);
+      .filter((c) => library.paragraphShorterThan(c.hit, dropLongerThan));
     const retrieveMs = performance.now() - started;
 
     started = performance.now();

@@ -5,8 +5,8 @@
  * postings) arriving while no other query runs is split instead: the index's
  * paragraphs (all segments, in order) are cut into one contiguous share per
  * thread, and the shares publish their k-th best score in one shared slot so
- * each prunes against the best of all. Without a pool (threads = 0) the
- * calling thread does the work.
+ * each prunes against the best of all. A short query (few postings) runs on
+ * the calling thread, as does every query without a pool (threads = 0).
  *
  * Documents travel as global ordinals (segment base + paragraph) in typed
  * arrays; the Searcher maps them back to (segment, paragraph).
@@ -41,6 +41,14 @@ export interface SearchTask {
 /** Postings (summed over clauses) from which a query is worth splitting, and the smallest share of paragraphs. */
 export const DEFAULT_MIN_RANGE = 50_000;
 
+/**
+ * Postings (summed over clauses) under which the server runs a query on the
+ * calling thread: about a millisecond of work at most, less than the two
+ * thread hand-offs of a pooled query (post, wake the worker, post back, wake
+ * the caller) cost on a busy machine (see docs/DESIGN.md, the served path).
+ */
+export const SERVED_INLINE_POSTINGS = 10_000;
+
 /** First global ordinal of each segment. */
 export function segmentBases(segments: readonly Segment[]): number[] {
   const bases: number[] = [];
@@ -74,6 +82,8 @@ export class SearchPool {
     private readonly segments: readonly Segment[],
     readonly threads: number,
     private readonly minRange: number = DEFAULT_MIN_RANGE,
+    /** Postings under which a query runs on the calling thread (0: every query goes to the pool). */
+    private readonly inlinePostings = 0,
   ) {
     this.bases = segmentBases(segments);
     // Inside the single executable the worker is a file it extracted; otherwise it sits beside this module.
@@ -123,15 +133,18 @@ export class SearchPool {
     return shares.filter((pieces) => pieces.length > 0);
   }
 
-  private shareCount(clauses: readonly ScoringClause[]): number {
-    if (this.pool === null || this.running > 0 || this.threads < 2) return 1;
+  /** Shares a pooled query is cut into (1: whole on one worker). */
+  private shareCount(postings: number): number {
+    if (this.running > 0 || this.threads < 2) return 1;
     const total = this.segments.reduce((sum, s) => sum + s.paragraphCount, 0);
     const count = Math.min(this.threads, Math.floor(total / this.minRange));
-    return count > 1 && this.postings(clauses) >= this.minRange ? count : 1;
+    return count > 1 && postings >= this.minRange ? count : 1;
   }
 
   async topK(clauses: ScoringClause[], params: Bm25Params, stats: CollectionStats, k: number, accept: readonly (Bitset | null)[]): Promise<ScoredDocs> {
-    const count = this.shareCount(clauses);
+    const postings = this.pool === null ? 0 : this.postings(clauses);
+    const inline = this.pool === null || postings < this.inlinePostings;
+    const count = inline ? 1 : this.shareCount(postings);
     const shares = count > 1 ? this.shares(count) : [this.segments.map((s, segment) => ({ segment, range: { from: 0, to: s.paragraphCount } }))];
     const sharedThreshold = shares.length > 1 ? new Float64Array(new SharedArrayBuffer(8)).fill(-Infinity) : null;
     const task = (pieces: Piece[]): SearchTask => ({
@@ -143,7 +156,7 @@ export class SearchPool {
       accept: accept.map((bits) => bits && { size: bits.size, words: bits.words }),
       sharedThreshold,
     });
-    if (this.pool === null) return runPieces(this.segments, this.bases, task(shares[0]!), accept);
+    if (inline) return runPieces(this.segments, this.bases, task(shares[0]!), accept);
     this.running++;
     try {
       const partials = await Promise.all(shares.map((pieces) => this.pool!.run(task(pieces)) as Promise<ScoredDocs>));

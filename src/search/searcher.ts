@@ -13,6 +13,7 @@ import { Bm25, type Bm25Params, type ScoringClause } from './scoring/bm25.js';
 import { scoreEach } from './scoring/exhaustive.js';
 import { TopKCollector } from './scoring/top-k.js';
 import { FilterValues } from './suggest.js';
+import type { StoredFields } from './stored/reader.js';
 
 export interface SearcherOptions {
   /** Worker threads for top-k search; 0 = search on the calling thread. */
@@ -24,6 +25,8 @@ export interface SearcherOptions {
   filterCacheSize: number;
   /** Postings from which a query is split over threads, and the smallest range a thread gets (tests lower it to exercise the split). */
   minRangePerThread?: number;
+  /** Postings under which a query runs on the calling thread rather than the pool (default 0: always the pool). */
+  inlinePostings?: number;
 }
 
 export interface ParagraphHit {
@@ -32,9 +35,21 @@ export interface ParagraphHit {
   score: number;
 }
 
-export interface ArticleHit {
+/** What /settings and the logs show of a loaded index. */
+export interface IndexStatistics {
+  segments: number;
+  /** Live articles (replaced and deleted ones excluded). */
+  articles: number;
+  paragraphs: number;
+}
+
+/** Where an article is in a loaded index: its segment and its ordinal there. */
+export interface ArticleLocation {
   segment: number;
   article: number;
+}
+
+export interface ArticleHit extends ArticleLocation {
   /** Best paragraph score when the listing had text filters, else null. */
   score: number | null;
 }
@@ -48,6 +63,7 @@ export class Searcher {
   private readonly bases: number[];
 
   private constructor(
+    /** The loaded segments: for the engine itself, its tests and benchmarks; everything else reads through the methods below. */
     readonly snapshot: IndexSnapshot,
     private readonly pool: SearchPool,
     options: SearcherOptions,
@@ -59,19 +75,49 @@ export class Searcher {
     this.suggestions = new FilterValues(snapshot);
   }
 
-  /** Opens the index in `dir`; `previous` lends the segments it already holds (see IndexSnapshot.open). */
-  static async open(dir: string, options: SearcherOptions, previous?: IndexSnapshot): Promise<Searcher> {
-    const snapshot = await IndexSnapshot.open(dir, previous);
+  /** Opens the index in `dir`; `previous` (an older generation of it) lends the segments it already holds (see IndexSnapshot.open). */
+  static async open(dir: string, options: SearcherOptions, previous?: Searcher): Promise<Searcher> {
+    const snapshot = await IndexSnapshot.open(dir, previous?.snapshot);
     const pool = new SearchPool(
       snapshot.segments.map((s) => s.segment),
       options.threads,
       options.minRangePerThread,
+      options.inlinePostings,
     );
     return new Searcher(snapshot, pool, options);
   }
 
   get threads(): number {
     return this.pool.threads;
+  }
+
+  /** The manifest generation this searcher serves. */
+  get generation(): number {
+    return this.snapshot.manifest.generation;
+  }
+
+  statistics(): IndexStatistics {
+    const { segments, liveArticleCount, paragraphCount } = this.snapshot;
+    return { segments: segments.length, articles: liveArticleCount, paragraphs: paragraphCount };
+  }
+
+  /** The pre-rendered JSON fragments of a segment's articles and paragraphs. */
+  storedFields(segment: number): StoredFields {
+    return this.snapshot.segments[segment]!.stored;
+  }
+
+  /** The article (ordinal in its segment) a paragraph belongs to. */
+  articleOfParagraph(segment: number, paragraph: number): number {
+    return this.snapshot.segments[segment]!.segment.paragraphArticle[paragraph]!;
+  }
+
+  /** Calls `visit` with the id and location of every live article, in index order. */
+  forEachLiveArticle(visit: (articleId: string, location: ArticleLocation) => void): void {
+    this.snapshot.segments.forEach(({ segment, liveArticles }, s) => {
+      for (let a = 0; a < segment.articleCount; a++) {
+        if (!liveArticles || liveArticles.has(a)) visit(segment.articleIds.get(a), { segment: s, article: a });
+      }
+    });
   }
 
   /** Compiled filters held in memory (at most `filterCacheSize`). */
@@ -132,8 +178,7 @@ export class Searcher {
   }
 
   articleIdOf(hit: Pick<ParagraphHit, 'segment' | 'paragraph'>): string {
-    const { segment } = this.snapshot.segments[hit.segment]!;
-    return segment.articleIds.get(segment.paragraphArticle[hit.paragraph]!);
+    return this.snapshot.segments[hit.segment]!.segment.articleIds.get(this.articleOfParagraph(hit.segment, hit.paragraph));
   }
 
   /** Exact number of articles matching the filters. */

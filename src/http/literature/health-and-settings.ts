@@ -52,9 +52,7 @@ export const settingsRoutes: FastifyPluginAsync<LiteratureServices & ServiceInfo
         ...publicSettings(config),
         searchThreads: searcher.threads,
         index_stats: {
-          segments: searcher.snapshot.segments.length,
-          articles: searcher.snapshot.liveArticleCount,
-          paragraphs: searcher.snapshot.paragraphCount,
+          ...searcher.statistics(),
           // The generation being served: it changes when a newly published one is loaded (no restart).
           generation,
           cached_filters: searcher.cachedFilters,

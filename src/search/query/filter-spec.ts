@@ -8,7 +8,7 @@
  * article types, authors and journals are each OR-ed; dates are inclusive.
  */
 import { analyzeUnique, fold } from '../analysis/analyzer.js';
-import { ISSN_PATTERN, isValidDate } from '../../corpus/model.js';
+import { ISSN_PATTERN, isValidDate } from './formats.js';
 
 export interface FilterInput {
   topics?: string[];

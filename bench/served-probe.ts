@@ -1,0 +1,125 @@
+/**
+ * `node --import tsx bench/served-probe.ts INDEX_DIR`: where the served path's
+ * time goes, per query set, k and filter, interleaved in one run. For each
+ * query it times the in-process engine (Searcher on the calling thread, as the
+ * engine peer of bench:peers), the server's GET /retrieval/ up to the last
+ * byte of the body, and the client's JSON.parse of that body separately
+ * (bench:peers' engine-http figures include the parse; it is client work).
+ * The server is `src/main.ts serve` with the engine peer's settings.
+ *   PROBE_QUERIES  queries per set (default 40)     PROBE_ROUNDS  passes over them (default 2)
+ *   PROBE_PROFILE  a directory: the server runs with --cpu-prof and writes its profiles there
+ *   PROBE_OUT      a file for the rows as JSON (bench:served renders them with SERVED_PROBE=file)
+ */
+import { spawn } from 'node:child_process';
+import http from 'node:http';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { Searcher } from '../src/search/searcher.js';
+import { compileFilterSpec } from '../src/search/query/filter-spec.js';
+import { summarize } from './lib/stats.js';
+import { BM25, FILTER, K_VALUES } from './peers/lib/config.js';
+import { querySets } from './peers/lib/queries.js';
+
+const indexDir = process.argv[2];
+if (!indexDir) throw new Error('usage: served-probe.ts INDEX_DIR (an index of bench:peers, e.g. bench/.work/peers/indexes/engine-generated-200000-split)');
+const queryCount = Number(process.env.PROBE_QUERIES ?? 40);
+const rounds = Number(process.env.PROBE_ROUNDS ?? 2);
+const profileDir = process.env.PROBE_PROFILE;
+
+/** One cell: p50s in ms, the body's p50 size in KiB. */
+export interface ProbeRow {
+  set: string;
+  k: number;
+  filter: string;
+  engine: number;
+  served: number;
+  parse: number;
+  kib: number;
+}
+
+const port = 20_000 + Math.floor(Math.random() * 20_000);
+const dataDir = mkdtempSync(path.join(tmpdir(), 'served-probe-'));
+const server = spawn(
+  process.execPath,
+  [
+    ...(profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : []),
+    '--import', 'tsx', path.resolve('src', 'main.ts'), 'serve', '--index', indexDir, '--port', String(port), '--log-level', 'warn',
+    '--title-weight', String(BM25.titleWeight), '--bm25-k1', String(BM25.k1), '--bm25-b', String(BM25.b), '--rate-limit', '0', '--max-in-flight', '0',
+  ],
+  { stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, DATA_DIR: dataDir } },
+);
+const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
+
+function get(pathAndQuery: string): Promise<{ status: number; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    http
+      .get({ host: '127.0.0.1', port, path: pathAndQuery, agent }, (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks) }));
+        response.on('error', reject);
+      })
+      .on('error', reject);
+  });
+}
+
+try {
+  for (let started = performance.now(); ; ) {
+    if (server.exitCode !== null) throw new Error(`server exited with ${server.exitCode}`);
+    if ((await get('/retrieval/?query=cell&retriever_k=1').catch(() => null))?.status === 200) break;
+    if (performance.now() - started > 600_000) throw new Error('server did not answer within 10 minutes');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  const searcher = await Searcher.open(indexDir, { threads: 0, k1: BM25.k1, b: BM25.b, titleWeight: BM25.titleWeight, filterCacheSize: 64 });
+  const filterParams = { date_from: FILTER.dateFrom, date_to: FILTER.dateTo, article_types: [FILTER.type] };
+  const specs = { none: compileFilterSpec({}), 'date+type': compileFilterSpec(filterParams) };
+  const sets = await querySets(queryCount);
+  const probeRows: ProbeRow[] = [];
+  const rows: string[] = ['| queries | k | filter | engine p50 | served p50 (to last byte) | JSON.parse p50 | served ÷ engine | body KiB p50 |', '| --- | --- | --- | --- | --- | --- | --- | --- |'];
+  for (const [set, queries] of Object.entries(sets)) {
+    for (const k of K_VALUES) {
+      for (const filter of ['none', 'date+type'] as const) {
+        const times = { engine: [] as number[], served: [] as number[], parse: [] as number[], bytes: [] as number[] };
+        for (let round = 0; round < rounds; round++) {
+          for (const query of queries) {
+            let t = performance.now();
+            await searcher.search(query, k, specs[filter]);
+            times.engine.push(performance.now() - t);
+            const params = new URLSearchParams({ query, retriever_k: String(k) });
+            if (filter !== 'none') {
+              params.set('date_from', FILTER.dateFrom);
+              params.set('date_to', FILTER.dateTo);
+              params.append('article_types', FILTER.type);
+            }
+            t = performance.now();
+            const { status, body } = await get(`/retrieval/?${params}`);
+            times.served.push(performance.now() - t);
+            if (status !== 200 && status !== 404) throw new Error(`GET /retrieval/ answered ${status}: ${body.toString().slice(0, 200)}`);
+            t = performance.now();
+            JSON.parse(body.toString('utf8'));
+            times.parse.push(performance.now() - t);
+            times.bytes.push(body.length / 1024);
+          }
+        }
+        const [engine, served, parse, bytes] = [times.engine, times.served, times.parse, times.bytes].map((m) => summarize(m).p50);
+        probeRows.push({ set, k, filter, engine: engine!, served: served!, parse: parse!, kib: bytes! });
+        const row = `| ${set} | ${k} | ${filter} | ${engine!.toFixed(2)} | ${served!.toFixed(2)} | ${parse!.toFixed(2)} | ${(served! / engine!).toFixed(2)}× | ${bytes!.toFixed(0)} |`;
+        rows.push(row);
+        process.stderr.write(`${row}\n`);
+      }
+    }
+  }
+  await searcher.close();
+  console.log(rows.join('\n'));
+  if (process.env.PROBE_OUT) writeFileSync(process.env.PROBE_OUT, JSON.stringify({ date: new Date().toISOString(), queryCount, rounds, rows: probeRows }, null, 1));
+} finally {
+  agent.destroy();
+  if (server.exitCode === null) {
+    const exited = new Promise((resolve) => server.once('exit', resolve));
+    server.kill('SIGTERM');
+    await exited;
+  }
+  rmSync(dataDir, { recursive: true, force: true });
+}
