@@ -9,7 +9,7 @@
  */
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, rm, stat } from 'node:fs/promises';
-import { availableParallelism } from 'node:os';
+import { availableParallelism, loadavg } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { IndexWriter } from '../src/search/index-writer.js';
@@ -27,9 +27,10 @@ const WORK_DIR = path.resolve('bench', '.work', `scale-${PARAGRAPHS}`);
 const config = loadConfig([], {});
 const searchOptions = { k1: config.bm25K1, b: config.bm25B, titleWeight: config.titleWeight, filterCacheSize: 64 };
 
-async function directoryBytes(dir: string): Promise<number> {
+/** Bytes of the files in `dir` whose name ends with `suffix` (every file when omitted). */
+async function directoryBytes(dir: string, suffix = ''): Promise<number> {
   let total = 0;
-  for (const file of await readdir(dir)) total += (await stat(path.join(dir, file))).size;
+  for (const file of await readdir(dir)) if (file.endsWith(suffix)) total += (await stat(path.join(dir, file))).size;
   return total;
 }
 
@@ -93,6 +94,7 @@ async function throughput(searcher: Searcher, queries: string[], k: number, conc
 
 async function main() {
   const source = sentenceSource();
+  const loadAverageAtStart = loadavg();
   process.stderr.write(`scale benchmark: ${PARAGRAPHS} paragraphs, sentences from ${source.kind}\n`);
   // REUSE_INDEX=1 skips the build (to iterate on query speed); build figures are then left out.
   const reuse = process.env.REUSE_INDEX === '1' && existsSync(path.join(WORK_DIR, 'manifest.json'));
@@ -105,6 +107,7 @@ async function main() {
   const single = await Searcher.open(WORK_DIR, { ...searchOptions, threads: 0 });
   const loadSeconds = (performance.now() - started) / 1000;
   const inMemoryMiB = mib(single.snapshot.segments.reduce((s, x) => s + x.segment.buffer.byteLength, 0));
+  // In the JSON only: this process built the index, so freed build memory can make the difference negative.
   const rssAfterLoadMiB = mib(process.memoryUsage().rss - rssBeforeLoad);
 
   const sets = querySets(source);
@@ -140,6 +143,8 @@ async function main() {
     bm25: searchOptions,
     build: buildResult,
     load: { seconds: loadSeconds, inMemoryMiB, rssAfterLoadMiB, poolLoadSeconds },
+    disk: { totalMiB: mib(await directoryBytes(WORK_DIR)), storedMiB: mib(await directoryBytes(WORK_DIR, '.stored')) },
+    loadAverage: { atStart: loadAverageAtStart, atEnd: loadavg() },
     latency: latencies,
     throughput: { singleThreadQps: singleQps, pool: { threads, qps: pooledQps, twoTermTop100: pooledLatency } },
   };
@@ -148,7 +153,9 @@ async function main() {
   const markdown = [
     `# Engine scale benchmark`,
     '',
-    `${PARAGRAPHS.toLocaleString('en')} paragraphs (sentences from ${source.kind}), ${results.date}, Node ${process.version}, ${threads} cores.`,
+    `${PARAGRAPHS.toLocaleString('en')} paragraphs (sentences from ${source.kind}), ${results.date}, Node ${process.version}, ${threads} cores,`,
+    `load average (1, 5, 15 min) ${results.loadAverage.atStart.map((l) => l.toFixed(1)).join(', ')} at the start and ${results.loadAverage.atEnd.map((l) => l.toFixed(1)).join(', ')} at the end`,
+    '(the machine is shared: above the core count, other work competed for the cores throughout).',
     '',
     `| measure | value |`,
     `| --- | --- |`,
@@ -158,7 +165,8 @@ async function main() {
           `| build peak RSS (above baseline) | ${buildResult.peakRssMiB.toFixed(0)} MiB (${buildResult.peakAboveBaselineMiB.toFixed(0)} MiB) |`,
         ]
       : ['| build | not measured (REUSE_INDEX=1) |']),
-    `| index on disk | ${mib(await directoryBytes(WORK_DIR)).toFixed(0)} MiB |`,
+    `| index on disk | ${results.disk.totalMiB.toFixed(0)} MiB |`,
+    `| of which stored fields (\`.stored\`, read on demand) | ${results.disk.storedMiB.toFixed(0)} MiB |`,
     `| index in memory (segment buffers) | ${inMemoryMiB.toFixed(0)} MiB |`,
     `| load time (main thread / with ${threads}-thread pool) | ${loadSeconds.toFixed(2)} s / ${poolLoadSeconds.toFixed(2)} s |`,
     `| throughput, top-100, 1 thread | ${singleQps.toFixed(0)} queries/s |`,

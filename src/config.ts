@@ -11,7 +11,7 @@ import path from 'node:path';
 import type { SearcherOptions } from './search/searcher.js';
 import { DEFAULT_MERGE_FACTOR } from './search/merge.js';
 import { SERVED_INLINE_POSTINGS } from './search/pool.js';
-import { COMPRESSIONS, type StoredCompression } from './search/stored/format.js';
+import { COMPRESSIONS, DEFAULT_STORED_COMPRESSION, type StoredCompression } from './search/stored/format.js';
 
 export class ConfigError extends Error {}
 
@@ -181,10 +181,10 @@ const COMMAND_SETTINGS = {
     doc: 'Size at which a new index segment is started, in MiB.',
   },
   storedCompression: {
-    default: 'none' as StoredCompression,
+    default: DEFAULT_STORED_COMPRESSION as StoredCompression,
     parse: oneOf(...COMPRESSIONS),
     commands: ['ingest'],
-    doc: 'Layout of the stored-fields files written (new and merged segments): none (plain, measured fastest to serve) or deflate (smaller).',
+    doc: 'Layout of the stored-fields files written (new and merged segments): dictionary (tokens coded per fragment: small and fast to serve), none (plain) or deflate (16 KiB chunks: smallest, slow to serve).',
   },
   idPrefix: {
     default: null as string | null,

@@ -2,7 +2,7 @@
  * The one command-line entry: `serve` (default), `ingest` and `eval`.
  *   npm start -- [--port N --host H --index DIR ...]      (see --help)
  *   npm run ingest -- --index DIR [--input PATH...] [--format F] [--delete ID...] [--delete-file F] [--merge]
- *                      [--stored-compression none|deflate]
+ *                      [--stored-compression dictionary|none|deflate]
  *   npm run eval -- --corpus F --queries F --qrels F [--bm25-k1 X --bm25-b X --title-weight X]
  * Every command's flags are rows of the settings table (src/config.ts); `--help` lists them.
  */

@@ -9,7 +9,7 @@ import { open, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { ArticleInput } from '../corpus/model.js';
 import { SegmentBuilder } from './segment/writer.js';
-import type { StoredCompression } from './stored/format.js';
+import { DEFAULT_STORED_COMPRESSION, type StoredCompression } from './stored/format.js';
 import { readSegmentArticleIds } from './segment/reader.js';
 import { Bitset } from './filters/bitset.js';
 import {
@@ -70,7 +70,7 @@ export class IndexWriter {
     try {
       const manifest = await readManifestOrEmpty(dir);
       await removeUnreferenced(dir, manifest);
-      const writer = new IndexWriter(dir, manifest, [], release, options.maxSegmentBytes ?? DEFAULT_MAX_SEGMENT_BYTES, options.storedCompression ?? 'none');
+      const writer = new IndexWriter(dir, manifest, [], release, options.maxSegmentBytes ?? DEFAULT_MAX_SEGMENT_BYTES, options.storedCompression ?? DEFAULT_STORED_COMPRESSION);
       await writer.loadExistingIds();
       return writer;
     } catch (error) {

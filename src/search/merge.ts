@@ -25,7 +25,7 @@ import { Bitset } from './filters/bitset.js';
 import { Segment } from './segment/reader.js';
 import { SegmentBuilder } from './segment/writer.js';
 import { openStoredFields } from './stored/open.js';
-import type { StoredCompression } from './stored/format.js';
+import { DEFAULT_STORED_COMPRESSION, type StoredCompression } from './stored/format.js';
 import type { StoredFields } from './stored/reader.js';
 import {
   acquireWriteLock,
@@ -155,7 +155,7 @@ export async function mergeSegments(dir: string, select: MergeSelection, options
       const postings = mergePostings(opened);
       const sumLength = (field: 'text' | 'title') => opened.reduce((sum, { segment }) => sum + segment.header.fields[field].sumLength, 0) - deletedLength[field];
       const header = await builder.writeWithPostings(segmentFile(dir, name), postings.arrays, postings.terms, { text: sumLength('text'), title: sumLength('title') });
-      await builder.stored.write(storedFile(dir, name), options.storedCompression ?? 'none');
+      await builder.stored.write(storedFile(dir, name), options.storedCompression ?? DEFAULT_STORED_COMPRESSION);
       merged = [{ name, paragraphs: header.paragraphs, articles: header.articles, deletions: null, deletedArticles: 0 }];
     }
     const segments = [...manifest.segments.slice(0, run.from), ...merged, ...manifest.segments.slice(run.to)];

@@ -7,6 +7,7 @@
  */
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { crc32, inflateSync } from 'node:zlib';
+import { DictionaryDamagedError, TokenDictionary } from './dictionary.js';
 import {
   STORED_PREAMBLE_BYTES,
   StoredFormatError,
@@ -28,6 +29,10 @@ export class StoredFields {
   private readonly chunkOffsets: Float64Array;
   private readonly articleLengths: Uint32Array;
   private readonly paragraphLengths: Uint32Array;
+  /** Dictionary compression: the coded fragments' lengths (starts are then coded positions) and the token table. */
+  private readonly articleCodedLengths: Uint32Array;
+  private readonly paragraphCodedLengths: Uint32Array;
+  private readonly dictionary: TokenDictionary | null;
   private readonly dataStart: number;
   private readonly chunkCache = new Map<number, Buffer>();
   private readonly maxCachedChunks: number;
@@ -40,6 +45,7 @@ export class StoredFields {
     fd: number,
     readonly header: StoredHeader,
     tables: Buffer,
+    dictionary: TokenDictionary | null,
     chunkCacheBytes: number,
   ) {
     this.fd = fd;
@@ -51,8 +57,13 @@ export class StoredFields {
     this.paragraphStarts = f64.subarray(articles, articles + paragraphs);
     this.chunkOffsets = f64.subarray(articles + paragraphs);
     this.articleLengths = u32.subarray(0, articles);
-    this.paragraphLengths = u32.subarray(articles);
-    this.dataStart = STORED_PREAMBLE_BYTES + layout.bytes;
+    this.paragraphLengths = u32.subarray(articles, articles + paragraphs);
+    // Uncoded, the bytes to read are the fragment's own.
+    const coded = dictionary ? u32.subarray(articles + paragraphs) : u32;
+    this.articleCodedLengths = coded.subarray(0, articles);
+    this.paragraphCodedLengths = coded.subarray(articles, articles + paragraphs);
+    this.dictionary = dictionary;
+    this.dataStart = STORED_PREAMBLE_BYTES + layout.bytes + padTo8(header.dictionaryBytes);
     this.maxCachedChunks = Math.max(1, Math.floor(chunkCacheBytes / Math.max(1, header.chunkSize)));
   }
 
@@ -64,11 +75,16 @@ export class StoredFields {
       readFully(fd, file, preamble, 0, preamble.length, 0);
       const header = decodePreamble(preamble, file);
       const { bytes } = tablesLayout(header);
-      if (STORED_PREAMBLE_BYTES + bytes > size) throw new StoredFormatError(`${file} is truncated (its tables end past the file)`);
+      const { dictionaryBytes } = header;
+      if ((dictionaryBytes > 0) !== (header.compression === 'dictionary')) throw new StoredFormatError(`${file} is damaged (token table size ${dictionaryBytes} for compression ${header.compression})`);
+      if (STORED_PREAMBLE_BYTES + bytes + dictionaryBytes > size) throw new StoredFormatError(`${file} is truncated (its tables end past the file)`);
       const tables = Buffer.alloc(bytes);
       readFully(fd, file, tables, 0, bytes, STORED_PREAMBLE_BYTES);
-      if (crc32(tables) !== header.tablesCrc) throw new StoredFormatError(`${file} is damaged (table checksum mismatch)`);
-      const stored = new StoredFields(file, fd, header, tables, options.chunkCacheBytes ?? DEFAULT_CHUNK_CACHE_BYTES);
+      const tokenTable = Buffer.alloc(dictionaryBytes);
+      readFully(fd, file, tokenTable, 0, dictionaryBytes, STORED_PREAMBLE_BYTES + bytes);
+      if (crc32(tokenTable, crc32(tables)) !== header.tablesCrc) throw new StoredFormatError(`${file} is damaged (table checksum mismatch)`);
+      const dictionary = dictionaryBytes > 0 ? openDictionary(tokenTable, file) : null;
+      const stored = new StoredFields(file, fd, header, tables, dictionary, options.chunkCacheBytes ?? DEFAULT_CHUNK_CACHE_BYTES);
       stored.checkLayout(size);
       return stored;
     } catch (error) {
@@ -77,20 +93,32 @@ export class StoredFields {
     }
   }
 
-  /** Every fragment inside the data, and the fragments' bytes adding up to it; the file as long as its tables say. */
+  /**
+   * Every fragment inside the data, the fragments' bytes adding up to it, and
+   * the file as long as its tables say. The data addressed by the starts is the
+   * logical stream, or the coded one with the dictionary compression.
+   */
   private checkLayout(fileSize: number): void {
     const { header, file } = this;
-    let total = 0;
-    for (const [starts, lengths] of [[this.articleStarts, this.articleLengths], [this.paragraphStarts, this.paragraphLengths]] as const) {
+    const addressed = header.compression === 'dictionary' ? fileSize - this.dataStart : header.dataLength;
+    let logicalTotal = 0;
+    let addressedTotal = 0;
+    const kinds = [
+      [this.articleStarts, this.articleLengths, this.articleCodedLengths],
+      [this.paragraphStarts, this.paragraphLengths, this.paragraphCodedLengths],
+    ] as const;
+    for (const [starts, lengths, codedLengths] of kinds) {
       for (let i = 0; i < starts.length; i++) {
-        if (!(starts[i]! >= 0 && starts[i]! + lengths[i]! <= header.dataLength)) throw new StoredFormatError(`${file} is damaged (fragment ${i} lies outside the data)`);
-        total += lengths[i]!;
+        if (!(starts[i]! >= 0 && starts[i]! + codedLengths[i]! <= addressed)) throw new StoredFormatError(`${file} is damaged (fragment ${i} lies outside the data)`);
+        logicalTotal += lengths[i]!;
+        addressedTotal += codedLengths[i]!;
       }
     }
-    if (total !== header.dataLength) throw new StoredFormatError(`${file} is damaged (fragments hold ${total} of ${header.dataLength} bytes)`);
-    if (header.compression === 'none') {
-      if (this.dataStart + header.dataLength !== fileSize) {
-        throw new StoredFormatError(`${file} is ${fileSize} bytes, expected ${this.dataStart + header.dataLength} (truncated or damaged)`);
+    if (logicalTotal !== header.dataLength) throw new StoredFormatError(`${file} is damaged (fragments hold ${logicalTotal} of ${header.dataLength} bytes)`);
+    if (addressedTotal !== addressed) throw new StoredFormatError(`${file} is damaged or truncated (fragments take ${addressedTotal} of ${addressed} data bytes)`);
+    if (header.compression !== 'deflate') {
+      if (this.dataStart + addressed !== fileSize) {
+        throw new StoredFormatError(`${file} is ${fileSize} bytes, expected ${this.dataStart + addressed} (truncated or damaged)`);
       }
       return;
     }
@@ -124,11 +152,11 @@ export class StoredFields {
 
   /** Copies an article's fragment into `target` at `at`; returns the position after it. */
   copyArticle(article: number, target: Buffer, at: number): number {
-    return this.copyRange(this.articleStarts[article]!, this.articleLengths[article]!, target, at);
+    return this.copyFragment(this.articleStarts[article]!, this.articleCodedLengths[article]!, this.articleLengths[article]!, target, at);
   }
 
   copyParagraph(paragraph: number, target: Buffer, at: number): number {
-    return this.copyRange(this.paragraphStarts[paragraph]!, this.paragraphLengths[paragraph]!, target, at);
+    return this.copyFragment(this.paragraphStarts[paragraph]!, this.paragraphCodedLengths[paragraph]!, this.paragraphLengths[paragraph]!, target, at);
   }
 
   /**
@@ -139,18 +167,17 @@ export class StoredFields {
   copyArticleAndParagraph(article: number, paragraph: number, target: Buffer, articleAt: number, paragraphAt: number): void {
     const articleStart = this.articleStarts[article]!;
     const paragraphStart = this.paragraphStarts[paragraph]!;
-    const articleLength = this.articleLengths[article]!;
-    const paragraphLength = this.paragraphLengths[paragraph]!;
-    const span = paragraphStart + paragraphLength - articleStart;
-    if (this.header.compression !== 'none' || paragraphStart < articleStart || span > MAX_JOINT_READ) {
+    const articleStored = this.articleCodedLengths[article]!;
+    const span = paragraphStart + this.paragraphCodedLengths[paragraph]! - articleStart;
+    if (this.header.compression === 'deflate' || paragraphStart < articleStart || span > MAX_JOINT_READ) {
       this.copyArticle(article, target, articleAt);
       this.copyParagraph(paragraph, target, paragraphAt);
       return;
     }
-    if (this.scratch.length < span) this.scratch = Buffer.allocUnsafe(MAX_JOINT_READ);
-    readFully(this.fd, this.file, this.scratch, 0, span, this.dataStart + articleStart);
-    this.scratch.copy(target, articleAt, 0, articleLength);
-    this.scratch.copy(target, paragraphAt, paragraphStart - articleStart, span);
+    const scratch = this.scratchFor(span);
+    readFully(this.fd, this.file, scratch, 0, span, this.dataStart + articleStart);
+    this.place(scratch, 0, articleStored, target, articleAt, this.articleLengths[article]!);
+    this.place(scratch, paragraphStart - articleStart, this.paragraphCodedLengths[paragraph]!, target, paragraphAt, this.paragraphLengths[paragraph]!);
   }
 
   articleJson(article: number): string {
@@ -170,12 +197,41 @@ export class StoredFields {
     return (JSON.parse(`{${this.paragraphJson(paragraph)}}`) as { paragraph: string }).paragraph;
   }
 
-  private copyRange(start: number, length: number, target: Buffer, at: number): number {
-    const end = start + length;
-    if (this.header.compression === 'none') {
+  /** A fragment at `start` of the addressed data, `stored` bytes there, `length` bytes once copied to `target` at `at`. */
+  private copyFragment(start: number, stored: number, length: number, target: Buffer, at: number): number {
+    if (this.header.compression === 'deflate') return this.copyInflated(start, length, target, at);
+    if (!this.dictionary) {
       readFully(this.fd, this.file, target, at, length, this.dataStart + start);
       return at + length;
     }
+    const scratch = this.scratchFor(stored);
+    readFully(this.fd, this.file, scratch, 0, stored, this.dataStart + start);
+    this.place(scratch, 0, stored, target, at, length);
+    return at + length;
+  }
+
+  /** Bytes read from the file (`stored` of them at `from` in `source`) put in place: decoded, or copied as they are. */
+  private place(source: Buffer, from: number, stored: number, target: Buffer, at: number, length: number): void {
+    if (!this.dictionary) {
+      source.copy(target, at, from, from + stored);
+      return;
+    }
+    try {
+      this.dictionary.decode(source, from, from + stored, target, at, length);
+    } catch (error) {
+      throw error instanceof DictionaryDamagedError ? new StoredFormatError(`${this.file} is damaged (${error.message})`) : error;
+    }
+  }
+
+  /** A buffer for reading `bytes`: the reused one, or for the rare longer read, one of its own. */
+  private scratchFor(bytes: number): Buffer {
+    if (bytes > MAX_JOINT_READ) return Buffer.allocUnsafe(bytes);
+    if (this.scratch.length === 0) this.scratch = Buffer.allocUnsafe(MAX_JOINT_READ);
+    return this.scratch;
+  }
+
+  private copyInflated(start: number, length: number, target: Buffer, at: number): number {
+    const end = start + length;
     const size = this.header.chunkSize;
     for (let c = Math.floor(start / size); c * size < end; c++) {
       const chunk = this.chunk(c);
@@ -236,5 +292,17 @@ function readFully(fd: number, file: string, target: Uint8Array, at: number, len
     const read = readSync(fd, target, at + done, length - done, position + done);
     if (read === 0) throw new StoredFormatError(`${file} ended early: a read at ${position + done} found no data (file truncated after load?)`);
     done += read;
+  }
+}
+
+function padTo8(bytes: number): number {
+  return (bytes + 7) & ~7;
+}
+
+function openDictionary(tokenTable: Buffer, file: string): TokenDictionary {
+  try {
+    return TokenDictionary.deserialize(tokenTable);
+  } catch (error) {
+    throw error instanceof DictionaryDamagedError ? new StoredFormatError(`${file} is damaged (${error.message})`) : error;
   }
 }

@@ -1,6 +1,6 @@
 /**
- * The stored-fields file: fragments round-trip in both layouts (plain and
- * deflated chunks, including fragments that straddle chunk boundaries and a
+ * The stored-fields file: fragments round-trip in every layout (plain, coded
+ * with a token table, deflated chunks, including fragments that straddle chunk boundaries and a
  * chunk cache smaller than the reads), and a truncated, damaged or foreign
  * file is refused when it is opened, with its name in the message.
  */
@@ -9,7 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StoredFieldsBuilder } from '../../../src/search/stored/writer.js';
 import { StoredFields } from '../../../src/search/stored/reader.js';
-import { StoredFormatError } from '../../../src/search/stored/format.js';
+import { StoredFormatError, type StoredCompression } from '../../../src/search/stored/format.js';
 import { renderArticle, renderParagraph } from '../../../src/search/stored/render.js';
 import { Searcher } from '../../../src/search/searcher.js';
 import type { ArticleInput } from '../../../src/corpus/model.js';
@@ -18,7 +18,7 @@ import { tempDir, writeIndex } from '../helpers.js';
 
 const corpus: ArticleInput[] = edgeCaseCorpus(120, 21);
 
-async function writeStored(file: string, compression: 'none' | 'deflate', chunkSize?: number): Promise<void> {
+async function writeStored(file: string, compression: StoredCompression, chunkSize?: number): Promise<void> {
   const builder = new StoredFieldsBuilder();
   for (const article of corpus) builder.addArticle(article);
   await builder.write(file, compression, chunkSize);
@@ -31,6 +31,7 @@ afterAll(async () => cleanup());
 
 describe.each([
   ['plain', 'none', undefined],
+  ['coded with a token table', 'dictionary', undefined],
   ['deflated in 16 KiB chunks', 'deflate', undefined],
   // Chunks smaller than most fragments: nearly every fragment straddles a boundary.
   ['deflated in 509-byte chunks', 'deflate', 509],
@@ -79,7 +80,8 @@ describe.each([
     const cases: [string, (bytes: Buffer) => void, RegExp][] = [
       ['a flipped table byte', (b) => (b[48 + 8 * 5 + 3]! ^= 0x10), /checksum/],
       ['bad magic', (b) => b.write('NOTSTORE', 0, 'latin1'), /not a stored-fields file/],
-      ['a newer version', (b) => b.writeUInt32LE(2, 8), /format 2 is not supported.*re-ingest/],
+      ['a newer version', (b) => b.writeUInt32LE(3, 8), /format 3 is not supported.*re-ingest/],
+      ['the previous version', (b) => b.writeUInt32LE(1, 8), /format 1 is not supported.*re-ingest/],
       ['an unknown compression', (b) => b.writeUInt32LE(9, 12), /unknown compression/],
       ['a wrong paragraph count', (b) => b.writeUInt32LE(b.readUInt32LE(20) + 1, 20), /truncated|damaged|checksum/],
     ];
@@ -105,6 +107,25 @@ it('a damaged deflated chunk is a clear error when read, not a crash or wrong by
     expect(() => {
       for (let p = 0; p < stored.paragraphCount; p++) stored.paragraphJson(p);
     }).toThrow(/chunk \d+ (is damaged|inflates)/);
+  } finally {
+    stored.close();
+  }
+});
+
+it('a damaged coded fragment is a clear error when read, not a crash', async () => {
+  const file = path.join(dir, 'coded-damaged.stored');
+  await writeStored(file, 'dictionary');
+  const bytes = await readFile(file);
+  // The file's last bytes (the last paragraph's code) become unknown token codes: the table has fewer than 31 × 256 entries.
+  for (let at = bytes.length - 64; at < bytes.length; at += 2) bytes.set([0x1f, 0xff], at);
+  await writeFile(file, bytes);
+  const stored = StoredFields.open(file);
+  try {
+    const last = () => stored.paragraphJson(stored.paragraphCount - 1);
+    expect(last).toThrow(StoredFormatError);
+    expect(last).toThrow(file);
+    expect(last).toThrow(/is damaged \(unknown token code/);
+    expect(stored.paragraphJson(0)).toBe(renderParagraph(corpus[0]!, 0));
   } finally {
     stored.close();
   }
