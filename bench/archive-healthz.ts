@@ -56,8 +56,8 @@ async function server(scratch: string, mode: HealthRun['mode'], keys: number, re
     renderThreads: mode === 'inline' ? 0 : undefined,
   });
   const ref = { org: 'bench', project: 'heavy' };
-  services.platform.orgs.save('bench', undefined, undefined, OPERATOR);
-  services.platform.projects.save(ref, {}, undefined, OPERATOR);
+  await services.platform.orgs.save('bench', undefined, undefined, OPERATOR);
+  await services.platform.projects.save(ref, {}, undefined, OPERATOR);
   const entries: object[] = [];
   for (let i = 0; i < resources; i++) {
     await services.platform.resources.create(ref, `heavy-${i}`, heavyPayload(i, keys), OPERATOR);

@@ -31,15 +31,15 @@ export interface RenderBounds {
 
 export const DEFAULT_RENDER_BOUNDS: RenderBounds = { maxSourceBytes: 128 * 1024 ** 2, maxRenderedBytes: 1024 ** 3 };
 
-export function prepareDownload(
+export async function prepareDownload(
   archive: StoredArchive,
   identity: Identity,
   ignoreNotFound: boolean,
   deps: ResolveDeps,
   renderer: Renderer,
   bounds: RenderBounds = DEFAULT_RENDER_BOUNDS,
-): Download {
-  const entries = resolveForDownload(archive, identity, ignoreNotFound, deps);
+): Promise<Download> {
+  const entries = await resolveForDownload(archive, identity, ignoreNotFound, deps);
   const sourceBytes = entries.reduce((sum, entry) => sum + (entry.format === null ? 0 : payloadBytes(entry.state)), 0);
   if (sourceBytes > bounds.maxSourceBytes) {
     throw new PlatformError(
