@@ -37,12 +37,17 @@ function keyArray(key: StoreKey): string[] {
 export async function openPostgresStore(url: string, logger: Logger): Promise<Store> {
   const pool = new pg.Pool({ connectionString: url, max: 10 });
   pool.on('error', (error) => logger.warn(`platform store: idle PostgreSQL connection failed: ${error.message}`));
-  const setup = await pool.connect();
   try {
-    const { from, to } = await migrate(setup);
-    if (from !== to) logger.info(`platform store: PostgreSQL schema migrated from version ${from} to ${to}`);
-  } finally {
-    setup.release();
+    const setup = await pool.connect();
+    try {
+      const { from, to } = await migrate(setup);
+      if (from !== to) logger.info(`platform store: PostgreSQL schema migrated from version ${from} to ${to}`);
+    } finally {
+      setup.release();
+    }
+  } catch (error) {
+    await pool.end();
+    throw error;
   }
 
   const transaction = new AsyncLocalStorage<Transaction>();
