@@ -1,10 +1,29 @@
 import { defineConfig } from 'vitest/config';
+import { postgresUnavailable } from './test/postgres/cluster.js';
+
+const shared = { testTimeout: 60_000, hookTimeout: 120_000, pool: 'forks' as const };
+
+// The platform and archive suites run a second time against PostgreSQL (one throw-away cluster for the run),
+// with the replica tests, wherever PostgreSQL can be started.
+const postgresMissing = postgresUnavailable();
+if (postgresMissing !== null) console.warn(`SKIPPED: the PostgreSQL platform-store tests (${postgresMissing}).`);
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    testTimeout: 60_000,
-    hookTimeout: 120_000,
-    pool: 'forks',
+    projects: [
+      { test: { ...shared, name: 'default', include: ['test/**/*.test.ts'], exclude: ['test/**/*.postgres.test.ts', '**/node_modules/**'] } },
+      ...(postgresMissing === null
+        ? [
+            {
+              test: {
+                ...shared,
+                name: 'postgresql',
+                include: ['test/platform/**/*.test.ts', 'test/archive/**/*.test.ts', 'test/**/*.postgres.test.ts'],
+                globalSetup: ['test/postgres/global-setup.ts'],
+              },
+            },
+          ]
+        : []),
+    ],
   },
 });

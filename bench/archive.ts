@@ -126,8 +126,8 @@ async function bigArchive(): Promise<BigResults> {
   });
   const { platform, archives } = services;
   const owner = OPERATOR;
-  platform.orgs.save('bench', undefined, undefined, owner);
-  platform.projects.save({ org: 'bench', project: 'data' }, {}, undefined, owner);
+  await platform.orgs.save('bench', undefined, undefined, owner);
+  await platform.projects.save({ org: 'bench', project: 'data' }, {}, undefined, owner);
   const ref = { org: 'bench', project: 'data' };
 
   console.log('setup: writing source files and uploading them…');
@@ -143,7 +143,7 @@ async function bigArchive(): Promise<BigResults> {
     await platform.files.create(ref, name, undefined, async () => ({ filename: name, mediaType, content: createReadStream(source), isTruncated: () => false }), owner);
     entries.push({ '@type': 'File', resourceId: name });
   }
-  const project = platform.projects.forRead(ref);
+  const project = await platform.projects.forRead(ref);
   for (let i = 0; i < resourceCount; i++) {
     const id = `res-${String(i).padStart(5, '0')}`;
     const payload = { '@type': 'Dataset', name: `Resource ${i}`, description: 'A benchmark resource. '.repeat(8), index: i };

@@ -65,6 +65,12 @@ function optionalText(raw: string): string | null {
   return raw === '' ? null : raw;
 }
 
+/** `lmdb`, or a PostgreSQL URL (TCP, or the unix-socket form `postgresql:///db?host=/var/run/postgresql`). */
+function platformStore(raw: string, name: string): string {
+  if (raw === 'lmdb' || /^postgres(ql)?:\/\/[^\s]*$/.test(raw)) return raw;
+  throw new ConfigError(`${name} must be 'lmdb' or a postgresql:// URL, got "${raw}"`);
+}
+
 function boolean(raw: string, name: string): boolean {
   if (/^(1|true|yes|on)$/i.test(raw)) return true;
   if (/^(0|false|no|off)$/i.test(raw)) return false;
@@ -258,6 +264,13 @@ const SETTINGS = {
   rerankerThreads: { default: 1, parse: integer(1, 256), doc: 'Intra-op threads of the reranker.' },
   rerankerBatchSize: { default: 32, parse: integer(1, 1024), doc: 'Pairs scored per reranker batch.' },
   authFile: { default: null as string | null, parse: optionalText, doc: 'JSON file of bearer tokens and ACLs; unset = anonymous read-only.' },
+  platformStore: {
+    default: 'lmdb',
+    parse: platformStore,
+    env: 'PLATFORM_STORE',
+    doc: "Platform store: 'lmdb' (embedded, under --data) or a PostgreSQL URL shared by replicas (postgresql://user@host/db, or postgresql:///db?host=/var/run/postgresql).",
+  },
+  blobDir: { default: null as string | null, parse: optionalText, env: 'BLOB_DIR', doc: 'Where file contents live (default <data>/platform/files); replicas share one.' },
   archiveTtl: { default: 5 * 3_600_000, parse: duration, shownDefault: '5h', doc: 'Lifetime of an archive (e.g. 5h, 30m).' },
   maxArchivesPerCaller: {
     default: 100,

@@ -58,6 +58,8 @@ export async function startServer(config: Config): Promise<void> {
   );
   const { platform, archives, close: closeServices } = await openServices({
     dataDir: config.data,
+    platformStore: config.platformStore,
+    blobDir: config.blobDir,
     authFile: config.authFile,
     archiveTtlMs: config.archiveTtl,
     maxArchivesPerCaller: config.maxArchivesPerCaller,

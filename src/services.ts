@@ -27,14 +27,17 @@ export interface Services {
 
 export async function openServices(options: ServiceOptions): Promise<Services> {
   const platform = await openPlatform(options);
-  const archives = new ArchiveService(platform, {
+  const archives = await ArchiveService.open(platform, {
     ttlMs: options.archiveTtlMs,
     maxPerCaller: options.maxArchivesPerCaller ?? DEFAULT_MAX_ARCHIVES_PER_CALLER,
     maxStoreBytes: options.maxArchiveStoreBytes ?? DEFAULT_MAX_ARCHIVE_STORE_BYTES,
     ...(options.archiveRenderBounds && { renderBounds: options.archiveRenderBounds }),
   });
-  const purgeJob = startPurgeJob(() => archives.purgeExpired(), purgeInterval(options.archiveTtlMs), (removed) =>
-    platform.logger.info(`purged ${removed} expired archive(s)`),
+  const purgeJob = startPurgeJob(
+    () => archives.purgeExpired(),
+    purgeInterval(options.archiveTtlMs),
+    (removed) => platform.logger.info(`purged ${removed} expired archive(s)`),
+    (error) => platform.logger.error({ err: error }, 'purging expired archives failed'),
   );
   return {
     platform,

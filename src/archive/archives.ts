@@ -5,7 +5,6 @@
  * Creating or reading an archive needs `resources/read` on its project.
  */
 import { randomUUID } from 'node:crypto';
-import type { Database } from 'lmdb';
 import type { AclService } from '../platform/acls.js';
 import { type Subject, auditFields } from '../platform/audit.js';
 import { ARCHIVE_SCHEMA, ARCHIVES_CONTEXT, ARCHIVES_METADATA_CONTEXT, METADATA_CONTEXT } from '../platform/contexts.js';
@@ -18,7 +17,7 @@ import { type ProjectService, type ProjectState, defaultBase } from '../platform
 import { type ProjectRef, projectAddress, projectKey } from '../platform/refs.js';
 import type { Platform } from '../platform/index.js';
 import type { Renderer } from '../platform/renderer.js';
-import type { Store } from '../platform/store.js';
+import type { Store, Table } from '../platform/store/store.js';
 import { DEFAULT_RENDER_BOUNDS, type Download, type RenderBounds, prepareDownload } from './download.js';
 import { ArchiveQuota, definitionBytes } from './quota.js';
 import { type ResolveDeps, creationFileFinder } from './resolve.js';
@@ -36,7 +35,7 @@ export interface StoredArchive {
 }
 
 /** Finds the file behind an entry, if the creator may read it; used to check default names at creation. */
-export type FileFinder = (entry: FileEntry | FileSelfEntry, identity: Identity) => { project: string; filename: string } | null;
+export type FileFinder = (entry: FileEntry | FileSelfEntry, identity: Identity) => Promise<{ project: string; filename: string } | null>;
 
 export interface ArchiveOptions {
   /** Lifetime of an archive, from its creation. */
@@ -55,7 +54,7 @@ export const DEFAULT_MAX_ARCHIVE_STORE_BYTES = 1024 ** 3;
 const keyOf = (project: string, id: string) => `${project}\n${id}`;
 
 export class ArchiveService {
-  private readonly db: Database<StoredArchive, [string, string]>;
+  private readonly db: Table<StoredArchive>;
   private readonly store: Store;
   private readonly projects: ProjectService;
   private readonly acls: AclService;
@@ -68,18 +67,24 @@ export class ArchiveService {
   private readonly renderer: Renderer;
   private readonly renderBounds: RenderBounds;
 
-  constructor(platform: Platform, options: ArchiveOptions) {
+  /** Opens the service; the quota's counts are rebuilt from the stored archives. */
+  static async open(platform: Platform, options: ArchiveOptions): Promise<ArchiveService> {
+    const service = new ArchiveService(platform, options);
+    for (const { value } of await service.db.range()) {
+      service.quota.add(keyOf(value.project, value.id), principalKey(value.createdBy), definitionBytes(value.entries), value.expiresAt);
+    }
+    return service;
+  }
+
+  private constructor(platform: Platform, options: ArchiveOptions) {
     ({ store: this.store, projects: this.projects, acls: this.acls, baseUri: this.baseUri, clock: this.clock } = platform);
     this.resolveDeps = { baseUri: platform.baseUri, projects: platform.projects, acls: platform.acls, resources: platform.resources, files: platform.files };
     this.findFile = creationFileFinder(this.resolveDeps);
     this.ttlMs = options.ttlMs;
     this.renderer = platform.renderer;
     this.renderBounds = options.renderBounds ?? DEFAULT_RENDER_BOUNDS;
-    this.db = this.store.database('archives');
+    this.db = this.store.table<StoredArchive>('archives');
     this.quota = new ArchiveQuota(options.maxPerCaller, options.maxStoreBytes);
-    for (const { value } of this.db.getRange()) {
-      this.quota.add(keyOf(value.project, value.id), principalKey(value.createdBy), definitionBytes(value.entries), value.expiresAt);
-    }
   }
 
   /**
@@ -87,47 +92,50 @@ export class ArchiveService {
    * up for the caller, who needs `resources/read` on every referenced project, and every entry
    * is resolved. The ZIP is produced later, as the client reads.
    */
-  download(ref: ProjectRef, idSegment: string, identity: Identity, ignoreNotFound: boolean): Promise<Download> {
-    const archive = this.fetch(ref, idSegment, identity);
+  async download(ref: ProjectRef, idSegment: string, identity: Identity, ignoreNotFound: boolean): Promise<Download> {
+    const archive = await this.fetch(ref, idSegment, identity);
     return prepareDownload(archive, identity, ignoreNotFound, this.resolveDeps, this.renderer, this.renderBounds);
   }
 
   async create(ref: ProjectRef, idSegment: string | undefined, payload: JsonObject, identity: Identity): Promise<StoredArchive> {
-    const project = this.readableProject(ref, identity);
+    const project = await this.readableProject(ref, identity);
     const id = this.idFor(project, idSegment, payload);
     const tooDeep = depthProblem(payload);
     if (tooDeep !== null) throw rejections.decodingFailed([tooDeep]);
     await checkContext(payload);
+    const bases = new Map((await this.projects.all()).map((p) => [projectKey({ org: p.org, project: p.label }), p.base]));
     const { entries, problems } = decodeEntries(payload, {
       archiveProject: ref,
       // A project's own base only for whoever may read it: the stored ids must not reveal that an unreadable project exists, nor its base.
       baseOf: (entryProject) =>
-        (this.acls.has(identity, 'resources/read', projectAddress(entryProject)) ? this.projects.get(entryProject)?.base : undefined) ??
+        (this.acls.has(identity, 'resources/read', projectAddress(entryProject)) ? bases.get(projectKey(entryProject)) : undefined) ??
         defaultBase(this.baseUri, entryProject),
       baseUri: this.baseUri,
     });
     if (problems.length > 0) throw rejections.decodingFailed(problems);
-    const layout = layoutProblems(entries, (entry) => this.findFile(entry, identity));
+    const files = new Map<ArchiveEntry, { project: string; filename: string } | null>();
+    for (const entry of entries) if (entry.type !== 'Resource' && entry.path === undefined) files.set(entry, await this.findFile(entry, identity));
+    const layout = layoutProblems(entries, (entry) => files.get(entry) ?? null);
     if (layout.length > 0) throw rejections.decodingFailed(layout);
     const key = projectKey(ref);
     const caller = principalKey(identity.subject);
     const bytes = definitionBytes(entries);
-    return this.store.write(() => {
-      const existing = this.db.get([key, id]);
+    return this.store.write(async () => {
+      const existing = await this.db.get([key, id]);
       if (existing && !this.isExpired(existing)) throw rejections.resourceAlreadyExists(id, key);
       const now = this.clock();
       this.quota.check(caller, bytes, now);
       const archive: StoredArchive = { id, project: key, entries, createdAt: now, createdBy: identity.subject, expiresAt: now + this.ttlMs };
-      this.db.putSync([key, id], archive);
+      await this.db.put([key, id], archive);
       this.quota.add(keyOf(key, id), caller, bytes, archive.expiresAt);
       return archive;
     });
   }
 
-  fetch(ref: ProjectRef, idSegment: string, identity: Identity): StoredArchive {
-    const project = this.readableProject(ref, identity);
+  async fetch(ref: ProjectRef, idSegment: string, identity: Identity): Promise<StoredArchive> {
+    const project = await this.readableProject(ref, identity);
     const id = expandArchiveId(idSegment, project, this.projects);
-    const archive = this.db.get([projectKey(ref), id]);
+    const archive = await this.db.get([projectKey(ref), id]);
     if (!archive || this.isExpired(archive)) {
       // The reference serialises ArchiveNotFound with this @type.
       throw new PlatformError(404, 'ResourceNotFound', `Archive '${id}' not found in project '${projectKey(ref)}'.`);
@@ -135,20 +143,21 @@ export class ArchiveService {
     return archive;
   }
 
-  /** Removes expired archives; returns how many. */
-  purgeExpired(): number {
+  /** Removes expired archives; returns how many (0 while another server sharing the store purges). */
+  async purgeExpired(): Promise<number> {
     const now = this.clock();
-    return this.store.write(() => {
+    const removed = await this.store.writeExclusive('archive-purge', async () => {
       let removed = 0;
-      for (const { key, value } of this.db.getRange()) {
+      for (const { key, value } of await this.db.range()) {
         if (value.expiresAt <= now) {
-          this.db.removeSync(key);
+          await this.db.remove(key);
           this.quota.remove(keyOf(value.project, value.id));
           removed++;
         }
       }
       return removed;
     });
+    return removed ?? 0;
   }
 
   selfOf(archive: StoredArchive): string {
@@ -178,7 +187,7 @@ export class ArchiveService {
   }
 
   /** As in the reference, the ACL check comes first: no permission means 403 even for a missing project. */
-  private readableProject(ref: ProjectRef, identity: Identity): ProjectState {
+  private readableProject(ref: ProjectRef, identity: Identity): Promise<ProjectState> {
     this.acls.require(identity, 'resources/read', projectAddress(ref));
     return this.projects.forRead(ref);
   }

@@ -3,10 +3,9 @@ export interface PurgeJob {
   stop(): void;
 }
 
-export function startPurgeJob(purge: () => number, everyMs: number, log: (removed: number) => void): PurgeJob {
+export function startPurgeJob(purge: () => Promise<number>, everyMs: number, log: (removed: number) => void, fail: (error: Error) => void): PurgeJob {
   const timer = setInterval(() => {
-    const removed = purge();
-    if (removed > 0) log(removed);
+    purge().then((removed) => removed > 0 && log(removed), fail);
   }, everyMs);
   // The job must never keep the process alive on its own.
   timer.unref();

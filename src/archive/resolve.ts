@@ -75,7 +75,7 @@ export async function resolveForDownload(archive: StoredArchive, identity: Ident
           await nextTurn();
           turnStarted = performance.now();
         }
-        found = lookup(target, deps);
+        found = await lookup(target, deps);
         read.set(key, found);
       }
     } catch (error) {
@@ -96,11 +96,11 @@ export async function resolveForDownload(archive: StoredArchive, identity: Ident
 
 /** For checks at creation: the file behind a File/FileSelf entry, when it exists and the creator may read it. */
 export function creationFileFinder(deps: ResolveDeps): FileFinder {
-  return (entry, identity) => {
+  return async (entry, identity) => {
     const target = targetOf(entry, deps.baseUri);
     if ('problem' in target || !deps.acls.has(identity, 'resources/read', projectAddress(target.project))) return null;
     try {
-      const { state } = lookup(target, deps);
+      const { state } = await lookup(target, deps);
       return { project: projectKey(target.project), filename: state.file!.filename };
     } catch (error) {
       if (error instanceof PlatformError) return null;
@@ -118,11 +118,11 @@ function targetOf(entry: ArchiveEntry, baseUri: string): Target | { problem: str
   return { entry, project: parseProjectRef(entry.project)!, id: { iri: entry.resourceId }, selector: selectorOf(entry), original: originalOf(entry) };
 }
 
-function lookup(target: Target, deps: ResolveDeps): { state: EntityState; project: ProjectState } {
-  const project = deps.projects.forRead(target.project);
+async function lookup(target: Target, deps: ResolveDeps): Promise<{ state: EntityState; project: ProjectState }> {
+  const project = await deps.projects.forRead(target.project);
   const id = 'iri' in target.id ? target.id.iri : expandFileSelfId(project, target, deps);
-  const state =
-    target.entry.type === 'Resource' ? deps.resources.lookup(project, id, target.selector) : deps.files.fetchById(project, id, target.selector);
+  const state = await (
+    target.entry.type === 'Resource' ? deps.resources.lookup(project, id, target.selector) : deps.files.fetchById(project, id, target.selector));
   return { state, project };
 }
 

@@ -3,8 +3,12 @@
  * downwards. Two layers are in force together: the grants of the auth file,
  * which only the operator changes, and the grants stored through the ACL API.
  * Without an auth file only the built-in anonymous read grant applies.
+ *
+ * Permission checks read the stored ACLs from memory: loaded at start, and
+ * reloaded per address after every ACL write, this server's (before the write
+ * answers) or another's sharing the store (when its notice arrives: LISTEN/NOTIFY
+ * with PostgreSQL). Revision checks of ACL writes read the store itself.
  */
-import type { Database } from 'lmdb';
 import { type Audit, createdBy, updatedBy } from './audit.js';
 import type { AclGrants } from './auth-file.js';
 import { AuthorizationError, rejections } from './errors.js';
@@ -12,7 +16,7 @@ import { type Identity, OPERATOR, grantKeysOf, principalKey, principalOfKey, typ
 import { ALL_PERMISSIONS, PERMISSIONS, type Permission } from './permissions.js';
 import { type AclAddress, addressChain } from './refs.js';
 import { type AclEntryInput, type Grants, type ListedAcl, grantsOf, listed } from './acl-entries.js';
-import type { Store } from './store.js';
+import type { Store, Table } from './store/store.js';
 
 export interface StoredAcl extends Audit {
   rev: number;
@@ -21,24 +25,49 @@ export interface StoredAcl extends Audit {
 }
 
 
-export class AclService {
-  private readonly db: Database<StoredAcl, string>;
+const ACL_CHANNEL = 'acls';
+/** Announced when every address may have changed. */
+const EVERY_ADDRESS = '*';
 
-  constructor(
+export class AclService {
+  private readonly db: Table<StoredAcl>;
+  /** The stored ACLs, by address, as permission checks read them. */
+  private readonly cached = new Map<string, StoredAcl>();
+
+  static async open(store: Store, configured: AclGrants, storedGrantsApply: boolean, clock: () => number): Promise<AclService> {
+    const acls = new AclService(store, configured, storedGrantsApply, clock);
+    await acls.typeStoredKeys();
+    await acls.reload(EVERY_ADDRESS);
+    store.onAnnounce(ACL_CHANNEL, (address) => acls.reload(address));
+    return acls;
+  }
+
+  private constructor(
     private readonly store: Store,
     private readonly configured: AclGrants,
     /** False without an auth file: stored grants are then ignored. */
     private readonly storedGrantsApply: boolean,
     private readonly clock: () => number,
   ) {
-    this.db = store.database<StoredAcl, string>('acls');
-    this.typeStoredKeys();
+    this.db = store.table<StoredAcl>('acls');
+  }
+
+  private async reload(address: string): Promise<void> {
+    if (address === EVERY_ADDRESS) {
+      const entries = await this.db.range();
+      this.cached.clear();
+      for (const { key, value } of entries) this.cached.set(key as string, value);
+      return;
+    }
+    const stored = await this.db.get(address);
+    if (stored) this.cached.set(address, stored);
+    else this.cached.delete(address);
   }
 
   /** Rewrites grants stored before principal keys were typed (`local/alice` -> `user:local:alice`), once. */
-  private typeStoredKeys(): void {
-    this.store.write(() => {
-      for (const { key, value } of this.db.getRange()) {
+  private async typeStoredKeys(): Promise<void> {
+    await this.store.write(async () => {
+      for (const { key, value } of await this.db.range()) {
         const entries = Object.entries(value.grants);
         if (entries.every(([principal]) => principalOfKey(principal) !== null)) continue;
         const grants: Record<string, string[]> = {};
@@ -46,7 +75,7 @@ export class AclService {
           const typed = typedKeyOf(principal);
           if (typed !== null) grants[typed] = [...new Set([...(grants[typed] ?? []), ...permissions])].sort();
         }
-        this.db.putSync(key, { ...value, grants });
+        await this.db.put(key, { ...value, grants });
       }
     });
   }
@@ -61,7 +90,7 @@ export class AclService {
           if (keys.has(key) && (permissions.has(permission) || permissions.has(ALL_PERMISSIONS))) return true;
         }
       }
-      const stored = this.storedGrantsApply ? this.db.get(at) : undefined;
+      const stored = this.storedGrantsApply ? this.cached.get(at) : undefined;
       return stored !== undefined && Object.entries(stored.grants).some(([key, ps]) => keys.has(key) && ps.includes(permission));
     });
   }
@@ -71,7 +100,7 @@ export class AclService {
   }
 
   stored(address: AclAddress): StoredAcl | undefined {
-    return this.db.get(address);
+    return this.cached.get(address);
   }
 
   /**
@@ -84,7 +113,7 @@ export class AclService {
     const keep = (key: string) => !onlyOwn || own.has(key);
     const addresses = (withAncestors ? addressChain(address).reverse() : [address]).filter((at) => onlyOwn || this.has(identity, 'acls/read', at));
     return addresses.flatMap((at) => {
-      const stored = this.db.get(at);
+      const stored = this.cached.get(at);
       return [
         ...listed(at, this.configured.get(at) ?? [], 'auth-file', 0, keep),
         ...(stored ? listed(at, Object.entries(stored.grants), 'store', stored.rev, keep) : []),
@@ -92,18 +121,18 @@ export class AclService {
     });
   }
 
-  replace(address: AclAddress, entries: readonly AclEntryInput[], rev: number, identity: Identity): StoredAcl {
+  replace(address: AclAddress, entries: readonly AclEntryInput[], rev: number, identity: Identity): Promise<StoredAcl> {
     this.require(identity, 'acls/write', address);
     const grants = grantsOf(entries);
     return this.change(address, rev, identity, () => toRecord(grants));
   }
 
-  append(address: AclAddress, entries: readonly AclEntryInput[], rev: number, identity: Identity): StoredAcl {
+  append(address: AclAddress, entries: readonly AclEntryInput[], rev: number, identity: Identity): Promise<StoredAcl> {
     this.require(identity, 'acls/write', address);
     return this.appendGrants(address, grantsOf(entries), rev, identity);
   }
 
-  subtract(address: AclAddress, entries: readonly AclEntryInput[], rev: number, identity: Identity): StoredAcl {
+  subtract(address: AclAddress, entries: readonly AclEntryInput[], rev: number, identity: Identity): Promise<StoredAcl> {
     this.require(identity, 'acls/write', address);
     const grants = grantsOf(entries);
     return this.change(address, rev, identity, (current) => {
@@ -116,20 +145,22 @@ export class AclService {
     });
   }
 
-  delete(address: AclAddress, rev: number, identity: Identity): StoredAcl {
+  delete(address: AclAddress, rev: number, identity: Identity): Promise<StoredAcl> {
     this.require(identity, 'acls/write', address);
     return this.change(address, rev, identity, () => ({}));
   }
 
   /** Gives the creator of an organization or project every permission on it, as Nexus does for owners. */
-  grantOwner(address: AclAddress, identity: Identity): void {
+  async grantOwner(address: AclAddress, identity: Identity): Promise<void> {
     if (identity === OPERATOR || identity.subject.type !== 'User') return;
-    const current = this.db.get(address);
     const owner = new Map([[principalKey(identity.subject), new Set<Permission>(PERMISSIONS)]]);
-    this.appendGrants(address, owner, current?.rev ?? 0, identity);
+    await this.store.write(async () => {
+      const current = await this.db.get(address);
+      await this.appendGrants(address, owner, current?.rev ?? 0, identity);
+    });
   }
 
-  private appendGrants(address: AclAddress, grants: Grants, rev: number, identity: Identity): StoredAcl {
+  private appendGrants(address: AclAddress, grants: Grants, rev: number, identity: Identity): Promise<StoredAcl> {
     return this.change(address, rev, identity, (current) => {
       const merged = toGrants(current);
       for (const [key, permissions] of grants) {
@@ -146,15 +177,16 @@ export class AclService {
     rev: number,
     identity: Identity,
     next: (current: Record<string, string[]>) => Record<string, string[]>,
-  ): StoredAcl {
-    return this.store.write(() => {
-      const current = this.db.get(address);
+  ): Promise<StoredAcl> {
+    return this.store.write(async () => {
+      const current = await this.db.get(address);
       const currentRev = current?.rev ?? 0;
       if (rev !== currentRev) throw rejections.incorrectRev(rev, currentRev);
       const now = this.clock();
       const audit = current ? updatedBy(current, identity, now) : createdBy(identity, now);
       const acl: StoredAcl = { ...audit, rev: currentRev + 1, grants: next(current?.grants ?? {}) };
-      this.db.putSync(address, acl);
+      await this.db.put(address, acl);
+      await this.store.announce(ACL_CHANNEL, address);
       return acl;
     });
   }

@@ -8,9 +8,12 @@
  * after its bytes were stored, or a crash between the two) are collected at
  * start and periodically; a content just stored stays "pending" until its
  * writer has committed the reference or given up, and is never collected.
+ * Servers sharing the directory (replicas) cannot see each other's pending
+ * contents, so a content stored less than COLLECTION_GRACE_MS ago is kept too:
+ * no write stays that long between storing its bytes and committing.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { createReadStream, createWriteStream, existsSync, rmSync, type ReadStream } from 'node:fs';
+import { createReadStream, createWriteStream, existsSync, rmSync, statSync, type ReadStream } from 'node:fs';
 import { mkdir, open, readdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { type Readable, Transform } from 'node:stream';
@@ -18,6 +21,9 @@ import { pipeline } from 'node:stream/promises';
 import { fsyncPath } from '../fsync.js';
 
 const DIGEST = /^[0-9a-f]{64}$/;
+
+/** Contents younger than this are never collected. */
+export const COLLECTION_GRACE_MS = 60 * 60_000;
 
 export interface StoredBlob {
   digest: string;
@@ -35,10 +41,19 @@ export class BlobStore {
     this.tmp = path.join(root, 'tmp');
   }
 
-  /** Creates the directories and drops uploads a crash left half-written. */
-  async init(): Promise<void> {
-    await rm(this.tmp, { recursive: true, force: true });
+  /**
+   * Creates the directories and drops uploads a crash left half-written: all of them when this
+   * server is the directory's only user, only those older than the grace period when it is shared
+   * (another server's upload may be in progress).
+   */
+  async init(shared = false): Promise<void> {
+    if (!shared) await rm(this.tmp, { recursive: true, force: true });
     await mkdir(this.tmp, { recursive: true });
+    if (!shared) return;
+    for (const name of await readdir(this.tmp)) {
+      const modified = statSync(path.join(this.tmp, name), { throwIfNoEntry: false })?.mtimeMs;
+      if (modified !== undefined && Date.now() - modified > COLLECTION_GRACE_MS) await rm(path.join(this.tmp, name), { force: true });
+    }
   }
 
   /** Stores the stream's bytes; `isTruncated` tells after the copy whether a size limit cut the stream short. */
@@ -90,16 +105,18 @@ export class BlobStore {
   }
 
   /**
-   * Removes contents that `referenced()` does not name and no writer holds; returns how many.
-   * The references are read and each removal decided and done synchronously, with no await in
-   * between, so no write can commit a reference or store a content while the decision is made.
+   * Removes contents that `referenced()` does not name, no writer holds and that are older than
+   * COLLECTION_GRACE_MS; returns how many. A reference committed while the references are read
+   * names a content stored moments before, which the grace keeps.
    */
-  async collectGarbage(referenced: () => Set<string>): Promise<number> {
+  async collectGarbage(referenced: () => Promise<Set<string>>, now = Date.now()): Promise<number> {
     const stored = await this.listDigests();
-    const keep = referenced();
+    const keep = await referenced();
     let removed = 0;
     for (const digest of stored) {
       if (keep.has(digest) || this.pending.has(digest)) continue;
+      const modified = statSync(this.pathOf(digest), { throwIfNoEntry: false })?.mtimeMs;
+      if (modified === undefined || now - modified < COLLECTION_GRACE_MS) continue;
       rmSync(this.pathOf(digest), { force: true });
       removed++;
     }

@@ -51,14 +51,14 @@ export class FileService {
   async create(ref: ProjectRef, idSegment: string | undefined, storage: string | undefined, upload: () => Promise<Upload>, identity: Identity): Promise<EntityState> {
     this.acls.require(identity, 'files/write', projectAddress(ref));
     assertStorage(storage);
-    const project = this.projects.forWrite(ref);
+    const project = await this.projects.forWrite(ref);
     const id = idSegment === undefined ? project.base + randomUUID() : this.resources.expandId(project, idSegment);
     return this.whileReserved(projectKey(ref), id, rejections.resourceAlreadyExists(id, projectKey(ref)), async () => {
       // Checked once the id is reserved: no write of this id can commit between this check and ours.
-      this.revisions.assertCreatable(projectKey(ref), id);
+      await this.revisions.assertCreatable(projectKey(ref), id);
       const stored = await this.store(await upload());
       try {
-        return this.revisions.create(projectKey(ref), id, 'file', { source: {}, file: stored.file }, identity);
+        return await this.revisions.create(projectKey(ref), id, 'file', { source: {}, file: stored.file }, identity);
       } finally {
         stored.release();
       }
@@ -68,14 +68,14 @@ export class FileService {
   async update(ref: ProjectRef, idSegment: string, rev: number, storage: string | undefined, upload: () => Promise<Upload>, identity: Identity): Promise<EntityState> {
     this.acls.require(identity, 'files/write', projectAddress(ref));
     assertStorage(storage);
-    const project = this.projects.forWrite(ref);
+    const project = await this.projects.forWrite(ref);
     const id = this.resources.expandId(project, idSegment);
     const busy = new PlatformError(409, 'IncorrectRev', `Another write of '${id}' is in progress: its revision is about to change.`);
     return this.whileReserved(projectKey(ref), id, busy, async () => {
-      this.revisions.assertUpdatable(projectKey(ref), id, 'file', rev);
+      await this.revisions.assertUpdatable(projectKey(ref), id, 'file', rev);
       const stored = await this.store(await upload());
       try {
-        return this.revisions.update(projectKey(ref), id, 'file', rev, identity, () => ({ file: stored.file }));
+        return await this.revisions.update(projectKey(ref), id, 'file', rev, identity, () => ({ file: stored.file }));
       } finally {
         stored.release();
       }
@@ -93,28 +93,28 @@ export class FileService {
     }
   }
 
-  tag(ref: ProjectRef, idSegment: string, rev: number, tag: string, target: number, identity: Identity): EntityState {
+  async tag(ref: ProjectRef, idSegment: string, rev: number, tag: string, target: number, identity: Identity): Promise<EntityState> {
     this.acls.require(identity, 'files/write', projectAddress(ref));
-    const project = this.projects.forWrite(ref);
+    const project = await this.projects.forWrite(ref);
     return this.revisions.tag(projectKey(ref), this.resources.expandId(project, idSegment), 'file', rev, tag, target, identity);
   }
 
-  deprecate(ref: ProjectRef, idSegment: string, rev: number, identity: Identity): EntityState {
+  async deprecate(ref: ProjectRef, idSegment: string, rev: number, identity: Identity): Promise<EntityState> {
     this.acls.require(identity, 'files/write', projectAddress(ref));
-    const project = this.projects.forWrite(ref);
+    const project = await this.projects.forWrite(ref);
     return this.revisions.deprecate(projectKey(ref), this.resources.expandId(project, idSegment), 'file', rev, identity);
   }
 
-  fetch(ref: ProjectRef, idSegment: string, selector: RevisionSelector, identity: Identity): { state: EntityState; project: ProjectState } {
+  async fetch(ref: ProjectRef, idSegment: string, selector: RevisionSelector, identity: Identity): Promise<{ state: EntityState; project: ProjectState }> {
     this.acls.require(identity, 'resources/read', projectAddress(ref));
-    const project = this.projects.forRead(ref);
-    return { state: this.fetchById(project, this.resources.expandId(project, idSegment), selector), project };
+    const project = await this.projects.forRead(ref);
+    return { state: await this.fetchById(project, this.resources.expandId(project, idSegment), selector), project };
   }
 
   /** A file of a readable project by its full id: what archive File entries refer to. */
-  fetchById(project: ProjectState, id: string, selector: RevisionSelector): EntityState {
+  async fetchById(project: ProjectState, id: string, selector: RevisionSelector): Promise<EntityState> {
     const key = `${project.org}/${project.label}`;
-    if (project.readOnly || this.revisions.kindOf(key, id) !== 'file') throw rejections.fileNotFound(id, key);
+    if (project.readOnly || (await this.revisions.kindOf(key, id)) !== 'file') throw rejections.fileNotFound(id, key);
     return this.revisions.fetch(key, id, selector);
   }
 
@@ -134,7 +134,7 @@ export class FileService {
   }
 
   /** Digests of every revision of every file: what the content store must keep. */
-  referencedDigests(): Set<string> {
+  referencedDigests(): Promise<Set<string>> {
     return this.revisions.fileDigests();
   }
 

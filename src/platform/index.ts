@@ -22,7 +22,8 @@ import { parseProjectRef, projectAddress } from './refs.js';
 import { DEFAULT_MAX_RENDERED_BYTES, type Renderer, createRenderer } from './renderer.js';
 import { ResourceService } from './resources.js';
 import { RevisionStore } from './revisions.js';
-import { type Store, openStore } from './store.js';
+import { openPlatformStore } from './store/open.js';
+import type { Store } from './store/store.js';
 import { looksLikeJwt, oidcVerifier } from './oidc.js';
 
 export { AuthenticationError, AuthorizationError, PlatformError } from './errors.js';
@@ -38,6 +39,10 @@ export interface Logger {
 
 export interface PlatformOptions {
   dataDir: string;
+  /** `lmdb` (default: under `<dataDir>/platform/store`) or a PostgreSQL URL shared by replicas. */
+  platformStore?: string;
+  /** Where file contents live (default `<dataDir>/platform/files`); replicas share it. */
+  blobDir?: string | null;
   authFile: string | null;
   /** `org/project` of the built-in literature project. */
   literatureProject: string;
@@ -97,16 +102,16 @@ export async function openPlatform(options: PlatformOptions): Promise<Platform> 
   else logger.warn('no auth file (--auth-file / AUTH_FILE): anonymous is read-only (resources/read on /) and every write is refused');
 
   const root = path.join(options.dataDir, 'platform');
-  const store = openStore(path.join(root, 'store'));
-  const blobs = new BlobStore(path.join(root, 'files'));
-  await blobs.init();
+  const store = await openPlatformStore(options.platformStore ?? 'lmdb', path.join(root, 'store'), logger);
+  const blobs = new BlobStore(options.blobDir ?? path.join(root, 'files'));
+  await blobs.init(options.blobDir !== undefined && options.blobDir !== null);
 
   const opened: Audit = { createdAt: clock(), createdBy: OPERATOR.subject, updatedAt: clock(), updatedBy: OPERATOR.subject };
-  const acls = new AclService(store, auth.acls, options.authFile !== null, clock);
+  const acls = await AclService.open(store, auth.acls, options.authFile !== null, clock);
   const orgs = new OrgService(store, acls, clock);
-  const projects = new ProjectService(store, orgs, acls, baseUri, literatureRef, opened, clock);
-  orgs.ensure(literatureRef.org, OPERATOR);
-  const literature = new LiteratureResources(options.literature, projects.get(literatureRef)!, opened);
+  const projects = await ProjectService.open(store, orgs, acls, baseUri, literatureRef, opened, clock);
+  await orgs.ensure(literatureRef.org, OPERATOR);
+  const literature = new LiteratureResources(options.literature, (await projects.get(literatureRef))!, opened);
   const revisions = new RevisionStore(store, clock);
   const renderer = createRenderer({
     threads: options.renderThreads ?? Math.max(1, Math.min(2, availableParallelism() - 1)),

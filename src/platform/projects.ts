@@ -5,7 +5,6 @@
  * of the reference. The built-in literature project is virtual and read-only.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import type { Database } from 'lmdb';
 import type { AclService } from './acls.js';
 import { type Audit, createdBy, updatedBy } from './audit.js';
 import { ARCHIVE_SCHEMA, FILE_SCHEMA, NXV, UNCONSTRAINED_SCHEMA } from './contexts.js';
@@ -15,7 +14,7 @@ import type { Permission } from './permissions.js';
 import { type ApiMapping, isAbsoluteIri } from './iri.js';
 import type { OrgService } from './orgs.js';
 import { type ProjectRef, projectAddress, projectKey } from './refs.js';
-import type { Store } from './store.js';
+import type { Store, Table } from './store/store.js';
 
 export interface ProjectState extends Audit {
   org: string;
@@ -63,37 +62,35 @@ export function defaultBase(baseUri: string, ref: ProjectRef): string {
 }
 
 export class ProjectService {
-  private readonly db: Database<ProjectState, string>;
-  private readonly literature: ProjectState;
-  private readonly literatureDefaults: Database<{ base: string; vocab: string }, string>;
+  private readonly db: Table<ProjectState>;
 
-  constructor(
-    private readonly store: Store,
-    private readonly orgs: OrgService,
-    private readonly acls: AclService,
-    private readonly baseUri: string,
+  /** Opens the service; the literature project's base and vocab are fixed in the store the first time. */
+  static async open(
+    store: Store,
+    orgs: OrgService,
+    acls: AclService,
+    baseUri: string,
     literatureRef: ProjectRef,
     literatureAudit: Audit,
-    private readonly clock: () => number,
-  ) {
-    this.db = store.database<ProjectState, string>('projects');
-    this.literatureDefaults = store.database('literature-project');
+    clock: () => number,
+  ): Promise<ProjectService> {
     // The literature project is virtual, but its base and vocab are fixed the first time, like any
     // project's: ids stored in archives stay valid when the server later runs under another public URL.
+    const literatureDefaults = store.table<{ base: string; vocab: string }>('literature-project');
     const literatureKey = projectKey(literatureRef);
-    const fixed = store.write(() => {
-      const stored = this.literatureDefaults.get(literatureKey);
+    const fixed = await store.write(async () => {
+      const stored = await literatureDefaults.get(literatureKey);
       if (stored) return stored;
-      const defaults = this.defaults(literatureRef);
-      this.literatureDefaults.putSync(literatureKey, defaults);
+      const defaults = projectDefaults(baseUri, literatureRef);
+      await literatureDefaults.put(literatureKey, defaults);
       return defaults;
     });
-    this.literature = {
+    const literature: ProjectState = {
       ...literatureAudit,
       org: literatureRef.org,
       label: literatureRef.project,
       // Stable across restarts, like the project itself.
-      uuid: uuidFrom(projectKey(literatureRef)),
+      uuid: uuidFrom(literatureKey),
       description: 'The indexed literature articles, as schema.org ScholarlyArticle resources (read-only).',
       ...fixed,
       apiMappings: [],
@@ -102,34 +99,45 @@ export class ProjectService {
       markedForDeletion: false,
       readOnly: true,
     };
+    return new ProjectService(store, orgs, acls, baseUri, literature, clock);
+  }
+
+  private constructor(
+    private readonly store: Store,
+    private readonly orgs: OrgService,
+    private readonly acls: AclService,
+    private readonly baseUri: string,
+    private readonly literature: ProjectState,
+    private readonly clock: () => number,
+  ) {
+    this.db = store.table<ProjectState>('projects');
   }
 
   get literatureRef(): ProjectRef {
     return { org: this.literature.org, project: this.literature.label };
   }
 
-  get(ref: ProjectRef): ProjectState | undefined {
+  async get(ref: ProjectRef): Promise<ProjectState | undefined> {
     if (ref.org === this.literature.org && ref.project === this.literature.label) return this.literature;
     return this.db.get(projectKey(ref));
   }
 
   /** Every project, the literature project first, then in key order. */
-  *all(): Iterable<ProjectState> {
-    yield this.literature;
-    for (const { value } of this.db.getRange()) yield value;
+  async all(): Promise<ProjectState[]> {
+    return [this.literature, ...(await this.db.range()).map(({ value }) => value)];
   }
 
   /** The project for reading: it must exist and not be marked for deletion (deprecated is fine). */
-  forRead(ref: ProjectRef): ProjectState {
-    const project = this.get(ref);
+  async forRead(ref: ProjectRef): Promise<ProjectState> {
+    const project = await this.get(ref);
     if (!project) throw rejections.projectNotFound(projectKey(ref));
     if (project.markedForDeletion) throw rejections.projectIsMarkedForDeletion(projectKey(ref));
     return project;
   }
 
   /** The project for writing resources or files into it. */
-  forWrite(ref: ProjectRef): ProjectState {
-    const project = this.forRead(ref);
+  async forWrite(ref: ProjectRef): Promise<ProjectState> {
+    const project = await this.forRead(ref);
     if (project.readOnly) throw rejections.projectIsReadOnly(projectKey(ref));
     if (project.deprecated) throw rejections.projectIsDeprecated(projectKey(ref));
     return project;
@@ -145,8 +153,8 @@ export class ProjectService {
    * `permission`, optionally only the (non-)deprecated ones: a listing that
    * reveals no project the caller could not address anyway.
    */
-  visibleTo(identity: Identity, permission: Permission, deprecated?: boolean): ProjectState[] {
-    return [...this.all()].filter(
+  async visibleTo(identity: Identity, permission: Permission, deprecated?: boolean): Promise<ProjectState[]> {
+    return (await this.all()).filter(
       (project) =>
         !project.markedForDeletion &&
         (deprecated === undefined || project.deprecated === deprecated) &&
@@ -155,28 +163,28 @@ export class ProjectService {
   }
 
   /** The project (even marked for deletion), for a caller who may read it. */
-  read(ref: ProjectRef, identity: Identity): ProjectState {
+  async read(ref: ProjectRef, identity: Identity): Promise<ProjectState> {
     this.acls.require(identity, 'resources/read', projectAddress(ref));
-    const project = this.get(ref);
+    const project = await this.get(ref);
     if (!project) throw rejections.projectNotFound(projectKey(ref));
     return project;
   }
 
   /** Creates the project (rev absent) or updates it (rev = current revision). */
-  save(ref: ProjectRef, fields: ProjectFields, rev: number | undefined, identity: Identity): ProjectState {
+  async save(ref: ProjectRef, fields: ProjectFields, rev: number | undefined, identity: Identity): Promise<ProjectState> {
     if (rev === undefined) this.acls.require(identity, 'projects/create', `/${ref.org}`);
     else this.acls.require(identity, 'projects/write', projectAddress(ref));
     checkIris(fields);
     const key = projectKey(ref);
-    if (this.get(ref)?.readOnly) throw rev === undefined ? rejections.projectAlreadyExists(key) : rejections.projectIsReadOnly(key);
-    const saved = this.store.write(() => {
-      const current = this.db.get(key);
+    if ((await this.get(ref))?.readOnly) throw rev === undefined ? rejections.projectAlreadyExists(key) : rejections.projectIsReadOnly(key);
+    return this.store.write(async () => {
+      const current = await this.db.get(key);
       const now = this.clock();
       if (rev === undefined) {
-        const org = this.orgs.fetch(ref.org);
+        const org = await this.orgs.fetch(ref.org);
         if (org.deprecated) throw rejections.orgIsDeprecated(ref.org);
         if (current) throw rejections.projectAlreadyExists(key);
-        const defaults = this.defaults(ref);
+        const defaults = projectDefaults(this.baseUri, ref);
         const project: ProjectState = {
           ...createdBy(identity, now),
           org: ref.org,
@@ -191,9 +199,9 @@ export class ProjectService {
           markedForDeletion: false,
           readOnly: false,
         };
-        this.db.putSync(key, project);
+        await this.db.put(key, project);
         // In the same transaction: a crash between two would leave a project its creator cannot write to.
-        this.acls.grantOwner(projectAddress(ref), identity);
+        await this.acls.grantOwner(projectAddress(ref), identity);
         return project;
       }
       const project = this.checkedForChange(ref, current, rev);
@@ -206,19 +214,18 @@ export class ProjectService {
         apiMappings: fields.apiMappings ?? project.apiMappings,
         rev: project.rev + 1,
       };
-      this.db.putSync(key, next);
+      await this.db.put(key, next);
       return next;
     });
-    return saved;
   }
 
   /** Deprecates the project, or with `prune` marks it for deletion: it then stops answering. */
-  deprecate(ref: ProjectRef, rev: number, prune: boolean, identity: Identity): ProjectState {
+  async deprecate(ref: ProjectRef, rev: number, prune: boolean, identity: Identity): Promise<ProjectState> {
     this.acls.require(identity, 'projects/write', projectAddress(ref));
     const key = projectKey(ref);
-    if (this.get(ref)?.readOnly) throw rejections.projectIsReadOnly(key);
-    return this.store.write(() => {
-      const project = this.checkedForChange(ref, this.db.get(key), rev, prune);
+    if ((await this.get(ref))?.readOnly) throw rejections.projectIsReadOnly(key);
+    return this.store.write(async () => {
+      const project = this.checkedForChange(ref, await this.db.get(key), rev, prune);
       const next: ProjectState = {
         ...project,
         ...updatedBy(project, identity, this.clock()),
@@ -226,13 +233,9 @@ export class ProjectService {
         markedForDeletion: prune,
         rev: project.rev + 1,
       };
-      this.db.putSync(key, next);
+      await this.db.put(key, next);
       return next;
     });
-  }
-
-  private defaults(ref: ProjectRef): { base: string; vocab: string } {
-    return { base: defaultBase(this.baseUri, ref), vocab: `${this.baseUri}/v1/vocabs/${ref.org}/${ref.project}/` };
   }
 
   private checkedForChange(ref: ProjectRef, project: ProjectState | undefined, rev: number, pruning = false): ProjectState {
@@ -244,6 +247,10 @@ export class ProjectService {
     if (project.deprecated && !pruning) throw rejections.projectIsDeprecated(key);
     return project;
   }
+}
+
+function projectDefaults(baseUri: string, ref: ProjectRef): { base: string; vocab: string } {
+  return { base: defaultBase(baseUri, ref), vocab: `${baseUri}/v1/vocabs/${ref.org}/${ref.project}/` };
 }
 
 function uuidFrom(text: string): string {

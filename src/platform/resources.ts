@@ -34,7 +34,7 @@ export class ResourceService {
 
   async create(ref: ProjectRef, idSegment: string | undefined, payload: JsonObject, identity: Identity): Promise<EntityState> {
     this.acls.require(identity, 'resources/write', projectAddress(ref));
-    const project = this.projects.forWrite(ref);
+    const project = await this.projects.forWrite(ref);
     const id = this.idFor(project, idSegment, payload) ?? project.base + randomUUID();
     await this.checkJsonLd(id, payload, project);
     return this.revisions.create(projectKey(ref), id, 'resource', { source: payload, sourceBytes: jsonBytes(payload) }, identity);
@@ -42,42 +42,42 @@ export class ResourceService {
 
   async update(ref: ProjectRef, idSegment: string, rev: number, payload: JsonObject, identity: Identity): Promise<EntityState> {
     this.acls.require(identity, 'resources/write', projectAddress(ref));
-    const project = this.projects.forWrite(ref);
+    const project = await this.projects.forWrite(ref);
     const id = this.idFor(project, idSegment, payload)!;
     await this.checkJsonLd(id, payload, project);
     return this.revisions.update(projectKey(ref), id, 'resource', rev, identity, () => ({ source: payload, sourceBytes: jsonBytes(payload) }));
   }
 
-  tag(ref: ProjectRef, idSegment: string, rev: number, tag: string, target: number, identity: Identity): EntityState {
+  async tag(ref: ProjectRef, idSegment: string, rev: number, tag: string, target: number, identity: Identity): Promise<EntityState> {
     this.acls.require(identity, 'resources/write', projectAddress(ref));
-    const project = this.projects.forWrite(ref);
+    const project = await this.projects.forWrite(ref);
     return this.revisions.tag(projectKey(ref), this.expandId(project, idSegment), 'resource', rev, tag, target, identity);
   }
 
-  deprecate(ref: ProjectRef, idSegment: string, rev: number, identity: Identity): EntityState {
+  async deprecate(ref: ProjectRef, idSegment: string, rev: number, identity: Identity): Promise<EntityState> {
     this.acls.require(identity, 'resources/write', projectAddress(ref));
-    const project = this.projects.forWrite(ref);
+    const project = await this.projects.forWrite(ref);
     return this.revisions.deprecate(projectKey(ref), this.expandId(project, idSegment), 'resource', rev, identity);
   }
 
   /** A resource (not a file) by URL segment. */
-  fetch(ref: ProjectRef, idSegment: string, selector: RevisionSelector, identity: Identity): { state: EntityState; project: ProjectState } {
+  async fetch(ref: ProjectRef, idSegment: string, selector: RevisionSelector, identity: Identity): Promise<{ state: EntityState; project: ProjectState }> {
     this.acls.require(identity, 'resources/read', projectAddress(ref));
-    const project = this.projects.forRead(ref);
-    const state = this.lookup(project, this.expandId(project, idSegment), selector);
+    const project = await this.projects.forRead(ref);
+    const state = await this.lookup(project, this.expandId(project, idSegment), selector);
     if (state.kind !== 'resource') throw rejections.resourceNotFound(state.id, projectKey(ref));
     return { state, project };
   }
 
   /** Any entity of a readable project by its full id: what archive Resource entries refer to. */
-  lookup(project: ProjectState, id: string, selector: RevisionSelector): EntityState {
+  async lookup(project: ProjectState, id: string, selector: RevisionSelector): Promise<EntityState> {
     return project.readOnly ? this.literature.fetch(id, selector) : this.revisions.fetch(`${project.org}/${project.label}`, id, selector);
   }
 
-  list(ref: ProjectRef, offset: number, limit: number, identity: Identity): { total: number; states: EntityState[]; project: ProjectState } {
+  async list(ref: ProjectRef, offset: number, limit: number, identity: Identity): Promise<{ total: number; states: EntityState[]; project: ProjectState }> {
     this.acls.require(identity, 'resources/read', projectAddress(ref));
-    const project = this.projects.forRead(ref);
-    const page = project.readOnly ? this.literature.list(offset, limit) : this.revisions.list(projectKey(ref), 'resource', offset, limit);
+    const project = await this.projects.forRead(ref);
+    const page = project.readOnly ? this.literature.list(offset, limit) : await this.revisions.list(projectKey(ref), 'resource', offset, limit);
     return { ...page, project };
   }
 

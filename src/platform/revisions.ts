@@ -3,11 +3,10 @@
  * in Nexus). Every revision is kept as a full snapshot, so fetching `?rev=N`
  * is one read; the head records the latest revision and the kind.
  */
-import type { Database } from 'lmdb';
 import { type Audit, createdBy, updatedBy } from './audit.js';
 import { rejections } from './errors.js';
 import type { Identity } from './identities.js';
-import type { Store } from './store.js';
+import type { Store, Table } from './store/store.js';
 
 export type EntityKind = 'resource' | 'file';
 
@@ -44,28 +43,28 @@ interface Head {
 export type RevisionSelector = { rev: number } | { tag: string } | Record<string, never>;
 
 export class RevisionStore {
-  private readonly heads: Database<Head, [string, string]>;
-  private readonly revisions: Database<EntityState, [string, string, number]>;
+  private readonly heads: Table<Head>;
+  private readonly revisions: Table<EntityState>;
 
   constructor(
     private readonly store: Store,
     private readonly clock: () => number,
   ) {
-    this.heads = store.database('heads');
-    this.revisions = store.database('revisions');
+    this.heads = store.table('heads');
+    this.revisions = store.table('revisions');
   }
 
-  kindOf(project: string, id: string): EntityKind | undefined {
-    return this.heads.get([project, id])?.kind;
+  async kindOf(project: string, id: string): Promise<EntityKind | undefined> {
+    return (await this.heads.get([project, id]))?.kind;
   }
 
   /** The selected revision, or a typed 404 (resource, revision or tag not found). */
-  fetch(project: string, id: string, selector: RevisionSelector): EntityState {
-    const head = this.heads.get([project, id]);
+  async fetch(project: string, id: string, selector: RevisionSelector): Promise<EntityState> {
+    const head = await this.heads.get([project, id]);
     if (!head) throw rejections.resourceNotFound(id, project);
-    const rev = 'rev' in selector ? selector.rev : 'tag' in selector ? this.taggedRev(project, id, head, selector.tag) : head.rev;
+    const rev = 'rev' in selector ? selector.rev : 'tag' in selector ? await this.taggedRev(project, id, head, selector.tag) : head.rev;
     if (rev < 1 || rev > head.rev) throw rejections.revisionNotFound(rev, head.rev);
-    return this.revisions.get([project, id, rev])!;
+    return (await this.revisions.get([project, id, rev]))!;
   }
 
   create(
@@ -74,9 +73,9 @@ export class RevisionStore {
     kind: EntityKind,
     content: { source: Record<string, unknown>; sourceBytes?: number; file?: FileAttributes },
     identity: Identity,
-  ): EntityState {
-    return this.store.write(() => {
-      this.assertCreatable(project, id);
+  ): Promise<EntityState> {
+    return this.store.write(async () => {
+      await this.assertCreatable(project, id);
       const state: EntityState = {
         ...createdBy(identity, this.clock()),
         kind,
@@ -89,7 +88,7 @@ export class RevisionStore {
         ...(content.file && { file: content.file }),
         tags: {},
       };
-      this.put(state);
+      await this.put(state);
       return state;
     });
   }
@@ -105,76 +104,69 @@ export class RevisionStore {
     rev: number,
     identity: Identity,
     change: (latest: EntityState) => Partial<Pick<EntityState, 'source' | 'sourceBytes' | 'file' | 'tags' | 'deprecated'>>,
-  ): EntityState {
-    return this.store.write(() => {
-      const latest = this.assertUpdatable(project, id, kind, rev);
+  ): Promise<EntityState> {
+    return this.store.write(async () => {
+      const latest = await this.assertUpdatable(project, id, kind, rev);
       const next: EntityState = { ...latest, ...change(latest), ...updatedBy(latest, identity, this.clock()), rev: rev + 1 };
-      this.put(next);
+      await this.put(next);
       return next;
     });
   }
 
   /** Throws what creating this id would throw; lets uploads fail before their bytes are stored. */
-  assertCreatable(project: string, id: string): void {
-    if (this.heads.get([project, id])) throw rejections.resourceAlreadyExists(id, project);
+  async assertCreatable(project: string, id: string): Promise<void> {
+    if (await this.heads.get([project, id])) throw rejections.resourceAlreadyExists(id, project);
   }
 
   /** Throws what updating from `rev` would throw; returns the latest revision otherwise. */
-  assertUpdatable(project: string, id: string, kind: EntityKind, rev: number): EntityState {
-    const head = this.heads.get([project, id]);
+  async assertUpdatable(project: string, id: string, kind: EntityKind, rev: number): Promise<EntityState> {
+    const head = await this.heads.get([project, id]);
     if (!head || head.kind !== kind) throw notFound(kind, id, project);
     if (rev !== head.rev) throw rejections.incorrectRev(rev, head.rev);
-    const latest = this.revisions.get([project, id, head.rev])!;
+    const latest = (await this.revisions.get([project, id, head.rev]))!;
     if (latest.deprecated) throw rejections.resourceIsDeprecated(id);
     return latest;
   }
 
-  tag(project: string, id: string, kind: EntityKind, rev: number, tag: string, target: number, identity: Identity): EntityState {
+  tag(project: string, id: string, kind: EntityKind, rev: number, tag: string, target: number, identity: Identity): Promise<EntityState> {
     return this.update(project, id, kind, rev, identity, (latest) => {
       if (target < 1 || target > latest.rev) throw rejections.revisionNotFound(target, latest.rev);
       return { tags: { ...latest.tags, [tag]: target } };
     });
   }
 
-  deprecate(project: string, id: string, kind: EntityKind, rev: number, identity: Identity): EntityState {
+  deprecate(project: string, id: string, kind: EntityKind, rev: number, identity: Identity): Promise<EntityState> {
     return this.update(project, id, kind, rev, identity, () => ({ deprecated: true }));
   }
 
   /** Latest revisions of the entities of a project, in id order. */
-  list(project: string, kind: EntityKind, offset: number, limit: number): { total: number; states: EntityState[] } {
-    const range = { start: [project] as [string], end: [project, '\uffff'] as [string, string] };
-    const matching = this.heads.getRange(range).filter(({ value }) => value.kind === kind);
-    let total = 0;
-    const states: EntityState[] = [];
-    for (const { key, value } of matching) {
-      if (total >= offset && states.length < limit) states.push(this.revisions.get([project, key[1], value.rev])!);
-      total++;
-    }
-    return { total, states };
+  async list(project: string, kind: EntityKind, offset: number, limit: number): Promise<{ total: number; states: EntityState[] }> {
+    const matching = (await this.heads.range([project])).filter(({ value }) => value.kind === kind);
+    const page = matching.slice(offset, offset + limit);
+    const states = await Promise.all(page.map(({ key, value }) => this.revisions.get([project, (key as string[])[1]!, value.rev])));
+    return { total: matching.length, states: states.map((state) => state!) };
   }
 
-  /** The content digests of every revision of every file, read in one synchronous pass. */
-  fileDigests(): Set<string> {
+  /** The content digests of every revision of every file. */
+  async fileDigests(): Promise<Set<string>> {
     const digests = new Set<string>();
-    for (const { key, value } of this.heads.getRange()) {
+    for (const { key, value } of await this.heads.range()) {
       if (value.kind !== 'file') continue;
-      for (let rev = 1; rev <= value.rev; rev++) {
-        const digest = this.revisions.get([key[0], key[1], rev])?.file?.digest;
-        if (digest) digests.add(digest);
-      }
+      const [project, id] = key as string[];
+      for (const { value: state } of await this.revisions.range([project!, id!])) if (state.file) digests.add(state.file.digest);
     }
     return digests;
   }
 
-  private taggedRev(project: string, id: string, head: Head, tag: string): number {
-    const rev = this.revisions.get([project, id, head.rev])!.tags[tag];
+  private async taggedRev(project: string, id: string, head: Head, tag: string): Promise<number> {
+    const rev = (await this.revisions.get([project, id, head.rev]))!.tags[tag];
     if (rev === undefined) throw rejections.tagNotFound(tag);
     return rev;
   }
 
-  private put(state: EntityState): void {
-    this.revisions.putSync([state.project, state.id, state.rev], state);
-    this.heads.putSync([state.project, state.id], { kind: state.kind, rev: state.rev });
+  private async put(state: EntityState): Promise<void> {
+    await this.revisions.put([state.project, state.id, state.rev], state);
+    await this.heads.put([state.project, state.id], { kind: state.kind, rev: state.rev });
   }
 }
 

@@ -432,8 +432,8 @@ describe('time to live', () => {
     expect((await download('/v1/archives/org/proj/short-lived', TOKENS.alice, 'application/json')).json()._expiresInSeconds).toBe(1);
     now += 1000;
     expect((await download('/v1/archives/org/proj/short-lived')).statusCode).toBe(404);
-    expect(server.archives.purgeExpired()).toBeGreaterThanOrEqual(1);
-    expect(server.archives.purgeExpired()).toBe(0);
+    expect(await server.archives.purgeExpired()).toBeGreaterThanOrEqual(1);
+    expect(await server.archives.purgeExpired()).toBe(0);
     const again = await create({ resources: someResource }, { id: 'short-lived', accept: 'application/json' });
     expect(again.statusCode).toBe(201);
   });

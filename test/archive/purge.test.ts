@@ -5,16 +5,23 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
-test('the purge job runs periodically, logs what it removed, and stops', () => {
+test('the purge job runs periodically, logs what it removed and its failures, and stops', async () => {
   vi.useFakeTimers();
   let runs = 0;
   const logged: number[] = [];
-  const job = startPurgeJob(() => (++runs % 2 === 0 ? 3 : 0), 1000, (removed) => logged.push(removed));
-  vi.advanceTimersByTime(4000);
+  const failures: string[] = [];
+  const purge = async () => {
+    runs++;
+    if (runs === 3) throw new Error('store unreachable');
+    return runs % 2 === 0 ? 3 : 0;
+  };
+  const job = startPurgeJob(purge, 1000, (removed) => logged.push(removed), (error) => failures.push(error.message));
+  await vi.advanceTimersByTimeAsync(4000);
   expect(runs).toBe(4);
   expect(logged).toEqual([3, 3]);
+  expect(failures).toEqual(['store unreachable']);
   job.stop();
-  vi.advanceTimersByTime(4000);
+  await vi.advanceTimersByTimeAsync(4000);
   expect(runs).toBe(4);
 });
 

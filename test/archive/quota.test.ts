@@ -37,7 +37,7 @@ describe('live archives per caller', () => {
   test('expired archives stop counting, purged or not', async () => {
     now += TTL;
     expect((await create(server, TOKENS.bob, 'bob-after-expiry')).statusCode).toBe(201);
-    server.archives.purgeExpired();
+    await server.archives.purgeExpired();
     expect((await create(server, TOKENS.bob, 'bob-after-purge')).statusCode).toBe(201);
   });
 

@@ -9,6 +9,7 @@ import type { ArchiveService } from '../../src/archive/archives.js';
 import type { Platform } from '../../src/platform/index.js';
 import { openServices } from '../../src/services.js';
 import type { LiteratureSource } from '../../src/platform/literature.js';
+import { schemaUrl } from '../postgres/cluster.js';
 
 export const BASE = 'http://platform.test';
 
@@ -96,6 +97,19 @@ export interface TestServerOptions {
   maxRenderedBytes?: number;
   archiveRenderBounds?: { maxSourceBytes: number; maxRenderedBytes: number };
   logger?: { info(m: string): void; warn(m: string): void; error(d: object, m: string): void };
+  /** Servers given one name share one PostgreSQL store (replicas); default: the data dir's own. */
+  sharedStore?: string;
+  blobDir?: string;
+}
+
+/**
+ * In the `postgresql` test project (LITSERVE_TEST_POSTGRES set by its global setup), every test
+ * server gets a schema of its own in the run's cluster, named after its data dir, so a restart
+ * on the same data dir finds its store again; otherwise the embedded LMDB store.
+ */
+async function testPlatformStore(dataDir: string, sharedStore: string | undefined): Promise<string | undefined> {
+  const cluster = process.env.LITSERVE_TEST_POSTGRES;
+  return cluster ? schemaUrl(cluster, sharedStore ?? dataDir) : undefined;
 }
 
 export async function startServer(options: TestServerOptions = {}): Promise<TestServer> {
@@ -106,8 +120,11 @@ export async function startServer(options: TestServerOptions = {}): Promise<Test
     authFile = path.join(dataDir, 'auth.json');
     await writeFile(authFile, JSON.stringify(auth));
   }
+  const platformStore = await testPlatformStore(dataDir, options.sharedStore);
   const services = await openServices({
     dataDir,
+    ...(platformStore && { platformStore }),
+    ...(options.blobDir && { blobDir: options.blobDir }),
     authFile,
     archiveTtlMs: options.ttlMs ?? 5 * 3_600_000,
     literatureProject: 'literature/articles',

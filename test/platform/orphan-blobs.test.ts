@@ -3,12 +3,12 @@
  * of one id are refused before their bytes are stored, and unreferenced
  * contents are collected at start, never one a write is about to reference.
  */
-import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { BlobStore } from '../../src/platform/blobs.js';
+import { BlobStore, COLLECTION_GRACE_MS } from '../../src/platform/blobs.js';
 import { TOKENS, type TestServer, bearer, createProject, multipart, startServer } from './helpers.js';
 
 let server: TestServer;
@@ -63,6 +63,8 @@ describe('collecting unreferenced contents', () => {
     const orphanDir = path.join(dataDir, 'platform', 'files', 'sha256', 'ab', 'ab');
     await mkdir(orphanDir, { recursive: true });
     await writeFile(path.join(orphanDir, orphan), 'nobody references this');
+    const longAgo = new Date(Date.now() - 2 * COLLECTION_GRACE_MS);
+    await utimes(path.join(orphanDir, orphan), longAgo, longAgo);
     const second = await startServer({ dataDir });
     try {
       expect(await storedContents(dataDir)).toEqual([kept.json()._digest._value]);
@@ -72,16 +74,31 @@ describe('collecting unreferenced contents', () => {
     }
   });
 
+  test('an unreferenced content younger than the grace period is kept (another server may be about to reference it)', async () => {
+    const root = await mkdtemp(path.join(tmpdir(), 'blobs-'));
+    try {
+      const blobs = new BlobStore(root);
+      await blobs.init();
+      const stored = await blobs.write(Readable.from([Buffer.from('young')]), () => false, () => new Error('too large'));
+      stored.release();
+      expect(await blobs.collectGarbage(async () => new Set())).toBe(0);
+      expect(await blobs.collectGarbage(async () => new Set(), Date.now() + 2 * COLLECTION_GRACE_MS)).toBe(1);
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
+  });
+
   test('a content just stored is not collected until its writer releases it', async () => {
     const root = await mkdtemp(path.join(tmpdir(), 'blobs-'));
     try {
       const blobs = new BlobStore(root);
       await blobs.init();
       const stored = await blobs.write(Readable.from([Buffer.from('in flight')]), () => false, () => new Error('too large'));
-      expect(await blobs.collectGarbage(() => new Set())).toBe(0);
+      const later = Date.now() + 2 * COLLECTION_GRACE_MS;
+      expect(await blobs.collectGarbage(async () => new Set(), later)).toBe(0);
       expect(blobs.has(stored.digest)).toBe(true);
       stored.release();
-      expect(await blobs.collectGarbage(() => new Set())).toBe(1);
+      expect(await blobs.collectGarbage(async () => new Set(), later)).toBe(1);
       expect(blobs.has(stored.digest)).toBe(false);
     } finally {
       await rm(root, { recursive: true, force: true });

@@ -206,8 +206,8 @@ describe('without an auth file', () => {
 
 async function seed({ platform, archives }: Fixture): Promise<void> {
   const a = { org: 'lab', project: 'a' };
-  platform!.orgs.save('lab', undefined, undefined, OPERATOR);
-  platform!.projects.save(a, {}, undefined, OPERATOR);
+  await platform!.orgs.save('lab', undefined, undefined, OPERATOR);
+  await platform!.projects.save(a, {}, undefined, OPERATOR);
   await platform!.resources.create(a, 'r1', { '@type': 'Thing', name: 'r1' }, OPERATOR);
   const upload = async () => ({ filename: 'f1.txt', mediaType: 'text/plain', content: Readable.from([Buffer.from('content of f1')]), isTruncated: () => false });
   await platform!.files.create(a, 'f1', undefined, upload, OPERATOR);

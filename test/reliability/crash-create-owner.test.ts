@@ -22,13 +22,13 @@ async function open(dataDir: string, authFile: string): Promise<Platform> {
 }
 
 /** Runs `create` with the owner grant failing, as if the process died right before it. */
-function dyingBeforeTheGrant(platform: Platform, create: () => unknown): void {
+async function dyingBeforeTheGrant(platform: Platform, create: () => Promise<unknown>): Promise<void> {
   const grant = platform.acls.grantOwner;
-  platform.acls.grantOwner = () => {
+  platform.acls.grantOwner = async () => {
     throw new Error('the process dies here');
   };
   try {
-    expect(create).toThrow('the process dies here');
+    await expect(create()).rejects.toThrow('the process dies here');
   } finally {
     platform.acls.grantOwner = grant;
   }
@@ -48,19 +48,19 @@ describe('a creation and its owner grant are one write', () => {
     try {
       const creator = await platform.identify(`Bearer ${TOKEN}`);
 
-      dyingBeforeTheGrant(platform, () => platform.orgs.save('lab', undefined, undefined, creator));
+      await dyingBeforeTheGrant(platform, () => platform.orgs.save('lab', undefined, undefined, creator));
       await platform.close();
       platform = await open(dataDir, authFile);
-      expect(platform.orgs.get('lab'), 'an organization whose creation died half-way').toBeUndefined();
-      platform.orgs.save('lab', undefined, undefined, creator);
+      expect(await platform.orgs.get('lab'), 'an organization whose creation died half-way').toBeUndefined();
+      await platform.orgs.save('lab', undefined, undefined, creator);
       expect(platform.acls.has(creator, 'organizations/write', '/lab')).toBe(true);
 
       const ref = { org: 'lab', project: 'a' };
-      dyingBeforeTheGrant(platform, () => platform.projects.save(ref, {}, undefined, creator));
+      await dyingBeforeTheGrant(platform, () => platform.projects.save(ref, {}, undefined, creator));
       await platform.close();
       platform = await open(dataDir, authFile);
-      expect(platform.projects.get(ref), 'a project whose creation died half-way').toBeUndefined();
-      platform.projects.save(ref, {}, undefined, creator);
+      expect(await platform.projects.get(ref), 'a project whose creation died half-way').toBeUndefined();
+      await platform.projects.save(ref, {}, undefined, creator);
       expect(platform.acls.has(creator, 'resources/write', '/lab/a')).toBe(true);
     } finally {
       await platform.close();

@@ -80,7 +80,7 @@ export async function aclRoutes(app: FastifyInstance, { platform }: { platform: 
       async (request, reply) => {
         const address = addressOf(request);
         const rev = request.query.rev ?? 0;
-        return reply.code(rev === 0 ? 201 : 200).send(writeJson(address, acls.replace(address, request.body.acl, rev, callerOf(request))));
+        return reply.code(rev === 0 ? 201 : 200).send(writeJson(address, await acls.replace(address, request.body.acl, rev, callerOf(request))));
       },
     );
 
@@ -105,7 +105,7 @@ export async function aclRoutes(app: FastifyInstance, { platform }: { platform: 
         const address = addressOf(request);
         const rev = request.query.rev ?? 0;
         const { acl: entries } = request.body;
-        const acl = request.body['@type'] === 'Append' ? acls.append(address, entries, rev, identity) : acls.subtract(address, entries, rev, identity);
+        const acl = request.body['@type'] === 'Append' ? await acls.append(address, entries, rev, identity) : await acls.subtract(address, entries, rev, identity);
         return writeJson(address, acl);
       },
     );
@@ -115,7 +115,7 @@ export async function aclRoutes(app: FastifyInstance, { platform }: { platform: 
       { schema: { ...paramsSchema, querystring: requiredRevQuery, response: responses(aclSchema, 200) } },
       async (request) => {
         const address = addressOf(request);
-        return writeJson(address, acls.delete(address, request.query.rev, callerOf(request)));
+        return writeJson(address, await acls.delete(address, request.query.rev, callerOf(request)));
       },
     );
   }

@@ -113,7 +113,7 @@ export async function archiveRoutes(app: FastifyInstance, { archives }: { archiv
       const identity = callerOf(request);
       // As in the reference, whoever does not accept a ZIP gets the metadata.
       const wanted = negotiate(request.headers.accept, OFFERS) ?? 'application/ld+json';
-      if (wanted !== 'application/zip') return reply.type(wanted).send(archives.metadata(archives.fetch(ref, id, identity), true));
+      if (wanted !== 'application/zip') return reply.type(wanted).send(archives.metadata(await archives.fetch(ref, id, identity), true));
       const download = await archives.download(ref, id, identity, BOOLEAN_WORDS[request.query.ignoreNotFound ?? 'false']!);
       request.log.info({ archive: download.archiveId, entries: download.entryCount }, 'streaming archive');
       return reply

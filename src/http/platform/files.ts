@@ -89,7 +89,7 @@ export async function fileRoutes(app: FastifyInstance, { platform }: { platform:
     { schema: { params: idParams, querystring: selectorQuery, response: responses(entitySchema, 200) } },
     async (request, reply) => {
       const { id: segment, ...ref } = request.params;
-      const { state, project } = files.fetch(ref, segment, selectorFrom(request.query), callerOf(request));
+      const { state, project } = await files.fetch(ref, segment, selectorFrom(request.query), callerOf(request));
       const file = state.file!;
       if (wantsMetadata(request.headers.accept, file.mediaType)) {
         return reply.type('application/ld+json').send(await platform.renderer.json(entityView(state, project, baseUri), 'compacted'));
@@ -122,7 +122,7 @@ export async function fileRoutes(app: FastifyInstance, { platform }: { platform:
     },
     async (request, reply) => {
       const { id, ...ref } = request.params;
-      const state = files.tag(ref, id, request.query.rev, request.body.tag, request.body.rev, callerOf(request));
+      const state = await files.tag(ref, id, request.query.rev, request.body.tag, request.body.rev, callerOf(request));
       return reply.code(201).send(writeResponse(state, baseUri));
     },
   );
@@ -132,7 +132,7 @@ export async function fileRoutes(app: FastifyInstance, { platform }: { platform:
     { schema: { params: idParams, querystring: requiredRevQuery, response: responses(entitySchema, 200) } },
     async (request) => {
       const { id, ...ref } = request.params;
-      return writeResponse(files.deprecate(ref, id, request.query.rev, callerOf(request)), baseUri);
+      return writeResponse(await files.deprecate(ref, id, request.query.rev, callerOf(request)), baseUri);
     },
   );
 }

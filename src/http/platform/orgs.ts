@@ -44,20 +44,20 @@ export async function orgRoutes(app: FastifyInstance, { platform }: { platform: 
     },
     async (request, reply) => {
       const rev = request.query.rev;
-      const saved = orgs.save(request.params.org, request.body.description, rev, callerOf(request));
+      const saved = await orgs.save(request.params.org, request.body.description, rev, callerOf(request));
       return reply.code(rev === undefined ? 201 : 200).send(orgJson(saved, baseUri));
     },
   );
 
   app.get<OrgRoute>('/orgs/:org', { schema: { params: orgParams, response: responses(orgSchema, 200) } }, async (request) => {
-    return orgJson(orgs.read(request.params.org, callerOf(request)), baseUri);
+    return orgJson(await orgs.read(request.params.org, callerOf(request)), baseUri);
   });
 
   app.delete<OrgRoute & { Querystring: { rev: number } }>(
     '/orgs/:org',
     { schema: { params: orgParams, querystring: requiredRevQuery, response: responses(orgSchema, 200) } },
     async (request) => {
-      return orgJson(orgs.deprecate(request.params.org, request.query.rev, callerOf(request)), baseUri);
+      return orgJson(await orgs.deprecate(request.params.org, request.query.rev, callerOf(request)), baseUri);
     },
   );
 }

@@ -42,7 +42,7 @@ export async function projectListRoutes(app: FastifyInstance, { platform }: { pl
     { schema: { querystring: listQuery, response: responses(projectListSchema, 200) } },
     async (request) => {
       const { permission, deprecated, from, size } = request.query;
-      const visible = projects.visibleTo(callerOf(request), permission, deprecated);
+      const visible = await projects.visibleTo(callerOf(request), permission, deprecated);
       return {
         '@context': [PROJECTS_CONTEXT, METADATA_CONTEXT],
         _total: visible.length,

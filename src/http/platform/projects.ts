@@ -45,13 +45,13 @@ export async function projectRoutes(app: FastifyInstance, { platform }: { platfo
     },
     async (request, reply) => {
       const rev = request.query.rev;
-      const saved = projects.save(request.params, request.body, rev, callerOf(request));
+      const saved = await projects.save(request.params, request.body, rev, callerOf(request));
       return reply.code(rev === undefined ? 201 : 200).send(projectJson(saved, projects, baseUri));
     },
   );
 
   app.get<ProjectRoute>('/projects/:org/:project', { schema: { params: projectParams, response: responses(projectSchema, 200) } }, async (request) => {
-    return projectJson(projects.read(request.params, callerOf(request)), projects, baseUri);
+    return projectJson(await projects.read(request.params, callerOf(request)), projects, baseUri);
   });
 
   app.delete<ProjectRoute & { Querystring: { rev: number; prune?: boolean } }>(
@@ -64,7 +64,7 @@ export async function projectRoutes(app: FastifyInstance, { platform }: { platfo
       },
     },
     async (request) => {
-      const saved = projects.deprecate(request.params, request.query.rev, request.query.prune ?? false, callerOf(request));
+      const saved = await projects.deprecate(request.params, request.query.rev, request.query.prune ?? false, callerOf(request));
       return projectJson(saved, projects, baseUri);
     },
   );

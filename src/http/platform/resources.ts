@@ -72,7 +72,7 @@ export async function resourceRoutes(app: FastifyInstance, { platform }: { platf
       },
     },
     async (request) => {
-      const page = resources.list(request.params, request.query.from, request.query.size, callerOf(request));
+      const page = await resources.list(request.params, request.query.from, request.query.size, callerOf(request));
       return {
         '@context': [METADATA_CONTEXT],
         _total: page.total,
@@ -126,7 +126,7 @@ export async function resourceRoutes(app: FastifyInstance, { platform }: { platf
     async (request, reply) => {
       const { schema, id, ...ref } = request.params;
       assertUnconstrained(schema);
-      const { state, project } = resources.fetch(ref, id, selectorFrom(request.query), callerOf(request));
+      const { state, project } = await resources.fetch(ref, id, selectorFrom(request.query), callerOf(request));
       const offer = negotiate(request.headers.accept, OFFERS);
       if (offer === null) throw new PlatformError(406, 'NotAcceptable', `Acceptable media types are ${OFFERS.join(', ')}.`);
       const view = entityView(state, project, baseUri);
@@ -148,7 +148,7 @@ export async function resourceRoutes(app: FastifyInstance, { platform }: { platf
     async (request, reply) => {
       const { schema, id, ...ref } = request.params;
       assertUnconstrained(schema);
-      const { state, project } = resources.fetch(ref, id, selectorFrom(request.query), callerOf(request));
+      const { state, project } = await resources.fetch(ref, id, selectorFrom(request.query), callerOf(request));
       const format = request.query.annotate ? 'annotated-source' : 'source';
       return reply.type('application/json; charset=utf-8').send(await renderer.json(entityView(state, project, baseUri), format));
     },
@@ -175,7 +175,7 @@ export async function resourceRoutes(app: FastifyInstance, { platform }: { platf
     async (request) => {
       const { schema, id, ...ref } = request.params;
       assertUnconstrained(schema);
-      const { state } = resources.fetch(ref, id, selectorFrom(request.query), callerOf(request));
+      const { state } = await resources.fetch(ref, id, selectorFrom(request.query), callerOf(request));
       return { '@context': [METADATA_CONTEXT], tags: Object.entries(state.tags).map(([name, target]) => ({ tag: name, rev: target })) };
     },
   );
@@ -194,7 +194,7 @@ export async function resourceRoutes(app: FastifyInstance, { platform }: { platf
     async (request, reply) => {
       const { schema, id, ...ref } = request.params;
       assertUnconstrained(schema);
-      const state = resources.tag(ref, id, request.query.rev, request.body.tag, request.body.rev, callerOf(request));
+      const state = await resources.tag(ref, id, request.query.rev, request.body.tag, request.body.rev, callerOf(request));
       return reply.code(201).send(writeResponse(state, baseUri));
     },
   );
@@ -205,7 +205,7 @@ export async function resourceRoutes(app: FastifyInstance, { platform }: { platf
     async (request) => {
       const { schema, id, ...ref } = request.params;
       assertUnconstrained(schema);
-      return writeResponse(resources.deprecate(ref, id, request.query.rev, callerOf(request)), baseUri);
+      return writeResponse(await resources.deprecate(ref, id, request.query.rev, callerOf(request)), baseUri);
     },
   );
 }

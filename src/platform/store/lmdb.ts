@@ -1,0 +1,96 @@
+/**
+ * The embedded store (LMDB), for one server. Writes are serialised in the
+ * process: a write's puts are kept aside while its action runs (its reads see
+ * them), then committed in one synchronous LMDB transaction, so a
+ * read-check-write sequence cannot interleave with another write.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { mkdirSync } from 'node:fs';
+import { type Database, type Key, type RootDatabase, open } from 'lmdb';
+import { type AnnounceListener, type Entry, type Store, type StoreKey, type Table, type TableName, compareKeys, startsWith } from './store.js';
+
+interface Pending {
+  table: TableName;
+  key: StoreKey;
+  /** undefined: removed. */
+  value: unknown;
+}
+
+/** The writes of the running transaction, by table and key, and what it announced. */
+interface Overlay {
+  pending: Map<string, Pending>;
+  announced: { channel: string; key: string }[];
+}
+
+const overlayKey = (table: TableName, key: StoreKey) => `${table}\n${JSON.stringify(key)}`;
+
+export function openLmdbStore(directory: string): Store {
+  mkdirSync(directory, { recursive: true });
+  const root: RootDatabase = open({ path: directory, maxDbs: 16 });
+  const databases = new Map<TableName, Database<unknown, Key>>();
+  const database = (name: TableName) => {
+    if (!databases.has(name)) databases.set(name, root.openDB<unknown, Key>({ name }));
+    return databases.get(name)!;
+  };
+  const transaction = new AsyncLocalStorage<Overlay>();
+  const listeners = new Map<string, AnnounceListener[]>();
+  let queue: Promise<unknown> = Promise.resolve();
+
+  const inTransaction = (operation: string): Overlay => {
+    const overlay = transaction.getStore();
+    if (!overlay) throw new Error(`store: ${operation} outside a write`);
+    return overlay;
+  };
+
+  const table = <V>(name: TableName): Table<V> => ({
+    get: async (key) => {
+      const pending = transaction.getStore()?.pending.get(overlayKey(name, key));
+      if (pending) return pending.value as V | undefined;
+      return database(name).get(key as Key) as V | undefined;
+    },
+    put: async (key, value) => void inTransaction('put').pending.set(overlayKey(name, key), { table: name, key, value }),
+    remove: async (key) => void inTransaction('remove').pending.set(overlayKey(name, key), { table: name, key, value: undefined }),
+    range: async (prefix) => {
+      const options = prefix === undefined ? {} : { start: prefix as Key, end: [...prefix, '\uffff'] as Key };
+      const committed: Entry<V>[] = [...database(name).getRange(options)].map(({ key, value }) => ({ key: key as StoreKey, value: value as V }));
+      const pending = [...(transaction.getStore()?.pending.values() ?? [])].filter((p) => p.table === name && (prefix === undefined || startsWith(p.key, prefix)));
+      if (pending.length === 0) return committed;
+      const changed = new Set(pending.map((p) => JSON.stringify(p.key)));
+      const merged: Entry<V>[] = committed.filter((entry) => !changed.has(JSON.stringify(entry.key)));
+      for (const p of pending) if (p.value !== undefined) merged.push({ key: p.key, value: p.value as V });
+      return merged.sort((a, b) => compareKeys(a.key, b.key));
+    },
+  });
+
+  const write = <T>(action: () => Promise<T>): Promise<T> => {
+    if (transaction.getStore()) return action();
+    const run = () => {
+      const overlay: Overlay = { pending: new Map(), announced: [] };
+      return transaction.run(overlay, async () => {
+        const result = await action();
+        root.transactionSync(() => {
+          for (const { table: name, key, value } of overlay.pending.values()) {
+            if (value === undefined) database(name).removeSync(key as Key);
+            else database(name).putSync(key as Key, value);
+          }
+        });
+        await transaction.exit(() => Promise.all(overlay.announced.flatMap(({ channel, key }) => (listeners.get(channel) ?? []).map((listen) => listen(key)))));
+        return result;
+      });
+    };
+    const result = queue.then(run);
+    queue = result.catch(() => undefined);
+    return result;
+  };
+
+  return {
+    kind: 'lmdb',
+    table,
+    write,
+    // One server per LMDB store: nobody else can hold the lock.
+    writeExclusive: (_lock, action) => write(action),
+    announce: async (channel, key) => void inTransaction('announce').announced.push({ channel, key }),
+    onAnnounce: (channel, listener) => void listeners.set(channel, [...(listeners.get(channel) ?? []), listener]),
+    close: () => root.close(),
+  };
+}

@@ -1,0 +1,46 @@
+/**
+ * The PostgreSQL schema, as numbered migrations the server applies at start
+ * (under an advisory lock, so replicas starting together apply each once).
+ * Each platform table holds one kind of record, keyed like the LMDB store:
+ * the key tuple as text[] ("C" collation: byte order, as LMDB), its JSON form
+ * (which elements are numbers), and the record as JSON text (kept verbatim,
+ * so payloads keep their key order).
+ */
+import type pg from 'pg';
+import { TABLE_NAMES, type TableName } from './store.js';
+
+export const sqlTable = (name: TableName) => `litserve_${name.replace(/-/g, '_')}`;
+
+const MIGRATIONS: readonly string[] = [
+  TABLE_NAMES.map(
+    (name) => `CREATE TABLE ${sqlTable(name)} (key text[] COLLATE "C" PRIMARY KEY, key_json text NOT NULL, value text NOT NULL);`,
+  ).join('\n'),
+];
+
+export const SCHEMA_VERSION = MIGRATIONS.length;
+
+/** Brings the schema to SCHEMA_VERSION; refuses a database a newer server migrated. */
+export async function migrate(client: pg.PoolClient): Promise<{ from: number; to: number }> {
+  await client.query('BEGIN');
+  try {
+    await client.query(`SELECT pg_advisory_xact_lock(hashtext('litserve-migrations'))`);
+    await client.query('CREATE TABLE IF NOT EXISTS litserve_schema_version (version integer NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())');
+    const { rows } = await client.query<{ version: number | null }>('SELECT max(version) AS version FROM litserve_schema_version');
+    const from = rows[0]?.version ?? 0;
+    if (from > SCHEMA_VERSION) {
+      throw new Error(
+        `the platform store's PostgreSQL schema is at version ${from}, newer than this server's ${SCHEMA_VERSION}: ` +
+          'a newer litserve migrated it. Run that version (or a newer one), or point --platform-store at another database.',
+      );
+    }
+    for (let version = from + 1; version <= SCHEMA_VERSION; version++) {
+      await client.query(MIGRATIONS[version - 1]!);
+      await client.query('INSERT INTO litserve_schema_version (version) VALUES ($1)', [version]);
+    }
+    await client.query('COMMIT');
+    return { from, to: SCHEMA_VERSION };
+  } catch (error) {
+    await client.query('ROLLBACK');
+    throw error;
+  }
+}

@@ -1,0 +1,167 @@
+/**
+ * The PostgreSQL store, shared by several servers. Every `write` is one
+ * SERIALIZABLE transaction, retried from the start when PostgreSQL reports a
+ * serialization failure: a read that decides a write (revision checks, id
+ * creation, ACL revisions) then behaves as if the writes ran one at a time,
+ * across servers. Reads outside a write see everything committed before them,
+ * whichever server committed it. Announcements travel as NOTIFY on commit;
+ * one LISTEN connection per server receives them, and after it reconnects
+ * listeners hear `*` (notices may have been lost meanwhile).
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import pg from 'pg';
+import { migrate, sqlTable } from './migrations.js';
+import type { AnnounceListener, Entry, Store, StoreKey, Table, TableName } from './store.js';
+
+interface Transaction {
+  client: pg.PoolClient;
+  announced: { channel: string; key: string }[];
+}
+
+interface Logger {
+  info(message: string): void;
+  warn(message: string): void;
+}
+
+/** Serialization failure, deadlock, and a unique violation that a concurrent insert of the same key can raise instead. */
+const RETRYABLE = new Set(['40001', '40P01', '23505']);
+const MAX_ATTEMPTS = 30;
+const RECONNECT_MS = 1000;
+const channelName = (channel: string) => `litserve_${channel}`;
+
+/** Key tuples as text[]: integers zero-padded, so they sort as numbers. */
+function keyArray(key: StoreKey): string[] {
+  return (typeof key === 'string' ? [key] : key).map((element) => (typeof element === 'number' ? String(element).padStart(16, '0') : element));
+}
+
+export async function openPostgresStore(url: string, logger: Logger): Promise<Store> {
+  const pool = new pg.Pool({ connectionString: url, max: 10 });
+  pool.on('error', (error) => logger.warn(`platform store: idle PostgreSQL connection failed: ${error.message}`));
+  try {
+    const setup = await pool.connect();
+    try {
+      const { from, to } = await migrate(setup);
+      if (from !== to) logger.info(`platform store: PostgreSQL schema migrated from version ${from} to ${to}`);
+    } finally {
+      setup.release();
+    }
+  } catch (error) {
+    await pool.end();
+    throw error;
+  }
+
+  const transaction = new AsyncLocalStorage<Transaction>();
+  const listeners = new Map<string, AnnounceListener[]>();
+  const query = <R extends pg.QueryResultRow>(sql: string, params: unknown[] = []) =>
+    (transaction.getStore()?.client ?? pool).query<R>(sql, params);
+  const inTransaction = (operation: string): Transaction => {
+    const current = transaction.getStore();
+    if (!current) throw new Error(`store: ${operation} outside a write`);
+    return current;
+  };
+  const notifyLocal = (channel: string, key: string) => Promise.all((listeners.get(channel) ?? []).map((listen) => listen(key)));
+
+  const table = <V>(name: TableName): Table<V> => {
+    const sql = sqlTable(name);
+    return {
+      get: async (key) => {
+        const { rows } = await query<{ value: string }>(`SELECT value FROM ${sql} WHERE key = $1`, [keyArray(key)]);
+        return rows[0] === undefined ? undefined : (JSON.parse(rows[0].value) as V);
+      },
+      put: async (key, value) => {
+        inTransaction('put');
+        await query(
+          `INSERT INTO ${sql} (key, key_json, value) VALUES ($1, $2, $3) ON CONFLICT (key) DO UPDATE SET key_json = excluded.key_json, value = excluded.value`,
+          [keyArray(key), JSON.stringify(key), JSON.stringify(value)],
+        );
+      },
+      remove: async (key) => {
+        inTransaction('remove');
+        await query(`DELETE FROM ${sql} WHERE key = $1`, [keyArray(key)]);
+      },
+      range: async (prefix) => {
+        const { rows } =
+          prefix === undefined || prefix.length === 0
+            ? await query<{ key_json: string; value: string }>(`SELECT key_json, value FROM ${sql} ORDER BY key`)
+            : await query<{ key_json: string; value: string }>(`SELECT key_json, value FROM ${sql} WHERE key[1:${prefix.length}] = $1 ORDER BY key`, [keyArray(prefix)]);
+        return rows.map((row): Entry<V> => ({ key: JSON.parse(row.key_json) as StoreKey, value: JSON.parse(row.value) as V }));
+      },
+    };
+  };
+
+  const write = async <T>(action: () => Promise<T>): Promise<T> => {
+    if (transaction.getStore()) return action();
+    for (let attempt = 1; ; attempt++) {
+      const client = await pool.connect();
+      const current: Transaction = { client, announced: [] };
+      try {
+        await client.query('BEGIN ISOLATION LEVEL SERIALIZABLE');
+        const result = await transaction.run(current, action);
+        for (const { channel, key } of current.announced) await client.query('SELECT pg_notify($1, $2)', [channelName(channel), key]);
+        await client.query('COMMIT');
+        client.release();
+        for (const { channel, key } of current.announced) await notifyLocal(channel, key);
+        return result;
+      } catch (error) {
+        const rolledBack = await client.query('ROLLBACK').then(() => true, () => false);
+        client.release(!rolledBack);
+        const code = (error as { code?: string }).code;
+        if (code === undefined || !RETRYABLE.has(code) || attempt === MAX_ATTEMPTS) throw error;
+        // Concurrent writers of one record: spread the retries so one of them gets through.
+        await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * attempt));
+      }
+    }
+  };
+
+  let listening: pg.Client | null = null;
+  let closed = false;
+  const listen = async (): Promise<void> => {
+    const client = new pg.Client({ connectionString: url });
+    client.on('notification', (notice) => {
+      const channel = notice.channel.replace(/^litserve_/, '');
+      void notifyLocal(channel, notice.payload ?? '*').catch((error: Error) => logger.warn(`platform store: reloading after a notice failed: ${error.message}`));
+    });
+    const reconnect = (reason: string) => {
+      if (closed || listening !== client) return;
+      listening = null;
+      logger.warn(`platform store: LISTEN connection lost (${reason}); reconnecting`);
+      setTimeout(() => void listen().catch(() => reconnect('reconnect failed')), RECONNECT_MS).unref();
+    };
+    client.on('error', (error) => reconnect(error.message));
+    client.on('end', () => reconnect('closed'));
+    listening = client;
+    await client.connect();
+    for (const channel of listeners.keys()) await client.query(`LISTEN ${channelName(channel)}`);
+    // Whatever changed while no connection listened.
+    for (const channel of listeners.keys()) await notifyLocal(channel, '*');
+  };
+  await listen();
+
+  return {
+    kind: 'postgresql',
+    table,
+    write,
+    writeExclusive: (lock, action) =>
+      write(async () => {
+        const { rows } = await query<{ locked: boolean }>('SELECT pg_try_advisory_xact_lock(hashtext($1)) AS locked', [`litserve-${lock}`]);
+        return rows[0]!.locked ? action() : undefined;
+      }),
+    announce: async (channel, key) => void inTransaction('announce').announced.push({ channel, key }),
+    onAnnounce: (channel, listener) => {
+      const first = !listeners.has(channel);
+      listeners.set(channel, [...(listeners.get(channel) ?? []), listener]);
+      // Once listening, `*`: a change committed before LISTEN took effect would otherwise be missed.
+      if (first && listening) {
+        void listening
+          .query(`LISTEN ${channelName(channel)}`)
+          .then(() => listener('*'))
+          .catch((error: Error) => logger.warn(`platform store: LISTEN ${channel} failed: ${error.message}`));
+      }
+    },
+    async close() {
+      closed = true;
+      await listening?.end().catch(() => undefined);
+      await pool.end();
+    },
+  };
+}

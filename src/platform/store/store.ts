@@ -1,0 +1,71 @@
+/**
+ * The platform's transactional store, as both backends implement it: the
+ * embedded LMDB (default, one machine) and PostgreSQL (several servers).
+ * Every read-check-write sequence runs inside `write`: reads there see the
+ * transaction's own writes and no other write can interleave (LMDB: writes
+ * are serialised in the process; PostgreSQL: SERIALIZABLE, retried on a
+ * serialization failure). A `write` inside a `write` joins the outer one.
+ */
+
+/** A key: one string, or a tuple of strings and non-negative integers, ordered element by element. */
+export type StoreKey = string | readonly (string | number)[];
+
+export const TABLE_NAMES = ['orgs', 'projects', 'literature-project', 'acls', 'heads', 'revisions', 'archives'] as const;
+export type TableName = (typeof TABLE_NAMES)[number];
+
+export interface Entry<V> {
+  key: StoreKey;
+  value: V;
+}
+
+export interface Table<V> {
+  get(key: StoreKey): Promise<V | undefined>;
+  /** Only inside `Store.write`. */
+  put(key: StoreKey, value: V): Promise<void>;
+  /** Only inside `Store.write`. */
+  remove(key: StoreKey): Promise<void>;
+  /** The entries whose key tuple starts with `prefix` (every entry without one), in key order. */
+  range(prefix?: readonly string[]): Promise<Entry<V>[]>;
+}
+
+export type AnnounceListener = (key: string) => Promise<void> | void;
+
+export interface Store {
+  /** `lmdb` or `postgresql`, for logs. */
+  readonly kind: string;
+  table<V>(name: TableName): Table<V>;
+  write<T>(action: () => Promise<T>): Promise<T>;
+  /**
+   * Runs `action` as one write unless another server sharing the store runs one under the same
+   * `lock` right now (then returns undefined): jobs every replica schedules, done once.
+   */
+  writeExclusive<T>(lock: string, action: () => Promise<T>): Promise<T | undefined>;
+  /** Inside `write`: tells every server sharing the store, once the write commits, that `key` of `channel` changed. */
+  announce(channel: string, key: string): Promise<void>;
+  /**
+   * Called with each key announced on `channel`: for this server's writes after they commit and
+   * before `write` resolves (awaited), for other servers' as their notices arrive. `*` means
+   * anything may have changed (notices may have been lost): reload everything.
+   */
+  onAnnounce(channel: string, listener: AnnounceListener): void;
+  close(): Promise<void>;
+}
+
+/** Orders keys as both backends do: element by element, numbers before strings, a prefix before its extensions. */
+export function compareKeys(a: StoreKey, b: StoreKey): number {
+  const left = typeof a === 'string' ? [a] : a;
+  const right = typeof b === 'string' ? [b] : b;
+  for (let i = 0; i < Math.min(left.length, right.length); i++) {
+    const x = left[i]!;
+    const y = right[i]!;
+    if (x === y) continue;
+    if (typeof x !== typeof y) return typeof x === 'number' ? -1 : 1;
+    return x < y ? -1 : 1;
+  }
+  return left.length - right.length;
+}
+
+export function startsWith(key: StoreKey, prefix: readonly string[]): boolean {
+  const tuple = typeof key === 'string' ? [key] : key;
+  return prefix.every((element, i) => tuple[i] === element);
+}

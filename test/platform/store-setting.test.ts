@@ -1,0 +1,20 @@
+/** --platform-store / --blob-dir: what the settings accept and refuse. */
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config.js';
+
+describe('--platform-store and --blob-dir', () => {
+  it('default to the embedded store and the blob directory under --data', () => {
+    expect(loadConfig([], {})).toMatchObject({ platformStore: 'lmdb', blobDir: null });
+  });
+
+  it('accept PostgreSQL URLs, the unix-socket form included, from flags or the environment', () => {
+    expect(loadConfig(['--platform-store', 'postgresql://litserve@db.internal:5432/litserve'], {}).platformStore).toBe('postgresql://litserve@db.internal:5432/litserve');
+    const socket = 'postgresql:///litserve?host=/var/run/postgresql';
+    expect(loadConfig([], { PLATFORM_STORE: socket, BLOB_DIR: '/mnt/shared/files' })).toMatchObject({ platformStore: socket, blobDir: '/mnt/shared/files' });
+  });
+
+  it('refuse anything else with a message naming the setting', () => {
+    expect(() => loadConfig(['--platform-store', 'sqlite'], {})).toThrow(ConfigError);
+    expect(() => loadConfig(['--platform-store', 'mysql://db/x'], {})).toThrow(/--platform-store.*'lmdb' or a postgresql:\/\/ URL/);
+  });
+});
