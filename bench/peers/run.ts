@@ -59,7 +59,7 @@ const report: Report = {
   speed,
 };
 if (process.env.PEERS_MERGE === '1') {
-  const previous = JSON.parse(await readFile(path.join(RESULTS_DIR, 'peers.json'), 'utf8')) as Report;
+  const previous = JSON.parse(await readFile(path.join(RESULTS_DIR, `${config.reportName}.json`), 'utf8')) as Report;
   if (!config.corpora.includes('scifact')) report.quality = previous.quality;
   report.speed = [...previous.speed.filter((run) => !config.corpora.includes(run.corpus)), ...speed];
   report.merged = { from: previous.date, corpora: [...new Set(previous.speed.map((r) => r.corpus))].filter((c) => !config.corpora.includes(c)) };

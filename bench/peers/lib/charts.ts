@@ -103,15 +103,15 @@ export function ndcgSpec(quality: QualityRun[]) {
 }
 
 /** Writes the charts; returns their file names (relative to bench/results). */
-export async function writeCharts(quality: QualityRun[], speed: PeerRun[], threads: number, generatedLabel: string): Promise<string[]> {
+export async function writeCharts(quality: QualityRun[], speed: PeerRun[], threads: number, generatedLabel: string, prefix: string): Promise<string[]> {
   const files: string[] = [];
-  if (quality.length) files.push(await render(ndcgSpec(quality), 'peers-ndcg.svg'));
+  if (quality.length) files.push(await render(ndcgSpec(quality), `${prefix}-ndcg.svg`));
   for (const corpus of ['scifact', 'generated'] as const) {
     const runs = speed.filter((r) => r.corpus === corpus && r.latency.length > 0);
     if (!runs.length) continue;
     const label = corpus === 'scifact' ? 'SciFact (5,183 abstracts)' : generatedLabel;
-    files.push(await render(latencySpec(runs, `${label}: single-thread p50 latency, no filter`), `peers-latency-${corpus}.svg`));
-    files.push(await render(throughputSpec(runs, `${label}: throughput`, threads), `peers-throughput-${corpus}.svg`));
+    files.push(await render(latencySpec(runs, `${label}: single-thread p50 latency, no filter`), `${prefix}-latency-${corpus}.svg`));
+    files.push(await render(throughputSpec(runs, `${label}: throughput`, threads), `${prefix}-throughput-${corpus}.svg`));
   }
   return files;
 }

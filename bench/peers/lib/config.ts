@@ -9,6 +9,8 @@
  *                      prefix of the query list instead of the whole of it (default 5)
  *   PEERS_THREADS      threads (or processes) of the throughput runs (default: the cores)
  *   PEERS_CORPORA      scifact,generated (default both)
+ *   PEERS_REPORT       base name of the results in bench/results (default peers: peers.md,
+ *                      peers.json, peers-*.svg), e.g. peers-200k to keep a smaller run beside the full one
  */
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
@@ -35,6 +37,12 @@ function listFromEnv<T extends string>(name: string, allowed: readonly T[]): T[]
   return values as T[];
 }
 
+function reportNameFromEnv(): string {
+  const name = process.env.PEERS_REPORT || 'peers';
+  if (!/^[a-z0-9][a-z0-9-]*$/.test(name)) throw new Error(`PEERS_REPORT must be a file base name (a-z, 0-9, -), got "${name}"`);
+  return name;
+}
+
 export interface BenchConfig {
   paragraphs: number;
   peers: PeerName[];
@@ -43,6 +51,8 @@ export interface BenchConfig {
   repeats: number;
   secondsPerCell: number;
   threads: number;
+  /** Base name of the result files in bench/results. */
+  reportName: string;
   /** Scratch space for corpora and indexes (git-ignored). */
   workDir: string;
 }
@@ -56,6 +66,7 @@ export function loadBenchConfig(): BenchConfig {
     repeats: Math.floor(numberFromEnv('PEERS_REPEATS', 3)),
     secondsPerCell: numberFromEnv('PEERS_SECONDS', 5),
     threads: Math.floor(numberFromEnv('PEERS_THREADS', availableParallelism())),
+    reportName: reportNameFromEnv(),
     workDir: path.resolve('bench', '.work', 'peers'),
   };
 }

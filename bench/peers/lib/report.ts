@@ -75,8 +75,10 @@ export function reproduceSection(): string {
     '`engine,engine-http,lucene,xapian,sqlite-fts5,minisearch,orama`), `PEERS_CORPORA` (`scifact,generated`),',
     '`PEERS_QUERIES` (queries per set, default 200), `PEERS_REPEATS` (default 3, medians reported),',
     '`PEERS_SECONDS` (time budget of one repetition of one cell, default 5: a slow peer answers a prefix of the',
-    'query list), `PEERS_THREADS` (throughput threads, default the core count). SciFact must be in `../shared/data/scifact`.',
-    'Results: `bench/results/peers.md`, `peers.json` and the `peers-*.svg` charts; corpora and indexes stay in `bench/.work/peers/`.',
+    'query list), `PEERS_THREADS` (throughput threads, default the core count), `PEERS_REPORT` (base name of the results,',
+    'default `peers`; `PEERS_REPORT=peers-200k PEERS_PARAGRAPHS=200000` keeps a 200,000-paragraph run beside the full one).',
+    'SciFact must be in `../shared/data/scifact`.',
+    'Results: `bench/results/peers.md`, `peers.json` and the `peers-*.svg` charts (or the `PEERS_REPORT` name); corpora and indexes stay in `bench/.work/peers/`.',
   ].join('\n');
 }
 
@@ -242,7 +244,7 @@ function targetsSection(report: Report): string {
 export async function writeReport(report: Report): Promise<void> {
   const { config } = report;
   const generatedLabel = `Generated corpus (${config.paragraphs.toLocaleString('en')} paragraphs)`;
-  const charts = await writeCharts(report.quality, report.speed, config.threads, generatedLabel);
+  const charts = await writeCharts(report.quality, report.speed, config.threads, generatedLabel, config.reportName);
   const versions: Record<string, string> = {};
   for (const run of report.speed) Object.assign(versions, run.versions);
   const markdown = [
@@ -282,5 +284,5 @@ export async function writeReport(report: Report): Promise<void> {
     table(['peer', 'settings'], config.peers.map((p) => [p, PEER_SETTINGS[p]])),
     '',
   ].join('\n');
-  await writeResults('peers', report, markdown);
+  await writeResults(config.reportName, report, markdown);
 }

@@ -6,11 +6,11 @@
  *              w_f * idf_f(t) * (k1 + 1) * tf / (tf + k1 * (1 - b + b * len_f(d) / avglen_f))
  *
  * This module is the only place the formula is written: clause weights, the
- * per-posting term score, the per-norm length factors and block upper bounds
- * all come from one `Bm25` object.
+ * per-posting term score and the per-norm length factors come from one `Bm25`
+ * object (block upper bounds: block-max.ts).
  */
 import { NORM_LENGTHS } from '../segment/norms.js';
-import { MAX_TF_RECORDED, type FieldName } from '../segment/format.js';
+import type { FieldName } from '../segment/format.js';
 
 export interface Bm25Params {
   k1: number;
@@ -42,6 +42,11 @@ export function termScore(weight: number, freq: number, lengthFactor: number): n
   return (weight * freq) / (freq + lengthFactor);
 }
 
+/** The tf factor of a posting, tf / (tf + lengthFactor): its score is the clause weight times it (block-max bounds use it). */
+export function tfFactor(freq: number, lengthFactor: number): number {
+  return freq / (freq + lengthFactor);
+}
+
 export class Bm25 {
   private readonly factors = new Map<number, Float64Array>();
 
@@ -70,15 +75,6 @@ export class Bm25 {
       this.factors.set(averageLength, table);
     }
     return table;
-  }
-
-  /**
-   * Highest score a clause can give a document of a block, from the block's
-   * highest (recorded) frequency and the length factor of its shortest norm.
-   * A saturated frequency bounds by the weight itself, the limit of tf -> infinity.
-   */
-  static blockBound(weight: number, maxTf: number, lengthFactor: number): number {
-    return maxTf >= MAX_TF_RECORDED ? weight : termScore(weight, maxTf, lengthFactor);
   }
 }
 

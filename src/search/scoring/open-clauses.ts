@@ -6,6 +6,7 @@
 import type { Segment } from '../segment/reader.js';
 import { PostingsCursor } from '../segment/postings.js';
 import type { Bm25, CollectionStats, ScoringClause } from './bm25.js';
+import { blockMaxRatios } from './block-max.js';
 
 /** Paragraphs per window of the window scorer (a power of two, a multiple of 32). */
 const WINDOW_BITS = 12;
@@ -20,6 +21,8 @@ export interface OpenClause {
   weight: number;
   norms: Uint8Array;
   lengthFactor: Float64Array;
+  /** Per block of the field: the highest tf / (tf + lengthFactor) of its postings (filled for this clause's term); weight times it bounds the block. */
+  blockMax: Float64Array;
   /** Position in the query: the order scores are summed in. */
   order: number;
 }
@@ -33,6 +36,8 @@ export class Scratch {
   stamp = new Uint32Array(0);
   generation = 0;
   bound = new Float64Array(0);
+  /** Blocks of each clause overlapping the current window (what decoding it would cost). */
+  cost = new Float64Array(0);
   /** Clause indexes by increasing window bound, and each clause's rank in that order. */
   byBound = new Int32Array(0);
   rank = new Int32Array(0);
@@ -44,6 +49,7 @@ export class Scratch {
     this.contribution = new Float64Array(clauses * WINDOW);
     this.stamp = new Uint32Array(clauses * WINDOW);
     this.bound = new Float64Array(clauses);
+    this.cost = new Float64Array(clauses);
     this.byBound = new Int32Array(clauses);
     this.rank = new Int32Array(clauses);
     this.boundBelow = new Float64Array(clauses + 1);
@@ -61,7 +67,7 @@ export class Scratch {
 
   clause(i: number): OpenClause {
     while (this.clauses.length <= i) {
-      this.clauses.push({ cursor: new PostingsCursor(), perArticle: false, weight: 0, norms: new Uint8Array(0), lengthFactor: new Float64Array(0), order: 0 });
+      this.clauses.push({ cursor: new PostingsCursor(), perArticle: false, weight: 0, norms: new Uint8Array(0), lengthFactor: new Float64Array(0), blockMax: new Float64Array(0), order: 0 });
     }
     return this.clauses[i]!;
   }
@@ -83,6 +89,7 @@ export function openClauses(segment: Segment, clauses: readonly ScoringClause[],
     open.weight = clause.weight;
     open.norms = field.norms;
     open.lengthFactor = bm25.lengthFactors(stats.averageLength[clause.field]);
+    open.blockMax = blockMaxRatios(field, ordinal, open.lengthFactor);
     open.order = order;
   });
   return scratch.clauses.slice(0, n);

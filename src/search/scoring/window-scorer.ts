@@ -27,7 +27,7 @@
 import type { Segment } from '../segment/reader.js';
 import type { Bitset } from '../filters/bitset.js';
 import { NO_MORE_DOCS } from '../segment/postings.js';
-import { Bm25, termScore } from './bm25.js';
+import { termScore } from './bm25.js';
 import type { Collector } from './top-k.js';
 import { WINDOW, scratch, type OpenClause } from './open-clauses.js';
 
@@ -51,7 +51,7 @@ export function scoreWindows(
   const n = clauses.length;
   if (n === 0) return;
   scratch.ensure(n);
-  const { bound, byBound, rank, boundBelow } = scratch;
+  const { bound, cost, byBound, rank, boundBelow } = scratch;
   const articleOf = segment.paragraphArticle;
   const firstParagraph = segment.articleFirstParagraph;
 
@@ -73,16 +73,21 @@ export function scoreWindows(
       const hi = clause.perArticle ? articleOf[to - 1]! + 1 : to;
       let block = cursor.seekBlock(lo);
       let windowBound = 0;
+      let blocks = 0;
       if (block < cursor.endBlock) {
         const first = cursor.blockFirstDoc(block);
         nextDoc = Math.min(nextDoc, clause.perArticle ? firstParagraph[first]! : first);
-        const { blockMaxTf, blockMinNorm } = cursor.field;
+        const blockMax = clause.blockMax;
+        let highest = 0;
+        const firstBlock = block;
         for (; block < cursor.endBlock && cursor.blockFirstDoc(block) < hi; block++) {
-          const b = Bm25.blockBound(clause.weight, blockMaxTf[block]!, clause.lengthFactor[blockMinNorm[block]!]!);
-          if (b > windowBound) windowBound = b;
+          if (blockMax[block]! > highest) highest = blockMax[block]!;
         }
+        windowBound = clause.weight * highest;
+        blocks = block - firstBlock;
       }
       bound[c] = windowBound;
+      cost[c] = blocks;
       total += windowBound;
     }
     if (nextDoc === NO_MORE_DOCS) return;
@@ -95,10 +100,8 @@ export function scoreWindows(
       from = to;
       continue;
     }
-    sortByBound(n, bound, byBound, rank, boundBelow);
-    let firstEssential = 0;
     const safe = threshold - PRUNING_MARGIN * Math.abs(threshold);
-    while (firstEssential < n && boundBelow[firstEssential + 1]! < safe) firstEssential++;
+    const firstEssential = partition(n, bound, cost, safe, byBound, rank, boundBelow);
 
     const generation = scratch.nextGeneration();
     const record = firstEssential > 0; // contributions are only needed to re-sum with non-essential ones
@@ -120,21 +123,64 @@ function anyWord(words: Uint32Array, first: number, last: number): boolean {
   return false;
 }
 
-/** Insertion sort of clause indexes by bound (few clauses), ranks, and prefix sums of the sorted bounds. */
-function sortByBound(n: number, bound: Float64Array, byBound: Int32Array, rank: Int32Array, boundBelow: Float64Array): void {
+/**
+ * Splits the clauses into non-essential ones, whose bounds together stay below
+ * `safe` (a paragraph matching only them cannot enter the top k, so they are
+ * only probed), and essential ones, which are decoded. Classic MaxScore takes
+ * the lowest bounds first; here clauses are taken greedily by blocks saved per
+ * unit of bound (window blocks / bound), skipping any that no longer fits. On a
+ * one-word query whose long text list alone cannot reach the k-th score, the
+ * text list becomes non-essential and the short title list drives.
+ *
+ * Leaves in byBound the non-essential clauses first, by increasing bound
+ * (probing goes from the highest down), then the essential ones; rank[c] is a
+ * clause's position there and boundBelow[i] the sum of the first i bounds.
+ * Returns the number of non-essential clauses.
+ */
+function partition(n: number, bound: Float64Array, cost: Float64Array, safe: number, byBound: Int32Array, rank: Int32Array, boundBelow: Float64Array): number {
+  // Insertion sort (few clauses) by cost / bound, highest first; a zero bound costs nothing to leave out.
   for (let i = 0; i < n; i++) {
+    const key = bound[i]! > 0 ? cost[i]! / bound[i]! : Infinity;
     let j = i;
-    while (j > 0 && bound[byBound[j - 1]!]! > bound[i]!) {
+    while (j > 0 && keyOf(byBound[j - 1]!, bound, cost) < key) {
       byBound[j] = byBound[j - 1]!;
       j--;
     }
     byBound[j] = i;
+  }
+  let sum = 0;
+  let nonEssential = 0;
+  for (let i = 0; i < n; i++) {
+    const c = byBound[i]!;
+    if (sum + bound[c]! < safe) {
+      sum += bound[c]!;
+      rank[c] = -1; // marked non-essential
+      nonEssential++;
+    } else rank[c] = n;
+  }
+  // Non-essential clauses first, by increasing bound; essential ones after, in any order.
+  let front = 0;
+  let back = nonEssential;
+  for (let c = 0; c < n; c++) {
+    if (rank[c] === -1) {
+      let j = front++;
+      while (j > 0 && bound[byBound[j - 1]!]! > bound[c]!) {
+        byBound[j] = byBound[j - 1]!;
+        j--;
+      }
+      byBound[j] = c;
+    } else byBound[back++] = c;
   }
   boundBelow[0] = 0;
   for (let i = 0; i < n; i++) {
     rank[byBound[i]!] = i;
     boundBelow[i + 1] = boundBelow[i]! + bound[byBound[i]!]!;
   }
+  return nonEssential;
+}
+
+function keyOf(c: number, bound: Float64Array, cost: Float64Array): number {
+  return bound[c]! > 0 ? cost[c]! / bound[c]! : Infinity;
 }
 
 /** Adds one clause's scores for the paragraphs [from, to) of the window to the partial sums. */
@@ -150,15 +196,14 @@ function accumulate(
   generation: number,
   blockFloor: number,
 ): void {
-  const { cursor, weight, norms, lengthFactor, perArticle } = clause;
-  const { blockMaxTf, blockMinNorm } = cursor.field;
+  const { cursor, weight, norms, lengthFactor, perArticle, blockMax } = clause;
   const { partial, touched, contribution, stamp } = scratch;
   const slotBase = slot * WINDOW;
   const lo = perArticle ? articleOf[from]! : from;
   const hi = perArticle ? articleOf[to - 1]! + 1 : to;
   const lastDocs = cursor.field.blockLastDoc;
   for (let block = cursor.seekBlock(lo); block < cursor.endBlock && cursor.blockFirstDoc(block) < hi; block++) {
-    if (Bm25.blockBound(weight, blockMaxTf[block]!, lengthFactor[blockMinNorm[block]!]!) < blockFloor) {
+    if (weight * blockMax[block]! < blockFloor) {
       if (lastDocs[block]! >= hi) break;
       continue;
     }
@@ -220,6 +265,7 @@ function collectWindow(
       const offset = (w << 5) + 31 - Math.clz32(low);
       const doc = windowBase + offset;
       let score = partial[offset]!;
+      (globalThis as any).__cand = ((globalThis as any).__cand ?? 0) + 1;
       let probedAny = false;
       let pruned = false;
       for (let i = firstEssential - 1; i >= 0; i--) {

@@ -12,7 +12,7 @@ import { Segment, SegmentFormatError } from '../../../src/search/segment/reader.
 import { MAGIC, PREAMBLE_BYTES } from '../../../src/search/segment/format.js';
 import { NO_MORE_DOCS, PostingsCursor } from '../../../src/search/segment/postings.js';
 import { Bitset } from '../../../src/search/filters/bitset.js';
-import { Bm25 } from '../../../src/search/scoring/bm25.js';
+import { bm25For } from '../../../src/search/scoring/bm25.js';
 import { scoreEach } from '../../../src/search/scoring/exhaustive.js';
 import { scoreWindows } from '../../../src/search/scoring/window-scorer.js';
 import { openClauses, WINDOW } from '../../../src/search/scoring/open-clauses.js';
@@ -58,7 +58,8 @@ afterAll(async () => {
   await cleanup();
 });
 
-const bm25 = () => new Bm25(searcher.params);
+// One Bm25 for every call, so its length-factor tables (and the block-max ratios cached under them) persist.
+const bm25 = () => bm25For(searcher.params);
 const allParagraphs = () => Bitset.full(segment.paragraphCount);
 
 function exhaustive(terms: string[], accept: Bitset | null) {
@@ -175,6 +176,7 @@ describe('window-at-a-time scoring', () => {
   it('decodes no block of a window the filter excludes', () => {
     const second = new Bitset(segment.paragraphCount);
     for (let p = WINDOW; p < 2 * WINDOW; p += 5) second.add(p);
+    topK(['neuron', 'cortex'], 10, second, true); // computes the terms' block-max ratios (one pass over each list), not measured
     const ranges = decodedBlocks(() => topK(['neuron', 'cortex'], 10, second, true)); // text blocks list paragraphs
     expect(ranges.length).toBeGreaterThan(0);
     expect(ranges.filter(([first, last]) => !(first < 2 * WINDOW && last >= WINDOW))).toEqual([]);
@@ -183,6 +185,7 @@ describe('window-at-a-time scoring', () => {
   it('skips windows whose block bounds cannot reach the k-th score', () => {
     // "zebra" lives in the first window only and outscores any paragraph without it.
     const terms = ['zebra', 'synapse'];
+    topK(terms, 5, null, true); // computes the terms' block-max ratios (one pass over each list), not measured
     const ranges = decodedBlocks(() => topK(terms, 5, null, true));
     expect(topK(terms, 5, null)).toEqual(expectedTopK(terms, 5, null));
     const cursor = PostingsCursor.forTerm(segment.fields.text, segment.termOrdinal(analyze('synapse')[0]!));
