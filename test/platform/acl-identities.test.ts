@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { AuthFileError, loadAuthFile } from '../../src/platform/auth-file.js';
 import { principalKey, principalOfKey, type Principal } from '../../src/platform/identities.js';
 import { TOKENS, type TestServer, bearer, createProject, startServer } from './helpers.js';
+import { testPostgresUrl } from '../postgres/project.js';
 
 let server: TestServer;
 
@@ -73,7 +74,7 @@ describe('typed identity keys', () => {
   });
 
   // Only LMDB stores predate typed keys (this test writes the LMDB file itself); a PostgreSQL store never held untyped ones.
-  test.skipIf(process.env.LITSERVE_TEST_POSTGRES !== undefined)('grants stored before keys were typed are read with their old meaning after an upgrade', async () => {
+  test.skipIf(testPostgresUrl() !== undefined)('grants stored before keys were typed are read with their old meaning after an upgrade', async () => {
     const dataDir = await mkdtemp(path.join(tmpdir(), 'acl-upgrade-'));
     const first = await startServer({ dataDir });
     await createProject(first.app, 'org', 'proj');

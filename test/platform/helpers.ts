@@ -10,6 +10,7 @@ import type { Platform } from '../../src/platform/index.js';
 import { openServices } from '../../src/services.js';
 import type { LiteratureSource } from '../../src/platform/literature.js';
 import { schemaUrl } from '../postgres/cluster.js';
+import { testPostgresUrl } from '../postgres/project.js';
 
 export const BASE = 'http://platform.test';
 
@@ -103,12 +104,12 @@ export interface TestServerOptions {
 }
 
 /**
- * In the `postgresql` test project (LITSERVE_TEST_POSTGRES set by its global setup), every test
+ * In the `postgresql` test project (its global setup provides the cluster's URL), every test
  * server gets a schema of its own in the run's cluster, named after its data dir, so a restart
  * on the same data dir finds its store again; otherwise the embedded LMDB store.
  */
 async function testPlatformStore(dataDir: string, sharedStore: string | undefined): Promise<string | undefined> {
-  const cluster = process.env.LITSERVE_TEST_POSTGRES;
+  const cluster = testPostgresUrl();
   return cluster ? schemaUrl(cluster, sharedStore ?? dataDir) : undefined;
 }
 

@@ -14,6 +14,7 @@ import { FIXTURE_ARTICLES } from '../http/app-fixture.js';
 import { schemaUrl } from '../postgres/cluster.js';
 import { admin, adminJson, freePort, kill, startServerProcess, writeAdminAuthFile } from '../reliability/server-process.js';
 import { tempDir, writeIndex } from '../search/helpers.js';
+import { testPostgresUrl } from '../postgres/project.js';
 
 const NGINX = '/usr/sbin/nginx';
 if (!existsSync(NGINX)) console.warn('SKIPPED: the nginx sample-configuration test (nginx is not installed: apt-get install nginx).');
@@ -32,7 +33,7 @@ describe.skipIf(!existsSync(NGINX))('the nginx sample configuration in front of 
     const indexDir = path.join(dir, 'index');
     await writeIndex(indexDir, FIXTURE_ARTICLES);
     const authFile = await writeAdminAuthFile(dir);
-    const flags = ['--platform-store', await schemaUrl(process.env.LITSERVE_TEST_POSTGRES!, `nginx-${dir}`), '--blob-dir', path.join(dir, 'blobs')];
+    const flags = ['--platform-store', await schemaUrl(testPostgresUrl()!, `nginx-${dir}`), '--blob-dir', path.join(dir, 'blobs')];
     const balancerPort = await freePort();
     const publicUrl = ['--public-url', `http://127.0.0.1:${balancerPort}`];
     const replicas = [

@@ -15,6 +15,7 @@ import { schemaUrl } from '../postgres/cluster.js';
 import { admin, adminJson, kill, startServerProcess, writeAdminAuthFile } from '../reliability/server-process.js';
 import { tempDir, writeIndex } from '../search/helpers.js';
 import { TOKENS, type TestServer, bearer, createProject, multipart, startServer } from './helpers.js';
+import { testPostgresUrl } from '../postgres/project.js';
 
 /** How long an ACL change may take to reach another replica (docs/DEPLOY.md): a notice normally arrives within milliseconds. */
 const ACL_PROPAGATION_BOUND_MS = 2000;
@@ -112,7 +113,7 @@ describe('a replica killed mid-write', () => {
     const indexDir = path.join(dir, 'index');
     await writeIndex(indexDir, FIXTURE_ARTICLES);
     const authFile = await writeAdminAuthFile(dir);
-    const store = await schemaUrl(process.env.LITSERVE_TEST_POSTGRES!, `kill-${dir}`);
+    const store = await schemaUrl(testPostgresUrl()!, `kill-${dir}`);
     const sharedBlobs = path.join(dir, 'blobs');
     const flags = ['--platform-store', store, '--blob-dir', sharedBlobs];
     const replicaA = await startServerProcess({ dataDir: path.join(dir, 'a'), indexDir, authFile, extraFlags: flags });

@@ -4,6 +4,7 @@ import { describe, expect, test } from 'vitest';
 import { SCHEMA_VERSION } from '../../src/platform/store/migrations.js';
 import { openPostgresStore } from '../../src/platform/store/postgres.js';
 import { schemaUrl } from '../postgres/cluster.js';
+import { testPostgresUrl } from '../postgres/project.js';
 
 const quiet = { info: () => undefined, warn: () => undefined };
 
@@ -19,14 +20,14 @@ async function versions(url: string): Promise<number[]> {
 
 describe('schema migrations', () => {
   test('a new database is migrated once to the current version; opening it again changes nothing', async () => {
-    const url = await schemaUrl(process.env.LITSERVE_TEST_POSTGRES!, `migrations-${Date.now()}`);
+    const url = await schemaUrl(testPostgresUrl()!, `migrations-${Date.now()}`);
     await (await openPostgresStore(url, quiet)).close();
     await (await openPostgresStore(url, quiet)).close();
     expect(await versions(url)).toEqual(Array.from({ length: SCHEMA_VERSION }, (_, i) => i + 1));
   });
 
   test('a database at a newer version is refused with a message naming both versions', async () => {
-    const url = await schemaUrl(process.env.LITSERVE_TEST_POSTGRES!, `newer-${Date.now()}`);
+    const url = await schemaUrl(testPostgresUrl()!, `newer-${Date.now()}`);
     await (await openPostgresStore(url, quiet)).close();
     const client = new pg.Client({ connectionString: url });
     await client.connect();

@@ -1,8 +1,19 @@
-/** Vitest global setup of the `postgresql` project: one cluster for the whole run, its URL handed to the test processes. */
+/**
+ * Vitest global setup of the `postgresql` project: one cluster for the whole run. Its URL is
+ * provided to that project's tests only (`inject('postgresUrl')`); an environment variable would
+ * leak into the default project's processes too and move its platform tests off LMDB.
+ */
+import type { TestProject } from 'vitest/node';
 import { startCluster } from './cluster.js';
 
-export default function setup(): () => void {
+declare module 'vitest' {
+  export interface ProvidedContext {
+    postgresUrl: string;
+  }
+}
+
+export default function setup(project: TestProject): () => void {
   const cluster = startCluster();
-  process.env.LITSERVE_TEST_POSTGRES = cluster.url;
+  project.provide('postgresUrl', cluster.url);
   return () => cluster.stop();
 }
