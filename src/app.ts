@@ -12,7 +12,7 @@ import { ApiError, ErrorCode, literatureErrorBody, literatureErrorHandler } from
 import type { LiteratureServices } from './http/literature/services.js';
 import { retrievalRoutes } from './http/literature/retrieval.js';
 import { suggestionRoutes } from './http/literature/suggestions.js';
-import { HEALTH_PATHS, healthRoutes, settingsRoutes, type ServiceInfo } from './http/literature/health-and-settings.js';
+import { isHealthProbe, healthRoutes, settingsRoutes, type ServiceInfo } from './http/literature/health-and-settings.js';
 import { qaRoutes, type QaServices } from './http/literature/qa.js';
 import { RELOAD_PERMISSION, adminRoutes } from './http/literature/admin.js';
 import { shedLoad } from './http/load-shedding.js';
@@ -86,7 +86,7 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
       timeWindow: 60_000,
       keyGenerator: (request) => callerKey(request, services.platform),
       // Load balancers poll health from one address, often: never limit it.
-      allowList: (request) => HEALTH_PATHS.has(request.url),
+      allowList: (request) => isHealthProbe(request.url),
       // Each API's error handler turns this into its own vocabulary (code 5 / TooManyRequests).
       errorResponseBuilder: (_request, context) =>
         Object.assign(new Error(`rate limit of ${context.max} requests per ${context.after} exceeded; retry later`), { statusCode: 429 }),

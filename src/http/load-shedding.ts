@@ -5,7 +5,7 @@
  * (and timeouts for everyone). The health routes are never refused.
  */
 import type { FastifyInstance } from 'fastify';
-import { HEALTH_PATHS } from './literature/health-and-settings.js';
+import { isHealthProbe } from './literature/health-and-settings.js';
 
 export class OverloadedError extends Error {
   readonly statusCode = 503;
@@ -19,7 +19,7 @@ export function shedLoad(app: FastifyInstance, maxInFlight: number): void {
   let inFlight = 0;
   const counted = new WeakSet<object>();
   app.addHook('onRequest', async (request, reply) => {
-    if (HEALTH_PATHS.has(request.url)) return;
+    if (isHealthProbe(request.url)) return;
     if (inFlight >= maxInFlight) {
       reply.header('retry-after', '1');
       throw new OverloadedError(maxInFlight);

@@ -74,6 +74,8 @@ describe('rate limit per caller', () => {
     expect((await count(`Bearer ${TOKENS.reader}`)).statusCode).toBe(200);
     // Health checks are never limited.
     for (let i = 0; i < 5; i++) expect((await fixture.app.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
+    // Nor when a probe adds a query string (cache busters, monitoring tags).
+    for (const url of ['/healthz?probe=1', '/?x=y']) expect((await fixture.app.inject({ method: 'GET', url })).statusCode).toBe(200);
   });
 });
 

@@ -10,7 +10,13 @@ export interface ServiceInfo {
   components: () => Record<string, unknown>;
 }
 
-export const HEALTH_PATHS = new Set(['/', '/healthz']);
+const HEALTH_PATHS = new Set(['/', '/healthz']);
+
+/** True for GET / and /healthz whatever their query string: probes are never rate-limited or shed. */
+export function isHealthProbe(url: string): boolean {
+  const query = url.indexOf('?');
+  return HEALTH_PATHS.has(query === -1 ? url : url.slice(0, query));
+}
 
 export const healthRoutes: FastifyPluginAsync = async (app) => {
   // API clients get the status; a browser (Accept: text/html) is sent to the web page.
