@@ -10,174 +10,31 @@
  *   STEP_SECONDS=5 npm run bench:load        # a quick run
  *   LOAD_PARAGRAPHS=20000 LOAD_STEPS=1,8,64 npm run bench:load
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import autocannon from 'autocannon';
-import { IndexWriter } from '../src/search/index-writer.js';
-import { createProgress } from '../src/progress.js';
-import { random } from '../scripts/lib/random.js';
-import { sentenceSource, syntheticArticles } from './lib/synthetic-corpus.js';
+import { buildLoadIndex, describeStep, prepareArchive, writeLoadAuthFile, serverErrorsOf, step, workload, type Kind, type LoadTarget, type StepResult } from './lib/load-mix.js';
 import { machine, writeResults } from './lib/stats.js';
-import { ADMIN_TOKEN, startServerProcess, writeAdminAuthFile, type ServerProcess } from '../test/reliability/server-process.js';
+import { startServerProcess, type ServerProcess } from '../test/reliability/server-process.js';
 
 const PARAGRAPHS = Number(process.env.LOAD_PARAGRAPHS ?? 100_000);
 const STEP_SECONDS = Number(process.env.STEP_SECONDS ?? 60);
 const STEPS = (process.env.LOAD_STEPS ?? '1,4,16,64,256').split(',').map(Number);
 const OVERLOAD_CONNECTIONS = Number(process.env.LOAD_OVERLOAD ?? 1024);
 const INDEX_DIR = path.resolve('bench', '.work', `load-${PARAGRAPHS}`);
-const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };
 
-type Kind = 'count' | 'listing' | 'search' | 'suggestions' | 'archive';
-interface Spec {
-  kind: Kind;
-  method: 'GET';
-  path: string;
-  headers: Record<string, string>;
-}
-
-async function buildIndex(): Promise<void> {
-  if (existsSync(path.join(INDEX_DIR, 'manifest.json'))) return;
-  const progress = createProgress('index', 'items');
-  const writer = await IndexWriter.open(INDEX_DIR);
-  let paragraphs = 0;
-  for (const article of syntheticArticles(PARAGRAPHS, sentenceSource())) {
-    await writer.add(article);
-    paragraphs += article.paragraphs.length;
-    if (paragraphs % 5000 < article.paragraphs.length) progress.update(paragraphs, PARAGRAPHS);
-  }
-  await writer.commit();
-  progress.stop();
-}
-
-/** An organisation, a project, 20 files of 64 KiB and an archive of them plus 5 articles. */
-async function prepareArchive(server: ServerProcess): Promise<void> {
-  const json = { ...admin, 'content-type': 'application/json' };
-  for (const url of ['/v1/orgs/bench', '/v1/projects/bench/files']) await fetch(`${server.base}${url}`, { method: 'PUT', headers: json, body: '{}' });
-  const rand = random(3);
-  for (let i = 0; i < 20; i++) {
-    const form = new FormData();
-    const text = Array.from({ length: 4096 }, () => Math.floor(rand() * 1e6).toString(36)).join(',').slice(0, 65536);
-    form.append('file', new Blob([text], { type: 'text/csv' }), `trace-${i}.csv`);
-    const response = await fetch(`${server.base}/v1/files/bench/files/trace-${i}`, { method: 'PUT', headers: admin, body: form });
-    if (response.status !== 201) throw new Error(`file upload: ${response.status} ${await response.text()}`);
-  }
-  const articles = ['syn-0', 'syn-1', 'syn-2', 'syn-3', 'syn-4'].map((id) => ({ '@type': 'Resource', project: 'literature/articles', resourceId: id }));
-  const files = Array.from({ length: 20 }, (_, i) => ({ '@type': 'File', resourceId: `trace-${i}` }));
-  const created = await fetch(`${server.base}/v1/archives/bench/files/bundle`, {
-    method: 'PUT',
-    headers: { ...json, accept: 'application/json' },
-    body: JSON.stringify({ resources: [...articles, ...files] }),
-  });
-  if (created.status !== 201) throw new Error(`archive: ${created.status} ${await created.text()}`);
-}
-
-/** The request mix, in proportion: 4 count, 4 listing, 6 search, 3 suggestions, 1 archive download per 18 requests. */
-function workload(): Spec[] {
-  const rand = random(11);
-  // Words of the corpus's own sentences, so searches find paragraphs (a search that finds none is a 404 by the spec).
-  const source = sentenceSource();
-  const pick = () => {
-    const words = source.sentence(rand).toLowerCase().match(/[a-z]{5,}/g) ?? ['cells'];
-    return words[Math.floor(rand() * words.length)]!;
-  };
-  const get = (kind: Kind, url: string, headers: Record<string, string> = {}): Spec => ({ kind, method: 'GET', path: url, headers });
-  const specs: Spec[] = [];
-  for (let i = 0; i < 4; i++) {
-    specs.push(get('count', `/retrieval/article_count?topics=${pick()}${i % 2 ? '&date_from=2010-01-01' : ''}`));
-    specs.push(get('listing', `/retrieval/article_listing?topics=${pick()}&size=20${i % 2 ? '&article_types=research-article' : ''}`));
-  }
-  for (let i = 0; i < 6; i++) specs.push(get('search', `/retrieval/?query=${pick()}%20${pick()}&retriever_k=${i % 2 ? 100 : 10}${i % 3 === 0 ? '&date_from=2005-01-01' : ''}`));
-  specs.push(get('suggestions', '/suggestions/article_types'), get('suggestions', `/suggestions/author?name=${'abcdefgh'[Math.floor(rand() * 8)]}`), get('suggestions', '/suggestions/journal?keywords=journal'));
-  specs.push(get('archive', '/v1/archives/bench/files/bundle', { ...admin, accept: 'application/zip' }));
-  // Interleave so every connection sees the mix, not long runs of one kind.
-  return specs.sort(() => rand() - 0.5);
-}
-
-function rssMiB(pid: number): number {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
-}
-
-interface StepResult {
-  connections: number;
-  seconds: number;
-  loadAverage: number;
-  requestsPerSecond: number;
-  p50: number;
-  p99: number;
-  statuses: Record<string, number>;
-  errors: number;
-  timeouts: number;
-  byKind: Record<string, { n: number; p50: number; p99: number }>;
-  rss: { min: number; max: number; end: number; series: number[] };
-}
-
-function percentile(sorted: number[], p: number): number {
-  return sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
-}
-
-async function step(server: ServerProcess, specs: Spec[], connections: number, seconds: number): Promise<StepResult> {
-  const loadAverage = os.loadavg()[0]!;
-  const series: number[] = [];
-  const sampler = setInterval(() => {
-    if (server.child.exitCode === null && server.child.signalCode === null) series.push(Math.round(rssMiB(server.child.pid!)));
-  }, 1000);
-  const byKind = new Map<Kind, number[]>();
-  const position = new Map<object, number>();
-  let finished!: (result: autocannon.Result) => void;
-  let failed!: (error: Error) => void;
-  const done = new Promise<autocannon.Result>((resolve, reject) => ((finished = resolve), (failed = reject)));
-  const instance = autocannon(
-    {
-      url: server.base,
-      connections,
-      duration: seconds,
-      timeout: 30,
-      requests: specs.map(({ method, path: url, headers }) => ({ method, path: url, headers })),
-    },
-    (error, result) => (error ? failed(error) : finished(result)),
-  );
-  instance.on('response', (client: object, _status: number, _bytes: number, responseTime: number) => {
-    const index = position.get(client) ?? 0;
-    position.set(client, index + 1);
-    const kind = specs[index % specs.length]!.kind;
-    const times = byKind.get(kind) ?? [];
-    times.push(responseTime);
-    byKind.set(kind, times);
-  });
-  const result = await done;
-  clearInterval(sampler);
-  if (server.child.exitCode !== null || server.child.signalCode !== null) {
-    throw new Error(`the server died during the step (${server.child.exitCode ?? server.child.signalCode}): ${server.output().slice(-3000)}`);
-  }
-  series.push(Math.round(rssMiB(server.child.pid!)));
-  const statuses: Record<string, number> = {};
-  for (const [code, { count }] of Object.entries(result.statusCodeStats ?? {}) as [string, { count: number }][]) statuses[code] = Number(count);
+/** One server process as a load target. */
+function targetOf(server: ServerProcess): LoadTarget {
   return {
-    connections,
-    seconds,
-    loadAverage: Math.round(loadAverage * 100) / 100,
-    requestsPerSecond: Math.round(result.requests.average * 10) / 10,
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    statuses,
-    errors: result.errors,
-    timeouts: result.timeouts,
-    byKind: Object.fromEntries(
-      [...byKind.entries()].map(([kind, times]) => {
-        const sorted = times.sort((a, b) => a - b);
-        return [kind, { n: sorted.length, p50: percentile(sorted, 50), p99: percentile(sorted, 99) }];
-      }),
-    ),
-    rss: { min: Math.min(...series), max: Math.max(...series), end: series.at(-1)!, series },
+    base: server.base,
+    pids: () => [server.child.pid!],
+    assertAlive: () => {
+      if (server.child.exitCode !== null || server.child.signalCode !== null) {
+        throw new Error(`the server died during the step (${server.child.exitCode ?? server.child.signalCode}): ${server.output().slice(-3000)}`);
+      }
+    },
   };
-}
-
-function describeStep(s: StepResult): string {
-  const statuses = Object.entries(s.statuses).map(([code, count]) => `${code}×${count}`).join(' ');
-  return `${s.connections} connections: ${s.requestsPerSecond} req/s, p50 ${s.p50} ms, p99 ${s.p99} ms, ${statuses}, errors ${s.errors}, RSS ${s.rss.min}-${s.rss.max} MiB (load ${s.loadAverage})`;
 }
 
 function rssChart(steps: StepResult[]): string {
@@ -205,19 +62,17 @@ function rssChart(steps: StepResult[]): string {
 
 async function main(): Promise<void> {
   process.stderr.write(`load benchmark: ${PARAGRAPHS} paragraphs, steps ${STEPS.join(', ')} connections, ${STEP_SECONDS} s each\n`);
-  await buildIndex();
+  await buildLoadIndex(INDEX_DIR, PARAGRAPHS);
   const work = await mkdtemp(path.join(os.tmpdir(), 'litserve-load-'));
-  const authFile = await writeAdminAuthFile(work);
-  // Anonymous may read (the literature routes and nothing else need it here).
-  await writeFile(authFile, JSON.stringify({ tokens: { [ADMIN_TOKEN]: { realm: 'local', subject: 'admin' } }, acls: { '/': { anonymous: ['resources/read'], 'local/admin': ['*'] } } }));
+  const authFile = await writeLoadAuthFile(work);
   const specs = workload();
   const steps: StepResult[] = [];
   let server = await startServerProcess({ dataDir: path.join(work, 'data'), indexDir: INDEX_DIR, authFile, extraFlags: ['--search-threads', String(os.availableParallelism())] });
   try {
-    await prepareArchive(server);
-    await step(server, specs, 4, Math.min(5, STEP_SECONDS)); // warm-up, not reported
+    await prepareArchive(server.base);
+    await step(targetOf(server), specs, 4, Math.min(5, STEP_SECONDS)); // warm-up, not reported
     for (const connections of [...STEPS, OVERLOAD_CONNECTIONS]) {
-      const result = await step(server, specs, connections, STEP_SECONDS);
+      const result = await step(targetOf(server), specs, connections, STEP_SECONDS);
       steps.push(result);
       process.stderr.write(`${describeStep(result)}\n`);
     }
@@ -230,7 +85,7 @@ async function main(): Promise<void> {
   server = await startServerProcess({ dataDir: path.join(work, 'data'), indexDir: INDEX_DIR, authFile, extraFlags: ['--search-threads', String(os.availableParallelism()), '--max-in-flight', '32'] });
   let shedding: StepResult;
   try {
-    shedding = await step(server, specs, OVERLOAD_CONNECTIONS, STEP_SECONDS);
+    shedding = await step(targetOf(server), specs, OVERLOAD_CONNECTIONS, STEP_SECONDS);
     process.stderr.write(`--max-in-flight 32: ${describeStep(shedding)}\n`);
   } finally {
     server.child.kill('SIGKILL');
@@ -241,7 +96,7 @@ async function main(): Promise<void> {
   server = await startServerProcess({ dataDir: path.join(work, 'data'), indexDir: INDEX_DIR, authFile, extraFlags: ['--rate-limit', '100'] });
   let rateLimited: StepResult;
   try {
-    rateLimited = await step(server, specs.filter((s) => s.kind !== 'archive'), 8, Math.min(10, STEP_SECONDS));
+    rateLimited = await step(targetOf(server), specs.filter((s) => s.kind !== 'archive'), 8, Math.min(10, STEP_SECONDS));
     process.stderr.write(`rate limit 100/min: ${describeStep(rateLimited)}\n`);
   } finally {
     server.child.kill('SIGKILL');
@@ -249,7 +104,7 @@ async function main(): Promise<void> {
     await rm(work, { recursive: true, force: true });
   }
 
-  const serverErrors = [...steps, shedding, rateLimited].reduce((sum, s) => sum + Object.entries(s.statuses).filter(([code]) => code >= '500' && code !== '503').reduce((n, [, c]) => n + c, 0), 0);
+  const serverErrors = [...steps, shedding, rateLimited].reduce((sum, s) => sum + serverErrorsOf(s), 0);
   const shedBelowSaturation = steps.filter((s) => s.connections <= 256).reduce((sum, s) => sum + (s.statuses['503'] ?? 0) + s.errors, 0);
   await writeFile(path.resolve('bench', 'results', 'load-rss.svg'), rssChart(steps));
   await writeResults('load', { date: new Date().toISOString(), machine: machine(), paragraphs: PARAGRAPHS, stepSeconds: STEP_SECONDS, specs, steps, shedding, rateLimited, serverErrors },

@@ -5,11 +5,16 @@
  * platform services (no HTTP), then updates each once with its rev, measuring
  * every call. Results: bench/results/replicas.md.
  *
- *   npm run bench:replicas
- *   REPLICA_WRITES=50 REPLICA_ROUNDS=2 npm run bench:replicas   # a quick run
+ * Then the load mix of bench/load.ts against one server and two replicas
+ * behind nginx (bench/replicas-load.ts; needs Debian's nginx).
  *
- * The load mix of bench/load.ts against one server and two replicas behind a
- * balancer is not measured here yet (see the results file).
+ *   npm run bench:replicas
+ *   REPLICA_WRITES=50 REPLICA_ROUNDS=2 REPLICA_LOAD_SECONDS=3 REPLICA_LOAD_ROUNDS=1 npm run bench:replicas   # a quick run
+ *
+ * Settings of the load part: REPLICA_LOAD_PARAGRAPHS (default 20,000),
+ * REPLICA_LOAD_STEPS (connections, default 16,64), REPLICA_LOAD_SECONDS (per
+ * step, default 10), REPLICA_LOAD_ROUNDS (default 2), REPLICA_LOAD_WRITES
+ * (creations per 18 requests, default 2). Exits 1 on any 5xx but shedding's 503.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -18,6 +23,7 @@ import { OPERATOR } from '../src/platform/identities.js';
 import { openServices, type Services } from '../src/services.js';
 import { schemaUrl, startCluster } from '../test/postgres/cluster.js';
 import { machine, summarize, writeResults } from './lib/stats.js';
+import { measureReplicaLoad, replicaLoadErrors, replicaLoadMarkdown, replicaLoadSettings } from './replicas-load.js';
 
 const WRITES = Number(process.env.REPLICA_WRITES ?? 300);
 const ROUNDS = Number(process.env.REPLICA_ROUNDS ?? 3);
@@ -64,13 +70,17 @@ try {
     }
   }
   for (const services of Object.values(stores)) await services.close();
+  const loadSettings = replicaLoadSettings();
+  const load = await measureReplicaLoad(loadSettings, cluster.url, dir);
   const rows = Object.entries(samples).flatMap(([store, { create, update }]) =>
     Object.entries({ create, update }).map(([operation, millis]) => ({ store, operation, ...summarize(millis) })),
   );
   const ratio = (operation: 'create' | 'update', key: 'p50' | 'p99') =>
     (rows.find((r) => r.store === 'postgresql' && r.operation === operation)![key] / rows.find((r) => r.store === 'lmdb' && r.operation === operation)![key]).toFixed(1);
   const markdown = [
-    '# Platform store: PostgreSQL beside LMDB (`npm run bench:replicas`)',
+    '# Platform store: PostgreSQL beside LMDB, one server beside replicas (`npm run bench:replicas`)',
+    '',
+    '## Write latency',
     '',
     `${WRITES} resource creations then ${WRITES} updates (with rev) per round, ${ROUNDS} rounds per store, interleaved, sequential calls`,
     'through the platform services (no HTTP). PostgreSQL: a throw-away local cluster on a unix socket with fsync off',
@@ -82,13 +92,13 @@ try {
     '',
     `PostgreSQL / LMDB: create p50 ×${ratio('create', 'p50')}, p99 ×${ratio('create', 'p99')}; update p50 ×${ratio('update', 'p50')}, p99 ×${ratio('update', 'p99')}.`,
     '',
-    'Not measured yet: the load mix of bench/load.ts against one server and against two replicas behind a balancer.',
-    '',
+    replicaLoadMarkdown(loadSettings, load),
     `Machine: ${JSON.stringify(machine())}`,
     '',
   ].join('\n');
-  await writeResults('replicas', { writes: WRITES, rounds: ROUNDS, rows, machine: machine() }, markdown);
+  await writeResults('replicas', { writes: WRITES, rounds: ROUNDS, rows, load: { settings: loadSettings, rows: load }, machine: machine() }, markdown);
   console.log(markdown);
+  if (replicaLoadErrors(load) > 0) process.exitCode = 1;
 } finally {
   cluster.stop();
   await rm(dir, { recursive: true, force: true });

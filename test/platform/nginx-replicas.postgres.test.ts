@@ -5,9 +5,6 @@
  * reads through it land on either replica; a file goes up and comes back
  * byte-identical; with one replica killed the balancer keeps answering.
  */
-import { execFileSync, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { FIXTURE_ARTICLES } from '../http/app-fixture.js';
@@ -15,19 +12,12 @@ import { schemaUrl } from '../postgres/cluster.js';
 import { admin, adminJson, freePort, kill, startServerProcess, writeAdminAuthFile } from '../reliability/server-process.js';
 import { tempDir, writeIndex } from '../search/helpers.js';
 import { testPostgresUrl } from '../postgres/project.js';
+import { nginxMissing, startBalancer } from '../reliability/nginx.js';
 
-const NGINX = '/usr/sbin/nginx';
-if (!existsSync(NGINX)) console.warn('SKIPPED: the nginx sample-configuration test (nginx is not installed: apt-get install nginx).');
+const missing = nginxMissing();
+if (missing) console.warn(`SKIPPED: the nginx sample-configuration test (${missing}).`);
 
-async function untilAnswering(url: string): Promise<void> {
-  for (let i = 0; i < 100; i++) {
-    if (await fetch(url).then((r) => r.ok, () => false)) return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`${url} never answered`);
-}
-
-describe.skipIf(!existsSync(NGINX))('the nginx sample configuration in front of two replicas', () => {
+describe.skipIf(missing !== null)('the nginx sample configuration in front of two replicas', () => {
   test('balances writes and reads, streams files, and survives the loss of a replica', async () => {
     const { dir, cleanup } = await tempDir('litserve-nginx-');
     const indexDir = path.join(dir, 'index');
@@ -40,20 +30,9 @@ describe.skipIf(!existsSync(NGINX))('the nginx sample configuration in front of 
       await startServerProcess({ dataDir: path.join(dir, 'a'), indexDir, authFile, extraFlags: [...flags, ...publicUrl] }),
       await startServerProcess({ dataDir: path.join(dir, 'b'), indexDir, authFile, extraFlags: [...flags, ...publicUrl] }),
     ];
-    const sample = await readFile('docs/deploy/nginx-replicas.conf', 'utf8');
-    const config = sample
-      .replace('127.0.0.1:8081', `127.0.0.1:${replicas[0]!.port}`)
-      .replace('127.0.0.1:8082', `127.0.0.1:${replicas[1]!.port}`)
-      .replace('listen 8080;', `listen 127.0.0.1:${balancerPort};`);
-    expect(config).not.toBe(sample);
-    const prefix = path.join(dir, 'nginx');
-    await mkdir(path.join(prefix, 'logs'), { recursive: true });
-    await writeFile(path.join(prefix, 'nginx.conf'), config);
-    execFileSync(NGINX, ['-t', '-p', prefix, '-c', 'nginx.conf', '-g', `pid ${prefix}/nginx.pid; error_log ${prefix}/logs/error.log;`], { stdio: 'pipe' });
-    const nginx = spawn(NGINX, ['-p', prefix, '-c', 'nginx.conf', '-g', `daemon off; pid ${prefix}/nginx.pid; error_log ${prefix}/logs/error.log;${process.getuid?.() === 0 ? ' user root;' : ''}`], { stdio: 'ignore' });
-    const balancer = `http://127.0.0.1:${balancerPort}`;
+    const nginx = await startBalancer(path.join(dir, 'nginx'), balancerPort, [replicas[0]!.port, replicas[1]!.port]);
+    const balancer = nginx.base;
     try {
-      await untilAnswering(`${balancer}/healthz`);
       for (const url of ['/v1/orgs/lab', '/v1/projects/lab/a']) expect((await fetch(`${balancer}${url}`, { method: 'PUT', headers: adminJson, body: '{}' })).status).toBe(201);
       for (let i = 0; i < 10; i++) {
         const created = await fetch(`${balancer}/v1/resources/lab/a/_/r${i}`, { method: 'PUT', headers: adminJson, body: JSON.stringify({ name: `r${i}` }) });
@@ -74,8 +53,7 @@ describe.skipIf(!existsSync(NGINX))('the nginx sample configuration in front of 
       // A refused connection means the request never reached the dead replica: nginx passes even a POST on.
       for (let i = 0; i < 4; i++) expect((await fetch(`${balancer}/v1/resources/lab/a/_`, { method: 'POST', headers: adminJson, body: '{}' })).status).toBe(201);
     } finally {
-      nginx.kill('SIGTERM');
-      await new Promise((resolve) => nginx.once('exit', resolve));
+      await nginx.stop();
       for (const replica of replicas) if (replica.child.exitCode === null && replica.child.signalCode === null) await kill(replica);
       await cleanup();
     }
