@@ -75,6 +75,8 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
     openapi: {
       info: { title: 'litserve', description: 'Literature QA, retrieval and archive API', version: '0.1.0' },
     },
+    // Schemas shared with addSchema appear in components under their $id (PlatformError...), not def-N.
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
   });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 

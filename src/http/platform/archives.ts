@@ -10,7 +10,7 @@ import type { ArchiveService, StoredArchive } from '../../archive/archives.js';
 import type { JsonObject } from '../../platform/jsonld.js';
 import { callerOf } from './caller.js';
 import { negotiate } from './negotiation.js';
-import { idParams, projectParams, responses } from './schemas.js';
+import { common, idParams, projectParams, responses } from './schemas.js';
 
 interface ProjectRoute {
   Params: { org: string; project: string };
@@ -46,19 +46,12 @@ const BOOLEAN_WORDS: Record<string, boolean> = { true: true, yes: true, on: true
 const archiveSchema = {
   type: 'object',
   properties: {
+    ...common,
     '@context': { type: 'array', items: { type: 'string' } },
-    '@id': { type: 'string' },
     '@type': { type: 'string' },
     resources: { type: 'array', items: entry },
-    _self: { type: 'string' },
     _constrainedBy: { type: 'string' },
     _project: { type: 'string' },
-    _rev: { type: 'integer' },
-    _deprecated: { type: 'boolean' },
-    _createdAt: { type: 'string' },
-    _createdBy: { type: 'string' },
-    _updatedAt: { type: 'string' },
-    _updatedBy: { type: 'string' },
     _expiresInSeconds: { type: 'integer' },
   },
 } as const;

@@ -12,6 +12,7 @@ import { aclRoutes } from './acls.js';
 import { archiveRoutes } from './archives.js';
 import { identifyCallers } from './caller.js';
 import { platformErrorBody, handleError } from './errors.js';
+import { addSharedSchemas } from './schemas.js';
 import { addSecurityHeaders } from '../security-headers.js';
 import { fileRoutes } from './files.js';
 import { orgRoutes } from './orgs.js';
@@ -41,6 +42,7 @@ export async function platformApi(app: FastifyInstance, { platform, archives }: 
   await app.register(
     async (v1) => {
       v1.setErrorHandler(handleError);
+      addSharedSchemas(v1);
       addSecurityHeaders(v1);
       v1.setNotFoundHandler((request, reply) =>
         reply.code(404).send(platformErrorBody('NotFound', `No route ${request.method} ${request.url.split('?')[0]} in the /v1 API.`)),

@@ -1,5 +1,5 @@
 /** JSON schemas shared by the /v1 routes. */
-import type { FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { LABEL_PATTERN } from '../../platform/refs.js';
 import { errorSchema } from './errors.js';
 
@@ -22,15 +22,29 @@ export const revQuery = { type: 'object', properties: { rev } } as const;
 export const requiredRevQuery = { type: 'object', required: ['rev'], properties: { rev } } as const;
 export const selectorQuery = { type: 'object', properties: { rev, tag } } as const;
 
+/**
+ * Schemas several /v1 routes answer with: registered once on the /v1 context
+ * (`addSharedSchemas`), referenced by `$ref`, and listed once in the OpenAPI
+ * document's components.
+ */
+const ENTITY_ID = 'PlatformEntity';
+const ERROR_ID = 'PlatformError';
+
+export function addSharedSchemas(app: FastifyInstance): void {
+  app.addSchema({ $id: ERROR_ID, ...errorSchema });
+  app.addSchema({ $id: ENTITY_ID, ...entityDefinition });
+}
+
 /** Every route answers errors in the Nexus shape. */
-export const errorResponses = { '4xx': errorSchema, '5xx': errorSchema } as const;
+export const errorResponses = { '4xx': { $ref: `${ERROR_ID}#` }, '5xx': { $ref: `${ERROR_ID}#` } } as const;
 
 /** A route's response schemas: `schema` for each success code, errors in the Nexus shape. */
 export function responses(schema: object, ...codes: number[]): Record<string, object> {
   return { ...Object.fromEntries(codes.map((code) => [code, schema])), ...errorResponses };
 }
 
-const common = {
+/** The fields of every stored entity's metadata (organizations, projects, ACLs, resources, files, archives). */
+export const common = {
   '@context': {},
   '@id': { type: 'string' },
   '@type': {},
@@ -44,7 +58,7 @@ const common = {
 } as const;
 
 /** Resource and file metadata; payload fields (any JSON) pass through. */
-export const entitySchema = {
+const entityDefinition = {
   type: 'object',
   additionalProperties: true,
   properties: {
@@ -57,6 +71,8 @@ export const entitySchema = {
     _mediaType: { type: 'string' },
   },
 } as const;
+
+export const entitySchema = { $ref: `${ENTITY_ID}#` } as const;
 
 /** Any JSON-LD document (compacted, annotated or source). */
 export const documentSchema = { type: 'object', additionalProperties: true } as const;

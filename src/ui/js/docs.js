@@ -9,6 +9,15 @@ function element(tag, properties = {}, ...children) {
   return node;
 }
 
+/** The node with every `$ref` to a shared schema (components) replaced by that schema, so each operation shows whole schemas. */
+function inlineRefs(node, components, seen = new Set()) {
+  if (Array.isArray(node)) return node.map((item) => inlineRefs(item, components, seen));
+  if (!node || typeof node !== 'object') return node;
+  const name = typeof node.$ref === 'string' ? /^#\/components\/schemas\/(.+)$/.exec(node.$ref)?.[1] : undefined;
+  if (name !== undefined && components[name] && !seen.has(name)) return inlineRefs(components[name], components, new Set([...seen, name]));
+  return Object.fromEntries(Object.entries(node).map(([key, value]) => [key, inlineRefs(value, components, seen)]));
+}
+
 /** A JSON example of a schema, from its defaults and types (enough to start editing a request body). */
 function example(schema, depth = 0) {
   if (!schema || depth > 4) return null;
@@ -100,7 +109,8 @@ async function main() {
     document.querySelector('#title').textContent = `${spec.info?.title ?? 'API'} ${spec.info?.version ?? ''} — API reference`;
     document.querySelector('#description').textContent = spec.info?.description ?? '';
     const byTag = new Map();
-    for (const [path, item] of Object.entries(spec.paths ?? {})) {
+    const paths = inlineRefs(spec.paths ?? {}, spec.components?.schemas ?? {});
+    for (const [path, item] of Object.entries(paths)) {
       for (const method of METHODS) {
         if (!item[method]) continue;
         const tag = item[method].tags?.[0] ?? (path.startsWith('/v1') ? 'platform (/v1)' : 'other');
