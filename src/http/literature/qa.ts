@@ -7,22 +7,15 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { LiteratureServices } from './services.js';
 import { ApiError, ErrorCode, literatureErrorBody } from '../errors.js';
 import { contextMetadataSchema, errorResponses, filterProperties, filtersOf, GUARDED_ERRORS } from './schemas.js';
-import type { FilterInput } from '../../search/query/filter-spec.js';
 import { NoDocumentsError, type QaPipeline, type QaRequest } from '../../qa/pipeline.js';
 import type { FilterSpec } from '../../search/query/filter-spec.js';
 import { cutMetadata } from './oversized.js';
 import { IncompleteAnswerError, ModelUnavailableError, PromptTooLongError, QueueFullError } from '../../llm/types.js';
 import { RerankerUnavailableError } from '../../rerank/types.js';
+import { typed, type SchemaType } from '../typed.js';
 
 export interface QaServices {
   qa: QaPipeline;
-}
-
-interface QaBody {
-  query: string;
-  retriever_k: number;
-  use_reranker: boolean;
-  reranker_k: number;
 }
 
 const bodySchema = {
@@ -36,6 +29,8 @@ const bodySchema = {
   required: ['query'],
   additionalProperties: false,
 } as const;
+
+const filterQuery = { type: 'object', properties: filterProperties, additionalProperties: false } as const;
 
 const answerSchema = {
   type: 'object',
@@ -75,10 +70,11 @@ export function qaError(error: unknown): ApiError | null {
 }
 
 export const qaRoutes: FastifyPluginAsync<LiteratureServices & QaServices> = async (app, { qa, config }) => {
+  const api = typed(app);
   const schema = (summary: string, response: object) => ({
     summary,
     tags: ['qa'],
-    querystring: { type: 'object', properties: filterProperties, additionalProperties: false },
+    querystring: filterQuery,
     body: bodySchema,
     response,
   });
@@ -89,22 +85,22 @@ export const qaRoutes: FastifyPluginAsync<LiteratureServices & QaServices> = asy
     return { ...result, metadata: result.metadata.map((m) => cutMetadata(m, config.maxParagraphLength)) };
   };
 
-  const prepare = (request: FastifyRequest<{ Body: QaBody; Querystring: FilterInput }>) => {
-    const { query, retriever_k, use_reranker, reranker_k } = request.body;
+  const prepare = (body: SchemaType<typeof bodySchema>, filterInput: SchemaType<typeof filterQuery>) => {
+    const { query, retriever_k, use_reranker, reranker_k } = body;
     if (query.length > config.maxQueryLength) {
       throw new ApiError(413, ErrorCode.INPUT_TOO_LARGE, `query is ${query.length} characters; the limit is ${config.maxQueryLength} (--max-query-length)`);
     }
-    return { request: { query, retrieverK: retriever_k, useReranker: use_reranker, rerankerK: reranker_k }, filters: filtersOf(request.query) };
+    return { request: { query, retrieverK: retriever_k, useReranker: use_reranker, rerankerK: reranker_k }, filters: filtersOf(filterInput) };
   };
 
   // Room for the longest accepted question in 4-byte UTF-8 plus the other fields; beyond it, 413 code 4.
   const bodyLimit = config.maxQueryLength * 4 + 4096;
 
-  app.post<{ Body: QaBody; Querystring: FilterInput }>(
+  api.post(
     '/qa/generative',
     { bodyLimit, schema: schema('Answer a question from the literature, citing the paragraphs used', { 200: answerSchema, ...errors }) },
     async (request, reply) => {
-      const { request: qaRequest, filters } = prepare(request);
+      const { request: qaRequest, filters } = prepare(request.body, request.query);
       const controller = abortOnDisconnect(reply);
       try {
         const { timings, ...answer } = await answerOf({ signal: controller.signal }, qaRequest, filters);
@@ -122,7 +118,7 @@ export const qaRoutes: FastifyPluginAsync<LiteratureServices & QaServices> = asy
     },
   );
 
-  app.post<{ Body: QaBody; Querystring: FilterInput }>(
+  api.post(
     '/qa/streamed_generative',
     {
       bodyLimit,
@@ -132,7 +128,7 @@ export const qaRoutes: FastifyPluginAsync<LiteratureServices & QaServices> = asy
       }),
     },
     async (request, reply) => {
-      const { request: qaRequest, filters } = prepare(request);
+      const { request: qaRequest, filters } = prepare(request.body, request.query);
       await streamAnswer(request, reply, (options) => answerOf(options, qaRequest, filters));
     },
   );

@@ -3,10 +3,10 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { LiteratureServices } from './services.js';
 import { ApiError, ErrorCode } from '../errors.js';
 import { articleListingSchema, contextMetadataSchema, errorResponses, filterProperties, filtersOf, GUARDED_ERRORS } from './schemas.js';
-import type { FilterInput } from '../../search/query/filter-spec.js';
 import { qaError, type QaServices } from './qa.js';
 import { cutMetadata } from './oversized.js';
 import { NO_DOCUMENTS_MESSAGE } from '../../qa/pipeline.js';
+import { typed } from '../typed.js';
 
 /** What fastify sends with a body its serialiser wrote. */
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -15,9 +15,10 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 const errors = errorResponses(422, ...GUARDED_ERRORS);
 
 export const retrievalRoutes: FastifyPluginAsync<LiteratureServices & QaServices> = async (app, { index, config, qa }) => {
+  const api = typed(app);
   // The spec's path has the trailing slash; the bare one is accepted too (hidden from OpenAPI).
   for (const url of ['/retrieval/', '/retrieval']) {
-    app.get<{ Querystring: FilterInput & { query: string; retriever_k: number; use_reranker: boolean; reranker_k: number } }>(
+    api.get(
       url,
       {
         schema: {
@@ -65,7 +66,7 @@ export const retrievalRoutes: FastifyPluginAsync<LiteratureServices & QaServices
     );
   }
 
-  app.get<{ Querystring: FilterInput }>(
+  api.get(
     '/retrieval/article_count',
     {
       schema: {
@@ -81,7 +82,7 @@ export const retrievalRoutes: FastifyPluginAsync<LiteratureServices & QaServices
     async (request) => index.read(({ searcher }) => ({ article_count: searcher.countArticles(filtersOf(request.query)) })),
   );
 
-  app.get<{ Querystring: FilterInput & { number_results: number; size: number; page: number; sort_by_date: boolean } }>(
+  api.get(
     '/retrieval/article_listing',
     {
       schema: {

@@ -2,11 +2,13 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { LiteratureServices } from './services.js';
 import { errorResponses, GUARDED_ERRORS } from './schemas.js';
+import { typed } from '../typed.js';
 
 const limit = { type: 'integer', minimum: 1, maximum: 1000, default: 100 } as const;
 const errors = errorResponses(422, ...GUARDED_ERRORS);
 
 export const suggestionRoutes: FastifyPluginAsync<LiteratureServices> = async (app, { index }) => {
+  const api = typed(app);
   app.get(
     '/suggestions/article_types',
     {
@@ -30,7 +32,7 @@ export const suggestionRoutes: FastifyPluginAsync<LiteratureServices> = async (a
     async () => index.read(({ searcher }) => searcher.suggestions.articleTypes()),
   );
 
-  app.get<{ Querystring: { name: string; limit: number } }>(
+  api.get(
     '/suggestions/author',
     {
       schema: {
@@ -58,7 +60,7 @@ export const suggestionRoutes: FastifyPluginAsync<LiteratureServices> = async (a
     async (request) => index.read(({ searcher }) => searcher.suggestions.suggestAuthors(request.query.name, request.query.limit)),
   );
 
-  app.get<{ Querystring: { keywords: string; limit: number } }>(
+  api.get(
     '/suggestions/journal',
     {
       schema: {

@@ -3,19 +3,16 @@
  * the auth file are shown (with `_source: "auth-file"`) but only the operator
  * changes them, by editing the file.
  */
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { StoredAcl } from '../../platform/acls.js';
 import { auditFields } from '../../platform/audit.js';
 import { ACLS_CONTEXT, METADATA_CONTEXT } from '../../platform/contexts.js';
 import type { AclEntryInput } from '../../platform/acl-entries.js';
 import type { Platform } from '../../platform/index.js';
 import type { AclAddress } from '../../platform/refs.js';
+import { typed } from '../typed.js';
 import { callerOf } from './caller.js';
 import { aclEntries, aclListSchema, aclSchema, orgParams, projectParams, requiredRevQuery, responses } from './schemas.js';
-
-interface AclRoute {
-  Params: { org?: string; project?: string };
-}
 
 const PATHS = [
   { url: '/acls', params: undefined },
@@ -26,13 +23,19 @@ const PATHS = [
 
 const zeroOrMoreRev = { type: 'object', properties: { rev: { type: 'integer', minimum: 0, maximum: 2 ** 31 } } } as const;
 
-function addressOf(request: FastifyRequest<AclRoute>): AclAddress {
-  const { org, project } = request.params;
+/**
+ * The ACL's address from the path (/acls, /acls/{org} or /acls/{org}/{project}). The four
+ * paths share their handlers but not their params schema, so the params are typed here as
+ * the widest of the three (each present one was validated as a label).
+ */
+function addressOf(params: unknown): AclAddress {
+  const { org, project } = (params ?? {}) as { org?: string; project?: string };
   if (org === undefined) return '/';
   return project === undefined ? `/${org}` : `/${org}/${project}`;
 }
 
 export async function aclRoutes(app: FastifyInstance, { platform }: { platform: Platform }): Promise<void> {
+  const api = typed(app);
   const { acls, baseUri } = platform;
   const idOf = (address: AclAddress) => `${baseUri}/v1/acls${address === '/' ? '' : address}`;
 
@@ -50,7 +53,7 @@ export async function aclRoutes(app: FastifyInstance, { platform }: { platform: 
   for (const { url, params } of PATHS) {
     const paramsSchema = params ? { params } : {};
 
-    app.get<AclRoute & { Querystring: { ancestors?: boolean; self?: boolean } }>(
+    api.get(
       url,
       {
         schema: {
@@ -60,13 +63,13 @@ export async function aclRoutes(app: FastifyInstance, { platform }: { platform: 
         },
       },
       async (request) => {
-        const acls = platform.acls.list(addressOf(request), callerOf(request), request.query.self ?? true, request.query.ancestors ?? false);
+        const acls = platform.acls.list(addressOf(request.params), callerOf(request), request.query.self ?? true, request.query.ancestors ?? false);
         const results = acls.map((acl) => ({ '@id': idOf(acl.address), '@type': 'AccessControlList', _path: acl.address, _source: acl.source, _rev: acl.rev, acl: acl.acl }));
         return { '@context': [ACLS_CONTEXT, METADATA_CONTEXT], _total: results.length, _results: results };
       },
     );
 
-    app.put<AclRoute & { Querystring: { rev?: number }; Body: { acl: AclEntryInput[] } }>(
+    api.put(
       url,
       {
         bodyLimit: 256 * 1024,
@@ -78,13 +81,13 @@ export async function aclRoutes(app: FastifyInstance, { platform }: { platform: 
         },
       },
       async (request, reply) => {
-        const address = addressOf(request);
+        const address = addressOf(request.params);
         const rev = request.query.rev ?? 0;
         return reply.code(rev === 0 ? 201 : 200).send(writeJson(address, await acls.replace(address, request.body.acl, rev, callerOf(request))));
       },
     );
 
-    app.patch<AclRoute & { Querystring: { rev?: number }; Body: { '@type': 'Append' | 'Subtract'; acl: AclEntryInput[] } }>(
+    api.patch(
       url,
       {
         bodyLimit: 256 * 1024,
@@ -102,7 +105,7 @@ export async function aclRoutes(app: FastifyInstance, { platform }: { platform: 
       },
       async (request) => {
         const identity = callerOf(request);
-        const address = addressOf(request);
+        const address = addressOf(request.params);
         const rev = request.query.rev ?? 0;
         const { acl: entries } = request.body;
         const acl = request.body['@type'] === 'Append' ? await acls.append(address, entries, rev, identity) : await acls.subtract(address, entries, rev, identity);
@@ -110,11 +113,11 @@ export async function aclRoutes(app: FastifyInstance, { platform }: { platform: 
       },
     );
 
-    app.delete<AclRoute & { Querystring: { rev: number } }>(
+    api.delete(
       url,
       { schema: { ...paramsSchema, querystring: requiredRevQuery, response: responses(aclSchema, 200) } },
       async (request) => {
-        const address = addressOf(request);
+        const address = addressOf(request.params);
         return writeJson(address, await acls.delete(address, request.query.rev, callerOf(request)));
       },
     );

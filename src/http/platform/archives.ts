@@ -8,17 +8,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ArchiveService, StoredArchive } from '../../archive/archives.js';
 import type { JsonObject } from '../../platform/jsonld.js';
+import { typed } from '../typed.js';
 import { callerOf } from './caller.js';
 import { negotiate } from './negotiation.js';
 import { common, idParams, projectParams, responses } from './schemas.js';
-
-interface ProjectRoute {
-  Params: { org: string; project: string };
-  Body: JsonObject;
-}
-interface IdRoute {
-  Params: { org: string; project: string; id: string };
-}
 
 const OFFERS = ['application/zip', 'application/ld+json', 'application/json'] as const;
 
@@ -68,6 +61,7 @@ function escapeHtml(text: string): string {
 }
 
 export async function archiveRoutes(app: FastifyInstance, { archives }: { archives: ArchiveService }): Promise<void> {
+  const api = typed(app);
   const created = (request: FastifyRequest, reply: FastifyReply, archive: StoredArchive) => {
     const wanted = negotiate(request.headers.accept, OFFERS);
     if (wanted === 'application/zip') {
@@ -81,23 +75,23 @@ export async function archiveRoutes(app: FastifyInstance, { archives }: { archiv
     return reply.code(201).type(wanted ?? 'application/ld+json').send(archives.metadata(archive, false));
   };
 
-  const writeSchema = (params: object) => ({ params, body: definitionBody, response: responses(archiveSchema, 201) });
+  const writeSchema = <Params extends object>(params: Params) => ({ params, body: definitionBody, response: responses(archiveSchema, 201) });
 
-  app.post<ProjectRoute>('/archives/:org/:project', { bodyLimit: BODY_LIMIT, schema: writeSchema(projectParams) }, async (request, reply) =>
+  api.post('/archives/:org/:project', { bodyLimit: BODY_LIMIT, schema: writeSchema(projectParams) }, async (request, reply) =>
     created(request, reply, await archives.create(request.params, undefined, request.body, callerOf(request))),
   );
 
-  app.put<IdRoute & { Body: JsonObject }>('/archives/:org/:project/:id', { bodyLimit: BODY_LIMIT, schema: writeSchema(idParams) }, async (request, reply) => {
+  api.put('/archives/:org/:project/:id', { bodyLimit: BODY_LIMIT, schema: writeSchema(idParams) }, async (request, reply) => {
     const { id, ...ref } = request.params;
     return created(request, reply, await archives.create(ref, id, request.body, callerOf(request)));
   });
 
-  app.get<IdRoute & { Querystring: { ignoreNotFound?: string } }>(
+  api.get(
     '/archives/:org/:project/:id',
     {
       schema: {
         params: idParams,
-        querystring: { type: 'object', properties: { ignoreNotFound: { type: 'string', enum: Object.keys(BOOLEAN_WORDS) } } },
+        querystring: { type: 'object', properties: { ignoreNotFound: { type: 'string', enum: Object.keys(BOOLEAN_WORDS) } } } as const,
         response: responses(archiveSchema, 200),
       },
     },

@@ -8,17 +8,11 @@ import { PlatformError, rejections } from '../../platform/errors.js';
 import type { Upload } from '../../platform/files.js';
 import type { Platform } from '../../platform/index.js';
 import { entityView, writeResponse } from '../../platform/metadata.js';
+import { typed } from '../typed.js';
 import { callerOf } from './caller.js';
 import { parseAccept, rank } from './negotiation.js';
 import { selectorFrom } from './selectors.js';
 import { entitySchema, idParams, projectParams, requiredRevQuery, rev, selectorQuery, tag, responses } from './schemas.js';
-
-interface ProjectRoute {
-  Params: { org: string; project: string };
-}
-interface IdRoute {
-  Params: { org: string; project: string; id: string };
-}
 
 const storageQuery = { storage: { type: 'string' } } as const;
 
@@ -58,8 +52,9 @@ function contentDisposition(filename: string): string {
 }
 
 export async function fileRoutes(app: FastifyInstance, { platform }: { platform: Platform }): Promise<void> {
+  const api = typed(app);
   const { files, baseUri } = platform;
-  app.post<ProjectRoute & { Querystring: { storage?: string } }>(
+  api.post(
     '/files/:org/:project',
     { schema: { params: projectParams, querystring: { type: 'object', properties: storageQuery }, response: responses(entitySchema, 201) } },
     async (request, reply) => {
@@ -68,7 +63,7 @@ export async function fileRoutes(app: FastifyInstance, { platform }: { platform:
     },
   );
 
-  app.put<IdRoute & { Querystring: { rev?: number; storage?: string } }>(
+  api.put(
     '/files/:org/:project/:id',
     {
       schema: { params: idParams, querystring: { type: 'object', properties: { rev, ...storageQuery } }, response: responses(entitySchema, 200, 201) },
@@ -84,7 +79,7 @@ export async function fileRoutes(app: FastifyInstance, { platform }: { platform:
     },
   );
 
-  app.get<IdRoute & { Querystring: { rev?: number; tag?: string } }>(
+  api.get(
     '/files/:org/:project/:id',
     { schema: { params: idParams, querystring: selectorQuery, response: responses(entitySchema, 200) } },
     async (request, reply) => {
@@ -109,7 +104,7 @@ export async function fileRoutes(app: FastifyInstance, { platform }: { platform:
     },
   );
 
-  app.post<IdRoute & { Querystring: { rev: number }; Body: { tag: string; rev: number } }>(
+  api.post(
     '/files/:org/:project/:id/tags',
     {
       bodyLimit: 64 * 1024,
@@ -127,7 +122,7 @@ export async function fileRoutes(app: FastifyInstance, { platform }: { platform:
     },
   );
 
-  app.delete<IdRoute & { Querystring: { rev: number } }>(
+  api.delete(
     '/files/:org/:project/:id',
     { schema: { params: idParams, querystring: requiredRevQuery, response: responses(entitySchema, 200) } },
     async (request) => {

@@ -4,13 +4,9 @@ import { auditFields } from '../../platform/audit.js';
 import { METADATA_CONTEXT, ORGS_CONTEXT } from '../../platform/contexts.js';
 import type { Platform } from '../../platform/index.js';
 import type { OrgState } from '../../platform/orgs.js';
+import { typed } from '../typed.js';
 import { callerOf } from './caller.js';
 import { emptyBodyAsObject, orgParams, orgSchema, requiredRevQuery, revQuery, responses } from './schemas.js';
-
-interface OrgRoute {
-  Params: { org: string };
-  Querystring: { rev?: number };
-}
 
 export function orgJson(org: OrgState, baseUri: string) {
   const self = `${baseUri}/v1/orgs/${org.label}`;
@@ -30,7 +26,8 @@ export function orgJson(org: OrgState, baseUri: string) {
 
 export async function orgRoutes(app: FastifyInstance, { platform }: { platform: Platform }): Promise<void> {
   const { orgs, baseUri } = platform;
-  app.put<OrgRoute & { Body: { description?: string } }>(
+  const api = typed(app);
+  api.put(
     '/orgs/:org',
     {
       bodyLimit: 64 * 1024,
@@ -38,7 +35,7 @@ export async function orgRoutes(app: FastifyInstance, { platform }: { platform: 
       schema: {
         params: orgParams,
         querystring: revQuery,
-        body: { type: 'object', additionalProperties: false, properties: { description: { type: 'string', maxLength: 10_000 } } },
+        body: { type: 'object', additionalProperties: false, properties: { description: { type: 'string', maxLength: 10_000 } } } as const,
         response: responses(orgSchema, 200, 201),
       },
     },
@@ -49,11 +46,11 @@ export async function orgRoutes(app: FastifyInstance, { platform }: { platform: 
     },
   );
 
-  app.get<OrgRoute>('/orgs/:org', { schema: { params: orgParams, response: responses(orgSchema, 200) } }, async (request) => {
+  api.get('/orgs/:org', { schema: { params: orgParams, response: responses(orgSchema, 200) } }, async (request) => {
     return orgJson(await orgs.read(request.params.org, callerOf(request)), baseUri);
   });
 
-  app.delete<OrgRoute & { Querystring: { rev: number } }>(
+  api.delete(
     '/orgs/:org',
     { schema: { params: orgParams, querystring: requiredRevQuery, response: responses(orgSchema, 200) } },
     async (request) => {

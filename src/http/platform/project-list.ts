@@ -7,17 +7,11 @@
 import type { FastifyInstance } from 'fastify';
 import { METADATA_CONTEXT, PROJECTS_CONTEXT } from '../../platform/contexts.js';
 import type { Platform } from '../../platform/index.js';
-import { PERMISSIONS, type Permission } from '../../platform/permissions.js';
+import { PERMISSIONS } from '../../platform/permissions.js';
+import { typed } from '../typed.js';
 import { callerOf } from './caller.js';
 import { projectJson } from './projects.js';
 import { projectSchema, responses } from './schemas.js';
-
-interface ListQuery {
-  permission: Permission;
-  deprecated?: boolean;
-  from: number;
-  size: number;
-}
 
 const listQuery = {
   type: 'object',
@@ -37,7 +31,7 @@ const projectListSchema = {
 
 export async function projectListRoutes(app: FastifyInstance, { platform }: { platform: Platform }): Promise<void> {
   const { projects, baseUri } = platform;
-  app.get<{ Querystring: ListQuery }>(
+  typed(app).get(
     '/projects',
     { schema: { querystring: listQuery, response: responses(projectListSchema, 200) } },
     async (request) => {

@@ -4,12 +4,10 @@ import { auditFields } from '../../platform/audit.js';
 import { METADATA_CONTEXT, PROJECTS_CONTEXT } from '../../platform/contexts.js';
 import type { Platform } from '../../platform/index.js';
 import type { ProjectFields, ProjectService, ProjectState } from '../../platform/projects.js';
+import { typed } from '../typed.js';
 import { callerOf } from './caller.js';
 import { emptyBodyAsObject, projectBody, projectParams, projectSchema, requiredRevQuery, revQuery, responses } from './schemas.js';
 
-interface ProjectRoute {
-  Params: { org: string; project: string };
-}
 
 export function projectJson(project: ProjectState, projects: ProjectService, baseUri: string) {
   const self = `${baseUri}/v1/projects/${project.org}/${project.label}`;
@@ -35,8 +33,9 @@ export function projectJson(project: ProjectState, projects: ProjectService, bas
 }
 
 export async function projectRoutes(app: FastifyInstance, { platform }: { platform: Platform }): Promise<void> {
+  const api = typed(app);
   const { projects, baseUri } = platform;
-  app.put<ProjectRoute & { Querystring: { rev?: number }; Body: ProjectFields }>(
+  api.put(
     '/projects/:org/:project',
     {
       bodyLimit: 256 * 1024,
@@ -50,11 +49,11 @@ export async function projectRoutes(app: FastifyInstance, { platform }: { platfo
     },
   );
 
-  app.get<ProjectRoute>('/projects/:org/:project', { schema: { params: projectParams, response: responses(projectSchema, 200) } }, async (request) => {
+  api.get('/projects/:org/:project', { schema: { params: projectParams, response: responses(projectSchema, 200) } }, async (request) => {
     return projectJson(await projects.read(request.params, callerOf(request)), projects, baseUri);
   });
 
-  app.delete<ProjectRoute & { Querystring: { rev: number; prune?: boolean } }>(
+  api.delete(
     '/projects/:org/:project',
     {
       schema: {

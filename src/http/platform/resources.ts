@@ -11,6 +11,7 @@ import type { Platform } from '../../platform/index.js';
 import type { JsonObject } from '../../platform/jsonld.js';
 import { entityMetadata, entityView, writeResponse } from '../../platform/metadata.js';
 import { type Format, FORMAT_MEDIA_TYPES } from '../../platform/rendering.js';
+import { typed } from '../typed.js';
 import { callerOf } from './caller.js';
 import { negotiate } from './negotiation.js';
 import { selectorFrom } from './selectors.js';
@@ -29,18 +30,8 @@ import {
   rev as revSchema,
 } from './schemas.js';
 
-interface ProjectRoute {
-  Params: { org: string; project: string };
-}
-interface SchemaRoute {
-  Params: { org: string; project: string; schema: string };
-}
-interface IdRoute {
-  Params: { org: string; project: string; schema: string; id: string };
-}
-
-const schemaParams = { ...projectParams, required: [...projectParams.required, 'schema'], properties: { ...projectParams.properties, schema: { type: 'string' } } };
-const resourceParams = { ...idParams, required: [...idParams.required, 'schema'], properties: { ...idParams.properties, schema: { type: 'string' } } };
+const schemaParams = { ...projectParams, required: [...projectParams.required, 'schema'], properties: { ...projectParams.properties, schema: { type: 'string' } } } as const;
+const resourceParams = { ...idParams, required: [...idParams.required, 'schema'], properties: { ...idParams.properties, schema: { type: 'string' } } } as const;
 const payloadLimit = 2 * 1024 * 1024;
 const payloadSchema = { type: 'object' } as const;
 
@@ -58,8 +49,9 @@ function assertUnconstrained(schema: string): void {
 }
 
 export async function resourceRoutes(app: FastifyInstance, { platform }: { platform: Platform }): Promise<void> {
+  const api = typed(app);
   const { resources, renderer, baseUri } = platform;
-  app.get<ProjectRoute & { Querystring: { from: number; size: number } }>(
+  api.get(
     '/resources/:org/:project',
     {
       schema: {
@@ -81,17 +73,17 @@ export async function resourceRoutes(app: FastifyInstance, { platform }: { platf
     },
   );
 
-  const create = async (params: ProjectRoute['Params'], payload: JsonObject, identity: ReturnType<typeof callerOf>) => {
+  const create = async (params: { org: string; project: string }, payload: JsonObject, identity: ReturnType<typeof callerOf>) => {
     return writeResponse(await resources.create(params, undefined, payload, identity), baseUri);
   };
 
-  app.post<ProjectRoute & { Body: JsonObject }>(
+  api.post(
     '/resources/:org/:project',
     { bodyLimit: payloadLimit, schema: { params: projectParams, body: payloadSchema, response: responses(entitySchema, 201) } },
     async (request, reply) => reply.code(201).send(await create(request.params, request.body, callerOf(request))),
   );
 
-  app.post<SchemaRoute & { Body: JsonObject }>(
+  api.post(
     '/resources/:org/:project/:schema',
     { bodyLimit: payloadLimit, schema: { params: schemaParams, body: payloadSchema, response: responses(entitySchema, 201) } },
     async (request, reply) => {
@@ -100,7 +92,7 @@ export async function resourceRoutes(app: FastifyInstance, { platform }: { platf
     },
   );
 
-  app.put<IdRoute & { Querystring: { rev?: number }; Body: JsonObject }>(
+  api.put(
     '/resources/:org/:project/:schema/:id',
     { bodyLimit: payloadLimit, schema: { params: resourceParams, querystring: revQuery, body: payloadSchema, response: responses(entitySchema, 200, 201) } },
     async (request, reply) => {
@@ -114,7 +106,7 @@ export async function resourceRoutes(app: FastifyInstance, { platform }: { platf
     },
   );
 
-  app.get<IdRoute & { Querystring: { rev?: number; tag?: string; format?: 'compacted' | 'expanded' } }>(
+  api.get(
     '/resources/:org/:project/:schema/:id',
     {
       schema: {
@@ -136,7 +128,7 @@ export async function resourceRoutes(app: FastifyInstance, { platform }: { platf
     },
   );
 
-  app.get<IdRoute & { Querystring: { rev?: number; tag?: string; annotate?: boolean } }>(
+  api.get(
     '/resources/:org/:project/:schema/:id/source',
     {
       schema: {
@@ -154,7 +146,7 @@ export async function resourceRoutes(app: FastifyInstance, { platform }: { platf
     },
   );
 
-  app.get<IdRoute & { Querystring: { rev?: number; tag?: string } }>(
+  api.get(
     '/resources/:org/:project/:schema/:id/tags',
     {
       schema: {
@@ -180,7 +172,7 @@ export async function resourceRoutes(app: FastifyInstance, { platform }: { platf
     },
   );
 
-  app.post<IdRoute & { Querystring: { rev: number }; Body: { tag: string; rev: number } }>(
+  api.post(
     '/resources/:org/:project/:schema/:id/tags',
     {
       bodyLimit: 64 * 1024,
@@ -199,7 +191,7 @@ export async function resourceRoutes(app: FastifyInstance, { platform }: { platf
     },
   );
 
-  app.delete<IdRoute & { Querystring: { rev: number } }>(
+  api.delete(
     '/resources/:org/:project/:schema/:id',
     { schema: { params: resourceParams, querystring: requiredRevQuery, response: responses(entitySchema, 200) } },
     async (request) => {

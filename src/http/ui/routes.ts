@@ -5,6 +5,7 @@
  */
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { UiAssets } from './assets.js';
+import { typed } from '../typed.js';
 
 /**
  * Everything the page loads comes from this server: the policy makes the
@@ -26,6 +27,7 @@ export function wantsHtml(request: FastifyRequest): boolean {
 }
 
 export const uiRoutes: FastifyPluginAsync<{ assets: UiAssets }> = async (app, { assets }) => {
+  const api = typed(app);
   const send = (request: FastifyRequest, reply: FastifyReply, name: string) => {
     const asset = assets.get(name);
     if (!asset) return reply.callNotFound();
@@ -43,6 +45,6 @@ export const uiRoutes: FastifyPluginAsync<{ assets: UiAssets }> = async (app, { 
   };
 
   app.get('/ui/', { schema: { hide: true } }, (request, reply) => send(request, reply, 'index.html'));
-  app.get<{ Params: { '*': string } }>('/ui/*', { schema: { hide: true } }, (request, reply) => send(request, reply, request.params['*']));
+  api.get('/ui/*', { schema: { hide: true, params: { type: 'object', properties: { '*': { type: 'string' } }, required: ['*'] } } }, (request, reply) => send(request, reply, request.params['*']));
   app.get('/docs', { schema: { hide: true } }, (request, reply) => send(request, reply, 'docs.html'));
 };
