@@ -11,6 +11,7 @@ import type { Identity } from '../platform/identities.js';
 import { entityView } from '../platform/metadata.js';
 import type { Renderer } from '../platform/renderer.js';
 import type { EntityState } from '../platform/revisions.js';
+import { storedJsonOf } from '../platform/stored-json.js';
 import type { StoredArchive } from './archives.js';
 import { SAMPLE_BYTES, isAlreadyCompressedType, sampleCompresses } from './compressibility.js';
 import { type ResolveDeps, resolveForDownload } from './resolve.js';
@@ -76,5 +77,5 @@ export async function prepareDownload(
 
 /** The payload's size as stored at write time; measured for resources written before it was recorded (and for articles). */
 function payloadBytes(state: EntityState): number {
-  return state.sourceBytes ?? Buffer.byteLength(JSON.stringify(state.source));
+  return state.sourceBytes ?? Buffer.byteLength(storedJsonOf(state) ?? JSON.stringify(state.source));
 }

@@ -4,8 +4,9 @@
  * referenced project, every entry looked up and pinned to one revision (so
  * later updates cannot change what is streamed), and the final names checked
  * for conflicts. Missing entries are 404 unless `ignoreNotFound` skips them.
- * Reading a stored resource decodes its whole payload on this thread: each
- * revision is read once per download, and the event loop runs between reads.
+ * Reading a stored resource decodes its metadata only (its payload stays JSON
+ * text until a render thread parses it): each revision is read once per
+ * download, and the event loop runs between reads.
  */
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { AclService } from '../platform/acls.js';

@@ -6,6 +6,7 @@ import type { JsonObject } from './jsonld.js';
 import type { ProjectState } from './projects.js';
 import type { ResourceView } from './rendering.js';
 import type { EntityState } from './revisions.js';
+import { storedJsonOf, withStoredSource } from './stored-json.js';
 
 export function selfOf(baseUri: string, state: Pick<EntityState, 'kind' | 'id' | 'project'>): string {
   const segment = encodeIdSegment(state.id);
@@ -34,13 +35,11 @@ export function entityMetadata(state: EntityState, baseUri: string): JsonObject 
 
 /** Files have no payload: their JSON-LD is a typed node carrying the file metadata. */
 export function entityView(state: EntityState, project: ProjectState, baseUri: string): ResourceView {
-  return {
-    id: state.id,
-    source: state.kind === 'file' ? { '@type': 'File' } : state.source,
-    metadata: entityMetadata(state, baseUri),
-    base: project.base,
-    vocab: project.vocab,
-  };
+  const view = { id: state.id, metadata: entityMetadata(state, baseUri), base: project.base, vocab: project.vocab };
+  if (state.kind === 'file') return { ...view, source: { '@type': 'File' } };
+  // A payload still in its stored text stays so: a render thread parses it.
+  const stored = storedJsonOf(state);
+  return stored === undefined ? { ...view, source: state.source } : withStoredSource(view, stored);
 }
 
 /** The answer to a write: id, type and metadata, without the payload. */

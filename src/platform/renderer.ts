@@ -13,6 +13,7 @@ import { Piscina } from 'piscina';
 import { carriedFile } from '../runtime/carried.js';
 import { PlatformError } from './errors.js';
 import { localSlices, sliceStream, slicedJson } from './render-transfer.js';
+import { storedJsonOf } from './stored-json.js';
 import { type Refusal, type RenderOutcome, type RenderTask, type SlicedOutcome, type ThreadTask, render } from './render-worker.js';
 import type { Format, ResourceView } from './rendering.js';
 
@@ -49,7 +50,12 @@ export function createRenderer(options: RendererOptions): Renderer {
   // An archive renders one stored payload (never changed once read) in several formats: it is written as JSON once.
   const written = new WeakMap<object, Promise<string>>();
   const threadTask = async (task: RenderTask, reuse = false): Promise<ThreadTask> => {
-    const { source, ...view } = task.view;
+    // Picked by name: reading `source` of a view made from a stored payload would parse it here.
+    const { id, metadata, base, vocab } = task.view;
+    const view = { id, metadata, base, vocab };
+    const stored = storedJsonOf(task.view);
+    if (stored !== undefined) return { ...task, view, sourceJson: stored };
+    const source = task.view.source;
     let sourceJson = reuse ? written.get(source) : undefined;
     if (!sourceJson) {
       sourceJson = slicedJson(source);

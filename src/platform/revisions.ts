@@ -7,6 +7,7 @@ import { type Audit, createdBy, updatedBy } from './audit.js';
 import { rejections } from './errors.js';
 import type { Identity } from './identities.js';
 import type { Store, Table } from './store/store.js';
+import { storedJsonOf, withStoredSource } from './stored-json.js';
 
 export type EntityKind = 'resource' | 'file';
 
@@ -34,6 +35,25 @@ export interface EntityState extends Audit {
   tags: Record<string, number>;
 }
 
+/**
+ * A revision as stored: the payload as JSON text (`sourceJson`), so reading a revision decodes
+ * only its metadata and the payload is parsed when first read (stored-json.ts). Revisions
+ * written before carry `source` as an object and are read as they are.
+ */
+type StoredRevision = Omit<EntityState, 'source'> & ({ sourceJson: string } | { source: Record<string, unknown> });
+
+function decoded(stored: StoredRevision): EntityState {
+  if (!('sourceJson' in stored)) return stored;
+  const { sourceJson, ...state } = stored;
+  return withStoredSource(state, sourceJson);
+}
+
+function encoded(state: EntityState): StoredRevision {
+  const sourceJson = storedJsonOf(state) ?? JSON.stringify(state.source);
+  const { source: _source, ...rest } = state;
+  return { ...rest, sourceJson };
+}
+
 interface Head {
   kind: EntityKind;
   rev: number;
@@ -44,7 +64,7 @@ export type RevisionSelector = { rev: number } | { tag: string } | Record<string
 
 export class RevisionStore {
   private readonly heads: Table<Head>;
-  private readonly revisions: Table<EntityState>;
+  private readonly revisions: Table<StoredRevision>;
 
   constructor(
     private readonly store: Store,
@@ -64,7 +84,7 @@ export class RevisionStore {
     if (!head) throw rejections.resourceNotFound(id, project);
     const rev = 'rev' in selector ? selector.rev : 'tag' in selector ? await this.taggedRev(project, id, head, selector.tag) : head.rev;
     if (rev < 1 || rev > head.rev) throw rejections.revisionNotFound(rev, head.rev);
-    return (await this.revisions.get([project, id, rev]))!;
+    return decoded((await this.revisions.get([project, id, rev]))!);
   }
 
   create(
@@ -123,7 +143,7 @@ export class RevisionStore {
     const head = await this.heads.get([project, id]);
     if (!head || head.kind !== kind) throw notFound(kind, id, project);
     if (rev !== head.rev) throw rejections.incorrectRev(rev, head.rev);
-    const latest = (await this.revisions.get([project, id, head.rev]))!;
+    const latest = decoded((await this.revisions.get([project, id, head.rev]))!);
     if (latest.deprecated) throw rejections.resourceIsDeprecated(id);
     return latest;
   }
@@ -144,7 +164,7 @@ export class RevisionStore {
     const matching = (await this.heads.range([project])).filter(({ value }) => value.kind === kind);
     const page = matching.slice(offset, offset + limit);
     const states = await Promise.all(page.map(({ key, value }) => this.revisions.get([project, (key as string[])[1]!, value.rev])));
-    return { total: matching.length, states: states.map((state) => state!) };
+    return { total: matching.length, states: states.map((state) => decoded(state!)) };
   }
 
   /** The content digests of every revision of every file. */
@@ -165,7 +185,7 @@ export class RevisionStore {
   }
 
   private async put(state: EntityState): Promise<void> {
-    await this.revisions.put([state.project, state.id, state.rev], state);
+    await this.revisions.put([state.project, state.id, state.rev], encoded(state));
     await this.heads.put([state.project, state.id], { kind: state.kind, rev: state.rev });
   }
 }

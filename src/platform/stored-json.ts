@@ -1,0 +1,30 @@
+/**
+ * Payloads as they are stored: JSON text. A revision read from the store
+ * carries its payload's text and parses it only when something reads
+ * `source`, so an archive download hands the text to a render thread as is:
+ * the main thread never decodes a large payload, nor writes it out again.
+ */
+import type { JsonObject } from './jsonld.js';
+
+const texts = new WeakMap<object, string>();
+
+/** `target` with a `source` property parsed from `json` on first read; `storedJsonOf(target)` gives the text. */
+export function withStoredSource<T extends object>(target: T, json: string): T & { source: JsonObject } {
+  let parsed: JsonObject | undefined;
+  Object.defineProperty(target, 'source', {
+    enumerable: true,
+    configurable: true,
+    get: () => (parsed ??= JSON.parse(json) as JsonObject),
+    set: (value: JsonObject) => {
+      parsed = value;
+      texts.delete(target);
+    },
+  });
+  texts.set(target, json);
+  return target as T & { source: JsonObject };
+}
+
+/** The stored JSON text of `target`'s `source`, when it came from the store and was not replaced since. */
+export function storedJsonOf(target: object): string | undefined {
+  return texts.get(target);
+}
