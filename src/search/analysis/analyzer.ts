@@ -14,12 +14,10 @@
  */
 import { stemmer } from 'stemmer';
 import { ENGLISH_STOPWORDS } from './stopwords.js';
+import { WordTable } from './word-table.js';
 
 const COMBINING_MARKS = /\p{M}+/gu;
-/** A run of letters/digits, optionally continued by `.digit` groups (decimals, versions). */
-const WORD = /[\p{L}\p{N}]+(?:\.\p{N}+)*/gu;
-const DIGITS_ONLY = /^\p{N}+(?:\.\p{N}+)*$/u;
-const HAS_DIGIT = /\p{N}/u;
+const NON_ASCII = /[^\x00-\x7f]/;
 
 /** Latin letters that Unicode does not decompose into a base letter plus a mark. */
 const UNDECOMPOSABLE: Record<string, string> = { ø: 'o', æ: 'ae', œ: 'oe', ß: 'ss', ł: 'l', đ: 'd', ð: 'd', þ: 'th', ı: 'i' };
@@ -27,6 +25,8 @@ const UNDECOMPOSABLE_PATTERN = new RegExp(`[${Object.keys(UNDECOMPOSABLE).join('
 
 /** Case and diacritic folding: the normal form used for terms and exact-name matching. */
 export function fold(text: string): string {
+  // ASCII text has nothing to decompose: folding is lower-casing (and much cheaper).
+  if (!NON_ASCII.test(text)) return text.toLowerCase();
   return text
     .normalize('NFKD')
     .replace(COMBINING_MARKS, '')
@@ -34,48 +34,80 @@ export function fold(text: string): string {
     .replace(UNDECOMPOSABLE_PATTERN, (letter) => UNDECOMPOSABLE[letter]!);
 }
 
-interface RawToken {
-  word: string;
-  start: number;
-  end: number;
-}
+/*
+ * Tokenisation: a word is a run of letters and digits (Unicode \p{L}, \p{N}),
+ * continued by `.digits` groups, scanned by code point. Character classes come
+ * from a table filled on first use of each code point.
+ */
+const OTHER = 1;
+const LETTER = 2;
+const NUMBER = 3;
+const classes = new Uint8Array(0x110000);
+const IS_LETTER = /\p{L}/u;
+const IS_NUMBER = /\p{N}/u;
 
-function rawTokens(folded: string): RawToken[] {
-  const tokens: RawToken[] = [];
-  for (const match of folded.matchAll(WORD)) {
-    tokens.push({ word: match[0], start: match.index, end: match.index + match[0].length });
+function classOf(codePoint: number): number {
+  let type = classes[codePoint]!;
+  if (type === 0) {
+    const char = String.fromCodePoint(codePoint);
+    type = IS_LETTER.test(char) ? LETTER : IS_NUMBER.test(char) ? NUMBER : OTHER;
+    classes[codePoint] = type;
   }
-  return tokens;
+  return type;
 }
 
-/** Splits folded text into words, applying the hyphen and possessive rules above. */
-export function tokenize(text: string): string[] {
-  const folded = fold(text);
-  const tokens = rawTokens(folded);
-  const words: string[] = [];
-  for (let i = 0; i < tokens.length; i++) {
-    let { word, end } = tokens[i]!;
-    // Join "5-HT" / "IL-6" chains: hyphen directly between this token and the next, one side numeric.
-    while (i + 1 < tokens.length && tokens[i + 1]!.start === end + 1 && folded[end] === '-') {
-      const next = tokens[i + 1]!.word;
-      if (!DIGITS_ONLY.test(word) && !DIGITS_ONLY.test(next)) break;
-      word += next;
-      end = tokens[i + 1]!.end;
-      i++;
+/** Words of the folded text being analysed: their bounds and kind, reused from text to text. */
+const wordStarts: number[] = [];
+const wordEnds: number[] = [];
+/** Digits only (with dots), as "2", "1.5". */
+const wordNumeric: boolean[] = [];
+/** At least one digit: identifiers such as "ca1" are not stemmed. */
+const wordHasDigit: boolean[] = [];
+
+/** Finds the words of folded text into the word arrays; returns how many. */
+function scanWords(folded: string): number {
+  const n = folded.length;
+  let count = 0;
+  let i = 0;
+  while (i < n) {
+    let codePoint = folded.codePointAt(i)!;
+    let type = classOf(codePoint);
+    if (type === OTHER) {
+      i += codePoint > 0xffff ? 2 : 1;
+      continue;
     }
-    // Possessive "'s" (straight or curly apostrophe) belongs to the previous word: drop it.
-    if (word === 's' && i > 0 && /['\u2019]/.test(folded[tokens[i]!.start - 1] ?? '')) continue;
-    words.push(word);
+    const start = i;
+    let letters = false;
+    let digits = false;
+    while (type !== OTHER) {
+      if (type === LETTER) letters = true;
+      else digits = true;
+      i += codePoint > 0xffff ? 2 : 1;
+      if (i >= n) break;
+      codePoint = folded.codePointAt(i)!;
+      type = classOf(codePoint);
+    }
+    // Decimal and version groups: ".5" in "1.5", ".6" in "nav1.6".
+    while (i + 1 < n && folded.charCodeAt(i) === 0x2e && classOf(folded.codePointAt(i + 1)!) === NUMBER) {
+      digits = true;
+      i++;
+      while (i < n && classOf((codePoint = folded.codePointAt(i)!)) === NUMBER) i += codePoint > 0xffff ? 2 : 1;
+    }
+    wordStarts[count] = start;
+    wordEnds[count] = i;
+    wordNumeric[count] = !letters;
+    wordHasDigit[count] = digits;
+    count++;
   }
-  return words;
+  return count;
 }
 
 const STEM_CACHE_LIMIT = 200_000;
 const stemCache = new Map<string, string>();
 
-function stem(word: string): string {
+function stem(word: string, hasDigit: boolean): string {
   // Stemming mangles identifiers such as "ca1" or "5ht2a"; only pure words are stemmed.
-  if (HAS_DIGIT.test(word)) return word;
+  if (hasDigit) return word;
   let stemmed = stemCache.get(word);
   if (stemmed === undefined) {
     stemmed = stemmer(word);
@@ -85,14 +117,68 @@ function stem(word: string): string {
   return stemmed;
 }
 
-/** The index terms of a text, in order, repeated as often as they occur. */
+/** Analysed forms of words seen before, looked up by their characters in place. */
+const seenWords = new WordTable(STEM_CACHE_LIMIT);
+
+/**
+ * The index terms of a text, in order, repeated as often as they occur. A
+ * word seen before is looked up in place (word-table.ts) rather than sliced
+ * out and stemmed again: analysis was half the time of building an index.
+ */
 export function analyze(text: string): string[] {
+  const folded = fold(text);
+  const count = scanWords(folded);
   const terms: string[] = [];
-  for (const word of tokenize(text)) {
-    if (ENGLISH_STOPWORDS.has(word)) continue;
-    terms.push(stem(word));
+  for (let w = 0; w < count; w++) {
+    const start = wordStarts[w]!;
+    const end = wordEnds[w]!;
+    if (joinsNext(folded, w, count)) {
+      w = joinHyphenChain(folded, w, count, terms);
+      continue;
+    }
+    if (isPossessive(folded, w)) continue;
+    const hash = WordTable.hash(folded, start, end);
+    const entry = seenWords.find(folded, start, end, hash);
+    let term: string | null;
+    if (entry >= 0) term = seenWords.term(entry);
+    else {
+      const word = folded.slice(start, end);
+      term = ENGLISH_STOPWORDS.has(word) ? null : stem(word, wordHasDigit[w]!);
+      seenWords.add(folded, start, end, hash, term);
+    }
+    if (term !== null) terms.push(term);
   }
   return terms;
+}
+
+/** Word w is joined to the next by a hyphen: adjacent, one side numeric ("5-ht", "il-6"). */
+function joinsNext(folded: string, w: number, count: number): boolean {
+  const end = wordEnds[w]!;
+  return w + 1 < count && wordStarts[w + 1] === end + 1 && folded.charCodeAt(end) === 0x2d && (wordNumeric[w]! || wordNumeric[w + 1]!);
+}
+
+/** Joins the hyphen chain starting at word w into one word and adds its term; returns the chain's last word. */
+function joinHyphenChain(folded: string, w: number, count: number, terms: string[]): number {
+  let word = folded.slice(wordStarts[w]!, wordEnds[w]!);
+  let numeric = wordNumeric[w]!;
+  let hasDigit = wordHasDigit[w]!;
+  while (w + 1 < count && wordStarts[w + 1] === wordEnds[w]! + 1 && folded.charCodeAt(wordEnds[w]!) === 0x2d) {
+    if (!numeric && !wordNumeric[w + 1]) break;
+    w++;
+    word += folded.slice(wordStarts[w]!, wordEnds[w]!);
+    numeric &&= wordNumeric[w]!;
+    hasDigit ||= wordHasDigit[w]!;
+  }
+  if (!ENGLISH_STOPWORDS.has(word)) terms.push(stem(word, hasDigit));
+  return w;
+}
+
+/** A lone "s" after a straight or curly apostrophe (not the text's first word) belongs to the previous word: dropped. */
+function isPossessive(folded: string, w: number): boolean {
+  const start = wordStarts[w]!;
+  if (w === 0 || wordEnds[w]! - start !== 1 || folded.charCodeAt(start) !== 0x73) return false;
+  const before = folded.charCodeAt(start - 1);
+  return before === 0x27 || before === 0x2019;
 }
 
 /** Distinct terms of a text, in first-seen order (for queries and filter words). */

@@ -265,7 +265,6 @@ function collectWindow(
       const offset = (w << 5) + 31 - Math.clz32(low);
       const doc = windowBase + offset;
       let score = partial[offset]!;
-      (globalThis as any).__cand = ((globalThis as any).__cand ?? 0) + 1;
       let probedAny = false;
       let pruned = false;
       for (let i = firstEssential - 1; i >= 0; i--) {

@@ -13,6 +13,13 @@ import { BLOCK_SIZE, MAX_TF_RECORDED, type FieldPart } from './format.js';
 
 export type TypedArray = Uint8Array | Uint32Array | Int32Array | Float64Array;
 
+/** A document's distinct term ids and their frequencies: the first `distinct` entries of `ids` and `freqs`. */
+export interface TermCounts {
+  distinct: number;
+  ids: Uint32Array;
+  freqs: Uint32Array;
+}
+
 export class FieldPostings {
   readonly termIds = new GrowableUint32(1 << 16);
   readonly docs = new GrowableUint32(1 << 16);
@@ -23,12 +30,12 @@ export class FieldPostings {
   sumLength = 0;
 
   /** Adds a document (the next ordinal) standing for `paragraphs` paragraphs. */
-  addDocument(termFreqs: Map<number, number>, length: number, paragraphs = 1): void {
+  addDocument(terms: TermCounts, length: number, paragraphs = 1): void {
     const doc = this.norms.length;
-    for (const [termId, freq] of termFreqs) {
-      this.termIds.push(termId);
+    for (let i = 0; i < terms.distinct; i++) {
+      this.termIds.push(terms.ids[i]!);
       this.docs.push(doc);
-      this.freqs.push(freq);
+      this.freqs.push(terms.freqs[i]!);
     }
     this.norms.pushByte(encodeNorm(length));
     this.paragraphs.push(paragraphs);

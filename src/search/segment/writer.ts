@@ -8,7 +8,7 @@ import { analyze } from '../analysis/analyzer.js';
 import type { ArticleInput } from '../../corpus/model.js';
 import { GrowableBytes, GrowableUint32 } from './growable.js';
 import { StringTableBuilder } from './string-table.js';
-import { FieldPostings, encodePostings, type TypedArray } from './postings-writer.js';
+import { FieldPostings, encodePostings, type TermCounts, type TypedArray } from './postings-writer.js';
 import { StoredFieldsBuilder } from '../stored/writer.js';
 import {
   ELEMENT_BYTES,
@@ -25,9 +25,37 @@ import {
 } from './format.js';
 
 const NO_VALUE = 0xffffffff;
+const SLOT_UNSET = 0xffffffff;
+
+/**
+ * One document's distinct term ids and frequencies. `slotOf[id]` points into
+ * `ids`/`freqs`; it is trusted only if `ids` there holds the id again, so the
+ * table never needs clearing between documents (a sparse-set).
+ */
+class DocumentTerms implements TermCounts {
+  distinct = 0;
+  ids: Uint32Array<ArrayBuffer> = new Uint32Array(256);
+  freqs: Uint32Array<ArrayBuffer> = new Uint32Array(256);
+  slotOf = new Uint32Array(1 << 16).fill(SLOT_UNSET);
+
+  grow(): void {
+    this.ids = growTo(this.ids, this.ids.length * 2, 0);
+    this.freqs = growTo(this.freqs, this.freqs.length * 2, 0);
+  }
+}
+
+function growTo(array: Uint32Array, minimum: number, fill: number): Uint32Array<ArrayBuffer> {
+  let length = array.length;
+  while (length < minimum) length *= 2;
+  const grown = new Uint32Array(length).fill(fill);
+  grown.set(array);
+  return grown;
+}
 
 export class SegmentBuilder {
   private readonly termIds = new Map<string, number>();
+  /** The current document's term counts, reused from document to document (no Map per document). */
+  private readonly counts = new DocumentTerms();
   private readonly fields: Record<FieldName, FieldPostings> = { text: new FieldPostings(), title: new FieldPostings() };
   private readonly paragraphArticle = new GrowableUint32();
   private readonly articleFirstParagraph = new GrowableUint32();
@@ -70,25 +98,35 @@ export class SegmentBuilder {
     return postings * 12 + this.stored.approximateBytes;
   }
 
-  private termFrequencies(terms: string[]): Map<number, number> {
-    const freqs = new Map<number, number>();
+  /** Counts a document's terms into `this.counts` (distinct term ids in first-seen order, with their frequencies). */
+  private countTerms(terms: string[]): DocumentTerms {
+    const counts = this.counts;
+    counts.distinct = 0;
     for (const term of terms) {
       let id = this.termIds.get(term);
       if (id === undefined) {
         id = this.termIds.size;
         this.termIds.set(term, id);
+        if (id >= counts.slotOf.length) counts.slotOf = growTo(counts.slotOf, id + 1, SLOT_UNSET);
       }
-      freqs.set(id, (freqs.get(id) ?? 0) + 1);
+      const slot = counts.slotOf[id]!;
+      if (slot !== SLOT_UNSET && slot < counts.distinct && counts.ids[slot] === id) counts.freqs[slot]!++;
+      else {
+        if (counts.distinct === counts.ids.length) counts.grow();
+        counts.slotOf[id] = counts.distinct;
+        counts.ids[counts.distinct] = id;
+        counts.freqs[counts.distinct++] = 1;
+      }
     }
-    return freqs;
+    return counts;
   }
 
   addArticle(article: ArticleInput): void {
     const titleTerms = analyze(article.title);
-    this.fields.title.addDocument(this.termFrequencies(titleTerms), titleTerms.length, article.paragraphs.length);
+    this.fields.title.addDocument(this.countTerms(titleTerms), titleTerms.length, article.paragraphs.length);
     for (const paragraph of article.paragraphs) {
       const textTerms = analyze(paragraph.text);
-      this.fields.text.addDocument(this.termFrequencies(textTerms), textTerms.length);
+      this.fields.text.addDocument(this.countTerms(textTerms), textTerms.length);
     }
     this.addArticleColumns(article);
   }

@@ -1,23 +1,83 @@
 import { describe, expect, it } from 'vitest';
-import { analyze, fold, tokenize } from '../../../src/search/analysis/analyzer.js';
+import { stemmer } from 'stemmer';
+import { analyze, fold } from '../../../src/search/analysis/analyzer.js';
+import { ENGLISH_STOPWORDS } from '../../../src/search/analysis/stopwords.js';
 
 describe('analyzer', () => {
   it('folds case and diacritics, including letters Unicode does not decompose', () => {
     expect(fold('José NÚÑEZ Søren Æsir Straße')).toBe('jose nunez soren aesir strasse');
+    expect(fold('Plain ASCII, Mixed Case')).toBe('plain ascii, mixed case');
   });
 
   it('keeps letters and digits together and joins numeric hyphenations', () => {
-    expect(tokenize('CA1-CA3 5-HT2A 5HT IL-6 COVID-19 Nav1.6 layer 2/3 long-term')).toEqual([
+    expect(analyze('CA1-CA3 5-HT2A 5HT IL-6 COVID-19 Nav1.6 layer 2/3 long-term')).toEqual([
       'ca1', 'ca3', '5ht2a', '5ht', 'il6', 'covid19', 'nav1.6', 'layer', '2', '3', 'long', 'term',
     ]);
   });
 
   it('removes stopwords and possessives, stems words but not identifiers', () => {
     expect(analyze("The neurons' firing of Alzheimer's patients in CA1")).toEqual(['neuron', 'fire', 'alzheim', 'patient', 'ca1']);
+    expect(analyze('Alzheimer\u2019s Núñez')).toEqual(['alzheim', 'nunez']);
     expect(analyze('recordings recorded recording')).toEqual(['record', 'record', 'record']);
   });
 
   it('treats a sentence-final dot as punctuation but keeps decimals', () => {
-    expect(tokenize('Rates rose 1.5 fold. Then fell.')).toEqual(['rates', 'rose', '1.5', 'fold', 'then', 'fell']);
+    expect(analyze('Rates rose 1.5 fold. Then fell.')).toEqual(['rate', 'rose', '1.5', 'fold', 'fell']);
+  });
+
+  it('gives a word seen before the same terms as the first time (the table of seen words)', () => {
+    const text = 'Running mice ran; running MICE run. IL-6 il-6 the The';
+    expect(analyze(text)).toEqual(analyze(text));
+    expect(analyze(text)).toEqual(['run', 'mice', 'ran', 'run', 'mice', 'run', 'il6', 'il6']);
+  });
+});
+
+/**
+ * The analyzer as first written, with regular expressions over the folded
+ * text: the reference the scanning analyzer must match term for term.
+ */
+function referenceAnalyze(text: string): string[] {
+  const folded = fold(text);
+  const tokens = [...folded.matchAll(/[\p{L}\p{N}]+(?:\.\p{N}+)*/gu)].map((m) => ({ word: m[0], start: m.index, end: m.index + m[0].length }));
+  const digitsOnly = (word: string) => /^\p{N}+(?:\.\p{N}+)*$/u.test(word);
+  const terms: string[] = [];
+  for (let i = 0; i < tokens.length; i++) {
+    let { word, end } = tokens[i]!;
+    while (i + 1 < tokens.length && tokens[i + 1]!.start === end + 1 && folded[end] === '-') {
+      const next = tokens[i + 1]!.word;
+      if (!digitsOnly(word) && !digitsOnly(next)) break;
+      word += next;
+      end = tokens[i + 1]!.end;
+      i++;
+    }
+    if (word === 's' && i > 0 && /['\u2019]/.test(folded[tokens[i]!.start - 1] ?? '')) continue;
+    if (ENGLISH_STOPWORDS.has(word)) continue;
+    terms.push(/\p{N}/u.test(word) ? word : stemmer(word));
+  }
+  return terms;
+}
+
+describe('the scanning analyzer against the regular-expression reference', () => {
+  // Pieces that exercise every rule: cases, digits (ASCII and not), dots, hyphens, both apostrophes,
+  // stopwords, a lone "s", Greek letters, marks to fold, letters outside the BMP, lone surrogates, symbols.
+  const pieces = [
+    'a', 'B', 's', 'S', 'x', '1', '0', '9', '.', '-', "'", '\u2019', ' ', '  ', '/', ',', 'the', 'Of', 'running', 'CA1', 'IL-6', '5-HT',
+    'nav1.6', "'s", '.5', '1.', 'β', 'α-1', 'Δ', 'é', 'Núñez', 'Straße', '²', '½', '٣', '±', '–', '\u{1D400}', '\u{1F600}', '\uD800', '\uDC00', 'ﬁ', 'µ',
+  ];
+
+  function randomText(random: () => number): string {
+    let text = '';
+    const length = Math.floor(random() * 20);
+    for (let i = 0; i < length; i++) text += pieces[Math.floor(random() * pieces.length)];
+    return text;
+  }
+
+  it('makes exactly the same terms on random texts', () => {
+    let seed = 12345;
+    const random = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
+    for (let i = 0; i < 30_000; i++) {
+      const text = randomText(random);
+      expect(analyze(text), JSON.stringify(text)).toEqual(referenceAnalyze(text));
+    }
   });
 });

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { FieldPostings, encodePostings } from '../../../src/search/segment/postings-writer.js';
+import { FieldPostings, encodePostings, type TermCounts } from '../../../src/search/segment/postings-writer.js';
 import { NO_MORE_DOCS, PostingsCursor } from '../../../src/search/segment/postings.js';
 import type { FieldData } from '../../../src/search/segment/reader.js';
 import { BLOCK_SIZE, MAX_TF_RECORDED } from '../../../src/search/segment/format.js';
@@ -37,9 +37,13 @@ const corpora = fc.integer({ min: 1, max: 6 }).chain((termCount) =>
   }),
 );
 
+function termCounts(terms: Map<number, number>): TermCounts {
+  return { distinct: terms.size, ids: Uint32Array.from(terms.keys()), freqs: Uint32Array.from(terms.values()) };
+}
+
 function encode(docs: readonly Doc[], order: readonly number[], perArticle: boolean): FieldData {
   const postings = new FieldPostings();
-  for (const doc of docs) postings.addDocument(doc.terms, doc.length, doc.paragraphs);
+  for (const doc of docs) postings.addDocument(termCounts(doc.terms), doc.length, doc.paragraphs);
   const arrays = new Map<string, unknown>(encodePostings(postings, Uint32Array.from(order), perArticle));
   const df = arrays.get('df') as Uint32Array;
   return {
@@ -115,7 +119,7 @@ describe('postings encoding and the cursor', () => {
 
   it('without per-article lists, postingCount is not written (df stands for it)', () => {
     const postings = new FieldPostings();
-    postings.addDocument(new Map([[0, 2]]), 10);
+    postings.addDocument(termCounts(new Map([[0, 2]])), 10);
     const parts = encodePostings(postings, Uint32Array.of(0), false).map(([part]) => part);
     expect(parts).not.toContain('postingCount');
     expect(encodePostings(postings, Uint32Array.of(0), true).map(([part]) => part)).toContain('postingCount');
