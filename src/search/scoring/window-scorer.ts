@@ -26,7 +26,7 @@
  */
 import type { Segment } from '../segment/reader.js';
 import type { Bitset } from '../filters/bitset.js';
-import { NO_MORE_DOCS } from '../segment/postings.js';
+import { NO_MORE_DOCS, type PostingsCursor } from '../segment/postings.js';
 import { termScore } from './bm25.js';
 import type { Collector } from './top-k.js';
 import { WINDOW, scratch, type OpenClause } from './open-clauses.js';
@@ -112,9 +112,26 @@ export function scoreWindows(
       const blockFloor = safe - (total - bound[c]!);
       if (rank[c]! >= firstEssential) accumulate(clauses[c]!, c, from, to, windowBase, articleOf, firstParagraph, record, generation, blockFloor);
     }
-    collectWindow(clauses, from, to, windowBase, accept, collector, firstEssential, generation, docBase, articleOf);
+    collectWindow(clauses, from, to, windowBase, accept, collector, firstEssential, generation, docBase, articleOf, total);
     from = to;
   }
+}
+
+/**
+ * The cursor of the non-essential clause every candidate of the window must
+ * match, or null. That is the highest-bound non-essential clause when the
+ * essential clauses' bounds plus the other non-essential ones cannot reach
+ * `safe` (typical of a one-word query once the top k fill up: neither the
+ * title nor the text alone can reach the threshold). Only a paragraph-level
+ * clause qualifies (its postings are the candidates' own numbers).
+ */
+function requiredClause(clauses: readonly OpenClause[], firstEssential: number, total: number, safe: number): PostingsCursor | null {
+  if (firstEssential === 0) return null;
+  const { byBound, boundBelow } = scratch;
+  const top = clauses[byBound[firstEssential - 1]!]!;
+  const essentialBounds = total - boundBelow[firstEssential]!;
+  if (top.perArticle || essentialBounds + boundBelow[firstEssential - 1]! >= safe) return null;
+  return top.cursor;
 }
 
 /** True when any of words[first..last] is non-zero. */
@@ -249,21 +266,46 @@ function collectWindow(
   generation: number,
   docBase: number,
   articleOf: Uint32Array,
+  total: number,
 ): void {
   const { partial, touched, contribution, stamp, byBound, rank, boundBelow, probed } = scratch;
   const n = clauses.length;
   let threshold = collector.threshold;
   let safe = threshold - PRUNING_MARGIN * Math.abs(threshold);
+  const required = requiredClause(clauses, firstEssential, total, safe);
+  const acceptBase = windowBase >>> 5;
   const lastWord = (to - 1 - windowBase) >>> 5;
   for (let w = (from - windowBase) >>> 5; w <= lastWord; w++) {
     let bits = touched[w]!;
     touched[w] = 0;
-    if (accept !== null) bits &= accept.words[(windowBase >>> 5) + w]!;
+    if (accept !== null) bits &= accept.words[acceptBase + w]!;
     while (bits !== 0) {
       const low = bits & -bits;
       bits ^= low;
       const offset = (w << 5) + 31 - Math.clz32(low);
       const doc = windowBase + offset;
+      if (required !== null) {
+        const next = required.advance(doc);
+        if (next !== doc) {
+          // Every candidate before the required clause's next paragraph misses it: skip them all
+          // (clearing their touched bits: the bitmap must be empty for the next window).
+          const nextOffset = next - windowBase;
+          if (nextOffset > (lastWord << 5) + 31) {
+            for (let rest = w + 1; rest <= lastWord; rest++) touched[rest] = 0;
+            return;
+          }
+          const nextWord = nextOffset >>> 5;
+          if (nextWord > w) {
+            for (let skipped = w + 1; skipped < nextWord; skipped++) touched[skipped] = 0;
+            w = nextWord;
+            bits = touched[w]!;
+            touched[w] = 0;
+            if (accept !== null) bits &= accept.words[acceptBase + w]!;
+          }
+          bits &= ~((1 << (nextOffset & 31)) - 1);
+          continue;
+        }
+      }
       let score = partial[offset]!;
       let probedAny = false;
       let pruned = false;
