@@ -43,6 +43,8 @@ export class Scratch {
   rank = new Int32Array(0);
   boundBelow = new Float64Array(0);
   probed = new Float64Array(0);
+  /** Whether the last probe of non-essential clauses found any of them. */
+  probedAny = false;
 
   ensure(clauses: number): void {
     if (this.bound.length >= clauses) return;

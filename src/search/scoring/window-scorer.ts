@@ -103,8 +103,17 @@ export function scoreWindows(
     const safe = threshold - PRUNING_MARGIN * Math.abs(threshold);
     const firstEssential = partition(n, bound, cost, safe, byBound, rank, boundBelow);
 
+    if (n - firstEssential === 1) {
+      const essential = byBound[firstEssential]!;
+      scoreOneEssential(clauses, essential, from, to, accept, collector, firstEssential, total, docBase, articleOf, firstParagraph);
+      from = to;
+      continue;
+    }
     const generation = scratch.nextGeneration();
-    const record = firstEssential > 0; // contributions are only needed to re-sum with non-essential ones
+    // Contributions are only needed to re-sum with non-essential ones, and only from three clauses
+    // on: two values add up to the same double in either order (addition is commutative, only
+    // not associative), so a one-word query (text and title) never re-sums.
+    const record = firstEssential > 0 && n > 2;
     for (let c = 0; c < n; c++) {
       // A block whose bound, with every other clause's window bound, cannot reach the threshold
       // is not decoded: its paragraphs cannot enter the top k (a paragraph another clause
@@ -114,6 +123,107 @@ export function scoreWindows(
     }
     collectWindow(clauses, from, to, windowBase, accept, collector, firstEssential, generation, docBase, articleOf, total);
     from = to;
+  }
+}
+
+/** What probeNonEssential returns for a paragraph whose bounds cannot reach the top k. */
+const PRUNED = -Infinity;
+
+/**
+ * Adds the non-essential clauses' scores of `doc` to `score`, highest bound
+ * first, and returns the sum, or PRUNED as soon as the bounds left cannot lift
+ * it to `safe`. Each clause's value (0 when it misses) goes to scratch.probed,
+ * and scratch.probedAny tells whether any matched.
+ */
+function probeNonEssential(clauses: readonly OpenClause[], firstEssential: number, doc: number, score: number, safe: number, articleOf: Uint32Array): number {
+  const { byBound, boundBelow, probed } = scratch;
+  scratch.probedAny = false;
+  for (let i = firstEssential - 1; i >= 0; i--) {
+    if (score + boundBelow[i + 1]! < safe) return PRUNED;
+    const c = byBound[i]!;
+    const clause = clauses[c]!;
+    const target = clause.perArticle ? articleOf[doc]! : doc;
+    probed[c] = 0;
+    if (clause.cursor.advance(target) !== target) continue;
+    const value = termScore(clause.weight, clause.cursor.freq, clause.lengthFactor[clause.norms[target]!]!);
+    probed[c] = value;
+    score += value;
+    scratch.probedAny = true;
+  }
+  return score;
+}
+
+/**
+ * A window where a single clause is essential (most windows of one- and
+ * two-word queries): its postings are scored, filtered and probed as they are
+ * decoded, with no bitmap and no second pass. A title posting stands for each
+ * of its article's paragraphs in the window. Blocks are skipped on their bound
+ * against the threshold as it rises.
+ */
+function scoreOneEssential(
+  clauses: readonly OpenClause[],
+  essential: number,
+  from: number,
+  to: number,
+  accept: Bitset | null,
+  collector: Collector,
+  firstEssential: number,
+  total: number,
+  docBase: number,
+  articleOf: Uint32Array,
+  firstParagraph: Uint32Array,
+): void {
+  const { cursor, weight, norms, lengthFactor, perArticle, blockMax } = clauses[essential]!;
+  const { rank, probed } = scratch;
+  const n = clauses.length;
+  let threshold = collector.threshold;
+  let safe = threshold - PRUNING_MARGIN * Math.abs(threshold);
+  // The non-essential clauses' bounds: a block of the essential one below safe minus them is skipped.
+  const othersBound = total - scratch.bound[essential]!;
+  let blockFloor = safe - othersBound;
+  const required = requiredClause(clauses, firstEssential, total, safe);
+  const lo = perArticle ? articleOf[from]! : from;
+  const hi = perArticle ? articleOf[to - 1]! + 1 : to;
+  const lastDocs = cursor.field.blockLastDoc;
+  for (let block = cursor.seekBlock(lo); block < cursor.endBlock && cursor.blockFirstDoc(block) < hi; block++) {
+    if (weight * blockMax[block]! < blockFloor) {
+      if (lastDocs[block]! >= hi) break;
+      continue;
+    }
+    const count = cursor.decodeBlock(block);
+    const docs = cursor.docs;
+    const freqs = cursor.freqs;
+    let i = 0;
+    while (i < count && docs[i]! < lo) i++;
+    for (; i < count; i++) {
+      const doc = docs[i]!;
+      if (doc >= hi) break;
+      const value = termScore(weight, freqs[i]!, lengthFactor[norms[doc]!]!);
+      const end = perArticle ? Math.min(firstParagraph[doc + 1]!, to) : doc + 1;
+      for (let p = perArticle ? Math.max(firstParagraph[doc]!, from) : doc; p < end; p++) {
+        if (accept !== null && (accept.words[p >>> 5]! & (1 << (p & 31))) === 0) continue;
+        if (required !== null) {
+          const next = required.advance(p);
+          if (next !== p) {
+            p = next - 1; // the paragraphs before `next` miss the required clause
+            continue;
+          }
+        }
+        let score = probeNonEssential(clauses, firstEssential, p, value, safe, articleOf);
+        if (score === PRUNED) continue;
+        if (scratch.probedAny && n > 2) {
+          // Re-sum in query order, as the exhaustive scorer adds.
+          score = 0;
+          for (let c = 0; c < n; c++) score += c === essential ? value : rank[c]! < firstEssential ? probed[c]! : 0;
+        }
+        if (score < threshold) continue;
+        collector.collect(docBase + p, score);
+        threshold = collector.threshold;
+        safe = threshold - PRUNING_MARGIN * Math.abs(threshold);
+        blockFloor = safe - othersBound;
+      }
+    }
+    if (lastDocs[block]! >= hi) break;
   }
 }
 
@@ -268,7 +378,7 @@ function collectWindow(
   articleOf: Uint32Array,
   total: number,
 ): void {
-  const { partial, touched, contribution, stamp, byBound, rank, boundBelow, probed } = scratch;
+  const { partial, touched, contribution, stamp, rank, probed } = scratch;
   const n = clauses.length;
   let threshold = collector.threshold;
   let safe = threshold - PRUNING_MARGIN * Math.abs(threshold);
@@ -306,26 +416,9 @@ function collectWindow(
           continue;
         }
       }
-      let score = partial[offset]!;
-      let probedAny = false;
-      let pruned = false;
-      for (let i = firstEssential - 1; i >= 0; i--) {
-        if (score + boundBelow[i + 1]! < safe) {
-          pruned = true;
-          break;
-        }
-        const c = byBound[i]!;
-        const clause = clauses[c]!;
-        const target = clause.perArticle ? articleOf[doc]! : doc;
-        probed[c] = 0;
-        if (clause.cursor.advance(target) !== target) continue;
-        const value = termScore(clause.weight, clause.cursor.freq, clause.lengthFactor[clause.norms[target]!]!);
-        probed[c] = value;
-        score += value;
-        probedAny = true;
-      }
-      if (pruned) continue;
-      if (probedAny) {
+      let score = probeNonEssential(clauses, firstEssential, doc, partial[offset]!, safe, articleOf);
+      if (score === PRUNED) continue;
+      if (scratch.probedAny && n > 2) {
         // Re-sum in query order (clauses are in query order) so the score is the exhaustive one.
         score = 0;
         for (let c = 0; c < n; c++) {
