@@ -159,6 +159,13 @@ function probeNonEssential(clauses: readonly OpenClause[], firstEssential: numbe
  * decoded, with no bitmap and no second pass. A title posting stands for each
  * of its article's paragraphs in the window. Blocks are skipped on their bound
  * against the threshold as it rises.
+ *
+ * Where a block's bound plus all non-essential bounds but the highest cannot
+ * reach the threshold, that highest non-essential clause is required there: a
+ * paragraph missing it cannot enter the top k. Its next match is then looked
+ * up first, and the paragraphs (and whole blocks) before it are passed over
+ * without scoring or decoding: a one-word query's text postings only count
+ * inside articles whose title also has the word, once the top k fill up.
  */
 function scoreOneEssential(
   clauses: readonly OpenClause[],
@@ -174,21 +181,37 @@ function scoreOneEssential(
   firstParagraph: Uint32Array,
 ): void {
   const { cursor, weight, norms, lengthFactor, perArticle, blockMax } = clauses[essential]!;
-  const { rank, probed } = scratch;
+  const { rank, probed, byBound, boundBelow } = scratch;
   const n = clauses.length;
   let threshold = collector.threshold;
   let safe = threshold - PRUNING_MARGIN * Math.abs(threshold);
   // The non-essential clauses' bounds: a block of the essential one below safe minus them is skipped.
   const othersBound = total - scratch.bound[essential]!;
   let blockFloor = safe - othersBound;
-  const required = requiredClause(clauses, firstEssential, total, safe);
+  const top = firstEssential > 0 ? clauses[byBound[firstEssential - 1]!]! : null;
+  const othersButTop = firstEssential > 0 ? boundBelow[firstEssential - 1]! : 0;
+  /** Paragraphs from the last one looked up to this one miss `top`. */
+  let topNext = 0;
   const lo = perArticle ? articleOf[from]! : from;
   const hi = perArticle ? articleOf[to - 1]! + 1 : to;
   const lastDocs = cursor.field.blockLastDoc;
   for (let block = cursor.seekBlock(lo); block < cursor.endBlock && cursor.blockFirstDoc(block) < hi; block++) {
-    if (weight * blockMax[block]! < blockFloor) {
-      if (lastDocs[block]! >= hi) break;
+    const blockBound = weight * blockMax[block]!;
+    const lastInWindow = lastDocs[block]! >= hi;
+    if (blockBound < blockFloor) {
+      if (lastInWindow) break;
       continue;
+    }
+    const needsTop = top !== null && blockBound + othersButTop < safe;
+    if (needsTop) {
+      const firstDoc = Math.max(cursor.blockFirstDoc(block), lo);
+      const first = perArticle ? Math.max(firstParagraph[firstDoc]!, from) : firstDoc;
+      if (topNext < first) topNext = nextMatch(top, first, articleOf, firstParagraph);
+      const last = perArticle ? firstParagraph[lastDocs[block]! + 1]! - 1 : lastDocs[block]!;
+      if (topNext > Math.min(last, to - 1)) {
+        if (lastInWindow) break;
+        continue; // no paragraph of the block matches the required clause: not decoded
+      }
     }
     const count = cursor.decodeBlock(block);
     const docs = cursor.docs;
@@ -198,17 +221,18 @@ function scoreOneEssential(
     for (; i < count; i++) {
       const doc = docs[i]!;
       if (doc >= hi) break;
-      const value = termScore(weight, freqs[i]!, lengthFactor[norms[doc]!]!);
       const end = perArticle ? Math.min(firstParagraph[doc + 1]!, to) : doc + 1;
+      if (needsTop && end <= topNext) continue;
+      const value = termScore(weight, freqs[i]!, lengthFactor[norms[doc]!]!);
       for (let p = perArticle ? Math.max(firstParagraph[doc]!, from) : doc; p < end; p++) {
-        if (accept !== null && (accept.words[p >>> 5]! & (1 << (p & 31))) === 0) continue;
-        if (required !== null) {
-          const next = required.advance(p);
-          if (next !== p) {
-            p = next - 1; // the paragraphs before `next` miss the required clause
+        if (needsTop) {
+          if (p > topNext) topNext = nextMatch(top, p, articleOf, firstParagraph);
+          if (p < topNext) {
+            p = topNext - 1; // the paragraphs before topNext miss the required clause
             continue;
           }
         }
+        if (accept !== null && (accept.words[p >>> 5]! & (1 << (p & 31))) === 0) continue;
         let score = probeNonEssential(clauses, firstEssential, p, value, safe, articleOf);
         if (score === PRUNED) continue;
         if (scratch.probedAny && n > 2) {
@@ -223,8 +247,15 @@ function scoreOneEssential(
         blockFloor = safe - othersBound;
       }
     }
-    if (lastDocs[block]! >= hi) break;
+    if (lastInWindow) break;
   }
+}
+
+/** The first paragraph at or after `paragraph` that the clause matches (a title clause: by the paragraph's article). */
+function nextMatch(clause: OpenClause, paragraph: number, articleOf: Uint32Array, firstParagraph: Uint32Array): number {
+  if (!clause.perArticle) return clause.cursor.advance(paragraph);
+  const article = clause.cursor.advance(articleOf[paragraph]!);
+  return article === NO_MORE_DOCS ? NO_MORE_DOCS : Math.max(paragraph, firstParagraph[article]!);
 }
 
 /**
