@@ -9,6 +9,7 @@
  * (e.g. PEERS_CORPORA=generated re-measures only the generated corpus; ratios
  * stay within one run, since every corpus is measured for all peers at once).
  */
+import { execFileSync } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { RESULTS_DIR, machine } from '../lib/stats.js';
@@ -31,6 +32,11 @@ const ws: Workspace = {
 process.stderr.write(`peer comparison: ${config.peers.join(', ')}; corpora ${config.corpora.join(', ')} ` +
   `(generated: ${config.paragraphs.toLocaleString('en')} paragraphs); ${config.queriesPerSet} queries per set, ` +
   `${config.repeats} repeats, ${config.secondsPerCell} s budget per cell, ${config.threads} threads\n`);
+
+if (config.peers.some((peer) => peer === 'engine' || peer === 'engine-http')) {
+  // The engine peers run the compiled server (dist/), as `npm start` does.
+  execFileSync(process.execPath, [path.resolve('scripts', 'build-dist.mjs')], { stdio: 'inherit' });
+}
 
 const sets = await querySets(config.queriesPerSet);
 const judged = await judgedQueries();

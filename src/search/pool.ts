@@ -104,9 +104,11 @@ export class SearchPool {
             // throughput on 2 threads, mixed queries: 2-3x more queries per second).
             concurrentTasksPerWorker: TASKS_QUEUED_PER_WORKER,
             workerData: { buffers: segments.map((s) => s.buffer) },
-            // Workers load TypeScript sources through tsx when the server runs from source.
-            // (Only that flag: process-wide flags such as --expose-gc are invalid in workers.)
-            execArgv: workerFile.endsWith('.ts') ? ['--import', 'tsx'] : undefined,
+            // Workers load TypeScript sources through tsx when the server runs from source, and
+            // nothing else: process-wide flags such as --expose-gc are invalid in workers, and a
+            // loader inherited by compiled workers (a parent started with --import tsx) cost the
+            // pool a third of its throughput (bench:peers, 1M paragraphs, 2 threads).
+            execArgv: workerFile.endsWith('.ts') ? ['--import', 'tsx'] : [],
           })
         : null;
   }

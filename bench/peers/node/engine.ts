@@ -1,11 +1,21 @@
-/** This engine, in-process: IndexWriter to build, Searcher on the calling thread for latency, its worker pool for throughput. */
+/**
+ * This engine, in-process: IndexWriter to build, Searcher on the calling
+ * thread for latency, its worker pool for throughput. The engine is the
+ * compiled one in dist/ (bench:peers builds it), as `npm start` runs it, not
+ * the TypeScript sources through tsx: tsx's loader in the worker threads cost
+ * the pool a third of its throughput.
+ */
 import { performance } from 'node:perf_hooks';
-import { IndexWriter } from '../../../src/search/index-writer.js';
-import { Searcher } from '../../../src/search/searcher.js';
-import { compileFilterSpec, type FilterSpec } from '../../../src/search/query/filter-spec.js';
+import type { Searcher } from '../../../src/search/searcher.js';
+import type { FilterSpec } from '../../../src/search/query/filter-spec.js';
 import { BM25, type FieldMode } from '../lib/config.js';
+import { compiledModule } from '../lib/compiled.js';
 import { readArticles } from '../lib/docs.js';
 import type { Filter, NodePeer } from './peer.js';
+
+const { IndexWriter } = await compiledModule<typeof import('../../../src/search/index-writer.js')>('search/index-writer.js');
+const { Searcher: CompiledSearcher } = await compiledModule<typeof import('../../../src/search/searcher.js')>('search/searcher.js');
+const { compileFilterSpec } = await compiledModule<typeof import('../../../src/search/query/filter-spec.js')>('search/query/filter-spec.js');
 
 const ymd = (n: number) => `${String(n).slice(0, 4)}-${String(n).slice(4, 6)}-${String(n).slice(6, 8)}`;
 
@@ -35,7 +45,7 @@ export class EnginePeer implements NodePeer {
   async open(indexDir: string, mode: FieldMode): Promise<void> {
     this.dir = indexDir;
     this.mode = mode;
-    this.searcher = await Searcher.open(indexDir, this.options(0));
+    this.searcher = await CompiledSearcher.open(indexDir, this.options(0));
   }
 
   private spec(filter: Filter | null): FilterSpec {
@@ -57,7 +67,7 @@ export class EnginePeer implements NodePeer {
   /** The engine's own worker pool (one thread per core), kept busy with 2 queries in flight per thread. */
   async throughput(queries: string[], k: number, filter: Filter | null, threads: number, maxSeconds: number) {
     // Opened once and kept: its load is not part of any figure.
-    this.pooled ??= await Searcher.open(this.dir, this.options(threads));
+    this.pooled ??= await CompiledSearcher.open(this.dir, this.options(threads));
     const pooled = this.pooled;
     {
       const spec = this.spec(filter);
@@ -75,7 +85,7 @@ export class EnginePeer implements NodePeer {
   }
 
   versions(): Record<string, string> {
-    return { engine: 'litserve (this checkout)' };
+    return { engine: 'litserve (this checkout, compiled: dist/)' };
   }
 
   async close(): Promise<void> {
