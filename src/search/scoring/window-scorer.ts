@@ -234,7 +234,8 @@ function scoreOneEssential(
         }
         if (accept !== null && (accept.words[p >>> 5]! & (1 << (p & 31))) === 0) continue;
         let score = probeNonEssential(clauses, firstEssential, p, value, safe, articleOf);
-        if (score === PRUNED) continue;
+        // Below safe, the sum in another order cannot reach the threshold either (the margin dwarfs rounding).
+        if (score === PRUNED || score < safe) continue;
         if (scratch.probedAny && n > 2) {
           // Re-sum in query order, as the exhaustive scorer adds.
           score = 0;
@@ -448,7 +449,8 @@ function collectWindow(
         }
       }
       let score = probeNonEssential(clauses, firstEssential, doc, partial[offset]!, safe, articleOf);
-      if (score === PRUNED) continue;
+      // Below safe, the sum in another order cannot reach the threshold either (the margin dwarfs rounding).
+      if (score === PRUNED || score < safe) continue;
       if (scratch.probedAny && n > 2) {
         // Re-sum in query order (clauses are in query order) so the score is the exhaustive one.
         score = 0;
