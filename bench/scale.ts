@@ -12,14 +12,20 @@ import { mkdir, readdir, rm, stat } from 'node:fs/promises';
 import { availableParallelism, loadavg } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { IndexWriter } from '../src/search/index-writer.js';
-import { Searcher } from '../src/search/searcher.js';
-import { compileFilterSpec, type FilterSpec } from '../src/search/query/filter-spec.js';
+import type { FilterSpec } from '../src/search/query/filter-spec.js';
+import type { Searcher as SearcherType } from '../src/search/searcher.js';
 import { analyzeUnique } from '../src/search/analysis/analyzer.js';
 import { loadConfig } from '../src/config.js';
 import { createProgress } from '../src/progress.js';
 import { random, sentenceSource, syntheticArticles } from './lib/synthetic-corpus.js';
 import { machine, mib, rssSampler, summarize, writeResults } from './lib/stats.js';
+import { buildCompiled, compiledModule } from './lib/compiled.js';
+
+// The engine as `npm start` runs it: compiled (bench/lib/compiled.ts).
+buildCompiled();
+const { IndexWriter } = await compiledModule<typeof import('../src/search/index-writer.js')>('search/index-writer.js');
+const { Searcher } = await compiledModule<typeof import('../src/search/searcher.js')>('search/searcher.js');
+const { compileFilterSpec } = await compiledModule<typeof import('../src/search/query/filter-spec.js')>('search/query/filter-spec.js');
 
 const PARAGRAPHS = Number(process.env.PARAGRAPHS ?? 1_000_000);
 const QUERIES_PER_SET = Number(process.env.QUERIES ?? 300);
@@ -70,7 +76,7 @@ function querySets(source: ReturnType<typeof sentenceSource>): Record<string, st
   return { '1 term': make(1), '2 terms': make(2), '4 terms': make(4) };
 }
 
-async function latency(searcher: Searcher, queries: string[], k: number, filter: FilterSpec) {
+async function latency(searcher: SearcherType, queries: string[], k: number, filter: FilterSpec) {
   for (const q of queries.slice(0, 30)) await searcher.search(q, k, filter); // warm-up, excluded
   const times: number[] = [];
   for (const q of queries) {
@@ -81,7 +87,7 @@ async function latency(searcher: Searcher, queries: string[], k: number, filter:
   return summarize(times);
 }
 
-async function throughput(searcher: Searcher, queries: string[], k: number, concurrency: number) {
+async function throughput(searcher: SearcherType, queries: string[], k: number, concurrency: number) {
   let next = 0;
   const started = performance.now();
   await Promise.all(

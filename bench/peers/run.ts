@@ -9,10 +9,10 @@
  * (e.g. PEERS_CORPORA=generated re-measures only the generated corpus; ratios
  * stay within one run, since every corpus is measured for all peers at once).
  */
-import { execFileSync } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { RESULTS_DIR, machine } from '../lib/stats.js';
+import { buildCompiled } from '../lib/compiled.js';
 import { loadBenchConfig, type CorpusName, type FieldMode, type PeerName } from './lib/config.js';
 import { ensureCorpusFile } from './lib/docs.js';
 import { measureQuality, measureSpeed, writeQueryFiles, type PeerRun, type QualityRun, type Workspace } from './lib/measure.js';
@@ -34,8 +34,7 @@ process.stderr.write(`peer comparison: ${config.peers.join(', ')}; corpora ${con
   `${config.repeats} repeats, ${config.secondsPerCell} s budget per cell, ${config.threads} threads\n`);
 
 if (config.peers.some((peer) => peer === 'engine' || peer === 'engine-http')) {
-  // The engine peers run the compiled server (dist/), as `npm start` does.
-  execFileSync(process.execPath, [path.resolve('scripts', 'build-dist.mjs')], { stdio: 'inherit' });
+  buildCompiled(); // the engine peers run the compiled server (dist/), as `npm start` does
 }
 
 const sets = await querySets(config.queriesPerSet);

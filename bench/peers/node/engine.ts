@@ -1,15 +1,14 @@
 /**
  * This engine, in-process: IndexWriter to build, Searcher on the calling
  * thread for latency, its worker pool for throughput. The engine is the
- * compiled one in dist/ (bench:peers builds it), as `npm start` runs it, not
- * the TypeScript sources through tsx: tsx's loader in the worker threads cost
- * the pool a third of its throughput.
+ * compiled one in dist/ (bench:peers builds it), as `npm start` runs it
+ * (bench/lib/compiled.ts says why).
  */
 import { performance } from 'node:perf_hooks';
 import type { Searcher } from '../../../src/search/searcher.js';
 import type { FilterSpec } from '../../../src/search/query/filter-spec.js';
 import { BM25, type FieldMode } from '../lib/config.js';
-import { compiledModule } from '../lib/compiled.js';
+import { compiledModule } from '../../lib/compiled.js';
 import { readArticles } from '../lib/docs.js';
 import type { Filter, NodePeer } from './peer.js';
 
