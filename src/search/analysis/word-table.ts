@@ -15,14 +15,12 @@ export class WordTable {
   private charsUsed = 0;
   private wordStart: number[] = [];
   private wordLength: number[] = [];
+  /** Each word's hash, so that growing the slots does not hash the words again. */
+  private wordHash: number[] = [];
   private terms: (string | null)[] = [];
 
   constructor(private readonly limit: number) {
     this.slots = new Int32Array(tableSize(Math.min(limit, 1 << 12)));
-  }
-
-  get size(): number {
-    return this.terms.length;
   }
 
   /** FNV-1a of text[from, to). */
@@ -66,6 +64,7 @@ export class WordTable {
     const entry = this.terms.length;
     this.wordStart.push(this.charsUsed);
     this.wordLength.push(length);
+    this.wordHash.push(hash);
     this.terms.push(term);
     this.charsUsed += length;
     if (2 * this.terms.length > this.slots.length) this.rehash(2 * this.slots.length);
@@ -81,12 +80,7 @@ export class WordTable {
 
   private rehash(size: number): void {
     this.slots = new Int32Array(size);
-    for (let entry = 0; entry < this.terms.length; entry++) {
-      const start = this.wordStart[entry]!;
-      let hash = 0x811c9dc5;
-      for (let i = start; i < start + this.wordLength[entry]!; i++) hash = Math.imul(hash ^ this.chars[i]!, 0x01000193);
-      this.place(entry, hash >>> 0);
-    }
+    for (let entry = 0; entry < this.terms.length; entry++) this.place(entry, this.wordHash[entry]!);
   }
 
   private clear(): void {
@@ -94,6 +88,7 @@ export class WordTable {
     this.charsUsed = 0;
     this.wordStart = [];
     this.wordLength = [];
+    this.wordHash = [];
     this.terms = [];
   }
 }

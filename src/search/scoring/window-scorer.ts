@@ -213,12 +213,9 @@ function scoreOneEssential(
         continue; // no paragraph of the block matches the required clause: not decoded
       }
     }
+    const { docs, freqs } = cursor;
     const count = cursor.decodeBlock(block);
-    const docs = cursor.docs;
-    const freqs = cursor.freqs;
-    let i = 0;
-    while (i < count && docs[i]! < lo) i++;
-    for (; i < count; i++) {
+    for (let i = firstAtOrAfter(docs, count, lo); i < count; i++) {
       const doc = docs[i]!;
       if (doc >= hi) break;
       const end = perArticle ? Math.min(firstParagraph[doc + 1]!, to) : doc + 1;
@@ -250,6 +247,13 @@ function scoreOneEssential(
     }
     if (lastInWindow) break;
   }
+}
+
+/** Index of the first of a decoded block's `count` documents at or after `lo` (a block may start before the window). */
+function firstAtOrAfter(docs: Int32Array, count: number, lo: number): number {
+  let i = 0;
+  while (i < count && docs[i]! < lo) i++;
+  return i;
 }
 
 /** The first paragraph at or after `paragraph` that the clause matches (a title clause: by the paragraph's article). */
@@ -366,12 +370,9 @@ function accumulate(
       if (lastDocs[block]! >= hi) break;
       continue;
     }
+    const { docs, freqs } = cursor;
     const count = cursor.decodeBlock(block);
-    const docs = cursor.docs;
-    const freqs = cursor.freqs;
-    let i = 0;
-    while (i < count && docs[i]! < lo) i++;
-    for (; i < count; i++) {
+    for (let i = firstAtOrAfter(docs, count, lo); i < count; i++) {
       const doc = docs[i]!;
       if (doc >= hi) break;
       const value = termScore(weight, freqs[i]!, lengthFactor[norms[doc]!]!);
