@@ -9,7 +9,7 @@ import type { Bm25, CollectionStats, ScoringClause } from './bm25.js';
 import { blockMaxRatios } from './block-max.js';
 
 /** Paragraphs per window of the window scorer (a power of two, a multiple of 32). */
-const WINDOW_BITS = 12;
+const WINDOW_BITS = 13;
 export const WINDOW = 1 << WINDOW_BITS;
 const WINDOW_WORDS = WINDOW >>> 5;
 
