@@ -2,10 +2,11 @@
  * `node --import tsx bench/served-probe.ts INDEX_DIR`: where the served path's
  * time goes, per query set, k and filter, interleaved in one run. For each
  * query it times the in-process engine (Searcher on the calling thread, as the
- * engine peer of bench:peers), the server's GET /retrieval/ up to the last
+ * engine peer of bench:peers; both compiled), the server's GET /retrieval/ up to the last
  * byte of the body, and the client's JSON.parse of that body separately
  * (bench:peers' engine-http figures include the parse; it is client work).
- * The server is `src/main.ts serve` with the engine peer's settings.
+ * The server is the compiled one (`scripts/start.mjs serve`, as bench:peers'
+ * engine-http and `npm start` run it) with the engine peer's settings.
  *   PROBE_QUERIES  queries per set (default 40)     PROBE_ROUNDS  passes over them (default 2)
  *   PROBE_PROFILE  a directory: the server runs with --cpu-prof and writes its profiles there
  *   PROBE_OUT      a file for the rows as JSON (bench:served renders them with SERVED_PROBE=file)
@@ -16,11 +17,14 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { Searcher } from '../src/search/searcher.js';
-import { compileFilterSpec } from '../src/search/query/filter-spec.js';
+import { buildCompiled, compiledModule } from './lib/compiled.js';
 import { summarize } from './lib/stats.js';
 import { BM25, FILTER, K_VALUES } from './peers/lib/config.js';
 import { querySets } from './peers/lib/queries.js';
+
+buildCompiled();
+const { Searcher } = await compiledModule<typeof import('../src/search/searcher.js')>('search/searcher.js');
+const { compileFilterSpec } = await compiledModule<typeof import('../src/search/query/filter-spec.js')>('search/query/filter-spec.js');
 
 const indexDir = process.argv[2];
 if (!indexDir) throw new Error('usage: served-probe.ts INDEX_DIR (an index of bench:peers, e.g. bench/.work/peers/indexes/engine-generated-200000-split)');
@@ -45,7 +49,7 @@ const server = spawn(
   process.execPath,
   [
     ...(profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : []),
-    '--import', 'tsx', path.resolve('src', 'main.ts'), 'serve', '--index', indexDir, '--port', String(port), '--log-level', 'warn',
+    path.resolve('scripts', 'start.mjs'), 'serve', '--index', indexDir, '--port', String(port), '--log-level', 'warn',
     '--title-weight', String(BM25.titleWeight), '--bm25-k1', String(BM25.k1), '--bm25-b', String(BM25.b), '--rate-limit', '0', '--max-in-flight', '0',
   ],
   { stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, DATA_DIR: dataDir } },
