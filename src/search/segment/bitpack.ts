@@ -6,8 +6,11 @@
  * Full blocks (the bulk of every long list) decode through a function
  * specialised for their width, unrolled over the block: constant shifts and
  * masks and no loop, which V8 compiles to straight-line code. The functions
- * are generated once at load (33 of them); a partial last block uses the
- * generic loop.
+ * are generated once at load (33 per kind); a partial last block uses the
+ * generic loop. Besides the plain values, two kinds fold the postings' own
+ * step into the same pass (postings store gaps and frequencies minus one):
+ * `unpackGaps` turns gaps into documents by a running sum, `unpackPlusOne`
+ * adds one. A separate pass over the block cost as much as the unpacking.
  */
 import { BLOCK_SIZE } from './format.js';
 
@@ -37,7 +40,7 @@ export function pack(values: ArrayLike<number>, count: number, bits: number, out
 
 /** Unpacks `count` values of `bits` bits from `words` at `offset` into `out`. */
 export function unpack(words: Uint32Array, offset: number, bits: number, count: number, out: Int32Array): void {
-  if (count === BLOCK_SIZE) UNPACK_FULL_BLOCK[bits]!(words, offset, out);
+  if (count === BLOCK_SIZE) UNPACK_FULL_BLOCK[bits]!(words, offset, out, 0);
   else unpackLoop(words, offset, bits, count, out);
 }
 
@@ -57,11 +60,12 @@ export function unpackLoop(words: Uint32Array, offset: number, bits: number, cou
   }
 }
 
-type FullBlockDecoder = (words: Uint32Array, offset: number, out: Int32Array) => void;
+/** What a decoder stores for each unpacked value `v`: v itself, v + 1, or the running sum of v + 1 from `d` (gaps minus one to documents). */
+type DecoderKind = 'plain' | 'plusOne' | 'gaps';
+type FullBlockDecoder = (words: Uint32Array, offset: number, out: Int32Array, previous: number) => void;
 
 /** Source of the unrolled decoder of BLOCK_SIZE values at `bits` bits. */
-function fullBlockDecoderSource(bits: number): string {
-  if (bits === 0) return `out.fill(0, 0, ${BLOCK_SIZE});`;
+function fullBlockDecoderSource(bits: number, kind: DecoderKind): string {
   const mask = bits === 32 ? '' : ` & ${(2 ** bits - 1) >>> 0}`;
   const lines: string[] = [];
   for (let i = 0; i < BLOCK_SIZE; i++) {
@@ -69,13 +73,30 @@ function fullBlockDecoderSource(bits: number): string {
     const word = bit >>> 5;
     const shift = bit & 31;
     const low = shift === 0 ? `w[o + ${word}]` : `(w[o + ${word}] >>> ${shift})`;
-    const value = shift + bits > 32 ? `(${low} | (w[o + ${word + 1}] << ${32 - shift}))` : low;
-    lines.push(`out[${i}] = ${value}${mask};`);
+    const value = bits === 0 ? '0' : `(${shift + bits > 32 ? `(${low} | (w[o + ${word + 1}] << ${32 - shift}))` : low}${mask})`;
+    lines.push(kind === 'plain' ? `out[${i}] = ${value};` : kind === 'plusOne' ? `out[${i}] = ${value} + 1;` : `out[${i}] = d += ${value} + 1;`);
   }
   return lines.join('\n');
 }
 
-const UNPACK_FULL_BLOCK: FullBlockDecoder[] = Array.from(
-  { length: 33 },
-  (_, bits) => new Function('w', 'o', 'out', fullBlockDecoderSource(bits)) as FullBlockDecoder,
-);
+function fullBlockDecoders(kind: DecoderKind): FullBlockDecoder[] {
+  return Array.from({ length: 33 }, (_, bits) => new Function('w', 'o', 'out', 'd', fullBlockDecoderSource(bits, kind)) as FullBlockDecoder);
+}
+
+const UNPACK_FULL_BLOCK = fullBlockDecoders('plain');
+const UNPACK_PLUS_ONE = fullBlockDecoders('plusOne');
+const UNPACK_GAPS = fullBlockDecoders('gaps');
+
+/** Unpacks like `unpack`, storing each value plus one (frequencies are stored minus one). */
+export function unpackPlusOne(words: Uint32Array, offset: number, bits: number, count: number, out: Int32Array): void {
+  if (count === BLOCK_SIZE) return UNPACK_PLUS_ONE[bits]!(words, offset, out, 0);
+  unpackLoop(words, offset, bits, count, out);
+  for (let i = 0; i < count; i++) out[i]! += 1;
+}
+
+/** Unpacks gaps minus one and stores the documents they lead to from `previous` (the document before the first). */
+export function unpackGaps(words: Uint32Array, offset: number, bits: number, count: number, out: Int32Array, previous: number): void {
+  if (count === BLOCK_SIZE) return UNPACK_GAPS[bits]!(words, offset, out, previous);
+  unpackLoop(words, offset, bits, count, out);
+  for (let i = 0; i < count; i++) out[i] = previous += out[i]! + 1;
+}

@@ -6,7 +6,7 @@
  * A cursor is reusable (`reset`), so a query allocates none.
  */
 import { BLOCK_SIZE } from './format.js';
-import { packedWords, unpack } from './bitpack.js';
+import { packedWords, unpackGaps, unpackPlusOne } from './bitpack.js';
 import type { FieldData } from './reader.js';
 
 export const NO_MORE_DOCS = 0x7fffffff;
@@ -24,6 +24,8 @@ export class PostingsCursor {
   /** Postings of the term, to size its last block. */
   private postings = 0;
   private block = -1;
+  /** The block whose frequencies `freqs` holds: a probe (`advance`) decodes them only once one is asked for. */
+  private freqBlock = -1;
   private position = 0;
   /** First block not yet known to end before the documents asked for (only moves forward). */
   private seekPointer = 0;
@@ -38,6 +40,7 @@ export class PostingsCursor {
     this.endBlock = field.blockStart[termOrdinal + 1]!;
     this.postings = field.postingCount[termOrdinal]!;
     this.block = -1;
+    this.freqBlock = -1;
     this.seekPointer = this.firstBlock;
     this.doc = -1;
     this.count = 0;
@@ -46,33 +49,37 @@ export class PostingsCursor {
   }
 
   get freq(): number {
+    if (this.freqBlock !== this.block) this.decodeFreqs();
     return this.freqs[this.position]!;
   }
 
-  /** Decodes a block (unless it is the current one) and positions the cursor at its first posting. */
+  /** Decodes a block's documents and frequencies (unless it is the current one) and positions the cursor at its first posting. */
   decodeBlock(block: number): number {
+    this.decodeDocs(block);
+    if (this.freqBlock !== block) this.decodeFreqs();
+    return this.count;
+  }
+
+  /** Decodes a block's documents only (unless it is the current one) and positions the cursor at its first posting. */
+  private decodeDocs(block: number): void {
     if (block !== this.block) {
       const field = this.field;
       const n = block === this.endBlock - 1 ? this.postings - (block - this.firstBlock) * BLOCK_SIZE : BLOCK_SIZE;
-      const offset = field.blockOffset[block]!;
-      const docBits = field.blockDocBits[block]!;
-      unpack(field.postings, offset, docBits, n, this.docs);
-      unpack(field.postings, offset + packedWords(n, docBits), field.blockFreqBits[block]!, n, this.freqs);
       // Gaps are stored minus one, from the previous block's last document.
-      let doc = block > this.firstBlock ? field.blockLastDoc[block - 1]! : -1;
-      const docs = this.docs;
-      const freqs = this.freqs;
-      for (let i = 0; i < n; i++) {
-        doc += docs[i]! + 1;
-        docs[i] = doc;
-        freqs[i]! += 1;
-      }
+      const previous = block > this.firstBlock ? field.blockLastDoc[block - 1]! : -1;
+      unpackGaps(field.postings, field.blockOffset[block]!, field.blockDocBits[block]!, n, this.docs, previous);
       this.block = block;
       this.count = n;
     }
     this.position = 0;
     this.doc = this.docs[0]!;
-    return this.count;
+  }
+
+  /** Frequencies of the current block (stored minus one, after its documents). */
+  private decodeFreqs(): void {
+    const { field, block, count } = this;
+    unpackPlusOne(field.postings, field.blockOffset[block]! + packedWords(count, field.blockDocBits[block]!), field.blockFreqBits[block]!, count, this.freqs);
+    this.freqBlock = block;
   }
 
   /**
@@ -115,7 +122,7 @@ export class PostingsCursor {
     if (this.block < 0) return this.advance(0);
     if (++this.position >= this.count) {
       if (this.block + 1 >= this.endBlock) return (this.doc = NO_MORE_DOCS);
-      this.decodeBlock(this.block + 1);
+      this.decodeDocs(this.block + 1);
       return this.doc;
     }
     return (this.doc = this.docs[this.position]!);
@@ -127,7 +134,7 @@ export class PostingsCursor {
     if (this.block < 0 || this.field.blockLastDoc[this.block]! < target) {
       const block = this.seekBlock(target);
       if (block >= this.endBlock) return (this.doc = NO_MORE_DOCS);
-      this.decodeBlock(block);
+      this.decodeDocs(block);
     }
     const docs = this.docs;
     let position = this.position;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bitWidth, pack, packedWords, unpack, unpackLoop } from '../../../src/search/segment/bitpack.js';
+import { bitWidth, pack, packedWords, unpack, unpackGaps, unpackLoop, unpackPlusOne } from '../../../src/search/segment/bitpack.js';
 import { BLOCK_SIZE } from '../../../src/search/segment/format.js';
 
 /** Deterministic values of at most `bits` bits, the largest one included. */
@@ -31,6 +31,25 @@ describe('frame-of-reference bit packing', () => {
         const looped = new Int32Array(BLOCK_SIZE);
         unpackLoop(words, 1, bits, count, looped);
         expect(looped.subarray(0, count)).toEqual(out.subarray(0, count));
+      }
+    });
+  }
+
+  // Frequencies and gaps are stored minus one; widths up to 24 bits keep the running sums of documents exact in int32.
+  for (let bits = 0; bits <= 24; bits++) {
+    it(`decodes frequencies and document gaps in the same pass at ${bits} bits`, () => {
+      for (const count of [BLOCK_SIZE, 1, 77]) {
+        const values = valuesOfWidth(bits, count, bits * 7919 + count);
+        const words = new Uint32Array(1 + packedWords(count, bits)).fill(0xdeadbeef);
+        pack(values, count, bits, words, 1);
+        const plusOne = new Int32Array(BLOCK_SIZE);
+        unpackPlusOne(words, 1, bits, count, plusOne);
+        expect(Array.from(plusOne.subarray(0, count))).toEqual(values.map((v) => v + 1));
+        const previous = 1000 + bits;
+        const docs = new Int32Array(BLOCK_SIZE);
+        unpackGaps(words, 1, bits, count, docs, previous);
+        let doc = previous;
+        expect(Array.from(docs.subarray(0, count))).toEqual(values.map((gap) => (doc += gap + 1)));
       }
     });
   }
