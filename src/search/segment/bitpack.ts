@@ -5,9 +5,9 @@
  *
  * Full blocks (the bulk of every long list) decode through a function
  * specialised for their width, unrolled over the block: constant shifts and
- * masks and no loop, which V8 compiles to straight-line code. The functions
- * are generated once at load (33 per kind); a partial last block uses the
- * generic loop. Besides the plain values, two kinds fold the postings' own
+ * masks and no loop, which V8 compiles to straight-line code. Each is
+ * generated on first use (one per kind and width); a partial last block uses
+ * the generic loop. Besides the plain values, two kinds fold the postings' own
  * step into the same pass (postings store gaps and frequencies minus one):
  * `unpackGaps` turns gaps into documents by a running sum, `unpackPlusOne`
  * adds one. A separate pass over the block cost as much as the unpacking.
@@ -40,7 +40,7 @@ export function pack(values: ArrayLike<number>, count: number, bits: number, out
 
 /** Unpacks `count` values of `bits` bits from `words` at `offset` into `out`. */
 export function unpack(words: Uint32Array, offset: number, bits: number, count: number, out: Int32Array): void {
-  if (count === BLOCK_SIZE) UNPACK_FULL_BLOCK[bits]!(words, offset, out, 0);
+  if (count === BLOCK_SIZE) fullBlockDecoder(UNPACK_FULL_BLOCK, 'plain', bits)(words, offset, out, 0);
   else unpackLoop(words, offset, bits, count, out);
 }
 
@@ -79,24 +79,28 @@ function fullBlockDecoderSource(bits: number, kind: DecoderKind): string {
   return lines.join('\n');
 }
 
-function fullBlockDecoders(kind: DecoderKind): FullBlockDecoder[] {
-  return Array.from({ length: 33 }, (_, bits) => new Function('w', 'o', 'out', 'd', fullBlockDecoderSource(bits, kind)) as FullBlockDecoder);
-}
+/**
+ * Decoders by width, each compiled on its first use: compiling all 99 at load
+ * took about 50 ms in every search thread, for the few widths an index uses.
+ */
+const UNPACK_FULL_BLOCK: (FullBlockDecoder | undefined)[] = [];
+const UNPACK_PLUS_ONE: (FullBlockDecoder | undefined)[] = [];
+const UNPACK_GAPS: (FullBlockDecoder | undefined)[] = [];
 
-const UNPACK_FULL_BLOCK = fullBlockDecoders('plain');
-const UNPACK_PLUS_ONE = fullBlockDecoders('plusOne');
-const UNPACK_GAPS = fullBlockDecoders('gaps');
+function fullBlockDecoder(decoders: (FullBlockDecoder | undefined)[], kind: DecoderKind, bits: number): FullBlockDecoder {
+  return (decoders[bits] ??= new Function('w', 'o', 'out', 'd', fullBlockDecoderSource(bits, kind)) as FullBlockDecoder);
+}
 
 /** Unpacks like `unpack`, storing each value plus one (frequencies are stored minus one). */
 export function unpackPlusOne(words: Uint32Array, offset: number, bits: number, count: number, out: Int32Array): void {
-  if (count === BLOCK_SIZE) return UNPACK_PLUS_ONE[bits]!(words, offset, out, 0);
+  if (count === BLOCK_SIZE) return fullBlockDecoder(UNPACK_PLUS_ONE, 'plusOne', bits)(words, offset, out, 0);
   unpackLoop(words, offset, bits, count, out);
   for (let i = 0; i < count; i++) out[i]! += 1;
 }
 
 /** Unpacks gaps minus one and stores the documents they lead to from `previous` (the document before the first). */
 export function unpackGaps(words: Uint32Array, offset: number, bits: number, count: number, out: Int32Array, previous: number): void {
-  if (count === BLOCK_SIZE) return UNPACK_GAPS[bits]!(words, offset, out, previous);
+  if (count === BLOCK_SIZE) return fullBlockDecoder(UNPACK_GAPS, 'gaps', bits)(words, offset, out, previous);
   unpackLoop(words, offset, bits, count, out);
   for (let i = 0; i < count; i++) out[i] = previous += out[i]! + 1;
 }
