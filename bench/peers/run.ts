@@ -13,6 +13,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { RESULTS_DIR, machine } from '../lib/stats.js';
 import { buildCompiled } from '../lib/compiled.js';
+import { buildCompiledHarness } from './lib/peer-process.js';
 import { loadBenchConfig, type CorpusName, type FieldMode, type PeerName } from './lib/config.js';
 import { ensureCorpusFile } from './lib/docs.js';
 import { measureQuality, measureSpeed, writeQueryFiles, type PeerRun, type QualityRun, type Workspace } from './lib/measure.js';
@@ -35,6 +36,7 @@ process.stderr.write(`peer comparison: ${config.peers.join(', ')}; corpora ${con
 
 if (config.peers.some((peer) => peer === 'engine' || peer === 'engine-http')) {
   buildCompiled(); // the engine peers run the compiled server (dist/), as `npm start` does
+  buildCompiledHarness();
 }
 
 const sets = await querySets(config.queriesPerSet);

@@ -42,9 +42,15 @@ export class IndexSnapshot {
     const opened = await Promise.allSettled(
       manifest.segments.map(async (entry): Promise<LoadedSegment> => {
         const shared = loaded.get(entry.name);
-        const segment = shared?.segment ?? (await Segment.load(segmentFile(dir, entry.name)));
-        // A shared stored-fields file gains a holder: closing `previous` leaves it open for this snapshot.
-        const stored = shared ? shared.stored.share() : openStoredFields(storedFile(dir, entry.name), segment);
+        const segment = shared ? shared.segment.retain() : await Segment.load(segmentFile(dir, entry.name), { pagedPostings: true });
+        // A shared segment and stored-fields file gain a holder: closing `previous` leaves them open for this snapshot.
+        let stored: StoredFields;
+        try {
+          stored = shared ? shared.stored.share() : openStoredFields(storedFile(dir, entry.name), segment);
+        } catch (error) {
+          segment.close();
+          throw error;
+        }
         if (entry.deletions === null) return { name: entry.name, segment, stored, liveArticles: null, liveParagraphs: null };
         try {
           const deleted = Bitset.fromBytes(segment.articleCount, await readFile(path.join(dir, entry.deletions)));
@@ -52,6 +58,7 @@ export class IndexSnapshot {
           return { name: entry.name, segment, stored, liveArticles, liveParagraphs: expandToParagraphs(segment, liveArticles) };
         } catch (error) {
           stored.close();
+          segment.close();
           throw error;
         }
       }),
@@ -60,15 +67,21 @@ export class IndexSnapshot {
     const segments = opened.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
     if (failed) {
       // A load that fails (e.g. a writer removed files meanwhile) must not leak the files it opened.
-      for (const { stored } of segments) stored.close();
+      for (const { segment, stored } of segments) {
+        stored.close();
+        segment.close();
+      }
       throw failed.reason;
     }
     return new IndexSnapshot(dir, manifest, segments, collectionStats(segments.map((s) => s.segment)));
   }
 
-  /** Closes the stored-fields files no newer snapshot shares (the segments themselves are plain memory). */
+  /** Closes the segment and stored-fields files no newer snapshot shares. */
   close(): void {
-    for (const { stored } of this.segments) stored.close();
+    for (const { segment, stored } of this.segments) {
+      segment.close();
+      stored.close();
+    }
   }
 
   get paragraphCount(): number {

@@ -6,12 +6,15 @@
  * reader ends.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { fstatSync } from 'node:fs';
 import { readdir, writeFile } from 'node:fs/promises';
 import { LiveIndex } from '../../src/live/live-index.js';
 import { IndexWriter } from '../../src/search/index-writer.js';
 import { mergeAll } from '../../src/search/merge.js';
 import { compileFilterSpec } from '../../src/search/query/filter-spec.js';
 import { IndexSnapshot } from '../../src/search/snapshot.js';
+import { PostingsCursor } from '../../src/search/segment/postings.js';
+import { analyze } from '../../src/search/analysis/analyzer.js';
 import { article, tempDir, writeIndex } from '../search/helpers.js';
 
 // Two worker threads and no minimum range: every search goes through the pool.
@@ -71,6 +74,13 @@ describe('LiveIndex', () => {
   });
 
   it('shares unchanged segments and their stored-fields files; closing the old snapshot leaves the shared files open', async () => {
+    const isOpen = (fd: number) => {
+      try {
+        return fstatSync(fd).size > 0;
+      } catch {
+        return false;
+      }
+    };
     const { dir, cleanup } = await tempDir();
     cleanups.push(cleanup);
     await writeIndex(dir, [article('kept', ['kept paragraph']), article('dropped', ['dropped paragraph'])], 1);
@@ -84,14 +94,21 @@ describe('LiveIndex', () => {
     const next = await IndexSnapshot.open(dir, old);
     expect(next.segments.map((s) => s.name)).toEqual([old.segments[0]!.name, expect.any(String)]);
     expect(next.segments[0]!.stored).toBe(old.segments[0]!.stored);
+    expect(next.segments[0]!.segment).toBe(old.segments[0]!.segment);
     const droppedStored = old.segments[1]!.stored;
+    const [sharedSegment, droppedSegment] = [old.segments[0]!.segment, old.segments[1]!.segment];
     old.close();
+    // The shared segment still pages postings in (none was read before); the dropped one's file is closed.
+    const kept = sharedSegment.termOrdinal(analyze('kept')[0]!);
+    expect(PostingsCursor.forTerm(sharedSegment.fields.text, kept).next()).toBe(0);
+    expect(isOpen(droppedSegment.share.pagers!.text.fd)).toBe(false);
     // The shared file still reads for the newer snapshot; the one only the old snapshot held is closed.
     expect(next.segments[0]!.stored.paragraphText(0)).toBe('kept paragraph');
     expect(next.segments[1]!.stored.paragraphText(0)).toBe('new paragraph');
     expect(() => droppedStored.paragraphText(0)).toThrow();
     next.close();
     expect(() => next.segments[0]!.stored.paragraphText(0)).toThrow();
+    expect(isOpen(sharedSegment.share.pagers!.text.fd)).toBe(false);
   });
 
   it('never mixes generations under concurrent reads while ingests and a merge are published', async () => {

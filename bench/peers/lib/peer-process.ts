@@ -17,12 +17,34 @@
  * <filter> is "-" or "YYYYMMDD:YYYYMMDD:type".
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { buildSync } from 'esbuild';
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import readline from 'node:readline';
 import type { PeerName } from './config.js';
 
 const JAVA_LIBS = ['lucene-core-8', 'lucene-analyzers-common-8', 'lucene-queries-8'];
+
+/** The Node peers' harness bundled to plain JavaScript for the engine peers (their engine itself is dist/). */
+const COMPILED_HARNESS = path.resolve('bench', '.work', 'peers', 'peer-main.mjs');
+
+/**
+ * Bundles bench/peers/node/peer-main.ts and the harness modules it imports
+ * into one JavaScript file (npm packages and dist/ stay imports), so the
+ * engine peers' processes carry no TypeScript loader. MiniSearch and Orama
+ * keep tsx: their throughput workers load TypeScript files beside the harness.
+ */
+export function buildCompiledHarness(): void {
+  buildSync({
+    entryPoints: [path.resolve('bench', 'peers', 'node', 'peer-main.ts')],
+    outfile: COMPILED_HARNESS,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    packages: 'external',
+    logLevel: 'warning',
+  });
+}
 
 function luceneClasspath(): string {
   const jars = readdirSync('/usr/share/java');
@@ -38,9 +60,11 @@ function commandOf(peer: PeerName): [string, string[]] {
   switch (peer) {
     case 'engine':
     case 'engine-http':
+      // Plain JavaScript, as `npm start` runs: tsx's loader would add ~30 MiB to the RSS measured.
+      return [process.execPath, ['--max-old-space-size=20000', COMPILED_HARNESS, peer]];
     case 'minisearch':
     case 'orama':
-      // In-memory peers need a large heap at 1M paragraphs; the engine's data lives off-heap.
+      // In-memory peers need a large heap at 1M paragraphs.
       return [process.execPath, ['--max-old-space-size=20000', '--import', 'tsx', path.join(dir, 'node', 'peer-main.ts'), peer]];
     case 'lucene':
       return ['java', ['-Xmx4g', '-cp', luceneClasspath(), path.join(dir, 'lucene', 'LucenePeer.java')]];

@@ -94,5 +94,5 @@ async function main(): Promise<void> {
   process.exit(0);
 }
 
-// Worker threads import this module's createPeer; only the process entry runs the loop.
-if (isMainThread && process.argv[1]?.endsWith('peer-main.ts')) await main();
+// Worker threads import this module's createPeer; only the process entry (the source or its bundle) runs the loop.
+if (isMainThread && /peer-main\.(ts|mjs)$/.test(process.argv[1] ?? '')) await main();

@@ -35,6 +35,7 @@ export class PostingsCursor {
   }
 
   reset(field: FieldData, termOrdinal: number): this {
+    field.pager?.pageIn(termOrdinal);
     this.field = field;
     this.firstBlock = field.blockStart[termOrdinal]!;
     this.endBlock = field.blockStart[termOrdinal + 1]!;

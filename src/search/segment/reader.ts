@@ -1,14 +1,18 @@
 /**
- * An immutable segment opened from its file: one read into a SharedArrayBuffer,
+ * An immutable segment opened from its file: read into a SharedArrayBuffer,
  * then typed-array views over it. The same buffer can be handed to worker
- * threads, which build their own `Segment` over it without copying.
+ * threads, which build their own `Segment` over it without copying. A segment
+ * opened with paged postings reads everything but the postings at once and
+ * each term's postings on first use (postings-pager.ts).
  */
+import { closeSync, fstatSync, openSync, read } from 'node:fs';
 import { open } from 'node:fs/promises';
+import { promisify } from 'node:util';
 import { unpack } from 'msgpackr';
-import { FIELDS, FORMAT_VERSION, MAGIC, PREAMBLE_BYTES, fieldArray, type ArraySpec, type FieldName, type SegmentHeader } from './format.js';
+import { ELEMENT_BYTES, FIELDS, FORMAT_VERSION, MAGIC, PREAMBLE_BYTES, fieldArray, type ArraySpec, type FieldName, type SegmentHeader } from './format.js';
 import { StringTable } from './string-table.js';
-
-export class SegmentFormatError extends Error {}
+import { SegmentFormatError } from './errors.js';
+import { PostingsPager, type PagerShare } from './postings-pager.js';
 
 export interface FieldData {
   /** Documents frequency in paragraphs (what idf counts). */
@@ -25,9 +29,19 @@ export interface FieldData {
   postings: Uint32Array;
   /** One norm per document of the list's kind (paragraph or article). */
   norms: Uint8Array;
+  /** Reads a term's postings on first use; null when they were read with the segment. */
+  pager: PostingsPager | null;
+}
+
+/** What a worker thread needs to map a segment: its buffer and, for paged postings, the pagers' file and flags. */
+export interface SegmentShare {
+  buffer: SharedArrayBuffer;
+  pagers: Record<FieldName, PagerShare> | null;
 }
 
 export const NO_VALUE = 0xffffffff;
+
+const readAt = promisify(read);
 
 const encoder = new TextEncoder();
 /** Scratch for the UTF-8 form of a looked-up term (grown for long terms). */
@@ -54,14 +68,15 @@ export class Segment {
   readonly journalNames: StringTable;
   readonly authors: StringTable;
 
-  constructor(readonly buffer: SharedArrayBuffer) {
-    const bytes = new Uint8Array(buffer);
-    if (bytes.length < PREAMBLE_BYTES || Buffer.from(bytes.subarray(0, 8)).toString('latin1') !== MAGIC) {
-      throw new SegmentFormatError('not a segment file (bad magic)');
-    }
-    const headerLength = new DataView(buffer).getUint32(8, true);
-    this.header = unpack(Buffer.from(bytes.slice(PREAMBLE_BYTES, PREAMBLE_BYTES + headerLength))) as SegmentHeader;
-    checkFormatVersion(this.header);
+  /** Holders of a segment with paged postings (see retain()); its file closes when the last one closes it. */
+  private holders = 1;
+
+  constructor(
+    readonly buffer: SharedArrayBuffer,
+    /** The file and flags through which each field's postings are paged in; null when they were read with the segment. */
+    readonly pagerShares: Record<FieldName, PagerShare> | null = null,
+  ) {
+    this.header = readHeader(new Uint8Array(buffer));
     const specs = new Map(this.header.arrays.map((spec) => [spec.name, spec]));
     const view = (name: string) => {
       const spec = specs.get(name);
@@ -72,18 +87,22 @@ export class Segment {
     this.terms = table('terms');
     const fieldData = (field: FieldName): FieldData => {
       const df = view(fieldArray(field, 'df')) as Uint32Array;
+      const blockStart = view(fieldArray(field, 'blockStart')) as Uint32Array;
+      const blockOffset = view(fieldArray(field, 'blockOffset')) as Uint32Array;
+      const postings = view(fieldArray(field, 'postings')) as Uint32Array;
       return {
         df,
         postingCount: specs.has(fieldArray(field, 'postingCount')) ? (view(fieldArray(field, 'postingCount')) as Uint32Array) : df,
-        blockStart: view(fieldArray(field, 'blockStart')) as Uint32Array,
+        blockStart,
         blockLastDoc: view(fieldArray(field, 'blockLastDoc')) as Uint32Array,
-        blockOffset: view(fieldArray(field, 'blockOffset')) as Uint32Array,
+        blockOffset,
         blockDocBits: view(fieldArray(field, 'blockDocBits')) as Uint8Array,
         blockFreqBits: view(fieldArray(field, 'blockFreqBits')) as Uint8Array,
         blockMaxTf: view(fieldArray(field, 'blockMaxTf')) as Uint8Array,
         blockMinNorm: view(fieldArray(field, 'blockMinNorm')) as Uint8Array,
-        postings: view(fieldArray(field, 'postings')) as Uint32Array,
+        postings,
         norms: view(fieldArray(field, 'norms')) as Uint8Array,
+        pager: pagerShares && new PostingsPager(pagerShares[field], postings, blockStart, blockOffset),
       };
     };
     this.fields = Object.fromEntries(FIELDS.map((f) => [f, fieldData(f)])) as Record<FieldName, FieldData>;
@@ -105,26 +124,74 @@ export class Segment {
     this.authors = table('authors');
   }
 
-  static async load(file: string): Promise<Segment> {
-    const handle = await open(file, 'r');
+  /**
+   * Reads a segment file whole (for merging, which reads every posting), or
+   * with `pagedPostings` everything but the postings, which are then read per
+   * term on first use through the file's descriptor, kept open until close().
+   */
+  static async load(file: string, options: { pagedPostings?: boolean } = {}): Promise<Segment> {
+    const fd = openSync(file, 'r');
     try {
-      const { size } = await handle.stat();
+      const size = fstatSync(fd).size;
       const buffer = new SharedArrayBuffer(size);
       const bytes = new Uint8Array(buffer);
-      let read = 0;
-      while (read < size) {
-        const { bytesRead } = await handle.read(bytes, read, size - read, read);
-        if (bytesRead === 0) throw new SegmentFormatError(`${file} is truncated`);
-        read += bytesRead;
+      const readRange = async (from: number, to: number) => {
+        for (let at = from; at < to; ) {
+          const { bytesRead } = await readAt(fd, bytes, at, to - at, at);
+          if (bytesRead === 0) throw new SegmentFormatError(`${file} is truncated`);
+          at += bytesRead;
+        }
+      };
+      if (!options.pagedPostings) {
+        await readRange(0, size);
+        const segment = withFileName(file, () => new Segment(buffer));
+        closeSync(fd);
+        return segment;
       }
-      try {
-        return new Segment(buffer);
-      } catch (error) {
-        throw error instanceof SegmentFormatError ? new SegmentFormatError(`${file}: ${error.message}`) : error;
+      await readRange(0, Math.min(size, PREAMBLE_BYTES));
+      await readRange(PREAMBLE_BYTES, Math.min(size, PREAMBLE_BYTES + headerLength(bytes)));
+      const header = withFileName(file, () => readHeader(bytes));
+      // Every array but the postings, in file order (the gaps between arrays are a few bytes of padding).
+      const postings = header.arrays.filter((spec) => spec.name.endsWith('.postings')).sort((x, y) => x.byteOffset - y.byteOffset);
+      let from = PREAMBLE_BYTES;
+      for (const spec of postings) {
+        await readRange(from, Math.min(size, spec.byteOffset));
+        from = spec.byteOffset + spec.length * ELEMENT_BYTES[spec.type];
       }
-    } finally {
-      await handle.close();
+      await readRange(Math.min(from, size), size);
+      const pagers = Object.fromEntries(FIELDS.map((field) => [field, { fd, flags: new SharedArrayBuffer(header.terms) }]));
+      return withFileName(file, () => new Segment(buffer, pagers as Record<FieldName, PagerShare>));
+    } catch (error) {
+      closeSync(fd);
+      throw error;
     }
+  }
+
+  /** What a worker thread needs to map this segment (see `fromShare`). */
+  get share(): SegmentShare {
+    return { buffer: this.buffer, pagers: this.pagerShares };
+  }
+
+  static fromShare(share: SegmentShare): Segment {
+    return new Segment(share.buffer, share.pagers);
+  }
+
+  /**
+   * Another holder of this segment (a newer index generation sharing it): a
+   * segment with paged postings keeps its file open until every holder has
+   * closed it, so releasing an old generation never closes what a newer one
+   * still reads.
+   */
+  retain(): this {
+    if (this.holders === 0) throw new Error('segment is closed and cannot be shared');
+    this.holders++;
+    return this;
+  }
+
+  /** Drops one holder; the file of paged postings is closed when the last one drops it. */
+  close(): void {
+    if (this.holders === 0 || --this.holders > 0) return;
+    if (this.pagerShares) closeSync(this.pagerShares.text.fd);
   }
 
   get paragraphCount(): number {
@@ -173,6 +240,29 @@ export class Segment {
 
   articleAuthors(ordinal: number): number[] {
     return Array.from(this.articleAuthorIds.subarray(this.articleAuthorOffsets[ordinal]!, this.articleAuthorOffsets[ordinal + 1]!));
+  }
+}
+
+/** Bytes of the msgpack header that follows the preamble. */
+function headerLength(bytes: Uint8Array): number {
+  return new DataView(bytes.buffer, bytes.byteOffset).getUint32(8, true);
+}
+
+function readHeader(bytes: Uint8Array): SegmentHeader {
+  if (bytes.length < PREAMBLE_BYTES || Buffer.from(bytes.subarray(0, 8)).toString('latin1') !== MAGIC) {
+    throw new SegmentFormatError('not a segment file (bad magic)');
+  }
+  const header = unpack(Buffer.from(bytes.slice(PREAMBLE_BYTES, PREAMBLE_BYTES + headerLength(bytes)))) as SegmentHeader;
+  checkFormatVersion(header);
+  return header;
+}
+
+/** Runs `make`, naming the file in a format error. */
+function withFileName<T>(file: string, make: () => T): T {
+  try {
+    return make();
+  } catch (error) {
+    throw error instanceof SegmentFormatError ? new SegmentFormatError(`${file}: ${error.message}`) : error;
   }
 }
 

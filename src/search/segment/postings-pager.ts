@@ -1,0 +1,57 @@
+/**
+ * Reads a field's postings from the segment file on the first use of each
+ * term, as the pages of a memory map would come in (Node cannot map a file).
+ * Opening a segment then reads its dictionary, block metadata, norms and
+ * columns; the postings, most of its bytes, enter memory only for the terms
+ * queries ask for. The segment's SharedArrayBuffer is allocated whole, but
+ * the operating system commits a page only when it is first written, so the
+ * postings of terms never asked for take no memory.
+ *
+ * Every thread mapping the segment shares the file descriptor (descriptors
+ * belong to the process) and one "paged in" flag per term, so a term read by
+ * one worker is not read again by another. A reader trusts a term's bytes
+ * only after its flag is set, and the flag is set after the read (Atomics
+ * order the two). Two threads paging the same term in at once both write the
+ * same bytes from the same immutable file, so neither can see anything else.
+ */
+import { readSync } from 'node:fs';
+import { SegmentFormatError } from './errors.js';
+
+/** What a worker thread needs to page in the postings of a segment it maps. */
+export interface PagerShare {
+  fd: number;
+  /** One byte per term: 1 once its postings are in the segment's buffer. */
+  flags: SharedArrayBuffer;
+}
+
+export class PostingsPager {
+  private readonly paged: Uint8Array;
+  private readonly bytes: Uint8Array;
+
+  constructor(
+    readonly share: PagerShare,
+    /** The field's postings array (a view over the segment's buffer, at the same offset as in the file). */
+    postings: Uint32Array,
+    private readonly blockStart: Uint32Array,
+    private readonly blockOffset: Uint32Array,
+  ) {
+    this.paged = new Uint8Array(share.flags);
+    this.bytes = new Uint8Array(postings.buffer, postings.byteOffset, postings.byteLength);
+  }
+
+  /** Makes sure the term's postings are in memory (a no-op once they are). */
+  pageIn(termOrdinal: number): void {
+    if (Atomics.load(this.paged, termOrdinal) === 1) return;
+    const firstBlock = this.blockStart[termOrdinal]!;
+    const endBlock = this.blockStart[termOrdinal + 1]!;
+    const from = firstBlock < this.blockOffset.length ? this.blockOffset[firstBlock]! * 4 : this.bytes.length;
+    const to = endBlock < this.blockOffset.length ? this.blockOffset[endBlock]! * 4 : this.bytes.length;
+    const position = this.bytes.byteOffset + from;
+    for (let done = 0; done < to - from; ) {
+      const read = readSync(this.share.fd, this.bytes, from + done, to - from - done, position + done);
+      if (read === 0) throw new SegmentFormatError(`segment file ended at byte ${position + done}: truncated after it was opened`);
+      done += read;
+    }
+    Atomics.store(this.paged, termOrdinal, 1);
+  }
+}
