@@ -8,7 +8,7 @@ import path from 'node:path';
 import { Tokenizer } from '@huggingface/tokenizers';
 import type { Config } from '../config.js';
 import { InputEncoder, type Encoding } from './encoder.js';
-import { OnnxEncoderModel, type ModelOutput } from './onnx-model.js';
+import type { ModelOutput, OnnxEncoderModel } from './onnx-model.js';
 import { type Reranker, RerankerUnavailableError } from './types.js';
 import { cosine, meanPool, relevance, rows } from './vectors.js';
 
@@ -45,7 +45,9 @@ export async function loadOnnxReranker(directory: string, options: { threads: nu
     const modelConfig = (await readOptionalJson(path.join(dir, 'config.json'))) ?? {};
     const maxLength = maxLengthOf(tokenizerJson, tokenizerConfig, modelConfig);
     const encoder = new InputEncoder(new Tokenizer(tokenizerJson, tokenizerConfig), maxLength);
-    const model = await OnnxEncoderModel.load(modelFile, options.threads);
+    // onnxruntime is loaded only once a reranker is configured: its native library is ~15 MiB of RSS.
+    const { OnnxEncoderModel: Model } = await import('./onnx-model.js');
+    const model = await Model.load(modelFile, options.threads);
     return new OnnxReranker(model, encoder, options.batchSize, `${path.basename(dir)}, intra-op threads ${options.threads}`);
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);

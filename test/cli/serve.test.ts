@@ -1,9 +1,11 @@
 /**
  * `npm start` on a fresh data directory: builds the demo index with progress,
- * serves it on a real socket, and drains and exits cleanly on SIGTERM.
+ * serves it on a real socket (without loading onnxruntime when no reranker is
+ * configured), and drains and exits cleanly on SIGTERM.
  */
 import { describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tempDir } from '../search/helpers.js';
 
@@ -36,6 +38,8 @@ describe('npm start', () => {
       expect(((await count.json()) as { article_count: number }).article_count).toBeGreaterThan(0);
       const settings = (await (await fetch(`http://127.0.0.1:${port}/settings`)).json()) as { index_stats: { articles: number } };
       expect(settings.index_stats.articles).toBeGreaterThanOrEqual(40);
+      // No reranker is configured, so onnxruntime's native library is never loaded.
+      expect(readFileSync(`/proc/${child.pid}/maps`, 'utf8')).not.toMatch(/onnxruntime/);
       const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
       child.kill('SIGTERM');
       expect(await exited).toBe(0);
