@@ -27,6 +27,7 @@
 import type { Segment } from '../segment/reader.js';
 import type { Bitset } from '../filters/bitset.js';
 import { NO_MORE_DOCS, type PostingsCursor } from '../segment/postings.js';
+import { BLOCK_SIZE } from '../segment/format.js';
 import { termScore } from './bm25.js';
 import type { Collector } from './top-k.js';
 import { WINDOW, scratch, type OpenClause } from './open-clauses.js';
@@ -114,14 +115,24 @@ export function scoreWindows(
     // on: two values add up to the same double in either order (addition is commutative, only
     // not associative), so a one-word query (text and title) never re-sums.
     const record = firstEssential > 0 && n > 2;
+    let decoded = 0;
     for (let c = 0; c < n; c++) {
       // A block whose bound, with every other clause's window bound, cannot reach the threshold
       // is not decoded: its paragraphs cannot enter the top k (a paragraph another clause
       // touches there gets a partial score, below the threshold anyway, and is dropped).
       const blockFloor = safe - (total - bound[c]!);
-      if (rank[c]! >= firstEssential) accumulate(clauses[c]!, c, from, to, windowBase, articleOf, firstParagraph, record, generation, blockFloor);
+      if (rank[c]! >= firstEssential) decoded += accumulate(clauses[c]!, c, from, to, windowBase, articleOf, firstParagraph, record, generation, blockFloor, false);
     }
-    collectWindow(clauses, from, to, windowBase, accept, collector, firstEssential, generation, docBase, articleOf, total);
+    // Without a filter every touched paragraph is a candidate: a non-essential clause with fewer
+    // postings in the window than the essential ones decoded is added to the candidates' sums
+    // in one pass over its blocks, instead of probed candidate by candidate. Highest bound
+    // first, so the clauses left to probe are still the lowest (boundBelow stays theirs).
+    let probedBelow = firstEssential;
+    while (accept === null && record && probedBelow > 0 && cost[byBound[probedBelow - 1]!]! * BLOCK_SIZE <= decoded) {
+      const c = byBound[--probedBelow]!;
+      accumulate(clauses[c]!, c, from, to, windowBase, articleOf, firstParagraph, true, generation, safe - (total - bound[c]!), true);
+    }
+    collectWindow(clauses, from, to, windowBase, accept, collector, probedBelow, probedBelow < firstEssential, generation, docBase, articleOf, total);
     from = to;
   }
 }
@@ -346,7 +357,12 @@ function keyOf(c: number, bound: Float64Array, cost: Float64Array): number {
   return bound[c]! > 0 ? cost[c]! / bound[c]! : Infinity;
 }
 
-/** Adds one clause's scores for the paragraphs [from, to) of the window to the partial sums. */
+/**
+ * Adds one clause's scores for the paragraphs [from, to) of the window to the
+ * partial sums, marking the paragraphs touched; with `touchedOnly`, only to
+ * paragraphs already touched (a non-essential clause: it adds no candidate).
+ * Returns the postings decoded.
+ */
 function accumulate(
   clause: OpenClause,
   slot: number,
@@ -358,13 +374,15 @@ function accumulate(
   record: boolean,
   generation: number,
   blockFloor: number,
-): void {
+  touchedOnly: boolean,
+): number {
   const { cursor, weight, norms, lengthFactor, perArticle, blockMax } = clause;
   const { partial, touched, contribution, stamp } = scratch;
   const slotBase = slot * WINDOW;
   const lo = perArticle ? articleOf[from]! : from;
   const hi = perArticle ? articleOf[to - 1]! + 1 : to;
   const lastDocs = cursor.field.blockLastDoc;
+  let decoded = 0;
   for (let block = cursor.seekBlock(lo); block < cursor.endBlock && cursor.blockFirstDoc(block) < hi; block++) {
     if (weight * blockMax[block]! < blockFloor) {
       if (lastDocs[block]! >= hi) break;
@@ -372,6 +390,7 @@ function accumulate(
     }
     const { docs, freqs } = cursor;
     const count = cursor.decodeBlock(block);
+    decoded += count;
     for (let i = firstAtOrAfter(docs, count, lo); i < count; i++) {
       const doc = docs[i]!;
       if (doc >= hi) break;
@@ -384,6 +403,7 @@ function accumulate(
         const word = offset >>> 5;
         const bit = 1 << (offset & 31);
         if ((touched[word]! & bit) === 0) {
+          if (touchedOnly) continue; // a non-essential clause adds to candidates, it makes none
           touched[word]! |= bit;
           partial[offset] = value;
         } else partial[offset]! += value;
@@ -395,6 +415,7 @@ function accumulate(
     }
     if (lastDocs[block]! >= hi) break; // the block reaches into the next window
   }
+  return decoded;
 }
 
 /** Walks the touched paragraphs of the window: filter, probe non-essential clauses, re-sum, collect. */
@@ -406,6 +427,8 @@ function collectWindow(
   accept: Bitset | null,
   collector: Collector,
   firstEssential: number,
+  /** Non-essential clauses were added to the sums (accumulate's touchedOnly): the sums are not in query order. */
+  added: boolean,
   generation: number,
   docBase: number,
   articleOf: Uint32Array,
@@ -452,7 +475,7 @@ function collectWindow(
       let score = probeNonEssential(clauses, firstEssential, doc, partial[offset]!, safe, articleOf);
       // Below safe, the sum in another order cannot reach the threshold either (the margin dwarfs rounding).
       if (score === PRUNED || score < safe) continue;
-      if (scratch.probedAny && n > 2) {
+      if ((scratch.probedAny || added) && n > 2) {
         // Re-sum in query order (clauses are in query order) so the score is the exhaustive one.
         score = 0;
         for (let c = 0; c < n; c++) {

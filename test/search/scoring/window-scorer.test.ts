@@ -188,6 +188,16 @@ describe('window-at-a-time scoring', () => {
     }
   });
 
+  it('adds cheap non-essential clauses to the sums of the touched paragraphs without a filter, with exact scores', () => {
+    // Frequent words in the text of most paragraphs, rarer in titles: in most windows both text clauses
+    // stay essential at these k, and their decoded postings outnumber the title postings added.
+    // Every pair and triple of words: the added sums are re-summed in query order, so even their last bits agree.
+    const queries = WORDS.flatMap((first, i) => WORDS.slice(i + 1).flatMap((second, j) => [[first, second], ...WORDS.slice(i + j + 2).map((third) => [first, second, third])]));
+    for (const terms of queries) {
+      for (const k of [10, 1000]) expect(topK(terms, k, null), `${terms.join(' ')} k=${k}`).toEqual(expectedTopK(terms, k, null));
+    }
+  });
+
   it('skips the candidates that miss a clause every top-k paragraph needs, and leaves no state to the next query', () => {
     // A one-word query at small k: the title postings drive, and only paragraphs that also hold the
     // word in their text can reach the top; runs of title-only candidates longer than 32 are skipped.
