@@ -13,7 +13,10 @@
  *    bitmap of the paragraphs they touched.
  * 4. Each touched paragraph that passes the filter probes the non-essential
  *    clauses, highest bound first, stopping as soon as the remaining bounds
- *    cannot lift it over the threshold.
+ *    cannot lift it over the threshold. Without a filter, the non-essential
+ *    clauses with fewer postings in the window than the essential ones
+ *    decoded are first added to the touched paragraphs' sums in one pass
+ *    (cheaper than a probe per candidate), and only the rest are probed.
  *
  * Scores equal exhaustive BM25 bit for bit: partial sums add the essential
  * clauses in query order, and a paragraph that also matched a non-essential
