@@ -14,7 +14,7 @@
  * order the two). Two threads paging the same term in at once both write the
  * same bytes from the same immutable file, so neither can see anything else.
  */
-import { readSync } from 'node:fs';
+import { readExactly } from '../positional-read.js';
 import { SegmentFormatError } from './errors.js';
 
 /** What a worker thread needs to page in the postings of a segment it maps. */
@@ -46,12 +46,8 @@ export class PostingsPager {
     const endBlock = this.blockStart[termOrdinal + 1]!;
     const from = firstBlock < this.blockOffset.length ? this.blockOffset[firstBlock]! * 4 : this.bytes.length;
     const to = endBlock < this.blockOffset.length ? this.blockOffset[endBlock]! * 4 : this.bytes.length;
-    const position = this.bytes.byteOffset + from;
-    for (let done = 0; done < to - from; ) {
-      const read = readSync(this.share.fd, this.bytes, from + done, to - from - done, position + done);
-      if (read === 0) throw new SegmentFormatError(`segment file ended at byte ${position + done}: truncated after it was opened`);
-      done += read;
-    }
+    const ended = readExactly(this.share.fd, this.bytes, from, to - from, this.bytes.byteOffset + from);
+    if (ended >= 0) throw new SegmentFormatError(`segment file ended at byte ${ended}: truncated after it was opened`);
     Atomics.store(this.paged, termOrdinal, 1);
   }
 }

@@ -5,8 +5,9 @@
  * open, so a truncated or damaged file is refused at load with its name, not
  * discovered by a request later.
  */
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, openSync } from 'node:fs';
 import { crc32, inflateSync } from 'node:zlib';
+import { readExactly } from '../positional-read.js';
 import { DictionaryDamagedError, TokenDictionary } from './dictionary.js';
 import {
   STORED_PREAMBLE_BYTES,
@@ -287,12 +288,8 @@ export class StoredFields {
 }
 
 function readFully(fd: number, file: string, target: Uint8Array, at: number, length: number, position: number): void {
-  let done = 0;
-  while (done < length) {
-    const read = readSync(fd, target, at + done, length - done, position + done);
-    if (read === 0) throw new StoredFormatError(`${file} ended early: a read at ${position + done} found no data (file truncated after load?)`);
-    done += read;
-  }
+  const ended = readExactly(fd, target, at, length, position);
+  if (ended >= 0) throw new StoredFormatError(`${file} ended early: a read at ${ended} found no data (file truncated after load?)`);
 }
 
 function padTo8(bytes: number): number {
