@@ -1,7 +1,7 @@
 /**
  * Search worker: maps the segments' SharedArrayBuffers and shares their paged
- * postings (handed over once in workerData, never copied) and runs one query, or one share of a split
- * query, per task. Results go back as two typed arrays.
+ * postings (handed over once in workerData, never copied), and runs one query,
+ * or one share of a split query, per task. Results go back as two typed arrays.
  */
 import { workerData } from 'piscina';
 import { Segment, type SegmentShare } from './segment/reader.js';

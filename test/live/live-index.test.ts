@@ -101,14 +101,14 @@ describe('LiveIndex', () => {
     // The shared segment still pages postings in (none was read before); the dropped one's file is closed.
     const kept = sharedSegment.termOrdinal(analyze('kept')[0]!);
     expect(PostingsCursor.forTerm(sharedSegment.fields.text, kept).next()).toBe(0);
-    expect(isOpen(droppedSegment.share.pagers!.text.fd)).toBe(false);
+    expect(isOpen(droppedSegment.share.paging!.fd)).toBe(false);
     // The shared file still reads for the newer snapshot; the one only the old snapshot held is closed.
     expect(next.segments[0]!.stored.paragraphText(0)).toBe('kept paragraph');
     expect(next.segments[1]!.stored.paragraphText(0)).toBe('new paragraph');
     expect(() => droppedStored.paragraphText(0)).toThrow();
     next.close();
     expect(() => next.segments[0]!.stored.paragraphText(0)).toThrow();
-    expect(isOpen(sharedSegment.share.pagers!.text.fd)).toBe(false);
+    expect(isOpen(sharedSegment.share.paging!.fd)).toBe(false);
   });
 
   it('never mixes generations under concurrent reads while ingests and a merge are published', async () => {

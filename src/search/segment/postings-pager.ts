@@ -16,12 +16,13 @@
  */
 import { readExactly } from '../positional-read.js';
 import { SegmentFormatError } from './errors.js';
+import type { FieldName } from './format.js';
 
-/** What a worker thread needs to page in the postings of a segment it maps. */
-export interface PagerShare {
+/** A segment's file and paging flags, as every thread mapping the segment shares them. */
+export interface PagedFile {
   fd: number;
-  /** One byte per term: 1 once its postings are in the segment's buffer. */
-  flags: SharedArrayBuffer;
+  /** Per field, one byte per term: 1 once its postings are in the segment's buffer. */
+  flags: Record<FieldName, SharedArrayBuffer>;
 }
 
 export class PostingsPager {
@@ -29,13 +30,14 @@ export class PostingsPager {
   private readonly bytes: Uint8Array;
 
   constructor(
-    readonly share: PagerShare,
+    private readonly fd: number,
+    flags: SharedArrayBuffer,
     /** The field's postings array (a view over the segment's buffer, at the same offset as in the file). */
     postings: Uint32Array,
     private readonly blockStart: Uint32Array,
     private readonly blockOffset: Uint32Array,
   ) {
-    this.paged = new Uint8Array(share.flags);
+    this.paged = new Uint8Array(flags);
     this.bytes = new Uint8Array(postings.buffer, postings.byteOffset, postings.byteLength);
   }
 
@@ -46,7 +48,7 @@ export class PostingsPager {
     const endBlock = this.blockStart[termOrdinal + 1]!;
     const from = firstBlock < this.blockOffset.length ? this.blockOffset[firstBlock]! * 4 : this.bytes.length;
     const to = endBlock < this.blockOffset.length ? this.blockOffset[endBlock]! * 4 : this.bytes.length;
-    const ended = readExactly(this.share.fd, this.bytes, from, to - from, this.bytes.byteOffset + from);
+    const ended = readExactly(this.fd, this.bytes, from, to - from, this.bytes.byteOffset + from);
     if (ended >= 0) throw new SegmentFormatError(`segment file ended at byte ${ended}: truncated after it was opened`);
     Atomics.store(this.paged, termOrdinal, 1);
   }

@@ -12,7 +12,7 @@ import { unpack } from 'msgpackr';
 import { ELEMENT_BYTES, FIELDS, FORMAT_VERSION, MAGIC, PREAMBLE_BYTES, fieldArray, type ArraySpec, type FieldName, type SegmentHeader } from './format.js';
 import { StringTable } from './string-table.js';
 import { SegmentFormatError } from './errors.js';
-import { PostingsPager, type PagerShare } from './postings-pager.js';
+import { PostingsPager, type PagedFile } from './postings-pager.js';
 
 export interface FieldData {
   /** Documents frequency in paragraphs (what idf counts). */
@@ -33,10 +33,10 @@ export interface FieldData {
   pager: PostingsPager | null;
 }
 
-/** What a worker thread needs to map a segment: its buffer and, for paged postings, the pagers' file and flags. */
+/** What a worker thread needs to map a segment: its buffer and, for paged postings, the file and flags. */
 export interface SegmentShare {
   buffer: SharedArrayBuffer;
-  pagers: Record<FieldName, PagerShare> | null;
+  paging: PagedFile | null;
 }
 
 export const NO_VALUE = 0xffffffff;
@@ -73,8 +73,8 @@ export class Segment {
 
   constructor(
     readonly buffer: SharedArrayBuffer,
-    /** The file and flags through which each field's postings are paged in; null when they were read with the segment. */
-    readonly pagerShares: Record<FieldName, PagerShare> | null = null,
+    /** The file and flags through which the postings are paged in; null when they were read with the segment. */
+    readonly paging: PagedFile | null = null,
   ) {
     this.header = readHeader(new Uint8Array(buffer));
     const specs = new Map(this.header.arrays.map((spec) => [spec.name, spec]));
@@ -102,7 +102,7 @@ export class Segment {
         blockMinNorm: view(fieldArray(field, 'blockMinNorm')) as Uint8Array,
         postings,
         norms: view(fieldArray(field, 'norms')) as Uint8Array,
-        pager: pagerShares && new PostingsPager(pagerShares[field], postings, blockStart, blockOffset),
+        pager: paging && new PostingsPager(paging.fd, paging.flags[field], postings, blockStart, blockOffset),
       };
     };
     this.fields = Object.fromEntries(FIELDS.map((f) => [f, fieldData(f)])) as Record<FieldName, FieldData>;
@@ -159,8 +159,8 @@ export class Segment {
         from = spec.byteOffset + spec.length * ELEMENT_BYTES[spec.type];
       }
       await readRange(Math.min(from, size), size);
-      const pagers = Object.fromEntries(FIELDS.map((field) => [field, { fd, flags: new SharedArrayBuffer(header.terms) }]));
-      return withFileName(file, () => new Segment(buffer, pagers as Record<FieldName, PagerShare>));
+      const flags = Object.fromEntries(FIELDS.map((field) => [field, new SharedArrayBuffer(header.terms)])) as Record<FieldName, SharedArrayBuffer>;
+      return withFileName(file, () => new Segment(buffer, { fd, flags }));
     } catch (error) {
       closeSync(fd);
       throw error;
@@ -169,11 +169,11 @@ export class Segment {
 
   /** What a worker thread needs to map this segment (see `fromShare`). */
   get share(): SegmentShare {
-    return { buffer: this.buffer, pagers: this.pagerShares };
+    return { buffer: this.buffer, paging: this.paging };
   }
 
   static fromShare(share: SegmentShare): Segment {
-    return new Segment(share.buffer, share.pagers);
+    return new Segment(share.buffer, share.paging);
   }
 
   /**
@@ -191,7 +191,7 @@ export class Segment {
   /** Drops one holder; the file of paged postings is closed when the last one drops it. */
   close(): void {
     if (this.holders === 0 || --this.holders > 0) return;
-    if (this.pagerShares) closeSync(this.pagerShares.text.fd);
+    if (this.paging) closeSync(this.paging.fd);
   }
 
   get paragraphCount(): number {

@@ -115,7 +115,7 @@ describe('paged postings', () => {
       const mapped = Segment.fromShare(paged.share);
       const ordinal = paged.termOrdinal(VOCABULARY[0]!);
       PostingsCursor.forTerm(mapped.fields.text, ordinal);
-      expect(new Uint8Array(paged.share.pagers!.text.flags)[ordinal]).toBe(1);
+      expect(new Uint8Array(paged.share.paging!.flags.text)[ordinal]).toBe(1);
       expect(decodeAll(paged, 'text', ordinal)).toEqual(decodeAll(whole, 'text', ordinal));
     } finally {
       paged.close();
@@ -126,7 +126,7 @@ describe('paged postings', () => {
     const copy = path.join(dir.dir, 'unlinked.bin');
     await writeSegment(copy);
     const paged = await Segment.load(copy, { pagedPostings: true });
-    const fd = paged.share.pagers!.text.fd;
+    const fd = paged.share.paging!.fd;
     paged.retain();
     paged.close();
     expect(isOpen(fd)).toBe(true);
