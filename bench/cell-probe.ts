@@ -4,7 +4,8 @@
  * calling thread, for one or more builds of dist/ over the same index, the
  * builds interleaved cell by cell. How docs/DESIGN.md's "What engine v2
  * bought" rows were measured: copy dist/ aside before a change (say to
- * .before-dist, inside the checkout so node_modules resolve), rebuild, then
+ * .before-dist, inside the checkout so node_modules resolve; .gitignore keeps
+ * such copies out of commits), rebuild, then
  * compare `... INDEX_DIR .before-dist dist`. The index is one of bench:peers
  * (bench/.work/peers/indexes/engine-generated-*-split).
  *   PROBE_SETS     query sets (default "1 term,2 terms,4 terms,scifact")
