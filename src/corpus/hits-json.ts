@@ -6,13 +6,22 @@
  */
 import type { ArticleLocation, ParagraphHit } from '../search/searcher.js';
 import type { StoredFields } from '../search/stored/reader.js';
+import { FragmentCopyList, NO_PARAGRAPH } from '../search/stored/fragment-copies.js';
 
 const [OPEN_ARRAY, CLOSE_ARRAY, OPEN_OBJECT, CLOSE_OBJECT, COMMA] = [0x5b, 0x5d, 0x7b, 0x7d, 0x2c];
 
-/** What assembly reads of an index (the Searcher): each segment's stored fragments, and which article holds a paragraph. */
+/**
+ * What assembly reads of an index (the Searcher): each segment's stored
+ * fragment lengths, which article holds a paragraph, and the copying of the
+ * fragments themselves, which it may spread over its worker threads.
+ */
 export interface StoredSource {
   storedFields(segment: number): StoredFields;
   articleOfParagraph(segment: number, paragraph: number): number;
+  /** A body of `size` bytes that copyFragments can fill with `copies` copies. */
+  responseBody(size: number, copies: number): Buffer;
+  /** Fills the body; returns the bytes to send (the body, or a copy of it). */
+  copyFragments(rows: Int32Array, body: Buffer): Promise<Buffer>;
 }
 
 export interface ListingPage {
@@ -23,8 +32,11 @@ export interface ListingPage {
   pages: number;
 }
 
-/** `[{<article>,<paragraph>,"context_id":<rank>,"reranking_score":null},…]` */
-export function contextsJson(source: StoredSource, hits: readonly ParagraphHit[]): Buffer {
+/**
+ * `[{<article>,<paragraph>,"context_id":<rank>,"reranking_score":null},…]`:
+ * the punctuation and tails are written here, the fragments by copyFragments.
+ */
+export async function contextsJson(source: StoredSource, hits: readonly ParagraphHit[]): Promise<Buffer> {
   const tails = hits.map((_, rank) => `,"context_id":${rank},"reranking_score":null}`);
   const articles = hits.map((hit) => source.articleOfParagraph(hit.segment, hit.paragraph));
   let size = 2 + Math.max(0, hits.length - 1);
@@ -32,8 +44,8 @@ export function contextsJson(source: StoredSource, hits: readonly ParagraphHit[]
     const stored = source.storedFields(hit.segment);
     size += 2 + stored.articleLength(articles[i]!) + stored.paragraphLength(hit.paragraph) + tails[i]!.length;
   });
-  const body = Buffer.allocUnsafe(size);
-  const copies = new ArticleCopies(source, body);
+  const body = source.responseBody(size, hits.length);
+  const copies = new FragmentCopyList();
   let at = 0;
   body[at++] = OPEN_ARRAY;
   hits.forEach((hit, i) => {
@@ -41,74 +53,38 @@ export function contextsJson(source: StoredSource, hits: readonly ParagraphHit[]
     body[at++] = OPEN_OBJECT;
     const stored = source.storedFields(hit.segment);
     const paragraphAt = at + stored.articleLength(articles[i]!) + 1;
-    if (!copies.copyWritten(hit.segment, articles[i]!, at)) {
-      copies.remember(hit.segment, articles[i]!, at);
-      stored.copyArticleAndParagraph(articles[i]!, hit.paragraph, body, at, paragraphAt);
-    } else {
-      stored.copyParagraph(hit.paragraph, body, paragraphAt);
-    }
+    copies.add(hit.segment, articles[i]!, hit.paragraph, at, paragraphAt);
     body[paragraphAt - 1] = COMMA;
     at = paragraphAt + stored.paragraphLength(hit.paragraph);
     at += body.write(tails[i]!, at, 'latin1');
   });
   body[at++] = CLOSE_ARRAY;
-  return checkedLength(body, at);
+  checkedLength(body, at);
+  return source.copyFragments(copies.rows(), body);
 }
 
 /** `{"items":[{<article>},…],"total":…,"page":…,"size":…,"pages":…}` */
-export function listingJson(source: StoredSource, page: ListingPage): Buffer {
+export async function listingJson(source: StoredSource, page: ListingPage): Promise<Buffer> {
   const head = '{"items":[';
   const tail = `],"total":${page.total},"page":${page.page},"size":${page.size},"pages":${page.pages}}`;
   let size = head.length + tail.length + Math.max(0, page.items.length - 1);
   for (const { segment, article } of page.items) size += 2 + source.storedFields(segment).articleLength(article);
-  const body = Buffer.allocUnsafe(size);
-  const copies = new ArticleCopies(source, body);
+  const body = source.responseBody(size, page.items.length);
+  const copies = new FragmentCopyList();
   let at = body.write(head, 0, 'latin1');
   page.items.forEach(({ segment, article }, i) => {
     if (i > 0) body[at++] = COMMA;
     body[at++] = OPEN_OBJECT;
-    at = copies.copy(segment, article, at);
+    copies.add(segment, article, NO_PARAGRAPH, at, 0);
+    at += source.storedFields(segment).articleLength(article);
     body[at++] = CLOSE_OBJECT;
   });
   at += body.write(tail, at, 'latin1');
-  return checkedLength(body, at);
+  checkedLength(body, at);
+  return source.copyFragments(copies.rows(), body);
 }
 
-/** Copies article fragments into a body; an article met again is copied from its first place in the body, not read again. */
-class ArticleCopies {
-  private readonly written = new Map<number, number>();
-
-  constructor(
-    private readonly source: StoredSource,
-    private readonly body: Buffer,
-  ) {}
-
-  private key(segment: number, article: number): number {
-    return segment * 0x1_0000_0000 + article;
-  }
-
-  remember(segment: number, article: number, at: number): void {
-    this.written.set(this.key(segment, article), at);
-  }
-
-  /** Copies the article to `at` from where the body already holds it; false when it does not yet. */
-  copyWritten(segment: number, article: number, at: number): boolean {
-    const previous = this.written.get(this.key(segment, article));
-    if (previous === undefined) return false;
-    this.body.copy(this.body, at, previous, previous + this.source.storedFields(segment).articleLength(article));
-    return true;
-  }
-
-  copy(segment: number, article: number, at: number): number {
-    const stored = this.source.storedFields(segment);
-    if (this.copyWritten(segment, article, at)) return at + stored.articleLength(article);
-    this.remember(segment, article, at);
-    return stored.copyArticle(article, this.body, at);
-  }
-}
-
-function checkedLength(body: Buffer, written: number): Buffer {
+function checkedLength(body: Buffer, written: number): void {
   // Sizes come from the offset tables; a mismatch would send garbage after the JSON.
   if (written !== body.length) throw new Error(`response assembly wrote ${written} of ${body.length} bytes`);
-  return body;
 }

@@ -70,12 +70,12 @@ export class Library {
   }
 
   /** The JSON array of Context metadata of GET /retrieval/ (context id = rank, no reranking score). */
-  contextsJson(hits: readonly ParagraphHit[]): Buffer {
+  contextsJson(hits: readonly ParagraphHit[]): Promise<Buffer> {
     return contextsJson(this.searcher, hits);
   }
 
   /** The JSON body of GET /retrieval/article_listing. */
-  listingJson(page: ListingPage): Buffer {
+  listingJson(page: ListingPage): Promise<Buffer> {
     return listingJson(this.searcher, page);
   }
 

@@ -16,6 +16,8 @@ import { Piscina } from 'piscina';
 import { carriedFile } from '../runtime/carried.js';
 import type { Bitset } from './filters/bitset.js';
 import type { Segment } from './segment/reader.js';
+import type { StoredFields } from './stored/reader.js';
+import { COPY_FIELDS, copyFragments } from './stored/fragment-copies.js';
 import { scoreWindows, type DocRange } from './scoring/window-scorer.js';
 import { openClauses } from './scoring/open-clauses.js';
 import { TopKCollector, mergeScored, type ScoredDocs } from './scoring/top-k.js';
@@ -49,6 +51,22 @@ export const DEFAULT_MIN_RANGE = 50_000;
  */
 export const SERVED_INLINE_POSTINGS = 10_000;
 
+/** A share of a response's fragment copies for a worker: the rows, and the body's shared memory. */
+export interface CopyTask {
+  rows: Int32Array;
+  body: SharedArrayBuffer;
+  bodyOffset: number;
+  bodyLength: number;
+}
+
+/**
+ * Fragment copies from which a response is assembled on the pool's threads
+ * rather than the calling one: decoding a hit's fragments costs about 15 µs
+ * (1M paragraphs, bench/served-probe.ts), so a hundred hits are worth the
+ * two thread hand-offs, and the calling thread is free to serve meanwhile.
+ */
+export const DEFAULT_POOL_COPIES = 100;
+
 /** Tasks handed to a worker at once (one running, the rest queued in the worker). */
 const TASKS_QUEUED_PER_WORKER = 2;
 
@@ -76,18 +94,36 @@ export function runPieces(segments: readonly Segment[], bases: readonly number[]
   return collector.take();
 }
 
+export interface PoolOptions {
+  /** The segments' stored fragments, in the same order (for copyFragments). */
+  stored?: readonly StoredFields[];
+  /** Postings from which a query is split over threads, and the smallest range a thread gets (default DEFAULT_MIN_RANGE). */
+  minRange?: number;
+  /** Postings under which a query runs on the calling thread (default 0: every query goes to the pool). */
+  inlinePostings?: number;
+  /** Fragment copies from which a response is assembled on the pool (default DEFAULT_POOL_COPIES). */
+  poolCopies?: number;
+}
+
 export class SearchPool {
   private readonly pool: Piscina | null;
   private readonly bases: number[];
   private running = 0;
 
+  private readonly stored: readonly StoredFields[];
+  private readonly minRange: number;
+  private readonly inlinePostings: number;
+  private readonly poolCopies: number;
+
   constructor(
     private readonly segments: readonly Segment[],
     readonly threads: number,
-    private readonly minRange: number = DEFAULT_MIN_RANGE,
-    /** Postings under which a query runs on the calling thread (0: every query goes to the pool). */
-    private readonly inlinePostings = 0,
+    options: PoolOptions = {},
   ) {
+    this.stored = options.stored ?? [];
+    this.minRange = options.minRange ?? DEFAULT_MIN_RANGE;
+    this.inlinePostings = options.inlinePostings ?? 0;
+    this.poolCopies = options.poolCopies ?? DEFAULT_POOL_COPIES;
     this.bases = segmentBases(segments);
     // Inside the single executable the worker is a file it extracted; otherwise it sits beside this module.
     const workerFile =
@@ -103,7 +139,7 @@ export class SearchPool {
             // it one: on a loaded machine each hand-off waits for the scheduler (bench:peers
             // throughput on 2 threads, mixed queries: 2-3x more queries per second).
             concurrentTasksPerWorker: TASKS_QUEUED_PER_WORKER,
-            workerData: { segments: segments.map((s) => s.share) },
+            workerData: { segments: segments.map((s) => s.share), stored: this.stored.map((s) => s.shared) },
             // Workers load TypeScript sources through tsx when the server runs from source, and
             // nothing else: process-wide flags such as --expose-gc are invalid in workers, and a
             // loader inherited by compiled workers (a parent started with --import tsx) cost the
@@ -174,6 +210,45 @@ export class SearchPool {
     } finally {
       this.running--;
     }
+  }
+
+  /** Whether `copies` fragment copies are assembled on the pool's threads. */
+  private copiesOnPool(copies: number): boolean {
+    return this.pool !== null && copies >= this.poolCopies;
+  }
+
+  /** A body for `copies` fragment copies: in shared memory when the pool's threads will write them. */
+  responseBody(size: number, copies: number): Buffer {
+    return this.copiesOnPool(copies) ? Buffer.from(new SharedArrayBuffer(size)) : Buffer.allocUnsafe(size);
+  }
+
+  /**
+   * Copies the fragments `rows` lists into `body` (from responseBody) and
+   * returns the bytes to send. Many copies go to the pool: cut into one share
+   * per thread when no other task runs, else whole to one worker; each share
+   * writes its own places of the shared body, which is then copied once into
+   * ordinary memory (fastify sends only those bytes as they are, and a
+   * memcpy costs little beside decoding the fragments).
+   */
+  async copyFragments(rows: Int32Array, body: Buffer): Promise<Buffer> {
+    const copies = rows.length / COPY_FIELDS;
+    if (!(body.buffer instanceof SharedArrayBuffer) || !this.copiesOnPool(copies)) {
+      copyFragments(this.stored, rows, body);
+      return body;
+    }
+    const shares = this.running > 0 ? 1 : this.threads;
+    const perShare = Math.ceil(copies / shares) * COPY_FIELDS;
+    const tasks: CopyTask[] = [];
+    for (let from = 0; from < rows.length; from += perShare) {
+      tasks.push({ rows: rows.subarray(from, from + perShare), body: body.buffer, bodyOffset: body.byteOffset, bodyLength: body.length });
+    }
+    this.running++;
+    try {
+      await Promise.all(tasks.map((task) => this.pool!.run(task, { name: 'copyFragmentsTask' })));
+    } finally {
+      this.running--;
+    }
+    return Buffer.from(body);
   }
 
   /**

@@ -27,6 +27,8 @@ export interface SearcherOptions {
   minRangePerThread?: number;
   /** Postings under which a query runs on the calling thread rather than the pool (default 0: always the pool). */
   inlinePostings?: number;
+  /** Fragment copies from which a response body is assembled on the pool (default DEFAULT_POOL_COPIES). */
+  poolCopies?: number;
 }
 
 export interface ParagraphHit {
@@ -78,12 +80,12 @@ export class Searcher {
   /** Opens the index in `dir`; `previous` (an older generation of it) lends the segments it already holds (see IndexSnapshot.open). */
   static async open(dir: string, options: SearcherOptions, previous?: Searcher): Promise<Searcher> {
     const snapshot = await IndexSnapshot.open(dir, previous?.snapshot);
-    const pool = new SearchPool(
-      snapshot.segments.map((s) => s.segment),
-      options.threads,
-      options.minRangePerThread,
-      options.inlinePostings,
-    );
+    const pool = new SearchPool(snapshot.segments.map((s) => s.segment), options.threads, {
+      stored: snapshot.segments.map((s) => s.stored),
+      minRange: options.minRangePerThread,
+      inlinePostings: options.inlinePostings,
+      poolCopies: options.poolCopies,
+    });
     return new Searcher(snapshot, pool, options);
   }
 
@@ -104,6 +106,16 @@ export class Searcher {
   /** The pre-rendered JSON fragments of a segment's articles and paragraphs. */
   storedFields(segment: number): StoredFields {
     return this.snapshot.segments[segment]!.stored;
+  }
+
+  /** A response body of `size` bytes for `copies` fragment copies (copyFragments). */
+  responseBody(size: number, copies: number): Buffer {
+    return this.pool.responseBody(size, copies);
+  }
+
+  /** Copies stored fragments into a response body (hits-json.ts lists them), on the pool's threads when they are many; returns the bytes to send. */
+  copyFragments(rows: Int32Array, body: Buffer): Promise<Buffer> {
+    return this.pool.copyFragments(rows, body);
   }
 
   /** The article (ordinal in its segment) a paragraph belongs to. */

@@ -1,18 +1,28 @@
 /**
  * Search worker: maps the segments' SharedArrayBuffers and shares their paged
- * postings (handed over once in workerData, never copied), and runs one query,
- * or one share of a split query, per task. Results go back as two typed arrays.
+ * postings and stored fragments (handed over once in workerData, never
+ * copied). A task is one query, or one share of a split query, whose results
+ * go back as two typed arrays; or a share of a response's fragment copies,
+ * written straight into the response's shared body.
  */
 import { workerData } from 'piscina';
 import { Segment, type SegmentShare } from './segment/reader.js';
 import { Bitset } from './filters/bitset.js';
-import { runPieces, segmentBases, type SearchTask } from './pool.js';
+import { runPieces, segmentBases, type CopyTask, type SearchTask } from './pool.js';
+import { StoredFields, type StoredShare } from './stored/reader.js';
+import { copyFragments } from './stored/fragment-copies.js';
 import type { ScoredDocs } from './scoring/top-k.js';
 
-const segments: Segment[] = (workerData as { segments: SegmentShare[] }).segments.map((share) => Segment.fromShare(share));
+const shares = workerData as { segments: SegmentShare[]; stored: StoredShare[] };
+const segments: Segment[] = shares.segments.map((share) => Segment.fromShare(share));
+const stored = shares.stored.map((share) => StoredFields.fromShared(share));
 const bases = segmentBases(segments);
 
 export default function runSearchTask(task: SearchTask): ScoredDocs {
   const accept = task.accept.map((bits) => bits && new Bitset(bits.size, bits.words));
   return runPieces(segments, bases, task, accept);
+}
+
+export function copyFragmentsTask(task: CopyTask): void {
+  copyFragments(stored, task.rows, Buffer.from(task.body, task.bodyOffset, task.bodyLength));
 }

@@ -68,7 +68,12 @@ async function referenceSerialiser(): Promise<{ app: FastifyInstance; serialise:
   };
 }
 
-function comparesCorpus(name: string, articles: () => ArticleInput[], queries: () => string[], options: { maxSegmentBytes?: number; storedCompression?: StoredCompression } = {}) {
+function comparesCorpus(
+  name: string,
+  articles: () => ArticleInput[],
+  queries: () => string[],
+  options: { maxSegmentBytes?: number; storedCompression?: StoredCompression; flags?: string[] } = {},
+) {
   // Generous timeout: hundreds of responses of up to 1,000 contexts, serialised twice, on a shared machine.
   describe(`served bytes on ${name}`, { timeout: 300_000 }, () => {
     let fixture: Fixture;
@@ -151,3 +156,8 @@ comparesCorpus('a generated corpus of escaping edge cases', () => edgeCaseCorpus
 // Small segments: hits from many segments in one response, replaced articles across them.
 comparesCorpus('the edge-case corpus in many segments', () => edgeCaseCorpus(200, 6), edgeQueries, { maxSegmentBytes: 64 * 1024 });
 comparesCorpus('the edge-case corpus, stored deflated', () => edgeCaseCorpus(200, 7), edgeQueries, { storedCompression: 'deflate' });
+// A search pool: responses of 100 hits and more are assembled by its worker threads, in shares written into one shared body.
+comparesCorpus('the edge-case corpus in many segments, assembled on 2 search threads', () => edgeCaseCorpus(200, 8), edgeQueries, {
+  maxSegmentBytes: 64 * 1024,
+  flags: ['--search-threads', '2'],
+});

@@ -74,12 +74,15 @@ async function servedArticles(indexDir: string): Promise<string[]> {
   const searcher = await Searcher.open(indexDir, options);
   const library = new Library(searcher);
   try {
-    return searcher.listArticles(all, 1000, false).map((item) => {
+    const dump: string[] = [];
+    for (const item of searcher.listArticles(all, 1000, false)) {
       const { segment, stored } = searcher.snapshot.segments[item.segment]!;
       const paragraphs = [];
       for (let p = segment.articleFirstParagraph[item.article]!; p < segment.articleFirstParagraph[item.article + 1]!; p++) paragraphs.push(stored.paragraphJson(p));
-      return [library.listingJson({ items: [item], total: 1, page: 1, size: 1, pages: 1 }).toString('utf8'), ...paragraphs].join('\n');
-    });
+      const listing = await library.listingJson({ items: [item], total: 1, page: 1, size: 1, pages: 1 });
+      dump.push([listing.toString('utf8'), ...paragraphs].join('\n'));
+    }
+    return dump;
   } finally {
     await searcher.close();
   }

@@ -69,7 +69,7 @@ describe('SearchPool', () => {
   });
 
   it('gives the exhaustive top k inline, on one worker, and split across workers', async () => {
-    const pools = [new SearchPool(segments, 0), new SearchPool(segments, 2, Number.MAX_SAFE_INTEGER), new SearchPool(segments, 2, 20)];
+    const pools = [new SearchPool(segments, 0), new SearchPool(segments, 2, { minRange: Number.MAX_SAFE_INTEGER }), new SearchPool(segments, 2, { minRange: 20 })];
     try {
       await Promise.all(pools.map((pool) => pool.warm()));
       for (const terms of QUERIES) {
@@ -95,7 +95,7 @@ describe('SearchPool', () => {
       for (let doc = 0; doc < segment.paragraphCount; doc++) if (next() < 0.3) bits.add(doc);
       return bits;
     });
-    const pools = [new SearchPool(segments, 0), new SearchPool(segments, 2, 20)];
+    const pools = [new SearchPool(segments, 0), new SearchPool(segments, 2, { minRange: 20 })];
     try {
       const clauses = clausesOf(['alpha', 'beta']);
       const want = bruteForce(clauses, 50, accept);

@@ -59,7 +59,7 @@ export const retrievalRoutes: FastifyPluginAsync<LiteratureServices & QaServices
           const asStored = candidates.every(
             (c, rank) => c.rerankingScore === null && c.contextId === rank && library.withinLimit(library.hitArticle(c.hit), c.hit.paragraph, limit),
           );
-          if (asStored) return reply.type(JSON_TYPE).send(library.contextsJson(candidates.map((c) => c.hit)));
+          if (asStored) return reply.type(JSON_TYPE).send(await library.contextsJson(candidates.map((c) => c.hit)));
           return candidates.map((c) => cutMetadata(library.contextMetadata(c.hit, c.contextId, c.rerankingScore), limit));
         });
       },
@@ -111,12 +111,12 @@ export const retrievalRoutes: FastifyPluginAsync<LiteratureServices & QaServices
     async (request, reply) => {
       const { number_results, size, page, sort_by_date, ...filters } = request.query;
       const limit = config.maxParagraphLength;
-      return index.read(({ searcher, library }) => {
+      return index.read(async ({ searcher, library }) => {
         const articles = searcher.listArticles(filtersOf(filters), number_results, sort_by_date);
         const items = articles.slice((page - 1) * size, page * size);
         const counts = { total: articles.length, page, size, pages: Math.ceil(articles.length / size) };
         // Bytes copied from the stored fragments unless an abstract must be cut.
-        if (items.every((item) => library.withinLimit(item, null, limit))) return reply.type(JSON_TYPE).send(library.listingJson({ items, ...counts }));
+        if (items.every((item) => library.withinLimit(item, null, limit))) return reply.type(JSON_TYPE).send(await library.listingJson({ items, ...counts }));
         return { items: items.map((item) => cutMetadata(library.articleMetadata(item), limit)), ...counts };
       });
     },

@@ -23,6 +23,19 @@ export const DEFAULT_CHUNK_CACHE_BYTES = 8 * 1024 * 1024;
 /** Longest span read at once for a hit's article and paragraph; farther apart, they are read separately. */
 const MAX_JOINT_READ = 64 * 1024;
 
+/**
+ * What a worker thread needs to read an opened file (`StoredFields.fromShared`):
+ * the descriptor (one per process, so valid in every thread), the checked
+ * header and the tables, in shared memory rather than copied.
+ */
+export interface StoredShare {
+  file: string;
+  fd: number;
+  header: StoredHeader;
+  tables: Uint8Array;
+  tokenTable: Uint8Array;
+}
+
 export class StoredFields {
   private fd: number;
   private readonly articleStarts: Float64Array;
@@ -40,16 +53,19 @@ export class StoredFields {
   private scratch = Buffer.alloc(0);
   /** Snapshots holding the file open (see share). */
   private holders = 1;
+  /** A worker thread's view (fromShared): the descriptor is another thread's to close. */
+  private borrowed = false;
 
   private constructor(
     readonly file: string,
     fd: number,
     readonly header: StoredHeader,
-    tables: Buffer,
-    dictionary: TokenDictionary | null,
+    private readonly tables: Uint8Array,
+    private readonly tokenTable: Uint8Array,
     chunkCacheBytes: number,
   ) {
     this.fd = fd;
+    const dictionary = tokenTable.length > 0 ? openDictionary(tokenTable, file) : null;
     const { articles, paragraphs } = header;
     const layout = tablesLayout(header);
     const f64 = new Float64Array(tables.buffer, tables.byteOffset, layout.f64Entries);
@@ -79,19 +95,36 @@ export class StoredFields {
       const { dictionaryBytes } = header;
       if ((dictionaryBytes > 0) !== (header.compression === 'dictionary')) throw new StoredFormatError(`${file} is damaged (token table size ${dictionaryBytes} for compression ${header.compression})`);
       if (STORED_PREAMBLE_BYTES + bytes + dictionaryBytes > size) throw new StoredFormatError(`${file} is truncated (its tables end past the file)`);
-      const tables = Buffer.alloc(bytes);
+      // In shared memory, so the search pool's threads read them without a copy (see shared).
+      const tables = Buffer.from(new SharedArrayBuffer(bytes));
       readFully(fd, file, tables, 0, bytes, STORED_PREAMBLE_BYTES);
-      const tokenTable = Buffer.alloc(dictionaryBytes);
+      // An empty one stays an ordinary buffer: zlib.crc32 of an empty shared one returns 0, not the running value (Node 20).
+      const tokenTable = dictionaryBytes > 0 ? Buffer.from(new SharedArrayBuffer(dictionaryBytes)) : Buffer.alloc(0);
       readFully(fd, file, tokenTable, 0, dictionaryBytes, STORED_PREAMBLE_BYTES + bytes);
       if (crc32(tokenTable, crc32(tables)) !== header.tablesCrc) throw new StoredFormatError(`${file} is damaged (table checksum mismatch)`);
-      const dictionary = dictionaryBytes > 0 ? openDictionary(tokenTable, file) : null;
-      const stored = new StoredFields(file, fd, header, tables, dictionary, options.chunkCacheBytes ?? DEFAULT_CHUNK_CACHE_BYTES);
+      const stored = new StoredFields(file, fd, header, tables, tokenTable, options.chunkCacheBytes ?? DEFAULT_CHUNK_CACHE_BYTES);
       stored.checkLayout(size);
       return stored;
     } catch (error) {
       closeSync(fd);
       throw error;
     }
+  }
+
+  /** The file as a worker thread opens it again (fromShared). */
+  get shared(): StoredShare {
+    return { file: this.file, fd: this.fd, header: this.header, tables: this.tables, tokenTable: this.tokenTable };
+  }
+
+  /**
+   * A worker thread's view of a file another thread opened and checked. It
+   * reads through the same descriptor and never closes it: the opening
+   * thread's holders decide that, and the pool using the view is closed first.
+   */
+  static fromShared(share: StoredShare, options: { chunkCacheBytes?: number } = {}): StoredFields {
+    const view = new StoredFields(share.file, share.fd, share.header, share.tables, share.tokenTable, options.chunkCacheBytes ?? DEFAULT_CHUNK_CACHE_BYTES);
+    view.borrowed = true;
+    return view;
   }
 
   /**
@@ -273,14 +306,14 @@ export class StoredFields {
    * releasing an old generation never closes what a newer one still reads.
    */
   share(): this {
-    if (this.fd < 0) throw new Error(`${this.file} is closed and cannot be shared`);
+    if (this.fd < 0 || this.borrowed) throw new Error(`${this.file} is closed or a worker's view, and cannot be shared`);
     this.holders++;
     return this;
   }
 
   /** Drops one holder; the file is closed when the last one drops it. */
   close(): void {
-    if (this.holders > 0 && --this.holders > 0) return;
+    if (this.borrowed || (this.holders > 0 && --this.holders > 0)) return;
     if (this.fd >= 0) closeSync(this.fd);
     this.fd = -1;
     this.chunkCache.clear();
@@ -296,7 +329,7 @@ function padTo8(bytes: number): number {
   return (bytes + 7) & ~7;
 }
 
-function openDictionary(tokenTable: Buffer, file: string): TokenDictionary {
+function openDictionary(tokenTable: Uint8Array, file: string): TokenDictionary {
   try {
     return TokenDictionary.deserialize(tokenTable);
   } catch (error) {
