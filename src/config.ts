@@ -444,5 +444,6 @@ export function searcherOptionsOf(config: Config): SearcherOptions {
     titleWeight: config.titleWeight,
     filterCacheSize: config.filterCacheSize,
     inlinePostings: SERVED_INLINE_POSTINGS,
+    inlineWhenAlone: true,
   };
 }

@@ -103,17 +103,22 @@ export interface PoolOptions {
   inlinePostings?: number;
   /** Fragment copies from which a response is assembled on the pool (default DEFAULT_POOL_COPIES). */
   poolCopies?: number;
+  /** Run a query that would take one worker on the calling thread when no other query is pending (the server's setting; see pooled). */
+  inlineWhenAlone?: boolean;
 }
 
 export class SearchPool {
   private readonly pool: Piscina | null;
   private readonly bases: number[];
   private running = 0;
+  /** Queries asked of this pool and not yet answered, wherever they run. */
+  private pending = 0;
 
   private readonly stored: readonly StoredFields[];
   private readonly minRange: number;
   private readonly inlinePostings: number;
   private readonly poolCopies: number;
+  private readonly inlineWhenAlone: boolean;
 
   constructor(
     private readonly segments: readonly Segment[],
@@ -124,6 +129,7 @@ export class SearchPool {
     this.minRange = options.minRange ?? DEFAULT_MIN_RANGE;
     this.inlinePostings = options.inlinePostings ?? 0;
     this.poolCopies = options.poolCopies ?? DEFAULT_POOL_COPIES;
+    this.inlineWhenAlone = options.inlineWhenAlone ?? false;
     this.bases = segmentBases(segments);
     // Inside the single executable the worker is a file it extracted; otherwise it sits beside this module.
     const workerFile =
@@ -187,9 +193,34 @@ export class SearchPool {
     return count > 1 && postings >= this.minRange ? count : 1;
   }
 
+  /**
+   * Whether a query goes to the pool's threads. Below `inlinePostings` it never
+   * does. With `inlineWhenAlone`, a query short enough to run whole on one
+   * worker (under minRange postings) stays on the calling thread too when it is
+   * the only one: the two thread hand-offs then cost more than the thread
+   * gains. Alone is checked after one turn of the event loop (setImmediate runs
+   * after the pending I/O callbacks), so requests that arrived together see
+   * each other and go to the pool, and a busy server keeps both cores.
+   */
+  private async pooled(postings: number): Promise<boolean> {
+    if (this.pool === null || postings < this.inlinePostings) return false;
+    if (!this.inlineWhenAlone || postings >= this.minRange) return true;
+    await new Promise((resolve) => setImmediate(resolve));
+    return this.pending > 1 || this.running > 0;
+  }
+
   async topK(clauses: ScoringClause[], params: Bm25Params, stats: CollectionStats, k: number, accept: readonly (Bitset | null)[]): Promise<ScoredDocs> {
+    this.pending++;
+    try {
+      return await this.topKOnce(clauses, params, stats, k, accept);
+    } finally {
+      this.pending--;
+    }
+  }
+
+  private async topKOnce(clauses: ScoringClause[], params: Bm25Params, stats: CollectionStats, k: number, accept: readonly (Bitset | null)[]): Promise<ScoredDocs> {
     const postings = this.pool === null ? 0 : this.postings(clauses);
-    const inline = this.pool === null || postings < this.inlinePostings;
+    const inline = !(await this.pooled(postings));
     const count = inline ? 1 : this.shareCount(postings);
     const shares = count > 1 ? this.shares(count) : [this.segments.map((s, segment) => ({ segment, range: { from: 0, to: s.paragraphCount } }))];
     const sharedThreshold = shares.length > 1 ? new Float64Array(new SharedArrayBuffer(8)).fill(-Infinity) : null;
@@ -249,6 +280,11 @@ export class SearchPool {
       this.running--;
     }
     return Buffer.from(body);
+  }
+
+  /** Tasks the pool's threads have completed (queries, shares of them, fragment copies). */
+  get pooledTasks(): number {
+    return this.pool?.completed ?? 0;
   }
 
   /**

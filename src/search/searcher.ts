@@ -29,6 +29,8 @@ export interface SearcherOptions {
   inlinePostings?: number;
   /** Fragment copies from which a response body is assembled on the pool (default DEFAULT_POOL_COPIES). */
   poolCopies?: number;
+  /** Run a query that would take one worker on the calling thread when no other is pending (default false; the server sets it). */
+  inlineWhenAlone?: boolean;
 }
 
 export interface ParagraphHit {
@@ -85,6 +87,7 @@ export class Searcher {
       minRange: options.minRangePerThread,
       inlinePostings: options.inlinePostings,
       poolCopies: options.poolCopies,
+      inlineWhenAlone: options.inlineWhenAlone,
     });
     return new Searcher(snapshot, pool, options);
   }

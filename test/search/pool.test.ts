@@ -105,4 +105,30 @@ describe('SearchPool', () => {
       await Promise.all(pools.map((pool) => pool.close()));
     }
   });
+
+  it('with inlineWhenAlone, runs a lone query on the calling thread and queries asked together on the workers', async () => {
+    const alone = new SearchPool(segments, 2, { inlineWhenAlone: true });
+    const always = new SearchPool(segments, 2);
+    try {
+      await Promise.all([alone.warm(), always.warm()]);
+      const clauses = clausesOf(['beta', 'gamma']);
+      const want = bruteForce(clauses, 10, segments.map(() => null));
+      const ask = (pool: SearchPool) => pool.topK(clauses, PARAMS, stats(), 10, segments.map(() => null)).then(listed);
+
+      let before = alone.pooledTasks;
+      expect(await ask(alone)).toEqual(want);
+      expect(alone.pooledTasks - before, 'a lone query stays on the calling thread').toBe(0);
+
+      before = alone.pooledTasks;
+      const together = await Promise.all([ask(alone), ask(alone), ask(alone)]);
+      for (const got of together) expect(got).toEqual(want);
+      expect(alone.pooledTasks - before, 'queries asked in the same turn go to the workers').toBe(3);
+
+      before = always.pooledTasks;
+      expect(await ask(always)).toEqual(want);
+      expect(always.pooledTasks - before, 'without the setting, a lone query goes to a worker').toBe(1);
+    } finally {
+      await Promise.all([alone.close(), always.close()]);
+    }
+  });
 });
