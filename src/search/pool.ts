@@ -94,6 +94,21 @@ export function runPieces(segments: readonly Segment[], bases: readonly number[]
   return collector.take();
 }
 
+/** One top-k query as the pool receives it. */
+interface TopKQuery {
+  clauses: ScoringClause[];
+  params: Bm25Params;
+  stats: CollectionStats;
+  k: number;
+  accept: readonly (Bitset | null)[];
+}
+
+/** A worker's task for a query over `pieces` (filters as their shared words, not copied). */
+function taskOf(query: TopKQuery, pieces: Piece[], sharedThreshold: Float64Array | null): SearchTask {
+  const { clauses, params, stats, k, accept } = query;
+  return { pieces, clauses, params, stats, k, accept: accept.map((bits) => bits && { size: bits.size, words: bits.words }), sharedThreshold };
+}
+
 export interface PoolOptions {
   /** The segments' stored fragments, in the same order (for copyFragments). */
   stored?: readonly StoredFields[];
@@ -194,50 +209,49 @@ export class SearchPool {
   }
 
   /**
-   * Whether a query goes to the pool's threads. Below `inlinePostings` it never
-   * does. With `inlineWhenAlone`, a query short enough to run whole on one
-   * worker (under minRange postings) stays on the calling thread too when it is
-   * the only one: the two thread hand-offs then cost more than the thread
-   * gains. Alone is checked after one turn of the event loop (setImmediate runs
-   * after the pending I/O callbacks), so requests that arrived together see
-   * each other and go to the pool, and a busy server keeps both cores.
+   * Whether a query goes to the pool's threads: never below `inlinePostings`.
+   * With `inlineWhenAlone`, one that fits one worker (under minRange postings)
+   * goes there only if another query is pending: alone, the two thread
+   * hand-offs would cost more than the thread gains.
    */
-  private async pooled(postings: number): Promise<boolean> {
-    if (this.pool === null || postings < this.inlinePostings) return false;
-    if (!this.inlineWhenAlone || postings >= this.minRange) return true;
-    await new Promise((resolve) => setImmediate(resolve));
-    return this.pending > 1 || this.running > 0;
+  private poolWorthy(postings: number): 'yes' | 'no' | 'unless alone' {
+    if (this.pool === null || postings < this.inlinePostings) return 'no';
+    return this.inlineWhenAlone && postings < this.minRange ? 'unless alone' : 'yes';
   }
 
   async topK(clauses: ScoringClause[], params: Bm25Params, stats: CollectionStats, k: number, accept: readonly (Bitset | null)[]): Promise<ScoredDocs> {
+    const query: TopKQuery = { clauses, params, stats, k, accept };
     this.pending++;
     try {
-      return await this.topKOnce(clauses, params, stats, k, accept);
+      const postings = this.pool === null ? 0 : this.postings(clauses);
+      let worthy = this.poolWorthy(postings);
+      if (worthy === 'unless alone') {
+        // Alone is checked after one turn of the event loop (setImmediate runs after the pending
+        // I/O callbacks), so requests that arrived together see each other and go to the pool:
+        // a busy server keeps both cores.
+        await new Promise((resolve) => setImmediate(resolve));
+        worthy = this.pending === 1 && this.running === 0 ? 'no' : 'yes';
+      }
+      if (worthy === 'no') return runPieces(this.segments, this.bases, taskOf(query, this.wholeIndex(), null), accept);
+      return await this.onPool(query, postings);
     } finally {
       this.pending--;
     }
   }
 
-  private async topKOnce(clauses: ScoringClause[], params: Bm25Params, stats: CollectionStats, k: number, accept: readonly (Bitset | null)[]): Promise<ScoredDocs> {
-    const postings = this.pool === null ? 0 : this.postings(clauses);
-    const inline = !(await this.pooled(postings));
-    const count = inline ? 1 : this.shareCount(postings);
-    const shares = count > 1 ? this.shares(count) : [this.segments.map((s, segment) => ({ segment, range: { from: 0, to: s.paragraphCount } }))];
+  /** Every segment whole: the pieces of a query that is not split. */
+  private wholeIndex(): Piece[] {
+    return this.segments.map((s, segment) => ({ segment, range: { from: 0, to: s.paragraphCount } }));
+  }
+
+  private async onPool(query: TopKQuery, postings: number): Promise<ScoredDocs> {
+    const count = this.shareCount(postings);
+    const shares = count > 1 ? this.shares(count) : [this.wholeIndex()];
     const sharedThreshold = shares.length > 1 ? new Float64Array(new SharedArrayBuffer(8)).fill(-Infinity) : null;
-    const task = (pieces: Piece[]): SearchTask => ({
-      pieces,
-      clauses,
-      params,
-      stats,
-      k,
-      accept: accept.map((bits) => bits && { size: bits.size, words: bits.words }),
-      sharedThreshold,
-    });
-    if (inline) return runPieces(this.segments, this.bases, task(shares[0]!), accept);
     this.running++;
     try {
-      const partials = await Promise.all(shares.map((pieces) => this.pool!.run(task(pieces)) as Promise<ScoredDocs>));
-      return mergeScored(partials, k);
+      const partials = await Promise.all(shares.map((pieces) => this.pool!.run(taskOf(query, pieces, sharedThreshold)) as Promise<ScoredDocs>));
+      return mergeScored(partials, query.k);
     } finally {
       this.running--;
     }

@@ -113,6 +113,17 @@ describe.skipIf(!buildable)('the single executable', () => {
     try {
       const hits = (await (await fetch(`${server.url}/retrieval/?query=needle&retriever_k=5`)).json()) as { article_id: string }[];
       expect(hits.map((hit) => hit.article_id)).toEqual(['d77777', 'd4242']);
+      // 300 hits: the response's fragments are copied by the pool's threads (the bundled worker's second task).
+      const many = await fetch(`${server.url}/retrieval/?query=${encodeURIComponent('words 13')}&retriever_k=300`);
+      expect(many.status).toBe(200);
+      const contexts = (await many.json()) as { article_id: string; paragraph: string; context_id: number }[];
+      expect(contexts).toHaveLength(300);
+      for (const [rank, context] of contexts.entries()) {
+        const n = Number(context.article_id.slice(1));
+        expect(context.context_id).toBe(rank);
+        expect(context.paragraph).toBe(`filler words ${n % 97}${n === 4242 ? ' needle' : ''}${n === 77_777 ? ' needle needle' : ''}`);
+      }
+      expect(contexts.slice(0, 10).every((context) => context.paragraph === 'filler words 13')).toBe(true);
     } finally {
       await server.stop();
     }
