@@ -6,7 +6,10 @@
  * paragraphs (all segments, in order) are cut into one contiguous share per
  * thread, and the shares publish their k-th best score in one shared slot so
  * each prunes against the best of all. A short query (few postings) runs on
- * the calling thread, as does every query without a pool (threads = 0).
+ * the calling thread, as does every query without a pool (threads = 0) and,
+ * in the server, one that fits one worker while no other query is pending.
+ * The pool's threads also copy the stored fragments of large responses
+ * (copyFragments).
  *
  * Documents travel as global ordinals (segment base + paragraph) in typed
  * arrays; the Searcher maps them back to (segment, paragraph).
@@ -118,7 +121,7 @@ export interface PoolOptions {
   inlinePostings?: number;
   /** Fragment copies from which a response is assembled on the pool (default DEFAULT_POOL_COPIES). */
   poolCopies?: number;
-  /** Run a query that would take one worker on the calling thread when no other query is pending (the server's setting; see pooled). */
+  /** Run a query that would take one worker on the calling thread when no other query is pending (the server's setting; see poolWorthy). */
   inlineWhenAlone?: boolean;
 }
 
@@ -276,13 +279,13 @@ export class SearchPool {
    * memcpy costs little beside decoding the fragments).
    */
   async copyFragments(rows: Int32Array, body: Buffer): Promise<Buffer> {
-    const copies = rows.length / COPY_FIELDS;
-    if (!(body.buffer instanceof SharedArrayBuffer) || !this.copiesOnPool(copies)) {
+    // responseBody decided: a body in shared memory is for the pool's threads.
+    if (!(body.buffer instanceof SharedArrayBuffer)) {
       copyFragments(this.stored, rows, body);
       return body;
     }
     const shares = this.running > 0 ? 1 : this.threads;
-    const perShare = Math.ceil(copies / shares) * COPY_FIELDS;
+    const perShare = Math.ceil(rows.length / COPY_FIELDS / shares) * COPY_FIELDS;
     const tasks: CopyTask[] = [];
     for (let from = 0; from < rows.length; from += perShare) {
       tasks.push({ rows: rows.subarray(from, from + perShare), body: body.buffer, bodyOffset: body.byteOffset, bodyLength: body.length });
