@@ -163,7 +163,7 @@ export class SearchPool {
             // it one: on a loaded machine each hand-off waits for the scheduler (bench:peers
             // throughput on 2 threads, mixed queries: 2-3x more queries per second).
             concurrentTasksPerWorker: TASKS_QUEUED_PER_WORKER,
-            workerData: { segments: segments.map((s) => s.share), stored: this.stored.map((s) => s.shared) },
+            workerData: { segments: segments.map((s) => s.share), stored: this.stored.map((s) => s.share) },
             // Workers load TypeScript sources through tsx when the server runs from source, and
             // nothing else: process-wide flags such as --expose-gc are invalid in workers, and a
             // loader inherited by compiled workers (a parent started with --import tsx) cost the

@@ -46,7 +46,7 @@ export class IndexSnapshot {
         // A shared segment and stored-fields file gain a holder: closing `previous` leaves them open for this snapshot.
         let stored: StoredFields;
         try {
-          stored = shared ? shared.stored.share() : openStoredFields(storedFile(dir, entry.name), segment);
+          stored = shared ? shared.stored.retain() : openStoredFields(storedFile(dir, entry.name), segment);
         } catch (error) {
           segment.close();
           throw error;

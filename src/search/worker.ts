@@ -15,7 +15,7 @@ import type { ScoredDocs } from './scoring/top-k.js';
 
 const shares = workerData as { segments: SegmentShare[]; stored: StoredShare[] };
 const segments: Segment[] = shares.segments.map((share) => Segment.fromShare(share));
-const stored = shares.stored.map((share) => StoredFields.fromShared(share));
+const stored = shares.stored.map((share) => StoredFields.fromShare(share));
 const bases = segmentBases(segments);
 
 export default function runSearchTask(task: SearchTask): ScoredDocs {

@@ -24,7 +24,7 @@ export const DEFAULT_CHUNK_CACHE_BYTES = 8 * 1024 * 1024;
 const MAX_JOINT_READ = 64 * 1024;
 
 /**
- * What a worker thread needs to read an opened file (`StoredFields.fromShared`):
+ * What a worker thread needs to read an opened file (`StoredFields.fromShare`):
  * the descriptor (one per process, so valid in every thread), the checked
  * header and the tables, in shared memory rather than copied.
  */
@@ -51,9 +51,9 @@ export class StoredFields {
   private readonly chunkCache = new Map<number, Buffer>();
   private readonly maxCachedChunks: number;
   private scratch = Buffer.alloc(0);
-  /** Snapshots holding the file open (see share). */
+  /** Snapshots holding the file open (see retain). */
   private holders = 1;
-  /** A worker thread's view (fromShared): the descriptor is another thread's to close. */
+  /** A worker thread's view (fromShare): the descriptor is another thread's to close. */
   private borrowed = false;
 
   private constructor(
@@ -111,8 +111,8 @@ export class StoredFields {
     }
   }
 
-  /** The file as a worker thread opens it again (fromShared). */
-  get shared(): StoredShare {
+  /** The file as a worker thread opens it again (fromShare). */
+  get share(): StoredShare {
     return { file: this.file, fd: this.fd, header: this.header, tables: this.tables, tokenTable: this.tokenTable };
   }
 
@@ -121,7 +121,7 @@ export class StoredFields {
    * reads through the same descriptor and never closes it: the opening
    * thread's holders decide that, and the pool using the view is closed first.
    */
-  static fromShared(share: StoredShare, options: { chunkCacheBytes?: number } = {}): StoredFields {
+  static fromShare(share: StoredShare, options: { chunkCacheBytes?: number } = {}): StoredFields {
     const view = new StoredFields(share.file, share.fd, share.header, share.tables, share.tokenTable, options.chunkCacheBytes ?? DEFAULT_CHUNK_CACHE_BYTES);
     view.borrowed = true;
     return view;
@@ -305,7 +305,7 @@ export class StoredFields {
    * segment): the file stays open until every holder has closed it, so
    * releasing an old generation never closes what a newer one still reads.
    */
-  share(): this {
+  retain(): this {
     if (this.fd < 0 || this.borrowed) throw new Error(`${this.file} is closed or a worker's view, and cannot be shared`);
     this.holders++;
     return this;

@@ -67,15 +67,15 @@ describe.each([
     await writeStored(file, compression, chunkSize);
     const owner = StoredFields.open(file);
     try {
-      const { tables, tokenTable } = owner.shared;
+      const { tables, tokenTable } = owner.share;
       expect(tables.buffer).toBeInstanceOf(SharedArrayBuffer);
       if (compression === 'dictionary') expect(tokenTable.buffer).toBeInstanceOf(SharedArrayBuffer);
-      const view = StoredFields.fromShared(owner.shared);
+      const view = StoredFields.fromShare(owner.share);
       for (let a = 0; a < corpus.length; a++) expect(view.articleJson(a)).toBe(owner.articleJson(a));
       for (let p = 0; p < owner.paragraphCount; p++) expect(view.paragraphJson(p)).toBe(owner.paragraphJson(p));
       // The view never closes the descriptor and cannot hand out holders of it: the owner's snapshots decide.
       view.close();
-      expect(() => view.share()).toThrow(/worker's view/);
+      expect(() => view.retain()).toThrow(/worker's view/);
       expect(owner.articleJson(0)).toBe(renderArticle(corpus[0]!));
     } finally {
       owner.close();
