@@ -6,7 +6,6 @@
  * reader ends.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { fstatSync } from 'node:fs';
 import { readdir, writeFile } from 'node:fs/promises';
 import { LiveIndex } from '../../src/live/live-index.js';
 import { IndexWriter } from '../../src/search/index-writer.js';
@@ -15,7 +14,7 @@ import { compileFilterSpec } from '../../src/search/query/filter-spec.js';
 import { IndexSnapshot } from '../../src/search/snapshot.js';
 import { PostingsCursor } from '../../src/search/segment/postings.js';
 import { analyze } from '../../src/search/analysis/analyzer.js';
-import { article, tempDir, writeIndex } from '../search/helpers.js';
+import { article, isOpen, tempDir, writeIndex } from '../search/helpers.js';
 
 // Two worker threads and no minimum range: every search goes through the pool.
 const options = { threads: 2, k1: 0.9, b: 0.4, titleWeight: 0.5, filterCacheSize: 4, minRangePerThread: 1 };
@@ -74,13 +73,6 @@ describe('LiveIndex', () => {
   });
 
   it('shares unchanged segments and their stored-fields files; closing the old snapshot leaves the shared files open', async () => {
-    const isOpen = (fd: number) => {
-      try {
-        return fstatSync(fd).size > 0;
-      } catch {
-        return false;
-      }
-    };
     const { dir, cleanup } = await tempDir();
     cleanups.push(cleanup);
     await writeIndex(dir, [article('kept', ['kept paragraph']), article('dropped', ['dropped paragraph'])], 1);

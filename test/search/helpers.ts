@@ -1,4 +1,5 @@
 /** Builds throwaway indexes for engine tests. */
+import { fstatSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -22,6 +23,16 @@ export function article(id: string, paragraphs: string[], overrides: Partial<Art
     paragraphs: paragraphs.map((text) => ({ section: 'Results', text })),
     ...overrides,
   };
+}
+
+/** Whether a file descriptor is still open in this process. */
+export function isOpen(fd: number): boolean {
+  try {
+    fstatSync(fd);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 export async function tempDir(prefix = 'litserve-test-'): Promise<{ dir: string; cleanup: () => Promise<void> }> {

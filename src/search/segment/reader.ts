@@ -75,8 +75,10 @@ export class Segment {
     readonly buffer: SharedArrayBuffer,
     /** The file and flags through which the postings are paged in; null when they were read with the segment. */
     readonly paging: PagedFile | null = null,
+    /** The header, when the caller has already read it out of the buffer. */
+    header: SegmentHeader = readHeader(new Uint8Array(buffer)),
   ) {
-    this.header = readHeader(new Uint8Array(buffer));
+    this.header = header;
     const specs = new Map(this.header.arrays.map((spec) => [spec.name, spec]));
     const view = (name: string) => {
       const spec = specs.get(name);
@@ -160,7 +162,7 @@ export class Segment {
       }
       await readRange(Math.min(from, size), size);
       const flags = Object.fromEntries(FIELDS.map((field) => [field, new SharedArrayBuffer(header.terms)])) as Record<FieldName, SharedArrayBuffer>;
-      return withFileName(file, () => new Segment(buffer, { fd, flags }));
+      return withFileName(file, () => new Segment(buffer, { fd, flags }, header));
     } catch (error) {
       closeSync(fd);
       throw error;

@@ -6,7 +6,6 @@
  * removes the files of segments an older generation still reads).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fstatSync } from 'node:fs';
 import { truncate, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { SegmentBuilder } from '../../../src/search/segment/writer.js';
@@ -15,7 +14,7 @@ import { SegmentFormatError } from '../../../src/search/segment/errors.js';
 import { FIELDS, ELEMENT_BYTES, type FieldName } from '../../../src/search/segment/format.js';
 import { NO_MORE_DOCS, PostingsCursor } from '../../../src/search/segment/postings.js';
 import { random } from '../../../scripts/lib/random.js';
-import { article, tempDir } from '../helpers.js';
+import { article, isOpen, tempDir } from '../helpers.js';
 
 const VOCABULARY = Array.from({ length: 300 }, (_, i) => `w${i.toString(36)}x`);
 
@@ -46,15 +45,6 @@ function decodeAll(segment: Segment, field: FieldName, ordinal: number): number[
   const cursor = PostingsCursor.forTerm(segment.fields[field], ordinal);
   for (let doc = cursor.next(); doc !== NO_MORE_DOCS; doc = cursor.next()) got.push([doc, cursor.freq]);
   return got;
-}
-
-function isOpen(fd: number): boolean {
-  try {
-    fstatSync(fd);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 describe('paged postings', () => {
