@@ -8,6 +8,7 @@
  * The server is the compiled one (`scripts/start.mjs serve`, as bench:peers'
  * engine-http and `npm start` run it) with the engine peer's settings.
  *   PROBE_QUERIES  queries per set (default 40)     PROBE_ROUNDS  passes over them (default 2)
+ *   PROBE_SETS     query sets (default all)          PROBE_KS      k values (default 10,100,1000)
  *   PROBE_PROFILE  a directory: the server runs with --cpu-prof and writes its profiles there
  *   PROBE_OUT      a file for the rows as JSON (bench:served renders them with SERVED_PROBE=file)
  */
@@ -31,6 +32,8 @@ if (!indexDir) throw new Error('usage: served-probe.ts INDEX_DIR (an index of be
 const queryCount = Number(process.env.PROBE_QUERIES ?? 40);
 const rounds = Number(process.env.PROBE_ROUNDS ?? 2);
 const profileDir = process.env.PROBE_PROFILE;
+const setNames = process.env.PROBE_SETS?.split(',');
+const ks = process.env.PROBE_KS ? process.env.PROBE_KS.split(',').map(Number) : K_VALUES;
 
 /** One cell: p50s in ms, the body's p50 size in KiB. */
 export interface ProbeRow {
@@ -83,7 +86,8 @@ try {
   const probeRows: ProbeRow[] = [];
   const rows: string[] = ['| queries | k | filter | engine p50 | served p50 (to last byte) | JSON.parse p50 | served ÷ engine | body KiB p50 |', '| --- | --- | --- | --- | --- | --- | --- | --- |'];
   for (const [set, queries] of Object.entries(sets)) {
-    for (const k of K_VALUES) {
+    if (setNames && !setNames.includes(set)) continue;
+    for (const k of ks) {
       for (const filter of ['none', 'date+type'] as const) {
         const times = { engine: [] as number[], served: [] as number[], parse: [] as number[], bytes: [] as number[] };
         for (let round = 0; round < rounds; round++) {

@@ -19,6 +19,13 @@ import { GrowableBytes } from '../segment/growable.js';
 export const MAX_TOKENS = 31 * 256;
 const FIRST_CODE = 0x100;
 const ESCAPE = 0x00;
+/** Bytes of a token's slot in the decoding table: four 32-bit words. */
+const SLOT = 16;
+
+interface TokenSlots {
+  words: DataView;
+  lengths: Uint8Array;
+}
 
 export class DictionaryDamagedError extends Error {}
 
@@ -55,10 +62,10 @@ export class TokenDictionary {
   private slots: Int32Array | null = null;
   /** Reused output of `encode` (coded bytes are never more than twice the input). */
   private scratch = new Uint8Array(0);
-  /** Reused output of `decode`, and its 32-bit view; tokens in 8-byte slots (built on first use). */
+  /** Reused output of `decode`, and its 32-bit view (built on first use, see decode). */
   private decoded = new Uint8Array(0);
   private decodedWords = new DataView(this.decoded.buffer);
-  private tokenWords: DataView | null = null;
+  private decodingSlots: TokenSlots | null = null;
 
   private constructor(
     /** Token bytes, concatenated. */
@@ -174,19 +181,21 @@ export class TokenDictionary {
    * Decodes `source[from, to)` into exactly `length` bytes of `target` at `at`.
    * Damaged input (an unknown code, a cut code, a length that does not add
    * up) throws and leaves `target` untouched. Decoding goes through a scratch
-   * buffer with 8 bytes of slack, so a token of up to 8 bytes is copied as two
-   * 32-bit words whatever its length (measured about 1.8× faster than a byte
-   * loop); the scratch is then copied into place in one call.
+   * buffer with SLOT bytes of slack, so a token of up to SLOT bytes is copied
+   * as four 32-bit words whatever its length, with its length from a byte
+   * table (99.5% of tokens in the generated corpus; measured about 1.3× faster
+   * than 8-byte slots with a byte loop beyond, and those about 1.8× faster than
+   * a byte loop); the scratch is then copied into place in one call.
    */
   decode(source: Uint8Array, from: number, to: number, target: Uint8Array, at: number, length: number): void {
     const { bytes, offsets } = this;
     const size = offsets.length - 1;
-    if (this.decoded.length < length + 8) {
-      this.decoded = new Uint8Array(Math.max(length + 8, 2 * this.decoded.length));
+    if (this.decoded.length < length + SLOT) {
+      this.decoded = new Uint8Array(Math.max(length + SLOT, 2 * this.decoded.length));
       this.decodedWords = new DataView(this.decoded.buffer);
     }
     const { decoded, decodedWords } = this;
-    const words = (this.tokenWords ??= this.paddedTokens());
+    const { words, lengths } = (this.decodingSlots ??= this.tokenSlots());
     let out = 0;
     let i = from;
     while (i < to) {
@@ -205,14 +214,19 @@ export class TokenDictionary {
       }
       const code = (byte << 8) + next - FIRST_CODE;
       if (code >= size) throw new DictionaryDamagedError(`unknown token code ${code}`);
-      let start = offsets[code]!;
-      const end = offsets[code + 1]!;
-      if (out + (end - start) > length) break;
-      if (end - start <= 8) {
-        decodedWords.setUint32(out, words.getUint32(8 * code, true), true);
-        decodedWords.setUint32(out + 4, words.getUint32(8 * code + 4, true), true);
-        out += end - start;
+      const tokenLength = lengths[code]!;
+      if (tokenLength <= SLOT) {
+        if (out + tokenLength > length) break;
+        const slot = SLOT * code;
+        decodedWords.setUint32(out, words.getUint32(slot, true), true);
+        decodedWords.setUint32(out + 4, words.getUint32(slot + 4, true), true);
+        decodedWords.setUint32(out + 8, words.getUint32(slot + 8, true), true);
+        decodedWords.setUint32(out + 12, words.getUint32(slot + 12, true), true);
+        out += tokenLength;
       } else {
+        let start = offsets[code]!;
+        const end = offsets[code + 1]!;
+        if (out + (end - start) > length) break;
         while (start < end) decoded[out++] = bytes[start++]!;
       }
     }
@@ -220,14 +234,16 @@ export class TokenDictionary {
     target.set(decoded.subarray(0, length), at);
   }
 
-  /** The first 8 bytes of every token (zero-padded), in 8-byte slots. */
-  private paddedTokens(): DataView {
-    const slots = new Uint8Array(8 * this.size);
+  /** Every token's first SLOT bytes (zero-padded) in SLOT-byte slots, and its length (SLOT + 1 for any longer one). */
+  private tokenSlots(): TokenSlots {
+    const slots = new Uint8Array(SLOT * this.size);
+    const lengths = new Uint8Array(this.size);
     for (let token = 0; token < this.size; token++) {
       const start = this.offsets[token]!;
-      slots.set(this.bytes.subarray(start, Math.min(this.offsets[token + 1]!, start + 8)), 8 * token);
+      const end = this.offsets[token + 1]!;
+      slots.set(this.bytes.subarray(start, Math.min(end, start + SLOT)), SLOT * token);
+      lengths[token] = Math.min(end - start, SLOT + 1);
     }
-    return new DataView(slots.buffer);
+    return { words: new DataView(slots.buffer), lengths };
   }
 }
-

@@ -64,6 +64,23 @@ describe('token dictionary', () => {
     expect(encoded(table, text).length).toBe(2 * words.length);
   });
 
+  it('round-trips tokens of every length around the decoder slots of 16 bytes', () => {
+    // Words of 2 to 39 letters, each with its leading space: tokens of 3 to 40 bytes.
+    const words = Array.from({ length: 38 }, (_, i) => ' ' + 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMN'.slice(0, i + 2));
+    const text = [...words, ...words].join('');
+    const table = TokenDictionary.build([Buffer.from(text, 'utf8')]);
+    expect(table.size).toBe(words.length);
+    const bytes = Buffer.from(text, 'utf8');
+    expect(encoded(table, text).length).toBe(4 * words.length);
+    expect(decodeGuarded(table, encoded(table, text), bytes.length).equals(bytes)).toBe(true);
+    for (const word of words) {
+      // Each token alone, and cut one byte short of its recorded length (a damaged fragment).
+      const single = encoded(table, word);
+      expect(decodeGuarded(table, single, word.length).toString('latin1')).toBe(word);
+      expect(() => decodeGuarded(table, single, word.length - 1), word).toThrow(DictionaryDamagedError);
+    }
+  });
+
   it('keeps at most the codes it has', () => {
     const many = Array.from({ length: MAX_TOKENS + 500 }, (_, i) => ` token${i} token${i}`).join('');
     const table = TokenDictionary.build([Buffer.from(many, 'utf8')]);
