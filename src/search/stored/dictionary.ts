@@ -22,8 +22,10 @@ const ESCAPE = 0x00;
 /** Bytes of a token's slot in the decoding table: four 32-bit words. */
 const SLOT = 16;
 
-interface TokenSlots {
+interface DecodingTable {
+  /** Every token's first SLOT bytes, zero-padded, token i at SLOT * i. */
   words: DataView;
+  /** Every token's length, SLOT + 1 for any longer one (whose bytes come from the offsets). */
   lengths: Uint8Array;
 }
 
@@ -62,10 +64,11 @@ export class TokenDictionary {
   private slots: Int32Array | null = null;
   /** Reused output of `encode` (coded bytes are never more than twice the input). */
   private scratch = new Uint8Array(0);
-  /** Reused output of `decode`, and its 32-bit view (built on first use, see decode). */
+  /** Reused output of `decode`, and its 32-bit view. */
   private decoded = new Uint8Array(0);
   private decodedWords = new DataView(this.decoded.buffer);
-  private decodingSlots: TokenSlots | null = null;
+  /** Tokens in SLOT-byte slots with their lengths, for `decode` (built on first use). */
+  private decodingTable: DecodingTable | null = null;
 
   private constructor(
     /** Token bytes, concatenated. */
@@ -195,7 +198,7 @@ export class TokenDictionary {
       this.decodedWords = new DataView(this.decoded.buffer);
     }
     const { decoded, decodedWords } = this;
-    const { words, lengths } = (this.decodingSlots ??= this.tokenSlots());
+    const { words, lengths } = (this.decodingTable ??= this.buildDecodingTable());
     let out = 0;
     let i = from;
     while (i < to) {
@@ -235,7 +238,7 @@ export class TokenDictionary {
   }
 
   /** Every token's first SLOT bytes (zero-padded) in SLOT-byte slots, and its length (SLOT + 1 for any longer one). */
-  private tokenSlots(): TokenSlots {
+  private buildDecodingTable(): DecodingTable {
     const slots = new Uint8Array(SLOT * this.size);
     const lengths = new Uint8Array(this.size);
     for (let token = 0; token < this.size; token++) {

@@ -95,7 +95,7 @@ export class StoredFields {
       const { dictionaryBytes } = header;
       if ((dictionaryBytes > 0) !== (header.compression === 'dictionary')) throw new StoredFormatError(`${file} is damaged (token table size ${dictionaryBytes} for compression ${header.compression})`);
       if (STORED_PREAMBLE_BYTES + bytes + dictionaryBytes > size) throw new StoredFormatError(`${file} is truncated (its tables end past the file)`);
-      // In shared memory, so the search pool's threads read them without a copy (see shared).
+      // In shared memory, so the search pool's threads read them without a copy (see share).
       const tables = Buffer.from(new SharedArrayBuffer(bytes));
       readFully(fd, file, tables, 0, bytes, STORED_PREAMBLE_BYTES);
       // An empty one stays an ordinary buffer: zlib.crc32 of an empty shared one returns 0, not the running value (Node 20).
