@@ -9,6 +9,7 @@ import { open, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { ArticleInput } from '../corpus/model.js';
 import { SegmentBuilder } from './segment/writer.js';
+import { SpareMemory } from './segment/spare-memory.js';
 import { DEFAULT_STORED_COMPRESSION, type StoredCompression } from './stored/format.js';
 import { readSegmentArticleIds } from './segment/reader.js';
 import { Bitset } from './filters/bitset.js';
@@ -43,7 +44,9 @@ interface PendingSegment {
 }
 
 export class IndexWriter {
-  private builder = new SegmentBuilder();
+  /** Each segment's builder writes into the arrays of the one before (spare-memory.ts). */
+  private readonly memory = new SpareMemory();
+  private builder = new SegmentBuilder(this.memory);
   private readonly written: PendingSegment[] = [];
   /** Where each live article id is: index into `segments` (existing then new) and ordinal. */
   private readonly locations = new Map<string, { segment: number; ordinal: number }>();
@@ -151,7 +154,8 @@ export class IndexWriter {
     this.pendingDeletions = [];
     this.segments.push(pending);
     this.written.push(pending);
-    this.builder = new SegmentBuilder();
+    this.memory.reclaim();
+    this.builder = new SegmentBuilder(this.memory);
   }
 
   /** Writes what is left, then publishes everything at once. */

@@ -1,15 +1,26 @@
 /** Append-only typed arrays that double their capacity, for building segments without number[] overhead. */
+import { FRESH_MEMORY, type ArrayMemory } from './spare-memory.js';
+
+/** `bytes` rounded up to whole 8-byte words, as every ArrayMemory buffer is. */
+function words8(bytes: number): number {
+  return Math.ceil(bytes / 8) * 8;
+}
+
 export class GrowableUint32 {
   private data: Uint32Array;
   length = 0;
 
-  constructor(initialCapacity = 1024) {
-    this.data = new Uint32Array(initialCapacity);
+  /** `memory` gives the backing stores (spare-memory.ts: an earlier builder's, in an index writer). */
+  constructor(
+    initialCapacity = 1024,
+    private readonly memory: ArrayMemory = FRESH_MEMORY,
+  ) {
+    this.data = new Uint32Array(memory.take(words8(4 * initialCapacity)));
   }
 
   push(value: number): void {
     if (this.length === this.data.length) {
-      const bigger = new Uint32Array(this.data.length * 2);
+      const bigger = new Uint32Array(this.memory.take(Math.max(32, 8 * this.data.length)));
       bigger.set(this.data);
       this.data = bigger;
     }
@@ -30,15 +41,19 @@ export class GrowableBytes {
   private data: Uint8Array;
   length = 0;
 
-  constructor(initialCapacity = 64 * 1024) {
-    this.data = new Uint8Array(initialCapacity);
+  /** `memory` gives the backing stores (spare-memory.ts: an earlier builder's, in an index writer). */
+  constructor(
+    initialCapacity = 64 * 1024,
+    private readonly memory: ArrayMemory = FRESH_MEMORY,
+  ) {
+    this.data = new Uint8Array(memory.take(words8(initialCapacity)));
   }
 
   private reserve(extra: number): void {
     if (this.length + extra <= this.data.length) return;
-    let capacity = this.data.length * 2;
+    let capacity = Math.max(8, this.data.length * 2);
     while (capacity < this.length + extra) capacity *= 2;
-    const bigger = new Uint8Array(capacity);
+    const bigger = new Uint8Array(this.memory.take(words8(capacity)));
     bigger.set(this.data.subarray(0, this.length));
     this.data = bigger;
   }

@@ -7,6 +7,7 @@
  * which keeps documents in increasing order.
  */
 import { GrowableBytes, GrowableUint32 } from './growable.js';
+import { memoryFor, type SpareMemory } from './spare-memory.js';
 import { encodeNorm } from './norms.js';
 import { bitWidth, pack, packedWords } from './bitpack.js';
 import { BLOCK_SIZE, MAX_TF_RECORDED, type FieldPart } from './format.js';
@@ -21,13 +22,28 @@ export interface TermCounts {
 }
 
 export class FieldPostings {
-  readonly termIds = new GrowableUint32(1 << 16);
-  readonly docs = new GrowableUint32(1 << 16);
-  readonly freqs = new GrowableUint32(1 << 16);
-  readonly norms = new GrowableBytes(1 << 12);
+  readonly termIds: GrowableUint32;
+  readonly docs: GrowableUint32;
+  readonly freqs: GrowableUint32;
+  readonly norms: GrowableBytes;
   /** Paragraphs each document stands for (title documents are articles), for df and average length. */
-  readonly paragraphs = new GrowableUint32(1 << 12);
+  readonly paragraphs: GrowableUint32;
   sumLength = 0;
+
+  /**
+   * With `memory`, the arrays (and encodePostings' own) reuse the buffers of
+   * the previous builder's arrays of the same `field` (spare-memory.ts).
+   */
+  constructor(
+    readonly memory?: SpareMemory,
+    readonly field = 'field',
+  ) {
+    this.termIds = new GrowableUint32(1 << 16, memoryFor(memory, `${field}.termIds`));
+    this.docs = new GrowableUint32(1 << 16, memoryFor(memory, `${field}.docs`));
+    this.freqs = new GrowableUint32(1 << 16, memoryFor(memory, `${field}.freqs`));
+    this.norms = new GrowableBytes(1 << 12, memoryFor(memory, `${field}.norms`));
+    this.paragraphs = new GrowableUint32(1 << 12, memoryFor(memory, `${field}.paragraphs`));
+  }
 
   /** Adds a document (the next ordinal) standing for `paragraphs` paragraphs. */
   addDocument(terms: TermCounts, length: number, paragraphs = 1): void {
@@ -71,10 +87,10 @@ export function encodePostings(postings: FieldPostings, ordinalOfId: Uint32Array
   const start = new Uint32Array(termCount + 1);
   for (let t = 0; t < termCount; t++) start[t + 1] = start[t]! + postingCount[t]!;
   const cursor = start.slice(0, termCount);
-  const order = new Uint32Array(count);
+  const order = new Uint32Array(memoryFor(postings.memory, `${postings.field}.order`).take(8 * Math.ceil(count / 2)), 0, count);
   for (let i = 0; i < count; i++) order[cursor[ordinalOfId[termIds[i]!]!]!++] = i;
 
-  const blocks = new BlockArrays(count);
+  const blocks = new BlockArrays(count, postings.memory, postings.field);
   const gaps = new Uint32Array(BLOCK_SIZE);
   const tfs = new Uint32Array(BLOCK_SIZE);
   const blockStart = new Uint32Array(termCount + 1);
@@ -116,19 +132,27 @@ export function encodePostings(postings: FieldPostings, ordinalOfId: Uint32Array
 
 /** The block arrays of one field, filled term after term (also by merging). */
 export class BlockArrays {
-  readonly lastDoc = new GrowableUint32();
+  readonly lastDoc: GrowableUint32;
   /** Word offset of each block's data, plus the end. */
-  readonly offset = new GrowableUint32();
-  readonly docBits = new GrowableBytes();
-  readonly freqBits = new GrowableBytes();
-  readonly maxTf = new GrowableBytes();
-  readonly minNorm = new GrowableBytes();
+  readonly offset: GrowableUint32;
+  readonly docBits: GrowableBytes;
+  readonly freqBits: GrowableBytes;
+  readonly maxTf: GrowableBytes;
+  readonly minNorm: GrowableBytes;
   /** Packed data; about 20 bits a posting, so one word a posting is a first guess that rarely grows. */
   words: Uint32Array;
   wordCount = 0;
 
-  constructor(postings: number) {
-    this.words = new Uint32Array(Math.max(1024, postings));
+  /** With `memory`, the arrays reuse the previous builder's for the same `field` (spare-memory.ts). */
+  constructor(postings: number, memory?: SpareMemory, field = 'field') {
+    const named = (array: string) => memoryFor(memory, `${field}.blocks.${array}`);
+    this.lastDoc = new GrowableUint32(1024, named('lastDoc'));
+    this.offset = new GrowableUint32(1024, named('offset'));
+    this.docBits = new GrowableBytes(64 * 1024, named('docBits'));
+    this.freqBits = new GrowableBytes(64 * 1024, named('freqBits'));
+    this.maxTf = new GrowableBytes(64 * 1024, named('maxTf'));
+    this.minNorm = new GrowableBytes(64 * 1024, named('minNorm'));
+    this.words = new Uint32Array(named('words').take(8 * Math.ceil(Math.max(1024, postings) / 2)));
     this.offset.push(0);
   }
 

@@ -10,6 +10,7 @@ import { GrowableBytes, GrowableUint32 } from './growable.js';
 import { StringTableBuilder } from './string-table.js';
 import { FieldPostings, encodePostings, type TermCounts, type TypedArray } from './postings-writer.js';
 import { StoredFieldsBuilder } from '../stored/writer.js';
+import type { SpareMemory } from './spare-memory.js';
 import {
   ELEMENT_BYTES,
   FIELDS,
@@ -56,7 +57,7 @@ export class SegmentBuilder {
   private readonly termIds = new Map<string, number>();
   /** The current document's term counts, reused from document to document (no Map per document). */
   private readonly counts = new DocumentTerms();
-  private readonly fields: Record<FieldName, FieldPostings> = { text: new FieldPostings(), title: new FieldPostings() };
+  private readonly fields: Record<FieldName, FieldPostings>;
   private readonly paragraphArticle = new GrowableUint32();
   private readonly articleFirstParagraph = new GrowableUint32();
   private readonly articleDate = new GrowableUint32();
@@ -75,9 +76,15 @@ export class SegmentBuilder {
   private readonly authors = new StringTableBuilder();
   private readonly articleIds = new StringTableBuilder();
   /** Paragraph text and article metadata, pre-rendered, for the segment's stored-fields file. */
-  readonly stored = new StoredFieldsBuilder();
+  readonly stored: StoredFieldsBuilder;
 
-  constructor() {
+  /**
+   * With `memory`, the largest arrays (postings and stored fragments) reuse
+   * the buffers of the previous builder's (spare-memory.ts).
+   */
+  constructor(memory?: SpareMemory) {
+    this.fields = { text: new FieldPostings(memory, 'text'), title: new FieldPostings(memory, 'title') };
+    this.stored = new StoredFieldsBuilder(memory);
     this.articleFirstParagraph.push(0);
     this.articleAuthorOffsets.push(0);
     this.articleIssnOffsets.push(0);

@@ -6,6 +6,7 @@ import { open } from 'node:fs/promises';
 import { crc32, deflateSync } from 'node:zlib';
 import type { ArticleInput } from '../../corpus/model.js';
 import { GrowableBytes } from '../segment/growable.js';
+import { memoryFor, type SpareMemory } from '../segment/spare-memory.js';
 import { renderArticle, renderParagraph } from './render.js';
 import { TokenDictionary } from './dictionary.js';
 import {
@@ -24,13 +25,18 @@ export const DEFAULT_CHUNK_SIZE = 16 * 1024;
 const DICTIONARY_SAMPLE_BYTES = 4 * 1024 * 1024;
 
 export class StoredFieldsBuilder {
-  private readonly stream = new GrowableBytes(1 << 20);
+  private readonly stream: GrowableBytes;
   private readonly articleStarts: number[] = [];
   private readonly articleLengths: number[] = [];
   private readonly paragraphStarts: number[] = [];
   private readonly paragraphLengths: number[] = [];
   /** First paragraph of each article, and the paragraph count after the last. */
   private readonly articleFirstParagraph: number[] = [0];
+
+  /** With `memory`, the fragments (logical and coded) reuse the previous builder's buffers (spare-memory.ts). */
+  constructor(private readonly memory?: SpareMemory) {
+    this.stream = new GrowableBytes(1 << 20, memoryFor(memory, 'stored.stream'));
+  }
 
   /** Bytes held, for the segment size bound of ingestion. */
   get approximateBytes(): number {
@@ -126,7 +132,7 @@ export class StoredFieldsBuilder {
       paragraphStarts: new Float64Array(paragraphs),
       paragraphLengths: new Uint32Array(paragraphs),
     };
-    const out = new GrowableBytes(Math.max(1024, stream.length >> 1));
+    const out = new GrowableBytes(Math.max(1024, stream.length >> 1), memoryFor(this.memory, 'stored.coded'));
     const code = (starts: number[], lengths: number[], i: number, codedStarts: Float64Array, codedLengths: Uint32Array) => {
       codedStarts[i] = out.length;
       dictionary.encode(stream, starts[i]!, starts[i]! + lengths[i]!, out);
