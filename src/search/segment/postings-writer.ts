@@ -31,13 +31,10 @@ export class FieldPostings {
   sumLength = 0;
 
   /**
-   * With `memory`, the arrays (and encodePostings' own) reuse the buffers of
-   * the previous builder's arrays of the same `field` (spare-memory.ts).
+   * With `memory`, the arrays reuse the buffers of the previous builder's
+   * arrays of the same `field` (spare-memory.ts).
    */
-  constructor(
-    readonly memory?: SpareMemory,
-    readonly field = 'field',
-  ) {
+  constructor(memory?: SpareMemory, field = 'field') {
     this.termIds = new GrowableUint32(1 << 16, memoryFor(memory, `${field}.termIds`));
     this.docs = new GrowableUint32(1 << 16, memoryFor(memory, `${field}.docs`));
     this.freqs = new GrowableUint32(1 << 16, memoryFor(memory, `${field}.freqs`));
@@ -87,10 +84,10 @@ export function encodePostings(postings: FieldPostings, ordinalOfId: Uint32Array
   const start = new Uint32Array(termCount + 1);
   for (let t = 0; t < termCount; t++) start[t + 1] = start[t]! + postingCount[t]!;
   const cursor = start.slice(0, termCount);
-  const order = new Uint32Array(memoryFor(postings.memory, `${postings.field}.order`).take(8 * Math.ceil(count / 2)), 0, count);
+  const order = new Uint32Array(count);
   for (let i = 0; i < count; i++) order[cursor[ordinalOfId[termIds[i]!]!]!++] = i;
 
-  const blocks = new BlockArrays(count, postings.memory, postings.field);
+  const blocks = new BlockArrays(count);
   const gaps = new Uint32Array(BLOCK_SIZE);
   const tfs = new Uint32Array(BLOCK_SIZE);
   const blockStart = new Uint32Array(termCount + 1);
@@ -132,27 +129,19 @@ export function encodePostings(postings: FieldPostings, ordinalOfId: Uint32Array
 
 /** The block arrays of one field, filled term after term (also by merging). */
 export class BlockArrays {
-  readonly lastDoc: GrowableUint32;
+  readonly lastDoc = new GrowableUint32();
   /** Word offset of each block's data, plus the end. */
-  readonly offset: GrowableUint32;
-  readonly docBits: GrowableBytes;
-  readonly freqBits: GrowableBytes;
-  readonly maxTf: GrowableBytes;
-  readonly minNorm: GrowableBytes;
+  readonly offset = new GrowableUint32();
+  readonly docBits = new GrowableBytes();
+  readonly freqBits = new GrowableBytes();
+  readonly maxTf = new GrowableBytes();
+  readonly minNorm = new GrowableBytes();
   /** Packed data; about 20 bits a posting, so one word a posting is a first guess that rarely grows. */
   words: Uint32Array;
   wordCount = 0;
 
-  /** With `memory`, the arrays reuse the previous builder's for the same `field` (spare-memory.ts). */
-  constructor(postings: number, memory?: SpareMemory, field = 'field') {
-    const named = (array: string) => memoryFor(memory, `${field}.blocks.${array}`);
-    this.lastDoc = new GrowableUint32(1024, named('lastDoc'));
-    this.offset = new GrowableUint32(1024, named('offset'));
-    this.docBits = new GrowableBytes(64 * 1024, named('docBits'));
-    this.freqBits = new GrowableBytes(64 * 1024, named('freqBits'));
-    this.maxTf = new GrowableBytes(64 * 1024, named('maxTf'));
-    this.minNorm = new GrowableBytes(64 * 1024, named('minNorm'));
-    this.words = new Uint32Array(named('words').take(8 * Math.ceil(Math.max(1024, postings) / 2)));
+  constructor(postings: number) {
+    this.words = new Uint32Array(Math.max(1024, postings));
     this.offset.push(0);
   }
 

@@ -6,6 +6,11 @@
  * before (about 13 µs per 4 KiB page). An index writer builds its segments one
  * after another, so each array of a builder takes over the buffer the same
  * array (by name) had in the builder before, already as large as it needs.
+ * Only the arrays filled while articles are added do (postings and stored
+ * fragments): the ones made when a segment is written (sort order, packed
+ * blocks, coded fragments) would be held through the whole next build, and
+ * reusing them too raised a 1M build's peak RSS from about 520 to 590 MiB
+ * without a measurable gain in time.
  */
 
 /** Where one array gets its backing stores. */

@@ -79,8 +79,9 @@ export class SegmentBuilder {
   readonly stored: StoredFieldsBuilder;
 
   /**
-   * With `memory`, the largest arrays (postings and stored fragments) reuse
-   * the buffers of the previous builder's (spare-memory.ts).
+   * With `memory`, the largest arrays filled while articles are added
+   * (postings and stored fragments) reuse the previous builder's buffers
+   * (spare-memory.ts).
    */
   constructor(memory?: SpareMemory) {
     this.fields = { text: new FieldPostings(memory, 'text'), title: new FieldPostings(memory, 'title') };

@@ -33,8 +33,8 @@ export class StoredFieldsBuilder {
   /** First paragraph of each article, and the paragraph count after the last. */
   private readonly articleFirstParagraph: number[] = [0];
 
-  /** With `memory`, the fragments (logical and coded) reuse the previous builder's buffers (spare-memory.ts). */
-  constructor(private readonly memory?: SpareMemory) {
+  /** With `memory`, the fragments reuse the previous builder's buffer (spare-memory.ts). */
+  constructor(memory?: SpareMemory) {
     this.stream = new GrowableBytes(1 << 20, memoryFor(memory, 'stored.stream'));
   }
 
@@ -132,7 +132,7 @@ export class StoredFieldsBuilder {
       paragraphStarts: new Float64Array(paragraphs),
       paragraphLengths: new Uint32Array(paragraphs),
     };
-    const out = new GrowableBytes(Math.max(1024, stream.length >> 1), memoryFor(this.memory, 'stored.coded'));
+    const out = new GrowableBytes(Math.max(1024, stream.length >> 1));
     const code = (starts: number[], lengths: number[], i: number, codedStarts: Float64Array, codedLengths: Uint32Array) => {
       codedStarts[i] = out.length;
       dictionary.encode(stream, starts[i]!, starts[i]! + lengths[i]!, out);

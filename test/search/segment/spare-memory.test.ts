@@ -120,9 +120,8 @@ describe('segment builders on reused memory', () => {
   });
 
   it('takes the earlier builder’s buffers rather than new ones', () => {
-    // Into a smaller segment, every array: postings (5), order (1) and blocks (7) of both fields, and
-    // the two stored ones. Into a larger one, all but the five sized up front from their counts
-    // (order and block words of both fields, the coded fragments): those are too small.
-    expect(reusedPerBuilder).toEqual([0, 28, 23]);
+    // Into a smaller segment and into a larger one, every array filled while articles are added:
+    // the five postings arrays of both fields and the stored fragments.
+    expect(reusedPerBuilder).toEqual([0, 11, 11]);
   });
 });
