@@ -14,8 +14,7 @@ import { mergeAll, mergeByPolicy, tiered } from '../../src/search/merge.js';
 import { Searcher } from '../../src/search/searcher.js';
 import { compileFilterSpec } from '../../src/search/query/filter-spec.js';
 import { Library } from '../../src/corpus/library.js';
-import { random } from '../../scripts/lib/random.js';
-import { article, tempDir, writeIndex } from './helpers.js';
+import { article, randomArticles, tempDir, writeIndex } from './helpers.js';
 import type { ArticleInput } from '../../src/corpus/model.js';
 import { storedFile } from '../../src/search/manifest.js';
 import { StoredFields } from '../../src/search/stored/reader.js';
@@ -33,21 +32,6 @@ async function dir() {
   return dir;
 }
 
-const WORDS = ['neuron', 'synapse', 'cortex', 'dopamine', 'hippocampus', 'glia', 'axon', 'spike', 'theta', 'grid', 'place', 'reward'];
-
-/** Articles with random paragraphs over a small vocabulary (many ties and shared terms). */
-function corpus(count: number, seed: number, prefix = 'a'): ArticleInput[] {
-  const next = random(seed);
-  const words = (n: number) => Array.from({ length: n }, () => WORDS[Math.floor(next() * WORDS.length)]!).join(' ');
-  return Array.from({ length: count }, (_, i) =>
-    article(`${prefix}${i}`, Array.from({ length: 1 + Math.floor(next() * 3) }, () => words(3 + Math.floor(next() * 12))), {
-      title: words(2),
-      authors: [`Author ${i % 7}`],
-      article_type: i % 5 === 0 ? 'review-article' : 'research-article',
-      date: `20${10 + (i % 10)}-01-01`,
-    }),
-  );
-}
 
 /** Everything a user can observe of a ranking: ids, paragraphs and scores, in order. */
 async function rankings(indexDir: string, queries: string[]) {
@@ -142,7 +126,7 @@ describe('deletions', () => {
 describe('merging', () => {
   it('keeps every ranking identical when nothing is deleted, with one segment instead of many', async () => {
     const indexDir = await dir();
-    await ingestInRounds(indexDir, corpus(400, 7), 4);
+    await ingestInRounds(indexDir, randomArticles(400, 7), 4);
     const before = await readManifest(indexDir);
     expect(before.segments.length).toBeGreaterThan(4);
     const expected = await rankings(indexDir, QUERIES);
@@ -166,7 +150,7 @@ describe('merging', () => {
       article_type: 'journal-article',
       article_types: ['journal-article', 'randomized-controlled-trial'],
     });
-    await ingestInRounds(indexDir, [typed, ...corpus(20, 3)], 2);
+    await ingestInRounds(indexDir, [typed, ...randomArticles(20, 3)], 2);
     const count = async () => {
       const searcher = await Searcher.open(indexDir, options);
       try {
@@ -185,9 +169,9 @@ describe('merging', () => {
 
   it('drops deleted and replaced articles; the statistics are then those of an index of the survivors', async () => {
     const indexDir = await dir();
-    const articles = corpus(300, 11);
+    const articles = randomArticles(300, 11);
     await ingestInRounds(indexDir, articles, 3);
-    const replacements = corpus(30, 12).map((a, i) => ({ ...a, article_id: `a${i * 3}` }));
+    const replacements = randomArticles(30, 12).map((a, i) => ({ ...a, article_id: `a${i * 3}` }));
     await writeIndex(indexDir, replacements);
     const writer = await IndexWriter.open(indexDir);
     const deletedIds = articles.filter((_, i) => i % 7 === 1).map((a) => a.article_id);
@@ -257,7 +241,7 @@ describe('tiered merge policy', () => {
 
   it('runs after ingestion until no tier is full, keeping rankings identical', async () => {
     const indexDir = await dir();
-    const articles = corpus(240, 21);
+    const articles = randomArticles(240, 21);
     for (let r = 0; r < 8; r++) await writeIndex(indexDir, articles.slice(r * 30, (r + 1) * 30));
     expect((await readManifest(indexDir)).segments).toHaveLength(8);
     const expected = await rankings(indexDir, QUERIES);

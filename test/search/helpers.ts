@@ -6,6 +6,7 @@ import path from 'node:path';
 import type { ArticleInput } from '../../src/corpus/model.js';
 import { IndexWriter } from '../../src/search/index-writer.js';
 import type { StoredCompression } from '../../src/search/stored/format.js';
+import { random } from '../../scripts/lib/random.js';
 
 export function article(id: string, paragraphs: string[], overrides: Partial<ArticleInput> = {}): ArticleInput {
   return {
@@ -23,6 +24,22 @@ export function article(id: string, paragraphs: string[], overrides: Partial<Art
     paragraphs: paragraphs.map((text) => ({ section: 'Results', text })),
     ...overrides,
   };
+}
+
+const RANDOM_WORDS = ['neuron', 'synapse', 'cortex', 'dopamine', 'hippocampus', 'glia', 'axon', 'spike', 'theta', 'grid', 'place', 'reward'];
+
+/** Articles with random paragraphs over a small vocabulary (many ties and shared terms). */
+export function randomArticles(count: number, seed: number, prefix = 'a'): ArticleInput[] {
+  const next = random(seed);
+  const words = (n: number) => Array.from({ length: n }, () => RANDOM_WORDS[Math.floor(next() * RANDOM_WORDS.length)]!).join(' ');
+  return Array.from({ length: count }, (_, i) =>
+    article(`${prefix}${i}`, Array.from({ length: 1 + Math.floor(next() * 3) }, () => words(3 + Math.floor(next() * 12))), {
+      title: words(2),
+      authors: [`Author ${i % 7}`],
+      article_type: i % 5 === 0 ? 'review-article' : 'research-article',
+      date: `20${10 + (i % 10)}-01-01`,
+    }),
+  );
 }
 
 /** Whether a file descriptor is still open in this process. */

@@ -11,6 +11,7 @@ import path from 'node:path';
 import readline from 'node:readline';
 import type { ArticleInput } from '../../../src/corpus/model.js';
 import { parseBeirLine } from '../../../src/corpus/readers/beir.js';
+import { READ_CHUNK_BYTES } from '../../../src/corpus/readers/input.js';
 import { SCIFACT_DIR, TYPES, random, sentenceSource, syntheticArticles } from '../../lib/synthetic-corpus.js';
 
 export interface DocRow {
@@ -77,14 +78,10 @@ export async function ensureCorpusFile(file: string, corpus: 'scifact' | 'genera
 }
 
 /**
- * Read in 16 KiB chunks: a default 64 KiB chunk with any non-ASCII character
- * decodes to a two-byte string of 128 KiB, which V8 places in fresh pages of
- * its large-object space, one page fault per 4 KiB. Reading the 1M corpus took
- * 11.5 s that way and 4.0 s in 16 KiB chunks (465k against 20k page faults),
- * time every Node peer's build paid for the harness rather than for its engine.
+ * In the ingest's chunks (READ_CHUNK_BYTES says why): with the default 64 KiB,
+ * readline over the 1M corpus took 11.5 s instead of 4.0 s (465k against 20k
+ * page faults), time every Node peer's build paid for the harness.
  */
-const READ_CHUNK_BYTES = 16 * 1024;
-
 export async function* readRows(file: string): AsyncGenerator<DocRow> {
   const lines = readline.createInterface({ input: createReadStream(file, { highWaterMark: READ_CHUNK_BYTES }), crlfDelay: Infinity });
   for await (const line of lines) if (line) yield parseRowLine(line);

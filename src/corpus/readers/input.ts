@@ -9,14 +9,15 @@ import { pipeline } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 
 /**
- * Bytes read at a time. At 64 KiB, a chunk with any non-ASCII character
+ * Bytes read at a time (bench:peers' corpus reader reads its files the same
+ * way). At 64 KiB, a chunk with any non-ASCII character
  * decodes (readText) to a two-byte string over V8's 128 KiB limit for ordinary
  * heap objects, and every such string lands in fresh large-object pages, a
  * page fault per 4 KiB; 16 KiB chunks stay in the young generation's reused
  * pages (decoding and splitting the 900 MB bench:peers corpus into lines:
  * 10.1-10.6 s at 64 KiB, 2.6 s at 16 KiB).
  */
-const CHUNK_SIZE = 16 * 1024;
+export const READ_CHUNK_BYTES = 16 * 1024;
 
 async function isGzipped(file: string): Promise<boolean> {
   const handle = await open(file, 'r');
@@ -35,7 +36,7 @@ export async function* readChunks(
   onBytes?: (bytesRead: number) => void,
 ): AsyncGenerator<Buffer> {
   const gzipped = await isGzipped(file);
-  const raw = createReadStream(file, { highWaterMark: CHUNK_SIZE });
+  const raw = createReadStream(file, { highWaterMark: READ_CHUNK_BYTES });
   if (!gzipped) {
     for await (const chunk of raw) {
       onBytes?.((chunk as Buffer).length);

@@ -10,9 +10,7 @@ import path from 'node:path';
 import { SpareMemory } from '../../../src/search/segment/spare-memory.js';
 import { GrowableBytes, GrowableUint32 } from '../../../src/search/segment/growable.js';
 import { SegmentBuilder } from '../../../src/search/segment/writer.js';
-import { random } from '../../../scripts/lib/random.js';
-import type { ArticleInput } from '../../../src/corpus/model.js';
-import { article, tempDir } from '../helpers.js';
+import { randomArticles, tempDir } from '../helpers.js';
 
 describe('SpareMemory', () => {
   it('gives an array the buffer its namesake had in the builder before, when large enough', () => {
@@ -62,22 +60,9 @@ describe('SpareMemory', () => {
   });
 });
 
-const WORDS = ['protein', 'kinase', 'cell', 'tumour', 'growth', 'naïve', 'receptor', 'mice', 'über', 'β-catenin', 'signal', 'apoptosis'];
-
-function batch(prefix: string, count: number, seed: number): ArticleInput[] {
-  const next = random(seed);
-  const sentence = (words: number) => Array.from({ length: words }, () => WORDS[Math.floor(next() * WORDS.length)]!).join(' ');
-  return Array.from({ length: count }, (_, i) =>
-    article(`${prefix}${i}`, Array.from({ length: 1 + Math.floor(next() * 5) }, () => sentence(5 + Math.floor(next() * 60))), {
-      title: sentence(6),
-      authors: [`Author ${i % 7}`],
-    }),
-  );
-}
-
 describe('segment builders on reused memory', () => {
   // Larger, then smaller (stale bytes past every array's end), then larger again (growth into spares).
-  const batches = [batch('a', 400, 1), batch('b', 60, 2), batch('c', 900, 3)];
+  const batches = [randomArticles(400, 1, 'a'), randomArticles(60, 2, 'b'), randomArticles(900, 3, 'c')];
   let dir: { dir: string; cleanup: () => Promise<void> };
   const reusedPerBuilder: number[] = [];
 
