@@ -10,12 +10,11 @@ import path from 'node:path';
 import { RESULTS_DIR } from './lib/stats.js';
 import type { Report } from './peers/lib/report.js';
 import type { LatencyCell, PeerRun } from './peers/lib/measure.js';
-import type { ProbeRow } from './served-probe.js';
+import { SERVED_TARGETS, probeTable, type ProbeRun } from './lib/probe-table.js';
 
 const [beforeFile, afterFile, beforeLabel, afterLabel] = process.argv.slice(2);
 if (!beforeFile || !afterFile) throw new Error('usage: bench:served -- BEFORE.json AFTER.json ["what before is" "what after is"] (reports of bench:peers)');
 const reports = await Promise.all([beforeFile, afterFile].map(async (file) => JSON.parse(await readFile(file, 'utf8')) as Report));
-const TARGET: Record<number, number> = { 100: 2, 1000: 4 };
 
 function runOf(report: Report, peer: 'engine' | 'engine-http'): PeerRun {
   const run = report.speed.find((r) => r.peer === peer && r.corpus === 'generated');
@@ -36,7 +35,7 @@ for (const cell of after!.served.latency) {
   const key = cellKey(cell);
   const cells = [before!, after!].map(({ engine, served }) => ({ engine: engine.get(key)!, served: served.latency.find((c) => cellKey(c) === key)! }));
   const ratios = cells.map(({ engine, served }) => served.p50 / engine.p50);
-  const target = TARGET[cell.k];
+  const target = SERVED_TARGETS[cell.k];
   if (target) {
     met[cell.k]![1]++;
     if (ratios[1]! <= target) met[cell.k]![0]++;
@@ -48,36 +47,17 @@ for (const cell of after!.served.latency) {
   );
 }
 
-/** The server's side alone, from bench/served-probe.ts (SERVED_PROBE=its PROBE_OUT file). */
+/** The server's side alone, from bench/served-probe.ts (SERVED_PROBE=its PROBE_OUT file, or the .json of its PROBE_RESULT). */
 async function probeSection(file: string): Promise<string> {
-  const probe = JSON.parse(await readFile(file, 'utf8')) as { date: string; queryCount: number; rounds: number; rows: ProbeRow[] };
-  const count = { served: { 100: 0, 1000: 0 }, parsed: { 100: 0, 1000: 0 }, cells: { 100: 0, 1000: 0 } } as Record<string, Record<number, number>>;
-  const lines = probe.rows.map((r) => {
-    const target = TARGET[r.k];
-    const [served, parsed] = [r.served / r.engine, (r.served + r.parse) / r.engine];
-    if (target) {
-      count.cells![r.k]!++;
-      if (served <= target) count.served![r.k]!++;
-      if (parsed <= target) count.parsed![r.k]!++;
-    }
-    return `| ${r.set} | ${r.k} | ${r.filter} | ${r.engine.toFixed(2)} | ${r.served.toFixed(2)} | **${served.toFixed(2)}×** | ${r.parse.toFixed(2)} | ${parsed.toFixed(2)}× | ${r.kib.toFixed(0)} | ${target ? `≤ ${target}×` : ''} |`;
-  });
+  const probe = JSON.parse(await readFile(file, 'utf8')) as ProbeRun;
   return `
 ## The server's side alone (bench/served-probe.ts, ${probe.date.slice(0, 16)}, after)
 
 \`PROBE_OUT=… node --import tsx bench/served-probe.ts bench/.work/peers/indexes/engine-generated-${after!.report.config.paragraphs}-split\`
-(${probe.queryCount} queries per set, ${probe.rounds} round${probe.rounds === 1 ? '' : 's'}, the same query sets and index): per query, interleaved, the
-in-process engine, then GET /retrieval/ timed to the last byte of the body, then the client's
-\`JSON.parse\` of that body timed on its own. "served" is what the server costs a client that does
-not parse (HTTP both ways, search, response assembly, sending); "+ parse" is what bench:peers' engine-http measures.
+(the same query sets and index): per query, interleaved, the in-process engine, then GET /retrieval/
+timed to the last byte of the body, then the client's \`JSON.parse\` of that body timed on its own.
 
-| queries | k | filter | engine | served (to last byte) | served ÷ engine | JSON.parse | (served + parse) ÷ engine | body KiB | target |
-| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |
-${lines.join('\n')}
-
-Target cells met, served alone: k=100 ${count.served![100]} of ${count.cells![100]}, k=1000 ${count.served![1000]} of ${count.cells![1000]};
-with the client's parse: k=100 ${count.parsed![100]} of ${count.cells![100]}, k=1000 ${count.parsed![1000]} of ${count.cells![1000]}.
-`;
+${probeTable(probe)}`;
 }
 
 const memory = (run: PeerRun) => run.load?.rssMiB.toFixed(0) ?? 'n/a';
