@@ -45,7 +45,7 @@ export async function contextsJson(source: StoredSource, hits: readonly Paragrap
     size += 2 + stored.articleLength(articles[i]!) + stored.paragraphLength(hit.paragraph) + tails[i]!.length;
   });
   const body = source.responseBody(size, hits.length);
-  const copies = new FragmentCopyList();
+  const copies = new FragmentCopyList(hits.length);
   let at = 0;
   body[at++] = OPEN_ARRAY;
   hits.forEach((hit, i) => {
@@ -70,7 +70,7 @@ export async function listingJson(source: StoredSource, page: ListingPage): Prom
   let size = head.length + tail.length + Math.max(0, page.items.length - 1);
   for (const { segment, article } of page.items) size += 2 + source.storedFields(segment).articleLength(article);
   const body = source.responseBody(size, page.items.length);
-  const copies = new FragmentCopyList();
+  const copies = new FragmentCopyList(page.items.length);
   let at = body.write(head, 0, 'latin1');
   page.items.forEach(({ segment, article }, i) => {
     if (i > 0) body[at++] = COMMA;

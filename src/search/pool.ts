@@ -288,7 +288,8 @@ export class SearchPool {
     const perShare = Math.ceil(rows.length / COPY_FIELDS / shares) * COPY_FIELDS;
     const tasks: CopyTask[] = [];
     for (let from = 0; from < rows.length; from += perShare) {
-      tasks.push({ rows: rows.subarray(from, from + perShare), body: body.buffer, bodyOffset: body.byteOffset, bodyLength: body.length });
+      // A copy of the share, not a view: a posted view carries its whole buffer to the worker.
+      tasks.push({ rows: rows.slice(from, from + perShare), body: body.buffer, bodyOffset: body.byteOffset, bodyLength: body.length });
     }
     this.running++;
     try {

@@ -11,16 +11,27 @@ import type { StoredFields } from './reader.js';
 export const COPY_FIELDS = 5;
 export const NO_PARAGRAPH = -1;
 
-/** Appends copies to a list; `rows()` gives them as the Int32Array copyFragments reads. */
+/** A list of at most `capacity` copies, written straight into the Int32Array copyFragments reads. */
 export class FragmentCopyList {
-  private values: number[] = [];
+  private readonly values: Int32Array;
+  private length = 0;
+
+  constructor(capacity: number) {
+    this.values = new Int32Array(capacity * COPY_FIELDS);
+  }
 
   add(segment: number, article: number, paragraph: number, articleAt: number, paragraphAt: number): void {
-    this.values.push(segment, article, paragraph, articleAt, paragraphAt);
+    const { values, length } = this;
+    values[length] = segment;
+    values[length + 1] = article;
+    values[length + 2] = paragraph;
+    values[length + 3] = articleAt;
+    values[length + 4] = paragraphAt;
+    this.length += COPY_FIELDS;
   }
 
   rows(): Int32Array {
-    return Int32Array.from(this.values);
+    return this.values.subarray(0, this.length);
   }
 }
 
