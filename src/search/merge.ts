@@ -6,9 +6,9 @@
  *
  * Postings are merged as postings (merge-postings.ts): no text is analysed
  * again, but for the few deleted documents, whose exact lengths leave the
- * summed field lengths. Stored fields and filter columns are copied article
- * by article through the stored-fields API (`storedArticleInput`, then the
- * builder's article columns). Articles keep their order, and only adjacent
+ * summed field lengths. Stored fragments are copied as bytes, read in file
+ * order, and filter columns rebuilt from each article's fragment and its
+ * segment's columns (SegmentBuilder.addCopiedArticle). Articles keep their order, and only adjacent
  * segments are merged, so every document keeps its place in the index's
  * global order: with nothing deleted, scores, ties and therefore rankings
  * are identical before and after a merge. With deletions, the collection
@@ -23,7 +23,7 @@ import { analyze } from './analysis/analyzer.js';
 import { mergePostings, type MergeSource } from './merge-postings.js';
 import { Bitset } from './filters/bitset.js';
 import { Segment } from './segment/reader.js';
-import { SegmentBuilder } from './segment/writer.js';
+import { SegmentBuilder, type ArticleColumns } from './segment/writer.js';
 import { openStoredFields } from './stored/open.js';
 import { DEFAULT_STORED_COMPRESSION, type StoredCompression } from './stored/format.js';
 import type { StoredFields } from './stored/reader.js';
@@ -53,29 +53,40 @@ export interface MergeSummary {
   generation: number;
 }
 
+/** An article's filter columns and id, read back from its stored article fragment and its segment's columns. */
+function storedArticleColumns(segment: Segment, article: ArticleMetadata, ordinal: number): ArticleColumns {
+  return {
+    article_id: article.article_id,
+    authors: article.article_authors,
+    date: article.date,
+    article_type: article.article_type,
+    journal_issn: article.journal_issn,
+    journal_name: article.journal_name,
+    // Every ISSN and type live in filter columns, not in the stored fragments.
+    journal_issns: segment.articleIssns(ordinal).map((id) => segment.journals.get(id)),
+    article_types: segment.articleTypes(ordinal).map((id) => segment.types.get(id)),
+  };
+}
+
+function storedArticleMetadata(stored: StoredFields, ordinal: number): ArticleMetadata {
+  return JSON.parse(`{${stored.articleJson(ordinal)}}`) as ArticleMetadata;
+}
+
 /** An article's ingestion input, rebuilt from its segment's stored fields (the pre-rendered JSON fragments). */
 export function storedArticleInput(segment: Segment, stored: StoredFields, ordinal: number): ArticleInput {
-  const article = JSON.parse(`{${stored.articleJson(ordinal)}}`) as ArticleMetadata;
+  const article = storedArticleMetadata(stored, ordinal);
   const paragraphs: ParagraphInput[] = [];
   for (let p = segment.articleFirstParagraph[ordinal]!; p < segment.articleFirstParagraph[ordinal + 1]!; p++) {
     const { paragraph, section } = JSON.parse(`{${stored.paragraphJson(p)}}`) as { paragraph: string; section: string };
     paragraphs.push({ section, text: paragraph });
   }
   return {
-    article_id: article.article_id,
+    ...storedArticleColumns(segment, article, ordinal),
     title: article.article_title,
-    authors: article.article_authors,
     article_doi: article.article_doi,
     pubmed_id: article.pubmed_id,
-    date: article.date,
-    article_type: article.article_type,
-    journal_issn: article.journal_issn,
-    journal_name: article.journal_name,
     cited_by: article.cited_by,
     impact_factor: article.impact_factor,
-    // Every ISSN and type live in filter columns, not in the stored fragments.
-    journal_issns: segment.articleIssns(ordinal).map((id) => segment.journals.get(id)),
-    article_types: segment.articleTypes(ordinal).map((id) => segment.types.get(id)),
     paragraphs,
   };
 }
@@ -134,15 +145,20 @@ export async function mergeSegments(dir: string, select: MergeSelection, options
       for (const entry of sources) {
         const segment = await Segment.load(segmentFile(dir, entry.name));
         const stored = openStoredFields(storedFile(dir, entry.name), segment);
+        stored.readInFileOrder();
         const deleted = entry.deletions ? Bitset.fromBytes(segment.articleCount, await readFile(path.join(dir, entry.deletions))) : null;
         opened.push({ segment, stored, deleted });
+      }
+      builder.stored.reserve(opened.reduce((bytes, { stored }) => bytes + stored.header.dataLength, 0));
+      for (const { segment, stored, deleted } of opened) {
         for (let a = 0; a < segment.articleCount; a++) {
-          const article = storedArticleInput(segment, stored, a);
+          const [from, to] = [segment.articleFirstParagraph[a]!, segment.articleFirstParagraph[a + 1]!];
           if (!deleted?.has(a)) {
-            builder.addArticleColumns(article);
+            builder.addCopiedArticle(storedArticleColumns(segment, storedArticleMetadata(stored, a), a), stored, a, from, to);
             continue;
           }
           dropped++;
+          const article = storedArticleInput(segment, stored, a);
           deletedLength.title += analyze(article.title).length * article.paragraphs.length;
           for (const paragraph of article.paragraphs) deletedLength.text += analyze(paragraph.text).length;
         }

@@ -10,6 +10,7 @@ import { GrowableBytes, GrowableUint32 } from './growable.js';
 import { StringTableBuilder } from './string-table.js';
 import { FieldPostings, encodePostings, type TermCounts, type TypedArray } from './postings-writer.js';
 import { StoredFieldsBuilder } from '../stored/writer.js';
+import type { StoredFields } from '../stored/reader.js';
 import type { SpareMemory } from './spare-memory.js';
 import {
   ELEMENT_BYTES,
@@ -52,6 +53,9 @@ function growTo(array: Uint32Array, minimum: number, fill: number): Uint32Array<
   grown.set(array);
   return grown;
 }
+
+/** What a segment's filter columns and id table hold of an article. */
+export type ArticleColumns = Pick<ArticleInput, 'article_id' | 'authors' | 'date' | 'article_type' | 'journal_issn' | 'journal_name' | 'journal_issns' | 'article_types'>;
 
 export class SegmentBuilder {
   private readonly termIds = new Map<string, number>();
@@ -136,19 +140,25 @@ export class SegmentBuilder {
       const textTerms = analyze(paragraph.text);
       this.fields.text.addDocument(this.countTerms(textTerms), textTerms.length);
     }
-    this.addArticleColumns(article);
+    this.addColumns(article, article.paragraphs.length);
+    this.stored.addArticle(article);
   }
 
   /**
-   * Everything of an article but its postings: stored fields, filter columns,
-   * id. Merging calls it alone and brings postings already analysed.
+   * Everything of an article but its postings, which a merge brings already
+   * analysed: its filter columns and id, and its stored fragments copied as
+   * bytes from paragraphs [from, to) of the segment it comes from.
    */
-  addArticleColumns(article: ArticleInput): void {
+  addCopiedArticle(article: ArticleColumns, source: StoredFields, ordinal: number, from: number, to: number): void {
+    this.addColumns(article, to - from);
+    this.stored.copyArticle(source, ordinal, from, to);
+  }
+
+  private addColumns(article: ArticleColumns, paragraphs: number): void {
     const articleOrdinal = this.articleIds.size;
-    for (let p = 0; p < article.paragraphs.length; p++) this.paragraphArticle.push(articleOrdinal);
+    for (let p = 0; p < paragraphs; p++) this.paragraphArticle.push(articleOrdinal);
     this.articleFirstParagraph.push(this.paragraphArticle.length);
 
-    this.stored.addArticle(article);
     this.articleDate.push(article.date === null ? NO_VALUE : Number(article.date.replaceAll('-', '')));
     this.articleType.push(this.types.intern(article.article_type));
     this.articleJournal.push(article.journal_issn === null ? NO_VALUE : this.internJournal(article.journal_issn, article.journal_name));

@@ -23,6 +23,9 @@ export const DEFAULT_CHUNK_CACHE_BYTES = 8 * 1024 * 1024;
 /** Longest span read at once for a hit's article and paragraph; farther apart, they are read separately. */
 const MAX_JOINT_READ = 64 * 1024;
 
+/** Bytes read at once in file order (readInFileOrder): a merge reads every fragment, one read per fragment cost it a fifth of its time. */
+const READ_AHEAD_BYTES = 1024 * 1024;
+
 /**
  * What a worker thread needs to read an opened file (`StoredFields.fromShare`):
  * the descriptor (one per process, so valid in every thread), the checked
@@ -51,6 +54,10 @@ export class StoredFields {
   private readonly chunkCache = new Map<number, Buffer>();
   private readonly maxCachedChunks: number;
   private scratch = Buffer.alloc(0);
+  /** With readInFileOrder: file bytes read ahead, from file position `aheadStart` to `aheadEnd`. */
+  private ahead: Buffer | null = null;
+  private aheadStart = 0;
+  private aheadEnd = 0;
   /** Snapshots holding the file open (see retain). */
   private holders = 1;
   /** A worker thread's view (fromShare): the descriptor is another thread's to close. */
@@ -184,12 +191,24 @@ export class StoredFields {
     return this.paragraphLengths[paragraph]!;
   }
 
+  /**
+   * From now on, serves the fragments' bytes from large reads ahead instead
+   * of one read per fragment: for a caller that goes through the file in
+   * order (a merge copies every article, then its paragraphs, as they are
+   * stored). Any order still reads the right bytes, only not faster; a
+   * fragment longer than `bytes` is read on its own.
+   */
+  readInFileOrder(bytes = READ_AHEAD_BYTES): void {
+    this.ahead = Buffer.allocUnsafe(bytes);
+    this.aheadStart = this.aheadEnd = 0;
+  }
+
   /** Copies an article's fragment into `target` at `at`; returns the position after it. */
-  copyArticle(article: number, target: Buffer, at: number): number {
+  copyArticle(article: number, target: Uint8Array, at: number): number {
     return this.copyFragment(this.articleStarts[article]!, this.articleCodedLengths[article]!, this.articleLengths[article]!, target, at);
   }
 
-  copyParagraph(paragraph: number, target: Buffer, at: number): number {
+  copyParagraph(paragraph: number, target: Uint8Array, at: number): number {
     return this.copyFragment(this.paragraphStarts[paragraph]!, this.paragraphCodedLengths[paragraph]!, this.paragraphLengths[paragraph]!, target, at);
   }
 
@@ -232,20 +251,38 @@ export class StoredFields {
   }
 
   /** A fragment at `start` of the addressed data, `stored` bytes there, `length` bytes once copied to `target` at `at`. */
-  private copyFragment(start: number, stored: number, length: number, target: Buffer, at: number): number {
+  private copyFragment(start: number, stored: number, length: number, target: Uint8Array, at: number): number {
     if (this.header.compression === 'deflate') return this.copyInflated(start, length, target, at);
+    const position = this.dataStart + start;
+    if (this.ahead && stored <= this.ahead.length) {
+      this.place(this.ahead, this.readAhead(position, stored), stored, target, at, length);
+      return at + length;
+    }
     if (!this.dictionary) {
-      readFully(this.fd, this.file, target, at, length, this.dataStart + start);
+      readFully(this.fd, this.file, target, at, length, position);
       return at + length;
     }
     const scratch = this.scratchFor(stored);
-    readFully(this.fd, this.file, scratch, 0, stored, this.dataStart + start);
+    readFully(this.fd, this.file, scratch, 0, stored, position);
     this.place(scratch, 0, stored, target, at, length);
     return at + length;
   }
 
+  /** Where `bytes` (at most the read-ahead buffer's size) at file `position` are in that buffer, reading on from there if they are not yet. */
+  private readAhead(position: number, bytes: number): number {
+    const ahead = this.ahead!;
+    if (position < this.aheadStart || position + bytes > this.aheadEnd) {
+      // Up to a full buffer: the last read of the file ends short, where the file does.
+      const ended = readExactly(this.fd, ahead, 0, ahead.length, position);
+      this.aheadStart = position;
+      this.aheadEnd = ended < 0 ? position + ahead.length : ended;
+      if (this.aheadEnd < position + bytes) throw new StoredFormatError(`${this.file} ended early: a read at ${this.aheadEnd} found no data (file truncated after load?)`);
+    }
+    return position - this.aheadStart;
+  }
+
   /** Bytes read from the file (`stored` of them at `from` in `source`) put in place: decoded, or copied as they are. */
-  private place(source: Buffer, from: number, stored: number, target: Buffer, at: number, length: number): void {
+  private place(source: Buffer, from: number, stored: number, target: Uint8Array, at: number, length: number): void {
     if (!this.dictionary) {
       source.copy(target, at, from, from + stored);
       return;
@@ -264,7 +301,7 @@ export class StoredFields {
     return this.scratch;
   }
 
-  private copyInflated(start: number, length: number, target: Buffer, at: number): number {
+  private copyInflated(start: number, length: number, target: Uint8Array, at: number): number {
     const end = start + length;
     const size = this.header.chunkSize;
     for (let c = Math.floor(start / size); c * size < end; c++) {

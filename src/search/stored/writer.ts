@@ -5,6 +5,7 @@
 import { open } from 'node:fs/promises';
 import { crc32, deflateSync } from 'node:zlib';
 import type { ArticleInput } from '../../corpus/model.js';
+import type { StoredFields } from './reader.js';
 import { GrowableBytes } from '../segment/growable.js';
 import { memoryFor, type SpareMemory } from '../segment/spare-memory.js';
 import { renderArticle, renderParagraph } from './render.js';
@@ -43,11 +44,16 @@ export class StoredFieldsBuilder {
     return this.stream.length;
   }
 
+  /** Appends a fragment of `length` bytes to the stream and returns its place there, for the caller to fill. */
+  private nextFragment(length: number, starts: number[], lengths: number[]): Uint8Array {
+    starts.push(this.stream.length);
+    lengths.push(length);
+    return this.stream.append(length);
+  }
+
   private append(fragment: string, starts: number[], lengths: number[]): void {
     const bytes = Buffer.from(fragment, 'utf8');
-    starts.push(this.stream.length);
-    lengths.push(bytes.length);
-    this.stream.pushBytes(bytes);
+    this.nextFragment(bytes.length, starts, lengths).set(bytes);
   }
 
   addArticle(article: ArticleInput): void {
@@ -56,6 +62,24 @@ export class StoredFieldsBuilder {
       this.append(renderParagraph(article, position), this.paragraphStarts, this.paragraphLengths);
     }
     this.articleFirstParagraph.push(this.paragraphStarts.length);
+  }
+
+  /**
+   * An article and its paragraphs [from, to) copied as they are from another
+   * segment's stored fields: a merge moves fragments without parsing and
+   * rendering them again (the bytes are those rendering would give).
+   */
+  copyArticle(source: StoredFields, article: number, from: number, to: number): void {
+    source.copyArticle(article, this.nextFragment(source.articleLength(article), this.articleStarts, this.articleLengths), 0);
+    for (let paragraph = from; paragraph < to; paragraph++) {
+      source.copyParagraph(paragraph, this.nextFragment(source.paragraphLength(paragraph), this.paragraphStarts, this.paragraphLengths), 0);
+    }
+    this.articleFirstParagraph.push(this.paragraphStarts.length);
+  }
+
+  /** Room for `bytes` more of fragments, when the caller knows them (a merge: its sources' sizes). */
+  reserve(bytes: number): void {
+    this.stream.reserve(bytes);
   }
 
   /** Writes the file and fsyncs it; the caller publishes it with its segment. */

@@ -62,6 +62,31 @@ describe.each([
     }
   });
 
+  it('reads in file order from reads ahead: the same fragments in any order, whatever their size against the read-ahead', async () => {
+    const file = path.join(dir, `${name}-ahead.stored`);
+    await writeStored(file, compression, chunkSize);
+    const plain = StoredFields.open(file);
+    // 64 bytes: most fragments are longer (read on their own); 700: they straddle its end; 1 MiB: the whole file at once.
+    for (const aheadBytes of [64, 700, 1024 * 1024]) {
+      const ahead = StoredFields.open(file);
+      ahead.readInFileOrder(aheadBytes);
+      try {
+        // File order, as a merge reads: an article, then its paragraphs.
+        let paragraph = 0;
+        for (const [a, article] of corpus.entries()) {
+          expect(ahead.articleJson(a)).toBe(renderArticle(article));
+          for (let position = 0; position < article.paragraphs.length; position++, paragraph++) {
+            expect(ahead.paragraphJson(paragraph)).toBe(renderParagraph(article, position));
+          }
+        }
+        for (let p = paragraph - 1; p >= 0; p -= 5) expect(ahead.paragraphJson(p)).toBe(plain.paragraphJson(p));
+      } finally {
+        ahead.close();
+      }
+    }
+    plain.close();
+  });
+
   it("gives a worker thread's view the same fragments, through shared tables and the owner's descriptor", async () => {
     const file = path.join(dir, `${name}-shared.stored`);
     await writeStored(file, compression, chunkSize);
@@ -113,6 +138,40 @@ describe.each([
     }
     await rm(file);
   });
+});
+
+it.each(['none', 'dictionary'] as const)('serves fragments read in file order from its read ahead, not one read each (%s)', async (compression) => {
+  const file = path.join(dir, `ahead-evidence-${compression}.stored`);
+  await writeStored(file, compression);
+  const { size } = await stat(file);
+  expect(size).toBeLessThan(1024 * 1024);
+  const stored = StoredFields.open(file);
+  try {
+    stored.readInFileOrder(1024 * 1024);
+    expect(stored.articleJson(0)).toBe(renderArticle(corpus[0]!));
+    // The first read took the whole file: zeroing its second half on disk changes nothing read after it.
+    const bytes = await readFile(file);
+    bytes.fill(0, size >> 1);
+    await writeFile(file, bytes);
+    const last = corpus.length - 1;
+    expect(stored.articleJson(last)).toBe(renderArticle(corpus[last]!));
+    expect(stored.paragraphJson(stored.paragraphCount - 1)).toBe(renderParagraph(corpus[last]!, corpus[last]!.paragraphs.length - 1));
+    // Without reads ahead, the same fragment comes from the zeroed bytes.
+    const fresh = StoredFields.open(file);
+    try {
+      let read: string | Error;
+      try {
+        read = fresh.articleJson(last);
+      } catch (error) {
+        read = error as Error;
+      }
+      expect(read).not.toBe(renderArticle(corpus[last]!));
+    } finally {
+      fresh.close();
+    }
+  } finally {
+    stored.close();
+  }
 });
 
 it('a damaged deflated chunk is a clear error when read, not a crash or wrong bytes', async () => {
