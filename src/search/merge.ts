@@ -6,9 +6,9 @@
  *
  * Postings are merged as postings (merge-postings.ts): no text is analysed
  * again, but for the few deleted documents, whose exact lengths leave the
- * summed field lengths. Stored fragments are copied as bytes, read in file
- * order, and filter columns rebuilt from each article's fragment and its
- * segment's columns (SegmentBuilder.addCopiedArticle). Articles keep their order, and only adjacent
+ * summed field lengths. Stored fragments are copied as bytes and streamed
+ * to the merged file (stored/copy.ts); filter columns are rebuilt from each
+ * article's fragment on its way and its segment's columns. Articles keep their order, and only adjacent
  * segments are merged, so every document keeps its place in the index's
  * global order: with nothing deleted, scores, ties and therefore rankings
  * are identical before and after a merge. With deletions, the collection
@@ -27,6 +27,7 @@ import { SegmentBuilder, type ArticleColumns } from './segment/writer.js';
 import { openStoredFields } from './stored/open.js';
 import { DEFAULT_STORED_COMPRESSION, type StoredCompression } from './stored/format.js';
 import type { StoredFields } from './stored/reader.js';
+import { writeCopiedStoredFields, type CopiedArticle } from './stored/copy.js';
 import {
   acquireWriteLock,
   publishManifest,
@@ -68,13 +69,9 @@ function storedArticleColumns(segment: Segment, article: ArticleMetadata, ordina
   };
 }
 
-function storedArticleMetadata(stored: StoredFields, ordinal: number): ArticleMetadata {
-  return JSON.parse(`{${stored.articleJson(ordinal)}}`) as ArticleMetadata;
-}
-
 /** An article's ingestion input, rebuilt from its segment's stored fields (the pre-rendered JSON fragments). */
 export function storedArticleInput(segment: Segment, stored: StoredFields, ordinal: number): ArticleInput {
-  const article = storedArticleMetadata(stored, ordinal);
+  const article = JSON.parse(`{${stored.articleJson(ordinal)}}`) as ArticleMetadata;
   const paragraphs: ParagraphInput[] = [];
   for (let p = segment.articleFirstParagraph[ordinal]!; p < segment.articleFirstParagraph[ordinal + 1]!; p++) {
     const { paragraph, section } = JSON.parse(`{${stored.paragraphJson(p)}}`) as { paragraph: string; section: string };
@@ -138,23 +135,20 @@ export async function mergeSegments(dir: string, select: MergeSelection, options
     const name = `seg-${String(generation).padStart(6, '0')}000`;
     const builder = new SegmentBuilder();
     const opened: (MergeSource & { stored: StoredFields })[] = [];
+    const live: (CopiedArticle & { segment: Segment })[] = [];
     let dropped = 0;
     // Exact lengths of the deleted documents, which the sources' summed lengths still count.
     const deletedLength = { text: 0, title: 0 };
+    let merged: SegmentEntry[] = [];
     try {
       for (const entry of sources) {
         const segment = await Segment.load(segmentFile(dir, entry.name));
         const stored = openStoredFields(storedFile(dir, entry.name), segment);
-        stored.readInFileOrder();
         const deleted = entry.deletions ? Bitset.fromBytes(segment.articleCount, await readFile(path.join(dir, entry.deletions))) : null;
         opened.push({ segment, stored, deleted });
-      }
-      builder.stored.reserve(opened.reduce((bytes, { stored }) => bytes + stored.header.dataLength, 0));
-      for (const { segment, stored, deleted } of opened) {
         for (let a = 0; a < segment.articleCount; a++) {
-          const [from, to] = [segment.articleFirstParagraph[a]!, segment.articleFirstParagraph[a + 1]!];
           if (!deleted?.has(a)) {
-            builder.addCopiedArticle(storedArticleColumns(segment, storedArticleMetadata(stored, a), a), stored, a, from, to);
+            live.push({ segment, source: stored, article: a, from: segment.articleFirstParagraph[a]!, to: segment.articleFirstParagraph[a + 1]! });
             continue;
           }
           dropped++;
@@ -163,16 +157,19 @@ export async function mergeSegments(dir: string, select: MergeSelection, options
           for (const paragraph of article.paragraphs) deletedLength.text += analyze(paragraph.text).length;
         }
       }
+      if (live.length > 0) {
+        // The fragments are copied as bytes; the filter columns come from each article's fragment on its way.
+        writeCopiedStoredFields(storedFile(dir, name), live, options.storedCompression ?? DEFAULT_STORED_COMPRESSION, (i, articleJson) => {
+          const { segment, article, from, to } = live[i]!;
+          builder.addArticleColumns(storedArticleColumns(segment, JSON.parse(`{${articleJson}}`) as ArticleMetadata, article), to - from);
+        });
+        const postings = mergePostings(opened);
+        const sumLength = (field: 'text' | 'title') => opened.reduce((sum, { segment }) => sum + segment.header.fields[field].sumLength, 0) - deletedLength[field];
+        const header = await builder.writeWithPostings(segmentFile(dir, name), postings.arrays, postings.terms, { text: sumLength('text'), title: sumLength('title') });
+        merged = [{ name, paragraphs: header.paragraphs, articles: header.articles, deletions: null, deletedArticles: 0 }];
+      }
     } finally {
       for (const { stored } of opened) stored.close();
-    }
-    let merged: SegmentEntry[] = [];
-    if (builder.articleCount > 0) {
-      const postings = mergePostings(opened);
-      const sumLength = (field: 'text' | 'title') => opened.reduce((sum, { segment }) => sum + segment.header.fields[field].sumLength, 0) - deletedLength[field];
-      const header = await builder.writeWithPostings(segmentFile(dir, name), postings.arrays, postings.terms, { text: sumLength('text'), title: sumLength('title') });
-      await builder.stored.write(storedFile(dir, name), options.storedCompression ?? DEFAULT_STORED_COMPRESSION);
-      merged = [{ name, paragraphs: header.paragraphs, articles: header.articles, deletions: null, deletedArticles: 0 }];
     }
     const segments = [...manifest.segments.slice(0, run.from), ...merged, ...manifest.segments.slice(run.to)];
     await publishManifest(dir, { ...manifest, generation, segments });

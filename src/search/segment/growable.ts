@@ -49,8 +49,7 @@ export class GrowableBytes {
     this.data = new Uint8Array(memory.take(words8(initialCapacity)));
   }
 
-  /** Room for `extra` more bytes, so that appending them does not grow the array (a caller that knows its total saves the copies). */
-  reserve(extra: number): void {
+  private reserve(extra: number): void {
     if (this.length + extra <= this.data.length) return;
     let capacity = Math.max(8, this.data.length * 2);
     while (capacity < this.length + extra) capacity *= 2;
@@ -78,13 +77,6 @@ export class GrowableBytes {
     this.reserve(bytes.length);
     this.data.set(bytes, this.length);
     this.length += bytes.length;
-  }
-
-  /** Appends `length` bytes for the caller to fill, and returns them. */
-  append(length: number): Uint8Array {
-    this.reserve(length);
-    this.length += length;
-    return this.data.subarray(this.length - length, this.length);
   }
 
   view(): Uint8Array {

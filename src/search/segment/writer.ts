@@ -10,7 +10,6 @@ import { GrowableBytes, GrowableUint32 } from './growable.js';
 import { StringTableBuilder } from './string-table.js';
 import { FieldPostings, encodePostings, type TermCounts, type TypedArray } from './postings-writer.js';
 import { StoredFieldsBuilder } from '../stored/writer.js';
-import type { StoredFields } from '../stored/reader.js';
 import type { SpareMemory } from './spare-memory.js';
 import {
   ELEMENT_BYTES,
@@ -140,21 +139,16 @@ export class SegmentBuilder {
       const textTerms = analyze(paragraph.text);
       this.fields.text.addDocument(this.countTerms(textTerms), textTerms.length);
     }
-    this.addColumns(article, article.paragraphs.length);
+    this.addArticleColumns(article, article.paragraphs.length);
     this.stored.addArticle(article);
   }
 
   /**
-   * Everything of an article but its postings, which a merge brings already
-   * analysed: its filter columns and id, and its stored fragments copied as
-   * bytes from paragraphs [from, to) of the segment it comes from.
+   * Everything of an article with `paragraphs` paragraphs but its postings and
+   * stored fragments: its filter columns and id. A merge brings the postings
+   * already analysed and copies the fragments itself (stored/copy.ts).
    */
-  addCopiedArticle(article: ArticleColumns, source: StoredFields, ordinal: number, from: number, to: number): void {
-    this.addColumns(article, to - from);
-    this.stored.copyArticle(source, ordinal, from, to);
-  }
-
-  private addColumns(article: ArticleColumns, paragraphs: number): void {
+  addArticleColumns(article: ArticleColumns, paragraphs: number): void {
     const articleOrdinal = this.articleIds.size;
     for (let p = 0; p < paragraphs; p++) this.paragraphArticle.push(articleOrdinal);
     this.articleFirstParagraph.push(this.paragraphArticle.length);

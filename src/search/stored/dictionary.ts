@@ -13,7 +13,6 @@
  *
  * Serialised table: [u32 entries][u32 offsets × (entries + 1)][token bytes].
  */
-import { GrowableBytes } from '../segment/growable.js';
 
 /** Codes available: first bytes 0x01-0x1f, each with 256 second bytes. */
 export const MAX_TOKENS = 31 * 256;
@@ -129,8 +128,8 @@ export class TokenDictionary {
     return out;
   }
 
-  /** Appends the coded form of `source[from, to)` to `out`. */
-  encode(source: Uint8Array, from: number, to: number, out: GrowableBytes): void {
+  /** The coded form of `source[from, to)`, in a buffer this dictionary reuses at the next call. */
+  encode(source: Uint8Array, from: number, to: number): Uint8Array {
     if (this.scratch.length < 2 * (to - from)) this.scratch = new Uint8Array(2 * (to - from));
     const { scratch } = this;
     let written = 0;
@@ -148,7 +147,7 @@ export class TokenDictionary {
       }
       start = end;
     }
-    out.pushBytes(scratch.subarray(0, written));
+    return scratch.subarray(0, written);
   }
 
   /** The index of the token `source[from, to)`, or -1. */

@@ -60,7 +60,17 @@ export function tablesLayout(header: Pick<StoredHeader, 'articles' | 'paragraphs
   const fragments = header.articles + header.paragraphs;
   const f64Entries = fragments + (header.compression === 'deflate' ? header.chunks + 1 : 0);
   const u32Entries = header.compression === 'dictionary' ? 2 * fragments : fragments;
-  return { f64Entries, u32Entries, bytes: 8 * f64Entries + ((4 * u32Entries + 7) & ~7) };
+  return { f64Entries, u32Entries, bytes: 8 * f64Entries + padTo8(4 * u32Entries) };
+}
+
+/** `bytes` rounded up to a multiple of 8 (the sections after the preamble start on 8-byte boundaries). */
+export function padTo8(bytes: number): number {
+  return (bytes + 7) & ~7;
+}
+
+/** Where the data starts in the file: after the preamble, the tables and the token table. */
+export function dataStartOf(header: Pick<StoredHeader, 'articles' | 'paragraphs' | 'chunks' | 'compression' | 'dictionaryBytes'>): number {
+  return STORED_PREAMBLE_BYTES + tablesLayout(header).bytes + padTo8(header.dictionaryBytes);
 }
 
 export function encodePreamble(header: StoredHeader): Buffer {

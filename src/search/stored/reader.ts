@@ -12,6 +12,7 @@ import { DictionaryDamagedError, TokenDictionary } from './dictionary.js';
 import {
   STORED_PREAMBLE_BYTES,
   StoredFormatError,
+  dataStartOf,
   decodePreamble,
   tablesLayout,
   type StoredHeader,
@@ -87,7 +88,7 @@ export class StoredFields {
     this.articleCodedLengths = coded.subarray(0, articles);
     this.paragraphCodedLengths = coded.subarray(articles, articles + paragraphs);
     this.dictionary = dictionary;
-    this.dataStart = STORED_PREAMBLE_BYTES + layout.bytes + padTo8(header.dictionaryBytes);
+    this.dataStart = dataStartOf(header);
     this.maxCachedChunks = Math.max(1, Math.floor(chunkCacheBytes / Math.max(1, header.chunkSize)));
   }
 
@@ -360,10 +361,6 @@ export class StoredFields {
 function readFully(fd: number, file: string, target: Uint8Array, at: number, length: number, position: number): void {
   const ended = readExactly(fd, target, at, length, position);
   if (ended >= 0) throw new StoredFormatError(`${file} ended early: a read at ${ended} found no data (file truncated after load?)`);
-}
-
-function padTo8(bytes: number): number {
-  return (bytes + 7) & ~7;
 }
 
 function openDictionary(tokenTable: Uint8Array, file: string): TokenDictionary {

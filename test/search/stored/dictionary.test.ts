@@ -6,7 +6,6 @@
  */
 import { describe, expect, it } from 'vitest';
 import { DictionaryDamagedError, MAX_TOKENS, TokenDictionary } from '../../../src/search/stored/dictionary.js';
-import { GrowableBytes } from '../../../src/search/segment/growable.js';
 import { random } from '../../../scripts/lib/random.js';
 
 const PIECES = ['cell', ' cells', ' neuron', ' the', ' of', '","', '":', ' ', '  ', '.', '\u0000', '\u001f', '\t', 'é', ' Ωmega', '中文', '😀', ' 𝔸x', '"\\', '\u007f', '12345', ' 0.5'];
@@ -18,11 +17,9 @@ function randomText(rand: () => number, pieces: number): string {
 }
 
 function encoded(dictionary: TokenDictionary, text: string): Uint8Array {
-  const out = new GrowableBytes(16);
   const bytes = Buffer.from(`«${text}»`, 'utf8');
   // Coded from the middle of a larger buffer, as the writer codes fragments of its stream.
-  dictionary.encode(bytes, 2, bytes.length - 2, out);
-  return out.view().slice();
+  return dictionary.encode(bytes, 2, bytes.length - 2).slice();
 }
 
 /** Decodes into the middle of a buffer of sentinels, and checks the sentinels stayed. */

@@ -1,0 +1,91 @@
+/**
+ * A stored-fields file written from the fragments of other segments' files,
+ * as bytes (never parsed or rendered again) and streamed to disk: what a merge
+ * writes for its merged segment. The bytes, the token table and therefore the
+ * file are those a segment builder fed the same articles would write.
+ */
+import type { StoredCompression } from './format.js';
+import type { StoredFields } from './reader.js';
+import { StoredFileWriter, chooseDictionary, type StoredFileShape } from './file-writer.js';
+
+/** An article to copy: its ordinal in `source` and its paragraphs there, [from, to). */
+export interface CopiedArticle {
+  source: StoredFields;
+  article: number;
+  from: number;
+  to: number;
+}
+
+/**
+ * Writes `file` from `articles`, in that order, each source read in file
+ * order (readInFileOrder); `visit` sees each article's fragment (its JSON
+ * members) as it is copied.
+ */
+export function writeCopiedStoredFields(
+  file: string,
+  articles: readonly CopiedArticle[],
+  compression: StoredCompression,
+  visit: (index: number, articleJson: string) => void,
+): void {
+  const shape: StoredFileShape = { articles: articles.length, paragraphs: 0, dataLength: 0 };
+  // First paragraph of each copied article in the new file, to find paragraph i of the sample.
+  const firstParagraph = new Float64Array(articles.length + 1);
+  articles.forEach(({ source, article, from, to }, i) => {
+    shape.dataLength += source.articleLength(article);
+    for (let p = from; p < to; p++) shape.dataLength += source.paragraphLength(p);
+    shape.paragraphs += to - from;
+    firstParagraph[i + 1] = shape.paragraphs;
+  });
+  const dictionary =
+    compression === 'dictionary'
+      ? chooseDictionary(
+          shape,
+          (i) => fragment(articles[i]!.source, 'article', articles[i]!.article),
+          (i) => {
+            const owner = lastAtMost(firstParagraph, i);
+            return fragment(articles[owner]!.source, 'paragraph', articles[owner]!.from + i - firstParagraph[owner]!);
+          },
+        )
+      : null;
+  for (const { source } of articles) source.readInFileOrder();
+  const writer = StoredFileWriter.create(file, shape, compression, dictionary);
+  try {
+    let scratch = Buffer.allocUnsafe(64 * 1024);
+    const copied = (length: number, copy: (target: Buffer) => void) => {
+      if (scratch.length < length) scratch = Buffer.allocUnsafe(2 * length);
+      copy(scratch);
+      return scratch;
+    };
+    articles.forEach(({ source, article, from, to }, index) => {
+      const length = source.articleLength(article);
+      const articleBytes = copied(length, (target) => source.copyArticle(article, target, 0));
+      writer.addArticle(articleBytes, 0, length);
+      visit(index, articleBytes.toString('utf8', 0, length));
+      for (let p = from; p < to; p++) {
+        const paragraphLength = source.paragraphLength(p);
+        writer.addParagraph(copied(paragraphLength, (target) => source.copyParagraph(p, target, 0)), 0, paragraphLength);
+      }
+    });
+    writer.finish();
+  } finally {
+    writer.abandon();
+  }
+}
+
+function fragment(source: StoredFields, kind: 'article' | 'paragraph', ordinal: number): Buffer {
+  const bytes = Buffer.allocUnsafe(kind === 'article' ? source.articleLength(ordinal) : source.paragraphLength(ordinal));
+  if (kind === 'article') source.copyArticle(ordinal, bytes, 0);
+  else source.copyParagraph(ordinal, bytes, 0);
+  return bytes;
+}
+
+/** The last index whose value is at most `value`, in ascending `values`. */
+function lastAtMost(values: Float64Array, value: number): number {
+  let [low, high] = [0, values.length - 1];
+  while (low < high) {
+    const middle = (low + high + 1) >> 1;
+    if (values[middle]! <= value) low = middle;
+    else high = middle - 1;
+  }
+  return low;
+}
