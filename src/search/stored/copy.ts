@@ -47,7 +47,7 @@ export function writeCopiedStoredFields(
           },
         )
       : null;
-  for (const { source } of articles) source.readInFileOrder();
+  for (const source of new Set(articles.map((a) => a.source))) source.readInFileOrder();
   const writer = StoredFileWriter.create(file, shape, compression, dictionary);
   try {
     let scratch = Buffer.allocUnsafe(64 * 1024);
