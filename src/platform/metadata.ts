@@ -5,7 +5,7 @@ import { encodeIdSegment } from './iri.js';
 import type { JsonObject } from './jsonld.js';
 import type { ProjectState } from './projects.js';
 import type { ResourceView } from './rendering.js';
-import type { EntityState } from './revisions.js';
+import { sourceTypeOf, type EntityState } from './revisions.js';
 import { storedJsonOf, withStoredSource } from './stored-json.js';
 
 export function selfOf(baseUri: string, state: Pick<EntityState, 'kind' | 'id' | 'project'>): string {
@@ -42,9 +42,15 @@ export function entityView(state: EntityState, project: ProjectState, baseUri: s
   return stored === undefined ? { ...view, source: state.source } : withStoredSource(view, stored);
 }
 
+/** An item of a listing: id, type and metadata, without the payload (whose type was recorded apart, so no payload is parsed). */
+export function listingItem(state: EntityState, baseUri: string): JsonObject {
+  const type = sourceTypeOf(state);
+  return { '@id': state.id, ...(type !== undefined && { '@type': type }), ...entityMetadata(state, baseUri) };
+}
+
 /** The answer to a write: id, type and metadata, without the payload. */
 export function writeResponse(state: EntityState, baseUri: string): JsonObject {
-  const type = state.kind === 'file' ? 'File' : state.source['@type'];
+  const type = state.kind === 'file' ? 'File' : sourceTypeOf(state);
   return {
     '@context': [METADATA_CONTEXT],
     '@id': state.id,

@@ -7,7 +7,7 @@ import { type Audit, createdBy, updatedBy } from './audit.js';
 import { rejections } from './errors.js';
 import type { Identity } from './identities.js';
 import type { Store, Table } from './store/store.js';
-import { storedJsonOf, withStoredSource } from './stored-json.js';
+import { storedJsonOf, withChanges, withoutSource, withStoredSource } from './stored-json.js';
 
 export type EntityKind = 'resource' | 'file';
 
@@ -30,6 +30,11 @@ export interface EntityState extends Audit {
   source: Record<string, unknown>;
   /** Size of the payload as JSON, recorded at write time: bounds what an archive may render before it renders anything. */
   sourceBytes?: number;
+  /**
+   * The payload's `@type` as written (an empty object when it has none), kept apart so that
+   * a listing never parses payloads (sourceTypeOf); absent in revisions written before.
+   */
+  sourceType?: { '@type'?: unknown };
   file?: FileAttributes;
   /** Tag -> revision, as known at this revision. */
   tags: Record<string, number>;
@@ -42,6 +47,15 @@ export interface EntityState extends Audit {
  */
 type StoredRevision = Omit<EntityState, 'source'> & ({ sourceJson: string } | { source: Record<string, unknown> });
 
+/** The payload's `@type` (undefined when it has none), without parsing a stored payload that recorded it. */
+export function sourceTypeOf(state: EntityState): unknown {
+  return state.sourceType ? state.sourceType['@type'] : state.source['@type'];
+}
+
+function typeRecord(source: Record<string, unknown>): { '@type'?: unknown } {
+  return '@type' in source ? { '@type': source['@type'] } : {};
+}
+
 function decoded(stored: StoredRevision): EntityState {
   if (!('sourceJson' in stored)) return stored;
   const { sourceJson, ...state } = stored;
@@ -50,8 +64,7 @@ function decoded(stored: StoredRevision): EntityState {
 
 function encoded(state: EntityState): StoredRevision {
   const sourceJson = storedJsonOf(state) ?? JSON.stringify(state.source);
-  const { source: _source, ...rest } = state;
-  return { ...rest, sourceJson };
+  return { ...withoutSource(state), sourceJson };
 }
 
 interface Head {
@@ -104,6 +117,7 @@ export class RevisionStore {
         rev: 1,
         deprecated: false,
         source: content.source,
+        sourceType: typeRecord(content.source),
         ...(content.sourceBytes !== undefined && { sourceBytes: content.sourceBytes }),
         ...(content.file && { file: content.file }),
         tags: {},
@@ -127,7 +141,10 @@ export class RevisionStore {
   ): Promise<EntityState> {
     return this.store.write(async () => {
       const latest = await this.assertUpdatable(project, id, kind, rev);
-      const next: EntityState = { ...latest, ...change(latest), ...updatedBy(latest, identity, this.clock()), rev: rev + 1 };
+      const changes: Partial<EntityState> = { ...change(latest), ...updatedBy(latest, identity, this.clock()), rev: rev + 1 };
+      if (changes.source) changes.sourceType = typeRecord(changes.source);
+      // An unchanged payload goes on as its stored text: a tag or a deprecation neither parses nor re-encodes it.
+      const next = withChanges(latest, changes);
       await this.put(next);
       return next;
     });

@@ -28,3 +28,23 @@ export function withStoredSource<T extends object>(target: T, json: string): T &
 export function storedJsonOf(target: object): string | undefined {
   return texts.get(target);
 }
+
+/** `target`'s other properties, `source` left out without being read (a spread or a rest pattern would parse it). */
+export function withoutSource<T extends object>(target: T): Omit<T, 'source'> {
+  const copy: Record<string, unknown> = {};
+  for (const [key, descriptor] of Object.entries(Object.getOwnPropertyDescriptors(target))) {
+    if (key !== 'source') copy[key] = descriptor.value;
+  }
+  return copy as Omit<T, 'source'>;
+}
+
+/**
+ * A copy of `target` with `changes`. Unless the changes replace `source`, a
+ * source still in its stored text stays so: it is neither parsed nor written
+ * out again.
+ */
+export function withChanges<T extends { source: JsonObject }>(target: T, changes: Partial<T>): T {
+  const json = 'source' in changes ? undefined : storedJsonOf(target);
+  if (json === undefined) return { ...target, ...changes };
+  return withStoredSource(Object.assign(withoutSource(target), changes), json) as T;
+}

@@ -5,8 +5,9 @@
  * main thread's JSON.parse is watched during a download of a heavy resource
  * in three formats and never sees the payload's text, nor is the payload
  * written out as JSON again on this thread (slicedJson, the path of payloads
- * held as objects), while the archive holds every key. The control: listing
- * resources reads their types, which parses the stored text here.
+ * held as objects), while the archive holds every key. Listing resources
+ * gives their types without parsing either. The control: a write parses its
+ * body, the payload's text, here.
  */
 import { afterAll, beforeAll, expect, test, vi } from 'vitest';
 import { TOKENS, type TestServer, bearer, createProject, startServer } from '../platform/helpers.js';
@@ -67,11 +68,18 @@ test('a download hands the stored payload text to a render thread without parsin
   expect(written.count).toBe(0);
 });
 
-test('the control: listing resources reads their types, which parses the stored text on the main thread', async () => {
+test('listing resources gives their types without parsing their stored payloads (recorded apart at write)', async () => {
   const parses = await payloadParses(async () => {
     const listed = await server.app.inject({ method: 'GET', url: '/v1/resources/org/proj', headers: alice });
     expect(listed.statusCode).toBe(200);
-    expect(listed.json()._results[0]['@type']).toBe('Dataset');
+    expect(listed.json()._results.find((item: { '@id': string }) => item['@id'].endsWith('heavy'))['@type']).toBe('Dataset');
+  });
+  expect(parses).toBe(0);
+});
+
+test("the control: a write parses its body, the payload's text, on the main thread, and the watch sees it", async () => {
+  const parses = await payloadParses(async () => {
+    expect((await server.app.inject({ method: 'PUT', url: '/v1/resources/org/proj/_/heavy-copy', headers: { ...alice, 'content-type': 'application/json' }, payload: payloadText })).statusCode).toBe(201);
   });
   expect(parses).toBeGreaterThan(0);
 });

@@ -9,7 +9,7 @@ import { METADATA_CONTEXT, UNCONSTRAINED_SCHEMA } from '../../platform/contexts.
 import { PlatformError } from '../../platform/errors.js';
 import type { Platform } from '../../platform/index.js';
 import type { JsonObject } from '../../platform/jsonld.js';
-import { entityMetadata, entityView, writeResponse } from '../../platform/metadata.js';
+import { entityView, listingItem, writeResponse } from '../../platform/metadata.js';
 import { type Format, FORMAT_MEDIA_TYPES } from '../../platform/rendering.js';
 import { typed } from '../typed.js';
 import { callerOf } from './caller.js';
@@ -68,7 +68,7 @@ export async function resourceRoutes(app: FastifyInstance, { platform }: { platf
       return {
         '@context': [METADATA_CONTEXT],
         _total: page.total,
-        _results: page.states.map((state) => ({ '@id': state.id, ...(state.source['@type'] !== undefined && { '@type': state.source['@type'] }), ...entityMetadata(state, baseUri) })),
+        _results: page.states.map((state) => listingItem(state, baseUri)),
       };
     },
   );
