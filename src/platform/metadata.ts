@@ -5,7 +5,7 @@ import { encodeIdSegment } from './iri.js';
 import type { JsonObject } from './jsonld.js';
 import type { ProjectState } from './projects.js';
 import type { ResourceView } from './rendering.js';
-import { sourceTypeOf, type EntityState } from './revisions.js';
+import { sourceTypeOf, type EntityState, type ListedState } from './revisions.js';
 import { storedJsonOf, withStoredSource } from './stored-json.js';
 
 export function selfOf(baseUri: string, state: Pick<EntityState, 'kind' | 'id' | 'project'>): string {
@@ -15,7 +15,7 @@ export function selfOf(baseUri: string, state: Pick<EntityState, 'kind' | 'id' |
     : `${baseUri}/v1/resources/${state.project}/_/${segment}`;
 }
 
-export function entityMetadata(state: EntityState, baseUri: string): JsonObject {
+export function entityMetadata(state: Omit<EntityState, 'source'>, baseUri: string): JsonObject {
   const file = state.file;
   return {
     _self: selfOf(baseUri, state),
@@ -43,7 +43,7 @@ export function entityView(state: EntityState, project: ProjectState, baseUri: s
 }
 
 /** An item of a listing: id, type and metadata, without the payload (whose type was recorded apart, so no payload is parsed). */
-export function listingItem(state: EntityState, baseUri: string): JsonObject {
+export function listingItem(state: ListedState, baseUri: string): JsonObject {
   const type = sourceTypeOf(state);
   return { '@id': state.id, ...(type !== undefined && { '@type': type }), ...entityMetadata(state, baseUri) };
 }

@@ -14,7 +14,7 @@ import type { LiteratureResources } from './literature.js';
 import type { ProjectService, ProjectState } from './projects.js';
 import { type ProjectRef, projectAddress, projectKey } from './refs.js';
 import type { Renderer } from './renderer.js';
-import type { EntityState, RevisionSelector, RevisionStore } from './revisions.js';
+import type { EntityState, ListedState, RevisionSelector, RevisionStore } from './revisions.js';
 
 export class ResourceService {
   constructor(
@@ -74,7 +74,7 @@ export class ResourceService {
     return project.readOnly ? this.literature.fetch(id, selector) : this.revisions.fetch(`${project.org}/${project.label}`, id, selector);
   }
 
-  async list(ref: ProjectRef, offset: number, limit: number, identity: Identity): Promise<{ total: number; states: EntityState[]; project: ProjectState }> {
+  async list(ref: ProjectRef, offset: number, limit: number, identity: Identity): Promise<{ total: number; states: ListedState[]; project: ProjectState }> {
     this.acls.require(identity, 'resources/read', projectAddress(ref));
     const project = await this.projects.forRead(ref);
     const page = project.readOnly ? this.literature.list(offset, limit) : await this.revisions.list(projectKey(ref), 'resource', offset, limit);

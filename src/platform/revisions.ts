@@ -35,36 +35,46 @@ export interface EntityState extends Audit {
    * a listing never parses payloads (sourceTypeOf); absent in revisions written before.
    */
   sourceType?: { '@type'?: unknown };
+  /**
+   * The revision whose row of the payloads table holds this revision's payload text: its own
+   * for a new payload, an earlier one's when a tag or a deprecation left the payload as it was.
+   * Absent in memory until the revision is stored, and in revisions stored before.
+   */
+  payloadRev?: number;
   file?: FileAttributes;
   /** Tag -> revision, as known at this revision. */
   tags: Record<string, number>;
 }
 
 /**
- * A revision as stored: the payload as JSON text (`sourceJson`), so reading a revision decodes
- * only its metadata and the payload is parsed when first read (stored-json.ts). Revisions
- * written before carry `source` as an object and are read as they are.
+ * A revision as stored: its metadata, the payload's text in the payloads table at
+ * [project, id, payloadRev], so neither reading a revision's metadata nor listing
+ * revisions reads a payload, and a revision that keeps its payload does not copy it.
+ * Revisions stored before carry the payload as JSON text (`sourceJson`) or as an object
+ * (`source`), and are read as they are.
  */
-type StoredRevision = Omit<EntityState, 'source'> & ({ sourceJson: string } | { source: Record<string, unknown> });
+type StoredRevision = Omit<EntityState, 'source'> & ({ payloadRev: number } | { sourceJson: string } | { source: Record<string, unknown> });
+
+/** A revision as a listing reads it: its metadata, and its payload only if stored inline (before payloads were apart). */
+export type ListedState = Omit<EntityState, 'source'> & Partial<Pick<EntityState, 'source'>>;
 
 /** The payload's `@type` (undefined when it has none), without parsing a stored payload that recorded it. */
-export function sourceTypeOf(state: EntityState): unknown {
-  return state.sourceType ? state.sourceType['@type'] : state.source['@type'];
+export function sourceTypeOf(state: ListedState): unknown {
+  return state.sourceType ? state.sourceType['@type'] : state.source?.['@type'];
 }
 
 function typeRecord(source: Record<string, unknown>): { '@type'?: unknown } {
   return '@type' in source ? { '@type': source['@type'] } : {};
 }
 
-function decoded(stored: StoredRevision): EntityState {
-  if (!('sourceJson' in stored)) return stored;
-  const { sourceJson, ...state } = stored;
-  return withStoredSource(state, sourceJson);
+/** A listed revision: payloads stored apart stay unread. */
+function listed(stored: StoredRevision): ListedState {
+  return 'sourceJson' in stored ? inlineState(stored) : stored;
 }
 
-function encoded(state: EntityState): StoredRevision {
-  const sourceJson = storedJsonOf(state) ?? JSON.stringify(state.source);
-  return { ...withoutSource(state), sourceJson };
+function inlineState(stored: StoredRevision & { sourceJson: string }): EntityState {
+  const { sourceJson, ...state } = stored;
+  return withStoredSource(state, sourceJson);
 }
 
 interface Head {
@@ -78,6 +88,8 @@ export type RevisionSelector = { rev: number } | { tag: string } | Record<string
 export class RevisionStore {
   private readonly heads: Table<Head>;
   private readonly revisions: Table<StoredRevision>;
+  /** Payload texts, keyed [project, id, rev] of the revision that wrote them. */
+  private readonly payloads: Table<string>;
 
   constructor(
     private readonly store: Store,
@@ -85,6 +97,16 @@ export class RevisionStore {
   ) {
     this.heads = store.table('heads');
     this.revisions = store.table('revisions');
+    this.payloads = store.table('payloads');
+  }
+
+  /** A stored revision with its payload: read from the payloads table, its text parsed on first use (stored-json.ts). */
+  private async decoded(stored: StoredRevision): Promise<EntityState> {
+    if ('sourceJson' in stored) return inlineState(stored);
+    if ('source' in stored) return stored;
+    const text = await this.payloads.get([stored.project, stored.id, stored.payloadRev]);
+    if (text === undefined) throw new Error(`the payload of ${stored.id} rev ${stored.rev} (kept at rev ${stored.payloadRev}) is missing from the store`);
+    return withStoredSource({ ...stored }, text);
   }
 
   async kindOf(project: string, id: string): Promise<EntityKind | undefined> {
@@ -97,7 +119,7 @@ export class RevisionStore {
     if (!head) throw rejections.resourceNotFound(id, project);
     const rev = 'rev' in selector ? selector.rev : 'tag' in selector ? await this.taggedRev(project, id, head, selector.tag) : head.rev;
     if (rev < 1 || rev > head.rev) throw rejections.revisionNotFound(rev, head.rev);
-    return decoded((await this.revisions.get([project, id, rev]))!);
+    return this.decoded((await this.revisions.get([project, id, rev]))!);
   }
 
   create(
@@ -142,7 +164,10 @@ export class RevisionStore {
     return this.store.write(async () => {
       const latest = await this.assertUpdatable(project, id, kind, rev);
       const changes: Partial<EntityState> = { ...change(latest), ...updatedBy(latest, identity, this.clock()), rev: rev + 1 };
-      if (changes.source) changes.sourceType = typeRecord(changes.source);
+      // A new payload gets a row of its own when stored (put); an unchanged one keeps pointing at its row.
+      if (changes.source) Object.assign(changes, { sourceType: typeRecord(changes.source), payloadRev: undefined });
+      // Stored before types were recorded apart: recorded now, so that listings of the new revision need no payload.
+      else if (!latest.sourceType) changes.sourceType = typeRecord(latest.source);
       // An unchanged payload goes on as its stored text: a tag or a deprecation neither parses nor re-encodes it.
       const next = withChanges(latest, changes);
       await this.put(next);
@@ -160,7 +185,7 @@ export class RevisionStore {
     const head = await this.heads.get([project, id]);
     if (!head || head.kind !== kind) throw notFound(kind, id, project);
     if (rev !== head.rev) throw rejections.incorrectRev(rev, head.rev);
-    const latest = decoded((await this.revisions.get([project, id, head.rev]))!);
+    const latest = await this.decoded((await this.revisions.get([project, id, head.rev]))!);
     if (latest.deprecated) throw rejections.resourceIsDeprecated(id);
     return latest;
   }
@@ -177,11 +202,11 @@ export class RevisionStore {
   }
 
   /** Latest revisions of the entities of a project, in id order. */
-  async list(project: string, kind: EntityKind, offset: number, limit: number): Promise<{ total: number; states: EntityState[] }> {
+  async list(project: string, kind: EntityKind, offset: number, limit: number): Promise<{ total: number; states: ListedState[] }> {
     const matching = (await this.heads.range([project])).filter(({ value }) => value.kind === kind);
     const page = matching.slice(offset, offset + limit);
     const states = await Promise.all(page.map(({ key, value }) => this.revisions.get([project, (key as string[])[1]!, value.rev])));
-    return { total: matching.length, states: states.map((state) => decoded(state!)) };
+    return { total: matching.length, states: states.map((state) => listed(state!)) };
   }
 
   /** The content digests of every revision of every file. */
@@ -202,7 +227,13 @@ export class RevisionStore {
   }
 
   private async put(state: EntityState): Promise<void> {
-    await this.revisions.put([state.project, state.id, state.rev], encoded(state));
+    const key = [state.project, state.id, state.rev];
+    let { payloadRev } = state;
+    if (payloadRev === undefined) {
+      await this.payloads.put(key, storedJsonOf(state) ?? JSON.stringify(state.source));
+      payloadRev = state.rev;
+    }
+    await this.revisions.put(key, { ...withoutSource(state), payloadRev });
     await this.heads.put([state.project, state.id], { kind: state.kind, rev: state.rev });
   }
 }

@@ -39,12 +39,13 @@ export function withoutSource<T extends object>(target: T): Omit<T, 'source'> {
 }
 
 /**
- * A copy of `target` with `changes`. Unless the changes replace `source`, a
- * source still in its stored text stays so: it is neither parsed nor written
- * out again.
+ * A copy of `target` with `changes`, its `source` never read unless needed:
+ * replaced by the changes, or still in its stored text and kept so (neither
+ * parsed nor written out again).
  */
 export function withChanges<T extends { source: JsonObject }>(target: T, changes: Partial<T>): T {
-  const json = 'source' in changes ? undefined : storedJsonOf(target);
-  if (json === undefined) return { ...target, ...changes };
-  return withStoredSource(Object.assign(withoutSource(target), changes), json) as T;
+  const copy = Object.assign(withoutSource(target), changes);
+  if ('source' in changes) return copy as T;
+  const json = storedJsonOf(target);
+  return (json === undefined ? Object.assign(copy, { source: target.source }) : withStoredSource(copy, json)) as T;
 }

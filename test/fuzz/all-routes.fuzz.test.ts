@@ -17,6 +17,7 @@ import { open, type RootDatabase } from 'lmdb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixtureApp, type Fixture } from '../http/app-fixture.js';
 import { multipart } from '../platform/helpers.js';
+import { TABLE_NAMES } from '../../src/platform/store/store.js';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 40);
 const ADMIN = 'fuzz-admin';
@@ -27,7 +28,6 @@ const AUTH = {
 };
 const V1_STATUSES = [200, 201, 303, 400, 401, 403, 404, 406, 409, 413, 415];
 const LITERATURE_STATUSES = [200, 400, 401, 403, 404, 413, 415, 422];
-const STORE_DATABASES = ['orgs', 'projects', 'literature-project', 'acls', 'heads', 'revisions', 'archives'];
 
 let fixture: Fixture;
 let store: RootDatabase;
@@ -64,7 +64,7 @@ async function withHeaders(body: Promise<{ payload: Buffer; headers: Record<stri
 /** Everything the platform persists: every entry of every store database, and every stored file with its size. */
 async function fingerprint(): Promise<string> {
   const hash = createHash('sha256');
-  for (const name of STORE_DATABASES) {
+  for (const name of TABLE_NAMES) {
     for (const { key, value } of store.openDB({ name }).getRange()) hash.update(JSON.stringify([name, key, value]));
   }
   const files = path.join(fixture.dataDir, 'platform', 'files');

@@ -7,14 +7,17 @@
  * so payloads keep their key order).
  */
 import type pg from 'pg';
-import { TABLE_NAMES, type TableName } from './store.js';
+import type { TableName } from './store.js';
 
 export const sqlTable = (name: TableName) => `litserve_${name.replace(/-/g, '_')}`;
 
+const createTable = (name: TableName) => `CREATE TABLE ${sqlTable(name)} (key text[] COLLATE "C" PRIMARY KEY, key_json text NOT NULL, value text NOT NULL);`;
+
+/** Each migration names its own tables: a table added later gets a migration of its own, never a change to an earlier one. */
 const MIGRATIONS: readonly string[] = [
-  TABLE_NAMES.map(
-    (name) => `CREATE TABLE ${sqlTable(name)} (key text[] COLLATE "C" PRIMARY KEY, key_json text NOT NULL, value text NOT NULL);`,
-  ).join('\n'),
+  (['orgs', 'projects', 'literature-project', 'acls', 'heads', 'revisions', 'archives'] as const).map(createTable).join('\n'),
+  // Payload texts apart from the revisions' metadata (revisions.ts).
+  createTable('payloads'),
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -28,34 +28,69 @@ async function open(): Promise<RevisionStore> {
   return new RevisionStore(store, () => 1_700_000_000_000);
 }
 
-test('a payload is stored as JSON text and read back equal, parsed on first read', async () => {
+test('a payload is stored as JSON text apart from the revision, read back equal, parsed on first read', async () => {
   const revisions = await open();
   const source = { '@type': 'Dataset', name: 'x', values: [1, 2.5, null, { nested: true }] };
   await revisions.create('org/proj', 'r1', 'resource', { source }, OPERATOR);
   const stored = (await store.table<Record<string, unknown>>('revisions').get(['org/proj', 'r1', 1]))!;
-  expect(stored.sourceJson).toBe(JSON.stringify(source));
+  expect(stored).toMatchObject({ payloadRev: 1, sourceType: { '@type': 'Dataset' } });
   expect(stored).not.toHaveProperty('source');
+  expect(stored).not.toHaveProperty('sourceJson');
+  const payloads = store.table<string>('payloads');
+  expect(await payloads.get(['org/proj', 'r1', 1])).toBe(JSON.stringify(source));
 
   const state = await revisions.fetch('org/proj', 'r1', {});
   expect(storedJsonOf(state)).toBe(JSON.stringify(source));
   expect(state.source).toEqual(source);
-  const updated = await revisions.update('org/proj', 'r1', 'resource', 1, OPERATOR, () => ({ deprecated: true }));
+  // A revision that keeps the payload points at the earlier row instead of copying it; a new payload gets its own.
+  const deprecated = await revisions.update('org/proj', 'r1', 'resource', 1, OPERATOR, () => ({ deprecated: true }));
+  expect(deprecated.rev).toBe(2);
+  expect(await store.table<Record<string, unknown>>('revisions').get(['org/proj', 'r1', 2])).toMatchObject({ payloadRev: 1, deprecated: true });
+  expect(await payloads.get(['org/proj', 'r1', 2])).toBeUndefined();
   expect((await revisions.fetch('org/proj', 'r1', { rev: 2 })).source).toEqual(source);
-  expect(updated.rev).toBe(2);
+  await revisions.create('org/proj', 'r2', 'resource', { source }, OPERATOR);
+  await revisions.update('org/proj', 'r2', 'resource', 1, OPERATOR, () => ({ source: { name: 'new' } }));
+  expect(await store.table<Record<string, unknown>>('revisions').get(['org/proj', 'r2', 2])).toMatchObject({ payloadRev: 2, sourceType: {} });
+  expect(await payloads.get(['org/proj', 'r2', 2])).toBe('{"name":"new"}');
+  expect((await revisions.fetch('org/proj', 'r2', { rev: 1 })).source).toEqual(source);
+  // Listing reads no payload stored apart.
+  const listed = (await revisions.list('org/proj', 'resource', 0, 10)).states;
+  expect(listed.map((state) => [state.id, state.rev, 'source' in state])).toEqual([['r1', 2, false], ['r2', 2, false]]);
 });
 
-test('a revision stored with its payload as an object (before) reads the same', async () => {
+test('revisions stored before, with the payload inline as an object or as JSON text, read the same', async () => {
   const revisions = await open();
   const source = { '@type': 'Dataset', name: 'old' };
-  await revisions.create('org/proj', 'r1', 'resource', { source }, OPERATOR);
+  await revisions.create('org/proj', 'object', 'resource', { source }, OPERATOR);
+  await revisions.create('org/proj', 'text', 'resource', { source }, OPERATOR);
   const table = store.table<Record<string, unknown>>('revisions');
-  const { sourceJson: _text, ...record } = (await table.get(['org/proj', 'r1', 1]))!;
-  await store.write(() => table.put(['org/proj', 'r1', 1], { ...record, source }));
+  // As written before: no payload row, no type recorded apart.
+  const before = async (id: string) => {
+    const { payloadRev: _rev, sourceType: _type, ...record } = (await table.get(['org/proj', id, 1]))!;
+    return record;
+  };
+  const [asObject, asText] = [await before('object'), await before('text')];
+  await store.write(async () => {
+    await table.put(['org/proj', 'object', 1], { ...asObject, source });
+    await table.put(['org/proj', 'text', 1], { ...asText, sourceJson: JSON.stringify(source) });
+    await store.table('payloads').remove(['org/proj', 'object', 1]);
+    await store.table('payloads').remove(['org/proj', 'text', 1]);
+  });
 
-  const state = await revisions.fetch('org/proj', 'r1', {});
-  expect(storedJsonOf(state)).toBeUndefined();
-  expect(state.source).toEqual(source);
-  expect((await revisions.list('org/proj', 'resource', 0, 10)).states[0]!.source).toEqual(source);
+  const object = await revisions.fetch('org/proj', 'object', {});
+  expect(storedJsonOf(object)).toBeUndefined();
+  expect(object.source).toEqual(source);
+  const text = await revisions.fetch('org/proj', 'text', {});
+  expect(storedJsonOf(text)).toBe(JSON.stringify(source));
+  expect(text.source).toEqual(source);
+  for (const state of (await revisions.list('org/proj', 'resource', 0, 10)).states) {
+    expect(state.source).toEqual(source);
+    expect(sourceTypeOf(state)).toBe('Dataset');
+  }
+  // Their next revision stores the payload apart.
+  await revisions.update('org/proj', 'text', 'resource', 1, OPERATOR, () => ({ deprecated: true }));
+  expect(await table.get(['org/proj', 'text', 2])).toMatchObject({ payloadRev: 2, sourceType: { '@type': 'Dataset' } });
+  expect(await store.table<string>('payloads').get(['org/proj', 'text', 2])).toBe(JSON.stringify(source));
 });
 
 test("a listing, a tag and a deprecation read a payload's type without parsing the payload, and carry its text over", async () => {
@@ -80,20 +115,10 @@ test("a listing, a tag and a deprecation read a payload's type without parsing t
     parse.mockRestore();
   }
   const stored = (await store.table<Record<string, unknown>>('revisions').get(['org/proj', 'typed', 3]))!;
-  expect(stored).toMatchObject({ sourceJson: text, sourceType: { '@type': ['Dataset', 'schema:Thing'] }, deprecated: true, tags: { v1: 1 } });
+  expect(stored).toMatchObject({ payloadRev: 1, sourceType: { '@type': ['Dataset', 'schema:Thing'] }, deprecated: true, tags: { v1: 1 } });
+  expect(await store.table<string>('payloads').get(['org/proj', 'typed', 1])).toBe(text);
   expect((await revisions.fetch('org/proj', 'typed', { rev: 3 })).source).toEqual(source);
   // A new payload records its own type.
   const updated = await revisions.update('org/proj', 'untyped', 'resource', 1, OPERATOR, () => ({ source: { '@type': 'Person' } }));
   expect(sourceTypeOf(await revisions.fetch('org/proj', 'untyped', { rev: updated.rev }))).toBe('Person');
-});
-
-test('a revision stored before types were recorded apart gives its type from its payload', async () => {
-  const revisions = await open();
-  await revisions.create('org/proj', 'r1', 'resource', { source: { '@type': 'Dataset' } }, OPERATOR);
-  const table = store.table<Record<string, unknown>>('revisions');
-  const { sourceType: _type, ...record } = (await table.get(['org/proj', 'r1', 1]))!;
-  await store.write(() => table.put(['org/proj', 'r1', 1], record));
-  const state = await revisions.fetch('org/proj', 'r1', {});
-  expect(state.sourceType).toBeUndefined();
-  expect(sourceTypeOf(state)).toBe('Dataset');
 });
