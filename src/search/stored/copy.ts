@@ -40,10 +40,10 @@ export function writeCopiedStoredFields(
     compression === 'dictionary'
       ? chooseDictionary(
           shape,
-          (i) => fragment(articles[i]!.source, 'article', articles[i]!.article),
+          (i) => articles[i]!.source.articleBytes(articles[i]!.article),
           (i) => {
             const owner = lastAtMost(firstParagraph, i);
-            return fragment(articles[owner]!.source, 'paragraph', articles[owner]!.from + i - firstParagraph[owner]!);
+            return articles[owner]!.source.paragraphBytes(articles[owner]!.from + i - firstParagraph[owner]!);
           },
         )
       : null;
@@ -70,13 +70,6 @@ export function writeCopiedStoredFields(
   } finally {
     writer.abandon();
   }
-}
-
-function fragment(source: StoredFields, kind: 'article' | 'paragraph', ordinal: number): Buffer {
-  const bytes = Buffer.allocUnsafe(kind === 'article' ? source.articleLength(ordinal) : source.paragraphLength(ordinal));
-  if (kind === 'article') source.copyArticle(ordinal, bytes, 0);
-  else source.copyParagraph(ordinal, bytes, 0);
-  return bytes;
 }
 
 /** The last index whose value is at most `value`, in ascending `values`. */

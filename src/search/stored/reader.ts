@@ -234,16 +234,25 @@ export class StoredFields {
     this.place(scratch, paragraphStart - articleStart, this.paragraphCodedLengths[paragraph]!, target, paragraphAt, this.paragraphLengths[paragraph]!);
   }
 
-  articleJson(article: number): string {
+  /** An article's fragment in a buffer of its own. */
+  articleBytes(article: number): Buffer {
     const bytes = Buffer.allocUnsafe(this.articleLength(article));
     this.copyArticle(article, bytes, 0);
-    return bytes.toString('utf8');
+    return bytes;
+  }
+
+  paragraphBytes(paragraph: number): Buffer {
+    const bytes = Buffer.allocUnsafe(this.paragraphLength(paragraph));
+    this.copyParagraph(paragraph, bytes, 0);
+    return bytes;
+  }
+
+  articleJson(article: number): string {
+    return this.articleBytes(article).toString('utf8');
   }
 
   paragraphJson(paragraph: number): string {
-    const bytes = Buffer.allocUnsafe(this.paragraphLength(paragraph));
-    this.copyParagraph(paragraph, bytes, 0);
-    return bytes.toString('utf8');
+    return this.paragraphBytes(paragraph).toString('utf8');
   }
 
   /** A paragraph's text, parsed back out of its fragment (for the reranker and the generator). */
