@@ -112,7 +112,7 @@ export async function openPlatform(options: PlatformOptions): Promise<Platform> 
   const projects = await ProjectService.open(store, orgs, acls, baseUri, literatureRef, opened, clock);
   await orgs.ensure(literatureRef.org, OPERATOR);
   const literature = new LiteratureResources(options.literature, (await projects.get(literatureRef))!, opened);
-  const revisions = new RevisionStore(store, clock);
+  const revisions = await RevisionStore.open(store, clock);
   const renderer = createRenderer({
     threads: options.renderThreads ?? Math.max(1, Math.min(2, availableParallelism() - 1)),
     maxBytes: options.maxRenderedBytes ?? DEFAULT_MAX_RENDERED_BYTES,

@@ -37,7 +37,7 @@ export class ResourceService {
     const project = await this.projects.forWrite(ref);
     const id = this.idFor(project, idSegment, payload) ?? project.base + randomUUID();
     await this.checkJsonLd(id, payload, project);
-    return this.revisions.create(projectKey(ref), id, 'resource', { source: payload, sourceBytes: jsonBytes(payload) }, identity);
+    return this.revisions.create(projectKey(ref), id, 'resource', { source: payload }, identity);
   }
 
   async update(ref: ProjectRef, idSegment: string, rev: number, payload: JsonObject, identity: Identity): Promise<EntityState> {
@@ -45,7 +45,7 @@ export class ResourceService {
     const project = await this.projects.forWrite(ref);
     const id = this.idFor(project, idSegment, payload)!;
     await this.checkJsonLd(id, payload, project);
-    return this.revisions.update(projectKey(ref), id, 'resource', rev, identity, () => ({ source: payload, sourceBytes: jsonBytes(payload) }));
+    return this.revisions.update(projectKey(ref), id, 'resource', rev, identity, () => ({ source: payload }));
   }
 
   async tag(ref: ProjectRef, idSegment: string, rev: number, tag: string, target: number, identity: Identity): Promise<EntityState> {
@@ -99,8 +99,4 @@ export class ResourceService {
     if (tooDeep !== null) throw rejections.decodingFailed([tooDeep]);
     await this.renderer.json({ id, source: payload, metadata: {}, base: project.base, vocab: project.vocab }, 'expanded');
   }
-}
-
-function jsonBytes(payload: JsonObject): number {
-  return Buffer.byteLength(JSON.stringify(payload));
 }

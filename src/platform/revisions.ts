@@ -28,7 +28,7 @@ export interface EntityState extends Audit {
   deprecated: boolean;
   /** The payload as submitted (resources); empty for files. */
   source: Record<string, unknown>;
-  /** Size of the payload as JSON, recorded at write time: bounds what an archive may render before it renders anything. */
+  /** Size of the payload as JSON, recorded when the payload is stored: bounds what an archive may render before it renders anything. */
   sourceBytes?: number;
   /**
    * The payload's `@type` as written (an empty object when it has none), kept apart so that
@@ -87,17 +87,41 @@ export type RevisionSelector = { rev: number } | { tag: string } | Record<string
 
 export class RevisionStore {
   private readonly heads: Table<Head>;
+  /** Revision numbers of the heads again, keyed [project, kind, id]: what a listing pages through and counts. */
+  private readonly listings: Table<number>;
   private readonly revisions: Table<StoredRevision>;
   /** Payload texts, keyed [project, id, rev] of the revision that wrote them. */
   private readonly payloads: Table<string>;
 
-  constructor(
+  private constructor(
     private readonly store: Store,
     private readonly clock: () => number,
   ) {
     this.heads = store.table('heads');
+    this.listings = store.table('listings');
     this.revisions = store.table('revisions');
     this.payloads = store.table('payloads');
+  }
+
+  static async open(store: Store, clock: () => number): Promise<RevisionStore> {
+    const revisions = new RevisionStore(store, clock);
+    await revisions.fillListings();
+    return revisions;
+  }
+
+  /**
+   * A store written before the listings table (LMDB; PostgreSQL's migration fills it) gets it
+   * filled from the heads, once, in one write: re-checked inside, as replicas may start together.
+   */
+  private async fillListings(): Promise<void> {
+    if ((await this.listings.count()) > 0 || (await this.heads.count()) === 0) return;
+    await this.store.write(async () => {
+      if ((await this.listings.count()) > 0) return;
+      for (const { key, value } of await this.heads.range()) {
+        const [project, id] = key as string[];
+        await this.listings.put([project!, value.kind, id!], value.rev);
+      }
+    });
   }
 
   /** A stored revision with its payload: read from the payloads table, its text parsed on first use (stored-json.ts). */
@@ -126,7 +150,7 @@ export class RevisionStore {
     project: string,
     id: string,
     kind: EntityKind,
-    content: { source: Record<string, unknown>; sourceBytes?: number; file?: FileAttributes },
+    content: { source: Record<string, unknown>; file?: FileAttributes },
     identity: Identity,
   ): Promise<EntityState> {
     return this.store.write(async () => {
@@ -140,7 +164,6 @@ export class RevisionStore {
         deprecated: false,
         source: content.source,
         sourceType: typeRecord(content.source),
-        ...(content.sourceBytes !== undefined && { sourceBytes: content.sourceBytes }),
         ...(content.file && { file: content.file }),
         tags: {},
       };
@@ -159,7 +182,7 @@ export class RevisionStore {
     kind: EntityKind,
     rev: number,
     identity: Identity,
-    change: (latest: EntityState) => Partial<Pick<EntityState, 'source' | 'sourceBytes' | 'file' | 'tags' | 'deprecated'>>,
+    change: (latest: EntityState) => Partial<Pick<EntityState, 'source' | 'file' | 'tags' | 'deprecated'>>,
   ): Promise<EntityState> {
     return this.store.write(async () => {
       const latest = await this.assertUpdatable(project, id, kind, rev);
@@ -201,12 +224,11 @@ export class RevisionStore {
     return this.update(project, id, kind, rev, identity, () => ({ deprecated: true }));
   }
 
-  /** Latest revisions of the entities of a project, in id order. */
+  /** Latest revisions of the entities of a project, in id order: the page read through the index, never the entities before it. */
   async list(project: string, kind: EntityKind, offset: number, limit: number): Promise<{ total: number; states: ListedState[] }> {
-    const matching = (await this.heads.range([project])).filter(({ value }) => value.kind === kind);
-    const page = matching.slice(offset, offset + limit);
-    const states = await Promise.all(page.map(({ key, value }) => this.revisions.get([project, (key as string[])[1]!, value.rev])));
-    return { total: matching.length, states: states.map((state) => listed(state!)) };
+    const [total, page] = await Promise.all([this.listings.count([project, kind]), this.listings.range([project, kind], { offset, limit })]);
+    const states = await Promise.all(page.map(({ key, value: rev }) => this.revisions.get([project, (key as string[])[2]!, rev])));
+    return { total, states: states.map((state) => listed(state!)) };
   }
 
   /** The content digests of every revision of every file. */
@@ -230,11 +252,15 @@ export class RevisionStore {
     const key = [state.project, state.id, state.rev];
     let { payloadRev } = state;
     if (payloadRev === undefined) {
-      await this.payloads.put(key, storedJsonOf(state) ?? JSON.stringify(state.source));
+      // The payload is written out once: its size is recorded from the text stored.
+      const text = storedJsonOf(state) ?? JSON.stringify(state.source);
+      await this.payloads.put(key, text);
+      state.sourceBytes = Buffer.byteLength(text);
       payloadRev = state.rev;
     }
     await this.revisions.put(key, { ...withoutSource(state), payloadRev });
     await this.heads.put([state.project, state.id], { kind: state.kind, rev: state.rev });
+    await this.listings.put([state.project, state.kind, state.id], state.rev);
   }
 }
 

@@ -22,6 +22,9 @@ interface Overlay {
   announced: { channel: string; key: string }[];
 }
 
+/** LMDB range bounds of the keys under `prefix`: an element after a prefix is an id, a kind or a number, none sorting after '\uffff' (ids start with an ASCII scheme). */
+const bounds = (prefix: readonly string[] | undefined) => (prefix === undefined ? {} : { start: prefix as Key, end: [...prefix, '\uffff'] as Key });
+
 const overlayKey = (table: TableName, key: StoreKey) => `${table}\n${JSON.stringify(key)}`;
 
 export function openLmdbStore(directory: string): Store {
@@ -42,6 +45,10 @@ export function openLmdbStore(directory: string): Store {
     return overlay;
   };
 
+  /** The running write's changes to `name` under `prefix`. */
+  const pendingUnder = (name: TableName, prefix: readonly string[] | undefined): Pending[] =>
+    [...(transaction.getStore()?.pending.values() ?? [])].filter((p) => p.table === name && (prefix === undefined || startsWith(p.key, prefix)));
+
   const table = <V>(name: TableName): Table<V> => ({
     get: async (key) => {
       const pending = transaction.getStore()?.pending.get(overlayKey(name, key));
@@ -50,15 +57,23 @@ export function openLmdbStore(directory: string): Store {
     },
     put: async (key, value) => void inTransaction('put').pending.set(overlayKey(name, key), { table: name, key, value }),
     remove: async (key) => void inTransaction('remove').pending.set(overlayKey(name, key), { table: name, key, value: undefined }),
-    range: async (prefix) => {
-      const options = prefix === undefined ? {} : { start: prefix as Key, end: [...prefix, '\uffff'] as Key };
-      const committed: Entry<V>[] = [...database(name).getRange(options)].map(({ key, value }) => ({ key: key as StoreKey, value: value as V }));
-      const pending = [...(transaction.getStore()?.pending.values() ?? [])].filter((p) => p.table === name && (prefix === undefined || startsWith(p.key, prefix)));
-      if (pending.length === 0) return committed;
+    range: async (prefix, page) => {
+      const pending = pendingUnder(name, prefix);
+      if (pending.length === 0) {
+        return [...database(name).getRange({ ...bounds(prefix), ...page })].map(({ key, value }) => ({ key: key as StoreKey, value: value as V }));
+      }
+      // Inside a write that changed entries under the prefix: the committed ones and the pending ones, merged.
       const changed = new Set(pending.map((p) => JSON.stringify(p.key)));
-      const merged: Entry<V>[] = committed.filter((entry) => !changed.has(JSON.stringify(entry.key)));
+      const merged: Entry<V>[] = [...database(name).getRange(bounds(prefix))]
+        .filter(({ key }) => !changed.has(JSON.stringify(key)))
+        .map(({ key, value }) => ({ key: key as StoreKey, value: value as V }));
       for (const p of pending) if (p.value !== undefined) merged.push({ key: p.key, value: p.value as V });
-      return merged.sort((a, b) => compareKeys(a.key, b.key));
+      merged.sort((a, b) => compareKeys(a.key, b.key));
+      return page === undefined ? merged : merged.slice(page.offset, page.offset + page.limit);
+    },
+    count: async (prefix) => {
+      if (pendingUnder(name, prefix).length > 0) return (await table(name).range(prefix)).length;
+      return database(name).getKeysCount(bounds(prefix));
     },
   });
 

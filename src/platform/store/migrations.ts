@@ -18,6 +18,12 @@ const MIGRATIONS: readonly string[] = [
   (['orgs', 'projects', 'literature-project', 'acls', 'heads', 'revisions', 'archives'] as const).map(createTable).join('\n'),
   // Payload texts apart from the revisions' metadata (revisions.ts).
   createTable('payloads'),
+  // Each project's entities by kind, so a listing pages and counts through the index (revisions.ts), filled
+  // from the heads here at once rather than one insert per entity at start.
+  `${createTable('listings')}
+INSERT INTO ${sqlTable('listings')} (key, key_json, value)
+  SELECT ARRAY[key[1], value::json->>'kind', key[2]], json_build_array(key[1], value::json->>'kind', key[2])::text, value::json->>'rev'
+  FROM ${sqlTable('heads')};`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -34,6 +34,17 @@ function keyArray(key: StoreKey): string[] {
   return (typeof key === 'string' ? [key] : key).map((element) => (typeof element === 'number' ? String(element).padStart(16, '0') : element));
 }
 
+/**
+ * The condition selecting the keys under `prefix`, as bounds the primary key's index serves:
+ * the prefix itself up to, not including, the prefix with a \u0001 after its last element (text
+ * cannot hold \u0000, so no element sorts between the two but those extending the last one).
+ */
+export function keysUnder(prefix: readonly string[] | undefined): { where: string; params: string[][] } {
+  if (prefix === undefined || prefix.length === 0) return { where: '', params: [] };
+  const after = [...prefix.slice(0, -1), `${prefix.at(-1)!}\u0001`];
+  return { where: ' WHERE key >= $1 AND key < $2', params: [keyArray(prefix), keyArray(after)] };
+}
+
 export async function openPostgresStore(url: string, logger: Logger): Promise<Store> {
   const pool = new pg.Pool({ connectionString: url, max: 10 });
   pool.on('error', (error) => logger.warn(`platform store: idle PostgreSQL connection failed: ${error.message}`));
@@ -79,12 +90,17 @@ export async function openPostgresStore(url: string, logger: Logger): Promise<St
         inTransaction('remove');
         await query(`DELETE FROM ${sql} WHERE key = $1`, [keyArray(key)]);
       },
-      range: async (prefix) => {
-        const { rows } =
-          prefix === undefined || prefix.length === 0
-            ? await query<{ key_json: string; value: string }>(`SELECT key_json, value FROM ${sql} ORDER BY key`)
-            : await query<{ key_json: string; value: string }>(`SELECT key_json, value FROM ${sql} WHERE key[1:${prefix.length}] = $1 ORDER BY key`, [keyArray(prefix)]);
+      range: async (prefix, page) => {
+        const { where, params } = keysUnder(prefix);
+        const paged = page === undefined ? '' : ` OFFSET $${params.length + 1} LIMIT $${params.length + 2}`;
+        const values = page === undefined ? params : [...params, page.offset, page.limit];
+        const { rows } = await query<{ key_json: string; value: string }>(`SELECT key_json, value FROM ${sql}${where} ORDER BY key${paged}`, values);
         return rows.map((row): Entry<V> => ({ key: JSON.parse(row.key_json) as StoreKey, value: JSON.parse(row.value) as V }));
+      },
+      count: async (prefix) => {
+        const { where, params } = keysUnder(prefix);
+        const { rows } = await query<{ count: number }>(`SELECT count(*)::integer AS count FROM ${sql}${where}`, params);
+        return rows[0]!.count;
       },
     };
   };

@@ -10,7 +10,7 @@
 /** A key: one string, or a tuple of strings and non-negative integers, ordered element by element. */
 export type StoreKey = string | readonly (string | number)[];
 
-export const TABLE_NAMES = ['orgs', 'projects', 'literature-project', 'acls', 'heads', 'revisions', 'archives', 'payloads'] as const;
+export const TABLE_NAMES = ['orgs', 'projects', 'literature-project', 'acls', 'heads', 'revisions', 'archives', 'payloads', 'listings'] as const;
 export type TableName = (typeof TABLE_NAMES)[number];
 
 export interface Entry<V> {
@@ -24,8 +24,18 @@ export interface Table<V> {
   put(key: StoreKey, value: V): Promise<void>;
   /** Only inside `Store.write`. */
   remove(key: StoreKey): Promise<void>;
-  /** The entries whose key tuple starts with `prefix` (every entry without one), in key order. */
-  range(prefix?: readonly string[]): Promise<Entry<V>[]>;
+  /**
+   * The entries whose key tuple starts with `prefix` (every entry without one), in key order;
+   * with `page`, the `limit` entries after the first `offset`, skipped by the backend's index.
+   */
+  range(prefix?: readonly string[], page?: Page): Promise<Entry<V>[]>;
+  /** How many entries' key tuple starts with `prefix` (every entry without one), counted without reading them. */
+  count(prefix?: readonly string[]): Promise<number>;
+}
+
+export interface Page {
+  offset: number;
+  limit: number;
 }
 
 export type AnnounceListener = (key: string) => Promise<void> | void;

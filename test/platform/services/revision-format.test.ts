@@ -12,7 +12,7 @@ import { afterEach, expect, test, vi } from 'vitest';
 import { OPERATOR } from '../../../src/platform/identities.js';
 import { RevisionStore, sourceTypeOf } from '../../../src/platform/revisions.js';
 import { openLmdbStore } from '../../../src/platform/store/lmdb.js';
-import type { Store } from '../../../src/platform/store/store.js';
+import type { Store, Table, TableName } from '../../../src/platform/store/store.js';
 import { storedJsonOf } from '../../../src/platform/stored-json.js';
 
 let store: Store;
@@ -25,7 +25,7 @@ afterEach(async () => {
 async function open(): Promise<RevisionStore> {
   dir = await mkdtemp(path.join(tmpdir(), 'revision-format-'));
   store = openLmdbStore(dir);
-  return new RevisionStore(store, () => 1_700_000_000_000);
+  return RevisionStore.open(store, () => 1_700_000_000_000);
 }
 
 test('a payload is stored as JSON text apart from the revision, read back equal, parsed on first read', async () => {
@@ -121,4 +121,68 @@ test("a listing, a tag and a deprecation read a payload's type without parsing t
   // A new payload records its own type.
   const updated = await revisions.update('org/proj', 'untyped', 'resource', 1, OPERATOR, () => ({ source: { '@type': 'Person' } }));
   expect(sourceTypeOf(await revisions.fetch('org/proj', 'untyped', { rev: updated.rev }))).toBe('Person');
+});
+
+/** The store, with each range's entries counted by table. */
+function countingRanges(inner: Store): { store: Store; read: Map<string, number> } {
+  const read = new Map<string, number>();
+  const table = <V>(name: TableName): Table<V> => {
+    const real = inner.table<V>(name);
+    return {
+      ...real,
+      range: async (prefix, page) => {
+        const entries = await real.range(prefix, page);
+        read.set(name, (read.get(name) ?? 0) + entries.length);
+        return entries;
+      },
+    };
+  };
+  return { store: { ...inner, table }, read };
+}
+
+test('a listing pages through the index of its kind: it reads the entries of its page and no other', async () => {
+  await open();
+  const { store: counted, read } = countingRanges(store);
+  const revisions = await RevisionStore.open(counted, () => 1_700_000_000_000);
+  const ids = Array.from({ length: 40 }, (_, i) => `http://x/${String(i).padStart(2, '0')}`);
+  for (const [i, id] of [...ids].reverse().entries()) await revisions.create('org/proj', id, i % 4 === 0 ? 'file' : 'resource', { source: { i } }, OPERATOR);
+  await revisions.create('org/other', 'http://x/00', 'resource', { source: {} }, OPERATOR);
+  await revisions.update('org/proj', ids[1]!, 'resource', 1, OPERATOR, () => ({ source: { changed: true } }));
+  const resourceIds = ids.filter((_, i) => (ids.length - 1 - i) % 4 !== 0);
+  read.clear();
+
+  const page = await revisions.list('org/proj', 'resource', 25, 10);
+  expect(page.total).toBe(30);
+  expect(page.states.map((state) => state.id)).toEqual(resourceIds.slice(25, 30));
+  expect([...read]).toEqual([['listings', 5]]);
+  const first = await revisions.list('org/proj', 'resource', 0, 3);
+  expect(first.states.map((state) => [state.id, state.rev])).toEqual([[ids[0], 1], [ids[1], 2], [ids[2], 1]]);
+  const files = await revisions.list('org/proj', 'file', 0, 100);
+  expect(files.total).toBe(10);
+  expect(files.states.every((state) => state.kind === 'file')).toBe(true);
+  expect((await revisions.list('org/proj', 'resource', 30, 10)).states).toEqual([]);
+});
+
+test('an LMDB store written before the listings table gets it filled from the heads when opened', async () => {
+  const revisions = await open();
+  await revisions.create('org/proj', 'http://x/b', 'resource', { source: {} }, OPERATOR);
+  await revisions.create('org/proj', 'http://x/a', 'file', { source: {} }, OPERATOR);
+  await revisions.create('org/proj', 'http://x/c', 'resource', { source: {} }, OPERATOR);
+  await revisions.tag('org/proj', 'http://x/c', 'resource', 1, 'v1', 1, OPERATOR);
+  const listings = store.table<number>('listings');
+  const filled = await listings.range();
+  // Back to what a server before the listings table left.
+  await store.write(async () => {
+    for (const { key } of filled) await listings.remove(key);
+  });
+  expect(await listings.count()).toBe(0);
+
+  const reopened = await RevisionStore.open(store, () => 1_700_000_000_000);
+  expect(await listings.range()).toEqual(filled);
+  expect(filled.map(({ key, value }) => [...(key as string[]), value])).toEqual([
+    ['org/proj', 'file', 'http://x/a', 1],
+    ['org/proj', 'resource', 'http://x/b', 1],
+    ['org/proj', 'resource', 'http://x/c', 2],
+  ]);
+  expect((await reopened.list('org/proj', 'resource', 0, 10)).states.map((state) => state.id)).toEqual(['http://x/b', 'http://x/c']);
 });

@@ -1,6 +1,6 @@
 /** --platform-store / --blob-dir: what the settings accept and refuse. */
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config.js';
+import { ConfigError, loadConfig } from '../../../src/config.js';
 
 describe('--platform-store and --blob-dir', () => {
   it('default to the embedded store and the blob directory under --data', () => {

@@ -1,0 +1,124 @@
+/** The PostgreSQL schema is created and versioned at start; a database a newer server migrated is refused, unchanged. */
+import pg from 'pg';
+import { describe, expect, test } from 'vitest';
+import { SCHEMA_VERSION } from '../../../src/platform/store/migrations.js';
+import { OPERATOR } from '../../../src/platform/identities.js';
+import { RevisionStore } from '../../../src/platform/revisions.js';
+import { keysUnder, openPostgresStore } from '../../../src/platform/store/postgres.js';
+import { schemaUrl } from '../../postgres/cluster.js';
+import { testPostgresUrl } from '../../postgres/project.js';
+
+const quiet = { info: () => undefined, warn: () => undefined };
+
+async function versions(url: string): Promise<number[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query<{ version: number }>('SELECT version FROM litserve_schema_version ORDER BY version')).rows.map((r) => r.version);
+  } finally {
+    await client.end();
+  }
+}
+
+describe('schema migrations', () => {
+  test('a new database is migrated once to the current version; opening it again changes nothing', async () => {
+    const url = await schemaUrl(testPostgresUrl()!, `migrations-${Date.now()}`);
+    await (await openPostgresStore(url, quiet)).close();
+    await (await openPostgresStore(url, quiet)).close();
+    expect(await versions(url)).toEqual(Array.from({ length: SCHEMA_VERSION }, (_, i) => i + 1));
+  });
+
+  test('a database at version 1 gets the payloads table at start, its records kept', async () => {
+    const url = await schemaUrl(testPostgresUrl()!, `from-1-${Date.now()}`);
+    await (await openPostgresStore(url, quiet)).close();
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      // Back to what a server of schema version 1 left: no payloads table (nor later ones), a record in another one.
+      await client.query('DROP TABLE litserve_payloads, litserve_listings');
+      await client.query('DELETE FROM litserve_schema_version WHERE version > 1');
+      await client.query(`INSERT INTO litserve_orgs (key, key_json, value) VALUES ('{lab}', '"lab"', '{"label":"lab"}')`);
+      const store = await openPostgresStore(url, quiet);
+      try {
+        expect(await store.table('orgs').get('lab')).toEqual({ label: 'lab' });
+        await store.write(() => store.table('payloads').put(['lab/p', 'r', 1], '{}'));
+        expect(await store.table('payloads').get(['lab/p', 'r', 1])).toBe('{}');
+      } finally {
+        await store.close();
+      }
+      expect(await versions(url)).toEqual(Array.from({ length: SCHEMA_VERSION }, (_, i) => i + 1));
+    } finally {
+      await client.end();
+    }
+  });
+
+  test("a database at version 2 gets the listings table filled from the heads at start, and lists them", async () => {
+    const url = await schemaUrl(testPostgresUrl()!, `from-2-${Date.now()}`);
+    const store = await openPostgresStore(url, quiet);
+    const revisions = await RevisionStore.open(store, Date.now);
+    for (const id of ['r2', 'r1', 'f1', 'r3']) {
+      await revisions.create('lab/p', `http://x/${id}`, id.startsWith('f') ? 'file' : 'resource', { source: { n: id } }, OPERATOR);
+    }
+    await revisions.deprecate('lab/p', 'http://x/r1', 'resource', 1, OPERATOR);
+    await revisions.create('lab/q', 'http://x/r9', 'resource', { source: {} }, OPERATOR);
+    await store.close();
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      // Back to what a server of schema version 2 left: the heads, no listings table.
+      await client.query('DROP TABLE litserve_listings');
+      await client.query('DELETE FROM litserve_schema_version WHERE version > 2');
+      const reopened = await openPostgresStore(url, quiet);
+      try {
+        const listings = reopened.table<number>('listings');
+        expect(await listings.range()).toEqual([
+          { key: ['lab/p', 'file', 'http://x/f1'], value: 1 },
+          { key: ['lab/p', 'resource', 'http://x/r1'], value: 2 },
+          { key: ['lab/p', 'resource', 'http://x/r2'], value: 1 },
+          { key: ['lab/p', 'resource', 'http://x/r3'], value: 1 },
+          { key: ['lab/q', 'resource', 'http://x/r9'], value: 1 },
+        ]);
+        const listed = await (await RevisionStore.open(reopened, Date.now)).list('lab/p', 'resource', 1, 5);
+        expect(listed.total).toBe(3);
+        expect(listed.states.map((state) => [state.id, state.rev])).toEqual([['http://x/r2', 1], ['http://x/r3', 1]]);
+      } finally {
+        await reopened.close();
+      }
+    } finally {
+      await client.end();
+    }
+  });
+
+  test("a range reads through the primary key's index, never a scan of the whole table", async () => {
+    const client = new pg.Client({ connectionString: testPostgresUrl()! });
+    await client.connect();
+    try {
+      await client.query('CREATE TEMPORARY TABLE keyed (key text[] COLLATE "C" PRIMARY KEY, value text)');
+      // With sequential scans priced out (the table is empty), the plan shows whether the index bounds the scan.
+      await client.query('SET enable_seqscan = off');
+      const plan = async (where: string, params: unknown[]) =>
+        (await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN SELECT value FROM keyed${where} ORDER BY key`, params)).rows.map((row) => row['QUERY PLAN']).join('\n');
+      for (const prefix of [['lab/p'], ['lab/p', 'resource'], ['lab/p', 'http://x/r1']]) {
+        const { where, params } = keysUnder(prefix);
+        expect(await plan(where, params)).toMatch(/Index Cond: \(\(key >= .*\) AND \(key < .*\)\)/);
+      }
+      // What the store ran before: a condition on a slice of the key, which bounds no index scan (every key is read).
+      expect(await plan(' WHERE key[1:1] = $1', [['lab/p']])).not.toMatch(/Index Cond/);
+    } finally {
+      await client.end();
+    }
+  });
+
+  test('a database at a newer version is refused with a message naming both versions', async () => {
+    const url = await schemaUrl(testPostgresUrl()!, `newer-${Date.now()}`);
+    await (await openPostgresStore(url, quiet)).close();
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    await client.query('INSERT INTO litserve_schema_version (version) VALUES ($1)', [SCHEMA_VERSION + 1]);
+    await client.end();
+    await expect(openPostgresStore(url, quiet)).rejects.toThrow(
+      new RegExp(`schema is at version ${SCHEMA_VERSION + 1}, newer than this server's ${SCHEMA_VERSION}`),
+    );
+    expect(await versions(url)).toEqual([...Array.from({ length: SCHEMA_VERSION }, (_, i) => i + 1), SCHEMA_VERSION + 1]);
+  });
+});
