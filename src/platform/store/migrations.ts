@@ -4,7 +4,7 @@
  * Each platform table holds one kind of record, keyed like the LMDB store:
  * the key tuple as text[] ("C" collation: byte order, as LMDB), its JSON form
  * (which elements are numbers), and the record as JSON text (kept verbatim,
- * so payloads keep their key order).
+ * so payloads keep their key order); a payload is its own JSON text.
  */
 import type pg from 'pg';
 import type { TableName } from './store.js';
@@ -24,6 +24,8 @@ const MIGRATIONS: readonly string[] = [
 INSERT INTO ${sqlTable('listings')} (key, key_json, value)
   SELECT ARRAY[key[1], value::json->>'kind', key[2]], json_build_array(key[1], value::json->>'kind', key[2])::text, value::json->>'rev'
   FROM ${sqlTable('heads')};`,
+  // Payload texts kept as they are (TEXT_TABLES), no longer as JSON strings of themselves.
+  `UPDATE ${sqlTable('payloads')} SET value = value::json #>> '{}';`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

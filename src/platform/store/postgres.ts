@@ -11,7 +11,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import pg from 'pg';
 import { migrate, sqlTable } from './migrations.js';
-import type { AnnounceListener, Entry, Store, StoreKey, Table, TableName } from './store.js';
+import { type AnnounceListener, type Entry, type Store, type StoreKey, type Table, type TableName, TEXT_TABLES } from './store.js';
 
 interface Transaction {
   client: pg.PoolClient;
@@ -74,16 +74,19 @@ export async function openPostgresStore(url: string, logger: Logger): Promise<St
 
   const table = <V>(name: TableName): Table<V> => {
     const sql = sqlTable(name);
+    const text = TEXT_TABLES.has(name);
+    const encode = (value: V): string => (text ? (value as string) : JSON.stringify(value));
+    const decode = (value: string): V => (text ? value : JSON.parse(value)) as V;
     return {
       get: async (key) => {
         const { rows } = await query<{ value: string }>(`SELECT value FROM ${sql} WHERE key = $1`, [keyArray(key)]);
-        return rows[0] === undefined ? undefined : (JSON.parse(rows[0].value) as V);
+        return rows[0] === undefined ? undefined : decode(rows[0].value);
       },
       put: async (key, value) => {
         inTransaction('put');
         await query(
           `INSERT INTO ${sql} (key, key_json, value) VALUES ($1, $2, $3) ON CONFLICT (key) DO UPDATE SET key_json = excluded.key_json, value = excluded.value`,
-          [keyArray(key), JSON.stringify(key), JSON.stringify(value)],
+          [keyArray(key), JSON.stringify(key), encode(value)],
         );
       },
       remove: async (key) => {
@@ -95,7 +98,7 @@ export async function openPostgresStore(url: string, logger: Logger): Promise<St
         const paged = page === undefined ? '' : ` OFFSET $${params.length + 1} LIMIT $${params.length + 2}`;
         const values = page === undefined ? params : [...params, page.offset, page.limit];
         const { rows } = await query<{ key_json: string; value: string }>(`SELECT key_json, value FROM ${sql}${where} ORDER BY key${paged}`, values);
-        return rows.map((row): Entry<V> => ({ key: JSON.parse(row.key_json) as StoreKey, value: JSON.parse(row.value) as V }));
+        return rows.map((row): Entry<V> => ({ key: JSON.parse(row.key_json) as StoreKey, value: decode(row.value) }));
       },
       count: async (prefix) => {
         const { where, params } = keysUnder(prefix);

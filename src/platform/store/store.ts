@@ -13,6 +13,9 @@ export type StoreKey = string | readonly (string | number)[];
 export const TABLE_NAMES = ['orgs', 'projects', 'literature-project', 'acls', 'heads', 'revisions', 'archives', 'payloads', 'listings'] as const;
 export type TableName = (typeof TABLE_NAMES)[number];
 
+/** Tables whose values are texts (payloads: JSON already), which PostgreSQL stores as they are rather than as JSON strings. */
+export const TEXT_TABLES: ReadonlySet<TableName> = new Set(['payloads']);
+
 export interface Entry<V> {
   key: StoreKey;
   value: V;

@@ -89,6 +89,32 @@ describe('schema migrations', () => {
     }
   });
 
+  test('a database at version 3 gets its payload texts unescaped at start, read back as written', async () => {
+    const url = await schemaUrl(testPostgresUrl()!, `from-3-${Date.now()}`);
+    const source = { '@type': 'Dataset', quote: 'say "hi"\\ \u00e9 \ud83d\ude00', nested: { list: [1, 2.5, null] } };
+    const store = await openPostgresStore(url, quiet);
+    await (await RevisionStore.open(store, Date.now)).create('lab/p', 'http://x/r', 'resource', { source }, OPERATOR);
+    await store.close();
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      const stored = async () => (await client.query<{ value: string }>('SELECT value FROM litserve_payloads')).rows.map((row) => row.value);
+      expect(await stored()).toEqual([JSON.stringify(source)]);
+      // Back to what a server of schema version 3 left: the payload text as a JSON string of itself.
+      await client.query('UPDATE litserve_payloads SET value = $1', [JSON.stringify(JSON.stringify(source))]);
+      await client.query('DELETE FROM litserve_schema_version WHERE version > 3');
+      const reopened = await openPostgresStore(url, quiet);
+      try {
+        expect(await stored()).toEqual([JSON.stringify(source)]);
+        expect((await (await RevisionStore.open(reopened, Date.now)).fetch('lab/p', 'http://x/r', {})).source).toEqual(source);
+      } finally {
+        await reopened.close();
+      }
+    } finally {
+      await client.end();
+    }
+  });
+
   test("a range reads through the primary key's index, never a scan of the whole table", async () => {
     const client = new pg.Client({ connectionString: testPostgresUrl()! });
     await client.connect();
