@@ -142,7 +142,7 @@ export class IndexWriter {
     if (this.builder.articleCount === 0) return;
     const name = this.nextSegmentName;
     const header = await this.builder.write(segmentFile(this.dir, name));
-    await this.builder.stored.write(storedFile(this.dir, name), this.storedCompression);
+    this.builder.stored.write(storedFile(this.dir, name), this.storedCompression);
     const pending: PendingSegment = {
       entry: { name, paragraphs: header.paragraphs, articles: header.articles, deletions: null, deletedArticles: 0 },
       deleted: null,

@@ -44,7 +44,7 @@ export class StoredFieldsBuilder {
   }
 
   /** Writes the file and fsyncs it; the caller publishes it with its segment. */
-  async write(file: string, compression: StoredCompression = DEFAULT_STORED_COMPRESSION, chunkSize = DEFAULT_CHUNK_SIZE): Promise<void> {
+  write(file: string, compression: StoredCompression = DEFAULT_STORED_COMPRESSION, chunkSize = DEFAULT_CHUNK_SIZE): void {
     const view = this.stream.view();
     const stream = Buffer.from(view.buffer, view.byteOffset, view.length);
     const shape = { articles: this.articleStarts.length, paragraphs: this.paragraphStarts.length, dataLength: stream.length };
