@@ -20,6 +20,7 @@ import { enableCors } from './http/cors.js';
 import { loadUiAssets, type UiAssets } from './http/ui/assets.js';
 import { uiRoutes } from './http/ui/routes.js';
 import { addSecurityHeaders } from './http/security-headers.js';
+import { buildValidator } from './http/validation.js';
 import { PLATFORM_MAX_PARAM_LENGTH, platformApi } from './http/platform/index.js';
 import { platformErrorBody } from './http/platform/errors.js';
 import { AuthenticationError, AuthorizationError, type Platform } from './platform/index.js';
@@ -51,22 +52,31 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
     routerOptions: { maxParamLength: PLATFORM_MAX_PARAM_LENGTH },
     bodyLimit: 1024 * 1024,
     requestTimeout: services.config.requestTimeout,
+    // Node checks request timeouts every 30 s by default (a 3 s timeout fired after up to 33 s), and
+    // its 60 s headers timeout outlived a shorter request timeout.
+    http: {
+      connectionsCheckingInterval: timeoutCheckInterval(services.config.requestTimeout),
+      headersTimeout: Math.min(60_000, services.config.requestTimeout),
+    },
     return503OnClosing: true,
-    // Requests Node's HTTP parser rejects never reach fastify: answer them in the literature vocabulary too.
+    // Requests Node's HTTP parser rejects never reach fastify: answer them in the vocabulary of the API addressed.
     clientErrorHandler: answerClientError,
     // Undecodable URLs are refused by the router before any route runs: answer in the vocabulary of the API addressed.
     frameworkErrors: (error, request, reply) => {
       const body = request.url.startsWith('/v1') ? platformErrorBody('InvalidPathSegment', error.message) : literatureErrorBody(ErrorCode.INVALID_INPUT, error.message);
       void (reply as FastifyReply).code(400).type('application/json').send(JSON.stringify(body));
     },
-    ajv: {
-      // Unknown parameters and fields are errors (a typo must not silently drop a filter);
-      // single query values are coerced to arrays for repeatable filters.
-      customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: false },
-    },
+    // Query strings coerced to the schemas' types, bodies not; no non-finite number passes (validation.ts).
+    schemaController: { compilersFactory: { buildValidator } },
   });
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
+  });
+  app.addHook('onRequest', async (request) => {
+    requestUrls.set(request.raw.socket, request.url);
+  });
+  app.addHook('onResponse', async (request) => {
+    requestUrls.delete(request.raw.socket);
   });
   logRequests(app);
   addSecurityHeaders(app);
@@ -90,8 +100,9 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
       // Load balancers poll health from one address, often: never limit it.
       allowList: (request) => isHealthProbe(request.url),
       // Each API's error handler turns this into its own vocabulary (code 5 / TooManyRequests).
+      // `after` is the time left until the window resets.
       errorResponseBuilder: (_request, context) =>
-        Object.assign(new Error(`rate limit of ${context.max} requests per ${context.after} exceeded; retry later`), { statusCode: 429 }),
+        Object.assign(new Error(`rate limit of ${context.max} requests per minute exceeded; retry in ${context.after}`), { statusCode: 429 }),
     });
   }
 
@@ -175,14 +186,31 @@ async function authorizeLiterature(platform: Platform, project: string, request:
   }
 }
 
-/** Malformed HTTP (bad request line, oversized headers, conflicting lengths, slow clients): one response, then close. */
-function answerClientError(error: Error & { code?: string }, socket: Socket): void {
+/** The URL of the request each connection is on, for the answer to a request that times out while its body is sent. */
+const requestUrls = new WeakMap<Socket, string>();
+
+/** How often Node looks for requests past the timeout: a tenth of it, within 250 ms and Node's default 30 s. */
+function timeoutCheckInterval(requestTimeoutMs: number): number {
+  return Math.min(30_000, Math.max(250, Math.round(requestTimeoutMs / 10)));
+}
+
+/**
+ * Malformed HTTP (bad request line, oversized headers, conflicting lengths, slow clients): one response,
+ * then close. The body is in the `/v1` vocabulary when the request addresses `/v1` (its request line in
+ * the bytes the parser failed on, or a request whose body was still coming); otherwise in the literature one.
+ */
+function answerClientError(error: Error & { code?: string; rawPacket?: unknown }, socket: Socket): void {
   if (!socket.writable) {
     socket.destroy();
     return;
   }
   const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
   const message = status === 431 ? 'request headers too large' : status === 408 ? 'request not received in time (--request-timeout)' : 'malformed HTTP request';
-  const body = JSON.stringify(literatureErrorBody(ErrorCode.INVALID_INPUT, message));
+  // The bytes the parser failed on (a Buffer, whatever fastify's types say) start with the request line when it was not read yet.
+  const requestLine = Buffer.isBuffer(error.rawPacket) ? error.rawPacket.toString('latin1', 0, 64) : '';
+  const url = /^[A-Z]+ (\S+)/.exec(requestLine)?.[1] ?? requestUrls.get(socket) ?? '';
+  const platform = /^\/v1(?:[/?]|$)/.test(url);
+  const platformType = status === 431 ? 'HeadersTooLarge' : status === 408 ? 'RequestTimeout' : 'MalformedRequest';
+  const body = JSON.stringify(platform ? platformErrorBody(platformType, message) : literatureErrorBody(ErrorCode.INVALID_INPUT, message));
   socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
 }

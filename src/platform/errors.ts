@@ -57,6 +57,8 @@ export const rejections = {
     new PlatformError(400, 'ProjectIsMarkedForDeletion', `Project '${project}' is marked for deletion.`),
   projectIsReadOnly: (project: string) =>
     new PlatformError(400, 'ProjectIsReadOnly', `Project '${project}' is read-only: its resources come from the literature index.`),
+  orgHoldsReadOnlyProject: (org: string) =>
+    new PlatformError(400, 'ProjectIsReadOnly', `Organization '${org}' holds the read-only literature project: it cannot be deprecated.`),
   resourceNotFound: (id: string, project: string) =>
     new PlatformError(404, 'ResourceNotFound', `Resource '${id}' not found in project '${project}'.`),
   fileNotFound: (id: string, project: string) => new PlatformError(404, 'FileNotFound', `File '${id}' not found in project '${project}'.`),

@@ -110,7 +110,7 @@ export async function openPlatform(options: PlatformOptions): Promise<Platform> 
   const acls = await AclService.open(store, auth.acls, options.authFile !== null, clock);
   const orgs = new OrgService(store, acls, clock);
   const projects = await ProjectService.open(store, orgs, acls, baseUri, literatureRef, opened, clock);
-  await orgs.ensure(literatureRef.org, OPERATOR);
+  await orgs.ensureLiterature(literatureRef.org, OPERATOR);
   const literature = new LiteratureResources(options.literature, (await projects.get(literatureRef))!, opened);
   const revisions = await RevisionStore.open(store, clock);
   const renderer = createRenderer({

@@ -3,6 +3,8 @@
  * mappings and base; payload ids are resolved against a base like any
  * relative IRI reference.
  */
+import { resolveReference } from './jsonld.js';
+
 export interface ApiMapping {
   prefix: string;
   namespace: string;
@@ -19,18 +21,19 @@ export function isAbsoluteIri(value: string): boolean {
   return SCHEME.test(value) && !FORBIDDEN.test(value) && Buffer.byteLength(value) <= MAX_IRI_BYTES;
 }
 
-/** Resolves a relative IRI reference against `base`; absolute IRIs are kept as they are. Null when no IRI results. */
+/**
+ * Resolves a relative IRI reference against `base` as JSON-LD does (RFC 3987: characters are kept as
+ * written, so `café` names the same resource in a payload as in a URL path, where WHATWG URL parsing
+ * would have percent-encoded it); absolute IRIs are kept as they are. Null when no IRI results.
+ */
 export function resolveIri(reference: string, base: string): string | null {
   if (SCHEME.test(reference)) return isAbsoluteIri(reference) ? reference : null;
-  let resolved: string;
-  try {
-    resolved = new URL(reference, base).href;
-  } catch {
-    // Bases such as `urn:x:` are not hierarchical; a plain suffix is the only sensible reading.
-    resolved = base + reference;
-  }
+  // Bases such as `urn:x:` are not hierarchical; a plain suffix is the only sensible reading.
+  const resolved = HIERARCHICAL.test(base) ? resolveReference(base, reference) : base + reference;
   return isAbsoluteIri(resolved) ? resolved : null;
 }
+
+const HIERARCHICAL = /^[A-Za-z][A-Za-z0-9+.-]*:\//;
 
 /**
  * Expands an id taken from a URL path segment (already percent-decoded):

@@ -20,13 +20,19 @@ interface Term {
   value: string;
 }
 
-// The library's type declarations lag behind its API (loader signature, dataset shape).
+// The library's type declarations lag behind its API (loader signature, dataset shape, url helpers).
 const processor = jsonld as unknown as {
   expand(input: unknown, options: object): Promise<unknown[]>;
   compact(input: unknown, context: unknown, options: object): Promise<JsonObject>;
   toRDF(input: unknown, options: object): Promise<Quad[]>;
+  url: { prependBase(base: string, reference: string): string };
 };
 const options = { documentLoader: localDocumentLoader };
+
+/** `reference` resolved against `base` as the processor resolves relative IRIs (RFC 3986, characters kept as written). */
+export function resolveReference(base: string, reference: string): string {
+  return processor.url.prependBase(base, reference);
+}
 
 export async function expand(document: unknown): Promise<unknown[]> {
   return guarded(() => processor.expand(document, options));

@@ -16,6 +16,8 @@ export interface OrgState extends Audit {
 
 export class OrgService {
   private readonly db: Table<OrgState>;
+  /** The organization of the built-in literature project (ensureLiterature). */
+  private literatureOrg: string | null = null;
 
   constructor(
     private readonly store: Store,
@@ -65,6 +67,8 @@ export class OrgService {
 
   async deprecate(label: string, rev: number, identity: Identity): Promise<OrgState> {
     this.acls.require(identity, 'organizations/write', `/${label}`);
+    // Deprecated, it would refuse the literature project's own settings with a misleading reason.
+    if (label === this.literatureOrg) throw rejections.orgHoldsReadOnlyProject(label);
     return this.store.write(async () => {
       const org = this.checkedForChange(label, await this.db.get(label), rev);
       const next: OrgState = { ...org, ...updatedBy(org, identity, this.clock()), deprecated: true, rev: org.rev + 1 };
@@ -73,8 +77,9 @@ export class OrgService {
     });
   }
 
-  /** Makes sure an organization exists, for the built-in literature project. */
-  async ensure(label: string, identity: Identity): Promise<void> {
+  /** Makes sure the organization of the built-in literature project exists; it cannot be deprecated. */
+  async ensureLiterature(label: string, identity: Identity): Promise<void> {
+    this.literatureOrg = label;
     await this.store.write(async () => {
       if (await this.db.get(label)) return;
       await this.db.put(label, { label, uuid: randomUUID(), rev: 1, deprecated: false, ...createdBy(identity, this.clock()) });

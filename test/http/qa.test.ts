@@ -159,6 +159,9 @@ describe('POST /qa/streamed_generative', () => {
     const response = await app.inject({ method: 'POST', url: '/qa/streamed_generative', payload });
     expect(response.statusCode).toBe(200);
     expect(response.headers['content-type']).toContain('text/event-stream');
+    // The stream carries the headers every response carries, though it bypasses the reply's hooks.
+    expect(response.headers).toMatchObject({ 'x-content-type-options': 'nosniff', 'content-security-policy': "default-src 'none'; sandbox" });
+    expect(response.headers['x-request-id']).toMatch(/^[0-9a-f]{32}$/);
     const events = response.body
       .trim()
       .split('\n\n')

@@ -58,3 +58,47 @@ describe('validation messages', () => {
     expect(detail).toMatchObject({ code: 8, parameter: 'query', detail: 'query is blank' });
   });
 });
+
+describe('numbers and types', () => {
+  it.each([
+    '/retrieval/?query=grid&retriever_k=Infinity',
+    '/retrieval/?query=grid&retriever_k=1e999',
+    '/retrieval/?query=grid&retriever_k=-Infinity',
+    '/retrieval/article_listing?number_results=Infinity',
+    '/retrieval/article_listing?size=-Infinity&page=Infinity',
+    '/suggestions/author?name=a&limit=Infinity',
+  ])('%s: an infinite number is out of bounds like any other (422, not a 500 nor an unbounded answer)', async (url) => {
+    const detail = await rejects({ method: 'GET', url });
+    expect(detail.code).toBe(8);
+    expect(detail.detail).toMatch(/finite number|must be/);
+  });
+
+  it.each(['/qa/generative', '/qa/streamed_generative'])('%s refuses an infinite retriever_k in the body, as text or as 1e999', async (url) => {
+    for (const payload of ['{"query":"place cells","retriever_k":"Infinity"}', '{"query":"place cells","retriever_k":1e999}']) {
+      const detail = await rejects({ method: 'POST', url, headers: { 'content-type': 'application/json' }, payload });
+      expect(detail.code).toBe(8);
+    }
+  });
+
+  it('a JSON body keeps its types: a number, a boolean or an array where text is expected is refused, not converted', async () => {
+    for (const body of [{ query: 5 }, { query: true }, { query: ['place cells'] }, { query: 'place cells', retriever_k: '5' }, { query: 'place cells', use_reranker: 'true' }]) {
+      const detail = await rejects({ method: 'POST', url: '/qa/generative', payload: body });
+      expect(detail.code).toBe(8);
+    }
+    // Query strings are text: their numbers and repeatable filters are still read from it.
+    const listed = await app.inject({ method: 'GET', url: '/retrieval/article_listing?number_results=3&article_types=research-article' });
+    expect(listed.statusCode).toBe(200);
+  });
+});
+
+describe('blank text and unknown parameters, alike on every literature route', () => {
+  it('a blank /retrieval/ query is 422 "query is blank", as a blank question is', async () => {
+    expect(await rejects({ method: 'GET', url: '/retrieval/?query=%20%20' })).toMatchObject({ code: 8, parameter: 'query', detail: 'query is blank' });
+    expect(await rejects({ method: 'POST', url: '/qa/generative', payload: { query: '   ' } })).toMatchObject({ code: 8, detail: 'query is blank' });
+  });
+
+  it('/settings refuses an unknown parameter like the other routes', async () => {
+    expect(await rejects({ method: 'GET', url: '/settings?x=1' })).toMatchObject({ code: 8, parameter: 'x' });
+    expect((await app.inject({ method: 'GET', url: '/settings' })).statusCode).toBe(200);
+  });
+});

@@ -10,6 +10,7 @@ import type { Platform } from '../../src/platform/index.js';
 import { openServices } from '../../src/services.js';
 import type { LiteratureSource } from '../../src/platform/literature.js';
 import { schemaUrl } from '../postgres/cluster.js';
+import { buildValidator } from '../../src/http/validation.js';
 import { testPostgresUrl } from '../postgres/project.js';
 
 export const BASE = 'http://platform.test';
@@ -140,7 +141,8 @@ export async function startServer(options: TestServerOptions = {}): Promise<Test
     ...(options.clock && { clock: options.clock }),
     ...(options.logger && { logger: options.logger }),
   });
-  const app = Fastify({ logger: false, routerOptions: { maxParamLength: PLATFORM_MAX_PARAM_LENGTH } });
+  // Validated as the server validates (src/app.ts).
+  const app = Fastify({ logger: false, routerOptions: { maxParamLength: PLATFORM_MAX_PARAM_LENGTH }, schemaController: { compilersFactory: { buildValidator } } });
   const { platform, archives } = services;
   await app.register(platformApi, { platform, archives });
   await app.ready();

@@ -121,6 +121,12 @@ describe('projects', () => {
     const write = await server.app.inject({ method: 'POST', url: '/v1/resources/literature/articles/_', headers: alice, payload: {} });
     expect(write.statusCode).toBe(400);
     expect(write.json()['@type']).toBe('ProjectIsReadOnly');
+    // Its organization cannot be deprecated either (it would then refuse the project with a misleading reason).
+    const org = (await server.app.inject({ method: 'GET', url: '/v1/orgs/literature', headers: alice })).json();
+    const deprecate = await server.app.inject({ method: 'DELETE', url: `/v1/orgs/literature?rev=${org._rev}`, headers: alice });
+    expect(deprecate.statusCode).toBe(400);
+    expect(deprecate.json()).toMatchObject({ '@type': 'ProjectIsReadOnly', reason: "Organization 'literature' holds the read-only literature project: it cannot be deprecated." });
+    expect((await server.app.inject({ method: 'GET', url: '/v1/orgs/literature', headers: alice })).json()).toMatchObject({ _rev: org._rev, _deprecated: false });
   });
 
   test('the plugin refuses a server whose path parameters are too short for encoded IRIs', async () => {

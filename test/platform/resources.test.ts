@@ -35,6 +35,18 @@ describe('creating resources', () => {
     expect(Date.parse(body._createdAt)).not.toBeNaN();
   });
 
+  test('a relative id names the same resource in the URL and in the payload, its characters as written', async () => {
+    const put = await server.app.inject({ method: 'PUT', url: '/v1/resources/org/proj/_/caf%C3%A9', headers: alice, payload: { '@id': 'café', x: 1 } });
+    expect(put.statusCode).toBe(201);
+    expect(put.json()['@id']).toBe(`${base}café`);
+    const again = await server.app.inject({ method: 'POST', url: '/v1/resources/org/proj/_', headers: alice, payload: { '@id': 'café', x: 2 } });
+    expect(again.statusCode).toBe(409);
+    expect(again.json()['@type']).toBe('ResourceAlreadyExists');
+    // A percent-encoding written in the payload stays one: that is another IRI.
+    const encoded = await server.app.inject({ method: 'POST', url: '/v1/resources/org/proj/_', headers: alice, payload: { '@id': 'caf%C3%A9' } });
+    expect(encoded.json()['@id']).toBe(`${base}caf%C3%A9`);
+  });
+
   test('a payload @id is resolved against the project base; PUT with a different @id is 400 UnexpectedId', async () => {
     const post = await server.app.inject({ method: 'POST', url: '/v1/resources/org/proj/_', headers: alice, payload: { '@id': 'named', a: 1 } });
     expect(post.json()['@id']).toBe(`${base}named`);
@@ -177,6 +189,30 @@ describe('representations', () => {
     const all = (await server.app.inject({ method: 'GET', url: '/v1/resources/org/proj?size=1000' })).json();
     expect(all._total).toBe(all._results.length);
     expect(page._results.map((r: { '@id': string }) => r['@id'])).toEqual(all._results.slice(1, 3).map((r: { '@id': string }) => r['@id']));
+  });
+
+  test('a page start or size out of bounds (past 1,000,000, past 2^32, infinite) is 400 MalformedQueryParam, not a wrapped or unbounded page', async () => {
+    const urls = ['/v1/resources/org/proj?from=1000001', '/v1/resources/org/proj?from=4294967296&size=3', '/v1/resources/org/proj?from=Infinity', '/v1/resources/org/proj?size=Infinity', '/v1/projects?size=Infinity', '/v1/projects?from=1e999'];
+    for (const url of urls) {
+      const response = await server.app.inject({ method: 'GET', url, headers: alice });
+      expect(response.statusCode, url).toBe(400);
+      expect(response.json()['@type'], url).toBe('MalformedQueryParam');
+    }
+    const last = await server.app.inject({ method: 'GET', url: '/v1/resources/org/proj?from=1000000', headers: alice });
+    expect(last.json()._results).toEqual([]);
+    const rev = await server.app.inject({ method: 'PUT', url: '/v1/acls/org/proj?rev=Infinity', headers: alice, payload: { acl: [] } });
+    expect(rev.statusCode).toBe(400);
+  });
+
+  test('JSON bodies keep their types: a boolean tag, an array rev or a number description is refused, nothing written', async () => {
+    await createResource('typed-body');
+    const tag = await server.app.inject({ method: 'POST', url: '/v1/resources/org/proj/_/typed-body/tags?rev=1', headers: alice, payload: { tag: true, rev: [1] } });
+    expect(tag.statusCode).toBe(400);
+    expect(tag.json()['@type']).toBe('DecodingFailed');
+    expect((await server.app.inject({ method: 'GET', url: '/v1/resources/org/proj/_/typed-body', headers: alice })).json()._rev).toBe(1);
+    const org = await server.app.inject({ method: 'PUT', url: '/v1/orgs/typed', headers: alice, payload: { description: 5 } });
+    expect(org.statusCode).toBe(400);
+    expect((await server.app.inject({ method: 'GET', url: '/v1/orgs/typed', headers: alice })).statusCode).toBe(404);
   });
 });
 

@@ -49,7 +49,8 @@ export const settingsRoutes: FastifyPluginAsync<LiteratureServices & ServiceInfo
       schema: {
         summary: 'Effective configuration (secrets masked), index statistics and active components',
         tags: ['service'],
-        response: { 200: { type: 'object', additionalProperties: true }, ...errorResponses(...GUARDED_ERRORS) },
+        querystring: { type: 'object', additionalProperties: false },
+        response: { 200: { type: 'object', additionalProperties: true }, ...errorResponses(422, ...GUARDED_ERRORS) },
       },
     },
     async () => {

@@ -13,6 +13,7 @@ import { cutMetadata } from './oversized.js';
 import { IncompleteAnswerError, ModelUnavailableError, PromptTooLongError, QueueFullError } from '../../llm/types.js';
 import { RerankerUnavailableError } from '../../rerank/types.js';
 import { typed, type SchemaType } from '../typed.js';
+import { SECURITY_HEADERS } from '../security-headers.js';
 
 export interface QaServices {
   qa: QaPipeline;
@@ -150,7 +151,11 @@ async function streamAnswer(
     if (!started) {
       started = true;
       reply.hijack();
+      // A hijacked reply skips the onSend hooks: the headers hooks set so far (rate limit) and the
+      // security headers every response carries are written here.
+      for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) reply.raw.setHeader(name, value);
       reply.raw.writeHead(200, {
+        ...SECURITY_HEADERS,
         'content-type': 'text/event-stream; charset=utf-8',
         'cache-control': 'no-cache',
         connection: 'keep-alive',

@@ -28,7 +28,7 @@ export const retrievalRoutes: FastifyPluginAsync<LiteratureServices & QaServices
           querystring: {
             type: 'object',
             properties: {
-              query: { type: 'string', minLength: 1, maxLength: config.maxQueryLength },
+              query: { type: 'string', minLength: 1, maxLength: config.maxQueryLength, pattern: '\\S' },
               retriever_k: { type: 'integer', minimum: 1, maximum: 1000, default: 500 },
               use_reranker: {
                 type: 'boolean',

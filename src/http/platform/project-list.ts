@@ -11,14 +11,14 @@ import { PERMISSIONS } from '../../platform/permissions.js';
 import { typed } from '../typed.js';
 import { callerOf } from './caller.js';
 import { projectJson } from './projects.js';
-import { projectSchema, responses } from './schemas.js';
+import { MAX_LISTING_FROM, projectSchema, responses } from './schemas.js';
 
 const listQuery = {
   type: 'object',
   properties: {
     permission: { type: 'string', enum: [...PERMISSIONS], default: 'resources/read' },
     deprecated: { type: 'boolean' },
-    from: { type: 'integer', minimum: 0, maximum: 1_000_000, default: 0 },
+    from: { type: 'integer', minimum: 0, maximum: MAX_LISTING_FROM, default: 0 },
     size: { type: 'integer', minimum: 1, maximum: 1000, default: 100 },
   },
   additionalProperties: false,

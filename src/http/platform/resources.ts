@@ -22,6 +22,7 @@ import {
   responses,
   idParams,
   listSchema,
+  MAX_LISTING_FROM,
   projectParams,
   requiredRevQuery,
   revQuery,
@@ -58,7 +59,7 @@ export async function resourceRoutes(app: FastifyInstance, { platform }: { platf
         params: projectParams,
         querystring: {
           type: 'object',
-          properties: { from: { type: 'integer', minimum: 0, default: 0 }, size: { type: 'integer', minimum: 1, maximum: 1000, default: 20 } },
+          properties: { from: { type: 'integer', minimum: 0, maximum: MAX_LISTING_FROM, default: 0 }, size: { type: 'integer', minimum: 1, maximum: 1000, default: 20 } },
         },
         response: responses(listSchema, 200),
       },

@@ -16,6 +16,8 @@ export const idParams = {
 } as const;
 
 export const rev = { type: 'integer', minimum: 1, maximum: 2 ** 31 } as const;
+/** Deepest page start of a listing: a listing pages by skipping entries, and LMDB counts the skip in 32 bits. */
+export const MAX_LISTING_FROM = 1_000_000;
 export const tag = { type: 'string', minLength: 1, maxLength: 256 } as const;
 
 export const revQuery = { type: 'object', properties: { rev } } as const;

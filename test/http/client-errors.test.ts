@@ -1,0 +1,98 @@
+/**
+ * Requests Node's HTTP parser refuses, and slow ones: each answered in the vocabulary of the API it
+ * addresses, and a request timeout answered near its setting (Node checks every 30 s unless told).
+ * Also the rate limit's message, which names its window.
+ */
+import net from 'node:net';
+import { performance } from 'node:perf_hooks';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fixtureApp, type Fixture } from './app-fixture.js';
+
+const TOKEN = 'client-errors-admin';
+const AUTH = { tokens: { [TOKEN]: { realm: 'local', subject: 'admin' } }, acls: { '/': { 'local/admin': ['*'] } } };
+let fixture: Fixture;
+let port: number;
+
+beforeAll(async () => {
+  fixture = await fixtureApp(undefined, {}, { auth: AUTH, flags: ['--request-timeout', '1s'] });
+  await fixture.app.listen({ host: '127.0.0.1', port: 0 });
+  port = (fixture.app.server.address() as net.AddressInfo).port;
+});
+afterAll(() => fixture.close());
+
+/** Writes `request`, then reads until the server closes the connection; the answer's status and body. */
+function exchange(request: Buffer | string): Promise<{ status: number; body: string; seconds: number }> {
+  const started = performance.now();
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(port, '127.0.0.1');
+    const chunks: Buffer[] = [];
+    socket.setTimeout(60_000, () => reject(new Error('no answer in 60 s')));
+    socket.on('data', (chunk) => chunks.push(chunk));
+    socket.on('error', reject);
+    socket.on('close', () => {
+      const answer = Buffer.concat(chunks).toString('latin1');
+      const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(answer)?.[1]);
+      resolve({ status, body: answer.slice(answer.indexOf('\r\n\r\n') + 4), seconds: (performance.now() - started) / 1000 });
+    });
+    socket.write(request);
+  });
+}
+
+describe('requests the HTTP parser refuses', () => {
+  it('oversized headers: 431, in the /v1 vocabulary under /v1 and in the literature one elsewhere', async () => {
+    const long = 'g'.repeat(20_000);
+    const platform = await exchange(`GET /v1/resources/lab/a/_/${long} HTTP/1.1\r\nHost: x\r\n\r\n`);
+    expect(platform.status).toBe(431);
+    expect(JSON.parse(platform.body)).toMatchObject({ '@type': 'HeadersTooLarge', reason: 'request headers too large' });
+    const literature = await exchange(`GET /retrieval/?query=${long} HTTP/1.1\r\nHost: x\r\n\r\n`);
+    expect(literature.status).toBe(431);
+    expect(JSON.parse(literature.body)).toEqual({ detail: { code: 8, detail: 'request headers too large' } });
+  });
+
+  it('a request line with bytes outside ASCII: 400 in the vocabulary of the API addressed', async () => {
+    const platform = await exchange(Buffer.concat([Buffer.from('GET /v1/orgs/lab?x=N'), Buffer.from([0xda, 0xd1]), Buffer.from(' HTTP/1.1\r\nHost: x\r\n\r\n')]));
+    expect(platform.status).toBe(400);
+    expect(JSON.parse(platform.body)).toMatchObject({ '@type': 'MalformedRequest' });
+    const literature = await exchange(Buffer.concat([Buffer.from('GET /retrieval/?query=N'), Buffer.from([0xda]), Buffer.from(' HTTP/1.1\r\nHost: x\r\n\r\n')]));
+    expect(literature.status).toBe(400);
+    expect(JSON.parse(literature.body).detail.code).toBe(8);
+  });
+});
+
+describe('--request-timeout 1s', () => {
+  it('headers that never end get 408 within a few seconds, not after Node’s 30 s check', async () => {
+    const answer = await exchange('GET /retrieval/article_count HTTP/1.1\r\nHost: x\r\n');
+    expect(answer.status).toBe(408);
+    expect(answer.seconds).toBeLessThan(10);
+  });
+
+  it('a /v1 body that never ends gets 408 in the /v1 vocabulary', async () => {
+    const answer = await exchange(`PUT /v1/orgs/slow HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TOKEN}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"desc`);
+    expect(answer.status).toBe(408);
+    expect(answer.seconds).toBeLessThan(10);
+    expect(JSON.parse(answer.body)).toMatchObject({ '@type': 'RequestTimeout' });
+    expect((await fixture.app.inject({ method: 'GET', url: '/v1/orgs/slow', headers: { authorization: `Bearer ${TOKEN}` } })).statusCode).toBe(404);
+  });
+});
+
+describe('the rate limit', () => {
+  it('names its window (a minute), and the time left apart', async () => {
+    const limited = await fixtureApp(undefined, {}, { flags: ['--rate-limit', '2'] });
+    try {
+      // A streamed answer bypasses the reply's hooks, and still tells the caller its budget.
+      const streamed = await limited.app.inject({ method: 'POST', url: '/qa/streamed_generative', payload: { query: 'place cells' } });
+      expect(streamed.headers).toMatchObject({ 'x-ratelimit-limit': '2', 'x-ratelimit-remaining': '1' });
+      const statuses: number[] = [];
+      let last = '';
+      for (let i = 0; i < 2; i++) {
+        const response = await limited.app.inject({ method: 'GET', url: '/retrieval/article_count' });
+        statuses.push(response.statusCode);
+        if (response.statusCode === 429) last = response.json().detail.detail;
+      }
+      expect(statuses).toEqual([200, 429]);
+      expect(last).toMatch(/^rate limit of 2 requests per minute exceeded; retry in \d+ (seconds?|minute)$/);
+    } finally {
+      await limited.close();
+    }
+  });
+});
