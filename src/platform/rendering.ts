@@ -38,8 +38,10 @@ export async function renderJson(view: ResourceView, format: 'source' | 'annotat
   switch (format) {
     case 'source':
       return view.source;
-    case 'annotated-source':
-      return { ...withoutMetadata(view.source), '@context': [...contextsOf(view.source), METADATA_CONTEXT], '@id': view.id, ...view.metadata };
+    case 'annotated-source': {
+      const source = withoutMetadata(view.source);
+      return { ...source, '@context': [...contextsOf(view.source), METADATA_CONTEXT], ...idEntries(source, view.id), ...view.metadata };
+    }
     case 'compacted':
       return compact(processable(view), [{ '@vocab': view.vocab }, ...contextsOf(view.source), METADATA_CONTEXT]);
     case 'expanded':
@@ -51,11 +53,11 @@ export async function renderJson(view: ResourceView, format: 'source' | 'annotat
 export async function renderText(view: ResourceView, format: Format): Promise<string> {
   switch (format) {
     case 'n-triples':
-      return nTriples(await toQuads(processable(view)));
+      return nTriples(await dataset(view));
     case 'n-quads':
-      return nQuads(await toQuads(processable(view)));
+      return nQuads(await dataset(view));
     case 'dot':
-      return dot(view.id, await toQuads(processable(view)));
+      return dot(view.id, await dataset(view));
     default:
       return prettyJson(await renderJson(view, format));
   }
@@ -63,12 +65,46 @@ export async function renderText(view: ResourceView, format: Format): Promise<st
 
 /** The document every processed representation starts from: source, id and metadata under one context. */
 function processable(view: ResourceView): JsonObject {
+  const source = withoutMetadata(view.source);
   return {
-    ...withoutMetadata(view.source),
+    ...source,
     '@context': [{ '@base': view.base, '@vocab': view.vocab }, ...contextsOf(view.source), METADATA_CONTEXT],
-    '@id': view.id,
+    ...idEntries(source, view.id),
     ...view.metadata,
   };
+}
+
+/**
+ * The resource's id under every key the payload names it with, or under `@id` when it names it with none:
+ * adding `@id` beside an alias of it would be two ids (JSON-LD's "colliding keywords").
+ */
+function idEntries(source: JsonObject, id: string): JsonObject {
+  const keys = idKeys(source);
+  return Object.fromEntries((keys.length > 0 ? keys : ['@id']).map((key) => [key, id]));
+}
+
+/**
+ * The keys a payload names its resource with: `@id`, and the terms its own contexts alias to `@id`
+ * (`"id": "@id"` or `"id": {"@id": "@id"}`). Remote contexts are refused, so inline ones are all there
+ * are; as in context processing, a later definition of a term or a null context undoes an alias.
+ * `_`-prefixed keys are the platform's (see withoutMetadata) and never name the resource.
+ */
+export function idKeys(source: JsonObject): string[] {
+  let aliases = new Set<string>();
+  for (const context of contextsOf(source)) {
+    if (context === null) aliases = new Set();
+    if (!isObject(context)) continue;
+    for (const [term, definition] of Object.entries(context)) {
+      const target = isObject(definition) ? definition['@id'] : definition;
+      if (target === '@id') aliases.add(term);
+      else aliases.delete(term);
+    }
+  }
+  return ['@id', ...aliases].filter((key) => key in source && !key.startsWith('_'));
+}
+
+function isObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function contextsOf(source: JsonObject): unknown[] {
@@ -100,21 +136,54 @@ function orderKeys(value: unknown): unknown {
 const XSD_STRING = 'http://www.w3.org/2001/XMLSchema#string';
 const RDF_LANG_STRING = 'http://www.w3.org/1999/02/22-rdf-syntax-ns#langString';
 
+/** The resource as RDF, less the literals N-Triples cannot write (see writable). */
+async function dataset(view: ResourceView): Promise<Quad[]> {
+  return (await toQuads(processable(view))).filter(writable);
+}
+
+/** The N-Triples LANGTAG production: a tag has no escapes, so one outside it would let a payload write past its literal. */
+const LANGTAG = /^[a-zA-Z]+(-[a-zA-Z0-9]+)*$/;
+
+/**
+ * jsonld.js only warns about an ill-formed `@language` and keeps it, where JSON-LD 1.1's Object to RDF
+ * Conversion drops the literal: so do we, for the tags N-Triples could not write.
+ */
+function writable(quad: Quad): boolean {
+  return !quad.object.language || LANGTAG.test(quad.object.language);
+}
+
+/**
+ * Blank node labels are the `b0`, `b1`… jsonld.js issues for every blank node (payload labels are
+ * never kept), always valid BLANK_NODE_LABELs, so only IRIs and literals need escaping.
+ */
 function term(t: Quad['object']): string {
   switch (t.termType) {
     case 'NamedNode':
-      return `<${t.value}>`;
+      return iri(t.value);
     case 'BlankNode':
       return `_:${t.value}`;
     default: {
       const literal = `"${escapeLiteral(t.value)}"`;
       if (t.language) return `${literal}@${t.language}`;
       const datatype = t.datatype?.value;
-      return datatype && datatype !== XSD_STRING && datatype !== RDF_LANG_STRING ? `${literal}^^<${datatype}>` : literal;
+      return datatype && datatype !== XSD_STRING && datatype !== RDF_LANG_STRING ? `${literal}^^${iri(datatype)}` : literal;
     }
   }
 }
 
+/** What an N-Triples IRIREF cannot hold as such: #x00-#x20 < > " { } | ^ ` \ */
+const IRI_FORBIDDEN = /[\u0000-\u0020<>"{}|^`\\]/g;
+
+/**
+ * An IRIREF. jsonld.js keeps any IRI without whitespace, so one may hold `>` (which would end it early
+ * and let a payload write statements of its own) or other forbidden characters: those are written as
+ * UCHAR escapes, which parsers decode back to the same IRI.
+ */
+function iri(value: string): string {
+  return `<${value.replace(IRI_FORBIDDEN, (c) => `\\u${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`)}>`;
+}
+
+/** Canonical RDF 1.1 N-Triples: only the four characters a STRING_LITERAL_QUOTE cannot hold are escaped. */
 function escapeLiteral(text: string): string {
   return text.replace(/[\\"\n\r]/g, (c) => ({ '\\': '\\\\', '"': '\\"', '\n': '\\n', '\r': '\\r' })[c]!);
 }

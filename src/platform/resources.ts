@@ -1,7 +1,7 @@
 /**
  * Resources: JSON-LD payloads with revisions, tags and deprecation, in a
- * project. Ids come from the URL segment, the payload `@id` or the project
- * base plus a UUID; payloads are checked by expanding them at write time.
+ * project. Ids come from the URL segment, the payload `@id` (or an alias of
+ * it) or the project base plus a UUID; payloads are checked by expanding them at write time.
  */
 import { randomUUID } from 'node:crypto';
 import type { AclService } from './acls.js';
@@ -14,6 +14,7 @@ import type { LiteratureResources } from './literature.js';
 import type { ProjectService, ProjectState } from './projects.js';
 import { type ProjectRef, projectAddress, projectKey } from './refs.js';
 import type { Renderer } from './renderer.js';
+import { idKeys } from './rendering.js';
 import type { EntityState, ListedState, RevisionSelector, RevisionStore } from './revisions.js';
 
 export class ResourceService {
@@ -81,12 +82,16 @@ export class ResourceService {
     return { ...page, project };
   }
 
-  /** The id named by the URL and/or the payload; they must agree. Undefined when neither names one. */
+  /**
+   * The id named by the URL and/or the payload (its `@id` or an alias of it); they must agree. Undefined
+   * when neither names one. A payload naming it twice is refused by the JSON-LD check (colliding keywords).
+   */
   private idFor(project: ProjectState, idSegment: string | undefined, payload: JsonObject): string | undefined {
     const fromPath = idSegment === undefined ? undefined : this.expandId(project, idSegment);
-    const raw = payload['@id'];
-    if (raw === undefined) return fromPath;
-    if (typeof raw !== 'string') throw rejections.decodingFailed(["The payload '@id' must be a string."]);
+    const [key] = idKeys(payload);
+    if (key === undefined) return fromPath;
+    const raw = payload[key];
+    if (typeof raw !== 'string') throw rejections.decodingFailed([`The payload '${key}' must be a string.`]);
     const fromPayload = resolveIri(raw, project.base);
     if (fromPayload === null) throw rejections.invalidResourceId(raw);
     if (fromPath !== undefined && fromPath !== fromPayload) throw rejections.unexpectedId(idSegment!, raw);
