@@ -23,8 +23,11 @@ export interface Upload {
   isTruncated(): boolean;
 }
 
-/** The file name becomes a path inside archives and a download name: it must be one plain path segment. */
-const UNSAFE_FILENAME = /[/\\\u0000-\u001f\u007f]/;
+/**
+ * The file name becomes a path inside archives and a download name: it must be one plain path
+ * segment. Control characters are Unicode's (Cc): C0, DEL and C1 (U+0080–U+009F).
+ */
+const UNSAFE_FILENAME = /[/\\\p{Cc}]/u;
 const MAX_FILENAME_LENGTH = 255;
 const MEDIA_TYPE = /^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*\/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*$/;
 
@@ -141,7 +144,7 @@ export class FileService {
   private async store(upload: Upload): Promise<{ file: FileAttributes; release(): void }> {
     const filename = upload.filename;
     if (filename === '' || filename === '.' || filename === '..' || UNSAFE_FILENAME.test(filename) || filename.length > MAX_FILENAME_LENGTH) {
-      upload.content.resume();
+      discard(upload.content);
       throw rejections.invalidFile(
         `File name '${filename}' is not allowed: it must be 1 to ${MAX_FILENAME_LENGTH} characters, not '.' or '..', without '/', '\\' or control characters.`,
       );
@@ -150,6 +153,14 @@ export class FileService {
     const { digest, bytes, release } = await this.blobs.write(upload.content, upload.isTruncated, () => rejections.fileTooLarge(this.maxFileBytes));
     return { file: { digest, bytes, filename, mediaType }, release };
   }
+}
+
+/**
+ * Reads a refused upload to its end, so that the client's request completes. The request is refused
+ * already: a later failure of the stream (such as a second file part) has nothing left to change.
+ */
+function discard(content: Readable): void {
+  content.on('error', () => undefined).resume();
 }
 
 function assertStorage(storage: string | undefined): void {

@@ -19,6 +19,20 @@ async function upload(url: string, filename: string, content: string, mediaType 
   return server.app.inject({ method, url, headers: { ...bearer(token), ...body.headers }, payload: body.payload });
 }
 
+/** A multipart body written by hand, for what FormData does not send: several parts, a file part without a name. */
+function rawMultipart(parts: { name: string; filename?: string; type?: string; content: string }[]) {
+  const boundary = 'raw-multipart-boundary';
+  const part = ({ name, filename, type, content }: (typeof parts)[number]) =>
+    `--${boundary}\r\nContent-Disposition: form-data; name="${name}"${filename === undefined ? '' : `; filename="${filename}"`}\r\n` +
+    `${type === undefined ? '' : `Content-Type: ${type}\r\n`}\r\n${content}\r\n`;
+  return { payload: Buffer.from(`${parts.map(part).join('')}--${boundary}--\r\n`), headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } };
+}
+
+function sendRaw(parts: Parameters<typeof rawMultipart>[0]) {
+  const body = rawMultipart(parts);
+  return server.app.inject({ method: 'POST', url: '/v1/files/org/proj', headers: { ...alice, ...body.headers }, payload: body.payload });
+}
+
 /** Every stored blob and leftover upload under the data directory. */
 async function storedFiles(): Promise<string[]> {
   const root = path.join(server.dataDir, 'platform', 'files');
@@ -89,9 +103,33 @@ describe('uploads', () => {
 describe('rejected uploads store nothing', () => {
   test.each([
     ['too large (413)', () => upload('/v1/files/org/proj', 'big.bin', 'x'.repeat(2048)), 413, 'FileTooLarge'],
-    // (The multipart parser already reduces "../x" to "x"; names it lets through are checked again.)
     ['a file name over 255 characters (400)', () => upload('/v1/files/org/proj', `${'n'.repeat(256)}.txt`, 'x'), 400, 'InvalidFile'],
     ['a control character in the file name (400)', () => upload('/v1/files/org/proj', 'tab\there.txt', 'x'), 400, 'InvalidFile'],
+    ['a C1 control character in the file name (400)', () => upload('/v1/files/org/proj', 'next\u0085line.txt', 'x'), 400, 'InvalidFile'],
+    ['a path as the file name (400)', () => upload('/v1/files/org/proj', 'a/b.txt', 'x'), 400, 'InvalidFile'],
+    ['a Windows path as the file name (400)', () => sendRaw([{ name: 'file', filename: 'a\\b.txt', type: 'text/plain', content: 'x' }]), 400, 'InvalidFile'],
+    ['a file part without a name (400)', () => sendRaw([{ name: 'file', type: 'application/octet-stream', content: 'x' }]), 400, 'InvalidFile'],
+    [
+      'a second file part (400)',
+      () =>
+        sendRaw([
+          { name: 'file', filename: 'first.txt', type: 'text/plain', content: 'first of two' },
+          { name: 'file', filename: 'second.txt', type: 'text/plain', content: 'second of two' },
+        ]),
+      400,
+      'InvalidFile',
+    ],
+    // The refused upload is drained, and its stream then fails on the second part: that failure must go unreported, not crash the process.
+    [
+      'a bad name and a second file part (400)',
+      () =>
+        sendRaw([
+          { name: 'file', filename: '..', type: 'text/plain', content: 'first of two' },
+          { name: 'other', filename: 'second.txt', type: 'text/plain', content: 'second of two' },
+        ]),
+      400,
+      'InvalidFile',
+    ],
     ['no files/write (403)', () => upload('/v1/files/org/proj', 'a.txt', 'x', 'text/plain', TOKENS.bob), 403, 'AuthorizationFailed'],
     ['an unknown storage (404)', () => upload('/v1/files/org/proj?storage=remote', 'a.txt', 'x'), 404, 'StorageNotFound'],
     ['an existing id (409)', () => upload('/v1/files/org/proj/doc', 'a.txt', 'fresh content', 'text/plain', TOKENS.alice, 'PUT'), 409, 'ResourceAlreadyExists'],
@@ -119,6 +157,37 @@ describe('rejected uploads store nothing', () => {
     expect(response.json()['@type']).toBe(type);
     expect(await storedFiles()).toEqual(before);
     expect((await server.app.inject({ method: 'GET', url: '/v1/resources/org/proj' })).json()._total).toBe(listing);
+  });
+});
+
+describe('file names and parts are taken as sent', () => {
+  test.each([
+    ['a/b.txt', () => upload('/v1/files/org/proj', 'a/b.txt', 'x')],
+    ['a\\b.txt', () => sendRaw([{ name: 'file', filename: 'a\\b.txt', type: 'text/plain', content: 'x' }])],
+    ['..', () => upload('/v1/files/org/proj', '..', 'x')],
+    ['../x.txt', () => upload('/v1/files/org/proj', '../x.txt', 'x')],
+  ])('the refusal of %s names the name sent', async (name, send) => {
+    const response = await send();
+    expect(response.statusCode).toBe(400);
+    expect(response.json().reason).toContain(`File name '${name}' is not allowed`);
+  });
+
+  test('two file parts: the message says one file per request', async () => {
+    const response = await sendRaw([
+      { name: 'file', filename: 'first.txt', type: 'text/plain', content: 'first' },
+      { name: 'file', filename: 'second.txt', type: 'text/plain', content: 'second' },
+    ]);
+    expect(response.json()).toMatchObject({ '@type': 'InvalidFile', reason: 'One file is uploaded per request: the body has a second file part.' });
+  });
+
+  test('text fields beside the file are ignored, as before', async () => {
+    const response = await sendRaw([
+      { name: 'comment', content: 'before' },
+      { name: 'file', filename: 'fields.txt', type: 'text/plain', content: 'with fields' },
+      { name: 'comment', content: 'after' },
+    ]);
+    expect(response.statusCode).toBe(201);
+    expect(response.json()).toMatchObject({ _filename: 'fields.txt', _bytes: 11 });
   });
 });
 

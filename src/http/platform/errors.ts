@@ -2,7 +2,8 @@
  * The Nexus error vocabulary of the /v1 API: every failure is answered as
  * `{"@context": error.json, "@type", "reason"[, "details"]}`. Input problems
  * caught by fastify itself (schemas, JSON syntax, sizes, media types,
- * multipart) get 4xx answers in the same shape; only real faults are 500.
+ * multipart) get 4xx answers in the same shape; only real faults are 500
+ * (a client that closes its connection mid-request is not one).
  */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { ERROR_CONTEXT } from '../../platform/contexts.js';
@@ -70,7 +71,23 @@ export function toErrorReply(error: FastifyError | Error): { status: number; bod
   return { status: 500, body: platformErrorBody('UnexpectedError', 'An unexpected error occurred; it has been logged.') };
 }
 
+/**
+ * The connection closed before the whole request arrived (an upload cut short by the client, or by
+ * the request timeout): Node fails the request stream with an error of its own, and reading the body
+ * fails with that very error. Matching the object itself, not a message or code, keeps a server
+ * fault that merely coincides with a disconnect a 500.
+ */
+function isClientDisconnect(error: Error, request: FastifyRequest): boolean {
+  return request.raw.errored !== null && error === request.raw.errored;
+}
+
 export function handleError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  if (isClientDisconnect(error, request)) {
+    // Not a fault of the server, and no one is left to read the answer: one info line, as for QA.
+    // It names the request, as no 'request completed' line follows a closed connection.
+    request.log.info({ method: request.method, url: request.url }, 'client disconnected before the request was complete');
+    return reply.code(400).send(platformErrorBody('MalformedRequest', 'The connection closed before the request was complete.'));
+  }
   const { status, body } = toErrorReply(error);
   if (status >= 500) request.log.error({ err: error }, 'platform request failed');
   if (status === 401) reply.header('WWW-Authenticate', 'Bearer');

@@ -3,7 +3,9 @@
  * to disk, content download by latest revision, `?rev=` or `?tag=`, metadata
  * for JSON callers, tags and deprecation.
  */
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Readable } from 'node:stream';
+import type { MultipartFile } from '@fastify/multipart';
+import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
 import { PlatformError, rejections } from '../../platform/errors.js';
 import type { Upload } from '../../platform/files.js';
 import type { Platform } from '../../platform/index.js';
@@ -16,17 +18,50 @@ import { entitySchema, idParams, projectParams, requiredRevQuery, rev, selectorQ
 
 const storageQuery = { storage: { type: 'string' } } as const;
 
+/**
+ * How busboy reads an upload: the file name as sent, so that a path is refused rather than cut to
+ * its last segment, and one file per request, so that a second file part is an error (FST_FILES_LIMIT)
+ * rather than a part nobody reads.
+ */
+const UPLOAD_OPTIONS = { preservePath: true, limits: { files: 1 } };
+
 /** Reads the `file` part of a multipart body as an upload; the caller consumes its stream. */
 async function uploadOf(request: FastifyRequest): Promise<Upload> {
   if (!request.isMultipart()) {
     throw new PlatformError(415, 'UnsupportedMediaType', "Files are uploaded as multipart/form-data with a part named 'file'.");
   }
-  const part = await request.file();
+  // A connection that closed before its body was read would never deliver a part: fail with the
+  // connection's own error (answered as a client disconnect) instead of waiting for ever.
+  if (request.raw.errored) throw request.raw.errored;
+  const files = request.files(UPLOAD_OPTIONS);
+  const first = await files.next();
+  const part = first.done ? undefined : first.value;
   if (!part || part.fieldname !== 'file') {
     part?.file.resume();
     throw rejections.invalidFile("The multipart body must start with a file part named 'file'.");
   }
-  return { filename: part.filename, mediaType: part.mimetype, content: part.file, isTruncated: () => part.file.truncated };
+  return {
+    // A part busboy takes for a file by its media type alone has no name: refused as an empty one.
+    filename: part.filename ?? '',
+    mediaType: part.mimetype,
+    content: Readable.from(soleFile(part.file, files), { objectMode: false }),
+    isTruncated: () => part.file.truncated,
+  };
+}
+
+/**
+ * The file part's bytes, ending only once the rest of the body has been read: the store keeps
+ * nothing whose stream failed, so a request with a second file part stores nothing.
+ */
+async function* soleFile(content: Readable, rest: AsyncIterator<MultipartFile>): AsyncGenerator<Buffer> {
+  yield* content;
+  try {
+    // Resolves at the end of the body (fields after the file are ignored, as those before it are).
+    await rest.next();
+  } catch (error) {
+    if ((error as FastifyError).code === 'FST_FILES_LIMIT') throw rejections.invalidFile('One file is uploaded per request: the body has a second file part.');
+    throw error;
+  }
 }
 
 /**
