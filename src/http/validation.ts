@@ -4,7 +4,8 @@
  *
  * - Query strings, path parameters and headers are text, so their values are
  *   coerced to the schema's types (a single value to an array for the
- *   repeatable filters). JSON bodies are typed already and are not coerced:
+ *   repeatable filters); a number must be written in decimal (Ajv would read
+ *   `0x10` or ` 5`). JSON bodies are typed already and are not coerced:
  *   `{"query": 5}` or `{"tag": true}` is refused, not read as "5" or "true".
  * - Ajv's coercion turns "Infinity" and "1e999" into Infinity after its own
  *   finiteness check, and its minimum and maximum skip non-finite numbers (a
@@ -40,28 +41,63 @@ type Validate = ((data: unknown) => boolean) & { errors?: ValidationError[] | nu
 export const buildValidator = ((externalSchemas: Parameters<ValidatorBuilder>[0]) => {
   const coercing = AjvCompiler()(externalSchemas, { customOptions: { ...AJV_OPTIONS, coerceTypes: 'array' } });
   const typed = AjvCompiler()(externalSchemas, { customOptions: { ...AJV_OPTIONS, coerceTypes: false } });
-  return (route: RouteDefinition) => finiteOnly((route.httpPart === 'body' ? typed : coercing)(route) as Validate);
+  return (route: RouteDefinition) =>
+    route.httpPart === 'body' ? checkedAfter(typed(route) as Validate, nonFinitePath) : coercedChecked(coercing(route) as Validate);
 }) as unknown as ValidatorBuilder;
 
-function finiteOnly(validate: Validate): Validate {
+/** `validate`, then `problem` on the validated value: the path and message of what it refuses, or null. */
+function checkedAfter(validate: Validate, problem: (data: unknown) => Problem | null): Validate {
   const checked: Validate = (data) => {
     if (!validate(data)) {
       checked.errors = validate.errors;
       return false;
     }
-    const path = nonFinitePath(data);
-    checked.errors = path === null ? null : [{ keyword: 'type', instancePath: path, schemaPath: '#', params: {}, message: 'must be a finite number' }];
-    return path === null;
+    const found = problem(data);
+    checked.errors = found === null ? null : [{ keyword: 'type', instancePath: found.path, schemaPath: '#', params: {}, message: found.message }];
+    return found === null;
   };
   return checked;
 }
 
-/** The JSON pointer of the first non-finite number in `value`, or null; iterative, as a body may nest deeper than the stack. */
-function nonFinitePath(value: unknown): string | null {
+interface Problem {
+  path: string;
+  message: string;
+}
+
+/** A number as a query string writes one: no hexadecimal, binary or octal, no spaces (Ajv coerces with `+text`, which reads all of them). */
+const DECIMAL = /^-?\d+(\.\d+)?([eE][-+]?\d+)?$/;
+
+/** Coerces the text values of a query string, path or headers; refuses what became a number from text that does not write one in decimal, or became no finite number. */
+function coercedChecked(validate: Validate): Validate {
+  let texts: Record<string, unknown> = {};
+  const remembering: Validate = (data) => {
+    // What the client sent, before coercion replaces it (a shallow copy: these values are strings or arrays of strings).
+    texts = data !== null && typeof data === 'object' ? { ...data } : {};
+    const valid = validate(data);
+    remembering.errors = validate.errors;
+    return valid;
+  };
+  return checkedAfter(remembering, (data) => nonDecimalPath(data, texts) ?? nonFinitePath(data));
+}
+
+function nonDecimalPath(data: unknown, texts: Record<string, unknown>): Problem | null {
+  if (data === null || typeof data !== 'object') return null;
+  for (const [key, value] of Object.entries(data)) {
+    const sent = texts[key];
+    const pairs: [unknown, unknown][] = Array.isArray(value) ? value.map((item, i) => [item, Array.isArray(sent) ? sent[i] : sent]) : [[value, sent]];
+    for (const [coerced, text] of pairs) {
+      if (typeof coerced === 'number' && typeof text === 'string' && !DECIMAL.test(text)) return { path: `/${key}`, message: 'must be a decimal number' };
+    }
+  }
+  return null;
+}
+
+/** The first non-finite number in `value`, or null; iterative, as a body may nest deeper than the stack. */
+function nonFinitePath(value: unknown): Problem | null {
   const pending: [unknown, string][] = [[value, '']];
   for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
     const [item, path] = next;
-    if (typeof item === 'number' && !Number.isFinite(item)) return path;
+    if (typeof item === 'number' && !Number.isFinite(item)) return { path, message: 'must be a finite number' };
     if (item === null || typeof item !== 'object') continue;
     for (const [key, child] of Object.entries(item)) {
       if (typeof child === 'object' || typeof child === 'number') pending.push([child, `${path}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`]);

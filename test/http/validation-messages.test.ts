@@ -73,6 +73,18 @@ describe('numbers and types', () => {
     expect(detail.detail).toMatch(/finite number|must be/);
   });
 
+  it.each(['/retrieval/?query=grid&retriever_k=0x10', '/retrieval/?query=grid&retriever_k=%205', '/retrieval/article_listing?page=0b1', '/suggestions/author?name=a&limit=0o7'])(
+    '%s: a number in a query string is written in decimal',
+    async (url) => {
+      expect((await rejects({ method: 'GET', url })).detail).toMatch(/must be a decimal number$/);
+    },
+  );
+
+  it('decimal numbers, with a fraction or an exponent where the type allows, are read as before', async () => {
+    expect((await app.inject({ method: 'GET', url: '/retrieval/?query=cells&retriever_k=1e2' })).statusCode).not.toBe(422);
+    expect((await app.inject({ method: 'GET', url: '/retrieval/article_listing?number_results=20&page=1' })).statusCode).toBe(200);
+  });
+
   it.each(['/qa/generative', '/qa/streamed_generative'])('%s refuses an infinite retriever_k in the body, as text or as 1e999', async (url) => {
     for (const payload of ['{"query":"place cells","retriever_k":"Infinity"}', '{"query":"place cells","retriever_k":1e999}']) {
       const detail = await rejects({ method: 'POST', url, headers: { 'content-type': 'application/json' }, payload });
