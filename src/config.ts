@@ -33,6 +33,8 @@ interface Setting<T> {
   commands?: readonly Command[];
   /** Takes several values (`--input a b c`, or the flag repeated); the default is then an array. */
   multiple?: boolean;
+  /** What each value of a `multiple` setting is, in --help (default PATH). */
+  valueName?: string;
   /** Must be given for these commands (usage error otherwise). */
   requiredBy?: readonly Command[];
 }
@@ -104,23 +106,30 @@ function originList(raw: string, name: string): string[] {
 
 const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
-/** Parses durations such as `5h`, `30m`, `90s`, `1h30m` or a bare number of seconds into milliseconds. */
-export function parseDuration(raw: string, name = 'duration'): number {
+/** Node's timers hold at most 2^31 - 1 ms (about 24.8 days); a longer one fires after 1 ms instead. */
+const MAX_DURATION_MS = 24 * 86_400_000;
+
+/** Parses durations such as `5h`, `30m`, `90s`, `1h30m` or a bare number of seconds into milliseconds, from `minMs` to 24 days. */
+export function parseDuration(raw: string, name = 'duration', minMs = 1): number {
   const trimmed = raw.trim();
-  if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
-  const parts = [...trimmed.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h|d)/g)];
+  const parts = /^\d+$/.test(trimmed) ? [[trimmed, trimmed, 's']] : [...trimmed.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h|d)/g)];
   const consumed = parts.map((p) => p[0]).join('');
   if (parts.length === 0 || consumed !== trimmed) {
     throw new ConfigError(`${name} must be a duration such as 5h, 30m or 90s, got "${raw}"`);
   }
   const millis = parts.reduce((sum, p) => sum + Number(p[1]) * DURATION_UNITS[p[2]!]!, 0);
-  if (millis <= 0) throw new ConfigError(`${name} must be positive, got "${raw}"`);
+  if (millis < minMs || millis > MAX_DURATION_MS) {
+    throw new ConfigError(`${name} must be from ${minMs < 1000 ? `${minMs}ms` : `${minMs / 1000}s`} to 24d, got "${raw}"`);
+  }
   return millis;
 }
 
-function duration(raw: string, name: string): number {
-  return parseDuration(raw, name);
+/** A duration setting of at least `minMs`. */
+function durationFrom(minMs: number) {
+  return (raw: string, name: string): number => parseDuration(raw, name, minMs);
 }
+
+const duration = durationFrom(1);
 
 function idPrefix(raw: string, name: string): string | null {
   if (raw === '') return null;
@@ -153,6 +162,7 @@ const COMMAND_SETTINGS = {
     default: [] as string[],
     parse: text,
     multiple: true,
+    valueName: 'ID',
     env: 'INGEST_DELETE',
     commands: ['ingest'],
     doc: 'Article ids to delete (several may follow one --delete), applied after the inputs of the same run.',
@@ -234,7 +244,8 @@ const SETTINGS = {
   },
   indexPollInterval: {
     default: 2000,
-    parse: duration,
+    // Each check reads the manifest: more often than ten times a second is a busy loop.
+    parse: durationFrom(100),
     shownDefault: '2s',
     doc: 'How often the index manifest is checked for a new generation, bounding how late an update is seen when the directory watch misses it.',
   },
@@ -429,7 +440,7 @@ export function helpText(command: Command = 'serve'): string {
   for (const [key, setting] of Object.entries(TABLE)) {
     if (!takes(setting, command)) continue;
     const shown = setting.requiredBy?.includes(command) ? 'required' : `default: ${setting.shownDefault ?? JSON.stringify(setting.default)}`;
-    lines.push(`  --${flagOf(key)}${setting.multiple ? ' PATH...' : ''} / ${envOf(key)}  (${shown})`);
+    lines.push(`  --${flagOf(key)}${setting.multiple ? ` ${setting.valueName ?? 'PATH'}...` : ''} / ${envOf(key)}  (${shown})`);
     lines.push(`      ${setting.doc}`);
   }
   return lines.join('\n');

@@ -50,7 +50,10 @@ async function runIngest(argv: string[]): Promise<number> {
 async function readIdFiles(files: string[]): Promise<string[]> {
   const ids: string[] = [];
   for (const file of files) {
-    for (const line of (await readFile(file, 'utf8')).split('\n')) if (line.trim()) ids.push(line.trim());
+    const text = await readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
+      throw new Error(`--delete-file ${file}: ${error.code === 'EISDIR' ? 'is a directory, not a file of ids' : error.message}`);
+    });
+    for (const line of text.split('\n')) if (line.trim()) ids.push(line.trim());
   }
   return ids;
 }

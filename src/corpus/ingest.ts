@@ -37,7 +37,7 @@ export interface IngestOptions {
 
 export interface IngestReport {
   files: number;
-  /** Files whose format could not be recognised (e.g. a README in an input directory). */
+  /** Files whose format could not be recognised (e.g. a README in an input directory), or that could not be read. */
   skippedFiles: number;
   read: number;
   indexed: number;
@@ -60,13 +60,18 @@ export function describeSource(source: RecordSource): string {
 
 export async function ingest(options: IngestOptions): Promise<IngestReport> {
   const files: string[] = [];
-  for await (const file of expandInputs(options.inputs)) files.push(file);
+  let unreadable = 0;
+  const onUnreadable = (file: string, message: string) => {
+    unreadable++;
+    options.onSkip?.({ file }, message);
+  };
+  for await (const file of expandInputs(options.inputs, onUnreadable)) files.push(file);
   const sizes = await Promise.all(files.map(async (file) => (await stat(file)).size));
   const totalBytes = sizes.reduce((sum, size) => sum + size, 0);
 
   const report: IngestReport = {
-    files: files.length,
-    skippedFiles: 0,
+    files: files.length + unreadable,
+    skippedFiles: unreadable,
     read: 0,
     indexed: 0,
     added: 0,
@@ -107,6 +112,12 @@ export async function ingest(options: IngestOptions): Promise<IngestReport> {
           continue;
         }
         const article = options.idPrefix ? { ...event.article, article_id: options.idPrefix + event.article.article_id } : event.article;
+        const idProblem = articleIdProblem(article.article_id);
+        if (idProblem !== null) {
+          report.skipped++;
+          options.onSkip?.(event.source, idProblem);
+          continue;
+        }
         report[await writer.add(article)]++;
       }
       doneBytes = fileStart + sizes[index]!;
@@ -129,6 +140,15 @@ export async function ingest(options: IngestOptions): Promise<IngestReport> {
 }
 
 /** Detects a file's format; an unrecognisable file is reported and skipped rather than ending the run. */
+/** Ids travel in URLs and in --delete-file lines: one without control characters, and as long as an IRI may be. */
+const MAX_ARTICLE_ID_BYTES = 512;
+
+function articleIdProblem(articleId: string): string | null {
+  if (/\p{Cc}/u.test(articleId)) return `article_id ${JSON.stringify(articleId)} holds a control character (ids travel in URLs and in --delete-file lines)`;
+  if (Buffer.byteLength(articleId) > MAX_ARTICLE_ID_BYTES) return `article_id is over ${MAX_ARTICLE_ID_BYTES} bytes`;
+  return null;
+}
+
 async function detectFormatOrSkip(file: string, onSkip: IngestOptions['onSkip']): Promise<InputFormat | null> {
   try {
     return await detectFormat(file);

@@ -104,7 +104,10 @@ export async function removeUnreferenced(dir: string, manifest: Manifest): Promi
  * process that no longer exists is taken over.
  */
 export async function acquireWriteLock(dir: string): Promise<() => Promise<void>> {
-  await mkdir(dir, { recursive: true });
+  await mkdir(dir, { recursive: true }).catch((error: NodeJS.ErrnoException) => {
+    // mkdir's own message (EEXIST, mkdir) does not say the path is a file.
+    throw error.code === 'EEXIST' || error.code === 'ENOTDIR' ? new Error(`the index directory ${dir} is a file, or lies under one`) : error;
+  });
   const lockPath = path.join(dir, LOCK_FILE);
   for (let attempt = 0; attempt < 2; attempt++) {
     try {

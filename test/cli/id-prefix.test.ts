@@ -55,4 +55,25 @@ describe('npm run ingest -- --id-prefix', () => {
     expect(code).toBe(2);
     expect(stderr).toContain('--id-prefix');
   }, 30_000);
+
+  it('an id with a control character or over 512 bytes is reported with its line and skipped: the API could not address it, nor --delete-file name it', async () => {
+    const { dir, cleanup } = await tempDir();
+    try {
+      const input = path.join(dir, 'ids.jsonl');
+      const article = (id: string) => JSON.stringify({ article_id: id, title: 'T', paragraphs: [{ section: 'Abstract', text: 'Place cells.' }] });
+      await writeFile(input, [article('fine'), article('a\nb'), article('tab\there'), article('x'.repeat(513)), article('x'.repeat(512))].join('\n'));
+      const skipped: string[] = [];
+      const report = await ingest({ inputs: [input], indexDir: path.join(dir, 'index'), onSkip: (source, message) => skipped.push(`${source.line}: ${message}`) });
+      expect(report).toMatchObject({ read: 5, skipped: 3, indexed: 2 });
+      expect(skipped).toEqual([
+        '2: article_id "a\\nb" holds a control character (ids travel in URLs and in --delete-file lines)',
+        '3: article_id "tab\\there" holds a control character (ids travel in URLs and in --delete-file lines)',
+        '4: article_id is over 512 bytes',
+      ]);
+      expect(await articleIds(path.join(dir, 'index'))).toEqual(['fine', 'x'.repeat(512)]);
+    } finally {
+      await cleanup();
+    }
+  });
 });
+

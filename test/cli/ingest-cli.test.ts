@@ -48,4 +48,24 @@ describe('npm run ingest', () => {
     expect(ingestCli('--index', '/tmp/x').code).toBe(2);
     expect(ingestCli('--input', 'a', '--index', '/tmp/x', '--format', 'csv').stderr).toMatch(/--format .*must be one of/);
   });
+
+  it('names the path and the setting when --delete-file is a directory or --index is a file, and --help names ids as ids', async () => {
+    const { dir, cleanup } = await tempDir();
+    try {
+      const input = path.join(dir, 'in.jsonl');
+      await writeFile(input, good('a'));
+      const deleteDir = ingestCli('--index', path.join(dir, 'index'), '--delete-file', dir);
+      expect(deleteDir.code).toBe(1);
+      expect(deleteDir.stderr).toContain(`--delete-file ${dir}: is a directory, not a file of ids`);
+      const indexFile = ingestCli('--input', input, '--index', input);
+      expect(indexFile.code).toBe(1);
+      expect(indexFile.stderr).toContain(`the index directory ${input} is a file, or lies under one`);
+      const help = spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts', 'ingest', '--help'], { encoding: 'utf8' });
+      expect(help.stdout + help.stderr).toMatch(/--delete ID\.\.\. \/ INGEST_DELETE/);
+      expect(help.stdout + help.stderr).toMatch(/--input PATH\.\.\. \/ INGEST_INPUT/);
+    } finally {
+      await cleanup();
+    }
+  });
 });
+

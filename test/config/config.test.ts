@@ -23,6 +23,15 @@ describe('configuration', () => {
     expect(loadConfig([], { ARCHIVE_TTL: '30m' }).archiveTtl).toBe(1_800_000);
   });
 
+  it('refuses durations of zero, past what a timer holds (Node fires those after 1 ms), and polls faster than 100 ms', () => {
+    for (const raw of ['0', '0s', '0ms', '25d', '1000h']) expect(() => parseDuration(raw, '--archive-ttl')).toThrow(/--archive-ttl must be from 1ms to 24d/);
+    expect(parseDuration('24d')).toBe(24 * 86_400_000);
+    expect(() => loadConfig(['--index-poll-interval', '0'], {})).toThrow(/--index-poll-interval .* must be from 100ms to 24d, got "0"/);
+    expect(() => loadConfig(['--index-poll-interval', '50ms'], {})).toThrow(ConfigError);
+    expect(() => loadConfig(['--index-poll-interval', '1000h'], {})).toThrow(ConfigError);
+    expect(loadConfig(['--index-poll-interval', '100ms'], {}).indexPollInterval).toBe(100);
+  });
+
   it('lists every setting in /settings', () => {
     const settings = publicSettings(loadConfig([], {}));
     expect(Object.keys(settings)).toEqual(expect.arrayContaining(['port', 'bm25K1', 'llmModel', 'authFile', 'archiveTtl']));

@@ -139,6 +139,8 @@ describe('articles-jsonl reader', () => {
     expect(errorOf({ ...complete, authors: ['Ada', 3] })).toBe('authors[1] must be a string, got number 3');
     expect(errorOf({ ...complete, cited_by: -1 })).toBe('cited_by must be a non-negative integer or null, got number -1');
     expect(errorOf({ ...complete, cited_by: 1.5 })).toBe('cited_by must be a non-negative integer or null, got number 1.5');
+    // 1e400 parses to Infinity, which JSON.stringify would have written as null.
+    expect(errorOf(line(complete).replace('"cited_by":7', '"cited_by":1e400'))).toBe('cited_by must be a non-negative integer or null, got number Infinity');
     expect(errorOf({ ...complete, impact_factor: 'high' })).toBe(
       'impact_factor must be a non-negative number or null, got string "high"',
     );

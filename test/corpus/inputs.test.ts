@@ -1,4 +1,4 @@
-import { stat } from 'node:fs/promises';
+import { realpath, stat, symlink } from 'node:fs/promises';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
@@ -80,6 +80,22 @@ describe('expandInputs', () => {
     const dir = await fixtureDir();
     const missing = path.join(dir, 'nope');
     await expect(gather([missing])).rejects.toThrow(`Input path does not exist: ${missing}`);
+  });
+
+  it('walks a directory once however many links lead to it (a link to an ancestor loops), and reports a dangling link and goes on', async () => {
+    const dir = await fixtureDir();
+    const tree = path.join(dir, 'linked');
+    const inner = await writeFixture(tree, 'sub/a.jsonl', 'x');
+    await symlink('..', path.join(tree, 'sub', 'up'));
+    await symlink(path.join(tree, 'sub'), path.join(tree, 'again'));
+    await symlink(path.join(dir, 'gone.jsonl'), path.join(tree, 'sub', 'dangling.jsonl'));
+    const reported: [string, string][] = [];
+    const files: string[] = [];
+    for await (const file of expandInputs([tree, tree], (file, message) => reported.push([file, message]))) files.push(file);
+    // `again` sorts first and leads to sub: sub's file is yielded once, under the first path reaching it.
+    expect(files).toEqual([path.join(tree, 'again', 'a.jsonl')]);
+    expect(await realpath(files[0]!)).toBe(await realpath(inner));
+    expect(reported).toEqual([[path.join(tree, 'again', 'dangling.jsonl'), 'a symbolic link to nothing: skipped']]);
   });
 });
 

@@ -246,6 +246,7 @@ function describe(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
   if (typeof value === 'object') return 'an object';
-  const text = JSON.stringify(value);
+  // JSON.stringify writes a non-finite number (1e400 parses to Infinity) as null.
+  const text = typeof value === 'number' && !Number.isFinite(value) ? String(value) : JSON.stringify(value);
   return text.length > 40 ? `${typeof value} ${text.slice(0, 37)}...` : `${typeof value} ${text}`;
 }
