@@ -3,6 +3,7 @@ import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { detectFormat, expandInputs } from '../../src/corpus/readers/index.js';
+import { readLines, type TextLine } from '../../src/corpus/readers/lines.js';
 import { articlesOf, errorsOf, fixtureDir, readAll, writeFixture } from './fixtures.js';
 
 const ARTICLE_LINE = JSON.stringify({ article_id: 'a', title: 'T', paragraphs: [{ section: 'S', text: 'x' }] });
@@ -150,3 +151,16 @@ describe('input handling shared by the readers', () => {
     expect(article.title).toBe('Zambézia');
   });
 });
+
+describe('readLines', () => {
+  it('gives lines longer than many read chunks whole, with empty lines, CRLF and a last line without a break', async () => {
+    const dir = await fixtureDir();
+    const long = `${'word '.repeat(40_000)}é${'x'.repeat(50_000)}`;
+    const file = await writeFixture(dir, 'long-lines.txt', `${long}\r\n\n${long}\nshort\r\nlast`);
+    const lines: TextLine[] = [];
+    for await (const line of readLines(file)) lines.push(line);
+    expect(lines.map((line) => line.number)).toEqual([1, 2, 3, 4, 5]);
+    expect(lines.map((line) => line.text)).toEqual([long, '', long, 'short', 'last']);
+  });
+});
+
