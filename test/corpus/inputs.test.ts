@@ -3,7 +3,7 @@ import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { detectFormat, expandInputs } from '../../src/corpus/readers/index.js';
-import { readLines, type TextLine } from '../../src/corpus/readers/lines.js';
+import { INVALID_UTF8, readLines, type TextLine } from '../../src/corpus/readers/lines.js';
 import { articlesOf, errorsOf, fixtureDir, readAll, writeFixture } from './fixtures.js';
 
 const ARTICLE_LINE = JSON.stringify({ article_id: 'a', title: 'T', paragraphs: [{ section: 'S', text: 'x' }] });
@@ -161,6 +161,32 @@ describe('readLines', () => {
     for await (const line of readLines(file)) lines.push(line);
     expect(lines.map((line) => line.number)).toEqual([1, 2, 3, 4, 5]);
     expect(lines.map((line) => line.text)).toEqual([long, '', long, 'short', 'last']);
+    expect(lines.some((line) => line.invalidUtf8)).toBe(false);
+  });
+
+  it('tells a line that is not valid UTF-8 apart, and drops a byte-order mark only where a file starts', async () => {
+    const dir = await fixtureDir();
+    const bytes = Buffer.concat([Buffer.from('\ufeffcafé\n'), Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a]), Buffer.from('ok \ufffd kept\n\ufeffinner')]);
+    const file = await writeFixture(dir, 'utf8.txt', bytes);
+    const lines: TextLine[] = [];
+    for await (const line of readLines(file)) lines.push(line);
+    expect(lines.map(({ text, invalidUtf8 }) => [text, invalidUtf8])).toEqual([
+      ['café', false],
+      ['caf\ufffd', true],
+      ['ok \ufffd kept', false],
+      ['\ufeffinner', false],
+    ]);
+  });
+
+  it('makes the JSON lines readers report such a line with its number, and read the others', async () => {
+    const dir = await fixtureDir();
+    const good = JSON.stringify({ article_id: 'a', title: 'T', paragraphs: [{ section: 'S', text: 'x' }] });
+    const bad = Buffer.from(JSON.stringify({ article_id: 'b', title: 'caf?', paragraphs: [{ section: 'S', text: 'x' }] }).replace('?', '\u0000'));
+    bad[bad.indexOf(0)] = 0xe9;
+    const file = await writeFixture(dir, 'mixed.jsonl', Buffer.concat([Buffer.from(`${good}\n`), bad, Buffer.from(`\n${good.replace('"a"', '"c"')}\n`)]));
+    const events = await readAll(file, 'articles-jsonl');
+    expect(articlesOf(events).map((article) => article.article_id)).toEqual(['a', 'c']);
+    expect(errorsOf(events).map(({ source, message }) => [source.line, message])).toEqual([[2, INVALID_UTF8]]);
   });
 });
 

@@ -19,7 +19,7 @@ import {
   type ArticleInput,
   type ParagraphInput,
 } from '../model.js';
-import { readLines } from './lines.js';
+import { INVALID_UTF8, readLines } from './lines.js';
 import type { ReadEvent, ReadOptions } from './types.js';
 
 const DEFAULT_ARTICLE_TYPE = 'research-article';
@@ -45,6 +45,10 @@ export async function* readArticlesJsonl(file: string, options: ReadOptions = {}
   for await (const line of readLines(file, options.onBytes)) {
     if (line.text.trim() === '') continue;
     const source = { file, line: line.number };
+    if (line.invalidUtf8) {
+      yield { kind: 'error', source, message: INVALID_UTF8 };
+      continue;
+    }
     const result = parseArticleLine(line.text);
     yield 'article' in result
       ? { kind: 'article', article: result.article, source }

@@ -5,7 +5,7 @@
  * text takes its empty value; the article type is the neutral "article".
  */
 import { ABSTRACT_SECTION, type ArticleInput } from '../model.js';
-import { readLines } from './lines.js';
+import { INVALID_UTF8, readLines } from './lines.js';
 import type { ReadEvent, ReadOptions } from './types.js';
 
 export const BEIR_ARTICLE_TYPE = 'article';
@@ -14,6 +14,10 @@ export async function* readBeir(file: string, options: ReadOptions = {}): AsyncG
   for await (const line of readLines(file, options.onBytes)) {
     if (line.text.trim() === '') continue;
     const source = { file, line: line.number };
+    if (line.invalidUtf8) {
+      yield { kind: 'error', source, message: INVALID_UTF8 };
+      continue;
+    }
     const result = parseBeirLine(line.text);
     yield 'article' in result
       ? { kind: 'article', article: result.article, source }
