@@ -111,10 +111,11 @@ const MAX_DURATION_MS = 24 * 86_400_000;
 
 /** Parses durations such as `5h`, `30m`, `90s`, `1h30m` or a bare number of seconds into milliseconds, from `minMs` to 24 days. */
 export function parseDuration(raw: string, name = 'duration', minMs = 1): number {
-  const trimmed = raw.trim();
-  const parts = /^\d+$/.test(trimmed) ? [[trimmed, trimmed, 's']] : [...trimmed.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h|d)/g)];
+  // A bare number counts seconds.
+  const text = /^\d+$/.test(raw.trim()) ? `${raw.trim()}s` : raw.trim();
+  const parts = [...text.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h|d)/g)];
   const consumed = parts.map((p) => p[0]).join('');
-  if (parts.length === 0 || consumed !== trimmed) {
+  if (parts.length === 0 || consumed !== text) {
     throw new ConfigError(`${name} must be a duration such as 5h, 30m or 90s, got "${raw}"`);
   }
   const millis = parts.reduce((sum, p) => sum + Number(p[1]) * DURATION_UNITS[p[2]!]!, 0);

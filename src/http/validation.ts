@@ -41,43 +41,42 @@ type Validate = ((data: unknown) => boolean) & { errors?: ValidationError[] | nu
 export const buildValidator = ((externalSchemas: Parameters<ValidatorBuilder>[0]) => {
   const coercing = AjvCompiler()(externalSchemas, { customOptions: { ...AJV_OPTIONS, coerceTypes: 'array' } });
   const typed = AjvCompiler()(externalSchemas, { customOptions: { ...AJV_OPTIONS, coerceTypes: false } });
-  return (route: RouteDefinition) =>
-    route.httpPart === 'body' ? checkedAfter(typed(route) as Validate, nonFinitePath) : coercedChecked(coercing(route) as Validate);
+  return (route: RouteDefinition) => (route.httpPart === 'body' ? typedChecked(typed(route) as Validate) : coercedChecked(coercing(route) as Validate));
 }) as unknown as ValidatorBuilder;
-
-/** `validate`, then `problem` on the validated value: the path and message of what it refuses, or null. */
-function checkedAfter(validate: Validate, problem: (data: unknown) => Problem | null): Validate {
-  const checked: Validate = (data) => {
-    if (!validate(data)) {
-      checked.errors = validate.errors;
-      return false;
-    }
-    const found = problem(data);
-    checked.errors = found === null ? null : [{ keyword: 'type', instancePath: found.path, schemaPath: '#', params: {}, message: found.message }];
-    return found === null;
-  };
-  return checked;
-}
 
 interface Problem {
   path: string;
   message: string;
 }
 
+/** A JSON body: validated as it is, then refused if it holds a non-finite number. */
+function typedChecked(validate: Validate): Validate {
+  const checked: Validate = (data) => concluded(checked, validate, data, () => nonFinitePath(data));
+  return checked;
+}
+
 /** A number as a query string writes one: no hexadecimal, binary or octal, no spaces (Ajv coerces with `+text`, which reads all of them). */
 const DECIMAL = /^-?\d+(\.\d+)?([eE][-+]?\d+)?$/;
 
-/** Coerces the text values of a query string, path or headers; refuses what became a number from text that does not write one in decimal, or became no finite number. */
+/** Text values (query string, path, headers): coerced, then refused if a number came from text that does not write one in decimal, or is not finite. */
 function coercedChecked(validate: Validate): Validate {
-  let texts: Record<string, unknown> = {};
-  const remembering: Validate = (data) => {
+  const checked: Validate = (data) => {
     // What the client sent, before coercion replaces it (a shallow copy: these values are strings or arrays of strings).
-    texts = data !== null && typeof data === 'object' ? { ...data } : {};
-    const valid = validate(data);
-    remembering.errors = validate.errors;
-    return valid;
+    const sent: Record<string, unknown> = data !== null && typeof data === 'object' ? { ...data } : {};
+    return concluded(checked, validate, data, () => nonDecimalPath(data, sent) ?? nonFinitePath(data));
   };
-  return checkedAfter(remembering, (data) => nonDecimalPath(data, texts) ?? nonFinitePath(data));
+  return checked;
+}
+
+/** Runs `validate` on `data`, then `problem` once it passed, and leaves what either refused in `checked.errors`. */
+function concluded(checked: Validate, validate: Validate, data: unknown, problem: () => Problem | null): boolean {
+  if (!validate(data)) {
+    checked.errors = validate.errors;
+    return false;
+  }
+  const found = problem();
+  checked.errors = found === null ? null : [{ keyword: 'type', instancePath: found.path, schemaPath: '#', params: {}, message: found.message }];
+  return found === null;
 }
 
 function nonDecimalPath(data: unknown, texts: Record<string, unknown>): Problem | null {

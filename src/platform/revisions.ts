@@ -114,9 +114,9 @@ export class RevisionStore {
    * filled from the heads, once, in one write: re-checked inside, as replicas may start together.
    */
   private async fillListings(): Promise<void> {
-    if ((await this.listings.count()) > 0 || (await this.heads.count()) === 0) return;
+    if ((await hasEntries(this.listings)) || !(await hasEntries(this.heads))) return;
     await this.store.write(async () => {
-      if ((await this.listings.count()) > 0) return;
+      if (await hasEntries(this.listings)) return;
       for (const { key, value } of await this.heads.range()) {
         const [project, id] = key as string[];
         await this.listings.put([project!, value.kind, id!], value.rev);
@@ -262,6 +262,11 @@ export class RevisionStore {
     await this.heads.put([state.project, state.id], { kind: state.kind, rev: state.rev });
     await this.listings.put([state.project, state.kind, state.id], state.rev);
   }
+}
+
+/** Whether a table holds anything: one entry read, not all of them counted (this runs at every start). */
+async function hasEntries(table: Table<unknown>): Promise<boolean> {
+  return (await table.range(undefined, { offset: 0, limit: 1 })).length > 0;
 }
 
 function notFound(kind: EntityKind, id: string, project: string) {
