@@ -8,6 +8,28 @@ import type { Context, GenerationResult } from './types.js';
 
 export const SOURCES_SEPARATOR = '<bbs_sources>';
 export const ERROR_SEPARATOR = '<bbs_error>';
+const SEPARATORS = [SOURCES_SEPARATOR, ERROR_SEPARATOR];
+
+// A separator copied into the answer (from an article, or by a prompted model) would make clients
+// split the raw answer at the wrong place and read invented sources; its '<' becomes a look-alike.
+const SEPARATOR_START = /<(?=bbs_sources>|bbs_error>)/g;
+const NEUTRAL_BRACKET = '\u2039';
+
+/** The text with every separator made inert; no new separator can appear, since only '<' is replaced. */
+export function neutraliseSeparators(text: string): string {
+  return text.replace(SEPARATOR_START, NEUTRAL_BRACKET);
+}
+
+/**
+ * Where a text that may still grow can be cut so that the part before it can be neutralised now:
+ * before a trailing '<…' that could become a separator, else at the end.
+ */
+export function safeCut(text: string): number {
+  const start = text.lastIndexOf('<');
+  if (start < 0) return text.length;
+  const tail = text.slice(start);
+  return SEPARATORS.some((separator) => tail.length < separator.length && separator.startsWith(tail)) ? start : text.length;
+}
 
 export function formatRawAnswer(result: Pick<GenerationResult, 'hasAnswer' | 'answer' | 'sources'>): string {
   const sources = result.sources.length > 0 ? ` ${result.sources.join(', ')}` : '';
@@ -36,6 +58,6 @@ export function makeResult(
   contexts: readonly Context[],
 ): GenerationResult {
   const sources = hasAnswer ? knownSources(cited, contexts) : [];
-  const result = { hasAnswer, answer: answer.trim(), sources };
+  const result = { hasAnswer, answer: neutraliseSeparators(answer.trim()), sources };
   return { ...result, raw: formatRawAnswer(result) };
 }

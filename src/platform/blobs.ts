@@ -18,6 +18,7 @@ import { mkdir, open, readdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { type Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { makeDirectories } from '../directories.js';
 import { fsyncPath } from '../fsync.js';
 
 const DIGEST = /^[0-9a-f]{64}$/;
@@ -48,7 +49,7 @@ export class BlobStore {
    */
   async init(shared = false): Promise<void> {
     if (!shared) await rm(this.tmp, { recursive: true, force: true });
-    await mkdir(this.tmp, { recursive: true });
+    makeDirectories(this.tmp);
     if (!shared) return;
     for (const name of await readdir(this.tmp)) {
       const modified = statSync(path.join(this.tmp, name), { throwIfNoEntry: false })?.mtimeMs;

@@ -10,9 +10,10 @@
  * file, and a library in use by a running server is replaced, not overwritten.
  */
 import { createHash } from 'node:crypto';
-import { accessSync, chmodSync, closeSync, constants, existsSync, mkdirSync, openSync, readSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, closeSync, openSync, readSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
+import { makeDirectories } from '../directories.js';
 
 export interface CarriedFile {
   /** Path inside the tree, `/`-separated, as in the checkout (`node_modules/lmdb/...`). */
@@ -86,7 +87,7 @@ export function extractCarried(cacheDir: string, manifest: CarriedManifest, read
     if (bytes.byteLength !== file.size) throw new Error(`the executable is damaged: its copy of ${file.path} has ${bytes.byteLength} bytes, ${file.size} expected`);
     const temporary = `${target}.${process.pid}.tmp`;
     try {
-      mkdirSync(path.dirname(target), { recursive: true });
+      makeDirectories(path.dirname(target));
       writeFileSync(temporary, bytes);
       chmodSync(temporary, file.mode);
       renameSync(temporary, target);
@@ -96,27 +97,11 @@ export function extractCarried(cacheDir: string, manifest: CarriedManifest, read
       } catch {
         // never written
       }
-      throw notWritable(root, refusal(path.dirname(target)) ?? (error as NodeJS.ErrnoException));
+      throw notWritable(root, error as NodeJS.ErrnoException);
     }
     written.push(file.path);
   }
   return { root, written };
-}
-
-/**
- * Why `dir` cannot be written, if it cannot: asked of its nearest existing
- * ancestor, because Node's recursive mkdir under a read-only mount reports
- * ENOENT instead of EROFS.
- */
-function refusal(dir: string): NodeJS.ErrnoException | null {
-  let existing = dir;
-  while (!existsSync(existing)) existing = path.dirname(existing);
-  try {
-    accessSync(existing, constants.W_OK);
-    return null;
-  } catch (error) {
-    return error as NodeJS.ErrnoException;
-  }
 }
 
 function notWritable(root: string, error: NodeJS.ErrnoException): Error {

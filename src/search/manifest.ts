@@ -6,8 +6,9 @@
  * one, never a mix. Files the manifest does not name are garbage and are
  * removed by the next writer.
  */
-import { mkdir, open, readdir, readFile, rename, rm } from 'node:fs/promises';
+import { open, readdir, readFile, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
+import { makeDirectories } from '../directories.js';
 import { fsyncPath } from '../fsync.js';
 
 export const MANIFEST_FILE = 'manifest.json';
@@ -104,10 +105,13 @@ export async function removeUnreferenced(dir: string, manifest: Manifest): Promi
  * process that no longer exists is taken over.
  */
 export async function acquireWriteLock(dir: string): Promise<() => Promise<void>> {
-  await mkdir(dir, { recursive: true }).catch((error: NodeJS.ErrnoException) => {
-    // mkdir's own message (EEXIST, mkdir) does not say the path is a file.
-    throw error.code === 'EEXIST' || error.code === 'ENOTDIR' ? new Error(`the index directory ${dir} is a file, or lies under one`) : error;
-  });
+  try {
+    makeDirectories(dir);
+  } catch (error) {
+    // mkdir's own message names the syscall, not what the directory was for.
+    const { code, message } = error as NodeJS.ErrnoException;
+    throw new Error(code === 'ENOTDIR' ? `the index directory ${dir} is a file, or lies under one` : `cannot create the index directory ${dir} (${message})`);
+  }
   const lockPath = path.join(dir, LOCK_FILE);
   for (let attempt = 0; attempt < 2; attempt++) {
     try {

@@ -49,7 +49,7 @@ describe('npm run ingest', () => {
     expect(ingestCli('--input', 'a', '--index', '/tmp/x', '--format', 'csv').stderr).toMatch(/--format .*must be one of/);
   });
 
-  it('names the path and the setting when --delete-file is a directory or --index is a file, and --help names ids as ids', async () => {
+  it('names the path and the setting when --delete-file is a directory or --index is a file or cannot be made, and --help names ids as ids', async () => {
     const { dir, cleanup } = await tempDir();
     try {
       const input = path.join(dir, 'in.jsonl');
@@ -60,6 +60,10 @@ describe('npm run ingest', () => {
       const indexFile = ingestCli('--input', input, '--index', input);
       expect(indexFile.code).toBe(1);
       expect(indexFile.stderr).toContain(`the index directory ${input} is a file, or lies under one`);
+      // Node 20's recursive mkdir spins forever on this path; the timeout turns a regression into a failure.
+      const underProc = spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts', 'ingest', '--input', input, '--index', '/proc/self/litserve-index'], { encoding: 'utf8', timeout: 60_000 });
+      expect(underProc.status).toBe(1);
+      expect(underProc.stderr).toContain(`cannot create the index directory /proc/self/litserve-index (ENOENT`);
       const help = spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts', 'ingest', '--help'], { encoding: 'utf8' });
       expect(help.stdout + help.stderr).toMatch(/--delete ID\.\.\. \/ INGEST_DELETE/);
       expect(help.stdout + help.stderr).toMatch(/--input PATH\.\.\. \/ INGEST_INPUT/);

@@ -63,6 +63,27 @@ describe('the page and /docs', () => {
     }
   });
 
+  it('does not count the page\'s own files against --rate-limit, only its API requests', async () => {
+    const limited = await fixtureApp(undefined, {}, { flags: ['--rate-limit', '5'] });
+    try {
+      const html = (await loadUiAssets()).get('index.html')!.body.toString();
+      const files = [...html.matchAll(/(?:src|href)="(\/ui\/[^"]+)"/g)].map((m) => m[1]!);
+      expect(files.length).toBeGreaterThan(5);
+      // Three loads of the page and /docs: far more files than the budget of 5.
+      for (let load = 0; load < 3; load++) {
+        for (const url of ['/ui/', '/docs', ...files]) {
+          const response = await limited.app.inject({ url });
+          expect({ url, status: response.statusCode }).toEqual({ url, status: 200 });
+        }
+      }
+      const statuses = [];
+      for (let i = 0; i < 6; i++) statuses.push((await limited.app.inject({ url: '/retrieval/article_count' })).statusCode);
+      expect(statuses).toEqual([200, 200, 200, 200, 200, 429]);
+    } finally {
+      await limited.close();
+    }
+  });
+
   it('keeps the page under 150 KB of JavaScript, gzipped', async () => {
     const assets = await loadUiAssets();
     const js = [...assets].filter(([name]) => name.endsWith('.js'));

@@ -26,6 +26,13 @@ export function wantsHtml(request: FastifyRequest): boolean {
   return /\btext\/html\b/.test(accept);
 }
 
+/**
+ * The page's own files are not counted against --rate-limit: they are served from memory, and one
+ * load asks for ten of them, so a few reloads would use up a caller's budget and a module refused
+ * with 429 leaves a blank page that cannot even say why. The API requests the page makes are counted.
+ */
+const NOT_RATE_LIMITED = { rateLimit: false } as const;
+
 export const uiRoutes: FastifyPluginAsync<{ assets: UiAssets }> = async (app, { assets }) => {
   const api = typed(app);
   const send = (request: FastifyRequest, reply: FastifyReply, name: string) => {
@@ -45,6 +52,10 @@ export const uiRoutes: FastifyPluginAsync<{ assets: UiAssets }> = async (app, { 
   };
 
   app.get('/ui/', { schema: { hide: true } }, (request, reply) => send(request, reply, 'index.html'));
-  api.get('/ui/*', { schema: { hide: true, params: { type: 'object', properties: { '*': { type: 'string' } }, required: ['*'] } } }, (request, reply) => send(request, reply, request.params['*']));
+  api.get(
+    '/ui/*',
+    { schema: { hide: true, params: { type: 'object', properties: { '*': { type: 'string' } }, required: ['*'] } } },
+    (request, reply) => send(request, reply, request.params['*']),
+  );
   app.get('/docs', { schema: { hide: true } }, (request, reply) => send(request, reply, 'docs.html'));
 };

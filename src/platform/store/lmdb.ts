@@ -5,8 +5,8 @@
  * read-check-write sequence cannot interleave with another write.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { mkdirSync } from 'node:fs';
 import { type Database, type Key, type RootDatabase, open } from 'lmdb';
+import { makeDirectories } from '../../directories.js';
 import { type AnnounceListener, type Entry, type Store, type StoreKey, type Table, type TableName, compareKeys, startsWith } from './store.js';
 
 interface Pending {
@@ -28,7 +28,7 @@ const bounds = (prefix: readonly string[] | undefined) => (prefix === undefined 
 const overlayKey = (table: TableName, key: StoreKey) => `${table}\n${JSON.stringify(key)}`;
 
 export function openLmdbStore(directory: string): Store {
-  mkdirSync(directory, { recursive: true });
+  makeDirectories(directory);
   const root: RootDatabase = open({ path: directory, maxDbs: 16 });
   const databases = new Map<TableName, Database<unknown, Key>>();
   const database = (name: TableName) => {
