@@ -3,6 +3,7 @@ import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { detectFormat, expandInputs } from '../../src/corpus/readers/index.js';
+import { InvalidUtf8Error, READ_CHUNK_BYTES, readText } from '../../src/corpus/readers/input.js';
 import { INVALID_UTF8, readLines, type TextLine } from '../../src/corpus/readers/lines.js';
 import { articlesOf, errorsOf, fixtureDir, readAll, writeFixture } from './fixtures.js';
 
@@ -190,3 +191,64 @@ describe('readLines', () => {
   });
 });
 
+
+/** The text readText gives before it ends, and the error it ends with, if any. */
+async function readWhole(file: string): Promise<{ text: string; error: unknown }> {
+  let text = '';
+  try {
+    for await (const piece of readText(file)) text += piece;
+    return { text, error: undefined };
+  } catch (error) {
+    return { text, error };
+  }
+}
+
+describe('readText (the XML readers\' input)', () => {
+  it('decodes characters of 2, 3 and 4 bytes cut at every chunk boundary, and drops a byte-order mark only where a file starts', async () => {
+    const dir = await fixtureDir();
+    // Each shift puts a different byte of a character at the chunks' boundaries.
+    for (const shift of [0, 1, 2, 3]) {
+      const text = `${'a'.repeat(shift)}${'é€𝄞\ufffd'.repeat(Math.ceil((3 * READ_CHUNK_BYTES) / 12))}\ufeff end`;
+      const file = await writeFixture(dir, `chars-${shift}.xml`, `\ufeff${text}`);
+      expect(await readWhole(file)).toEqual({ text, error: undefined });
+    }
+  });
+
+  it('gives the text before bytes that are not UTF-8 (a U+FFFD written in the file included), then ends with InvalidUtf8Error', async () => {
+    const dir = await fixtureDir();
+    const before = `<a>${'x'.repeat(READ_CHUNK_BYTES)} \ufffd kept caf`;
+    const cases: [string, Buffer][] = [
+      ['a Latin-1 byte', Buffer.concat([Buffer.from(before), Buffer.from([0xe9]), Buffer.from('</a>')])],
+      ['a lone continuation byte', Buffer.concat([Buffer.from(before), Buffer.from([0x80]), Buffer.from('</a>')])],
+      ['a character cut short (EF BF then ASCII)', Buffer.concat([Buffer.from(before), Buffer.from([0xef, 0xbf, 0x41])])],
+      ['a character cut off by the end of the file', Buffer.concat([Buffer.from(before), Buffer.from([0xf0, 0x9d, 0x84])])],
+    ];
+    for (const [name, bytes] of cases) {
+      const file = await writeFixture(dir, 'invalid.xml', bytes);
+      const { text, error } = await readWhole(file);
+      expect(error, name).toBeInstanceOf(InvalidUtf8Error);
+      expect(text, name).toBe(before);
+    }
+  });
+
+  it('makes the XML readers keep the records before such bytes and report where they are', async () => {
+    const dir = await fixtureDir();
+    const [head, tail] = PUBMED.split('<PubmedArticle>');
+    const second = `<PubmedArticle>${tail.replace('<PMID>1</PMID>', '<PMID>2</PMID>').replace('</PubmedArticleSet>', '')}`;
+    const [beforeTitle, afterTitle] = second.split('<ArticleTitle>T');
+    const bytes = Buffer.concat([
+      Buffer.from(`${head}<PubmedArticle>${tail.replace('</PubmedArticleSet>', '')}\n${beforeTitle}<ArticleTitle>caf`),
+      Buffer.from([0xe9]),
+      Buffer.from(`${afterTitle}</PubmedArticleSet>`),
+    ]);
+    const file = await writeFixture(dir, 'latin1.xml', bytes);
+    const line = bytes.subarray(0, bytes.indexOf(0xe9)).toString().split('\n').length;
+    const events = await readAll(file, 'pubmed');
+    expect(articlesOf(events).map((article) => article.article_id)).toEqual(['1']);
+    const errors = errorsOf(events);
+    expect(errors).toHaveLength(1);
+    expect(errors[0].source).toMatchObject({ file, line, element: 'PubmedArticle #2' });
+    expect(errors[0].message).toMatch(new RegExp(`^malformed XML at line ${line}, column \\d+ inside <PubmedArticleSet/PubmedArticle/MedlineCitation/Article/ArticleTitle>: not valid UTF-8`));
+    expect(await detectFormat(file)).toBe('pubmed');
+  });
+});

@@ -1,5 +1,5 @@
 /** Recognising an input file's format from its first bytes. */
-import { readText } from './input.js';
+import { InvalidUtf8Error, readText } from './input.js';
 import type { InputFormat } from './types.js';
 
 /**
@@ -21,9 +21,14 @@ export async function detectFormat(file: string): Promise<InputFormat> {
 
 async function readHead(file: string): Promise<string> {
   let head = '';
-  for await (const text of readText(file)) {
-    head += text;
-    if (head.length >= SNIFF_CHARS) break;
+  try {
+    for await (const text of readText(file)) {
+      head += text;
+      if (head.length >= SNIFF_CHARS) break;
+    }
+  } catch (error) {
+    // The text before bytes that are not UTF-8 still tells the format; the reader reports the bytes.
+    if (!(error instanceof InvalidUtf8Error)) throw error;
   }
   return head.slice(0, SNIFF_CHARS);
 }

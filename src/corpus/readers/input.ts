@@ -3,6 +3,7 @@
  * gunzipped (MEDLINE baseline files are distributed as .xml.gz), with the
  * on-disk bytes reported for progress.
  */
+import { isUtf8 } from 'node:buffer';
 import { createReadStream } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { pipeline } from 'node:stream';
@@ -52,17 +53,67 @@ export async function* readChunks(
   for await (const chunk of content) yield chunk as Buffer;
 }
 
-/** The content of `file` as text (UTF-8), decoded across chunk boundaries. */
-export async function* readText(
-  file: string,
-  onBytes?: (bytesRead: number) => void,
-): AsyncGenerator<string> {
-  // TextDecoder drops a leading byte-order mark, which JSON.parse would reject.
-  const decoder = new TextDecoder('utf-8');
-  for await (const chunk of readChunks(file, onBytes)) {
-    const text = decoder.decode(chunk, { stream: true });
-    if (text.length > 0) yield text;
+/** Raised by readText where the bytes stop being UTF-8, once the text before them has been given. */
+export class InvalidUtf8Error extends Error {
+  constructor(file: string) {
+    super(`${file} is not valid UTF-8 (input files are read as UTF-8)`);
   }
-  const rest = decoder.decode();
-  if (rest.length > 0) yield rest;
+}
+
+const BYTE_ORDER_MARK = '\ufeff';
+const REPLACEMENT_CHARACTER = '\ufffd';
+
+/**
+ * The content of `file` as UTF-8 text, decoded across chunk boundaries. Where the bytes stop
+ * being UTF-8, the text before them is given and then InvalidUtf8Error is raised: a decoder that
+ * went on would hand the parser U+FFFD in their place, and the file would be indexed as if it
+ * said that.
+ */
+export async function* readText(file: string, onBytes?: (bytesRead: number) => void): AsyncGenerator<string> {
+  let carried: Buffer = Buffer.alloc(0);
+  let first = true;
+  for await (const chunk of readChunks(file, onBytes)) {
+    const bytes = carried.length === 0 ? chunk : Buffer.concat([carried, chunk]);
+    const end = completeCharactersEnd(bytes);
+    carried = bytes.subarray(end);
+    const whole = bytes.subarray(0, end);
+    const valid = isUtf8(whole);
+    let text = valid ? whole.toString('utf8') : textBeforeInvalid(whole);
+    // A byte-order mark opens some files; the parsers would take it for content.
+    if (first && text.startsWith(BYTE_ORDER_MARK)) text = text.slice(1);
+    first = false;
+    if (text.length > 0) yield text;
+    if (!valid) throw new InvalidUtf8Error(file);
+  }
+  // A character cut off by the end of the file.
+  if (carried.length > 0) throw new InvalidUtf8Error(file);
+}
+
+/** Where the last whole character of `bytes` ends: a character cut by the chunk's end waits for the next chunk. */
+function completeCharactersEnd(bytes: Buffer): number {
+  for (let at = bytes.length - 1; at >= Math.max(0, bytes.length - 3); at--) {
+    const byte = bytes[at]!;
+    if (byte < 0x80) return bytes.length;
+    if (byte >= 0xc0) {
+      const length = byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : 2;
+      return at + length > bytes.length ? at : bytes.length;
+    }
+  }
+  // Continuation bytes only: whether they belong to anything is the validation's to say.
+  return bytes.length;
+}
+
+/** The text of `bytes` up to their first invalid sequence: the first U+FFFD the decoder put in rather than read. */
+function textBeforeInvalid(bytes: Buffer): string {
+  const text = bytes.toString('utf8');
+  let byteOffset = 0;
+  let charactersCounted = 0;
+  for (let at = text.indexOf(REPLACEMENT_CHARACTER); at !== -1; at = text.indexOf(REPLACEMENT_CHARACTER, at + 1)) {
+    byteOffset += Buffer.byteLength(text.slice(charactersCounted, at));
+    const written = bytes[byteOffset] === 0xef && bytes[byteOffset + 1] === 0xbf && bytes[byteOffset + 2] === 0xbd;
+    if (!written) return text.slice(0, at);
+    byteOffset += 3;
+    charactersCounted = at + 1;
+  }
+  return text;
 }

@@ -6,7 +6,8 @@
  * cannot be trusted, but the records completed before it are kept.
  */
 import { SaxesParser } from 'saxes';
-import { readText } from './input.js';
+import { InvalidUtf8Error, readText } from './input.js';
+import { INVALID_UTF8 } from './lines.js';
 import { collapseWhitespace } from './normalise.js';
 import type { ReadEvent, ReadOptions } from './types.js';
 
@@ -102,13 +103,20 @@ export async function* readXmlRecords(
     };
   });
 
-  for await (const text of readText(file, options.onBytes)) {
-    parser.write(text);
-    yield* builder.drain();
-    if (failure) {
-      yield failureEvent(file, failure);
-      return;
+  try {
+    for await (const text of readText(file, options.onBytes)) {
+      parser.write(text);
+      yield* builder.drain();
+      if (failure) {
+        yield failureEvent(file, failure);
+        return;
+      }
     }
+  } catch (error) {
+    if (!(error instanceof InvalidUtf8Error)) throw error;
+    // Where the parser stands is where the bytes stopped being text.
+    yield failureEvent(file, { message: INVALID_UTF8, line: parser.line, column: parser.column, record: builder.currentRecord(), path: path.join('/') });
+    return;
   }
   parser.close();
   yield* builder.drain();
