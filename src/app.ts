@@ -63,7 +63,7 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
     clientErrorHandler: answerClientError,
     // Undecodable URLs are refused by the router before any route runs: answer in the vocabulary of the API addressed.
     frameworkErrors: (error, request, reply) => {
-      const body = request.url.startsWith('/v1') ? platformErrorBody('InvalidPathSegment', error.message) : literatureErrorBody(ErrorCode.INVALID_INPUT, error.message);
+      const body = addressesPlatform(request.url) ? platformErrorBody('InvalidPathSegment', error.message) : literatureErrorBody(ErrorCode.INVALID_INPUT, error.message);
       void (reply as FastifyReply).code(400).type('application/json').send(JSON.stringify(body));
     },
     // Query strings coerced to the schemas' types, bodies not; no non-finite number passes (validation.ts).
@@ -194,6 +194,11 @@ function timeoutCheckInterval(requestTimeoutMs: number): number {
   return Math.min(30_000, Math.max(250, Math.round(requestTimeoutMs / 10)));
 }
 
+/** Whether a request's target is the /v1 API's (`/v1x` is not): such errors answer in its vocabulary. */
+function addressesPlatform(url: string): boolean {
+  return /^\/v1(?:[/?]|$)/.test(url);
+}
+
 /**
  * Malformed HTTP (bad request line, oversized headers, conflicting lengths, slow clients): one response,
  * then close. The body is in the `/v1` vocabulary when the request addresses `/v1` (its request line in
@@ -209,7 +214,7 @@ function answerClientError(error: Error & { code?: string; rawPacket?: unknown }
   // The bytes the parser failed on (a Buffer, whatever fastify's types say) start with the request line when it was not read yet.
   const requestLine = Buffer.isBuffer(error.rawPacket) ? error.rawPacket.toString('latin1', 0, 64) : '';
   const url = /^[A-Z]+ (\S+)/.exec(requestLine)?.[1] ?? requestUrls.get(socket) ?? '';
-  const platform = /^\/v1(?:[/?]|$)/.test(url);
+  const platform = addressesPlatform(url);
   const platformType = status === 431 ? 'HeadersTooLarge' : status === 408 ? 'RequestTimeout' : 'MalformedRequest';
   const body = JSON.stringify(platform ? platformErrorBody(platformType, message) : literatureErrorBody(ErrorCode.INVALID_INPUT, message));
   socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);

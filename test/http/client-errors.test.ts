@@ -39,6 +39,18 @@ function exchange(request: Buffer | string): Promise<{ status: number; body: str
 }
 
 describe('requests the HTTP parser refuses', () => {
+  it('a URL the router cannot decode: 400 in the vocabulary of the API addressed (/v1x is not /v1)', async () => {
+    const answer = (url: string) => fixture.app.inject({ method: 'GET', url });
+    for (const url of ['/v1/orgs/%zz', '/v1/%zz']) {
+      const platform = await answer(url);
+      expect([url, platform.statusCode, platform.json()['@type']]).toEqual([url, 400, 'InvalidPathSegment']);
+    }
+    for (const url of ['/v1x/%zz', '/v1%zz', '/v10/%zz', '/retrieval/%zz']) {
+      const literature = await answer(url);
+      expect([url, literature.statusCode, literature.json().detail?.code]).toEqual([url, 400, 8]);
+    }
+  });
+
   it('oversized headers: 431, in the /v1 vocabulary under /v1 and in the literature one elsewhere', async () => {
     const long = 'g'.repeat(20_000);
     const platform = await exchange(`GET /v1/resources/lab/a/_/${long} HTTP/1.1\r\nHost: x\r\n\r\n`);
