@@ -24,6 +24,20 @@ export class AuthenticationError extends PlatformError {
   }
 }
 
+/**
+ * 503: the platform store (PostgreSQL) cannot be reached, or dropped the connection mid-request;
+ * a write in flight was rolled back or never began. The cause goes to the log, not to the client.
+ */
+export class StoreUnavailableError extends PlatformError {
+  /** Seconds a client is told to wait before retrying. */
+  static readonly RETRY_AFTER_SECONDS = 5;
+
+  constructor(cause: Error) {
+    super(503, 'ServiceUnavailable', 'The platform store cannot be reached; retry later.');
+    this.cause = cause;
+  }
+}
+
 /** 403: the caller is known but lacks a permission on an ACL address. */
 export class AuthorizationError extends PlatformError {
   constructor(

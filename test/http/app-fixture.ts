@@ -103,6 +103,7 @@ export async function fixtureApp(articles = FIXTURE_ARTICLES, models: FixtureMod
     }
     services = await openServices({
       dataDir,
+      platformStore: config.platformStore,
       authFile,
       archiveTtlMs: config.archiveTtl,
       maxArchivesPerCaller: config.maxArchivesPerCaller,

@@ -15,6 +15,10 @@ const BIN = '/usr/lib/postgresql/15/bin';
 export interface Cluster {
   /** Connection URL of the `postgres` database over the unix socket. */
   url: string;
+  /** Shuts the server down, keeping its data (a database that went away). */
+  halt(): void;
+  /** Starts the halted server again on its data. */
+  resume(): void;
   stop(): void;
 }
 
@@ -45,15 +49,20 @@ export function startCluster(): Cluster {
   const data = path.join(dir, 'data');
   run('initdb', ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8', '--locale', 'C']);
   const settings = `-k ${dir} -c listen_addresses='' -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200`;
-  run('pg_ctl', ['-D', data, '-o', settings, '-l', path.join(dir, 'log'), '-w', 'start']);
+  const start = () => run('pg_ctl', ['-D', data, '-o', settings, '-l', path.join(dir, 'log'), '-w', 'start']);
+  start();
   let stopped = false;
   return {
     url: `postgresql:///postgres?host=${dir}&user=postgres`,
+    halt: () => run('pg_ctl', ['-D', data, '-m', 'fast', 'stop']),
+    resume: start,
     stop() {
       if (stopped) return;
       stopped = true;
       try {
         run('pg_ctl', ['-D', data, '-m', 'immediate', 'stop']);
+      } catch {
+        // Halted already.
       } finally {
         rmSync(dir, { recursive: true, force: true });
       }

@@ -7,7 +7,7 @@
  */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { ERROR_CONTEXT } from '../../platform/contexts.js';
-import { PlatformError } from '../../platform/errors.js';
+import { PlatformError, StoreUnavailableError } from '../../platform/errors.js';
 
 export interface ErrorBody {
   '@context': string;
@@ -91,5 +91,6 @@ export function handleError(error: FastifyError, request: FastifyRequest, reply:
   const { status, body } = toErrorReply(error);
   if (status >= 500) request.log.error({ err: error }, 'platform request failed');
   if (status === 401) reply.header('WWW-Authenticate', 'Bearer');
+  if (error instanceof StoreUnavailableError) reply.header('retry-after', String(StoreUnavailableError.RETRY_AFTER_SECONDS));
   return reply.code(status).send(body);
 }

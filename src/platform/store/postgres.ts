@@ -10,6 +10,7 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import pg from 'pg';
+import { StoreUnavailableError } from '../errors.js';
 import { migrate, sqlTable } from './migrations.js';
 import { type AnnounceListener, type Entry, type Store, type StoreKey, type Table, type TableName, TEXT_TABLES } from './store.js';
 
@@ -26,7 +27,13 @@ interface Logger {
 /** Serialization failure, deadlock, and a unique violation that a concurrent insert of the same key can raise instead. */
 const RETRYABLE = new Set(['40001', '40P01', '23505']);
 const MAX_ATTEMPTS = 30;
+/** A database that does not answer a connection attempt (host down, packets dropped) fails the request after this, rather than at the request timeout. */
+const CONNECT_TIMEOUT_MS = 10_000;
+/** Socket errors of a database that cannot be reached (ENOENT: no unix socket, the server is down). */
+const NETWORK_ERRORS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOENT', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE', 'EAI_AGAIN', 'ENOTFOUND']);
+/** The LISTEN connection's first reconnection delay, doubled after each failure up to the maximum. */
 const RECONNECT_MS = 1000;
+const MAX_RECONNECT_MS = 30_000;
 const channelName = (channel: string) => `litserve_${channel}`;
 
 /** Key tuples as text[]: integers zero-padded, so they sort as numbers. */
@@ -45,8 +52,22 @@ export function keysUnder(prefix: readonly string[] | undefined): { where: strin
   return { where: ' WHERE key >= $1 AND key < $2', params: [keyArray(prefix), keyArray(after)] };
 }
 
+/**
+ * Whether `error` says the database could not be reached or dropped the connection, rather than
+ * that a statement failed: SQLSTATE class 08 (connection exception), 57P (shut down, starting up),
+ * 53300 (too many connections), socket errors, and pg's own words for a connection that ended.
+ */
+function isConnectionFailure(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === 'string') return code.startsWith('08') || code.startsWith('57P') || code === '53300' || NETWORK_ERRORS.has(code);
+  return error instanceof Error && /^Connection terminated|timeout exceeded when trying to connect/.test(error.message);
+}
+
+/** `error`, or the StoreUnavailableError (503) it means. */
+const unavailableOr = (error: unknown): unknown => (isConnectionFailure(error) ? new StoreUnavailableError(error as Error) : error);
+
 export async function openPostgresStore(url: string, logger: Logger): Promise<Store> {
-  const pool = new pg.Pool({ connectionString: url, max: 10 });
+  const pool = new pg.Pool({ connectionString: url, max: 10, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
   pool.on('error', (error) => logger.warn(`platform store: idle PostgreSQL connection failed: ${error.message}`));
   try {
     const setup = await pool.connect();
@@ -64,7 +85,7 @@ export async function openPostgresStore(url: string, logger: Logger): Promise<St
   const transaction = new AsyncLocalStorage<Transaction>();
   const listeners = new Map<string, AnnounceListener[]>();
   const query = <R extends pg.QueryResultRow>(sql: string, params: unknown[] = []) =>
-    (transaction.getStore()?.client ?? pool).query<R>(sql, params);
+    (transaction.getStore()?.client ?? pool).query<R>(sql, params).catch((error: unknown) => Promise.reject(unavailableOr(error)));
   const inTransaction = (operation: string): Transaction => {
     const current = transaction.getStore();
     if (!current) throw new Error(`store: ${operation} outside a write`);
@@ -111,7 +132,7 @@ export async function openPostgresStore(url: string, logger: Logger): Promise<St
   const write = async <T>(action: () => Promise<T>): Promise<T> => {
     if (transaction.getStore()) return action();
     for (let attempt = 1; ; attempt++) {
-      const client = await pool.connect();
+      const client = await pool.connect().catch((error: unknown) => Promise.reject(unavailableOr(error)));
       const current: Transaction = { client, announced: [] };
       try {
         await client.query('BEGIN ISOLATION LEVEL SERIALIZABLE');
@@ -125,7 +146,7 @@ export async function openPostgresStore(url: string, logger: Logger): Promise<St
         const rolledBack = await client.query('ROLLBACK').then(() => true, () => false);
         client.release(!rolledBack);
         const code = (error as { code?: string }).code;
-        if (code === undefined || !RETRYABLE.has(code) || attempt === MAX_ATTEMPTS) throw error;
+        if (code === undefined || !RETRYABLE.has(code) || attempt === MAX_ATTEMPTS) throw unavailableOr(error);
         // Concurrent writers of one record: spread the retries so one of them gets through.
         await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * attempt));
       }
@@ -134,6 +155,8 @@ export async function openPostgresStore(url: string, logger: Logger): Promise<St
 
   let listening: pg.Client | null = null;
   let closed = false;
+  /** Reconnections failed in a row: a database that stays down is retried ever less often, and logged once. */
+  let failedReconnections = 0;
   const listen = async (): Promise<void> => {
     const client = new pg.Client({ connectionString: url });
     client.on('notification', (notice) => {
@@ -143,14 +166,18 @@ export async function openPostgresStore(url: string, logger: Logger): Promise<St
     const reconnect = (reason: string) => {
       if (closed || listening !== client) return;
       listening = null;
-      logger.warn(`platform store: LISTEN connection lost (${reason}); reconnecting`);
-      setTimeout(() => void listen().catch(() => reconnect('reconnect failed')), RECONNECT_MS).unref();
+      if (failedReconnections === 0) logger.warn(`platform store: LISTEN connection lost (${reason}); reconnecting`);
+      const delay = Math.min(MAX_RECONNECT_MS, RECONNECT_MS * 2 ** failedReconnections);
+      failedReconnections++;
+      setTimeout(() => void listen().catch(() => reconnect('reconnect failed')), delay).unref();
     };
     client.on('error', (error) => reconnect(error.message));
     client.on('end', () => reconnect('closed'));
     listening = client;
     await client.connect();
     for (const channel of listeners.keys()) await client.query(`LISTEN ${channelName(channel)}`);
+    if (failedReconnections > 0) logger.info('platform store: LISTEN connection restored');
+    failedReconnections = 0;
     // Whatever changed while no connection listened.
     for (const channel of listeners.keys()) await notifyLocal(channel, '*');
   };

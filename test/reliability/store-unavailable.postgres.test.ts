@@ -1,0 +1,55 @@
+/**
+ * A PostgreSQL platform store that goes away while the server runs: /v1 answers 503 ServiceUnavailable
+ * with Retry-After (it had been 500 UnexpectedError), nothing is half-written, the literature routes go
+ * on answering from the ACLs held in memory, and the server serves /v1 again once the database is back.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Cluster, postgresUnavailable, schemaUrl, startCluster } from '../postgres/cluster.js';
+import { fixtureApp, type Fixture } from '../http/app-fixture.js';
+
+const TOKEN = 'store-unavailable-admin';
+const AUTH = { tokens: { [TOKEN]: { realm: 'local', subject: 'admin' } }, acls: { '/': { 'local/admin': ['*'] } } };
+const headers = { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' };
+
+describe.skipIf(postgresUnavailable() !== null)('a platform store that goes away', () => {
+  let cluster: Cluster;
+  let fixture: Fixture;
+
+  beforeAll(async () => {
+    cluster = startCluster();
+    const url = await schemaUrl(cluster.url, 'store-unavailable');
+    fixture = await fixtureApp(undefined, {}, { auth: AUTH, flags: ['--platform-store', url] });
+  });
+  afterAll(async () => {
+    await fixture?.close();
+    cluster?.stop();
+  });
+
+  const request = (method: 'GET' | 'PUT', url: string, payload?: object) => fixture.app.inject({ method, url, headers, ...(payload && { payload }) });
+
+  it('answers /v1 with 503 and Retry-After while the database is down, keeps the literature routes, and recovers', async () => {
+    expect((await request('PUT', '/v1/orgs/lab', {})).statusCode).toBe(201);
+    expect((await request('PUT', '/v1/projects/lab/a', {})).statusCode).toBe(201);
+    expect((await request('PUT', '/v1/resources/lab/a/_/before', { name: 'before' })).statusCode).toBe(201);
+
+    cluster.halt();
+    for (const [method, url, payload] of [
+      ['GET', '/v1/projects/lab/a'],
+      ['GET', '/v1/resources/lab/a/_/before'],
+      ['GET', '/v1/resources/lab/a'],
+      ['PUT', '/v1/resources/lab/a/_/during', { name: 'during' }],
+    ] as const) {
+      const response = await request(method, url, payload);
+      expect([method, url, response.statusCode, response.json()['@type']]).toEqual([method, url, 503, 'ServiceUnavailable']);
+      expect(response.headers['retry-after']).toBe('5');
+    }
+    const literature = await fixture.app.inject({ method: 'GET', url: '/retrieval/?query=place%20cells&retriever_k=2', headers });
+    expect(literature.statusCode).toBe(200);
+
+    cluster.resume();
+    // The pool opens new connections on demand: the first request after the restart is served.
+    expect((await request('GET', '/v1/resources/lab/a/_/before')).statusCode).toBe(200);
+    expect((await request('GET', '/v1/resources/lab/a/_/during')).statusCode).toBe(404);
+    expect((await request('PUT', '/v1/resources/lab/a/_/after', { name: 'after' })).statusCode).toBe(201);
+  });
+});
