@@ -2,10 +2,12 @@
  * A PostgreSQL platform store that goes away while the server runs: /v1 answers 503 ServiceUnavailable
  * with Retry-After (it had been 500 UnexpectedError), nothing is half-written, the literature routes go
  * on answering from the ACLs held in memory, and the server serves /v1 again once the database is back.
+ * A database that cannot be reached at start is named with its setting, its password hidden.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Cluster, postgresUnavailable, schemaUrl, startCluster } from '../postgres/cluster.js';
 import { fixtureApp, type Fixture } from '../http/app-fixture.js';
+import { openPostgresStore } from '../../src/platform/store/postgres.js';
 
 const TOKEN = 'store-unavailable-admin';
 const AUTH = { tokens: { [TOKEN]: { realm: 'local', subject: 'admin' } }, acls: { '/': { 'local/admin': ['*'] } } };
@@ -51,5 +53,14 @@ describe.skipIf(postgresUnavailable() !== null)('a platform store that goes away
     expect((await request('GET', '/v1/resources/lab/a/_/before')).statusCode).toBe(200);
     expect((await request('GET', '/v1/resources/lab/a/_/during')).statusCode).toBe(404);
     expect((await request('PUT', '/v1/resources/lab/a/_/after', { name: 'after' })).statusCode).toBe(201);
+  });
+});
+
+describe('a platform store that cannot be reached at start', () => {
+  it('names the setting and the URL, without its password', async () => {
+    const quiet = { info: () => undefined, warn: () => undefined };
+    const opening = openPostgresStore('postgresql://bob:secret@127.0.0.1:1/db', quiet);
+    await expect(opening).rejects.toThrow("cannot reach the platform store's database (--platform-store postgresql://bob:***@127.0.0.1:1/db): connect ECONNREFUSED");
+    await expect(opening).rejects.not.toThrow(/secret/);
   });
 });

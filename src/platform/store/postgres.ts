@@ -63,6 +63,17 @@ function isConnectionFailure(error: unknown): boolean {
   return error instanceof Error && /^Connection terminated|timeout exceeded when trying to connect/.test(error.message);
 }
 
+/** The URL as it may be printed. */
+function withoutPassword(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password !== '') parsed.password = '***';
+    return parsed.href;
+  } catch {
+    return '(an unparsable URL)';
+  }
+}
+
 /** `error`, or the StoreUnavailableError (503) it means. */
 const unavailableOr = (error: unknown): unknown => (isConnectionFailure(error) ? new StoreUnavailableError(error as Error) : error);
 
@@ -79,7 +90,8 @@ export async function openPostgresStore(url: string, logger: Logger): Promise<St
     }
   } catch (error) {
     await pool.end();
-    throw error;
+    // pg's own words ("connect ENOENT /run/.s.PGSQL.5432") do not say which setting led there.
+    throw isConnectionFailure(error) ? new Error(`cannot reach the platform store's database (--platform-store ${withoutPassword(url)}): ${(error as Error).message}`) : error;
   }
 
   const transaction = new AsyncLocalStorage<Transaction>();
