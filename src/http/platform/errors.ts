@@ -60,6 +60,10 @@ export function toErrorReply(error: FastifyError | Error): { status: number; bod
     const context = fastifyError.validationContext ?? 'body';
     return { status: 400, body: platformErrorBody(VALIDATION_TYPES[context] ?? 'DecodingFailed', fastifyError.message) };
   }
+  // A full disk (or quota) is no fault of the request: the operator must make room; the client may retry.
+  if (fastifyError.code === 'ENOSPC' || fastifyError.code === 'EDQUOT') {
+    return { status: 507, body: platformErrorBody('InsufficientStorage', 'The server has no space left to store this request; retry later.') };
+  }
   const known = fastifyError.code ? CLIENT_ERRORS[fastifyError.code] : undefined;
   if (known) return { status: known[0], body: platformErrorBody(known[1], fastifyError.message) };
   // JSON syntax errors from the body parser, and busboy's malformed-multipart errors, carry a 4xx status.

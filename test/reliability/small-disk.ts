@@ -1,0 +1,22 @@
+/** A tmpfs of a given size mounted for a test (a disk that fills up), or why none can be mounted here. */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+export function mountSmallDisk(size: string): { dir: string; unmount(): void } | string {
+  const dir = mkdtempSync(path.join(tmpdir(), 'small-disk-'));
+  try {
+    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', dir], { stdio: 'pipe' });
+  } catch (error) {
+    rmSync(dir, { recursive: true, force: true });
+    return `cannot mount a tmpfs here (${(error as Error).message.split('\n')[0]}); run as root`;
+  }
+  return {
+    dir,
+    unmount: () => {
+      execFileSync('umount', [dir]);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
