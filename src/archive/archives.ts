@@ -10,6 +10,7 @@ import { type Subject, auditFields } from '../platform/audit.js';
 import { ARCHIVE_SCHEMA, ARCHIVES_CONTEXT, ARCHIVES_METADATA_CONTEXT, METADATA_CONTEXT } from '../platform/contexts.js';
 import { PlatformError, rejections } from '../platform/errors.js';
 import { type Identity, principalKey } from '../platform/identities.js';
+import { contextProblem } from '../platform/context-bound.js';
 import { depthProblem } from '../platform/json-depth.js';
 import { encodeIdSegment, expandIdSegment, resolveIri } from '../platform/iri.js';
 import { type JsonObject, expand } from '../platform/jsonld.js';
@@ -23,6 +24,7 @@ import { ArchiveQuota, definitionBytes } from './quota.js';
 import { type ResolveDeps, creationFileFinder } from './resolve.js';
 import { type ArchiveEntry, type FileEntry, type FileSelfEntry, decodeEntries, selectorOf } from './definition.js';
 import { layoutProblems } from './layout.js';
+import { hasLoneSurrogate } from './unicode.js';
 
 export interface StoredArchive {
   id: string;
@@ -100,8 +102,8 @@ export class ArchiveService {
   async create(ref: ProjectRef, idSegment: string | undefined, payload: JsonObject, identity: Identity): Promise<StoredArchive> {
     const project = await this.readableProject(ref, identity);
     const id = this.idFor(project, idSegment, payload);
-    const tooDeep = depthProblem(payload);
-    if (tooDeep !== null) throw rejections.decodingFailed([tooDeep]);
+    const shapeProblem = depthProblem(payload) ?? contextProblem(payload);
+    if (shapeProblem !== null) throw rejections.decodingFailed([shapeProblem]);
     await checkContext(payload);
     const bases = new Map((await this.projects.all()).map((p) => [projectKey({ org: p.org, project: p.label }), p.base]));
     const { entries, problems } = decodeEntries(payload, {
@@ -196,7 +198,7 @@ export class ArchiveService {
     const fromPath = idSegment === undefined ? undefined : expandArchiveId(idSegment, project, this.projects);
     const raw = payload['@id'];
     if (raw === undefined) return fromPath ?? project.base + randomUUID();
-    const fromPayload = typeof raw === 'string' ? resolveIri(raw, project.base) : null;
+    const fromPayload = typeof raw === 'string' && !hasLoneSurrogate(raw) ? resolveIri(raw, project.base) : null;
     if (fromPayload === null) throw invalidArchiveId(String(raw));
     if (fromPath !== undefined && fromPath !== fromPayload) throw rejections.unexpectedId(idSegment!, raw as string);
     return fromPayload;

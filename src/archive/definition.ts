@@ -9,6 +9,7 @@ import { type Format, FORMATS, isFormat } from '../platform/rendering.js';
 import type { RevisionSelector } from '../platform/revisions.js';
 import { parseFileSelf } from './file-self.js';
 import { normalizeArchivePath } from './paths.js';
+import { hasLoneSurrogate } from './unicode.js';
 
 interface Revisioned {
   rev?: number;
@@ -93,6 +94,8 @@ export function originalOf(entry: ResourceEntry | FileEntry): string {
 
 const TYPES = ['Resource', 'File', 'FileSelf'];
 
+const NOT_WELL_FORMED = (field: string) => `'${field}' is not well-formed Unicode: it holds a lone surrogate.`;
+
 function decodeEntry(raw: unknown, at: string, context: DecodeContext, problems: string[]): ArchiveEntry | null {
   const before = problems.length;
   const fail = (message: string) => problems.push(`${at}: ${message}`);
@@ -110,6 +113,7 @@ function decodeEntry(raw: unknown, at: string, context: DecodeContext, problems:
   if (type === 'FileSelf') {
     const value = fields.value;
     if (typeof value !== 'string') fail("'value' must be the '_self' of a file, as a string.");
+    else if (hasLoneSurrogate(value)) fail(NOT_WELL_FORMED('value'));
     else {
       const parsed = parseFileSelf(value, context.baseUri);
       if ('problem' in parsed) fail(parsed.problem);
@@ -166,6 +170,10 @@ function decodeResourceId(
     fail("'resourceId' must be a non-empty string (an IRI, or relative to the project base).");
     return undefined;
   }
+  if (hasLoneSurrogate(raw)) {
+    fail(NOT_WELL_FORMED('resourceId'));
+    return undefined;
+  }
   if (project === undefined) return undefined;
   const resolved = resolveIri(raw, context.baseOf(project));
   if (resolved === null) fail(`'resourceId' '${raw}' is not a valid IRI.`);
@@ -184,6 +192,7 @@ function decodeRevision(fields: Record<string, unknown>, fail: (message: string)
   }
   if (tag !== undefined) {
     if (typeof tag !== 'string' || tag === '') fail("'tag' must be a non-empty string.");
+    else if (hasLoneSurrogate(tag)) fail(NOT_WELL_FORMED('tag'));
     else return { tag };
   }
   return {};

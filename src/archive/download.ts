@@ -40,15 +40,20 @@ export async function prepareDownload(
   renderer: Renderer,
   bounds: RenderBounds = DEFAULT_RENDER_BOUNDS,
 ): Promise<Download> {
-  const entries = await resolveForDownload(archive, identity, ignoreNotFound, deps);
-  const sourceBytes = entries.reduce((sum, entry) => sum + (entry.format === null ? 0 : payloadBytes(entry.state)), 0);
-  if (sourceBytes > bounds.maxSourceBytes) {
-    throw new PlatformError(
-      413,
-      'ArchiveTooLarge',
-      `The resources of this archive hold ${sourceBytes} bytes of payload; an archive may render at most ${bounds.maxSourceBytes}. Split it into several archives.`,
-    );
-  }
+  let sourceBytes = 0;
+  // Counted as entries are read: every revision read holds its payload, so a total checked at the end would let
+  // one archive of many large revisions fill the memory before being refused.
+  const entries = await resolveForDownload(archive, identity, ignoreNotFound, deps, (entry) => {
+    if (entry.format === null) return;
+    sourceBytes += payloadBytes(entry.state);
+    if (sourceBytes > bounds.maxSourceBytes) {
+      throw new PlatformError(
+        413,
+        'ArchiveTooLarge',
+        `The resources of this archive hold more than ${bounds.maxSourceBytes} bytes of payload, the most an archive may render. Split it into several archives.`,
+      );
+    }
+  });
   let rendered = 0;
   return {
     archiveId: archive.id,

@@ -15,17 +15,20 @@
  * (Windows, macOS) would take for the same file.
  */
 import type { Format } from '../platform/rendering.js';
+import { hasLoneSurrogate } from './unicode.js';
 
 export const MAX_FILE_NAME_LENGTH = 99;
 export const MAX_PARENT_LENGTH = 154;
 
 export type PathCheck = { path: string } | { problem: string };
 
-const UNSAFE = /[\\\u0000-\u001f\u007f]/;
+/** Backslashes and control characters: C0, DEL and C1, as file names refuse them at upload. */
+const UNSAFE = /[\\\u0000-\u001f\u007f-\u009f]/;
 
 export function normalizeArchivePath(raw: string): PathCheck {
   if (!raw.startsWith('/')) return { problem: `The provided path '${raw}' is not absolute.` };
   if (UNSAFE.test(raw)) return { problem: `The provided path '${raw}' must not contain backslashes or control characters.` };
+  if (hasLoneSurrogate(raw)) return { problem: `The provided path '${raw}' is not well-formed Unicode: it holds a lone surrogate.` };
   const segments = raw.split('/').filter((segment) => segment !== '');
   if (segments.length === 0) return { problem: `The provided path '${raw}' does not name a file.` };
   if (segments.some((segment) => segment === '.' || segment === '..')) {

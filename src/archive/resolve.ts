@@ -55,7 +55,17 @@ interface Target {
 /** How long reads go on before the event loop gets a turn. */
 const TURN_MS = 10;
 
-export async function resolveForDownload(archive: StoredArchive, identity: Identity, ignoreNotFound: boolean, deps: ResolveDeps): Promise<ResolvedEntry[]> {
+/**
+ * `admit` sees each entry as soon as it is resolved and may refuse it by throwing: bounds on what the
+ * resolved entries hold are checked as they are read, not once every payload is in memory.
+ */
+export async function resolveForDownload(
+  archive: StoredArchive,
+  identity: Identity,
+  ignoreNotFound: boolean,
+  deps: ResolveDeps,
+  admit: (entry: ResolvedEntry) => void,
+): Promise<ResolvedEntry[]> {
   const targets = archive.entries.map((entry) => {
     const target = targetOf(entry, deps.baseUri);
     if ('problem' in target) throw new PlatformError(400, 'InvalidFileSelf', target.problem);
@@ -85,7 +95,9 @@ export async function resolveForDownload(archive: StoredArchive, identity: Ident
       throw new PlatformError(404, 'ResourceNotFound', `The resource '${target.original}' was not found in project '${projectKey(target.project)}'.`);
     }
     if (found.state.kind === 'file') deps.files.assertContent(found.state);
-    resolved.push({ ...found, name: nameOf(target, found.state), format: target.entry.type === 'Resource' ? target.entry.format : null });
+    const entry: ResolvedEntry = { ...found, name: nameOf(target, found.state), format: target.entry.type === 'Resource' ? target.entry.format : null };
+    admit(entry);
+    resolved.push(entry);
   }
 
   // Default names of files follow their current names, which may have changed since creation.

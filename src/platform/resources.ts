@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { AclService } from './acls.js';
 import { rejections } from './errors.js';
 import type { Identity } from './identities.js';
+import { contextProblem } from './context-bound.js';
 import { depthProblem } from './json-depth.js';
 import { expandIdSegment, resolveIri } from './iri.js';
 import type { JsonObject } from './jsonld.js';
@@ -102,6 +103,8 @@ export class ResourceService {
   private async checkJsonLd(id: string, payload: JsonObject, project: ProjectState): Promise<void> {
     const tooDeep = depthProblem(payload);
     if (tooDeep !== null) throw rejections.decodingFailed([tooDeep]);
+    const tooManyContexts = contextProblem(payload);
+    if (tooManyContexts !== null) throw rejections.invalidJsonLd(tooManyContexts);
     await this.renderer.json({ id, source: payload, metadata: {}, base: project.base, vocab: project.vocab }, 'expanded');
   }
 }

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { MAX_CONTEXT_DEFINITIONS } from '../../src/platform/context-bound.js';
 import { flatEncode } from '../../src/archive/paths.js';
 import { BASE, DEFAULT_AUTH, TOKENS, type TestServer, bearer, createProject, multipart, startServer } from '../platform/helpers.js';
 import { unzip } from './unzip.js';
@@ -179,6 +180,16 @@ describe('validation at creation', () => {
     expect(remote.json()['@type']).toBe('InvalidJsonLdFormat');
     const bundled = await create({ '@context': 'https://bluebrain.github.io/nexus/contexts/archives.json', resources: someResource }, { accept: 'application/json' });
     expect(bundled.statusCode).toBe(201);
+  });
+
+  test('a client @context is bounded in contexts, since processing them takes time growing with the square of their number', async () => {
+    const contexts = (count: number) => Array.from({ length: count - 1 }, (_, i) => ({ [`term${i}`]: `https://example.org/${i}` })).concat({ '@vocab': 'https://example.org/' } as never);
+    const tooMany = await create({ '@id': 'context-too-large', '@context': contexts(MAX_CONTEXT_DEFINITIONS + 1), resources: someResource }, { accept: 'application/json' });
+    expect(tooMany.statusCode).toBe(400);
+    expect(tooMany.json()).toMatchObject({ '@type': 'DecodingFailed', reason: expect.stringContaining(`defines ${MAX_CONTEXT_DEFINITIONS + 1} JSON-LD contexts`) });
+    expect((await download(`/v1/archives/org/proj/context-too-large`, TOKENS.alice, 'application/json')).statusCode).toBe(404);
+    const withinBound = await create({ '@context': contexts(MAX_CONTEXT_DEFINITIONS), resources: someResource }, { accept: 'application/json' });
+    expect(withinBound.statusCode).toBe(201);
   });
 
   test('a body that is not an object, or not JSON, is 400', async () => {

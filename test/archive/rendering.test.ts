@@ -99,6 +99,23 @@ describe('bounded rendering', () => {
     expect(response.json()['@type']).toBe('ArchiveTooLarge');
   });
 
+  test('an archive over the payload bound is refused as soon as the revisions read pass it, before reading the rest', async () => {
+    // Twelve revisions of about 400 bytes each, read apart: 4,800 bytes, over the 3,000 allowed after eight.
+    const words = Array.from({ length: 20 }, (_, i) => `word number ${i}`);
+    for (let rev = 0; rev < 12; rev++) {
+      const url = `/v1/resources/org/proj/_/revised${rev === 0 ? '' : `?rev=${rev}`}`;
+      expect((await server.app.inject({ method: 'PUT', url, headers: alice, payload: { name: `revision ${rev + 1}`, words } })).statusCode).toBeLessThan(300);
+    }
+    const resources = Array.from({ length: 12 }, (_, i) => ({ '@type': 'Resource', resourceId: 'revised', rev: i + 1, format: 'source', path: `/revised/${i + 1}.json` }));
+    expect((await createArchive('many-revisions', resources)).statusCode).toBe(201);
+    const lookup = vi.spyOn(server.platform.resources, 'lookup');
+    const response = await download('many-revisions');
+    expect(response.statusCode).toBe(413);
+    expect(response.json()['@type']).toBe('ArchiveTooLarge');
+    expect(lookup.mock.calls.length).toBeLessThan(12);
+    lookup.mockRestore();
+  });
+
   test('an archive within its payload bound that renders more than its rendered bound is cut short, never completed', async () => {
     // Six entries of about 400 bytes of payload (2,400 < 3,000), rendering to more than 6,000 bytes together.
     const resources = ['big-1', 'big-2'].flatMap((id) =>

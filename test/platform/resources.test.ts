@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { BASE, TOKENS, type TestServer, article, bearer, createProject, startServer } from './helpers.js';
+import { MAX_CONTEXT_DEFINITIONS, contextDefinitions } from '../../src/platform/context-bound.js';
 
 let server: TestServer;
 beforeAll(async () => {
@@ -84,6 +85,22 @@ describe('creating resources', () => {
     const invalid = await server.app.inject({ method: 'POST', url: '/v1/resources/org/proj/_', headers: alice, payload: { '@context': { '@vocab': 42 } } });
     expect(invalid.statusCode).toBe(400);
     expect(invalid.json()['@type']).toBe('InvalidJsonLdFormat');
+  });
+
+  test('a payload defining more JSON-LD contexts than the bound is 400 InvalidJsonLdFormat, nested and scoped ones counted', async () => {
+    const terms = (count: number) => Array.from({ length: count }, (_, i) => ({ [`t${i}`]: `https://example.org/${i}` }));
+    // Half in the top context array, the rest as scoped contexts of terms and in a nested node: all are processed.
+    const half = MAX_CONTEXT_DEFINITIONS / 2;
+    const payload = (count: number) => ({
+      '@context': [...terms(half - 1), { scoped: { '@id': 'https://example.org/scoped', '@context': terms(half - 1) } }],
+      inner: { '@context': terms(count - 2 * (half - 1) - 1), name: 'x' },
+    });
+    expect(contextDefinitions(payload(MAX_CONTEXT_DEFINITIONS + 1))).toBe(MAX_CONTEXT_DEFINITIONS + 1);
+    const tooMany = await server.app.inject({ method: 'POST', url: '/v1/resources/org/proj/_', headers: alice, payload: payload(MAX_CONTEXT_DEFINITIONS + 1) });
+    expect(tooMany.statusCode).toBe(400);
+    expect(tooMany.json()).toMatchObject({ '@type': 'InvalidJsonLdFormat', details: expect.stringContaining(`defines ${MAX_CONTEXT_DEFINITIONS + 1} JSON-LD contexts`) });
+    const atTheBound = await server.app.inject({ method: 'POST', url: '/v1/resources/org/proj/_', headers: alice, payload: payload(MAX_CONTEXT_DEFINITIONS) });
+    expect(atTheBound.statusCode).toBe(201);
   });
 
   test('malformed JSON and non-object bodies are 400 in the error shape', async () => {

@@ -5,6 +5,7 @@
  * redirected with 303 to the archive after creation, JSON callers get 201
  * with metadata.
  */
+import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ArchiveService, StoredArchive } from '../../archive/archives.js';
 import type { JsonObject } from '../../platform/jsonld.js';
@@ -102,11 +103,14 @@ export async function archiveRoutes(app: FastifyInstance, { archives }: { archiv
       const wanted = negotiate(request.headers.accept, OFFERS) ?? 'application/ld+json';
       if (wanted !== 'application/zip') return reply.type(wanted).send(archives.metadata(await archives.fetch(ref, id, identity), true));
       const download = await archives.download(ref, id, identity, BOOLEAN_WORDS[request.query.ignoreNotFound ?? 'false']!);
+      reply.type('application/zip').header('Content-Disposition', 'attachment; filename="archive.zip"');
+      // HEAD answers what GET would, without producing the ZIP: Fastify would read a stream to its end and throw it away,
+      // however large, and after the client has gone. An empty stream keeps Fastify from announcing `Content-Length: 0`.
+      if (request.method === 'HEAD') return reply.send(Readable.from([]));
       request.log.info({ archive: download.archiveId, entries: download.entryCount }, 'streaming archive');
-      return reply
-        .type('application/zip')
-        .header('Content-Disposition', 'attachment; filename="archive.zip"')
-        .send(download.stream((error) => request.log.error({ err: error, archive: download.archiveId }, 'archive stream failed after the headers were sent')));
+      return reply.send(
+        download.stream((error) => request.log.error({ err: error, archive: download.archiveId }, 'archive stream failed after the headers were sent')),
+      );
     },
   );
 }
