@@ -5,7 +5,10 @@
  *
  * Only the structure needed to find that one string is tracked: nesting
  * depth, whether we are inside a string, and the last top-level key.
+ * Separators of the raw answer format are neutralised as in the final answer;
+ * a piece that may be the start of one is held back until it is known.
  */
+import { neutraliseSeparators, safeCut } from './answer.js';
 
 const SIMPLE_ESCAPES: Record<string, string> = { '"': '"', '\\': '\\', '/': '/', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' };
 
@@ -26,11 +29,13 @@ export class AnswerStreamExtractor {
   private escape = '';
   /** A high surrogate waiting for its low half, so no chunk carries half a character. */
   private pendingHigh = '';
+  /** Answer text held back because it may begin a separator ("<bbs_"). */
+  private held = '';
   private answer = '';
 
-  /** The answer text extracted so far. */
+  /** The answer text extracted so far (including any held back). */
   get text(): string {
-    return this.answer;
+    return this.answer + this.held;
   }
 
   /** True once the closing quote of the answer was seen. */
@@ -61,8 +66,12 @@ export class AnswerStreamExtractor {
   }
 
   private commit(out: string): string {
-    this.answer += out;
-    return out;
+    const text = this.held + out;
+    const cut = this.mode === 'done' ? text.length : safeCut(text);
+    this.held = text.slice(cut);
+    const emitted = neutraliseSeparators(text.slice(0, cut));
+    this.answer += emitted;
+    return emitted;
   }
 
   private onStructure(ch: string): void {

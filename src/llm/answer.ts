@@ -12,7 +12,8 @@ const SEPARATORS = [SOURCES_SEPARATOR, ERROR_SEPARATOR];
 
 // A separator copied into the answer (from an article, or by a prompted model) would make clients
 // split the raw answer at the wrong place and read invented sources; its '<' becomes a look-alike.
-const SEPARATOR_START = /<(?=bbs_sources>|bbs_error>)/g;
+// Case-insensitive, as the reference client splits.
+const SEPARATOR_START = /<(?=bbs_sources>|bbs_error>)/gi;
 const NEUTRAL_BRACKET = '\u2039';
 
 /** The text with every separator made inert; no new separator can appear, since only '<' is replaced. */
@@ -27,7 +28,7 @@ export function neutraliseSeparators(text: string): string {
 export function safeCut(text: string): number {
   const start = text.lastIndexOf('<');
   if (start < 0) return text.length;
-  const tail = text.slice(start);
+  const tail = text.slice(start).toLowerCase();
   return SEPARATORS.some((separator) => tail.length < separator.length && separator.startsWith(tail)) ? start : text.length;
 }
 

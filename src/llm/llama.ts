@@ -23,7 +23,7 @@ import { importNodeLlamaCpp } from '../runtime/carried.js';
 import { makeResult } from './answer.js';
 import { AnswerStreamExtractor } from './answer-stream.js';
 import { answerSchema, readModelOutput } from './grammar.js';
-import { completionPrompt, fitContexts, SYSTEM_PROMPT, userMessage } from './prompt.js';
+import { completionPrompt, contextBlock, fitContexts, SYSTEM_PROMPT, userMessage } from './prompt.js';
 import { BoundedQueue } from './queue.js';
 import { IncompleteAnswerError, ModelUnavailableError, PromptTooLongError, type Context, type GenerateOptions, type GenerationResult, type Generator, type Logger } from './types.js';
 
@@ -152,7 +152,15 @@ export class LlamaGenerator implements Generator {
 
   private async answer(question: string, contexts: Context[], options: GenerateOptions): Promise<GenerationResult> {
     const budget = this.context.contextSize - this.options.maxTokens - PROMPT_MARGIN;
-    const kept = fitContexts(contexts, (subset) => this.countPromptTokens(question, subset), budget);
+    const kept = await fitContexts(
+      contexts,
+      {
+        prompt: (subset) => this.countPromptTokens(question, subset),
+        // +1 for the line break that joins it to the prompt.
+        context: (context) => this.model.tokenize(contextBlock(context)).length + 1,
+      },
+      budget,
+    );
     if (kept === null) {
       throw new PromptTooLongError(
         `the question is too long for the language model: its prompt needs more than ${budget} tokens ` +
@@ -162,7 +170,15 @@ export class LlamaGenerator implements Generator {
     if (kept.length < contexts.length) {
       this.options.logger?.warn(
         { dropped: contexts.length - kept.length, kept: kept.length, contextSize: this.context.contextSize },
-        'contexts did not fit the language model context window; dropped the lowest-ranked',
+        'contexts did not fit the language model context window; dropped them, keeping the best-ranked that fit',
+      );
+    }
+    if (kept.length === 0) {
+      // Without a context the model could only answer from its own knowledge, uncited.
+      return unanswered(
+        `None of the ${contexts.length} retrieved contexts fits the language model's context window ` +
+          `(${budget} tokens for the question and contexts); raise --llm-context-size or lower --max-paragraph-length.`,
+        options,
       );
     }
 
@@ -204,7 +220,9 @@ export class LlamaGenerator implements Generator {
       // An answer cut mid-sentence, often before its sources, must not pass for a whole one.
       throw new IncompleteAnswerError(answer.answer, output, this.options.maxTokens);
     }
-    return makeResult(answer.has_answer && answer.answer.trim() !== '', answer.answer, answer.sources, kept);
+    // A blank answer explains nothing: the raw answer would be a bare "<bbs_error>".
+    if (answer.answer.trim() === '') return unanswered('The language model gave no answer from the retrieved contexts.', options);
+    return makeResult(answer.has_answer, answer.answer, answer.sources, kept);
   }
 
   private async run(question: string, contexts: Context[], settings: GenerationSettings): Promise<string> {
@@ -255,6 +273,12 @@ export class LlamaGenerator implements Generator {
       'generated an answer',
     );
   }
+}
+
+/** An explanation in place of the model's answer, streamed too, so the streamed text is the answer. */
+function unanswered(explanation: string, options: GenerateOptions): GenerationResult {
+  options.onToken?.(explanation);
+  return makeResult(false, explanation, [], []);
 }
 
 interface GenerationSettings {

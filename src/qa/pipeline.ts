@@ -10,7 +10,7 @@ import type { Library } from '../corpus/library.js';
 import type { IndexReader, IndexView } from '../live/live-index.js';
 import type { ContextMetadata } from '../corpus/model.js';
 import type { Context, GenerateOptions, Generator } from '../llm/types.js';
-import type { Reranker } from '../rerank/types.js';
+import { RerankerUnavailableError, type Reranker } from '../rerank/types.js';
 
 export interface QaRequest {
   query: string;
@@ -125,6 +125,13 @@ export class QaPipeline {
       request.query,
       candidates.map((c) => library.paragraphText(c.hit)),
     );
+    // A missing score or NaN can be neither ordered nor written as JSON: such a model is broken (503 naming the setting).
+    if (scores.length !== candidates.length || !scores.every(Number.isFinite)) {
+      throw new RerankerUnavailableError(
+        `the reranker gave ${scores.length} scores for ${candidates.length} paragraphs, or a score that is not a finite number; ` +
+          'check --reranker-model / RERANKER_MODEL',
+      );
+    }
     return candidates
       .map((c, i) => ({ ...c, rerankingScore: scores[i]! }))
       .sort((a, b) => b.rerankingScore! - a.rerankingScore! || a.contextId - b.contextId)

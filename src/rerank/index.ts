@@ -72,22 +72,35 @@ export class OnnxReranker implements Reranker {
 
   async score(query: string, passages: string[]): Promise<number[]> {
     if (passages.length === 0) return [];
-    if (this.model.head.kind === 'cross-encoder') {
-      return this.inBatches(
-        this.encoder.encodePairs(query, passages),
-        (output) => relevance(output.data, output.dims),
+    try {
+      return await this.scoreAll(query, passages);
+    } catch (error) {
+      // A model that cannot score (a tokenizer.json of another model, whose ids overflow the embeddings;
+      // a broken graph) is unavailable, answered 503 naming the setting: not a fault of the request.
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new RerankerUnavailableError(
+        `the reranker failed to score: ${reason}; check ${SETTING} (model.onnx and tokenizer.json must come from the same model)`,
+        { cause: error },
       );
     }
-    const [queryVector] = await this.inBatches([this.encoder.encode(query)], (output, batch) => this.embeddings(output, batch));
-    const vectors = await this.inBatches(
-      passages.map((p) => this.encoder.encode(p)),
-      (output, batch) => this.embeddings(output, batch),
-    );
-    return vectors.map((v) => cosine(queryVector!, v));
   }
 
   close(): Promise<void> {
     return this.model.close();
+  }
+
+  private async scoreAll(query: string, passages: string[]): Promise<number[]> {
+    if (this.model.head.kind === 'cross-encoder') {
+      return this.inBatches(
+        passages,
+        (batch) => this.encoder.encodePairs(query, batch),
+        (output) => relevance(output.data, output.dims),
+      );
+    }
+    const embed = (texts: readonly string[]) => texts.map((text) => this.encoder.encode(text));
+    const [queryVector] = await this.inBatches([query], embed, (output, batch) => this.embeddings(output, batch));
+    const vectors = await this.inBatches(passages, embed, (output, batch) => this.embeddings(output, batch));
+    return vectors.map((v) => cosine(queryVector!, v));
   }
 
   private embeddings(output: ModelOutput, batch: readonly Encoding[]): Float32Array[] {
@@ -96,15 +109,21 @@ export class OnnxReranker implements Reranker {
   }
 
   /**
-   * Runs the encodings in batches of similar length (less padding), then
-   * returns the per-item results in the original order.
+   * Runs the texts in batches of similar length (less padding), then returns
+   * the per-item results in the original order. Each batch is tokenised just
+   * before it runs (tokenising is synchronous), so the event loop gets a turn
+   * between batches instead of waiting for every passage of the request.
    */
-  private async inBatches<T>(encodings: Encoding[], read: (output: ModelOutput, batch: Encoding[]) => T[]): Promise<T[]> {
-    const order = encodings.map((_, i) => i).sort((a, b) => encodings[a]!.ids.length - encodings[b]!.ids.length);
-    const results = new Array<T>(encodings.length);
+  private async inBatches<T>(
+    texts: readonly string[],
+    encode: (batch: readonly string[]) => Encoding[],
+    read: (output: ModelOutput, batch: Encoding[]) => T[],
+  ): Promise<T[]> {
+    const order = texts.map((_, i) => i).sort((a, b) => texts[a]!.length - texts[b]!.length);
+    const results = new Array<T>(texts.length);
     for (let start = 0; start < order.length; start += this.batchSize) {
       const indices = order.slice(start, start + this.batchSize);
-      const batch = indices.map((i) => encodings[i]!);
+      const batch = encode(indices.map((i) => texts[i]!));
       const values = read(await this.model.run(batch), batch);
       indices.forEach((index, k) => (results[index] = values[k]!));
     }

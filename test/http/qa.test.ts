@@ -84,9 +84,20 @@ describe('POST /qa/generative with the extractive generator', () => {
   it('accepts a 10,000-character question of 4-byte characters, and answers 413 code 4 to a body past the cap', async () => {
     const longest = await ask({ query: '🧠'.repeat(5000) });
     expect(longest.statusCode).not.toBe(413);
-    const huge = await ask({ query: 'cells', padding: 'x'.repeat(50_000) });
+    const huge = await ask({ query: 'cells', padding: 'x'.repeat(70_000) });
     expect(huge.statusCode).toBe(413);
     expect(huge.json().detail.code).toBe(4);
+  });
+
+  it('accepts a 10,000-character question written with \\u escapes, as ASCII-only JSON encoders write it', async () => {
+    // Every UTF-16 unit escaped: the longest way to write the longest accepted question.
+    const escaped = (text: string) => Array.from({ length: text.length }, (_, i) => `\\u${text.charCodeAt(i).toString(16).padStart(4, '0')}`).join('');
+    for (const query of ['神経'.repeat(5000), '🧠'.repeat(5000), 'place cells '.repeat(833) + 'CA1?']) {
+      expect(query).toHaveLength(10_000);
+      const payload = `{"query": "${escaped(query)}"}`;
+      const response = await app.inject({ method: 'POST', url: '/qa/generative', headers: { 'content-type': 'application/json' }, payload });
+      expect([200, 404], `${query.slice(0, 4)}: ${response.body.slice(0, 200)}`).toContain(response.statusCode);
+    }
   });
 
   it('rejects a body that is not JSON', async () => {
@@ -149,6 +160,33 @@ describe('QA with other generators and a reranker', () => {
       expect(bm25.metadata.every((m: { reranking_score: null }) => m.reranking_score === null)).toBe(true);
     } finally {
       await fixture.close();
+    }
+  });
+});
+
+describe('a reranker that gives unusable scores', () => {
+  it('answers 503 code 3 naming the setting, on QA and on retrieval, never 500', async () => {
+    for (const bad of [NaN, Infinity, undefined]) {
+      const broken: Reranker = {
+        kind: 'cross-encoder',
+        description: 'broken',
+        score: async (_q, passages) => passages.map((_, i) => (i === 0 ? (bad as number) : i)).filter((s) => s !== undefined),
+        close: async () => {},
+      };
+      const fixture = await fixtureApp(undefined, { reranker: broken });
+      try {
+        const responses = [
+          await fixture.app.inject({ method: 'POST', url: '/qa/generative', payload: { query: 'cells' } }),
+          await fixture.app.inject({ method: 'POST', url: '/qa/streamed_generative', payload: { query: 'cells' } }),
+          await fixture.app.inject({ method: 'GET', url: '/retrieval/?query=cells' }),
+        ];
+        for (const response of responses) {
+          expect(response.statusCode, `${bad}: ${response.body}`).toBe(503);
+          expect(response.json().detail).toMatchObject({ code: 3, detail: expect.stringContaining('--reranker-model') });
+        }
+      } finally {
+        await fixture.close();
+      }
     }
   });
 });

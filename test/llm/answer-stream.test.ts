@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { AnswerStreamExtractor } from '../../src/llm/answer-stream.js';
+import { makeResult, neutraliseSeparators } from '../../src/llm/answer.js';
 
 /** Splits `text` into chunks at the given code-point cut positions, as a tokenizer would. */
 function chunk(text: string, cuts: number[]): string[] {
@@ -40,8 +41,8 @@ describe('AnswerStreamExtractor', () => {
           const object = extraFirst ? { ...extra, ...value } : { ...value, ...extra };
           const json = JSON.stringify(object, null, indent);
           const { extractor, emitted } = extract(chunk(json, cuts));
-          expect(emitted.join('')).toBe(value.answer);
-          expect(extractor.text).toBe(value.answer);
+          expect(emitted.join('')).toBe(neutraliseSeparators(value.answer));
+          expect(extractor.text).toBe(neutraliseSeparators(value.answer));
           expect(extractor.complete).toBe(true);
         },
       ),
@@ -61,6 +62,18 @@ describe('AnswerStreamExtractor', () => {
     const { emitted } = extract(chunks);
     expect(emitted.join('')).toBe('smile 😀 ok');
     for (const piece of emitted) expect(piece).not.toMatch(/[\ud800-\udbff]$/);
+  });
+
+  it('neutralises separators as the final answer does, even when split across chunks', () => {
+    const answer = 'Binds.\n<bbs_sources>: 77\n<bbs_error>x <bbs_ <b';
+    const json = JSON.stringify({ has_answer: true, answer, sources: [1] });
+    fc.assert(
+      fc.property(fc.array(fc.nat(), { maxLength: 30 }), (cuts) => {
+        const { extractor, emitted } = extract(chunk(json, cuts));
+        expect(emitted.join('')).toBe(makeResult(true, answer, [], []).answer);
+        expect(extractor.text).toBe(emitted.join(''));
+      }),
+    );
   });
 
   it('reports a truncated answer as incomplete and keeps what it saw', () => {

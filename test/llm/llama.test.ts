@@ -221,10 +221,59 @@ describe('context window', () => {
     }
   });
 
+  it('skips a best-ranked context too large for the window instead of dropping everything ranked below it', async () => {
+    const logger = recordingLogger();
+    const generator = await loadLlamaGenerator({ ...options(plainModel), contextSize: 2048, maxTokens: 200, answerMaxChars: 40, logger });
+    try {
+      const huge = { id: 0, text: 'memory '.repeat(2000) };
+      const result = await generator.generate('memory?', [huge, ...contexts]);
+      const warning = logger.entries.find((e) => e.level === 'warn' && /dropped/.test(e.message));
+      expect(warning?.details).toMatchObject({ kept: contexts.length, dropped: 1 });
+      expect(result.sources).not.toContain(0);
+      expect(generator.stats.promptTokens + 200).toBeLessThanOrEqual(2048);
+    } finally {
+      await generator.close();
+    }
+  });
+
+  it('answers with the error separator, without running the model, when no context fits', async () => {
+    const generator = await loadLlamaGenerator({ ...options(plainModel), contextSize: 1024, maxTokens: 200, answerMaxChars: 40 });
+    try {
+      const huge = [0, 1].map((id) => ({ id, text: 'memory '.repeat(2000) }));
+      const streamed: string[] = [];
+      const result = await generator.generate('memory?', huge, { onToken: (text) => streamed.push(text) });
+      expect(streamed.join('')).toBe(result.answer);
+      // A model given no context could only answer from its own knowledge, with nothing to cite.
+      expect(generator.stats.generations).toBe(0);
+      expect(result).toMatchObject({ hasAnswer: false, sources: [] });
+      expect(result.raw.startsWith('<bbs_error>')).toBe(true);
+      expect(result.answer).toMatch(/None of the 2 retrieved contexts fits .* --llm-context-size/);
+    } finally {
+      await generator.close();
+    }
+  });
+
   it('rejects a question that cannot fit at all', async () => {
     const generator = await load(plainModel, { llmContextSize: 1024, llmMaxTokens: 100 });
     try {
       await expect(generator.generate('why '.repeat(400), contexts)).rejects.toBeInstanceOf(PromptTooLongError);
+    } finally {
+      await generator.close();
+    }
+  });
+});
+
+describe('blank answers', () => {
+  it('explains a blank answer instead of returning an empty one', async () => {
+    // An answer capped at 0 characters forces the model to write "".
+    const generator = await loadLlamaGenerator({ ...options(plainModel), maxTokens: 200, answerMaxChars: 0 });
+    try {
+      const streamed: string[] = [];
+      const result = await generator.generate('Which region?', contexts, { onToken: (text) => streamed.push(text) });
+      expect(streamed.join('').trim()).toBe(result.answer);
+      expect(generator.stats.generations).toBe(1);
+      expect(result).toMatchObject({ hasAnswer: false, sources: [], answer: 'The language model gave no answer from the retrieved contexts.' });
+      expect(result.raw).toBe(`<bbs_error>${result.answer}\n<bbs_sources>:`);
     } finally {
       await generator.close();
     }

@@ -17,27 +17,67 @@ describe('prompt', () => {
 });
 
 describe('fitContexts', () => {
-  it('keeps the longest best-first prefix that fits, like a linear scan would', () => {
-    fc.assert(
-      fc.property(fc.array(fc.nat(50), { maxLength: 40 }), fc.nat(30), fc.nat(600), (sizes, fixed, budget) => {
-        const count = (kept: readonly number[]) => fixed + kept.reduce((a, b) => a + b, 0);
-        const kept = fitContexts(sizes, count, budget);
+  const additive = (fixed: number) => ({
+    prompt: (kept: readonly number[]) => fixed + kept.reduce((a, b) => a + b, 0),
+    context: (size: number) => size,
+  });
+
+  it('keeps, best-ranked first, every context that still fits, like a linear scan would', async () => {
+    await fc.assert(
+      // A context always takes at least one token (its "Source:" line).
+      fc.asyncProperty(fc.array(fc.integer({ min: 1, max: 50 }), { maxLength: 40 }), fc.nat(30), fc.nat(600), async (sizes, fixed, budget) => {
+        const kept = await fitContexts(sizes, additive(fixed), budget);
         if (fixed > budget) {
           expect(kept).toBeNull();
           return;
         }
-        let expected = 0;
-        while (expected < sizes.length && count(sizes.slice(0, expected + 1)) <= budget) expected++;
-        expect(kept).toEqual(sizes.slice(0, expected));
+        const expected: number[] = [];
+        for (const size of sizes) if (fixed + [...expected, size].reduce((a, b) => a + b, 0) <= budget) expected.push(size);
+        expect(kept).toEqual(expected);
       }),
     );
   });
 
-  it('tokenises a logarithmic number of candidate prompts', () => {
-    let calls = 0;
-    const kept = fitContexts(Array.from({ length: 1000 }, () => 1), (k) => (calls++, k.length), 337);
-    expect(kept).toHaveLength(337);
-    expect(calls).toBeLessThanOrEqual(2 + Math.ceil(Math.log2(1000)));
+  it('does not let one huge best-ranked context push out the ones ranked below it', async () => {
+    expect(await fitContexts([5000, 40, 30, 900, 20], additive(10), 990)).toEqual([40, 30, 900]);
+    expect(await fitContexts([5000, 6000], additive(10), 1000)).toEqual([]);
+  });
+
+  it('keeps the whole prompt within the budget when contexts cost more joined than measured alone', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.nat(50), { maxLength: 40 }), fc.nat(5), fc.nat(600), async (sizes, joinCost, budget) => {
+        const measure = { prompt: (kept: readonly number[]) => kept.reduce((a, b) => a + b + joinCost, 0), context: (size: number) => size };
+        const kept = (await fitContexts(sizes, measure, budget))!;
+        expect(measure.prompt(kept)).toBeLessThanOrEqual(budget);
+        const greedy = (await fitContexts(sizes, additive(0), budget))!;
+        expect(greedy.slice(0, kept.length)).toEqual(kept);
+      }),
+    );
+  });
+
+  it('measures each context once and the whole prompt a logarithmic number of times', async () => {
+    let prompts = 0;
+    let contexts = 0;
+    const measure = {
+      prompt: (kept: readonly number[]) => (prompts++, kept.length * 2),
+      context: () => (contexts++, 1),
+    };
+    const kept = (await fitContexts(Array.from({ length: 1000 }, () => 1), measure, 337))!;
+    expect(kept.length).toBeLessThanOrEqual(337);
+    expect(measure.prompt(kept)).toBeLessThanOrEqual(337);
+    expect(contexts).toBeLessThanOrEqual(1000);
+    expect(prompts).toBeLessThanOrEqual(4 + Math.ceil(Math.log2(1000)));
+  });
+
+  it('gives the event loop turns while it measures many contexts', async () => {
+    let measured = 0;
+    const measure = { prompt: () => 0, context: () => (measured++, 1) };
+    let measuredAtFirstTurn = -1;
+    setImmediate(() => (measuredAtFirstTurn = measured));
+    const kept = await fitContexts(Array.from({ length: 500 }, (_, i) => i), measure, 10_000);
+    expect(kept).toHaveLength(500);
+    expect(measuredAtFirstTurn).toBeGreaterThan(0);
+    expect(measuredAtFirstTurn).toBeLessThan(500);
   });
 });
 

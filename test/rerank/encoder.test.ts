@@ -36,6 +36,23 @@ describe('InputEncoder', () => {
     expect(short!.ids).toEqual([2, ...Array(10).fill(27), 3, 24, 3]);
   });
 
+  it('tokenises no more text than the maximum length can use, never splitting a character', () => {
+    const tokenizer = tiny();
+    const seen: string[] = [];
+    const tokenize = tokenizer.tokenize.bind(tokenizer);
+    tokenizer.tokenize = (text: string, ...rest: unknown[]) => (seen.push(text), tokenize(text, ...(rest as [])));
+    const encoder = new InputEncoder(tokenizer, 16);
+    const huge = words(50_000, 'memory');
+    expect(encoder.encodePairs('brain', [huge])).toEqual(encoder.encodePairs('brain', [words(20, 'memory')]));
+    expect(encoder.encode(huge)).toEqual(encoder.encode(words(20, 'memory')));
+    // The longest text tokenised is far shorter than the 350,000-character passage.
+    expect(Math.max(...seen.map((text) => text.length))).toBeLessThan(100 * 16);
+
+    seen.length = 0;
+    for (const padding of ['', 'a']) encoder.encode(padding + '😀'.repeat(50_000));
+    for (const text of seen) expect(text).not.toMatch(/[\ud800-\udbff]$/);
+  });
+
   it('keeps short inputs whole and cuts single sequences to the limit', () => {
     const encoder = new InputEncoder(tiny(), 8);
     expect(encoder.encodePairs('brain', ['memory'])[0]!.ids).toEqual([2, 27, 3, 24, 3]);

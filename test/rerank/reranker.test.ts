@@ -3,13 +3,15 @@
  * scripts/make-tiny-onnx.ts, checked against the same math done here in
  * plain JS (float64) with an independent WordPiece tokenisation.
  */
-import { mkdir, mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TINY_VOCAB, writeTinyOnnxModel, type TinyOnnxOptions, type TinyOnnxWeights } from '../../scripts/make-tiny-onnx.js';
-import { createReranker, RerankerUnavailableError, type Reranker } from '../../src/rerank/index.js';
-import { detectHead } from '../../src/rerank/onnx-model.js';
+import { Tokenizer } from '@huggingface/tokenizers';
+import { createReranker, OnnxReranker, RerankerUnavailableError, type Reranker } from '../../src/rerank/index.js';
+import { InputEncoder } from '../../src/rerank/encoder.js';
+import { detectHead, OnnxEncoderModel } from '../../src/rerank/onnx-model.js';
 
 let root: string;
 
@@ -135,6 +137,31 @@ describe('cross-encoder', () => {
     }
   });
 
+  it('tokenises one batch at a time, so the event loop gets a turn while many passages are scored', async () => {
+    const dir = path.join(root, 'cross-turns');
+    await writeTinyOnnxModel(dir, { kind: 'cross-encoder', seed: 3 });
+    const tokenizer = new Tokenizer(JSON.parse(await readFile(path.join(dir, 'tokenizer.json'), 'utf8')), {});
+    let tokenised = 0;
+    const tokenize = tokenizer.tokenize.bind(tokenizer);
+    tokenizer.tokenize = (text: string, ...rest: unknown[]) => (tokenised++, tokenize(text, ...(rest as [])));
+    const model = await OnnxEncoderModel.load(path.join(dir, 'model.onnx'), 1);
+    const reranker = new OnnxReranker(model, new InputEncoder(tokenizer, 512), 4, 'test');
+    const reference = (await build('cross-turns-reference', { kind: 'cross-encoder', seed: 3 }, 32)).reranker;
+    try {
+      const many = Array.from({ length: 40 }, (_, i) => passages[i % passages.length]!);
+      let tokenisedAtFirstTurn = -1;
+      setImmediate(() => (tokenisedAtFirstTurn = tokenised));
+      const scores = await reranker.score(query, many);
+      expect(tokenisedAtFirstTurn).toBeGreaterThan(0);
+      expect(tokenisedAtFirstTurn).toBeLessThan(many.length);
+      // Same scores as one big batch.
+      (await reference.score(query, many)).forEach((s, i) => expect(scores[i]).toBeCloseTo(s, 5));
+    } finally {
+      await reranker.close();
+      await reference.close();
+    }
+  });
+
   it('truncates pairs to the maximum length in config.json, longest first', async () => {
     const { reranker, weights } = await build('cross-short', { kind: 'cross-encoder', seed: 5, maxPositions: 12 });
     try {
@@ -191,6 +218,25 @@ describe('loading', () => {
     const broken = await load(noTokenizer);
     expect(broken).toBeInstanceOf(RerankerUnavailableError);
     expect((broken as Error).message).toMatch(/cannot load the reranker model in .*no-tokenizer: .*; check --reranker-model/);
+  });
+
+  it('answers a model that cannot score as unavailable, naming the setting, never as a crash', async () => {
+    // A tokenizer.json of another model: its ids run past the model's embedding table.
+    const dir = path.join(root, 'mismatched-tokenizer');
+    await writeTinyOnnxModel(dir, { kind: 'cross-encoder' });
+    const tokenizerFile = path.join(dir, 'tokenizer.json');
+    const tokenizer = JSON.parse(await readFile(tokenizerFile, 'utf8')) as { model: { vocab: Record<string, number> } };
+    tokenizer.model.vocab.zebra = TINY_VOCAB.length + 1000;
+    await writeFile(tokenizerFile, JSON.stringify(tokenizer));
+    const reranker = (await createReranker({ rerankerModel: dir, rerankerThreads: 1, rerankerBatchSize: 8 }))!;
+    try {
+      expect(await reranker.score('memory', ['sleep'])).toHaveLength(1);
+      const failure = await reranker.score('zebra', ['sleep']).catch((e: unknown) => e);
+      expect(failure).toBeInstanceOf(RerankerUnavailableError);
+      expect((failure as Error).message).toMatch(/the reranker failed to score: .*; check --reranker-model \/ RERANKER_MODEL/);
+    } finally {
+      await reranker.close();
+    }
   });
 
   it('finds the graph under onnx/ as Hugging Face repositories lay it out', async () => {

@@ -94,8 +94,10 @@ export const qaRoutes: FastifyPluginAsync<LiteratureServices & QaServices> = asy
     return { request: { query, retrieverK: retriever_k, useReranker: use_reranker, rerankerK: reranker_k }, filters: filtersOf(filterInput) };
   };
 
-  // Room for the longest accepted question in 4-byte UTF-8 plus the other fields; beyond it, 413 code 4.
-  const bodyLimit = config.maxQueryLength * 4 + 4096;
+  // Room for the longest accepted question however it is written, plus the other fields; beyond it, 413 code 4.
+  // The length counts UTF-16 units, and the longest JSON spelling of one is a 6-byte \uXXXX escape
+  // (what JSON.stringify-like encoders with ASCII output, Python's json.dumps by default, write for non-ASCII text).
+  const bodyLimit = config.maxQueryLength * 6 + 4096;
 
   api.post(
     '/qa/generative',
