@@ -89,6 +89,55 @@ describe.skipIf(!HAS_CHROMIUM)(`archive cart in Chromium (${HAS_CHROMIUM ? '/usr
     await page.close();
   });
 
+  it('removing an article from the cart with the keyboard keeps the focus in the cart', async () => {
+    const page = await browser.newPage();
+    await chooseTwoArticles(page);
+    const titles = await page.locator('#cart-list li').allTextContents();
+    const focused = () => page.evaluate(() => (globalThis as any).document.activeElement?.getAttribute('aria-label') ?? (globalThis as any).document.activeElement?.id);
+    await page.locator('#cart-list button').first().focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.locator('#cart-list li').count()).toBe(1);
+    expect(await focused()).toBe(`Remove ${titles[1]!.replace(/×$/, '')} from the archive`);
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.locator('#cart-list li').count()).toBe(0);
+    expect(await focused()).toBe('token');
+    await page.close();
+  });
+
+  it('a change to the cart while an archive is being made neither enables a second download nor changes what is reported', async () => {
+    const page = await browser.newPage();
+    let creations = 0;
+    let release = () => {};
+    const released = new Promise<void>((resolve) => (release = resolve));
+    await page.route('**/v1/archives/**', async (route) => {
+      if (route.request().method() === 'POST') {
+        creations++;
+        await released;
+      }
+      await route.continue();
+    });
+    const ids = await chooseTwoArticles(page);
+    await page.getByLabel('Access token').fill(WRITER);
+    await page.getByLabel('Access token').press('Tab');
+    await expect.poll(() => page.getByLabel('Project').locator('option').allTextContents()).toEqual(['neuro/lab1', 'neuro/lab2']);
+    const downloadButton = page.getByRole('button', { name: 'Download archive' });
+    const downloaded = page.waitForEvent('download');
+    await downloadButton.click();
+    await expect.poll(() => creations).toBe(1);
+    // A third article added while the archive of the first two is being made.
+    await page.getByTestId('result').nth(1).getByRole('button', { name: 'Add to archive' }).click();
+    await expect.poll(() => page.locator('#cart-list li').count()).toBe(3);
+    expect(await downloadButton.isDisabled()).toBe(true);
+    release();
+    const download = await downloaded;
+    const zip = await unzip(await readFile((await download.path())!));
+    expect([...zip.names].sort()).toEqual(ids.map((id) => `articles/${id}.json`).sort());
+    await expect.poll(() => page.locator('#cart-message').textContent()).toBe('Archive of 2 articles downloaded.');
+    expect(await downloadButton.isDisabled()).toBe(false);
+    expect(creations).toBe(1);
+    await page.close();
+  });
+
   it('a server closed to anonymous asks for a token, and the token opens the literature routes to the page', async () => {
     const closed = await startServer(() => new ExtractiveGenerator(), { auth: { tokens: AUTH.tokens, acls: { '/': { 'local/reader': ['resources/read'] } } } });
     // Its own browser: the shared one refuses every host but the first server's.

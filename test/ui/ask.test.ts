@@ -126,6 +126,118 @@ describe.skipIf(!HAS_CHROMIUM)(`Ask in Chromium (${HAS_CHROMIUM ? '/usr/bin/chro
     expect(await page.getByRole('button', { name: 'Stop' }).isVisible()).toBe(false);
   });
 
+  it('a search started while an answer streams stops the answer, whose citations never replace the search results', async () => {
+    let stopped = false;
+    generator.script = async (_question, _contexts, { onToken, signal }) => {
+      onToken?.('An answer that will not finish ');
+      try {
+        return await untilAborted(signal);
+      } finally {
+        stopped = true;
+      }
+    };
+    await ask('What do place cells encode?');
+    await expect.poll(() => page.getByTestId('answer').textContent()).toBe('An answer that will not finish ');
+    await page.getByRole('searchbox', { name: 'Search' }).fill('dopamine');
+    await page.getByRole('searchbox', { name: 'Search' }).press('Enter');
+    const hits: { article_id: string }[] = (await server.fixture.app.inject({ url: '/retrieval/?query=dopamine&retriever_k=100' })).json();
+    const searchIds = [...new Set(hits.map((hit) => hit.article_id))];
+    const shownIds = () => page.getByTestId('result').evaluateAll((cards) => cards.map((card) => (card as any).dataset.articleId));
+    await expect.poll(shownIds).toEqual(searchIds);
+    // The generation is stopped on the server, and nothing of the answer comes back.
+    await eventually(() => stopped);
+    expect(await page.getByRole('button', { name: 'Stop' }).isVisible()).toBe(false);
+    expect(await page.getByTestId('answer').isVisible()).toBe(false);
+    expect(await message().isVisible()).toBe(false);
+    expect(await shownIds()).toEqual(searchIds);
+  });
+
+  it('Ask pressed again while answering drops the first answer silently and streams the second with its Stop button', async () => {
+    let firstStopped = false;
+    const second = gate();
+    let calls = 0;
+    generator.script = async (_question, contexts, { onToken, signal }) => {
+      if (++calls === 1) {
+        onToken?.('First ');
+        try {
+          return await untilAborted(signal);
+        } finally {
+          firstStopped = true;
+        }
+      }
+      onToken?.('Second ');
+      await second.wait;
+      return answerOf('Second answer [1].', [contexts[0]!.id]);
+    };
+    await ask('What do place cells encode?');
+    await expect.poll(() => page.getByTestId('answer').textContent()).toBe('First ');
+    await page.getByRole('button', { name: 'Ask' }).click();
+    await eventually(() => firstStopped);
+    await expect.poll(() => page.getByTestId('answer').textContent()).toBe('Second ');
+    expect(await page.getByRole('button', { name: 'Stop' }).isVisible()).toBe(true);
+    expect(await page.getByTestId('answer').getAttribute('aria-busy')).toBe('true');
+    expect(await message().isVisible()).toBe(false);
+    second.open();
+    await expect.poll(() => page.getByTestId('citation').count()).toBe(1);
+    expect(await page.getByTestId('answer').textContent()).toBe('Second answer [1].');
+    expect(await message().isVisible()).toBe(false);
+  });
+
+  it('on a narrow screen the Stop button is in view while an answer streams', async () => {
+    generator.script = async (_question, _contexts, { onToken, signal }) => {
+      onToken?.('Streaming ');
+      return untilAborted(signal);
+    };
+    await page.setViewportSize({ width: 360, height: 740 });
+    await ask('What do place cells encode?');
+    await expect.poll(() => page.getByTestId('answer').textContent()).toBe('Streaming ');
+    const stop = page.getByRole('button', { name: 'Stop' });
+    const box = (await stop.boundingBox())!;
+    expect(box.x).toBeGreaterThanOrEqual(0);
+    expect(box.x + box.width).toBeLessThanOrEqual(360);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)).toBeLessThanOrEqual(0);
+    await stop.click();
+    await expect.poll(() => message().textContent()).toContain('Stopped');
+  });
+
+  it('a question typed, then filters chosen, then Ask: the question survives the filter change and is asked with the filters', async () => {
+    await page.goto(`${server.url}/ui/?q=cells`);
+    await expect.poll(() => page.getByTestId('result').count()).toBeGreaterThan(0);
+    const searchBox = page.getByRole('searchbox', { name: 'Search' });
+    await searchBox.fill('What do place cells encode?');
+    const filtered = page.waitForRequest((request) => request.url().includes('/retrieval/article_count?article_types=review-article'));
+    await page.getByRole('checkbox', { name: /^review-article/ }).check();
+    await filtered;
+    await expect.poll(() => page.getByTestId('article-count').textContent()).not.toBe('…');
+    expect(await searchBox.inputValue()).toBe('What do place cells encode?');
+    const asked = page.waitForRequest((request) => request.url().includes('/qa/streamed_generative'));
+    await page.getByRole('button', { name: 'Ask' }).click();
+    const request = await asked;
+    expect(new URL(request.url()).searchParams.getAll('article_types')).toEqual(['review-article']);
+    expect(request.postDataJSON()).toEqual({ query: 'What do place cells encode?' });
+    // The back button still brings the field back to the query of that view.
+    await page.goBack();
+    await expect.poll(() => searchBox.inputValue()).toBe('cells');
+  });
+
+  it('"Skip to results" after an answer moves the focus to it and keeps the answer and its citations', async () => {
+    await ask('What do place cells encode?');
+    await expect.poll(() => page.getByTestId('citation').count()).toBeGreaterThan(0);
+    const citations = await page.getByTestId('citation').allTextContents();
+    const answer = await page.getByTestId('answer').textContent();
+    const requests: string[] = [];
+    page.on('request', (request) => requests.push(request.url()));
+    await page.getByRole('link', { name: 'Skip to results' }).focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe('results');
+    await page.waitForTimeout(300);
+    expect(await page.getByTestId('answer').isVisible()).toBe(true);
+    expect(await page.getByTestId('answer').textContent()).toBe(answer);
+    expect(await page.getByTestId('citation').allTextContents()).toEqual(citations);
+    expect(await page.getByTestId('result').count()).toBe(citations.length);
+    expect(requests).toEqual([]);
+  });
+
   it('shows a full queue (429) with when to retry', async () => {
     generator.script = async () => {
       throw new QueueFullError(7, 8);

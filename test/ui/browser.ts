@@ -63,9 +63,9 @@ export interface UiServer {
   close(): Promise<void>;
 }
 
-/** The app over the demo corpus on a real port (a browser needs TCP, not inject). */
-export async function startServer(generator: () => Generator, options: FixtureOptions = {}): Promise<UiServer> {
-  const fixture = await fixtureApp(demoArticles(), { generator }, options);
+/** The app over the demo corpus (or the given articles) on a real port (a browser needs TCP, not inject). */
+export async function startServer(generator: () => Generator, options: FixtureOptions = {}, articles: ArticleInput[] = demoArticles()): Promise<UiServer> {
+  const fixture = await fixtureApp(articles, { generator }, options);
   const address = await fixture.app.listen({ host: '127.0.0.1', port: 0 });
   return { url: address, fixture, close: () => fixture.close() };
 }

@@ -150,6 +150,66 @@ describe.skipIf(!HAS_CHROMIUM)(`search page in Chromium (${HAS_CHROMIUM ? '/usr/
     await shared.close();
   });
 
+  it('a date typed digit by digit is one filter change: one history entry, one search, not one per digit of the year', async () => {
+    await page.goto(`${server.url}/ui/?q=cells`);
+    await expect.poll(shownCount).toBe(await count());
+    const historyBefore = await page.evaluate(() => (globalThis as any).history.length);
+    const countRequests: string[] = [];
+    page.on('request', (request) => {
+      const url = new URL(request.url());
+      if (url.pathname === '/retrieval/article_count') countRequests.push(url.search);
+    });
+    // Chromium's date field in the en-US order: month, day, then the year's digits one by one.
+    await page.getByLabel('From', { exact: true }).click();
+    await page.keyboard.type('01022015', { delay: 60 });
+    await expect.poll(shownCount).toBe(await count('?date_from=2015-01-02'));
+    expect(new URL(page.url()).searchParams.get('date_from')).toBe('2015-01-02');
+    expect(countRequests).toEqual(['?date_from=2015-01-02']);
+    expect(await page.evaluate(() => (globalThis as any).history.length)).toBe(historyBefore + 1);
+    // So one step back is the view before the date.
+    await page.goBack();
+    await expect.poll(shownCount).toBe(await count());
+    expect(new URL(page.url()).searchParams.get('date_from')).toBeNull();
+  });
+
+  it('shows the page buttons only for a listing of more than one page', async () => {
+    const pager = () => [page.getByRole('button', { name: 'Previous page' }), page.getByRole('button', { name: 'Next page' })];
+    await page.goto(`${server.url}/ui/?q=cells`);
+    await expect.poll(() => page.getByTestId('result').count()).toBeGreaterThan(1);
+    for (const button of pager()) expect(await button.isVisible()).toBe(false);
+    await page.getByRole('button', { name: 'List articles' }).click();
+    await expect.poll(() => page.locator('#page-label').textContent()).toMatch(/^Page 1 of [2-9]/);
+    for (const button of pager()) expect(await button.isVisible()).toBe(true);
+    // A listing that fits on one page.
+    const reviews = await api('/retrieval/article_listing?article_types=review-article&size=10&number_results=1000');
+    expect(reviews.pages).toBe(1);
+    await page.getByRole('checkbox', { name: /^review-article/ }).check();
+    await expect.poll(() => page.getByTestId('result').count()).toBe(reviews.items.length);
+    for (const button of pager()) expect(await button.isVisible()).toBe(false);
+  });
+
+  it('suggestions that arrive after Enter has picked the typed name do not reopen the list', async () => {
+    let answered = 0;
+    await page.route('**/suggestions/author?*', async (route) => {
+      const response = await route.fetch();
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      await route.fulfill({ response }).catch(() => undefined);
+      answered++;
+    });
+    await page.goto(`${server.url}/ui/`);
+    const author = page.getByRole('combobox', { name: 'Authors' });
+    const requested = page.waitForRequest((request) => request.url().includes('/suggestions/author?'));
+    await author.fill('José Núñez');
+    await requested;
+    await author.press('Enter');
+    await expect.poll(() => page.getByRole('button', { name: 'Remove author José Núñez' }).count()).toBe(1);
+    await expect.poll(() => answered).toBe(1);
+    await page.waitForTimeout(200);
+    expect(await page.getByRole('listbox', { name: 'Author suggestions' }).isVisible()).toBe(false);
+    expect(await author.getAttribute('aria-expanded')).toBe('false');
+    expect(await author.inputValue()).toBe('');
+  });
+
   it('the listing pages through the articles and sorts them by date', async () => {
     await page.goto(`${server.url}/ui/`);
     await page.getByRole('button', { name: 'List articles' }).click();
@@ -202,6 +262,60 @@ describe.skipIf(!HAS_CHROMIUM)(`search page in Chromium (${HAS_CHROMIUM ? '/usr/
     expect(await page.evaluate(() => document.activeElement.textContent)).toBe('Remove from archive');
   });
 
+  it('pages through the listing from the keyboard without losing the focus, up to the last page and back', async () => {
+    await page.goto(`${server.url}/ui/?mode=list`);
+    const first = await api('/retrieval/article_listing?size=10&page=1&number_results=1000');
+    expect(first.pages).toBeGreaterThan(2);
+    await expect.poll(() => page.locator('#page-label').textContent()).toBe(`Page 1 of ${first.pages}`);
+    const focusedId = () => page.evaluate(() => document.activeElement?.id);
+    await page.getByRole('button', { name: 'Next page' }).focus();
+    for (let shown = 2; shown <= first.pages; shown++) {
+      await page.keyboard.press('Enter');
+      await expect.poll(() => page.locator('#page-label').textContent()).toBe(`Page ${shown} of ${first.pages}`);
+      const expected = shown < first.pages ? 'next-page' : 'prev-page';
+      await expect.poll(focusedId).toBe(expected);
+    }
+    // On the last page "Next" is disabled and "Previous" has the focus: Enter goes back.
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.locator('#page-label').textContent()).toBe(`Page ${first.pages - 1} of ${first.pages}`);
+    expect(await focusedId()).toBe('prev-page');
+  });
+
+  it('tells screen readers that results arrived, in a status region, also when only the query changed', async () => {
+    await page.goto(`${server.url}/ui/?q=cells`);
+    const status = page.getByRole('status').and(page.locator('#results-status'));
+    const cellsHits: { article_id: string }[] = await api('/retrieval/?query=cells&retriever_k=100');
+    await expect.poll(() => status.textContent()).toBe(`${new Set(cellsHits.map((hit) => hit.article_id)).size} articles found for “cells”.`);
+    await searchBox().fill('grid cells entorhinal');
+    await searchBox().press('Enter');
+    const gridHits: { article_id: string }[] = await api('/retrieval/?query=grid%20cells%20entorhinal&retriever_k=100');
+    await expect.poll(() => status.textContent()).toBe(`${new Set(gridHits.map((hit) => hit.article_id)).size} articles found for “grid cells entorhinal”.`);
+    await page.getByRole('button', { name: 'List articles' }).click();
+    const listing = await api('/retrieval/article_listing?size=10&page=1&number_results=1000');
+    await expect.poll(() => status.textContent()).toBe(`Listing, page 1 of ${listing.pages}: ${listing.items.length} articles.`);
+    // Hidden from sight, not from assistive technology.
+    expect(await status.evaluate((element) => element.getBoundingClientRect().width)).toBeLessThanOrEqual(1);
+  });
+
+  it('article types refused once (429) are asked again with the next view, not left empty until a reload', async () => {
+    let refused = 0;
+    await page.route('**/suggestions/article_types', (route) => {
+      if (refused++ > 0) return route.continue();
+      return route.fulfill({ status: 429, headers: { 'retry-after': '1', 'content-type': 'application/json' }, body: JSON.stringify({ detail: { code: 5, detail: 'rate limit of 600 requests per minute exceeded' } }) });
+    });
+    await page.goto(`${server.url}/ui/`);
+    await expect.poll(() => page.locator('#message').textContent()).toContain('Try again in 1 second');
+    expect(await page.locator('#type-list label').count()).toBe(0);
+    await searchBox().fill('cells');
+    await searchBox().press('Enter');
+    const types: { article_type: string }[] = await api('/suggestions/article_types');
+    await expect.poll(() => page.locator('#type-list input').evaluateAll((boxes) => boxes.map((box) => (box as any).value))).toEqual(types.map((t) => t.article_type));
+    // Asked once more, not with every view from then on.
+    await page.getByRole('button', { name: 'List articles' }).click();
+    await expect.poll(() => page.locator('#page-label').textContent()).toMatch(/^Page 1/);
+    expect(refused).toBe(2);
+  });
+
   it('fits a narrow screen without sideways scrolling', async () => {
     await page.setViewportSize({ width: 360, height: 740 });
     await page.goto(`${server.url}/ui/?q=place%20cells&topics=hippocampus`);
@@ -223,6 +337,15 @@ describe.skipIf(!HAS_CHROMIUM)(`search page in Chromium (${HAS_CHROMIUM ? '/usr/
     await countOperation.getByRole('button', { name: 'Send' }).click();
     const expected = await api('/retrieval/article_count?article_types=review-article');
     await expect.poll(() => countOperation.locator('pre[aria-live]').textContent()).toBe(`HTTP 200 OK\n${JSON.stringify(expected, null, 2)}`);
+  });
+
+  it('/docs fits a narrow screen, every operation open, without sideways scrolling', async () => {
+    await page.setViewportSize({ width: 360, height: 740 });
+    await page.goto(`${server.url}/docs`);
+    await expect.poll(() => page.locator('details.operation').count()).toBeGreaterThan(10);
+    await page.evaluate(() => document.querySelectorAll('details').forEach((details: { open: boolean }) => (details.open = true)));
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    expect(overflow).toBeLessThanOrEqual(0);
   });
 
   it('makes no request to any other host (and the guard that checks it does see one)', async () => {

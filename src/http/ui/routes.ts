@@ -51,11 +51,11 @@ export const uiRoutes: FastifyPluginAsync<{ assets: UiAssets }> = async (app, { 
     return reply.send(asset.body);
   };
 
-  app.get('/ui/', { schema: { hide: true } }, (request, reply) => send(request, reply, 'index.html'));
+  app.get('/ui/', { schema: { hide: true }, config: NOT_RATE_LIMITED }, (request, reply) => send(request, reply, 'index.html'));
   api.get(
     '/ui/*',
-    { schema: { hide: true, params: { type: 'object', properties: { '*': { type: 'string' } }, required: ['*'] } } },
+    { schema: { hide: true, params: { type: 'object', properties: { '*': { type: 'string' } }, required: ['*'] } }, config: NOT_RATE_LIMITED },
     (request, reply) => send(request, reply, request.params['*']),
   );
-  app.get('/docs', { schema: { hide: true } }, (request, reply) => send(request, reply, 'docs.html'));
+  app.get('/docs', { schema: { hide: true }, config: NOT_RATE_LIMITED }, (request, reply) => send(request, reply, 'docs.html'));
 };

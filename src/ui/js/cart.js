@@ -7,6 +7,8 @@ export function createCart(root, { literatureProject, onTokenChange }) {
   /** article_id -> title, in the order added; kept for this tab only, like the token. */
   const items = new Map(JSON.parse(sessionStorage.getItem(CART_KEY) ?? '[]'));
   const buttons = new Map();
+  /** True while an archive is made and fetched: one at a time, whatever the cart does meanwhile. */
+  let downloading = false;
   const list = root.querySelector('#cart-list');
   const size = root.querySelector('#cart-size');
   const tokenInput = root.querySelector('#token');
@@ -32,18 +34,27 @@ export function createCart(root, { literatureProject, onTokenChange }) {
     list.replaceChildren(
       ...[...items].map(([id, title]) => {
         const item = document.createElement('li');
-        item.append(title);
+        // Its own bidirectional isolate, like the title on its card.
+        const name = document.createElement('bdi');
+        name.textContent = title;
+        item.append(name);
         const remove = document.createElement('button');
         remove.type = 'button';
         remove.textContent = '×';
         remove.setAttribute('aria-label', `Remove ${title} from the archive`);
-        remove.addEventListener('click', () => toggle(id, title));
+        remove.addEventListener('click', () => {
+          const position = [...items.keys()].indexOf(id);
+          toggle(id, title);
+          // This button is gone: keep keyboard users in the cart, on the button now in its place (or the last one).
+          const left = list.querySelectorAll('button');
+          (left[Math.min(position, left.length - 1)] ?? tokenInput).focus();
+        });
         item.append(remove);
         return item;
       }),
     );
     for (const [id, group] of buttons) for (const button of group) if (button.isConnected) syncButton(button, id);
-    download.disabled = items.size === 0;
+    download.disabled = items.size === 0 || downloading;
   };
 
   const toggle = (id, title) => {
@@ -86,10 +97,12 @@ export function createCart(root, { literatureProject, onTokenChange }) {
   download.addEventListener('click', async () => {
     const project = projectSelect.value;
     if (!project) return say('Choose a project first (an access token that may write one is needed).', true);
+    downloading = true;
     download.disabled = true;
     say('Preparing the archive…');
+    const articleIds = [...items.keys()];
     try {
-      const blob = await createAndFetch(project, [...items.keys()], await literatureProject());
+      const blob = await createAndFetch(project, articleIds, await literatureProject());
       const url = URL.createObjectURL(blob);
       const a = document.createElement('a');
       a.href = url;
@@ -98,10 +111,11 @@ export function createCart(root, { literatureProject, onTokenChange }) {
       a.click();
       a.remove();
       setTimeout(() => URL.revokeObjectURL(url), 60_000);
-      say(`Archive of ${items.size} article${items.size === 1 ? '' : 's'} downloaded.`);
+      say(`Archive of ${articleIds.length} article${articleIds.length === 1 ? '' : 's'} downloaded.`);
     } catch (error) {
       say(error.message, true);
     } finally {
+      downloading = false;
       download.disabled = items.size === 0;
     }
   });

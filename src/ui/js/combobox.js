@@ -38,7 +38,8 @@ export function combobox({ input, listbox, fetchOptions, onPick }) {
         item.id = `${listbox.id}-${i}`;
         item.setAttribute('role', 'option');
         item.setAttribute('aria-selected', 'false');
-        const label = document.createElement('span');
+        // An isolate: a right-to-left or direction-controlled name cannot reorder the count after it.
+        const label = document.createElement('bdi');
         label.textContent = option.label;
         const count = document.createElement('span');
         count.className = 'option-count';
@@ -59,6 +60,9 @@ export function combobox({ input, listbox, fetchOptions, onPick }) {
 
   const pick = (option) => {
     const text = input.value.trim();
+    // Suggestions still on their way are for the text just picked: they must not reopen the list.
+    clearTimeout(timer);
+    controller?.abort();
     close();
     options = [];
     input.value = '';
@@ -73,9 +77,12 @@ export function combobox({ input, listbox, fetchOptions, onPick }) {
       close();
       return;
     }
-    controller = new AbortController();
+    const request = new AbortController();
+    controller = request;
     try {
-      options = await fetchOptions(text, controller.signal);
+      const found = await fetchOptions(text, request.signal);
+      if (request.signal.aborted) return;
+      options = found;
       if (document.activeElement === input) render();
     } catch (error) {
       if (error?.name !== 'AbortError') close();

@@ -5,6 +5,11 @@ import { emptyFilters } from './state.js';
 
 const ISSN = /\b\d{4}-\d{3}[\dXx]\b/;
 const SUGGESTION_LIMIT = 8;
+/**
+ * A date typed digit by digit is a valid date at each digit of its year (0002, 0020, 0201, 2015): the
+ * dates apply once the fields have been left alone this long, not as a history entry and a search per digit.
+ */
+const DATE_SETTLE_MS = 600;
 
 /** Journal ISSN -> name, learnt from suggestions and results, so chips can show names. */
 export const journalNames = new Map();
@@ -23,8 +28,14 @@ export function createFilters(root, { onChange, onError }) {
 
   const dateFrom = root.querySelector('#date-from');
   const dateTo = root.querySelector('#date-to');
-  dateFrom.addEventListener('change', () => change({ date_from: dateFrom.value }));
-  dateTo.addEventListener('change', () => change({ date_to: dateTo.value }));
+  let dateTimer = 0;
+  const changeDates = () => {
+    clearTimeout(dateTimer);
+    // Both fields: a change of one within the delay of the other's must not drop the other's.
+    dateTimer = setTimeout(() => change({ date_from: dateFrom.value, date_to: dateTo.value }), DATE_SETTLE_MS);
+  };
+  dateFrom.addEventListener('change', changeDates);
+  dateTo.addEventListener('change', changeDates);
 
   const typeList = root.querySelector('#type-list');
   typeList.addEventListener('change', () => {
@@ -104,7 +115,7 @@ export function createFilters(root, { onChange, onError }) {
         box.type = 'checkbox';
         box.value = type;
         box.checked = current.article_types.includes(type);
-        const name = document.createElement('span');
+        const name = document.createElement('bdi');
         name.textContent = type;
         const counter = document.createElement('span');
         counter.className = 'count';
@@ -124,7 +135,7 @@ const SINGULAR = { authors: 'author', journals: 'journal', topics: 'topic', regi
 function chip(key, value, onRemove) {
   const item = document.createElement('li');
   const text = key === 'journals' && journalNames.has(value) ? `${journalNames.get(value)} (${value})` : value;
-  const label = document.createElement('span');
+  const label = document.createElement('bdi');
   label.textContent = text;
   const remove = document.createElement('button');
   remove.type = 'button';

@@ -3,7 +3,7 @@ import { getJson } from './api.js';
 import { isNoAnswer, streamAnswer } from './ask.js';
 import { createCart } from './cart.js';
 import { createFilters, journalNames } from './filters.js';
-import { bestPerArticle, card, queryWords } from './results.js';
+import { bestPerArticle, card, isolated, queryWords } from './results.js';
 import { filterParams, stateFromUrl, urlOf } from './state.js';
 
 const PAGE_SIZE = 10;
@@ -18,6 +18,7 @@ const answerPanel = $('#answer-panel');
 const answer = $('#answer');
 const citations = $('#citations');
 const stopButton = $('#stop-button');
+const resultsStatus = $('#results-status');
 
 let state = stateFromUrl(location.href);
 /** Aborts the requests of the previous view when a newer one starts (no stale results). */
@@ -41,16 +42,25 @@ function show(text, kind = 'error') {
   message.className = kind === 'notice' ? 'notice' : '';
 }
 
+/** The path and query of the view on the page, to tell a new view from a move to a fragment. */
+let shownUrl = location.pathname + location.search;
+
 /** A new state: into the URL (one history entry), then onto the page. */
 function navigate(patch) {
   state = { ...state, ...patch };
   const url = urlOf(state);
   if (url !== location.pathname + location.search) history.pushState(null, '', url);
+  shownUrl = url;
   void refresh();
 }
 
+// A state from the URL (first load, back, forward) brings its query into the field.
 addEventListener('popstate', () => {
+  // Following an in-page link ("Skip to results") changes only the fragment: the view, and an answer in it, stay.
+  if (location.pathname + location.search === shownUrl) return;
+  shownUrl = location.pathname + location.search;
   state = stateFromUrl(location.href);
+  queryInput.value = state.q;
   void refresh();
 });
 
@@ -70,16 +80,24 @@ stopButton.addEventListener('click', () => askController?.abort());
 async function refresh() {
   viewController.abort();
   viewController = new AbortController();
+  // A new view replaces an answer being streamed: stop it, or its citations would later replace these results.
+  askController?.abort();
+  askController = null;
+  stopButton.hidden = true;
+  answer.setAttribute('aria-busy', 'false');
   const { signal } = viewController;
-  queryInput.value = state.q;
+  // The field is left alone: a question typed but not yet sent must survive a filter change (filters, then Ask).
   filters.render(state.filters);
   $('#mode-search').setAttribute('aria-pressed', String(state.mode === 'search'));
   $('#mode-list').setAttribute('aria-pressed', String(state.mode === 'list'));
   $('#listing-controls').hidden = state.mode !== 'list';
   $('#sort-by-date').checked = state.sortByDate;
-  $('#pager').hidden = true;
+  // Kept while the next page of a listing loads: a hidden button would drop the keyboard focus it has.
+  if (state.mode !== 'list') $('#pager').hidden = true;
   answerPanel.hidden = true;
   show('');
+  resultsStatus.textContent = '';
+  loadArticleTypes();
   const params = filterParams(state.filters);
   const words = queryWords(state.q, ...state.filters.topics, ...state.filters.regions);
   try {
@@ -104,7 +122,9 @@ async function showSearch(params, words, signal) {
   }
   const hits = await getJson('/retrieval/', { query: state.q, retriever_k: RETRIEVER_K, ...params }, { signal });
   for (const hit of hits) if (hit.journal_issn && hit.journal_name) journalNames.set(hit.journal_issn, hit.journal_name);
-  resultList.replaceChildren(...bestPerArticle(hits).map((hit) => card(hit, { paragraph: hit.paragraph, section: hit.section, words, cart })));
+  const articles = bestPerArticle(hits);
+  resultList.replaceChildren(...articles.map((hit) => card(hit, { paragraph: hit.paragraph, section: hit.section, words, cart })));
+  resultsStatus.textContent = `${articles.length} article${articles.length === 1 ? '' : 's'} found for “${state.q}”.`;
 }
 
 async function showListing(params, words, signal) {
@@ -117,8 +137,14 @@ async function showListing(params, words, signal) {
   const pager = $('#pager');
   pager.hidden = listing.pages <= 1;
   $('#page-label').textContent = `Page ${listing.page} of ${Math.max(listing.pages, 1)}`;
-  $('#prev-page').disabled = listing.page <= 1;
-  $('#next-page').disabled = listing.page >= listing.pages;
+  if (listing.items.length > 0) resultsStatus.textContent = `Listing, page ${listing.page} of ${listing.pages}: ${listing.items.length} article${listing.items.length === 1 ? '' : 's'}.`;
+  const [previous, next] = [$('#prev-page'), $('#next-page')];
+  const focused = document.activeElement;
+  previous.disabled = listing.page <= 1;
+  next.disabled = listing.page >= listing.pages;
+  // A button disabled under the keyboard focus (first or last page reached) hands it to the other one.
+  if (focused === next && next.disabled && !previous.disabled) previous.focus();
+  if (focused === previous && previous.disabled && !next.disabled) next.focus();
   if (listing.items.length === 0) show(listing.total === 0 ? 'No article matches these filters.' : 'This page is past the end of the listing.', 'notice');
 }
 
@@ -132,10 +158,12 @@ async function ask() {
   }
   askController?.abort();
   viewController.abort();
-  askController = new AbortController();
-  const { signal } = askController;
+  const controller = new AbortController();
+  askController = controller;
+  const { signal } = controller;
   show('');
   resultList.replaceChildren();
+  resultsStatus.textContent = '';
   $('#pager').hidden = true;
   answerPanel.hidden = false;
   answer.textContent = '';
@@ -143,8 +171,11 @@ async function ask() {
   answer.setAttribute('aria-busy', 'true');
   citations.replaceChildren();
   stopButton.hidden = false;
+  // Once another ask or a new view has taken over, this one must not touch the page.
+  const superseded = () => askController !== controller;
   try {
     const result = await streamAnswer(question, filterParams(state.filters), { signal, onToken: (text) => answer.append(text) });
+    if (superseded()) return;
     answer.textContent = result.answer;
     if (isNoAnswer(result)) {
       answer.className = 'bbs-error';
@@ -152,6 +183,7 @@ async function ask() {
     }
     showCitations(result.metadata, queryWords(question));
   } catch (error) {
+    if (superseded()) return;
     if (error.name === 'AbortError') {
       show('Stopped. The answer above is incomplete.', 'notice');
     } else {
@@ -159,9 +191,12 @@ async function ask() {
       if (!answer.textContent) answerPanel.hidden = true;
     }
   } finally {
-    answer.setAttribute('aria-busy', 'false');
-    stopButton.hidden = true;
-    if (document.activeElement === stopButton || document.activeElement === document.body) $('#ask-button').focus();
+    if (!superseded()) {
+      askController = null;
+      answer.setAttribute('aria-busy', 'false');
+      stopButton.hidden = true;
+      if (document.activeElement === stopButton || document.activeElement === document.body) $('#ask-button').focus();
+    }
   }
 }
 
@@ -173,7 +208,7 @@ function showCitations(metadata, words) {
       const link = document.createElement('a');
       link.href = `#${id}`;
       link.dataset.testid = 'citation';
-      link.textContent = `[${i + 1}] ${meta.article_title}`;
+      link.append(`[${i + 1}] `, isolated(meta.article_title));
       link.addEventListener('click', (event) => {
         event.preventDefault();
         highlightCard(document.getElementById(id));
@@ -192,11 +227,24 @@ function highlightCard(target) {
   target.focus({ preventScroll: true });
 }
 
-async function start() {
-  const types = getJson('/suggestions/article_types')
-    .then((list) => filters.setArticleTypes(list))
-    .catch((error) => show(error.message));
-  await Promise.all([types, refresh()]);
+/** The request for the article types and their counts; null: ask again with the next view (the last one failed, a 429 say). */
+let articleTypesRequest = null;
+
+function loadArticleTypes() {
+  articleTypesRequest ??= getJson('/suggestions/article_types').then(
+    (list) => filters.setArticleTypes(list),
+    (error) => {
+      articleTypesRequest = null;
+      show(error.message);
+    },
+  );
 }
 
+/** The first view, and the view again when the token changes (it may open what was closed). */
+async function start() {
+  articleTypesRequest = null;
+  await refresh();
+}
+
+queryInput.value = state.q;
 void start();

@@ -46,6 +46,9 @@ export function bestPerArticle(hits) {
   return hits.filter((hit) => !seen.has(hit.article_id) && seen.add(hit.article_id));
 }
 
+/** Paragraphs longer than this (characters, up to 100,000 on a server's default) open on their first lines only. */
+const LONG_PARAGRAPH = 1500;
+
 /**
  * One card. `meta` holds the article fields; `paragraph`/`section` the text shown;
  * `number` (citations) prefixes the title; `cart` decides the archive button's state.
@@ -65,17 +68,20 @@ export function card(meta, { paragraph, section, words, number, id, cart }) {
     n.textContent = `[${number}]`;
     title.append(n);
   }
-  title.append(meta.article_title);
+  title.append(isolated(meta.article_title));
 
+  const shownAuthors = meta.article_authors.slice(0, 4);
+  const authors = shownAuthors.flatMap((name, i) => (i === 0 ? [isolated(name)] : [', ', isolated(name)]));
+  if (meta.article_authors.length > shownAuthors.length) authors.push(' et al.');
   const details = [
-    meta.article_authors.length > 4 ? `${meta.article_authors.slice(0, 4).join(', ')} et al.` : meta.article_authors.join(', '),
-    meta.journal_name,
-    meta.date ?? 'undated',
-    meta.article_type,
-  ].filter(Boolean);
+    authors,
+    meta.journal_name ? [isolated(meta.journal_name)] : [],
+    [meta.date ?? 'undated'],
+    meta.article_type ? [isolated(meta.article_type)] : [],
+  ].filter((nodes) => nodes.length > 0);
   const info = document.createElement('p');
   info.className = 'meta';
-  info.textContent = details.join(' · ');
+  info.append(...details.flatMap((nodes, i) => (i === 0 ? nodes : [' · ', ...nodes])));
 
   const body = document.createElement('p');
   body.className = 'paragraph';
@@ -85,20 +91,51 @@ export function card(meta, { paragraph, section, words, number, id, cart }) {
     label.textContent = `${section} `;
     body.append(label);
   }
-  body.append(highlighted(paragraph ?? '', words));
+  const text = document.createElement('bdi');
+  text.append(highlighted(paragraph ?? '', words));
+  body.append(text);
 
   const actions = document.createElement('div');
   actions.className = 'actions';
-  if (meta.article_doi) actions.append(link(`https://doi.org/${meta.article_doi}`, `DOI ${meta.article_doi}`));
-  if (meta.pubmed_id) actions.append(link(`https://pubmed.ncbi.nlm.nih.gov/${meta.pubmed_id}/`, `PubMed ${meta.pubmed_id}`));
+  // A DOI may hold `#`, `?` or `%` (which would end or garble the URL's path): each part between slashes is encoded.
+  if (meta.article_doi) actions.append(link(`https://doi.org/${meta.article_doi.split('/').map(encodeURIComponent).join('/')}`, `DOI ${meta.article_doi}`));
+  if (meta.pubmed_id) actions.append(link(`https://pubmed.ncbi.nlm.nih.gov/${encodeURIComponent(meta.pubmed_id)}/`, `PubMed ${meta.pubmed_id}`));
   const add = document.createElement('button');
   add.type = 'button';
   add.className = 'add-to-archive';
   cart.bindButton(add, meta);
   actions.append(add);
 
-  item.append(title, info, body, actions);
+  item.append(title, info, body);
+  if ((paragraph ?? '').length > LONG_PARAGRAPH) item.append(expander(body));
+  item.append(actions);
   return item;
+}
+
+/** Clamps a long paragraph to its first lines, with the button that shows it whole (the text stays in the page, so find-in-page sees it). */
+function expander(body) {
+  body.classList.add('clamped');
+  const button = document.createElement('button');
+  button.type = 'button';
+  button.className = 'expand';
+  const show = (whole) => {
+    body.classList.toggle('clamped', !whole);
+    button.setAttribute('aria-expanded', String(whole));
+    button.textContent = whole ? 'Show less' : 'Show the whole paragraph';
+  };
+  show(false);
+  button.addEventListener('click', () => show(body.classList.contains('clamped')));
+  return button;
+}
+
+/**
+ * Text from an article in its own bidirectional isolate: right-to-left names read the right way, and
+ * direction controls inside one field (an unclosed U+202E) cannot reorder the fields after it.
+ */
+export function isolated(text) {
+  const element = document.createElement('bdi');
+  element.textContent = text;
+  return element;
 }
 
 function link(href, text) {
