@@ -18,7 +18,7 @@ import { type ProjectService, type ProjectState, defaultBase } from '../platform
 import { type ProjectRef, projectAddress, projectKey } from '../platform/refs.js';
 import type { Platform } from '../platform/index.js';
 import type { Renderer } from '../platform/renderer.js';
-import type { Store, Table } from '../platform/store/store.js';
+import type { Entry, Store, StoreKey, Table } from '../platform/store/store.js';
 import { DEFAULT_RENDER_BOUNDS, type Download, type RenderBounds, prepareDownload } from './download.js';
 import { ArchiveQuota, definitionBytes } from './quota.js';
 import { type ResolveDeps, creationFileFinder } from './resolve.js';
@@ -54,6 +54,8 @@ export const DEFAULT_MAX_ARCHIVES_PER_CALLER = 100;
 export const DEFAULT_MAX_ARCHIVE_STORE_BYTES = 1024 ** 3;
 
 const keyOf = (project: string, id: string) => `${project}\n${id}`;
+/** Stored archives read at a time when all are gone through (each up to 1 MiB of definition). */
+export const ARCHIVES_PER_READ = 64;
 
 export class ArchiveService {
   private readonly db: Table<StoredArchive>;
@@ -72,10 +74,23 @@ export class ArchiveService {
   /** Opens the service; the quota's counts are rebuilt from the stored archives. */
   static async open(platform: Platform, options: ArchiveOptions): Promise<ArchiveService> {
     const service = new ArchiveService(platform, options);
-    for (const { value } of await service.db.range()) {
+    for await (const { value } of service.storedArchives()) {
       service.quota.add(keyOf(value.project, value.id), principalKey(value.createdBy), definitionBytes(value.entries), value.expiresAt);
     }
     return service;
+  }
+
+  /**
+   * Every stored archive, read ARCHIVES_PER_READ at a time: the definitions may add up to
+   * --max-archive-store-bytes (1 GiB by default), several times that once parsed, far more than
+   * one read should hold at start or at every purge.
+   */
+  private async *storedArchives(): AsyncGenerator<Entry<StoredArchive>> {
+    for (let offset = 0; ; offset += ARCHIVES_PER_READ) {
+      const page = await this.db.range(undefined, { offset, limit: ARCHIVES_PER_READ });
+      yield* page;
+      if (page.length < ARCHIVES_PER_READ) return;
+    }
   }
 
   private constructor(platform: Platform, options: ArchiveOptions) {
@@ -149,15 +164,16 @@ export class ArchiveService {
   async purgeExpired(): Promise<number> {
     const now = this.clock();
     const removed = await this.store.writeExclusive('archive-purge', async () => {
-      let removed = 0;
-      for (const { key, value } of await this.db.range()) {
-        if (value.expiresAt <= now) {
-          await this.db.remove(key);
-          this.quota.remove(keyOf(value.project, value.id));
-          removed++;
-        }
+      // Found first, removed after: a removal would shift the pages still to read.
+      const expired: { key: StoreKey; quotaKey: string }[] = [];
+      for await (const { key, value } of this.storedArchives()) {
+        if (value.expiresAt <= now) expired.push({ key, quotaKey: keyOf(value.project, value.id) });
       }
-      return removed;
+      for (const { key, quotaKey } of expired) {
+        await this.db.remove(key);
+        this.quota.remove(quotaKey);
+      }
+      return expired.length;
     });
     return removed ?? 0;
   }

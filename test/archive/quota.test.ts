@@ -1,6 +1,9 @@
 /** Archive creation is bounded: live archives per caller, and the total size of stored definitions. */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { loadConfig } from '../../src/config.js';
+import { ARCHIVES_PER_READ, ArchiveService } from '../../src/archive/archives.js';
+import type { Store, TableName } from '../../src/platform/store/store.js';
+import { userIdentity } from '../../src/platform/identities.js';
 import { DEFAULT_AUTH, TOKENS, type TestServer, bearer, createProject, startServer } from '../platform/helpers.js';
 
 const AUTH = { ...DEFAULT_AUTH, acls: { '/': { 'local/alice': ['*'], 'local/bob': ['resources/read'], 'local/carol': ['resources/read'] } } };
@@ -81,5 +84,40 @@ describe('settings', () => {
     expect(set.maxArchivesPerCaller).toBe(5);
     expect(set.maxArchiveStoreBytes).toBe(64 * 1024 ** 2);
     expect(() => loadConfig(['--max-archives-per-caller', '0'], {})).toThrow();
+  });
+});
+
+describe('going through every stored archive (at start, at each purge)', () => {
+  let server: TestServer;
+  const count = 2 * ARCHIVES_PER_READ + 3;
+  beforeAll(async () => {
+    server = await startServer({ auth: AUTH, clock: () => now, ttlMs: TTL, maxArchivesPerCaller: 1000 });
+    await createProject(server.app, 'org', 'proj');
+    for (let i = 0; i < count; i++) expect((await create(server, TOKENS.alice, `many-${i}`)).statusCode).toBe(201);
+  });
+  afterAll(() => server.close());
+
+  test('reads the archives a page at a time, rebuilds the quota from all of them, and purges all', async () => {
+    // A service over the same store whose reads of the archives table are recorded.
+    const reads: (number | undefined)[] = [];
+    const { store } = server.platform;
+    const recorded: Store = {
+      ...store,
+      table: <V>(name: TableName) => {
+        const table = store.table<V>(name);
+        return name !== 'archives' ? table : { ...table, range: (prefix, page) => (reads.push(page?.limit), table.range(prefix, page)) };
+      },
+    };
+    const service = await ArchiveService.open({ ...server.platform, store: recorded }, { ttlMs: TTL, maxPerCaller: count, maxStoreBytes: 1024 ** 3 });
+    expect(reads.length).toBeGreaterThanOrEqual(Math.ceil(count / ARCHIVES_PER_READ));
+    expect(reads.every((limit) => limit !== undefined && limit <= ARCHIVES_PER_READ)).toBe(true);
+    // The quota counted every page: alice holds exactly `count` live archives, the bound.
+    const alice = userIdentity('local', 'alice', []);
+    await expect(service.create({ org: 'org', project: 'proj' }, 'one-more', { resources: [{ '@type': 'Resource', resourceId: 'r1' }] }, alice)).rejects.toThrow(/already hold/);
+    reads.length = 0;
+    now += TTL;
+    expect(await service.purgeExpired()).toBe(count);
+    expect(reads.every((limit) => limit !== undefined && limit <= ARCHIVES_PER_READ)).toBe(true);
+    expect(await exists(server, 'many-0')).toBe(false);
   });
 });
