@@ -301,10 +301,13 @@ describe.skipIf(!HAS_CHROMIUM)(`search page in Chromium (${HAS_CHROMIUM ? '/usr/
     let refused = 0;
     await page.route('**/suggestions/article_types', (route) => {
       if (refused++ > 0) return route.continue();
-      return route.fulfill({ status: 429, headers: { 'retry-after': '1', 'content-type': 'application/json' }, body: JSON.stringify({ detail: { code: 5, detail: 'rate limit of 600 requests per minute exceeded' } }) });
+      return route.fulfill({ status: 429, headers: { 'retry-after': '1', 'content-type': 'application/json' }, body: JSON.stringify({ detail: { code: 5, detail: 'rate limit of 600 requests per minute exceeded; retry in 1 second' } }) });
     });
     await page.goto(`${server.url}/ui/`);
     await expect.poll(() => page.locator('#message').textContent()).toContain('Try again in 1 second');
+    // When to retry is said once, from Retry-After, not again from the server's message.
+    expect((await page.locator('#message').textContent())!.match(/retry in|try again in/gi)).toHaveLength(1);
+    expect(await page.locator('#message').textContent()).toContain('rate limit of 600 requests per minute exceeded');
     expect(await page.locator('#type-list label').count()).toBe(0);
     await searchBox().fill('cells');
     await searchBox().press('Enter');

@@ -69,7 +69,8 @@ function describeFailure(response, body) {
   const detail = body?.detail && typeof body.detail === 'object' ? body.detail : null;
   const text = detail?.detail ?? body?.reason ?? '';
   const code = detail?.code;
-  if (status === 429) return `The server is busy with other requests (${text || 'too many requests'}).${retryHint(response)}`;
+  // The rate limit's message ends with when to retry, which the hint says from Retry-After: said once.
+  if (status === 429) return `Too many requests right now (${text.replace(/;\s*retry in .*$/, '') || 'too many requests'}).${retryHint(response)}`;
   if (status === 503 && code === 3) return `Answers are unavailable: ${text}`;
   if (status === 503) return `The server is overloaded or restarting.${retryHint(response)}`;
   if (status === 401) return 'The access token was not accepted. Check it in the Archive panel.';
