@@ -25,9 +25,11 @@ export interface Upload {
 
 /**
  * The file name becomes a path inside archives and a download name: it must be one plain path
- * segment. Control characters are Unicode's (Cc): C0, DEL and C1 (U+0080–U+009F).
+ * segment. Control characters are Unicode's (Cc): C0, DEL and C1 (U+0080–U+009F). Bidirectional
+ * embeddings, overrides and isolates (U+202A–U+202E, U+2066–U+2069) are refused too: they make a
+ * name display as another ('a\u202Etxt.exe' shows as 'aexe.txt').
  */
-const UNSAFE_FILENAME = /[/\\\p{Cc}]/u;
+const UNSAFE_FILENAME = /[/\\\p{Cc}\u202a-\u202e\u2066-\u2069]/u;
 const MAX_FILENAME_LENGTH = 255;
 const MEDIA_TYPE = /^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*\/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*$/;
 
