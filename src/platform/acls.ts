@@ -113,7 +113,8 @@ export class AclService {
     const keep = (key: string) => !onlyOwn || own.has(key);
     const addresses = (withAncestors ? addressChain(address).reverse() : [address]).filter((at) => onlyOwn || this.has(identity, 'acls/read', at));
     return addresses.flatMap((at) => {
-      const stored = this.cached.get(at);
+      // Stored grants not in force (no auth file) are not listed: a listing says what is granted.
+      const stored = this.storedGrantsApply ? this.cached.get(at) : undefined;
       return [
         ...listed(at, this.configured.get(at) ?? [], 'auth-file', 0, keep),
         ...(stored ? listed(at, Object.entries(stored.grants), 'store', stored.rev, keep) : []),

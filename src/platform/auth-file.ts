@@ -61,6 +61,7 @@ export function parseAuthConfig(raw: unknown, problems: string[], baseDir = '.')
   const tokens = raw.tokens ?? {};
   if (!isObject(tokens)) problems.push('"tokens" must be an object');
   else for (const [token, entry] of Object.entries(tokens)) parseToken(token, entry, config, problems);
+  refuseSharedRealm(config, problems);
   const acls = raw.acls ?? {};
   if (!isObject(acls)) problems.push('"acls" must be an object');
   else for (const [address, grants] of Object.entries(acls)) parseAcl(address, grants, config, problems);
@@ -70,6 +71,8 @@ export function parseAuthConfig(raw: unknown, problems: string[], baseDir = '.')
 function parseToken(token: string, entry: unknown, config: AuthConfig, problems: string[]): void {
   const where = `token "${token.slice(0, 4)}…"`;
   if (token.length < 8) problems.push(`${where}: tokens must be at least 8 characters long`);
+  // A bearer token is one run of visible ASCII in the header: any other token could never be presented.
+  if (!/^[\x21-\x7e]*$/.test(token)) problems.push(`${where}: tokens may hold only visible ASCII characters (no spaces), as an Authorization header carries them`);
   if (!isObject(entry)) return void problems.push(`${where}: must be an object with realm, subject and groups`);
   const { realm, subject, groups = [] } = entry;
   if (typeof realm !== 'string' || typeof subject !== 'string') return void problems.push(`${where}: realm and subject must be strings`);
@@ -80,6 +83,17 @@ function parseToken(token: string, entry: unknown, config: AuthConfig, problems:
   const user = parsePrincipal(`${realm}/${subject}`);
   if (user?.type !== 'User') return void problems.push(`${where}: "${realm}/${subject}" is not a valid realm and subject`);
   config.tokens.set(tokenDigest(token), userIdentity(realm, subject, groups as string[]));
+}
+
+/**
+ * A realm names one source of users: were the identity provider's realm also a realm of file tokens,
+ * whoever the provider lets call itself `admin` would be the file's `admin`, with its grants.
+ */
+function refuseSharedRealm(config: AuthConfig, problems: string[]): void {
+  const oidcRealm = config.oidc?.realm;
+  if (oidcRealm === undefined) return;
+  const shared = [...config.tokens.values()].some((identity) => identity.subject.type === 'User' && identity.subject.realm === oidcRealm);
+  if (shared) problems.push(`oidc: the realm "${oidcRealm}" is also the realm of file tokens; give the identity provider a realm of its own`);
 }
 
 function parseAcl(address: string, grants: unknown, config: AuthConfig, problems: string[]): void {

@@ -11,6 +11,7 @@
  * A verified token is the user `{realm}/{subject}` with groups
  * `{realm}/group/{name}`, named in ACLs like the auth file's users.
  */
+import { createPublicKey, type JsonWebKey } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { createLocalJWKSet, errors, jwtVerify, type JSONWebKeySet, type JWTPayload } from 'jose';
@@ -40,6 +41,7 @@ export function looksLikeJwt(token: string): boolean {
 export function oidcVerifier(config: OidcConfig): OidcVerifier {
   const keys = createLocalJWKSet(config.keys);
   return async (token) => {
+    if (!isCanonicallyEncoded(token)) return { refused: 'the token is not canonically base64url-encoded' };
     let payload: JWTPayload;
     try {
       // A token without an expiry would be valid forever once leaked: `exp` is required.
@@ -52,6 +54,10 @@ export function oidcVerifier(config: OidcConfig): OidcVerifier {
     } catch (error) {
       return { refused: refusalOf(error) };
     }
+    // jose checks `iat` only against a maximum token age; a token issued in the future is as suspect as one not yet valid.
+    if (typeof payload.iat === 'number' && payload.iat > Date.now() / 1000 + CLOCK_SKEW_SECONDS) {
+      return { refused: 'the token\'s "iat" claim is in the future' };
+    }
     const subject = payload[config.subjectClaim];
     if (typeof subject !== 'string' || parsePrincipal(`${config.realm}/${subject}`)?.type !== 'User') {
       return { refused: `the token's "${config.subjectClaim}" claim is not a usable user name` };
@@ -61,6 +67,14 @@ export function oidcVerifier(config: OidcConfig): OidcVerifier {
     const groups = Array.isArray(claimed) ? claimed.filter((g): g is string => typeof g === 'string' && g !== '').map((g) => g.replace(/^\/+/, '')) : [];
     return userIdentity(config.realm, subject, groups.filter((g) => g !== ''));
   };
+}
+
+/**
+ * Base64url leaves unused low bits in a segment's last character, which decoders ignore: without this
+ * check one signed token could be written several ways, each a distinct token to the rate limit.
+ */
+function isCanonicallyEncoded(token: string): boolean {
+  return token.split('.').every((segment) => Buffer.from(segment, 'base64url').toString('base64url') === segment);
 }
 
 function refusalOf(error: unknown): string {
@@ -110,5 +124,26 @@ function readKeySet(jwks: unknown, authFileDir: string, problems: string[]): JSO
     problems.push('oidc: "jwks" must be a JSON Web Key Set ({"keys": [...]}) or the path of a file holding one');
     return null;
   }
-  return set as JSONWebKeySet;
+  const before = problems.length;
+  keys.forEach((key: Record<string, unknown>, index) => {
+    const problem = publicKeyProblem(key);
+    if (problem !== null) problems.push(`oidc: key ${index}${typeof key.kid === 'string' ? ` ("${key.kid}")` : ''} of "jwks" ${problem}`);
+  });
+  return problems.length === before ? (set as JSONWebKeySet) : null;
+}
+
+/**
+ * Checked at start, so a broken key set stops the server with its reason instead of refusing every
+ * token later as "not a valid signed JWT". Only public keys: a private or shared (`oct`) key in this
+ * file would let whoever reads it sign tokens.
+ */
+function publicKeyProblem(key: Record<string, unknown>): string | null {
+  if (key.kty === 'oct') return 'is a shared secret (kty "oct"); only the provider\'s public keys are accepted';
+  if ('d' in key) return 'holds a private key ("d"); give only the public key';
+  try {
+    createPublicKey({ key: key as JsonWebKey, format: 'jwk' });
+    return null;
+  } catch (error) {
+    return `is not a usable public key: ${(error as Error).message}`;
+  }
 }

@@ -1,0 +1,99 @@
+/**
+ * OIDC tokens a hostile caller could shape: issued in the future, written in a second spelling of the
+ * same signature, or naming a user through a realm the auth file's tokens already use.
+ */
+import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { parseAuthConfig } from '../../src/platform/auth-file.js';
+import { CLOCK_SKEW_SECONDS } from '../../src/platform/oidc.js';
+import { type TestServer, startServer } from './helpers.js';
+
+const ISSUER = 'https://sso.example/realms/lab';
+let signing: CryptoKey;
+let publicJwk: JWK;
+let server: TestServer;
+
+beforeAll(async () => {
+  const pair = await generateKeyPair('ES256');
+  signing = pair.privateKey;
+  publicJwk = { ...(await exportJWK(pair.publicKey)), kid: 'lab-1', alg: 'ES256', use: 'sig' };
+  server = await startServer({
+    auth: {
+      oidc: { realm: 'sso', issuer: ISSUER, jwks: { keys: [publicJwk] }, audience: 'litserve' },
+      acls: { '/': { 'sso/authenticated': ['resources/read'] } },
+    },
+  });
+});
+afterAll(() => server.close());
+
+async function token(claims: Record<string, unknown>, issuedAt?: number): Promise<string> {
+  const jwt = new SignJWT({ sub: 'ada', ...claims }).setProtectedHeader({ alg: 'ES256', kid: 'lab-1' }).setIssuer(ISSUER).setAudience('litserve').setExpirationTime('5m');
+  jwt.setIssuedAt(issuedAt);
+  return jwt.sign(signing);
+}
+
+const readOrg = (jwt: string) => server.app.inject({ method: 'GET', url: '/v1/orgs/literature', headers: { authorization: `Bearer ${jwt}` } });
+
+const BASE64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+
+/** The same bytes in another spelling: the lowest bit of the last character is one decoders drop. */
+function respelled(jwt: string): string {
+  const last = BASE64URL.indexOf(jwt.at(-1)!);
+  return jwt.slice(0, -1) + BASE64URL[last ^ 1];
+}
+
+describe('OIDC token edges', () => {
+  test('a token issued (iat) beyond the clock skew in the future is 401, one within it is accepted', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const future = await readOrg(await token({}, now + 3600));
+    expect(future.statusCode).toBe(401);
+    expect(future.json()['@type']).toBe('InvalidAccessToken');
+    expect(future.json().reason).toContain('"iat"');
+    expect((await readOrg(await token({}, now + Math.floor(CLOCK_SKEW_SECONDS / 2)))).statusCode).toBe(200);
+  });
+
+  test('a second spelling of a valid token (the unused bits of its signature changed) is 401', async () => {
+    const jwt = await token({});
+    const other = respelled(jwt);
+    // The two spellings decode to the same signature bytes.
+    expect(Buffer.from(other.split('.')[2]!, 'base64url')).toEqual(Buffer.from(jwt.split('.')[2]!, 'base64url'));
+    expect((await readOrg(jwt)).statusCode).toBe(200);
+    const respelledResponse = await readOrg(other);
+    expect(respelledResponse.statusCode).toBe(401);
+    expect(respelledResponse.json().reason).toContain('canonically');
+  });
+
+  test('a subject holding a lone surrogate is 401, not a user the store would rename', async () => {
+    const response = await readOrg(await token({ sub: 'ada\ud800' }));
+    expect(response.statusCode).toBe(401);
+    expect(response.json().reason).toContain('not a usable user name');
+  });
+
+  test('the auth file refuses an OIDC realm that file tokens also use', () => {
+    const problems: string[] = [];
+    parseAuthConfig(
+      {
+        tokens: { 'admin-secret-token': { realm: 'local', subject: 'admin' } },
+        oidc: { realm: 'local', issuer: ISSUER, jwks: { keys: [publicJwk] } },
+        acls: { '/': { 'local/admin': ['*'] } },
+      },
+      problems,
+    );
+    expect(problems).toEqual([expect.stringContaining('the realm "local" is also the realm of file tokens')]);
+    const separate: string[] = [];
+    parseAuthConfig({ tokens: { 'admin-secret-token': { realm: 'local', subject: 'admin' } }, oidc: { realm: 'sso', issuer: ISSUER, jwks: { keys: [publicJwk] } } }, separate);
+    expect(separate).toEqual([]);
+  });
+
+  test('the auth file refuses a key set holding a broken key, a private key or a shared secret, naming each', async () => {
+    const { privateKey } = await generateKeyPair('ES256', { extractable: true });
+    const problems: string[] = [];
+    const keys = [publicJwk, { kty: 'RSA', kid: 'truncated' }, { ...(await exportJWK(privateKey)), kid: 'private' }, { kty: 'oct', k: 'c2VjcmV0', kid: 'shared' }];
+    parseAuthConfig({ oidc: { realm: 'sso', issuer: ISSUER, jwks: { keys } } }, problems);
+    expect(problems).toEqual([
+      expect.stringMatching(/key 1 \("truncated"\) of "jwks" is not a usable public key/),
+      expect.stringMatching(/key 2 \("private"\) of "jwks" holds a private key/),
+      expect.stringMatching(/key 3 \("shared"\) of "jwks" is a shared secret/),
+    ]);
+  });
+});
