@@ -2,7 +2,7 @@
  * buildApp(services) -> a fastify instance serving every API. No globals:
  * tests build their own app over their own index and stores.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
@@ -24,6 +24,7 @@ import { buildValidator } from './http/validation.js';
 import { PLATFORM_MAX_PARAM_LENGTH, platformApi } from './http/platform/index.js';
 import { platformErrorBody } from './http/platform/errors.js';
 import { AuthenticationError, AuthorizationError, type Platform } from './platform/index.js';
+import { principalKey } from './platform/identities.js';
 import type { ArchiveService } from './archive/archives.js';
 
 export interface AppServices extends LiteratureServices, ServiceInfo, QaServices {
@@ -159,18 +160,15 @@ function logRequests(app: FastifyInstance): void {
 }
 
 /**
- * Rate-limit identity: a bearer token that identifies a caller (hashed, never kept), else the client
- * address. Unknown and invalid tokens count against the address: otherwise each made-up token would
- * open a fresh budget and a flood of them would never be limited.
+ * Rate-limit identity: the user a bearer token identifies (never the token: a user with several file
+ * tokens, or a fresh JWT from the identity provider per request, still has one budget), else the
+ * client address. Unknown and invalid tokens count against the address: otherwise each made-up token
+ * would open a fresh budget and a flood of them would never be limited.
  */
 async function callerKey(request: FastifyRequest, platform: Platform | undefined): Promise<string> {
-  const match = /^Bearer\s+(\S+)/i.exec(request.headers.authorization ?? '');
-  if (!match || !platform) return `ip:${request.ip}`;
-  const known = await platform.identify(request.headers.authorization).then(
-    () => true,
-    () => false,
-  );
-  return known ? `token:${createHash('sha256').update(match[1]!).digest('hex')}` : `ip:${request.ip}`;
+  if (!platform || !/^Bearer\s+\S/i.test(request.headers.authorization ?? '')) return `ip:${request.ip}`;
+  const identity = await platform.identify(request.headers.authorization).catch(() => null);
+  return identity?.subject.type === 'User' ? `user:${principalKey(identity.subject)}` : `ip:${request.ip}`;
 }
 
 /** The literature routes need `resources/read` on the built-in literature project, so ACLs can close them. */

@@ -1,13 +1,18 @@
 /**
  * A flood of made-up bearer tokens is rate limited: unknown and invalid tokens
  * count against the client address, while a real token keeps its own budget.
+ * That budget is its user's: a user with several tokens has one.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
 import { fixtureApp, type Fixture } from '../http/app-fixture.js';
 
 const READER = 'reader-token-0123';
-const AUTH = { tokens: { [READER]: { realm: 'local', subject: 'reader' } }, acls: { '/': { 'local/reader': ['resources/read'] } } };
+const READER_AGAIN = 'reader-second-token-4567';
+const AUTH = {
+  tokens: { [READER]: { realm: 'local', subject: 'reader' }, [READER_AGAIN]: { realm: 'local', subject: 'reader' } },
+  acls: { '/': { 'local/reader': ['resources/read'] } },
+};
 
 let fixture: Fixture | null = null;
 afterEach(async () => {
@@ -32,5 +37,15 @@ describe('rate limit of bad tokens', () => {
     expect((await fixture.app.inject({ method: 'GET', url: '/v1/orgs/literature', headers: { authorization: 'Bearer a.b.c' } })).statusCode).toBe(429);
     // A caller with a real token is not held back by the flood from its address.
     expect((await fixture.app.inject({ method: 'GET', url: '/retrieval/article_count', headers: { authorization: `Bearer ${READER}` } })).statusCode).toBe(200);
+  });
+
+  it('counts one budget per user, whichever of its tokens it presents', async () => {
+    fixture = await fixtureApp(undefined, {}, { auth: AUTH, flags: ['--rate-limit', '10'] });
+    const statuses: number[] = [];
+    for (let i = 0; i < 12; i++) {
+      const token = i % 2 === 0 ? READER : READER_AGAIN;
+      statuses.push((await fixture.app.inject({ method: 'GET', url: '/retrieval/article_count', headers: { authorization: `Bearer ${token}` } })).statusCode);
+    }
+    expect(statuses).toEqual([...Array(10).fill(200), 429, 429]);
   });
 });
