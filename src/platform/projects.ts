@@ -140,6 +140,8 @@ export class ProjectService {
     const project = await this.forRead(ref);
     if (project.readOnly) throw rejections.projectIsReadOnly(projectKey(ref));
     if (project.deprecated) throw rejections.projectIsDeprecated(projectKey(ref));
+    // As in Nexus: a deprecated organization takes no new project, and no change in the ones it holds.
+    if ((await this.orgs.fetch(ref.org)).deprecated) throw rejections.orgIsDeprecated(ref.org);
     return project;
   }
 

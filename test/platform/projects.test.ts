@@ -12,6 +12,23 @@ afterAll(() => server.close());
 const alice = bearer(TOKENS.alice);
 
 describe('organizations', () => {
+  test('a deprecated organization takes no write in its projects: creations, updates, tags, deprecations', async () => {
+    await createProject(server.app, 'closing', 'p');
+    const put = (id: string) => server.app.inject({ method: 'PUT', url: `/v1/resources/closing/p/_/${id}`, headers: alice, payload: { name: id } });
+    expect((await put('before')).statusCode).toBe(201);
+    const org = (await server.app.inject({ method: 'GET', url: '/v1/orgs/closing', headers: alice })).json();
+    expect((await server.app.inject({ method: 'DELETE', url: `/v1/orgs/closing?rev=${org._rev}`, headers: alice })).statusCode).toBe(200);
+    const refused = [
+      await put('after'),
+      await server.app.inject({ method: 'PUT', url: '/v1/resources/closing/p/_/before?rev=1', headers: alice, payload: { name: 'changed' } }),
+      await server.app.inject({ method: 'POST', url: '/v1/resources/closing/p/_/before/tags?rev=1', headers: alice, payload: { tag: 't', rev: 1 } }),
+      await server.app.inject({ method: 'DELETE', url: '/v1/resources/closing/p/_/before?rev=1', headers: alice }),
+    ];
+    expect(refused.map((response) => [response.statusCode, response.json()['@type']])).toEqual(Array(4).fill([400, 'OrganizationIsDeprecated']));
+    // Reading goes on.
+    expect((await server.app.inject({ method: 'GET', url: '/v1/resources/closing/p/_/before', headers: alice })).json().name).toBe('before');
+  });
+
   test('create, conflict, update with rev, deprecate', async () => {
     const created = await server.app.inject({ method: 'PUT', url: '/v1/orgs/neuro', headers: alice, payload: { description: 'Neuro lab' } });
     expect(created.statusCode).toBe(201);
