@@ -139,7 +139,6 @@ export async function ingest(options: IngestOptions): Promise<IngestReport> {
   }
 }
 
-/** Detects a file's format; an unrecognisable file is reported and skipped rather than ending the run. */
 /** Ids travel in URLs and in --delete-file lines: one without control characters, and as long as an IRI may be. */
 const MAX_ARTICLE_ID_BYTES = 512;
 
@@ -149,6 +148,7 @@ function articleIdProblem(articleId: string): string | null {
   return null;
 }
 
+/** Detects a file's format; an unrecognisable file is reported and skipped rather than ending the run. */
 async function detectFormatOrSkip(file: string, onSkip: IngestOptions['onSkip']): Promise<InputFormat | null> {
   try {
     return await detectFormat(file);

@@ -106,8 +106,8 @@ export class LiveIndex implements IndexReader {
   private async reloadNow(): Promise<ReloadResult> {
     const previous = this.active;
     for (let attempt = 1; ; attempt++) {
-      const { generation } = await readManifest(this.dir);
-      if (generation === previous.generation) return { switched: false, generation, previous: previous.generation };
+      const manifest = await readManifest(this.dir);
+      if (await previous.searcher.snapshot.holds(manifest)) return { switched: false, generation: manifest.generation, previous: previous.generation };
       const started = performance.now();
       let searcher: Searcher;
       try {

@@ -5,7 +5,7 @@
  * which publishes segments and deletions in one atomic manifest swap; a crash
  * before that leaves the previous index as it was.
  */
-import { open, readFile } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import path from 'node:path';
 import type { ArticleInput } from '../corpus/model.js';
 import { SegmentBuilder } from './segment/writer.js';
@@ -13,6 +13,7 @@ import { SpareMemory } from './segment/spare-memory.js';
 import { DEFAULT_STORED_COMPRESSION, type StoredCompression } from './stored/format.js';
 import { readSegmentArticleIds } from './segment/reader.js';
 import { Bitset } from './filters/bitset.js';
+import { readDeletions } from './snapshot.js';
 import {
   MANIFEST_FORMAT,
   acquireWriteLock,
@@ -87,7 +88,7 @@ export class IndexWriter {
       const index = this.segments.length;
       let deleted: Bitset | null = null;
       if (entry.deletions) {
-        deleted = Bitset.fromBytes(entry.articles, await readFile(path.join(this.dir, entry.deletions)));
+        deleted = await readDeletions(this.dir, entry, entry.articles);
       }
       this.segments.push({ entry: { ...entry }, deleted });
       const ids = await readSegmentArticleIds(segmentFile(this.dir, entry.name));

@@ -6,7 +6,7 @@
  * one, never a mix. Files the manifest does not name are garbage and are
  * removed by the next writer.
  */
-import { open, readdir, readFile, rename, rm } from 'node:fs/promises';
+import { link, open, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { makeDirectories } from '../directories.js';
 import { fsyncPath } from '../fsync.js';
@@ -53,11 +53,42 @@ export async function readManifest(dir: string): Promise<Manifest> {
     }
     throw error;
   }
-  const manifest = JSON.parse(text) as Manifest;
-  if (manifest.formatVersion !== MANIFEST_FORMAT) {
-    throw new Error(`${dir}: index format ${manifest.formatVersion} is not supported (expected ${MANIFEST_FORMAT}); rebuild the index`);
+  const file = path.join(dir, MANIFEST_FILE);
+  let manifest: Manifest;
+  try {
+    manifest = JSON.parse(text) as Manifest;
+  } catch (error) {
+    throw new Error(`${file} is not valid JSON (${(error as Error).message}): edited or truncated by hand?`);
   }
+  if (manifest?.formatVersion !== MANIFEST_FORMAT) {
+    throw new Error(`${dir}: index format ${manifest?.formatVersion} is not supported (expected ${MANIFEST_FORMAT}); rebuild the index`);
+  }
+  const problem = manifestProblem(manifest);
+  if (problem !== null) throw new Error(`${file} is not a valid index manifest: ${problem}`);
   return manifest;
+}
+
+const isCount = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 0;
+
+/** What makes a parsed manifest unusable, or null. Names become file paths, so they must be the writers' own. */
+function manifestProblem(manifest: Manifest): string | null {
+  if (!isCount(manifest.generation)) return 'generation is not a non-negative integer';
+  if (!Array.isArray(manifest.segments)) return 'segments is not a list';
+  const names = new Set<string>();
+  for (const [index, entry] of manifest.segments.entries()) {
+    const where = `segments[${index}]`;
+    if (typeof entry?.name !== 'string' || !/^seg-\d+$/.test(entry.name)) return `${where}.name is not a segment name (seg-<digits>)`;
+    if (names.has(entry.name)) return `segment ${entry.name} is listed twice`;
+    names.add(entry.name);
+    if (!isCount(entry.paragraphs) || !isCount(entry.articles) || !isCount(entry.deletedArticles) || entry.deletedArticles > entry.articles) {
+      return `${where} (${entry.name}) has invalid counts`;
+    }
+    const deletionsPattern = new RegExp(`^${entry.name}\\.del-\\d+$`);
+    if (entry.deletions !== null && (typeof entry.deletions !== 'string' || !deletionsPattern.test(entry.deletions))) {
+      return `${where}.deletions is not a deletions file of ${entry.name}`;
+    }
+  }
+  return null;
 }
 
 export async function readManifestOrEmpty(dir: string): Promise<Manifest> {
@@ -113,22 +144,41 @@ export async function acquireWriteLock(dir: string): Promise<() => Promise<void>
     throw new Error(code === 'ENOTDIR' ? `the index directory ${dir} is a file, or lies under one` : `cannot create the index directory ${dir} (${message})`);
   }
   const lockPath = path.join(dir, LOCK_FILE);
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      const handle = await open(lockPath, 'wx');
-      await handle.writeFile(String(process.pid));
-      await handle.close();
-      return () => rm(lockPath, { force: true });
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      const holder = Number(await readFile(lockPath, 'utf8').catch(() => ''));
-      if (Number.isInteger(holder) && holder > 0 && processExists(holder)) {
-        throw new IndexLockedError(`${dir} is being written by process ${holder}; wait for it to finish`);
+  // The lock appears with its holder's pid already in it (written aside, then linked in place): a
+  // lock created but not yet written had read as empty, hence stale, and a second writer took it over.
+  const pending = `${lockPath}.tmp-${process.pid}`;
+  await writeFile(pending, String(process.pid));
+  try {
+    for (let attempt = 0; attempt < 2; attempt++) {
+      try {
+        await link(pending, lockPath);
+        return () => rm(lockPath, { force: true });
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+        const text = await readFile(lockPath, 'utf8').catch(() => null);
+        if (text === null) continue; // released meanwhile
+        const holder = Number(text);
+        if (Number.isInteger(holder) && holder > 0 && processExists(holder)) {
+          throw new IndexLockedError(`${dir} is being written by process ${holder}; wait for it to finish`);
+        }
+        if (!(Number.isInteger(holder) && holder > 0) && !(await olderThan(lockPath, UNREADABLE_LOCK_STALE_MS))) {
+          throw new IndexLockedError(`${dir} is locked (${lockPath} names no process yet); wait, or remove it if no ingestion runs`);
+        }
+        await rm(lockPath, { force: true });
       }
-      await rm(lockPath, { force: true });
     }
+    throw new IndexLockedError(`could not lock ${dir}`);
+  } finally {
+    await rm(pending, { force: true });
   }
-  throw new IndexLockedError(`could not lock ${dir}`);
+}
+
+/** A lock naming no process (left by a version that created it empty) is taken over only after this long. */
+const UNREADABLE_LOCK_STALE_MS = 60_000;
+
+async function olderThan(file: string, ms: number): Promise<boolean> {
+  const modified = await stat(file).then((s) => s.mtimeMs, () => 0);
+  return Date.now() - modified > ms;
 }
 
 function processExists(pid: number): boolean {

@@ -16,18 +16,16 @@
  * counting the deleted documents once they are merged away, and the merged
  * segment is the one a fresh build of the live articles would write.
  */
-import { readFile } from 'node:fs/promises';
-import path from 'node:path';
 import type { ArticleInput, ArticleMetadata, ParagraphInput } from '../corpus/model.js';
 import { analyze } from './analysis/analyzer.js';
 import { mergePostings, type MergeSource } from './merge-postings.js';
-import { Bitset } from './filters/bitset.js';
 import { Segment } from './segment/reader.js';
 import { SegmentBuilder, type ArticleColumns } from './segment/writer.js';
 import { openStoredFields } from './stored/open.js';
 import { DEFAULT_STORED_COMPRESSION, type StoredCompression } from './stored/format.js';
 import type { StoredFields } from './stored/reader.js';
 import { writeCopiedStoredFields, type CopiedArticle } from './stored/copy.js';
+import { readDeletions } from './snapshot.js';
 import {
   acquireWriteLock,
   publishManifest,
@@ -144,7 +142,7 @@ export async function mergeSegments(dir: string, select: MergeSelection, options
       for (const entry of sources) {
         const segment = await Segment.load(segmentFile(dir, entry.name));
         const stored = openStoredFields(storedFile(dir, entry.name), segment);
-        const deleted = entry.deletions ? Bitset.fromBytes(segment.articleCount, await readFile(path.join(dir, entry.deletions))) : null;
+        const deleted = entry.deletions ? await readDeletions(dir, entry, segment.articleCount) : null;
         opened.push({ segment, stored, deleted });
         for (let a = 0; a < segment.articleCount; a++) {
           if (!deleted?.has(a)) {

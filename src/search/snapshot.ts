@@ -2,14 +2,14 @@
  * A loaded, immutable view of an index directory: its segments in memory,
  * which articles are live, and corpus-wide statistics for scoring.
  */
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { Segment } from './segment/reader.js';
 import { openStoredFields } from './stored/open.js';
 import type { StoredFields } from './stored/reader.js';
 import { FIELDS, type FieldName } from './segment/format.js';
 import { Bitset } from './filters/bitset.js';
-import { readManifest, segmentFile, storedFile, type Manifest } from './manifest.js';
+import { readManifest, segmentFile, storedFile, type Manifest, type SegmentEntry } from './manifest.js';
 import type { CollectionStats } from './scoring/bm25.js';
 
 export interface LoadedSegment {
@@ -17,6 +17,8 @@ export interface LoadedSegment {
   segment: Segment;
   /** Pre-rendered JSON of the segment's articles and paragraphs, read from its file on demand. */
   stored: StoredFields;
+  /** The segment file's device and inode: which file was loaded, not just which name. */
+  file: string;
   /** Live (not replaced) articles, or null when every article is live. */
   liveArticles: Bitset | null;
   /** Live paragraphs, derived from liveArticles; null when every paragraph is live. */
@@ -41,8 +43,12 @@ export class IndexSnapshot {
     const loaded = new Map(previous?.segments.map((s) => [s.name, s]));
     const opened = await Promise.allSettled(
       manifest.segments.map(async (entry): Promise<LoadedSegment> => {
-        const shared = loaded.get(entry.name);
-        const segment = shared ? shared.segment.retain() : await Segment.load(segmentFile(dir, entry.name), { pagedPostings: true });
+        const file = segmentFile(dir, entry.name);
+        const identity = await fileIdentity(file);
+        // A directory replaced by another index may hold other contents under a name the previous snapshot knows.
+        const candidate = loaded.get(entry.name);
+        const shared = candidate?.file === identity ? candidate : undefined;
+        const segment = shared ? shared.segment.retain() : await loadSegment(file, identity);
         // A shared segment and stored-fields file gain a holder: closing `previous` leaves them open for this snapshot.
         let stored: StoredFields;
         try {
@@ -51,11 +57,11 @@ export class IndexSnapshot {
           segment.close();
           throw error;
         }
-        if (entry.deletions === null) return { name: entry.name, segment, stored, liveArticles: null, liveParagraphs: null };
+        if (entry.deletions === null) return { name: entry.name, file: identity, segment, stored, liveArticles: null, liveParagraphs: null };
         try {
-          const deleted = Bitset.fromBytes(segment.articleCount, await readFile(path.join(dir, entry.deletions)));
+          const deleted = await readDeletions(dir, entry, segment.articleCount);
           const liveArticles = Bitset.full(segment.articleCount).andNot(deleted);
-          return { name: entry.name, segment, stored, liveArticles, liveParagraphs: expandToParagraphs(segment, liveArticles) };
+          return { name: entry.name, file: identity, segment, stored, liveArticles, liveParagraphs: expandToParagraphs(segment, liveArticles) };
         } catch (error) {
           stored.close();
           segment.close();
@@ -74,6 +80,20 @@ export class IndexSnapshot {
       throw failed.reason;
     }
     return new IndexSnapshot(dir, manifest, segments, collectionStats(segments.map((s) => s.segment)));
+  }
+
+  /**
+   * Whether `manifest` (read from this snapshot's directory) describes what
+   * this snapshot holds: the same manifest and the very same segment files. A
+   * generation number alone does not say so: an index directory replaced by
+   * another (rebuilt, restored) can publish the same generation.
+   */
+  async holds(manifest: Manifest): Promise<boolean> {
+    if (JSON.stringify(manifest) !== JSON.stringify(this.manifest)) return false;
+    for (const { name, file } of this.segments) {
+      if ((await fileIdentity(segmentFile(this.dir, name)).catch(() => null)) !== file) return false;
+    }
+    return true;
   }
 
   /** Closes the segment and stored-fields files no newer snapshot shares. */
@@ -101,6 +121,44 @@ export class IndexSnapshot {
     }
     return total;
   }
+}
+
+/**
+ * Reads a segment's deletions file, which must hold exactly the manifest's
+ * count of deleted articles: a truncated or emptied file would otherwise
+ * bring deleted articles back without a word.
+ */
+export async function readDeletions(dir: string, entry: SegmentEntry, articles: number): Promise<Bitset> {
+  const file = path.join(dir, entry.deletions!);
+  const bytes = await readFile(file);
+  const deleted = Bitset.fromBytes(articles, bytes);
+  if (bytes.byteLength !== new Bitset(articles).toBytes().byteLength || deleted.count() !== entry.deletedArticles) {
+    throw new Error(`${file} does not hold the ${entry.deletedArticles} deleted articles the manifest counts (truncated or edited?)`);
+  }
+  return deleted;
+}
+
+/** Device and inode of a file (the loaded segment stays open, so its inode cannot be reused meanwhile). */
+async function fileIdentity(file: string): Promise<string> {
+  const { dev, ino } = await stat(file, { bigint: true });
+  return `${dev}:${ino}`;
+}
+
+/** Loads a segment file, which must still be the file `identity` names; a failure names the file. */
+async function loadSegment(file: string, identity: string): Promise<Segment> {
+  let segment: Segment;
+  try {
+    segment = await Segment.load(file, { pagedPostings: true });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT' || (error as Error).message.includes(file)) throw error;
+    throw new Error(`cannot load segment ${file}: ${(error as Error).message}`, { cause: error });
+  }
+  if ((await fileIdentity(file).catch(() => null)) !== identity) {
+    segment.close();
+    // Replaced while being read: the caller reads the manifest again.
+    throw Object.assign(new Error(`segment ${file} was replaced while being loaded`), { code: 'ENOENT' });
+  }
+  return segment;
 }
 
 export function collectionStats(segments: readonly Segment[]): CollectionStats {
