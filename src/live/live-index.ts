@@ -107,7 +107,7 @@ export class LiveIndex implements IndexReader {
     const previous = this.active;
     for (let attempt = 1; ; attempt++) {
       const manifest = await readManifest(this.dir);
-      if (await previous.searcher.snapshot.holds(manifest)) return { switched: false, generation: manifest.generation, previous: previous.generation };
+      if (await previous.searcher.serves(manifest)) return { switched: false, generation: manifest.generation, previous: previous.generation };
       const started = performance.now();
       let searcher: Searcher;
       try {

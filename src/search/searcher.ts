@@ -14,6 +14,7 @@ import { scoreEach } from './scoring/exhaustive.js';
 import { TopKCollector } from './scoring/top-k.js';
 import { FilterValues } from './suggest.js';
 import type { StoredFields } from './stored/reader.js';
+import type { Manifest } from './manifest.js';
 
 export interface SearcherOptions {
   /** Worker threads for top-k search; 0 = search on the calling thread. */
@@ -99,6 +100,11 @@ export class Searcher {
   /** The manifest generation this searcher serves. */
   get generation(): number {
     return this.snapshot.manifest.generation;
+  }
+
+  /** Whether `manifest` describes what this searcher serves: the same manifest and the very same segment files. */
+  serves(manifest: Manifest): Promise<boolean> {
+    return this.snapshot.holds(manifest);
   }
 
   statistics(): IndexStatistics {
