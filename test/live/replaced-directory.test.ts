@@ -29,15 +29,27 @@ async function servedIds(index: LiveIndex): Promise<string[]> {
   return index.read(({ library }) => library.listArticleIds(0, 1000).sort());
 }
 
+/** A temporary directory, removed after the test. */
+async function scratchDir(): Promise<string> {
+  const { dir, cleanup } = await tempDir();
+  cleanups.push(cleanup);
+  return dir;
+}
+
+/** An index of `count` articles written in `dir`, served until the test ends. */
+async function servedIndex(dir: string, prefix: string, count: number): Promise<LiveIndex> {
+  await writeIndex(dir, articles(prefix, count));
+  const index = await LiveIndex.open(dir, options);
+  cleanups.unshift(() => index.close());
+  return index;
+}
+
 describe('an index directory replaced or damaged while serving', () => {
   it('serves the replacing index even at the same generation, and shares no segment by name alone', async () => {
-    const { dir, cleanup } = await tempDir();
-    cleanups.push(cleanup);
+    const dir = await scratchDir();
     const served = path.join(dir, 'index');
     const rebuilt = path.join(dir, 'rebuilt');
-    await writeIndex(served, articles('old', 3));
-    const index = await LiveIndex.open(served, options);
-    cleanups.unshift(() => index.close());
+    const index = await servedIndex(served, 'old', 3);
 
     // Same generation (1) and same segment name as the served index, other articles.
     await writeIndex(rebuilt, articles('new', 5));
@@ -56,8 +68,7 @@ describe('an index directory replaced or damaged while serving', () => {
   });
 
   it('does not lend a held segment to another file of the same name', async () => {
-    const { dir, cleanup } = await tempDir();
-    cleanups.push(cleanup);
+    const dir = await scratchDir();
     const served = path.join(dir, 'index');
     const rebuilt = path.join(dir, 'rebuilt');
     await writeIndex(served, articles('old', 3));
@@ -75,11 +86,8 @@ describe('an index directory replaced or damaged while serving', () => {
   });
 
   it('refuses a truncated or hand-edited manifest naming the file, and keeps serving', async () => {
-    const { dir, cleanup } = await tempDir();
-    cleanups.push(cleanup);
-    await writeIndex(dir, articles('kept', 2));
-    const index = await LiveIndex.open(dir, options);
-    cleanups.unshift(() => index.close());
+    const dir = await scratchDir();
+    const index = await servedIndex(dir, 'kept', 2);
     const manifestFile = path.join(dir, 'manifest.json');
     const good = await readManifest(dir);
 
@@ -101,11 +109,8 @@ describe('an index directory replaced or damaged while serving', () => {
   });
 
   it('names the segment file a published generation cannot load from, and keeps serving', async () => {
-    const { dir, cleanup } = await tempDir();
-    cleanups.push(cleanup);
-    await writeIndex(dir, articles('kept', 2));
-    const index = await LiveIndex.open(dir, options);
-    cleanups.unshift(() => index.close());
+    const dir = await scratchDir();
+    const index = await servedIndex(dir, 'kept', 2);
     await writeIndex(dir, articles('added', 2));
     const added = (await readManifest(dir)).segments.at(-1)!.name;
     const file = segmentFile(dir, added);
@@ -116,11 +121,8 @@ describe('an index directory replaced or damaged while serving', () => {
   });
 
   it('refuses a truncated deletions file instead of bringing deleted articles back, in the server and in the next writer', async () => {
-    const { dir, cleanup } = await tempDir();
-    cleanups.push(cleanup);
-    await writeIndex(dir, articles('kept', 40));
-    const index = await LiveIndex.open(dir, options);
-    cleanups.unshift(() => index.close());
+    const dir = await scratchDir();
+    const index = await servedIndex(dir, 'kept', 40);
     const writer = await IndexWriter.open(dir);
     writer.delete('kept-39');
     await writer.commit();
