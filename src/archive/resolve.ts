@@ -90,8 +90,11 @@ export async function resolveForDownload(
         read.set(key, found);
       }
     } catch (error) {
-      if (!(error instanceof PlatformError) || error.status !== 404) throw error;
+      // A project marked for deletion is on its way out: skipped like a missing entry when asked to, reported as itself otherwise.
+      const gone = error instanceof PlatformError && (error.status === 404 || error.type === 'ProjectIsMarkedForDeletion');
+      if (!gone) throw error;
       if (ignoreNotFound) continue;
+      if (error.status !== 404) throw error;
       throw new PlatformError(404, 'ResourceNotFound', `The resource '${target.original}' was not found in project '${projectKey(target.project)}'.`);
     }
     if (found.state.kind === 'file') deps.files.assertContent(found.state);

@@ -369,6 +369,21 @@ describe('missing entries', () => {
     for (const value of ['false', '0', 'no', 'off']) expect((await download(`${path}?ignoreNotFound=${value}`)).statusCode).toBe(404);
   });
 
+  test('an entry in a project marked for deletion is skipped with ignoreNotFound=true, and reported as such without', async () => {
+    await createProject(server.app, 'org', 'doomed');
+    await server.app.inject({ method: 'PUT', url: '/v1/resources/org/doomed/_/d1', headers: alice, payload: { name: 'Doomed' } });
+    const path = await archivePath([{ '@type': 'Resource', resourceId: 'r1', path: '/kept.json' }, { '@type': 'Resource', resourceId: 'd1', project: 'org/doomed', path: '/doomed.json' }]);
+    expect((await unzip((await download(`${path}?ignoreNotFound=true`)).rawPayload)).names.sort()).toEqual(['doomed.json', 'kept.json']);
+    for (const query of ['rev=1', 'rev=2&prune=true']) {
+      expect((await server.app.inject({ method: 'DELETE', url: `/v1/projects/org/doomed?${query}`, headers: alice })).statusCode).toBe(200);
+    }
+    const skipped = await download(`${path}?ignoreNotFound=true`);
+    expect(skipped.statusCode).toBe(200);
+    expect((await unzip(skipped.rawPayload)).names).toEqual(['kept.json']);
+    const refused = await download(path);
+    expect([refused.statusCode, refused.json()['@type']]).toEqual([400, 'ProjectIsMarkedForDeletion']);
+  });
+
   test('an archive whose entries were all skipped is a valid empty ZIP', async () => {
     const path = await archivePath([{ '@type': 'File', resourceId: 'gone' }, { '@type': 'Resource', resourceId: 'r1', project: 'org/nowhere' }]);
     const response = await download(`${path}?ignoreNotFound=true`);
