@@ -103,7 +103,7 @@ describe('creating resources', () => {
     expect(atTheBound.statusCode).toBe(201);
   });
 
-  test('malformed JSON and non-object bodies are 400 in the error shape', async () => {
+  test('malformed JSON and non-object bodies are 400 in the error shape, plain text 415', async () => {
     const malformed = await server.app.inject({
       method: 'POST',
       url: '/v1/resources/org/proj/_',
@@ -112,6 +112,10 @@ describe('creating resources', () => {
     });
     expect(malformed.statusCode).toBe(400);
     expect(malformed.json()['@context']).toBe('https://bluebrain.github.io/nexus/contexts/error.json');
+    for (const url of ['/v1/resources/org/proj/_', '/v1/archives/org/proj']) {
+      const text = await server.app.inject({ method: 'POST', url, headers: { ...alice, 'content-type': 'text/plain' }, payload: '{"name": "x"}' });
+      expect([url, text.statusCode, text.json()['@type']]).toEqual([url, 415, 'UnsupportedMediaType']);
+    }
     const array = await server.app.inject({ method: 'POST', url: '/v1/resources/org/proj/_', headers: alice, payload: [1, 2] });
     expect(array.statusCode).toBe(400);
     expect(array.json()['@type']).toBe('DecodingFailed');

@@ -47,8 +47,10 @@ export async function platformApi(app: FastifyInstance, { platform, archives }: 
       v1.setNotFoundHandler((request, reply) =>
         reply.code(404).send(platformErrorBody('NotFound', `No route ${request.method} ${request.url.split('?')[0]} in the /v1 API.`)),
       );
-      // JSON-LD payloads are JSON.
+      // JSON-LD payloads are JSON. Plain text is no payload of this API: 415, as for any other media type
+      // it does not take (fastify's own text parser made it a 400 "body must be object").
       v1.addContentTypeParser('application/ld+json', { parseAs: 'string' }, v1.getDefaultJsonParser('error', 'error'));
+      v1.removeContentTypeParser('text/plain');
       await v1.register(multipart, {
         throwFileSizeLimit: false,
         limits: { fileSize: platform.files.maxFileBytes, files: 1, fields: 10, parts: 20, fieldSize: 64 * 1024 },
