@@ -48,11 +48,22 @@ export async function loadOnnxReranker(directory: string, options: { threads: nu
     // onnxruntime is loaded only once a reranker is configured: its native library is ~15 MiB of RSS.
     const { OnnxEncoderModel: Model } = await import('./onnx-model.js');
     const model = await Model.load(modelFile, options.threads);
-    return new OnnxReranker(model, encoder, options.batchSize, `${path.basename(dir)}, intra-op threads ${options.threads}`);
+    const reranker = new OnnxReranker(model, encoder, options.batchSize, `${path.basename(dir)}, intra-op threads ${options.threads}`);
+    await reranker.checkVocabulary(highestTokenId(tokenizerJson));
+    return reranker;
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     throw new RerankerUnavailableError(`cannot load the reranker model in ${dir}: ${reason}; check ${SETTING}`, { cause: error });
   }
+}
+
+/** The highest token id of a tokenizer.json: its model's vocabulary (a map, or a list for Unigram) and its added tokens. */
+export function highestTokenId(tokenizerJson: unknown): number {
+  const { model, added_tokens: added } = (tokenizerJson ?? {}) as { model?: { vocab?: unknown }; added_tokens?: { id?: unknown }[] };
+  const vocab = model?.vocab;
+  const ids = Array.isArray(vocab) ? [vocab.length - 1] : Object.values(vocab ?? {});
+  if (Array.isArray(added)) ids.push(...added.map((token) => token.id));
+  return ids.reduce((highest: number, id) => (typeof id === 'number' && id > highest ? id : highest), 0);
 }
 
 export class OnnxReranker implements Reranker {
@@ -87,6 +98,23 @@ export class OnnxReranker implements Reranker {
 
   close(): Promise<void> {
     return this.model.close();
+  }
+
+  /**
+   * Runs the highest id the tokenizer can produce through the model once: a tokenizer.json of another
+   * model (ids past the embedding table) then stops the server at start, rather than failing the first
+   * question that happens to use a rare word.
+   */
+  async checkVocabulary(highestId: number): Promise<void> {
+    try {
+      await this.model.run([{ ids: [highestId], typeIds: [0] }]);
+    } catch (error) {
+      await this.model.close();
+      throw new Error(
+        `the tokenizer's ids go up to ${highestId}, which the model cannot read (model.onnx and tokenizer.json come from different models?): ${(error as Error).message}`,
+        { cause: error },
+      );
+    }
   }
 
   private async scoreAll(query: string, passages: string[]): Promise<number[]> {

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TINY_VOCAB, writeTinyOnnxModel, type TinyOnnxOptions, type TinyOnnxWeights } from '../../scripts/make-tiny-onnx.js';
 import { Tokenizer } from '@huggingface/tokenizers';
-import { createReranker, OnnxReranker, RerankerUnavailableError, type Reranker } from '../../src/rerank/index.js';
+import { createReranker, highestTokenId, OnnxReranker, RerankerUnavailableError, type Reranker } from '../../src/rerank/index.js';
 import { InputEncoder } from '../../src/rerank/encoder.js';
 import { detectHead, OnnxEncoderModel } from '../../src/rerank/onnx-model.js';
 
@@ -220,23 +220,40 @@ describe('loading', () => {
     expect((broken as Error).message).toMatch(/cannot load the reranker model in .*no-tokenizer: .*; check --reranker-model/);
   });
 
-  it('answers a model that cannot score as unavailable, naming the setting, never as a crash', async () => {
-    // A tokenizer.json of another model: its ids run past the model's embedding table.
+  it('refuses at load a tokenizer.json of another model, whose ids run past the embedding table, naming the setting', async () => {
     const dir = path.join(root, 'mismatched-tokenizer');
     await writeTinyOnnxModel(dir, { kind: 'cross-encoder' });
     const tokenizerFile = path.join(dir, 'tokenizer.json');
     const tokenizer = JSON.parse(await readFile(tokenizerFile, 'utf8')) as { model: { vocab: Record<string, number> } };
     tokenizer.model.vocab.zebra = TINY_VOCAB.length + 1000;
     await writeFile(tokenizerFile, JSON.stringify(tokenizer));
-    const reranker = (await createReranker({ rerankerModel: dir, rerankerThreads: 1, rerankerBatchSize: 8 }))!;
+    const refused = await createReranker({ rerankerModel: dir, rerankerThreads: 1, rerankerBatchSize: 8 }).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(RerankerUnavailableError);
+    expect((refused as Error).message).toMatch(
+      new RegExp(`cannot load the reranker model in .*mismatched-tokenizer: the tokenizer's ids go up to ${TINY_VOCAB.length + 1000}, which the model cannot read .*; check --reranker-model`),
+    );
+  });
+
+  it('answers a model that fails while scoring as unavailable, naming the setting, never as a crash', async () => {
+    const dir = path.join(root, 'scores-then-fails');
+    await writeTinyOnnxModel(dir, { kind: 'cross-encoder' });
+    const reranker = (await createReranker({ rerankerModel: dir, rerankerThreads: 1, rerankerBatchSize: 8 })) as OnnxReranker;
     try {
       expect(await reranker.score('memory', ['sleep'])).toHaveLength(1);
-      const failure = await reranker.score('zebra', ['sleep']).catch((e: unknown) => e);
+      // The graph fails from now on (a broken runtime, an input it cannot take).
+      (reranker as unknown as { model: { run: () => Promise<never> } }).model.run = () => Promise.reject(new Error('graph failed'));
+      const failure = await reranker.score('memory', ['sleep']).catch((e: unknown) => e);
       expect(failure).toBeInstanceOf(RerankerUnavailableError);
-      expect((failure as Error).message).toMatch(/the reranker failed to score: .*; check --reranker-model \/ RERANKER_MODEL/);
+      expect((failure as Error).message).toMatch(/the reranker failed to score: graph failed; check --reranker-model \/ RERANKER_MODEL/);
     } finally {
       await reranker.close();
     }
+  });
+
+  it('finds the highest token id of a tokenizer.json, added tokens and Unigram vocabularies included', () => {
+    expect(highestTokenId({ model: { vocab: { a: 0, b: 7, c: 3 } }, added_tokens: [{ id: 2 }] })).toBe(7);
+    expect(highestTokenId({ model: { vocab: { a: 0 } }, added_tokens: [{ id: 9 }] })).toBe(9);
+    expect(highestTokenId({ model: { vocab: [['a', 0], ['b', -1], ['c', -2]] } })).toBe(2);
   });
 
   it('finds the graph under onnx/ as Hugging Face repositories lay it out', async () => {
