@@ -24,7 +24,7 @@ import { ArchiveQuota, definitionBytes } from './quota.js';
 import { type ResolveDeps, creationFileFinder } from './resolve.js';
 import { type ArchiveEntry, type FileEntry, type FileSelfEntry, decodeEntries, selectorOf } from './definition.js';
 import { layoutProblems } from './layout.js';
-import { hasLoneSurrogate } from './unicode.js';
+import { hasLoneSurrogate } from '../platform/unicode.js';
 
 export interface StoredArchive {
   id: string;

@@ -9,7 +9,7 @@ import { type Format, FORMATS, isFormat } from '../platform/rendering.js';
 import type { RevisionSelector } from '../platform/revisions.js';
 import { parseFileSelf } from './file-self.js';
 import { normalizeArchivePath } from './paths.js';
-import { hasLoneSurrogate } from './unicode.js';
+import { hasLoneSurrogate } from '../platform/unicode.js';
 
 interface Revisioned {
   rev?: number;

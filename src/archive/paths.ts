@@ -15,19 +15,17 @@
  * (Windows, macOS) would take for the same file.
  */
 import type { Format } from '../platform/rendering.js';
-import { hasLoneSurrogate } from './unicode.js';
+import { UNSAFE_IN_NAMES, hasLoneSurrogate } from '../platform/unicode.js';
 
 export const MAX_FILE_NAME_LENGTH = 99;
 export const MAX_PARENT_LENGTH = 154;
 
 export type PathCheck = { path: string } | { problem: string };
 
-/** Backslashes, control characters (C0, DEL and C1) and bidirectional controls, as file names refuse them at upload. */
-const UNSAFE = /[\\\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
 
 export function normalizeArchivePath(raw: string): PathCheck {
   if (!raw.startsWith('/')) return { problem: `The provided path '${raw}' is not absolute.` };
-  if (UNSAFE.test(raw)) return { problem: `The provided path '${raw}' must not contain backslashes, control characters or bidirectional controls.` };
+  if (UNSAFE_IN_NAMES.test(raw)) return { problem: `The provided path '${raw}' must not contain backslashes, control characters or bidirectional controls.` };
   if (hasLoneSurrogate(raw)) return { problem: `The provided path '${raw}' is not well-formed Unicode: it holds a lone surrogate.` };
   const segments = raw.split('/').filter((segment) => segment !== '');
   if (segments.length === 0) return { problem: `The provided path '${raw}' does not name a file.` };

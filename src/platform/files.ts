@@ -14,6 +14,7 @@ import type { ProjectService, ProjectState } from './projects.js';
 import { type ProjectRef, projectAddress, projectKey } from './refs.js';
 import type { ResourceService } from './resources.js';
 import type { EntityState, FileAttributes, RevisionSelector, RevisionStore } from './revisions.js';
+import { UNSAFE_IN_NAMES } from './unicode.js';
 
 export interface Upload {
   filename: string;
@@ -23,13 +24,8 @@ export interface Upload {
   isTruncated(): boolean;
 }
 
-/**
- * The file name becomes a path inside archives and a download name: it must be one plain path
- * segment. Control characters are Unicode's (Cc): C0, DEL and C1 (U+0080–U+009F). Bidirectional
- * embeddings, overrides and isolates (U+202A–U+202E, U+2066–U+2069) are refused too: they make a
- * name display as another ('a\u202Etxt.exe' shows as 'aexe.txt').
- */
-const UNSAFE_FILENAME = /[/\\\p{Cc}\u202a-\u202e\u2066-\u2069]/u;
+/** The file name becomes a path inside archives and a download name: it must be one plain path segment. */
+const isUnsafeFilename = (name: string) => name.includes('/') || UNSAFE_IN_NAMES.test(name);
 const MAX_FILENAME_LENGTH = 255;
 const MEDIA_TYPE = /^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*\/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*$/;
 
@@ -145,7 +141,7 @@ export class FileService {
 
   private async store(upload: Upload): Promise<{ file: FileAttributes; release(): void }> {
     const filename = upload.filename;
-    if (filename === '' || filename === '.' || filename === '..' || UNSAFE_FILENAME.test(filename) || filename.length > MAX_FILENAME_LENGTH) {
+    if (filename === '' || filename === '.' || filename === '..' || isUnsafeFilename(filename) || filename.length > MAX_FILENAME_LENGTH) {
       discard(upload.content);
       throw rejections.invalidFile(
         `File name '${filename}' is not allowed: it must be 1 to ${MAX_FILENAME_LENGTH} characters, not '.' or '..', without '/', '\\' or control characters.`,

@@ -3,6 +3,8 @@
  * and the principals ACLs can name: itself, its groups, "authenticated" for
  * its realm, and anonymous, which every caller also is (as in Nexus).
  */
+import { hasLoneSurrogate } from './unicode.js';
+
 export type Principal =
   | { type: 'Anonymous' }
   | { type: 'User'; realm: string; subject: string }
@@ -51,21 +53,14 @@ export function isReservedSubject(subject: string): boolean {
   return RESERVED_SUBJECTS.includes(subject) || subject.startsWith('group/');
 }
 
-/** A lone UTF-16 surrogate: the store cannot keep it (it reads back as U+FFFD), so a grant would name someone else. */
-const LONE_SURROGATE = /\p{Cs}/u;
-
-/** Whether a user or group name survives the store unchanged, so a grant names exactly the principal asked for. */
-export function isStorableName(name: string): boolean {
-  return !LONE_SURROGATE.test(name);
-}
-
 /**
  * Principals as written in the auth file: `anonymous`, `authenticated`,
  * `{realm}/authenticated`, `{realm}/group/{group}` or `{realm}/{subject}`.
  * Returns null for anything else, reserved subjects included.
  */
 export function parsePrincipal(text: string): Principal | null {
-  if (!isStorableName(text)) return null;
+  // A name the store would keep as U+FFFD would grant someone else.
+  if (hasLoneSurrogate(text)) return null;
   if (text === 'anonymous') return { type: 'Anonymous' };
   if (text === 'authenticated') return { type: 'Authenticated' };
   const slash = text.indexOf('/');
@@ -148,11 +143,11 @@ export function principalFromJson(value: unknown): Principal | null {
       if (v.realm !== undefined && realm === undefined) return null;
       return realm === undefined ? { type: 'Authenticated' } : { type: 'Authenticated', realm };
     case 'User':
-      return realm !== undefined && typeof v.subject === 'string' && v.subject !== '' && isStorableName(v.subject) && !isReservedSubject(v.subject)
+      return realm !== undefined && typeof v.subject === 'string' && v.subject !== '' && !hasLoneSurrogate(v.subject) && !isReservedSubject(v.subject)
         ? { type: 'User', realm, subject: v.subject }
         : null;
     case 'Group':
-      return realm !== undefined && typeof v.group === 'string' && v.group !== '' && isStorableName(v.group) ? { type: 'Group', realm, group: v.group } : null;
+      return realm !== undefined && typeof v.group === 'string' && v.group !== '' && !hasLoneSurrogate(v.group) ? { type: 'Group', realm, group: v.group } : null;
     default:
       return null;
   }

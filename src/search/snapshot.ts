@@ -132,7 +132,7 @@ export async function readDeletions(dir: string, entry: SegmentEntry, articles: 
   const file = path.join(dir, entry.deletions!);
   const bytes = await readFile(file);
   const deleted = Bitset.fromBytes(articles, bytes);
-  if (bytes.byteLength !== new Bitset(articles).toBytes().byteLength || deleted.count() !== entry.deletedArticles) {
+  if (bytes.byteLength !== deleted.toBytes().byteLength || deleted.count() !== entry.deletedArticles) {
     throw new Error(`${file} does not hold the ${entry.deletedArticles} deleted articles the manifest counts (truncated or edited?)`);
   }
   return deleted;
