@@ -3,8 +3,8 @@ import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { detectFormat, expandInputs } from '../../src/corpus/readers/index.js';
-import { InvalidUtf8Error, READ_CHUNK_BYTES, readText } from '../../src/corpus/readers/input.js';
-import { INVALID_UTF8, readLines, type TextLine } from '../../src/corpus/readers/lines.js';
+import { INVALID_UTF8, InvalidUtf8Error, READ_CHUNK_BYTES, readText } from '../../src/corpus/readers/input.js';
+import { readLines, type TextLine } from '../../src/corpus/readers/lines.js';
 import { articlesOf, errorsOf, fixtureDir, readAll, writeFixture } from './fixtures.js';
 
 const ARTICLE_LINE = JSON.stringify({ article_id: 'a', title: 'T', paragraphs: [{ section: 'S', text: 'x' }] });

@@ -19,7 +19,8 @@ import {
   type ArticleInput,
   type ParagraphInput,
 } from '../model.js';
-import { INVALID_UTF8, readLines } from './lines.js';
+import { INVALID_UTF8 } from './input.js';
+import { readLines } from './lines.js';
 import type { ReadEvent, ReadOptions } from './types.js';
 
 const DEFAULT_ARTICLE_TYPE = 'research-article';

@@ -5,7 +5,8 @@
  * text takes its empty value; the article type is the neutral "article".
  */
 import { ABSTRACT_SECTION, type ArticleInput } from '../model.js';
-import { INVALID_UTF8, readLines } from './lines.js';
+import { INVALID_UTF8 } from './input.js';
+import { readLines } from './lines.js';
 import type { ReadEvent, ReadOptions } from './types.js';
 
 export const BEIR_ARTICLE_TYPE = 'article';

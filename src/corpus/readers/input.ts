@@ -53,14 +53,18 @@ export async function* readChunks(
   for await (const chunk of content) yield chunk as Buffer;
 }
 
+/** What a reader reports for text that is not valid UTF-8, rather than index its bytes as U+FFFD. */
+export const INVALID_UTF8 = 'not valid UTF-8 (input files are read as UTF-8)';
+
 /** Raised by readText where the bytes stop being UTF-8, once the text before them has been given. */
 export class InvalidUtf8Error extends Error {
   constructor(file: string) {
-    super(`${file} is not valid UTF-8 (input files are read as UTF-8)`);
+    super(`${file} is ${INVALID_UTF8}`);
   }
 }
 
-const BYTE_ORDER_MARK = '\ufeff';
+/** Opens some files; the parsers would take it for content. */
+export const BYTE_ORDER_MARK = '\ufeff';
 const REPLACEMENT_CHARACTER = '\ufffd';
 
 /**
@@ -79,7 +83,6 @@ export async function* readText(file: string, onBytes?: (bytesRead: number) => v
     const whole = bytes.subarray(0, end);
     const valid = isUtf8(whole);
     let text = valid ? whole.toString('utf8') : textBeforeInvalid(whole);
-    // A byte-order mark opens some files; the parsers would take it for content.
     if (first && text.startsWith(BYTE_ORDER_MARK)) text = text.slice(1);
     first = false;
     if (text.length > 0) yield text;

@@ -1,5 +1,5 @@
 import { isUtf8 } from 'node:buffer';
-import { readChunks } from './input.js';
+import { BYTE_ORDER_MARK, readChunks } from './input.js';
 
 export interface TextLine {
   /** 1-based line number in the file. */
@@ -10,12 +10,8 @@ export interface TextLine {
   invalidUtf8: boolean;
 }
 
-/** What a reader reports for a line that is not valid UTF-8, rather than index its bytes as U+FFFD. */
-export const INVALID_UTF8 = 'not valid UTF-8 (input files are read as UTF-8)';
-
 const NEWLINE = 0x0a;
 const CARRIAGE_RETURN = 0x0d;
-const BYTE_ORDER_MARK = '\ufeff';
 
 /**
  * The lines of a text file, numbered, streamed with memory bounded by the longest line. Lines are

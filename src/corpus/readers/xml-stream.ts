@@ -6,8 +6,7 @@
  * cannot be trusted, but the records completed before it are kept.
  */
 import { SaxesParser } from 'saxes';
-import { InvalidUtf8Error, readText } from './input.js';
-import { INVALID_UTF8 } from './lines.js';
+import { INVALID_UTF8, InvalidUtf8Error, readText } from './input.js';
 import { collapseWhitespace } from './normalise.js';
 import type { ReadEvent, ReadOptions } from './types.js';
 
