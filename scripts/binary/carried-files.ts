@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import type { CarriedFile } from '../../src/runtime/extract.js';
+import { type CarriedFile, isTreePath } from '../../src/runtime/extract.js';
 
 /** Files no package needs at run time: sources of other tools, docs, typings, source maps. */
 const USELESS = [/\.d\.[cm]?ts$/, /\.map$/, /\.md$/i, /\.markdown$/i, /(^|\/)\.github\//, /(^|\/)test\//, /(^|\/)docs?\//];
@@ -67,6 +67,9 @@ export function filesUnder(root: string, dir: string, options: TreeOptions = {})
 }
 
 export function describeFile(root: string, relative: string): CarriedFile {
+  if (!isTreePath(relative)) {
+    throw new Error(`${relative} lies outside ${root} (is node_modules a symbolic link?); build from a checkout with its own node_modules (npm ci)`);
+  }
   const absolute = path.join(root, relative);
   const info = statSync(absolute);
   return {

@@ -58,6 +58,16 @@ export function sha256OfFile(file: string): string {
   return hash.digest('hex');
 }
 
+/**
+ * A carried path names a file inside the tree: relative, `/`-separated, with no
+ * empty, `.` or `..` segment. A build that resolved a package through a symlink
+ * out of the checkout had produced `../..` paths, which extraction then wrote
+ * outside the cache.
+ */
+export function isTreePath(file: string): boolean {
+  return !file.includes('\0') && file.split('/').every((segment) => segment !== '' && segment !== '.' && segment !== '..');
+}
+
 function isIntact(target: string, file: CarriedFile): boolean {
   try {
     const info = statSync(target);
@@ -79,6 +89,8 @@ export interface ExtractReport {
  */
 export function extractCarried(cacheDir: string, manifest: CarriedManifest, readAsset: (key: string) => Uint8Array): ExtractReport {
   const root = path.join(path.resolve(cacheDir), contentId(manifest));
+  const outside = manifest.files.find((file) => !isTreePath(file.path));
+  if (outside) throw new Error(`the executable is damaged: it names ${JSON.stringify(outside.path)}, a path outside its tree`);
   const written: string[] = [];
   for (const file of manifest.files) {
     const target = path.join(root, ...file.path.split('/'));

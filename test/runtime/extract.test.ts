@@ -5,10 +5,11 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
-import { readFileSync, truncateSync, unlinkSync, writeFileSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, truncateSync, unlinkSync, writeFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { CacheNotWritableError, contentId, extractCarried, type CarriedManifest } from '../../src/runtime/extract.js';
 import { tempDir } from '../search/helpers.js';
+import { describeFile } from '../../scripts/binary/carried-files.js';
 
 const contents: Record<string, Buffer> = {
   'node_modules/pkg/addon.node': Buffer.alloc(3 << 20, 7), // several hash chunks
@@ -77,6 +78,37 @@ describe('extractCarried', () => {
     const { dir, cleanup } = await tempDir();
     try {
       expect(() => extractCarried(dir, manifest, (key) => readAsset(key).subarray(1))).toThrow(/the executable is damaged/);
+    } finally {
+      await cleanup();
+    }
+  });
+
+  it('refuses a manifest naming a path outside its tree, before writing anything', async () => {
+    const { dir, cleanup } = await tempDir();
+    try {
+      const cache = path.join(dir, 'cache');
+      for (const escaping of ['../escaped.so', 'node_modules/../../escaped.so', '/tmp/escaped.so', 'node_modules//x', './x']) {
+        const damaged: CarriedManifest = { files: [...manifest.files, { ...manifest.files[2]!, path: escaping }] };
+        expect(() => extractCarried(cache, damaged, (key) => contents[key] ?? contents['data/demo/articles.jsonl']!)).toThrow(/the executable is damaged: it names .* outside its tree/);
+      }
+      expect(existsSync(cache)).toBe(false);
+      expect(existsSync(path.join(dir, 'escaped.so'))).toBe(false);
+    } finally {
+      await cleanup();
+    }
+  });
+});
+
+describe('describeFile (the build)', () => {
+  it('refuses a file found outside the checkout, as a symlinked node_modules gives', async () => {
+    const { dir, cleanup } = await tempDir();
+    try {
+      const checkout = path.join(dir, 'checkout');
+      mkdirSync(checkout);
+      writeFileSync(path.join(dir, 'addon.node'), 'x');
+      expect(() => describeFile(checkout, '../addon.node')).toThrow(/lies outside .* symbolic link/);
+      writeFileSync(path.join(checkout, 'inside.node'), 'x');
+      expect(describeFile(checkout, 'inside.node')).toMatchObject({ path: 'inside.node', size: 1 });
     } finally {
       await cleanup();
     }
