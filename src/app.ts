@@ -22,6 +22,7 @@ import { uiRoutes } from './http/ui/routes.js';
 import { addSecurityHeaders } from './http/security-headers.js';
 import { buildValidator } from './http/validation.js';
 import { PLATFORM_MAX_PARAM_LENGTH, platformApi } from './http/platform/index.js';
+import { identifyRequest } from './http/platform/caller.js';
 import { platformErrorBody } from './http/platform/errors.js';
 import { AuthenticationError, AuthorizationError, type Platform } from './platform/index.js';
 import { principalKey } from './platform/identities.js';
@@ -167,14 +168,14 @@ function logRequests(app: FastifyInstance): void {
  */
 async function callerKey(request: FastifyRequest, platform: Platform | undefined): Promise<string> {
   if (!platform || !/^Bearer\s+\S/i.test(request.headers.authorization ?? '')) return `ip:${request.ip}`;
-  const identity = await platform.identify(request.headers.authorization).catch(() => null);
+  const identity = await identifyRequest(platform, request).catch(() => null);
   return identity?.subject.type === 'User' ? `user:${principalKey(identity.subject)}` : `ip:${request.ip}`;
 }
 
 /** The literature routes need `resources/read` on the built-in literature project, so ACLs can close them. */
 async function authorizeLiterature(platform: Platform, project: string, request: FastifyRequest, permission = 'resources/read'): Promise<void> {
   try {
-    await platform.authorize(request.headers.authorization, permission, project);
+    platform.authorize(await identifyRequest(platform, request), permission, project);
   } catch (error) {
     if (error instanceof AuthenticationError) {
       throw new ApiError(401, ErrorCode.UNAUTHENTICATED, error.reason, {}, { 'www-authenticate': 'Bearer' });

@@ -25,7 +25,7 @@ export type PathCheck = { path: string } | { problem: string };
 
 export function normalizeArchivePath(raw: string): PathCheck {
   if (!raw.startsWith('/')) return { problem: `The provided path '${raw}' is not absolute.` };
-  if (UNSAFE_IN_NAMES.test(raw)) return { problem: `The provided path '${raw}' must not contain backslashes, control characters or bidirectional controls.` };
+  if (UNSAFE_IN_NAMES.test(raw)) return { problem: `The provided path '${raw}' must not contain backslashes, control, bidirectional or invisible characters.` };
   if (hasLoneSurrogate(raw)) return { problem: `The provided path '${raw}' is not well-formed Unicode: it holds a lone surrogate.` };
   const segments = raw.split('/').filter((segment) => segment !== '');
   if (segments.length === 0) return { problem: `The provided path '${raw}' does not name a file.` };

@@ -4,7 +4,7 @@
  * reported at once.
  */
 import { rejections } from './errors.js';
-import { isReservedSubject, principalFromJson, principalJson, principalKey, principalOfKey } from './identities.js';
+import { isReservedSubject, nameProblem, principalFromJson, principalJson, principalKey, principalOfKey, printableName } from './identities.js';
 import { type Permission, isPermission } from './permissions.js';
 import type { AclAddress } from './refs.js';
 
@@ -22,9 +22,15 @@ export function grantsOf(entries: readonly AclEntryInput[]): Grants {
   const grants: Grants = new Map();
   entries.forEach((entry, index) => {
     const principal = principalFromJson(entry.identity);
-    const subject = (entry.identity as { subject?: unknown } | null)?.subject;
+    const { subject, group } = (entry.identity ?? {}) as { subject?: unknown; group?: unknown };
     if (principal === null && typeof subject === 'string' && isReservedSubject(subject)) {
       problems.push(`acl[${index}]: the user subject '${subject}' is reserved: it would name every user of the realm, a group or anonymous.`);
+      return;
+    }
+    const name = typeof subject === 'string' ? subject : group;
+    const problem = principal === null && typeof name === 'string' ? nameProblem(name) : null;
+    if (problem !== null) {
+      problems.push(`acl[${index}]: the name '${printableName(name as string)}' ${problem}.`);
       return;
     }
     if (principal === null) {

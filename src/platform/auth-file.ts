@@ -11,7 +11,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { type Identity, isReservedSubject, parsePrincipal, principalKey, userIdentity } from './identities.js';
+import { type Identity, OPERATOR_REALM, isOperatorRealm, isReservedSubject, nameProblem, parsePrincipal, principalKey, printableName, userIdentity } from './identities.js';
 import { ALL_PERMISSIONS, isPermission } from './permissions.js';
 import { parseAclAddress } from './refs.js';
 import { type OidcConfig, parseOidcConfig } from './oidc.js';
@@ -69,7 +69,7 @@ export function parseAuthConfig(raw: unknown, problems: string[], baseDir = '.')
 }
 
 function parseToken(token: string, entry: unknown, config: AuthConfig, problems: string[]): void {
-  const where = `token "${token.slice(0, 4)}…"`;
+  const where = `token "${printableName(token.slice(0, 4))}…"`;
   if (token.length < 8) problems.push(`${where}: tokens must be at least 8 characters long`);
   // A bearer token is one run of visible ASCII in the header: any other token could never be presented.
   if (!/^[\x21-\x7e]*$/.test(token)) problems.push(`${where}: tokens may hold only visible ASCII characters (no spaces), as an Authorization header carries them`);
@@ -80,6 +80,11 @@ function parseToken(token: string, entry: unknown, config: AuthConfig, problems:
     return void problems.push(`${where}: groups must be an array of non-empty strings`);
   }
   if (isReservedSubject(subject)) return void problems.push(`${where}: the subject "${subject}" is reserved (it names every user of a realm, a group or anonymous)`);
+  if (isOperatorRealm(realm)) return void problems.push(`${where}: the realm "${realm}" is reserved for the operator (${OPERATOR_REALM}/system in _createdBy and audit)`);
+  const subjectProblem = nameProblem(subject);
+  if (subjectProblem !== null) return void problems.push(`${where}: the subject "${printableName(subject)}" ${subjectProblem}`);
+  const badGroup = (groups as string[]).find((group) => nameProblem(group) !== null);
+  if (badGroup !== undefined) return void problems.push(`${where}: the group "${printableName(badGroup)}" ${nameProblem(badGroup)}`);
   const user = parsePrincipal(`${realm}/${subject}`);
   if (user?.type !== 'User') return void problems.push(`${where}: "${realm}/${subject}" is not a valid realm and subject`);
   config.tokens.set(tokenDigest(token), userIdentity(realm, subject, groups as string[]));
@@ -103,7 +108,8 @@ function parseAcl(address: string, grants: unknown, config: AuthConfig, problems
   for (const [who, permissions] of Object.entries(grants)) {
     const principal = parsePrincipal(who);
     if (principal === null) {
-      problems.push(`acl "${address}": "${who}" is not anonymous, authenticated, realm/subject or realm/group/name`);
+      const whoProblem = nameProblem(who);
+      problems.push(`acl "${address}": "${printableName(who)}" ${whoProblem ?? 'is not anonymous, authenticated, realm/subject or realm/group/name'}`);
       continue;
     }
     if (!Array.isArray(permissions) || !permissions.every((p) => typeof p === 'string')) {

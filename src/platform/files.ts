@@ -144,7 +144,7 @@ export class FileService {
     if (filename === '' || filename === '.' || filename === '..' || isUnsafeFilename(filename) || filename.length > MAX_FILENAME_LENGTH) {
       discard(upload.content);
       throw rejections.invalidFile(
-        `File name '${filename}' is not allowed: it must be 1 to ${MAX_FILENAME_LENGTH} characters, not '.' or '..', without '/', '\\' or control characters.`,
+        `File name '${filename}' is not allowed: it must be 1 to ${MAX_FILENAME_LENGTH} characters, not '.' or '..', without '/', '\\', control, bidirectional or invisible characters.`,
       );
     }
     const mediaType = MEDIA_TYPE.test(upload.mediaType) ? upload.mediaType.toLowerCase() : 'application/octet-stream';

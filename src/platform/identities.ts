@@ -3,7 +3,7 @@
  * and the principals ACLs can name: itself, its groups, "authenticated" for
  * its realm, and anonymous, which every caller also is (as in Nexus).
  */
-import { hasLoneSurrogate } from './unicode.js';
+import { UNSAFE_IN_IDENTITIES } from './unicode.js';
 
 export type Principal =
   | { type: 'Anonymous' }
@@ -20,13 +20,44 @@ export interface Identity {
 export const ANONYMOUS: Identity = { subject: { type: 'Anonymous' }, principals: [{ type: 'Anonymous' }] };
 
 /**
+ * The realm of the operator's identity. It is the operator's alone: a token or an identity provider
+ * with this realm (in any case) could name a user that reads as the operator in `_createdBy` and audit.
+ */
+export const OPERATOR_REALM = 'internal';
+
+/**
  * The operator acting on the store directly (set-up at start, seeding by tests and benchmarks):
  * it holds every permission. The ACL check recognises this very object; no token maps to it.
  */
 export const OPERATOR: Identity = Object.freeze({
-  subject: Object.freeze({ type: 'User' as const, realm: 'internal', subject: 'system' }),
+  subject: Object.freeze({ type: 'User' as const, realm: OPERATOR_REALM, subject: 'system' }),
   principals: [],
 });
+
+export function isOperatorRealm(realm: string): boolean {
+  return realm.toLowerCase() === OPERATOR_REALM;
+}
+
+/**
+ * Why a user subject or group name is refused, or null when it is usable: the one check of every
+ * source of names (auth-file tokens and grants, OIDC tokens, ACL writes).
+ */
+export function nameProblem(name: string): string | null {
+  const refused = [...new Set(name.match(UNSAFE_IN_IDENTITIES) ?? [])];
+  if (refused.length > 0) return `holds ${refused.map(codePointOf).join(', ')}: control, bidirectional and invisible characters (and lone surrogates) are not allowed in names`;
+  // 'alice ' and 'alice' look the same in a listing.
+  if (/^\s|\s$/u.test(name)) return 'starts or ends with white space, which listings and logs do not show';
+  return null;
+}
+
+/** The name with its refused characters written as code points, so that a message quoting it is not ambiguous itself. */
+export function printableName(name: string): string {
+  return name.replace(UNSAFE_IN_IDENTITIES, (c) => `<${codePointOf(c)}>`);
+}
+
+function codePointOf(character: string): string {
+  return `U+${character.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
+}
 
 export function userIdentity(realm: string, subject: string, groups: readonly string[]): Identity {
   const user = { type: 'User' as const, realm, subject };
@@ -56,18 +87,16 @@ export function isReservedSubject(subject: string): boolean {
 /**
  * Principals as written in the auth file: `anonymous`, `authenticated`,
  * `{realm}/authenticated`, `{realm}/group/{group}` or `{realm}/{subject}`.
- * Returns null for anything else, reserved subjects included.
+ * Returns null for anything else, reserved subjects and names `nameProblem` refuses included.
  */
 export function parsePrincipal(text: string): Principal | null {
-  // A name the store would keep as U+FFFD would grant someone else.
-  if (hasLoneSurrogate(text)) return null;
   if (text === 'anonymous') return { type: 'Anonymous' };
   if (text === 'authenticated') return { type: 'Authenticated' };
   const slash = text.indexOf('/');
   if (slash <= 0) return null;
   const realm = text.slice(0, slash);
   const rest = text.slice(slash + 1);
-  if (!REALM.test(realm) || rest === '') return null;
+  if (!REALM.test(realm) || rest === '' || nameProblem(rest) !== null) return null;
   if (rest === 'authenticated') return { type: 'Authenticated', realm };
   if (rest.startsWith('group/')) {
     const group = rest.slice('group/'.length);
@@ -143,11 +172,11 @@ export function principalFromJson(value: unknown): Principal | null {
       if (v.realm !== undefined && realm === undefined) return null;
       return realm === undefined ? { type: 'Authenticated' } : { type: 'Authenticated', realm };
     case 'User':
-      return realm !== undefined && typeof v.subject === 'string' && v.subject !== '' && !hasLoneSurrogate(v.subject) && !isReservedSubject(v.subject)
+      return realm !== undefined && typeof v.subject === 'string' && v.subject !== '' && nameProblem(v.subject) === null && !isReservedSubject(v.subject)
         ? { type: 'User', realm, subject: v.subject }
         : null;
     case 'Group':
-      return realm !== undefined && typeof v.group === 'string' && v.group !== '' && !hasLoneSurrogate(v.group) ? { type: 'Group', realm, group: v.group } : null;
+      return realm !== undefined && typeof v.group === 'string' && v.group !== '' && nameProblem(v.group) === null ? { type: 'Group', realm, group: v.group } : null;
     default:
       return null;
   }

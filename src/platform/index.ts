@@ -77,11 +77,8 @@ export interface Platform {
   readonly renderer: Renderer;
   /** The caller behind an Authorization header; rejects with AuthenticationError (401) for a bad token. */
   identify(authorization: string | undefined): Promise<Identity>;
-  /**
-   * The caller, if it holds `permission` on `projectPath` (`org/project`);
-   * rejects with AuthenticationError (401) or AuthorizationError (403).
-   */
-  authorize(authorization: string | undefined, permission: string, projectPath: string): Promise<Identity>;
+  /** Throws AuthorizationError (403) unless `caller` (as `identify` named it) holds `permission` on `projectPath` (`org/project`). */
+  authorize(caller: Identity, permission: string, projectPath: string): void;
   close(): Promise<void>;
 }
 
@@ -156,12 +153,10 @@ export async function openPlatform(options: PlatformOptions): Promise<Platform> 
     files,
     renderer,
     identify,
-    async authorize(authorization, permission, projectPath) {
+    authorize(caller, permission, projectPath) {
       const ref = parseProjectRef(projectPath.replace(/^\//, ''));
       if (ref === null || !isPermission(permission)) throw new Error(`authorize: bad permission '${permission}' or project '${projectPath}'`);
-      const identity = await identify(authorization);
-      acls.require(identity, permission, projectAddress(ref));
-      return identity;
+      acls.require(caller, permission, projectAddress(ref));
     },
     async close() {
       clearInterval(blobTimer);

@@ -15,7 +15,7 @@ import { createPublicKey, type JsonWebKey } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { createLocalJWKSet, errors, jwtVerify, type JSONWebKeySet, type JWTPayload } from 'jose';
-import { type Identity, parsePrincipal, userIdentity } from './identities.js';
+import { type Identity, OPERATOR_REALM, isOperatorRealm, nameProblem, parsePrincipal, userIdentity } from './identities.js';
 
 export interface OidcConfig {
   realm: string;
@@ -60,12 +60,14 @@ export function oidcVerifier(config: OidcConfig): OidcVerifier {
     }
     const subject = payload[config.subjectClaim];
     if (typeof subject !== 'string' || parsePrincipal(`${config.realm}/${subject}`)?.type !== 'User') {
-      return { refused: `the token's "${config.subjectClaim}" claim is not a usable user name` };
+      const problem = typeof subject === 'string' ? nameProblem(subject) : null;
+      return { refused: `the token's "${config.subjectClaim}" claim is not a usable user name${problem === null ? '' : `: it ${problem}`}` };
     }
     const claimed = payload[config.groupsClaim];
-    // Keycloak writes groups as paths ("/team"); a group is named without the slash.
-    const groups = Array.isArray(claimed) ? claimed.filter((g): g is string => typeof g === 'string' && g !== '').map((g) => g.replace(/^\/+/, '')) : [];
-    return userIdentity(config.realm, subject, groups.filter((g) => g !== ''));
+    // Keycloak writes groups as paths ("/team"); a group is named without the slash. A group no ACL
+    // may name (an unusable name) grants nothing, so it is left out rather than refusing its members.
+    const groups = Array.isArray(claimed) ? claimed.filter((g): g is string => typeof g === 'string').map((g) => g.replace(/^\/+/, '')) : [];
+    return userIdentity(config.realm, subject, groups.filter((g) => g !== '' && nameProblem(g) === null));
   };
 }
 
@@ -100,6 +102,7 @@ export function parseOidcConfig(raw: unknown, authFileDir: string, problems: str
   }
   const { realm, issuer, jwks, audience = null, subjectClaim = 'sub', groupsClaim = 'groups' } = section;
   if (typeof realm !== 'string' || parsePrincipal(`${realm}/authenticated`)?.type !== 'Authenticated') problems.push('oidc: "realm" must be a realm name');
+  else if (isOperatorRealm(realm)) problems.push(`oidc: the realm "${realm}" is reserved for the operator (${OPERATOR_REALM}/system in _createdBy and audit); give the identity provider a realm of its own`);
   if (typeof issuer !== 'string' || issuer === '') problems.push('oidc: "issuer" must be the issuer URL the tokens carry');
   if (audience !== null && typeof audience !== 'string') problems.push('oidc: "audience" must be a string');
   if (typeof subjectClaim !== 'string' || typeof groupsClaim !== 'string') problems.push('oidc: "subjectClaim" and "groupsClaim" must be claim names');

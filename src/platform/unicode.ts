@@ -12,9 +12,19 @@ export function hasLoneSurrogate(text: string): boolean {
 }
 
 /**
- * Characters no stored name may hold, whether a file name or a path inside an archive: backslashes
- * (a separator on Windows), control characters (Unicode's Cc: C0, DEL and C1) and bidirectional
- * embeddings, overrides and isolates (U+202A–U+202E, U+2066–U+2069), which make a name display as
- * another ('invoice\u202Efdp.exe' shows as 'invoiceexe.pdf').
+ * Characters that make one name display as another, or as nothing: control characters (Unicode's Cc:
+ * C0, DEL and C1), line and paragraph separators, bidirectional controls and marks (U+061C, U+200E,
+ * U+200F, U+202A–U+202E, U+2066–U+2069: 'invoice\u202Efdp.exe' shows as 'invoiceexe.pdf') and
+ * invisible characters (soft hyphen, zero-width space, word joiner, BOM). The zero-width joiner and
+ * non-joiner stay allowed: some scripts need them.
  */
-export const UNSAFE_IN_NAMES = /[\\\p{Cc}\u202a-\u202e\u2066-\u2069]/u;
+const DECEPTIVE = String.raw`\p{Cc}\p{Zl}\p{Zp}\u00ad\u061c\u200b\u200e\u200f\u202a-\u202e\u2060\u2066-\u2069\ufeff`;
+
+/** Characters no file name or archive path may hold: the deceptive ones, and backslashes (a separator on Windows). */
+export const UNSAFE_IN_NAMES = new RegExp(String.raw`[\\${DECEPTIVE}]`, 'u');
+
+/**
+ * Characters no user subject or group name may hold (global: to list them): the deceptive ones, and
+ * lone surrogates. Backslashes stay allowed, as in a domain account (`DOMAIN\user`).
+ */
+export const UNSAFE_IN_IDENTITIES = new RegExp(String.raw`[\p{Surrogate}${DECEPTIVE}]`, 'gu');

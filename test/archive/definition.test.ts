@@ -70,7 +70,7 @@ describe('decoding', () => {
       "resources[9]: The provided path '' is not absolute.",
       "resources[10]: The provided path '/a/../../etc/passwd' must not contain '.' or '..' segments.",
       "resources[11]: The provided path '/a/./b' must not contain '.' or '..' segments.",
-      "resources[12]: The provided path '/a\\b' must not contain backslashes, control characters or bidirectional controls.",
+      "resources[12]: The provided path '/a\\b' must not contain backslashes, control, bidirectional or invisible characters.",
       "resources[13]: The provided path '/' does not name a file.",
       `resources[14]: 'project' must be of the form 'org/project', got "not-a-project".`,
       "resources[15]: 'resourceId' 'bad:<x>' is not a valid IRI.",

@@ -83,16 +83,23 @@ describe('bearer tokens', () => {
 });
 
 describe('authorize (for the literature endpoints)', () => {
+  /** The guard of the literature routes: identify the caller, then check its permission. */
+  const authorize = async (authorization: string | undefined, permission: string, project: string) => {
+    const caller = await server!.platform.identify(authorization);
+    server!.platform.authorize(caller, permission, project);
+    return caller;
+  };
+
   test('returns the caller when the permission is held on the project or an ancestor', async () => {
     server = await startServer();
-    expect((await server.platform.authorize(undefined, 'resources/read', 'literature/articles')).subject).toEqual({ type: 'Anonymous' });
-    expect((await server.platform.authorize(`Bearer ${TOKENS.alice}`, 'resources/write', 'literature/articles')).subject).toMatchObject({ subject: 'alice' });
+    expect((await authorize(undefined, 'resources/read', 'literature/articles')).subject).toEqual({ type: 'Anonymous' });
+    expect((await authorize(`Bearer ${TOKENS.alice}`, 'resources/write', 'literature/articles')).subject).toMatchObject({ subject: 'alice' });
   });
 
   test('throws AuthenticationError for bad tokens and AuthorizationError for missing permissions', async () => {
     server = await startServer();
-    await expect(server!.platform.authorize('Bearer nope-nope-nope', 'resources/read', 'literature/articles')).rejects.toThrow(AuthenticationError);
-    const denied = await server!.platform.authorize(`Bearer ${TOKENS.bob}`, 'resources/write', 'literature/articles').catch((error: unknown) => error);
+    await expect(authorize('Bearer nope-nope-nope', 'resources/read', 'literature/articles')).rejects.toThrow(AuthenticationError);
+    const denied = await authorize(`Bearer ${TOKENS.bob}`, 'resources/write', 'literature/articles').catch((error: unknown) => error);
     expect(denied).toBeInstanceOf(AuthorizationError);
     expect((denied as AuthorizationError).details).toBe("Permission 'resources/write' is missing on '/literature/articles'.");
   });
@@ -101,15 +108,15 @@ describe('authorize (for the literature endpoints)', () => {
     server = await startServer({
       auth: { tokens: DEFAULT_AUTH.tokens, acls: { '/': { 'local/alice': ['*'] }, '/literature': { 'local/group/team': ['resources/read'] } } },
     });
-    await expect(server!.platform.authorize(undefined, 'resources/read', 'literature/articles')).rejects.toThrow(AuthorizationError);
-    await expect(server!.platform.authorize(`Bearer ${TOKENS.carol}`, 'resources/read', 'literature/articles')).rejects.toThrow(AuthorizationError);
+    await expect(authorize(undefined, 'resources/read', 'literature/articles')).rejects.toThrow(AuthorizationError);
+    await expect(authorize(`Bearer ${TOKENS.carol}`, 'resources/read', 'literature/articles')).rejects.toThrow(AuthorizationError);
     // bob is in group "team", which may read /literature and so /literature/articles.
-    expect((await server.platform.authorize(`Bearer ${TOKENS.bob}`, 'resources/read', 'literature/articles')).subject).toMatchObject({ subject: 'bob' });
+    expect((await authorize(`Bearer ${TOKENS.bob}`, 'resources/read', 'literature/articles')).subject).toMatchObject({ subject: 'bob' });
   });
 
   test('"authenticated" grants to any valid token', async () => {
     server = await startServer({ auth: { tokens: DEFAULT_AUTH.tokens, acls: { '/': { authenticated: ['resources/read'] } } } });
-    expect((await server.platform.authorize(`Bearer ${TOKENS.carol}`, 'resources/read', 'a/b')).subject).toMatchObject({ subject: 'carol' });
-    await expect(server!.platform.authorize(undefined, 'resources/read', 'a/b')).rejects.toThrow(AuthorizationError);
+    expect((await authorize(`Bearer ${TOKENS.carol}`, 'resources/read', 'a/b')).subject).toMatchObject({ subject: 'carol' });
+    await expect(authorize(undefined, 'resources/read', 'a/b')).rejects.toThrow(AuthorizationError);
   });
 });

@@ -107,6 +107,7 @@ describe('rejected uploads store nothing', () => {
     ['a control character in the file name (400)', () => upload('/v1/files/org/proj', 'tab\there.txt', 'x'), 400, 'InvalidFile'],
     ['a C1 control character in the file name (400)', () => upload('/v1/files/org/proj', 'next\u0085line.txt', 'x'), 400, 'InvalidFile'],
     ['a bidirectional override in the file name, which shows it as another (400)', () => upload('/v1/files/org/proj', 'invoice\u202Efdp.exe', 'x'), 400, 'InvalidFile'],
+    ['a zero-width space in the file name, which shows it as another (400)', () => upload('/v1/files/org/proj', 'in\u200Bvoice.pdf', 'x'), 400, 'InvalidFile'],
     ['a bidirectional isolate in the file name (400)', () => upload('/v1/files/org/proj', 'a\u2067b.txt', 'x'), 400, 'InvalidFile'],
     ['a path as the file name (400)', () => upload('/v1/files/org/proj', 'a/b.txt', 'x'), 400, 'InvalidFile'],
     ['a Windows path as the file name (400)', () => sendRaw([{ name: 'file', filename: 'a\\b.txt', type: 'text/plain', content: 'x' }]), 400, 'InvalidFile'],

@@ -1,4 +1,4 @@
-/** The authenticated caller of each /v1 request, established before the body is read. */
+/** The authenticated caller of each request, identified once whoever asks first (the rate limit or a route's guard). */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Identity, Platform } from '../../platform/index.js';
 
@@ -9,6 +9,22 @@ declare module 'fastify' {
   }
 }
 
+/** Each request's identification, kept so that a JWT is verified (and a token digested) once per request. */
+const identifications = new WeakMap<FastifyRequest, Promise<Identity>>();
+
+/**
+ * The caller behind the request's Authorization header; rejects with AuthenticationError (401) for a
+ * bad token. The rate limit's key and the permission checks both ask: the first call identifies.
+ */
+export function identifyRequest(platform: Platform, request: FastifyRequest): Promise<Identity> {
+  let identification = identifications.get(request);
+  if (identification === undefined) {
+    identification = platform.identify(request.headers.authorization);
+    identifications.set(request, identification);
+  }
+  return identification;
+}
+
 /**
  * Decorates the requests of this context with their caller and adds the hook that identifies them:
  * 401 on a bad token, before any body is parsed, but after the rate limit (a route-level onRequest
@@ -17,7 +33,7 @@ declare module 'fastify' {
 export function identifyCallers(app: FastifyInstance, platform: Platform): void {
   app.decorateRequest('caller', null);
   app.addHook('preParsing', async (request, _reply, payload) => {
-    request.caller = await platform.identify(request.headers.authorization);
+    request.caller = await identifyRequest(platform, request);
     return payload;
   });
 }
