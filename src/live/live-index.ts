@@ -45,6 +45,16 @@ export interface LiveIndexLog {
   warn(details: object, message: string): void;
 }
 
+/** A published generation that could not be loaded (the served one is kept); the message is its cause's. */
+export class GenerationLoadError extends Error {
+  constructor(
+    readonly generation: number,
+    cause: Error,
+  ) {
+    super(cause.message, { cause });
+  }
+}
+
 const SILENT: LiveIndexLog = { info: () => {}, warn: () => {} };
 
 /** A writer that publishes again while a reload reads the files may remove them under it: read the manifest again this often. */
@@ -116,7 +126,7 @@ export class LiveIndex implements IndexReader {
         await searcher.warm();
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code === 'ENOENT' && attempt < LOAD_ATTEMPTS) continue;
-        throw error;
+        throw new GenerationLoadError(manifest.generation, error as Error);
       }
       const next = served(searcher);
       this.active = next;

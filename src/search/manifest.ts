@@ -6,8 +6,9 @@
  * one, never a mix. Files the manifest does not name are garbage and are
  * removed by the next writer.
  */
-import { link, open, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { link, open, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { makeDirectories } from '../directories.js';
 import { fsyncPath } from '../fsync.js';
 
@@ -149,36 +150,118 @@ export async function acquireWriteLock(dir: string): Promise<() => Promise<void>
   const pending = `${lockPath}.tmp-${process.pid}`;
   await writeFile(pending, String(process.pid));
   try {
-    for (let attempt = 0; attempt < 2; attempt++) {
+    for (let attempt = 0; attempt < LOCK_ATTEMPTS; attempt++) {
       try {
         await link(pending, lockPath);
         return () => rm(lockPath, { force: true });
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-        const text = await readFile(lockPath, 'utf8').catch(() => null);
-        if (text === null) continue; // released meanwhile
-        const holder = Number(text);
-        if (Number.isInteger(holder) && holder > 0 && processExists(holder)) {
-          throw new IndexLockedError(`${dir} is being written by process ${holder}; wait for it to finish`);
-        }
-        if (!(Number.isInteger(holder) && holder > 0) && !(await olderThan(lockPath, UNREADABLE_LOCK_STALE_MS))) {
-          throw new IndexLockedError(`${dir} is locked (${lockPath} names no process yet); wait, or remove it if no ingestion runs`);
-        }
-        await rm(lockPath, { force: true });
       }
+      const found = await inspectLock(lockPath);
+      if (found === null) continue; // released meanwhile
+      refuseUnlessStale(dir, lockPath, found);
+      const outcome = await takeOverStale(lockPath, pending, found);
+      if (outcome === 'taken') return () => rm(lockPath, { force: true });
+      if (outcome === 'guard busy') await sleep(TAKEOVER_RETRY_MS);
     }
-    throw new IndexLockedError(`could not lock ${dir}`);
+    throw new IndexLockedError(`could not lock ${dir}: another writer is taking over its stale lock; try again`);
   } finally {
     await rm(pending, { force: true });
   }
 }
 
+/** Enough rounds for another writer's takeover (a few file operations) to finish, at TAKEOVER_RETRY_MS each. */
+const LOCK_ATTEMPTS = 50;
+const TAKEOVER_RETRY_MS = 20;
 /** A lock naming no process (left by a version that created it empty) is taken over only after this long. */
 const UNREADABLE_LOCK_STALE_MS = 60_000;
+/** A takeover lasts a few file operations: a guard this old belongs to a writer that stopped in the middle of one. */
+const TAKEOVER_GUARD_STALE_MS = 5_000;
 
-async function olderThan(file: string, ms: number): Promise<boolean> {
-  const modified = await stat(file).then((s) => s.mtimeMs, () => 0);
-  return Date.now() - modified > ms;
+interface LockFile {
+  /** Which file: a lock removed and created again has another inode, even with the same text. */
+  inode: number;
+  text: string;
+  modifiedMs: number;
+  /** Set by link() too: when the file took its name. */
+  changedMs: number;
+}
+
+async function inspectLock(file: string): Promise<LockFile | null> {
+  let handle;
+  try {
+    handle = await open(file, 'r');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw error;
+  }
+  try {
+    // Through one handle, so the inode and the text are those of the same file.
+    const { ino, mtimeMs, ctimeMs } = await handle.stat();
+    return { inode: ino, text: await handle.readFile('utf8'), modifiedMs: mtimeMs, changedMs: ctimeMs };
+  } finally {
+    await handle.close();
+  }
+}
+
+const holderOf = (lock: LockFile): number | null => {
+  const holder = Number(lock.text);
+  return Number.isInteger(holder) && holder > 0 ? holder : null;
+};
+
+/** Throws IndexLockedError unless the lock may be taken over. */
+function refuseUnlessStale(dir: string, lockPath: string, lock: LockFile): void {
+  const holder = holderOf(lock);
+  if (holder !== null && processExists(holder)) {
+    throw new IndexLockedError(`${dir} is being written by process ${holder}; wait for it to finish`);
+  }
+  if (holder === null && Date.now() - lock.modifiedMs <= UNREADABLE_LOCK_STALE_MS) {
+    throw new IndexLockedError(`${dir} is locked (${lockPath} names no process yet); wait, or remove it if no ingestion runs`);
+  }
+}
+
+/**
+ * Replaces the stale lock that was inspected with this writer's own. Removing a
+ * lock and linking another are two steps: two writers that inspected the same
+ * stale lock would each remove what they found and link their own, the second
+ * removing the first's fresh lock, and both would write. So the replacement is
+ * done only under a guard file (created by link, like the lock, so it always
+ * names its holder), after checking that the lock is still the one inspected.
+ */
+async function takeOverStale(lockPath: string, pending: string, inspected: LockFile): Promise<'taken' | 'changed' | 'guard busy'> {
+  const guard = `${lockPath}.takeover`;
+  try {
+    await link(pending, guard);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    await removeIfAbandoned(guard);
+    return 'guard busy';
+  }
+  try {
+    const now = await inspectLock(lockPath);
+    if (now === null || now.inode !== inspected.inode || now.text !== inspected.text) return 'changed';
+    await rm(lockPath, { force: true });
+    try {
+      await link(pending, lockPath);
+    } catch (error) {
+      // A writer that found no lock at all linked its own in between: it holds the lock.
+      if ((error as NodeJS.ErrnoException).code === 'EEXIST') return 'changed';
+      throw error;
+    }
+    return 'taken';
+  } finally {
+    await rm(guard, { force: true });
+  }
+}
+
+/** Removes a takeover guard whose writer died in the middle of a takeover, or stopped there for long. */
+async function removeIfAbandoned(guard: string): Promise<void> {
+  const found = await inspectLock(guard);
+  if (found === null) return;
+  const holder = holderOf(found);
+  // The change time, set by link(): the takeover's age, not that of the pid file it was linked from.
+  const abandoned = holder === null || !processExists(holder) || Date.now() - found.changedMs > TAKEOVER_GUARD_STALE_MS;
+  if (abandoned) await rm(guard, { force: true });
 }
 
 function processExists(pid: number): boolean {

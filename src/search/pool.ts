@@ -152,6 +152,7 @@ export class SearchPool {
     // Inside the single executable the worker is a file it extracted; otherwise it sits beside this module.
     const workerFile =
       carriedFile('search-worker.cjs') ?? fileURLToPath(new URL(import.meta.url.endsWith('.ts') ? './worker.ts' : './worker.js', import.meta.url));
+    const fromSource = workerFile.endsWith('.ts');
     this.pool =
       threads > 0
         ? new Piscina({
@@ -168,7 +169,12 @@ export class SearchPool {
             // nothing else: process-wide flags such as --expose-gc are invalid in workers, and a
             // loader inherited by compiled workers (a parent started with --import tsx) cost the
             // pool a third of its throughput (bench:peers, 1M paragraphs, 2 threads).
-            execArgv: workerFile.endsWith('.ts') ? ['--import', 'tsx'] : [],
+            execArgv: fromSource ? ['--import', 'tsx'] : [],
+            // Without its disk cache: tsx's cache writes do not finish in these workers (the file
+            // stays empty, its descriptor open after the worker ends), so each module a worker
+            // compiled leaked a descriptor, about 90 per generation switch, and the empty file made
+            // the next worker compile it again.
+            ...(fromSource ? { env: { ...process.env, TSX_DISABLE_CACHE: '1' } } : {}),
           })
         : null;
   }

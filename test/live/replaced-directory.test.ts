@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { rename, rm, truncate, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { LiveIndex } from '../../src/live/live-index.js';
+import { watchIndex } from '../../src/live/index-watcher.js';
 import { compileFilterSpec } from '../../src/search/query/filter-spec.js';
 import { readManifest, segmentFile } from '../../src/search/manifest.js';
 import { IndexSnapshot } from '../../src/search/snapshot.js';
@@ -44,7 +45,37 @@ async function servedIndex(dir: string, prefix: string, count: number): Promise<
   return index;
 }
 
+/** Far longer than any test: a generation picked up while watching was noticed by the directory watch, not the poll. */
+const NO_POLL_MS = 3_600_000;
+const silent = { info: () => {}, warn: () => {} };
+
 describe('an index directory replaced or damaged while serving', () => {
+  it('watches the directory the path names after a replacement, not the one moved away', async () => {
+    const dir = await scratchDir();
+    const served = path.join(dir, 'index');
+    const index = await servedIndex(served, 'old', 3);
+    const stopWatching = watchIndex(index, NO_POLL_MS, silent);
+    cleanups.unshift(async () => stopWatching());
+    const servedBecomes = (expected: string[]) => expect.poll(() => servedIds(index), { timeout: 20_000, interval: 20 }).toEqual(expected.sort());
+
+    // Moved aside and replaced (mv index index.old && mv rebuilt index).
+    await writeIndex(path.join(dir, 'rebuilt'), articles('new', 2));
+    await rename(served, path.join(dir, 'index.old'));
+    await rename(path.join(dir, 'rebuilt'), served);
+    await servedBecomes(articles('new', 2).map((a) => a.article_id));
+    // The next generation is published in the directory now named `index`.
+    await writeIndex(served, articles('more', 1));
+    await servedBecomes([...articles('new', 2), ...articles('more', 1)].map((a) => a.article_id));
+
+    // Removed and replaced: the same again.
+    await writeIndex(path.join(dir, 'second'), articles('second', 2));
+    await rm(served, { recursive: true });
+    await rename(path.join(dir, 'second'), served);
+    await servedBecomes(articles('second', 2).map((a) => a.article_id));
+    await writeIndex(served, articles('last', 1));
+    await servedBecomes([...articles('second', 2), ...articles('last', 1)].map((a) => a.article_id));
+  });
+
   it('serves the replacing index even at the same generation, and shares no segment by name alone', async () => {
     const dir = await scratchDir();
     const served = path.join(dir, 'index');
