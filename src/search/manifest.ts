@@ -126,10 +126,16 @@ export async function removeUnreferenced(dir: string, manifest: Manifest): Promi
     if (entry.deletions) keep.add(entry.deletions);
   }
   for (const file of await readdir(dir)) {
-    if (!keep.has(file) && /^(seg-\d+\.(seg|stored|del-\d+)|manifest\.json\.tmp-\d+)$/.test(file)) {
+    if ((!keep.has(file) && /^(seg-\d+\.(seg|stored|del-\d+)|manifest\.json\.tmp-\d+)$/.test(file)) || isAbandonedLockFile(file)) {
       await rm(path.join(dir, file), { force: true });
     }
   }
+}
+
+/** The pid file a writer links its lock from, left behind by a writer killed while taking the lock. */
+function isAbandonedLockFile(file: string): boolean {
+  const writer = /^write\.lock\.tmp-(\d+)$/.exec(file);
+  return writer !== null && !processExists(Number(writer[1]));
 }
 
 /**

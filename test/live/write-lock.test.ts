@@ -4,9 +4,9 @@
  * live writer and is not taken over; a lock of a dead process still is.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { acquireWriteLock, IndexLockedError } from '../../src/search/manifest.js';
+import { acquireWriteLock, IndexLockedError, removeUnreferenced } from '../../src/search/manifest.js';
 import { tempDir } from '../search/helpers.js';
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -34,5 +34,14 @@ describe('the index writer lock', () => {
     await expect(acquireWriteLock(dir)).rejects.toThrow(`process ${process.pid}`);
     await release();
     await (await acquireWriteLock(dir))();
+  });
+
+  it("a writer's cleanup removes the pid file a killed writer left while locking, not a live writer's", async () => {
+    const { dir, cleanup } = await tempDir();
+    cleanups.push(cleanup);
+    await writeFile(path.join(dir, 'write.lock.tmp-999999999'), '999999999');
+    await writeFile(path.join(dir, `write.lock.tmp-${process.pid}`), String(process.pid));
+    await removeUnreferenced(dir, { formatVersion: 0, generation: 0, segments: [] });
+    expect(await readdir(dir)).toEqual([`write.lock.tmp-${process.pid}`]);
   });
 });
