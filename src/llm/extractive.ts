@@ -5,8 +5,9 @@
  * machine, with nothing to download.
  */
 import { makeResult } from './answer.js';
-import { scoreSentences, terms, type ScoredSentence } from './sentences.js';
-import type { Context, GenerateOptions, GenerationResult, Generator } from './types.js';
+import { BoundedQueue } from './queue.js';
+import { quoteOf, scoreSentences, terms, type ScoredSentence } from './sentences.js';
+import { contextsOf, type Context, type Contexts, type GenerateOptions, type GenerationResult, type Generator } from './types.js';
 
 export interface ExtractiveOptions {
   /** How many of the best-ranked contexts are read. */
@@ -17,6 +18,10 @@ export interface ExtractiveOptions {
   minCoverage?: number;
   /** Distinct question terms the best sentence must contain (fewer when the question has fewer). */
   minMatched?: number;
+  /** Longest quote of one sentence, in characters; a longer "sentence" (text without end punctuation) is cut. */
+  maxQuoteChars?: number;
+  /** Questions waiting before QueueFullError (--llm-queue-size). */
+  queueSize?: number;
 }
 
 // minCoverage 0.25: on SciFact claims, the best sentence of the gold abstracts reaches it for 62% of the
@@ -24,7 +29,9 @@ export interface ExtractiveOptions {
 // "life") is how off-topic questions got answers; requiring two took the false answers on the labelled
 // sets of test/fixtures/answerability from 5 to 0 (demo) and 11 to 5 (SciFact) without losing an answer
 // to an answerable question (bench/results/qa.md; 0.4 coverage or half the question's words cost far more recall).
-const DEFAULTS: Required<ExtractiveOptions> = { maxContexts: 5, maxSentences: 3, minCoverage: 0.25, minMatched: 2 };
+// maxQuoteChars 600: four times a typical abstract sentence (~150 characters), so real sentences are quoted whole;
+// a table or sequence dump with no sentence punctuation (30 KB seen) is cut instead of quoted whole.
+const DEFAULTS: Required<ExtractiveOptions> = { maxContexts: 5, maxSentences: 3, minCoverage: 0.25, minMatched: 2, maxQuoteChars: 600, queueSize: 8 };
 
 // A sentence joins the answer only if it scores at least this share of the best one.
 const RELATIVE_CUTOFF = 0.5;
@@ -33,15 +40,39 @@ export class ExtractiveGenerator implements Generator {
   readonly kind = 'extractive' as const;
   readonly description: string;
   private readonly options: Required<ExtractiveOptions>;
+  /**
+   * Composing an answer takes milliseconds and needs no queue, but contexts that come from QA's
+   * reranking (see Contexts) are produced in a slot: the queue bounds how many questions rerank at
+   * once, as with a model.
+   */
+  private readonly queue: BoundedQueue;
 
   constructor(options: ExtractiveOptions = {}) {
     this.options = { ...DEFAULTS, ...options };
+    this.queue = new BoundedQueue(this.options.queueSize);
     this.description =
       `extractive: up to ${this.options.maxSentences} best-matching sentences ` +
       `of the top ${this.options.maxContexts} contexts (no language model configured)`;
   }
 
-  async generate(question: string, contexts: Context[], options: GenerateOptions = {}): Promise<GenerationResult> {
+  async generate(question: string, contexts: Contexts, options: GenerateOptions = {}): Promise<GenerationResult> {
+    const { signal, onAdmitted } = options;
+    if (Array.isArray(contexts)) {
+      onAdmitted?.();
+      return this.answer(question, contexts, options);
+    }
+    return this.queue.run(
+      async (slot) => {
+        const result = this.answer(question, await contextsOf(contexts), options);
+        // The reranking done here is what a waiting question waits for.
+        slot.served();
+        return result;
+      },
+      { signal, onAdmitted },
+    );
+  }
+
+  private answer(question: string, contexts: Context[], options: GenerateOptions): GenerationResult {
     options.signal?.throwIfAborted();
     const top = contexts.slice(0, this.options.maxContexts);
     const chosen = this.choose(question, top);
@@ -51,7 +82,7 @@ export class ExtractiveGenerator implements Generator {
         ? makeResult(false, this.explain(question, top), [], contexts)
         : makeResult(
             true,
-            chosen.map((s) => s.text).join(' '),
+            chosen.map((s) => quoteOf(s.text, this.options.maxQuoteChars)).join(' '),
             chosen.map((s) => top[s.contextIndex]!.id),
             contexts,
           );

@@ -13,7 +13,7 @@ export type GeneratorConfig = Pick<
 >;
 
 export async function createGenerator(config: GeneratorConfig, logger?: Logger): Promise<Generator> {
-  if (config.llmModel === null) return new ExtractiveGenerator();
+  if (config.llmModel === null) return new ExtractiveGenerator({ queueSize: config.llmQueueSize });
   const generator = await loadLlamaGenerator({
     modelPath: config.llmModel,
     gpu: config.llmGpu,

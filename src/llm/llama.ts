@@ -24,8 +24,19 @@ import { makeResult } from './answer.js';
 import { AnswerStreamExtractor } from './answer-stream.js';
 import { answerSchema, readModelOutput } from './grammar.js';
 import { completionPrompt, contextBlock, fitContexts, SYSTEM_PROMPT, userMessage } from './prompt.js';
-import { BoundedQueue } from './queue.js';
-import { IncompleteAnswerError, ModelUnavailableError, PromptTooLongError, type Context, type GenerateOptions, type GenerationResult, type Generator, type Logger } from './types.js';
+import { BoundedQueue, type Slot } from './queue.js';
+import {
+  contextsOf,
+  IncompleteAnswerError,
+  ModelUnavailableError,
+  PromptTooLongError,
+  type Context,
+  type Contexts,
+  type GenerateOptions,
+  type GenerationResult,
+  type Generator,
+  type Logger,
+} from './types.js';
 
 export interface LlamaGeneratorOptions {
   modelPath: string;
@@ -139,8 +150,9 @@ export class LlamaGenerator implements Generator {
     return this.prompting.kind;
   }
 
-  generate(question: string, contexts: Context[], options: GenerateOptions = {}): Promise<GenerationResult> {
-    return this.queue.run(() => this.answer(question, contexts, options), options.signal);
+  generate(question: string, contexts: Contexts, options: GenerateOptions = {}): Promise<GenerationResult> {
+    const { signal, onAdmitted } = options;
+    return this.queue.run(async (slot) => this.answer(question, await contextsOf(contexts), options, slot), { signal, onAdmitted });
   }
 
   async close(): Promise<void> {
@@ -150,7 +162,7 @@ export class LlamaGenerator implements Generator {
     await this.llama.dispose();
   }
 
-  private async answer(question: string, contexts: Context[], options: GenerateOptions): Promise<GenerationResult> {
+  private async answer(question: string, contexts: Context[], options: GenerateOptions, slot: Slot): Promise<GenerationResult> {
     const budget = this.context.contextSize - this.options.maxTokens - PROMPT_MARGIN;
     const kept = await fitContexts(
       contexts,
@@ -204,6 +216,7 @@ export class LlamaGenerator implements Generator {
       },
     };
 
+    slot.served();
     const started = performance.now();
     const output = await this.run(question, kept, settings);
     const ended = performance.now();

@@ -11,6 +11,24 @@ interface Waiter {
   cancel: (reason: unknown) => void;
 }
 
+/** What a job is told while it holds the slot. */
+export interface Slot {
+  /**
+   * Marks the job's time in the slot as a service-time sample: it did the work a waiting
+   * question waits for (ran the model). Jobs that never mark it (answered without the model,
+   * refused before running it) or that end cancelled would make the estimate look shorter
+   * than a real answer takes.
+   */
+  served(): void;
+}
+
+export interface RunOptions {
+  /** Leaves the queue (or ends the job, if it watches the signal); the promise rejects with its reason. */
+  signal?: AbortSignal;
+  /** Called once the job has a place (running or waiting), never for a refused one. */
+  onAdmitted?: () => void;
+}
+
 // Finished jobs whose durations make the service-time estimate: enough to smooth one odd question,
 // few enough to follow a change of load (longer questions, another model).
 const SAMPLES = 8;
@@ -18,7 +36,7 @@ const SAMPLES = 8;
 export class BoundedQueue {
   private busy = false;
   private readonly waiters: Waiter[] = [];
-  /** Durations of the latest finished jobs, oldest first. */
+  /** Durations of the latest finished jobs that were served (see Slot), oldest first. */
   private readonly durations: number[] = [];
   private runningSince = 0;
 
@@ -45,21 +63,30 @@ export class BoundedQueue {
     return Math.max(1, Math.ceil(remainingMs / 1000));
   }
 
-  async run<T>(job: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+  async run<T>(job: (slot: Slot) => Promise<T>, { signal, onAdmitted }: RunOptions = {}): Promise<T> {
     signal?.throwIfAborted();
     if (this.busy) {
       if (this.waiters.length >= this.maxWaiting) throw new QueueFullError(this.retryAfterSeconds, this.waiters.length);
-      await this.wait(signal);
+      const turn = this.wait(signal);
+      onAdmitted?.();
+      await turn;
+    } else {
+      onAdmitted?.();
     }
     this.busy = true;
     this.runningSince = this.clock();
+    let served = false;
     try {
-      return await job();
+      return await job({ served: () => (served = true) });
     } finally {
-      this.durations.push(this.clock() - this.runningSince);
-      if (this.durations.length > SAMPLES) this.durations.shift();
+      if (served && !signal?.aborted) this.record(this.clock() - this.runningSince);
       this.release();
     }
+  }
+
+  private record(durationMs: number): void {
+    this.durations.push(durationMs);
+    if (this.durations.length > SAMPLES) this.durations.shift();
   }
 
   private wait(signal?: AbortSignal): Promise<void> {

@@ -33,6 +33,23 @@ export function splitSentences(text: string): string[] {
   return sentences;
 }
 
+const ELLIPSIS = '\u2026';
+
+/**
+ * The sentence as an answer quotes it: whole when within `maxChars`, else cut at the last
+ * word boundary before the limit (mid-word only for a single word longer than half of it)
+ * and ended with an ellipsis, so the quote shows it stops there.
+ */
+export function quoteOf(sentence: string, maxChars: number): string {
+  if (sentence.length <= maxChars) return sentence;
+  let end = maxChars - ELLIPSIS.length;
+  const lastSpace = sentence.slice(0, end + 1).search(/\s\S*$/);
+  if (lastSpace >= end / 2) end = lastSpace;
+  // Never cut between the two halves of a surrogate pair.
+  else if (/[\ud800-\udbff]/.test(sentence[end - 1]!)) end--;
+  return sentence.slice(0, end).trimEnd() + ELLIPSIS;
+}
+
 /** Lowercased content words, lightly stemmed ("treated" ~ "treatment" ~ "treat"). */
 export function terms(text: string): string[] {
   const out: string[] = [];

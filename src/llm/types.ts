@@ -21,18 +21,30 @@ export interface GenerationResult {
   raw: string;
 }
 
+/**
+ * The contexts of a question, or the work that yields them (QA's reranking): a generator runs that
+ * work only once the question holds its slot, so it waits its turn like generation does.
+ */
+export type Contexts = Context[] | (() => Promise<Context[]>);
+
+export async function contextsOf(contexts: Contexts): Promise<Context[]> {
+  return typeof contexts === 'function' ? contexts() : contexts;
+}
+
 export interface GenerateOptions {
   /** Stops generation; the promise then rejects with the signal's reason. */
   signal?: AbortSignal;
   /** Receives the answer text as it is produced; the chunks concatenate to `answer` (before trimming). */
   onToken?: (text: string) => void;
+  /** Called once the question has a place in the generator's queue (not when it is refused with QueueFullError). */
+  onAdmitted?: () => void;
 }
 
 export interface Generator {
   readonly kind: 'extractive' | 'llama';
   /** Human-readable summary for /settings and logs. */
   readonly description: string;
-  generate(question: string, contexts: Context[], options?: GenerateOptions): Promise<GenerationResult>;
+  generate(question: string, contexts: Contexts, options?: GenerateOptions): Promise<GenerationResult>;
   close(): Promise<void>;
 }
 
@@ -43,12 +55,12 @@ export interface Logger {
   warn(details: object, message: string): void;
 }
 
-/** Too many questions already wait for the model (HTTP 429 with Retry-After). */
+/** Too many questions already wait for the generator (HTTP 429 with Retry-After). */
 export class QueueFullError extends Error {
   readonly retryAfterSeconds: number;
 
   constructor(retryAfterSeconds: number, waiting: number) {
-    super(`the language model is busy (${waiting} questions waiting); retry in about ${retryAfterSeconds} s`);
+    super(`too many questions are waiting for an answer (${waiting}); retry in about ${retryAfterSeconds} s`);
     this.name = 'QueueFullError';
     this.retryAfterSeconds = retryAfterSeconds;
   }

@@ -9,7 +9,7 @@ import type { FilterSpec } from '../search/query/filter-spec.js';
 import type { Library } from '../corpus/library.js';
 import type { IndexReader, IndexView } from '../live/live-index.js';
 import type { ContextMetadata } from '../corpus/model.js';
-import type { Context, GenerateOptions, Generator } from '../llm/types.js';
+import type { Context, Contexts, GenerateOptions, Generator } from '../llm/types.js';
 import { RerankerUnavailableError, type Reranker } from '../rerank/types.js';
 
 export interface QaRequest {
@@ -62,31 +62,55 @@ export class QaPipeline {
   /**
    * BM25 retrieval of retrieverK paragraphs, then, when asked and a reranker
    * is configured, the rerankerK best by reranker score (else BM25 order, all
-   * retrieverK kept). Shared by the QA endpoints and GET /retrieval/; the hits
-   * are positions in `view`'s generation, so the caller reads them from it.
+   * retrieverK kept). GET /retrieval/'s; the QA endpoints take the same two
+   * steps, the second in the generator's queue (see answerFrom). The hits are
+   * positions in `view`'s generation, so the caller reads them from it.
    */
   async retrieve(
-    { searcher, library }: IndexView,
+    view: IndexView,
     request: QaRequest,
     filters: FilterSpec,
-    { dropLongerThan = Infinity }: { dropLongerThan?: number } = {},
+    { signal }: { signal?: AbortSignal } = {},
   ): Promise<{ candidates: Candidate[]; retrieveMs: number; rerankMs: number }> {
-    let started = performance.now();
-    const hits = await searcher.search(request.query, request.retrieverK, filters);
-    let candidates: Candidate[] = hits
-      .map((hit, rank) => ({ hit, contextId: rank, rerankingScore: null }))
-      .filter((c) => library.paragraphShorterThan(c.hit, dropLongerThan));
+    const started = performance.now();
+    const retrieved = await this.search(view, request, filters);
     const retrieveMs = performance.now() - started;
-
-    started = performance.now();
-    if (request.useReranker && this.reranker && candidates.length > 0) candidates = await this.rerank(library, request, candidates);
-    return { candidates, retrieveMs, rerankMs: performance.now() - started };
+    const { candidates, rerankMs } = await this.rerankIfAsked(view.library, request, retrieved, signal);
+    return { candidates, retrieveMs, rerankMs };
   }
 
   async answer(request: QaRequest, filters: FilterSpec, options: GenerateOptions = {}): Promise<QaAnswer & { timings: StageTimings }> {
     const generator = this.generator(); // throws ModelUnavailableError before any work
     // One index generation from retrieval to metadata.
     return this.index.read((view) => this.answerFrom(view, generator, request, filters, options));
+  }
+
+  private async search(
+    { searcher, library }: IndexView,
+    request: QaRequest,
+    filters: FilterSpec,
+    { dropLongerThan = Infinity }: { dropLongerThan?: number } = {},
+  ): Promise<Candidate[]> {
+    const hits = await searcher.search(request.query, request.retrieverK, filters);
+    return hits
+      .map((hit, rank) => ({ hit, contextId: rank, rerankingScore: null }))
+      .filter((c) => library.paragraphShorterThan(c.hit, dropLongerThan));
+  }
+
+  private async rerankIfAsked(
+    library: Library,
+    request: QaRequest,
+    candidates: Candidate[],
+    signal: AbortSignal | undefined,
+  ): Promise<{ candidates: Candidate[]; rerankMs: number }> {
+    if (!this.willRerank(request) || candidates.length === 0) return { candidates, rerankMs: 0 };
+    const started = performance.now();
+    const reranked = await this.rerank(library, request, candidates, signal);
+    return { candidates: reranked, rerankMs: performance.now() - started };
+  }
+
+  private willRerank(request: QaRequest): boolean {
+    return request.useReranker && this.reranker !== null;
   }
 
   private async answerFrom(
@@ -97,14 +121,29 @@ export class QaPipeline {
     options: GenerateOptions,
   ): Promise<QaAnswer & { timings: StageTimings }> {
     const { library } = view;
-    // Oversized paragraphs (data dumps, whole tables) would crowd everything else out of the prompt.
-    const { candidates, retrieveMs, rerankMs } = await this.retrieve(view, request, filters, { dropLongerThan: this.limits.maxParagraphLength });
-    if (candidates.length === 0) throw new NoDocumentsError();
-
     let started = performance.now();
-    const contexts: Context[] = candidates.map((c) => ({ id: c.contextId, text: library.paragraphText(c.hit) }));
+    // Oversized paragraphs (data dumps, whole tables) would crowd everything else out of the prompt.
+    const retrieved = await this.search(view, request, filters, { dropLongerThan: this.limits.maxParagraphLength });
+    if (retrieved.length === 0) throw new NoDocumentsError();
+    const retrieveMs = performance.now() - started;
+
+    // Reranking runs in the generator's queue, not before it: a question the queue refuses costs no
+    // reranking, and reranking (seconds of CPU for 500 paragraphs) is bounded like generation, one question
+    // at a time, instead of by --max-in-flight alone. On the few cores this server runs on, the reranker and
+    // the model compete for the same CPU, so running them side by side would not answer sooner.
+    let candidates = retrieved;
+    let rerankMs = 0;
+    const asContexts = (kept: Candidate[]): Context[] => kept.map((c) => ({ id: c.contextId, text: library.paragraphText(c.hit) }));
+    const contexts: Contexts = this.willRerank(request)
+      ? async () => {
+          ({ candidates, rerankMs } = await this.rerankIfAsked(library, request, retrieved, options.signal));
+          return asContexts(candidates);
+        }
+      : asContexts(retrieved);
+    started = performance.now();
     const result = await generator.generate(request.query, contexts, options);
-    const generateMs = performance.now() - started;
+    // Queue wait included: what the question spent on its answer beyond reranking.
+    const generateMs = performance.now() - started - rerankMs;
 
     started = performance.now();
     const byId = new Map(candidates.map((c) => [c.contextId, c]));
@@ -120,10 +159,11 @@ export class QaPipeline {
   }
 
   /** Scores every retrieved paragraph and keeps the rerankerK best (ties keep BM25 order). */
-  private async rerank(library: Library, request: QaRequest, candidates: Candidate[]): Promise<Candidate[]> {
+  private async rerank(library: Library, request: QaRequest, candidates: Candidate[], signal: AbortSignal | undefined): Promise<Candidate[]> {
     const scores = await this.reranker!.score(
       request.query,
       candidates.map((c) => library.paragraphText(c.hit)),
+      signal,
     );
     // A missing score or NaN can be neither ordered nor written as JSON: such a model is broken (503 naming the setting).
     if (scores.length !== candidates.length || !scores.every(Number.isFinite)) {

@@ -81,11 +81,13 @@ export class OnnxReranker implements Reranker {
       `${this.kind} (${model.head.output}): ${where}, at most ${encoder.maxLength} tokens per input, batches of ${batchSize}`;
   }
 
-  async score(query: string, passages: string[]): Promise<number[]> {
+  async score(query: string, passages: string[], signal?: AbortSignal): Promise<number[]> {
     if (passages.length === 0) return [];
     try {
-      return await this.scoreAll(query, passages);
+      return await this.scoreAll(query, passages, signal);
     } catch (error) {
+      // The client went away: nothing wrong with the model.
+      if (signal?.aborted && error === signal.reason) throw error;
       // A model that cannot score (a tokenizer.json of another model, whose ids overflow the embeddings;
       // a broken graph) is unavailable, answered 503 naming the setting: not a fault of the request.
       const reason = error instanceof Error ? error.message : String(error);
@@ -117,17 +119,18 @@ export class OnnxReranker implements Reranker {
     }
   }
 
-  private async scoreAll(query: string, passages: string[]): Promise<number[]> {
+  private async scoreAll(query: string, passages: string[], signal: AbortSignal | undefined): Promise<number[]> {
     if (this.model.head.kind === 'cross-encoder') {
       return this.inBatches(
         passages,
         (batch) => this.encoder.encodePairs(query, batch),
         (output) => relevance(output.data, output.dims),
+        signal,
       );
     }
     const embed = (texts: readonly string[]) => texts.map((text) => this.encoder.encode(text));
-    const [queryVector] = await this.inBatches([query], embed, (output, batch) => this.embeddings(output, batch));
-    const vectors = await this.inBatches(passages, embed, (output, batch) => this.embeddings(output, batch));
+    const [queryVector] = await this.inBatches([query], embed, (output, batch) => this.embeddings(output, batch), signal);
+    const vectors = await this.inBatches(passages, embed, (output, batch) => this.embeddings(output, batch), signal);
     return vectors.map((v) => cosine(queryVector!, v));
   }
 
@@ -141,15 +144,18 @@ export class OnnxReranker implements Reranker {
    * the per-item results in the original order. Each batch is tokenised just
    * before it runs (tokenising is synchronous), so the event loop gets a turn
    * between batches instead of waiting for every passage of the request.
+   * An aborted signal stops before the next batch (a running batch cannot be interrupted).
    */
   private async inBatches<T>(
     texts: readonly string[],
     encode: (batch: readonly string[]) => Encoding[],
     read: (output: ModelOutput, batch: Encoding[]) => T[],
+    signal: AbortSignal | undefined,
   ): Promise<T[]> {
     const order = texts.map((_, i) => i).sort((a, b) => texts[a]!.length - texts[b]!.length);
     const results = new Array<T>(texts.length);
     for (let start = 0; start < order.length; start += this.batchSize) {
+      signal?.throwIfAborted();
       const indices = order.slice(start, start + this.batchSize);
       const batch = encode(indices.map((i) => texts[i]!));
       const values = read(await this.model.run(batch), batch);

@@ -3,8 +3,11 @@ export interface Reranker {
   /** cross-encoder: one relevance logit per (query, passage) pair; bi-encoder: cosine of embeddings. */
   readonly kind: 'cross-encoder' | 'bi-encoder';
   readonly description: string;
-  /** One score per passage, in the passages' order; higher is more relevant. */
-  score(query: string, passages: string[]): Promise<number[]>;
+  /**
+   * One score per passage, in the passages' order; higher is more relevant. An aborted `signal`
+   * (the client went away) stops the scoring between batches; the promise rejects with its reason.
+   */
+  score(query: string, passages: string[], signal?: AbortSignal): Promise<number[]>;
   close(): Promise<void>;
 }
 

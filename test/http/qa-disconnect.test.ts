@@ -7,7 +7,8 @@ import { request } from 'node:http';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { fixtureApp, type Fixture } from './app-fixture.js';
-import type { GenerateOptions, GenerationResult, Generator } from '../../src/llm/types.js';
+import type { Contexts, GenerateOptions, GenerationResult, Generator } from '../../src/llm/types.js';
+import type { Reranker } from '../../src/rerank/types.js';
 
 /** Streams one token, then waits until aborted; records the abort. */
 class StallingGenerator implements Generator {
@@ -15,13 +16,31 @@ class StallingGenerator implements Generator {
   readonly description = 'stalls until aborted';
   aborted = false;
   started = false;
-  generate(_question: string, _contexts: unknown[], options: GenerateOptions = {}): Promise<GenerationResult> {
+  generate(_question: string, _contexts: Contexts, options: GenerateOptions = {}): Promise<GenerationResult> {
     this.started = true;
     options.onToken?.('Partial ');
     return new Promise((_resolve, reject) => {
       options.signal?.addEventListener('abort', () => {
         this.aborted = true;
         reject(options.signal!.reason);
+      });
+    });
+  }
+  async close() {}
+}
+
+/** Scores nothing until its signal aborts; records the abort. */
+class StallingReranker implements Reranker {
+  readonly kind = 'cross-encoder' as const;
+  readonly description = 'stalls until aborted';
+  aborted = false;
+  started = false;
+  score(_query: string, _passages: string[], signal?: AbortSignal): Promise<number[]> {
+    this.started = true;
+    return new Promise((_resolve, reject) => {
+      signal?.addEventListener('abort', () => {
+        this.aborted = true;
+        reject(signal.reason);
       });
     });
   }
@@ -51,25 +70,40 @@ async function until(condition: () => boolean) {
   expect(condition()).toBe(true);
 }
 
+/** Asks `path` over a real socket, hangs up once `busy()` holds, and waits until `stopped()` does. */
+async function askAndHangUp(path: string, busy: () => boolean, stopped: () => boolean) {
+  await fixture!.app.listen({ host: '127.0.0.1', port: 0 });
+  const { port } = fixture!.app.server.address() as { port: number };
+  const body = JSON.stringify({ query: 'Which cells fire in CA1?' });
+  const client = request({ host: '127.0.0.1', port, path, method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } });
+  client.on('error', () => undefined); // we hang up ourselves
+  client.end(body);
+  await until(busy);
+  client.destroy();
+  await until(stopped);
+}
+
 describe('client disconnect during QA', () => {
   it.each(['/qa/generative', '/qa/streamed_generative'])('%s: generation stops, one info line, no error', async (path) => {
     const generator = new StallingGenerator();
     const { lines, logger } = capturingLogger();
     fixture = await fixtureApp(undefined, { generator: () => generator }, { logger });
-    await fixture.app.listen({ host: '127.0.0.1', port: 0 });
-    const { port } = fixture.app.server.address() as { port: number };
-    const body = JSON.stringify({ query: 'Which cells fire in CA1?' });
-    const client = request({ host: '127.0.0.1', port, path, method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } });
-    client.on('error', () => undefined); // we hang up ourselves
-    client.end(body);
-    await until(() => generator.started);
-    client.destroy();
-    await until(() => generator.aborted);
+    await askAndHangUp(path, () => generator.started, () => generator.aborted);
     await until(() => lines.some((l) => /client disconnected/.test(JSON.stringify(l))));
     await new Promise((r) => setTimeout(r, 200)); // any later error line would have arrived
     const disconnectLines = lines.filter((l) => /client disconnected/.test(JSON.stringify(l)));
     expect(disconnectLines).toHaveLength(1);
     expect(disconnectLines[0]!.level).toBeLessThanOrEqual(30);
+    expect(lines.filter((l) => l.level >= 40)).toEqual([]);
+  });
+
+  it.each(['/qa/generative', '/qa/streamed_generative'])('%s: reranking stops too, one info line, no error', async (path) => {
+    const reranker = new StallingReranker();
+    const { lines, logger } = capturingLogger();
+    fixture = await fixtureApp(undefined, { reranker }, { logger });
+    await askAndHangUp(path, () => reranker.started, () => reranker.aborted);
+    await until(() => lines.some((l) => /client disconnected/.test(JSON.stringify(l))));
+    expect(lines.filter((l) => /client disconnected/.test(JSON.stringify(l)))).toHaveLength(1);
     expect(lines.filter((l) => l.level >= 40)).toEqual([]);
   });
 });

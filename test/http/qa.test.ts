@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { fixtureApp } from './app-fixture.js';
-import { ModelUnavailableError, QueueFullError, type Generator, type GenerateOptions, type Context } from '../../src/llm/types.js';
+import { contextsOf, ModelUnavailableError, QueueFullError, type Generator, type GenerateOptions, type Context } from '../../src/llm/types.js';
 import type { Reranker } from '../../src/rerank/types.js';
 import { formatRawAnswer } from '../../src/llm/answer.js';
 
@@ -20,7 +20,7 @@ function scriptedGenerator(cite: (contexts: Context[]) => number[]): Generator {
     async generate(_question, contexts, options?: GenerateOptions) {
       options?.onToken?.('Scripted ');
       options?.onToken?.('answer.');
-      const sources = cite(contexts);
+      const sources = cite(await contextsOf(contexts));
       const result = { hasAnswer: true, answer: 'Scripted answer.', sources };
       return { ...result, raw: formatRawAnswer(result) };
     },

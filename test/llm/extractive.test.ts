@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { ERROR_SEPARATOR, SOURCES_SEPARATOR } from '../../src/llm/answer.js';
 import { ExtractiveGenerator } from '../../src/llm/extractive.js';
-import { scoreSentences, splitSentences, terms } from '../../src/llm/sentences.js';
+import { createGenerator } from '../../src/llm/index.js';
+import { QueueFullError, type Context } from '../../src/llm/types.js';
+import { quoteOf, scoreSentences, splitSentences, terms } from '../../src/llm/sentences.js';
 
 const contexts = [
   {
@@ -35,6 +37,24 @@ describe('sentence scorer', () => {
     // 3 of the 5 content words match (brain and region do not).
     expect(best!.coverage).toBeGreaterThan(0.34);
     expect(best!.coverage).toBeLessThan(1);
+  });
+});
+
+describe('quoteOf', () => {
+  it('keeps a sentence within the limit whole', () => {
+    expect(quoteOf('Place cells fire.', 17)).toBe('Place cells fire.');
+  });
+
+  it('cuts a longer one at the last word boundary before the limit, ending in an ellipsis', () => {
+    expect(quoteOf('Place cells fire at specific locations', 20)).toBe('Place cells fire at\u2026');
+    expect(quoteOf('Place cells fire at specific locations', 18)).toBe('Place cells fire\u2026');
+  });
+
+  it('cuts inside a word only when one word fills most of the limit, never between surrogate halves', () => {
+    expect(quoteOf(`ab ${'x'.repeat(50)}`, 10)).toBe(`ab ${'x'.repeat(6)}\u2026`);
+    const emoji = '\u{1F9EC}'; // two UTF-16 units
+    const quote = quoteOf(emoji.repeat(10), 6);
+    expect(quote).toBe(`${emoji.repeat(2)}\u2026`);
   });
 });
 
@@ -96,6 +116,24 @@ describe('ExtractiveGenerator', () => {
     expect(tokens.join('')).toBe(result.answer);
   });
 
+  it('quotes at most maxQuoteChars of a sentence without end punctuation, still citing its context', async () => {
+    // A table dumped as text: 30 KB that no sentence boundary splits.
+    const row = (i: number) => `hippocampus CA1 place cell recording ${i} firing rate ${i % 7} Hz`;
+    const dump = Array.from({ length: 600 }, (_, i) => row(i)).join(' ');
+    expect(dump.length).toBeGreaterThan(30_000);
+    const tokens: string[] = [];
+    const result = await new ExtractiveGenerator().generate('hippocampus place cell firing rate', [{ id: 7, text: dump }], { onToken: (t) => tokens.push(t) });
+    expect(result.hasAnswer).toBe(true);
+    expect(result.sources).toEqual([7]);
+    expect(result.answer.length).toBeLessThanOrEqual(600);
+    expect(result.answer.endsWith('\u2026')).toBe(true);
+    const quoted = result.answer.slice(0, -1);
+    expect(dump.startsWith(quoted)).toBe(true);
+    expect(dump[quoted.length]).toBe(' ');
+    expect(result.raw).toBe(`${result.answer}\n${SOURCES_SEPARATOR}: 7`);
+    expect(tokens.join('')).toBe(result.answer);
+  });
+
   it('stops when aborted', async () => {
     const controller = new AbortController();
     const tokens: string[] = [];
@@ -108,5 +146,22 @@ describe('ExtractiveGenerator', () => {
     });
     await expect(run).rejects.toThrow('client left');
     expect(tokens).toHaveLength(2);
+  });
+
+  it('takes its queue size from --llm-queue-size, and waits its turn to work out its contexts (reranking), but not to answer from given ones', async () => {
+    const generator = await createGenerator({ llmModel: null, llmQueueSize: 1 } as Parameters<typeof createGenerator>[0]);
+    let finishFirst!: (contexts: Context[]) => void;
+    let secondStarted = false;
+    const first = generator.generate('hippocampus slow-wave sleep', () => new Promise((resolve) => (finishFirst = resolve)));
+    const second = generator.generate('hippocampus slow-wave sleep', async () => ((secondStarted = true), contexts));
+    await expect(generator.generate('memory', async () => contexts)).rejects.toBeInstanceOf(QueueFullError);
+    // A question without reranking has nothing to wait for: it is answered at once, queue full or not.
+    expect((await generator.generate('hippocampus slow-wave sleep', contexts)).hasAnswer).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(secondStarted).toBe(false);
+    finishFirst(contexts);
+    expect((await first).hasAnswer).toBe(true);
+    expect((await second).hasAnswer).toBe(true);
+    expect(secondStarted).toBe(true);
   });
 });

@@ -55,9 +55,10 @@ describe('BoundedQueue', () => {
   it('computes Retry-After from the measured service time, not a fixed guess', async () => {
     let now = 0;
     const queue = new BoundedQueue(4, () => now);
-    // Three questions of 2 s each.
+    // Three questions of 2 s each that ran the model.
     for (let i = 0; i < 3; i++) {
-      await queue.run(async () => {
+      await queue.run(async (slot) => {
+        slot.served();
         now += 2_000;
       });
     }
@@ -74,13 +75,69 @@ describe('BoundedQueue', () => {
     await Promise.all([running, ...waiting]);
   });
 
+  it('estimates only from jobs that ran the model: not from those answered without it, nor from cancelled ones', async () => {
+    let now = 0;
+    const queue = new BoundedQueue(1, () => now);
+    for (let i = 0; i < 2; i++) {
+      await queue.run(async (slot) => {
+        slot.served();
+        now += 4_000;
+      });
+    }
+    // Answered without the model (no context fitted, say): a few milliseconds in the slot.
+    for (let i = 0; i < 6; i++) {
+      await queue.run(async () => {
+        now += 5;
+      });
+    }
+    // Cancelled before the model ran, and cancelled while it ran: neither took a whole answer's time.
+    for (const runsModel of [false, true]) {
+      const controller = new AbortController();
+      const cancelled = queue.run(
+        async (slot) => {
+          if (runsModel) slot.served();
+          now += 100;
+          controller.abort(new Error('gone'));
+          throw controller.signal.reason;
+        },
+        { signal: controller.signal },
+      );
+      await expect(cancelled).rejects.toThrow('gone');
+    }
+    const log: string[] = [];
+    const a = gate(log, 'a');
+    const running = queue.run(a.job);
+    now += 1_000;
+    const waiting = queue.run(async () => 'b');
+    const refusal: QueueFullError = await queue.run(async () => 'c').catch((e) => e);
+    // 3 s left of the running question + 1 waiting x 4 s = 7 s; counting the other jobs it would say 1.
+    expect(refusal.retryAfterSeconds).toBe(7);
+    a.open();
+    await Promise.all([running, waiting]);
+  });
+
+  it('tells a job when it has a place, running or waiting, and a refused one never', async () => {
+    const log: string[] = [];
+    const queue = new BoundedQueue(1);
+    const a = gate(log, 'a');
+    const admitted: string[] = [];
+    const first = queue.run(a.job, { onAdmitted: () => admitted.push('a') });
+    const second = queue.run(async () => 'b', { onAdmitted: () => admitted.push('b') });
+    const refused = queue.run(async () => 'c', { onAdmitted: () => admitted.push('c') });
+    await expect(refused).rejects.toBeInstanceOf(QueueFullError);
+    expect(admitted).toEqual(['a', 'b']);
+    expect(log).toEqual(['start a']);
+    a.open();
+    expect(await Promise.all([first, second])).toEqual(['a', 'b']);
+  });
+
   it('lets a waiting job leave when its signal aborts, and the next one moves up', async () => {
     const log: string[] = [];
     const queue = new BoundedQueue(2);
     const a = gate(log, 'a');
     const controller = new AbortController();
     const first = queue.run(a.job);
-    const leaving = queue.run(async () => 'never', controller.signal);
+    const leaving = queue.run(async () => 'never', { signal: controller.signal });
     const staying = queue.run(async () => 'c');
     controller.abort(new Error('gone'));
     await expect(leaving).rejects.toThrow('gone');

@@ -162,6 +162,26 @@ describe('cross-encoder', () => {
     }
   });
 
+  it.each(['cross-encoder', 'bi-encoder'] as const)('%s: stops between batches once its signal aborts, with the signal\'s reason', async (kind) => {
+    const dir = path.join(root, `aborted-${kind}`);
+    await writeTinyOnnxModel(dir, { kind });
+    const reranker = (await createReranker({ rerankerModel: dir, rerankerThreads: 1, rerankerBatchSize: 2 })) as OnnxReranker;
+    const model = (reranker as unknown as { model: OnnxEncoderModel }).model;
+    const controller = new AbortController();
+    let batches = 0;
+    const run = model.run.bind(model);
+    // The client goes away while the first batch runs.
+    model.run = (batch) => (batches++, controller.abort(new Error('client disconnected')), run(batch));
+    try {
+      const many = Array.from({ length: 20 }, (_, i) => passages[i % passages.length]!);
+      const outcome = await reranker.score(query, many, controller.signal).catch((e: unknown) => e);
+      expect(outcome).toBe(controller.signal.reason);
+      expect(batches).toBe(1);
+    } finally {
+      await reranker.close();
+    }
+  });
+
   it('truncates pairs to the maximum length in config.json, longest first', async () => {
     const { reranker, weights } = await build('cross-short', { kind: 'cross-encoder', seed: 5, maxPositions: 12 });
     try {

@@ -272,7 +272,7 @@ describe.skipIf(!HAS_CHROMIUM)(`Ask in Chromium (${HAS_CHROMIUM ? '/usr/bin/chro
       throw new QueueFullError(3, 8);
     };
     await ask('What do place cells encode?');
-    await expect.poll(() => message().textContent()).toMatch(/^The answer failed part-way: the language model is busy/);
+    await expect.poll(() => message().textContent()).toMatch(/^The answer failed part-way: too many questions are waiting for an answer/);
     expect(await page.getByTestId('answer').textContent()).toBe('Half an ');
   });
 

@@ -50,6 +50,7 @@ const EVENT_STREAM_DESCRIPTION = [
   '`event: token` (any number) with data `{"text": "..."}`: the next piece of the answer;',
   'then one `event: result` with the JSON body of /qa/generative,',
   'or one `event: error` with an error body `{"detail": {"code", "detail", ...}}` (e.g. code 6 when the answer was cut at the token limit).',
+  'A question waiting in the queue gets a comment line `: waiting` every 15 s until its first token (SSE clients ignore comments).',
 ].join(' ');
 
 /** Maps the pipeline's failures to the API's error vocabulary. */
@@ -137,40 +138,61 @@ export const qaRoutes: FastifyPluginAsync<LiteratureServices & QaServices> = asy
   );
 };
 
+// A question can wait minutes in the model's queue before its first token, and a proxy drops a response
+// that sends nothing for long (nginx: 60 s by default); a comment line every 15 s keeps it open.
+export const WAITING_COMMENT_INTERVAL_MS = 15_000;
+const WAITING_COMMENT = ': waiting\n\n';
+
 /**
  * Runs the pipeline with the response as an event stream. Errors before the
- * first token are ordinary JSON errors (the status still tells the truth);
- * after it, they arrive as an `error` event.
+ * first byte are ordinary JSON errors (the status still tells the truth);
+ * after it, they arrive as an `error` event. The first byte is the first
+ * token, or, for a question admitted to the queue that has waited
+ * WAITING_COMMENT_INTERVAL_MS without one, a `: waiting` comment (repeated
+ * until the first token), which SSE clients ignore.
  */
 async function streamAnswer(
   request: FastifyRequest,
   reply: FastifyReply,
-  run: (options: { signal: AbortSignal; onToken: (text: string) => void }) => ReturnType<QaPipeline['answer']>,
+  run: (options: { signal: AbortSignal; onToken: (text: string) => void; onAdmitted: () => void }) => ReturnType<QaPipeline['answer']>,
 ): Promise<void> {
   const controller = abortOnDisconnect(reply);
   let started = false;
+  const open = () => {
+    if (started) return;
+    started = true;
+    reply.hijack();
+    // A hijacked reply skips the onSend hooks: the headers hooks set so far (rate limit) and the
+    // security headers every response carries are written here.
+    for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) reply.raw.setHeader(name, value);
+    reply.raw.writeHead(200, {
+      ...SECURITY_HEADERS,
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache',
+      connection: 'keep-alive',
+      'x-request-id': request.id,
+    });
+  };
+  const write = (text: string) => {
+    open();
+    if (!reply.raw.destroyed) reply.raw.write(text);
+  };
+  let waiting: NodeJS.Timeout | undefined;
+  const stopWaiting = () => clearInterval(waiting);
   const send = (event: string, data: unknown) => {
-    if (!started) {
-      started = true;
-      reply.hijack();
-      // A hijacked reply skips the onSend hooks: the headers hooks set so far (rate limit) and the
-      // security headers every response carries are written here.
-      for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) reply.raw.setHeader(name, value);
-      reply.raw.writeHead(200, {
-        ...SECURITY_HEADERS,
-        'content-type': 'text/event-stream; charset=utf-8',
-        'cache-control': 'no-cache',
-        connection: 'keep-alive',
-        'x-request-id': request.id,
-      });
-    }
-    if (!reply.raw.destroyed) reply.raw.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+    stopWaiting();
+    write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
   };
   try {
-    const { timings, ...answer } = await run({ signal: controller.signal, onToken: (text) => send('token', { text }) });
+    const { timings, ...answer } = await run({
+      signal: controller.signal,
+      onToken: (text) => send('token', { text }),
+      onAdmitted: () => (waiting = setInterval(() => write(WAITING_COMMENT), WAITING_COMMENT_INTERVAL_MS)),
+    });
     request.log = request.log.child({ timings, cited: answer.metadata.length });
     send('result', answer);
   } catch (error) {
+    stopWaiting();
     if (controller.signal.aborted) {
       request.log.info('client disconnected; generation stopped');
     } else if (!started) {
@@ -181,6 +203,7 @@ async function streamAnswer(
       send('error', mapped ? literatureErrorBody(mapped.code, mapped.message, mapped.extra) : literatureErrorBody(ErrorCode.INTERNAL, 'generation failed; see the server log'));
     }
   } finally {
+    stopWaiting();
     if (started) reply.raw.end();
   }
 }
