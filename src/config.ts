@@ -9,6 +9,7 @@
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import type { SearcherOptions } from './search/searcher.js';
+import { DEFAULT_MAX_SEGMENT_BYTES } from './search/index-writer.js';
 import { DEFAULT_MERGE_FACTOR } from './search/merge.js';
 import { SERVED_INLINE_POSTINGS } from './search/pool.js';
 import { COMPRESSIONS, DEFAULT_STORED_COMPRESSION, type StoredCompression } from './search/stored/format.js';
@@ -194,7 +195,7 @@ const COMMAND_SETTINGS = {
     default: null as number | null,
     parse: decimal(0.001, 1_000_000),
     commands: ['ingest'],
-    shownDefault: 'the writer\'s default',
+    shownDefault: String(DEFAULT_MAX_SEGMENT_BYTES / (1024 * 1024)),
     doc: 'Size at which a new index segment is started, in MiB.',
   },
   storedCompression: {
@@ -271,7 +272,7 @@ const SETTINGS = {
   llmContextSize: { default: 4096, parse: integer(256, 131_072), doc: 'Context window of the language model, in tokens.' },
   llmMaxTokens: { default: 512, parse: integer(16, 16_384), doc: 'Most tokens generated per answer.' },
   llmTemperature: { default: 0, parse: decimal(0, 2), doc: 'Sampling temperature (0 = greedy).' },
-  llmQueueSize: { default: 8, parse: integer(1, 10_000), doc: 'Questions waiting for the model before 429.' },
+  llmQueueSize: { default: 8, parse: integer(1, 10_000), doc: 'Questions waiting for the generator (the model, or QA reranking) before 429.' },
   rerankerModel: { default: null as string | null, parse: optionalText, doc: 'Directory with model.onnx and tokenizer.json; unset disables reranking.' },
   rerankerThreads: { default: 1, parse: integer(1, 256), doc: 'Intra-op threads of the reranker.' },
   rerankerBatchSize: { default: 32, parse: integer(1, 1024), doc: 'Pairs scored per reranker batch.' },

@@ -5,7 +5,7 @@
  * bad records with their file and line or element, and publishes everything
  * in one atomic step. The merge policy then runs on the published index.
  */
-import { stat } from 'node:fs/promises';
+import { open, stat } from 'node:fs/promises';
 import { detectFormat, expandInputs, readArticles } from './readers/index.js';
 import type { InputFormat, RecordSource } from './readers/types.js';
 import { IndexWriter } from '../search/index-writer.js';
@@ -27,7 +27,7 @@ export interface IngestOptions {
    * overlap (PMIDs, BEIR _ids) do not replace each other's articles.
    */
   idPrefix?: string;
-  /** Layout of the stored-fields files, the new segments' and merged ones' (default plain: fastest to serve). */
+  /** Layout of the stored-fields files, the new segments' and merged ones' (default: the writer's, dictionary coding). */
   storedCompression?: StoredCompression;
   /** Called with (bytes consumed, total bytes) as inputs are read. */
   onProgress?: (done: number, total: number) => void;
@@ -92,7 +92,7 @@ export async function ingest(options: IngestOptions): Promise<IngestReport> {
     let doneBytes = 0;
     for (const [index, file] of files.entries()) {
       const fileStart = doneBytes;
-      const format = options.format ?? (await detectFormatOrSkip(file, options.onSkip));
+      const format = await formatOrSkip(file, options);
       if (format === null) {
         report.skippedFiles++;
         doneBytes += sizes[index]!;
@@ -123,7 +123,8 @@ export async function ingest(options: IngestOptions): Promise<IngestReport> {
       doneBytes = fileStart + sizes[index]!;
       options.onProgress?.(doneBytes, totalBytes);
     }
-    for (const articleId of options.deleteIds ?? []) remove(articleId);
+    // Each id once: an id listed twice is deleted by its first mention, not "not found" by its second.
+    for (const articleId of new Set(options.deleteIds)) remove(articleId);
     if (report.read === report.skipped && report.deleted === 0) {
       await writer.close();
       return report;
@@ -144,14 +145,23 @@ const MAX_ARTICLE_ID_BYTES = 512;
 
 function articleIdProblem(articleId: string): string | null {
   if (/\p{Cc}/u.test(articleId)) return `article_id ${JSON.stringify(articleId)} holds a control character (ids travel in URLs and in --delete-file lines)`;
+  // "a1 " would be another article than "a1" that every listing shows alike, and a --delete-file
+  // line (trimmed) would delete "a1" instead.
+  if (articleId !== articleId.trim()) return `article_id ${JSON.stringify(articleId)} begins or ends with white space`;
   if (Buffer.byteLength(articleId) > MAX_ARTICLE_ID_BYTES) return `article_id is over ${MAX_ARTICLE_ID_BYTES} bytes`;
   return null;
 }
 
-/** Detects a file's format; an unrecognisable file is reported and skipped rather than ending the run. */
-async function detectFormatOrSkip(file: string, onSkip: IngestOptions['onSkip']): Promise<InputFormat | null> {
+/**
+ * The format `file` is read as: the one given, else the one detected. An unrecognisable or
+ * unreadable file is reported and skipped rather than ending the run, also when the format is
+ * given (no detection opens the file then, and the reader's failure to open it ended the run).
+ */
+async function formatOrSkip(file: string, { format, onSkip }: IngestOptions): Promise<InputFormat | null> {
   try {
-    return await detectFormat(file);
+    if (format === undefined) return await detectFormat(file);
+    await (await open(file, 'r')).close();
+    return format;
   } catch (error) {
     onSkip?.({ file }, (error as Error).message);
     return null;

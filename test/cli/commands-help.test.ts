@@ -25,6 +25,10 @@ describe('--help of every command', () => {
     expect(stdout).not.toContain('--llm-model');
   }, 30_000);
 
+  it('ingest --help gives the segment size it starts a new segment at, not a reference to the code', () => {
+    expect(helpText('ingest')).toContain('--max-segment-mb / MAX_SEGMENT_MB  (default: 512)');
+  });
+
   it('serve --help lists only serve options', () => {
     expect(helpText('serve')).toContain('--llm-model');
     expect(helpText('serve')).not.toContain('--qrels');

@@ -56,21 +56,24 @@ describe('npm run ingest -- --id-prefix', () => {
     expect(stderr).toContain('--id-prefix');
   }, 30_000);
 
-  it('an id with a control character or over 512 bytes is reported with its line and skipped: the API could not address it, nor --delete-file name it', async () => {
+  it('an id with a control character, white space at an end or over 512 bytes is reported with its line and skipped: the API could not address it, nor --delete-file name it', async () => {
     const { dir, cleanup } = await tempDir();
     try {
       const input = path.join(dir, 'ids.jsonl');
       const article = (id: string) => JSON.stringify({ article_id: id, title: 'T', paragraphs: [{ section: 'Abstract', text: 'Place cells.' }] });
-      await writeFile(input, [article('fine'), article('a\nb'), article('tab\there'), article('x'.repeat(513)), article('x'.repeat(512))].join('\n'));
+      const ids = ['fine', 'a\nb', 'tab\there', 'x'.repeat(513), 'x'.repeat(512), 'fine ', '\u00a0fine', 'in between'];
+      await writeFile(input, ids.map(article).join('\n'));
       const skipped: string[] = [];
       const report = await ingest({ inputs: [input], indexDir: path.join(dir, 'index'), onSkip: (source, message) => skipped.push(`${source.line}: ${message}`) });
-      expect(report).toMatchObject({ read: 5, skipped: 3, indexed: 2 });
+      expect(report).toMatchObject({ read: 8, skipped: 5, indexed: 3 });
       expect(skipped).toEqual([
         '2: article_id "a\\nb" holds a control character (ids travel in URLs and in --delete-file lines)',
         '3: article_id "tab\\there" holds a control character (ids travel in URLs and in --delete-file lines)',
         '4: article_id is over 512 bytes',
+        '6: article_id "fine " begins or ends with white space',
+        '7: article_id "\u00a0fine" begins or ends with white space',
       ]);
-      expect(await articleIds(path.join(dir, 'index'))).toEqual(['fine', 'x'.repeat(512)]);
+      expect(await articleIds(path.join(dir, 'index'))).toEqual(['fine', 'in between', 'x'.repeat(512)]);
     } finally {
       await cleanup();
     }

@@ -4,7 +4,7 @@ import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { detectFormat, expandInputs } from '../../src/corpus/readers/index.js';
 import { INVALID_UTF8, InvalidUtf8Error, READ_CHUNK_BYTES, readText } from '../../src/corpus/readers/input.js';
-import { readLines, type TextLine } from '../../src/corpus/readers/lines.js';
+import { lineTooLongMessage, readLines, type TextLine } from '../../src/corpus/readers/lines.js';
 import { articlesOf, errorsOf, fixtureDir, readAll, writeFixture } from './fixtures.js';
 
 const ARTICLE_LINE = JSON.stringify({ article_id: 'a', title: 'T', paragraphs: [{ section: 'S', text: 'x' }] });
@@ -48,6 +48,20 @@ describe('detectFormat', () => {
   it('sees through gzip', async () => {
     const dir = await fixtureDir();
     expect(await detectFormat(await writeFixture(dir, 'set.xml.gz', gzipSync(PUBMED)))).toBe('pubmed');
+  });
+
+  it('recognises a small gzipped file cut short from the text before the cut, so its whole records are still read', async () => {
+    const dir = await fixtureDir();
+    const lines = Array.from({ length: 50 }, (_, i) => JSON.stringify({ _id: `d${i}`, title: '', text: `text ${i}` })).join('\n');
+    const zipped = gzipSync(lines);
+    const file = await writeFixture(dir, 'cut.jsonl.gz', zipped.subarray(0, zipped.length / 2));
+    expect(await detectFormat(file)).toBe('beir');
+    const events = await readAll(file, 'beir');
+    expect(articlesOf(events).length).toBeGreaterThan(0);
+    expect(errorsOf(events).map((event) => event.message)).toEqual([expect.stringMatching(/gzip data is damaged or cut short/)]);
+    // Cut before any text: nothing tells the format, and the message says why.
+    const stump = await writeFixture(dir, 'stump.jsonl.gz', zipped.subarray(0, 12));
+    await expect(detectFormat(stump)).rejects.toThrow(/gzip data is damaged or cut short \(unexpected end of file\)/);
   });
 
   it('names the file it cannot recognise', async () => {
@@ -177,6 +191,36 @@ describe('readLines', () => {
       ['ok \ufffd kept', false],
       ['\ufeffinner', false],
     ]);
+  });
+
+  it('passes over a line longer than maxLineBytes, in or across read chunks, and goes on with the next', async () => {
+    const dir = await fixtureDir();
+    const limit = 3 * READ_CHUNK_BYTES;
+    const over = 'y'.repeat(limit + 1);
+    const file = await writeFixture(dir, 'long-lines.txt', `first\n${'x'.repeat(limit)}\n${over}\nafter\n${over}`);
+    const lines: TextLine[] = [];
+    for await (const line of readLines(file, { maxLineBytes: limit })) lines.push(line);
+    expect(lines.map(({ number, text, tooLong }) => [number, text.length, tooLong])).toEqual([
+      [1, 5, false],
+      [2, limit, false],
+      [3, 0, true],
+      [4, 5, false],
+      [5, 0, true],
+    ]);
+  });
+
+  it('makes the JSON lines readers report an overlong line with its number and read the lines after it', async () => {
+    const dir = await fixtureDir();
+    const article = (id: string, text: string) => JSON.stringify({ article_id: id, title: 'T', paragraphs: [{ section: 'S', text }] });
+    const beir = (id: string, text: string) => JSON.stringify({ _id: id, title: 'T', text });
+    const limit = 2 * READ_CHUNK_BYTES;
+    for (const [format, line] of [['articles-jsonl', article], ['beir', beir]] as const) {
+      const file = await writeFixture(dir, `${format}.jsonl`, [line('a', 'x'), line('huge', 'y'.repeat(limit)), line('c', 'z')].join('\n'));
+      const events = await readAll(file, format, { maxLineBytes: limit });
+      expect(articlesOf(events).map((a) => a.article_id), format).toEqual(['a', 'c']);
+      expect(errorsOf(events).map(({ source, message }) => [source.line, message]), format).toEqual([[2, lineTooLongMessage(limit)]]);
+    }
+    expect(lineTooLongMessage()).toBe('line over 67108864 bytes, the longest a reader keeps');
   });
 
   it('makes the JSON lines readers report such a line with its number, and read the others', async () => {

@@ -181,6 +181,20 @@ describe('jats reader: paragraphs', () => {
     ]);
   });
 
+  it('bounds section names: sections nested deeper than six show the outermost and innermost titles, long titles are cut', async () => {
+    const depth = 20;
+    const nested = Array.from({ length: depth }, (_, i) => `<sec><title>T${i}</title>`).join('');
+    const longTitle = `${'x'.repeat(198)}\u{1F600}${'y'.repeat(800)}`;
+    const article = await readJatsArticle({
+      title: TITLE,
+      body: `${nested}<p>Deepest.</p>${'</sec>'.repeat(depth)}<sec><title>${longTitle}</title><p>Under a long title.</p></sec>`,
+    });
+    expect(article.paragraphs).toEqual([
+      { section: 'T0 / … / T15 / T16 / T17 / T18 / T19', text: 'Deepest.' },
+      { section: `${'x'.repeat(198)}…`, text: 'Under a long title.' },
+    ]);
+  });
+
   it('keeps the text of inline markup and collapses whitespace', async () => {
     const article = await readJatsArticle({
       title: TITLE,

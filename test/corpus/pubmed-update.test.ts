@@ -53,6 +53,9 @@ describe('PubMed update files', () => {
       } finally {
         await searcher.close();
       }
+      // Ids given twice are deleted once, and only those no live article has are "not found".
+      const byId = await ingest({ inputs: [], indexDir, deleteIds: ['9000003', '9000003', '9999998', '9999998'] });
+      expect(byId).toMatchObject({ deleted: 1, notFound: ['9999998'] });
     } finally {
       await cleanup();
     }

@@ -53,6 +53,14 @@ describe('validation messages', () => {
     expect(detail).toMatchObject({ code: 8, parameter, detail: `${parameter} is blank` });
   });
 
+  it.each([
+    ['/suggestions/author?name=%CC%81', 'name'],
+    ['/suggestions/journal?keywords=%CC%81%20%CC%88', 'keywords'],
+  ])('suggestion text of accents alone (%s), which would match every name, is refused as blank', async (url, parameter) => {
+    const detail = await rejects({ method: 'GET', url });
+    expect(detail).toMatchObject({ code: 8, parameter, detail: `${parameter} is blank once accents are set aside` });
+  });
+
   it('a blank question says it is blank', async () => {
     const detail = await rejects({ method: 'POST', url: '/qa/generative', payload: { query: '   ' } });
     expect(detail).toMatchObject({ code: 8, parameter: 'query', detail: 'query is blank' });

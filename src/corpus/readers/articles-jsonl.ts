@@ -20,7 +20,7 @@ import {
   type ParagraphInput,
 } from '../model.js';
 import { INVALID_UTF8 } from './input.js';
-import { readLines } from './lines.js';
+import { lineTooLongMessage, readLines } from './lines.js';
 import type { ReadEvent, ReadOptions } from './types.js';
 
 const DEFAULT_ARTICLE_TYPE = 'research-article';
@@ -43,9 +43,13 @@ const KNOWN_FIELDS = new Set([
 const PARAGRAPH_FIELDS = new Set(['section', 'text']);
 
 export async function* readArticlesJsonl(file: string, options: ReadOptions = {}): AsyncGenerator<ReadEvent> {
-  for await (const line of readLines(file, options.onBytes)) {
-    if (line.text.trim() === '') continue;
+  for await (const line of readLines(file, options)) {
     const source = { file, line: line.number };
+    if (line.tooLong) {
+      yield { kind: 'error', source, message: lineTooLongMessage(options.maxLineBytes) };
+      continue;
+    }
+    if (line.text.trim() === '') continue;
     if (line.invalidUtf8) {
       yield { kind: 'error', source, message: INVALID_UTF8 };
       continue;

@@ -6,15 +6,19 @@
  */
 import { ABSTRACT_SECTION, type ArticleInput } from '../model.js';
 import { INVALID_UTF8 } from './input.js';
-import { readLines } from './lines.js';
+import { lineTooLongMessage, readLines } from './lines.js';
 import type { ReadEvent, ReadOptions } from './types.js';
 
 export const BEIR_ARTICLE_TYPE = 'article';
 
 export async function* readBeir(file: string, options: ReadOptions = {}): AsyncGenerator<ReadEvent> {
-  for await (const line of readLines(file, options.onBytes)) {
-    if (line.text.trim() === '') continue;
+  for await (const line of readLines(file, options)) {
     const source = { file, line: line.number };
+    if (line.tooLong) {
+      yield { kind: 'error', source, message: lineTooLongMessage(options.maxLineBytes) };
+      continue;
+    }
+    if (line.text.trim() === '') continue;
     if (line.invalidUtf8) {
       yield { kind: 'error', source, message: INVALID_UTF8 };
       continue;

@@ -1,5 +1,5 @@
 /** Recognising an input file's format from its first bytes. */
-import { InvalidUtf8Error, readText } from './input.js';
+import { BrokenGzipError, InvalidUtf8Error, readText } from './input.js';
 import type { InputFormat } from './types.js';
 
 /**
@@ -27,8 +27,10 @@ async function readHead(file: string): Promise<string> {
       if (head.length >= SNIFF_CHARS) break;
     }
   } catch (error) {
-    // The text before bytes that are not UTF-8 still tells the format; the reader reports the bytes.
-    if (!(error instanceof InvalidUtf8Error)) throw error;
+    // The text before bytes that are not UTF-8, or before a cut in gzipped data, still tells the
+    // format; the reader then keeps the records before it and reports the break.
+    const readable = error instanceof InvalidUtf8Error || (error instanceof BrokenGzipError && head !== '');
+    if (!readable) throw error;
   }
   return head.slice(0, SNIFF_CHARS);
 }

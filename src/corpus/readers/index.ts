@@ -4,6 +4,7 @@
  */
 import { readArticlesJsonl } from './articles-jsonl.js';
 import { readBeir } from './beir.js';
+import { isFileSystemError } from './input.js';
 import { readJats } from './jats.js';
 import { readPubmed } from './pubmed.js';
 import type { InputFormat, ReadEvent, ReadOptions } from './types.js';
@@ -36,8 +37,4 @@ export async function* readArticles(
     if (isFileSystemError(error)) throw error;
     yield { kind: 'error', source: { file }, message: `cannot read the rest of the file: ${(error as Error).message}` };
   }
-}
-
-function isFileSystemError(error: unknown): boolean {
-  return error instanceof Error && typeof (error as NodeJS.ErrnoException).syscall === 'string';
 }

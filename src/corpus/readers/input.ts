@@ -50,7 +50,25 @@ export async function* readChunks(
   const content = pipeline(raw, createGunzip(), () => {
     // Errors surface through the iteration below; nothing to do here.
   });
-  for await (const chunk of content) yield chunk as Buffer;
+  try {
+    for await (const chunk of content) yield chunk as Buffer;
+  } catch (error) {
+    if (isFileSystemError(error)) throw error;
+    throw new BrokenGzipError((error as Error).message);
+  }
+}
+
+/** Raised where a gzipped file's compressed data stops making sense (cut short, damaged), once the text before has been given. */
+export class BrokenGzipError extends Error {
+  constructor(zlibMessage: string) {
+    // zlib's own words ("unexpected end of file") do not say which layer failed.
+    super(`the gzip data is damaged or cut short (${zlibMessage})`);
+  }
+}
+
+/** An error of the file system (missing, unreadable file) rather than of the file's content. */
+export function isFileSystemError(error: unknown): boolean {
+  return error instanceof Error && typeof (error as NodeJS.ErrnoException).syscall === 'string';
 }
 
 /** What a reader reports for text that is not valid UTF-8, rather than index its bytes as U+FFFD. */

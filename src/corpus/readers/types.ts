@@ -30,4 +30,6 @@ export interface ReadOptions {
    * sizes and advanced with each call.
    */
   onBytes?: (bytesRead: number) => void;
+  /** JSON lines formats: the longest line read (default MAX_LINE_BYTES); a longer one is reported and skipped. */
+  maxLineBytes?: number;
 }

@@ -7,7 +7,14 @@ import type { ArticleMetadata } from '../../corpus/model.js';
 
 export function cutText(text: string, limit: number): string {
   if (text.length <= limit) return text;
-  return `${text.slice(0, limit)} [cut at ${limit} of ${text.length} characters]`;
+  // A cut between the two halves of a surrogate pair (an emoji, a rare CJK character) would leave a
+  // lone surrogate, which JSON writes as "\ud83d" and strict clients (serde_json) refuse to parse.
+  const end = isHighSurrogate(text.charCodeAt(limit - 1)) ? limit - 1 : limit;
+  return `${text.slice(0, end)} [cut at ${limit} of ${text.length} characters]`;
+}
+
+function isHighSurrogate(code: number): boolean {
+  return code >= 0xd800 && code <= 0xdbff;
 }
 
 /** The metadata with its abstract (and paragraph, for contexts) cut to the limit. */

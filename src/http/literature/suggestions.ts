@@ -3,9 +3,20 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { LiteratureServices } from './services.js';
 import { errorResponses, GUARDED_ERRORS } from './schemas.js';
 import { typed } from '../typed.js';
+import { ApiError, ErrorCode } from '../errors.js';
+import { foldName } from '../../search/query/filter-spec.js';
 
 const limit = { type: 'integer', minimum: 1, maximum: 1000, default: 100 } as const;
 const errors = errorResponses(422, ...GUARDED_ERRORS);
+
+/**
+ * `text`, refused when matching sets it aside entirely: accents alone (U+0301) fold to the empty
+ * string, which every name contains, and would suggest every author or journal.
+ */
+function matchable(parameter: string, text: string): string {
+  if (foldName(text) === '') throw new ApiError(422, ErrorCode.INVALID_INPUT, `${parameter} is blank once accents are set aside`, { parameter });
+  return text;
+}
 
 export const suggestionRoutes: FastifyPluginAsync<LiteratureServices> = async (app, { index }) => {
   const api = typed(app);
@@ -57,7 +68,10 @@ export const suggestionRoutes: FastifyPluginAsync<LiteratureServices> = async (a
         },
       },
     },
-    async (request) => index.read(({ searcher }) => searcher.suggestions.suggestAuthors(request.query.name, request.query.limit)),
+    async (request) => {
+      const name = matchable('name', request.query.name);
+      return index.read(({ searcher }) => searcher.suggestions.suggestAuthors(name, request.query.limit));
+    },
   );
 
   api.get(
@@ -85,6 +99,9 @@ export const suggestionRoutes: FastifyPluginAsync<LiteratureServices> = async (a
         },
       },
     },
-    async (request) => index.read(({ searcher }) => searcher.suggestions.suggestJournals(request.query.keywords, request.query.limit)),
+    async (request) => {
+      const keywords = matchable('keywords', request.query.keywords);
+      return index.read(({ searcher }) => searcher.suggestions.suggestJournals(keywords, request.query.limit));
+    },
   );
 };
