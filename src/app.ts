@@ -20,6 +20,7 @@ import { enableCors } from './http/cors.js';
 import { loadUiAssets, type UiAssets } from './http/ui/assets.js';
 import { uiRoutes } from './http/ui/routes.js';
 import { addSecurityHeaders } from './http/security-headers.js';
+import { refuseUndecodableQueries } from './http/query-encoding.js';
 import { buildValidator } from './http/validation.js';
 import { PLATFORM_MAX_PARAM_LENGTH, platformApi } from './http/platform/index.js';
 import { identifyRequest } from './http/platform/caller.js';
@@ -64,10 +65,7 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
     // Requests Node's HTTP parser rejects never reach fastify: answer them in the vocabulary of the API addressed.
     clientErrorHandler: answerClientError,
     // Undecodable URLs are refused by the router before any route runs: answer in the vocabulary of the API addressed.
-    frameworkErrors: (error, request, reply) => {
-      const body = addressesPlatform(request.url) ? platformErrorBody('InvalidPathSegment', error.message) : literatureErrorBody(ErrorCode.INVALID_INPUT, error.message);
-      void (reply as FastifyReply).code(400).type('application/json').send(JSON.stringify(body));
-    },
+    frameworkErrors: (error, request, reply) => void refuseUrl(request, reply as FastifyReply, 'InvalidPathSegment', error.message),
     // Query strings coerced to the schemas' types, bodies not; no non-finite number passes (validation.ts).
     schemaController: { compilersFactory: { buildValidator } },
   });
@@ -82,6 +80,7 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
   });
   logRequests(app);
   addSecurityHeaders(app);
+  refuseUndecodableQueries(app, (request, reply, reason) => refuseUrl(request, reply, 'MalformedQueryParam', reason));
 
   await app.register(swagger, {
     openapi: {
@@ -196,6 +195,12 @@ function timeoutCheckInterval(requestTimeoutMs: number): number {
 /** Whether a request's target is the /v1 API's (`/v1x` is not): such errors answer in its vocabulary. */
 function addressesPlatform(url: string): boolean {
   return /^\/v1(?:[/?]|$)/.test(url);
+}
+
+/** A 400 for a URL refused before any route runs (`platformType`: its /v1 error type), in the vocabulary of the API addressed. */
+function refuseUrl(request: FastifyRequest, reply: FastifyReply, platformType: string, reason: string): FastifyReply {
+  const body = addressesPlatform(request.url) ? platformErrorBody(platformType, reason) : literatureErrorBody(ErrorCode.INVALID_INPUT, reason);
+  return reply.code(400).type('application/json').send(JSON.stringify(body));
 }
 
 /**

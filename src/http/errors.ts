@@ -64,6 +64,7 @@ const NOT_BLANK_PATTERN = '\\S';
 function validationMessage(error: FastifyError, parameter: string, request: FastifyRequest): string {
   const first = error.validation?.[0];
   const params = (first?.params ?? {}) as { additionalProperty?: string; pattern?: string };
+  if (params.additionalProperty === '') return `a parameter without a name ("=value") in ${error.validationContext ?? 'request'}`;
   if (params.additionalProperty) return `unknown parameter "${params.additionalProperty}" in ${error.validationContext ?? 'request'}`;
   // A single-valued query parameter given twice arrives as an array, which Ajv reports as a wrong type.
   if (first?.keyword === 'type' && error.validationContext === 'querystring' && repeatedInQuery(request.url, parameter)) {

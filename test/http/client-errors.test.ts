@@ -51,6 +51,22 @@ describe('requests the HTTP parser refuses', () => {
     }
   });
 
+  it('a query string that does not decode to UTF-8: 400 naming %25, not an answer to another question', async () => {
+    const headers = { authorization: `Bearer ${TOKEN}` };
+    const answer = (url: string) => fixture.app.inject({ method: 'GET', url, headers });
+    // Latin-1 é, an encoded surrogate, a cut sequence, a bare percent sign: each had been searched as raw text.
+    for (const url of ['/retrieval/article_count?topics=caf%E9', '/retrieval/?query=%ED%A0%80', '/retrieval/?query=sleep%E2%82', '/retrieval/?query=100%']) {
+      const literature = await answer(url);
+      expect([url, literature.statusCode, literature.json().detail?.code]).toEqual([url, 400, 8]);
+      expect(literature.json().detail.detail).toMatch(/not UTF-8.*%25/);
+    }
+    const platform = await answer('/v1/resources/org/proj?q=caf%E9');
+    expect([platform.statusCode, platform.json()['@type']]).toEqual([400, 'MalformedQueryParam']);
+    // Well-formed escapes still pass: é in UTF-8, an encoded percent sign.
+    expect((await answer('/retrieval/article_count?topics=caf%C3%A9')).statusCode).toBe(200);
+    expect((await answer('/retrieval/?query=place%20cells%20100%25')).statusCode).toBe(200);
+  });
+
   it('oversized headers: 431, in the /v1 vocabulary under /v1 and in the literature one elsewhere', async () => {
     const long = 'g'.repeat(20_000);
     const platform = await exchange(`GET /v1/resources/lab/a/_/${long} HTTP/1.1\r\nHost: x\r\n\r\n`);

@@ -121,4 +121,8 @@ describe('blank text and unknown parameters, alike on every literature route', (
     expect(await rejects({ method: 'GET', url: '/settings?x=1' })).toMatchObject({ code: 8, parameter: 'x' });
     expect((await app.inject({ method: 'GET', url: '/settings' })).statusCode).toBe(200);
   });
+
+  it('a parameter without a name is named as such', async () => {
+    expect(await rejects({ method: 'GET', url: '/retrieval/?query=cells&=x' })).toMatchObject({ code: 8, parameter: '', detail: 'a parameter without a name ("=value") in querystring' });
+  });
 });

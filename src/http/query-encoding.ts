@@ -1,0 +1,29 @@
+/**
+ * Query strings whose percent-escapes do not decode (to UTF-8) are refused
+ * before any route runs. The query-string parser keeps a value it cannot
+ * decode as it was sent: `topics=caf%E9` (é in Latin-1) was searched as "caf"
+ * and "e9", and `query=%ED%A0%80` (an encoded surrogate) matched "80", both
+ * with 200 and an answer to another question.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+
+const REASON = 'the query string holds a percent-escape that is not UTF-8 or not two hexadecimal digits (write a literal % as %25)';
+
+/** Whether every percent-escape of the URL's query string decodes. */
+export function queryDecodes(url: string): boolean {
+  const start = url.indexOf('?');
+  if (start < 0) return true;
+  try {
+    decodeURIComponent(url.slice(start + 1));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Adds the check; `refuse` answers in the vocabulary of the API the request addresses. */
+export function refuseUndecodableQueries(app: FastifyInstance, refuse: (request: FastifyRequest, reply: FastifyReply, reason: string) => FastifyReply): void {
+  app.addHook('onRequest', async (request, reply) => {
+    if (!queryDecodes(request.url)) return refuse(request, reply, REASON);
+  });
+}
