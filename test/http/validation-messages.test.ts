@@ -122,6 +122,21 @@ describe('blank text and unknown parameters, alike on every literature route', (
     expect((await app.inject({ method: 'GET', url: '/settings' })).statusCode).toBe(200);
   });
 
+  it('a filter value with nothing to match is 422 naming it, not a count of zero', async () => {
+    for (const [parameter, value] of [
+      ['topics', '%21%21'],
+      ['authors', '%CC%81'],
+      ['article_types', '-'],
+    ]) {
+      expect(await rejects({ method: 'GET', url: `/retrieval/article_count?${parameter}=${value}` })).toMatchObject({
+        code: 8,
+        parameter,
+        detail: expect.stringMatching(new RegExp(`^${parameter} value ".*" has no (searchable word|letter or digit)`)),
+      });
+    }
+    expect((await app.inject({ method: 'GET', url: '/retrieval/article_count?authors=Jos%C3%A9%20N%C3%BA%C3%B1ez&article_types=research-article' })).statusCode).toBe(200);
+  });
+
   it('a parameter without a name is named as such', async () => {
     expect(await rejects({ method: 'GET', url: '/retrieval/?query=cells&=x' })).toMatchObject({ code: 8, parameter: '', detail: 'a parameter without a name ("=value") in querystring' });
   });

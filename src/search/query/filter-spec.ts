@@ -68,6 +68,21 @@ function distinct(values: string[]): string[] {
   return [...new Set(values)].sort();
 }
 
+/**
+ * The values' comparison keys, distinct. A value whose key is empty (accents or punctuation
+ * alone: "\u0301", "-") could match nothing and is refused, as a topic without a word is,
+ * rather than answered with zero articles.
+ */
+function keysOf(values: string[] | undefined, parameter: string, key: (value: string) => string): string[] {
+  return distinct(
+    (values ?? []).map((value) => {
+      const folded = key(value);
+      if (folded === '') throw new InvalidFilterError(parameter, `${parameter} value "${value}" has no letter or digit to match`);
+      return folded;
+    }),
+  );
+}
+
 export function compileFilterSpec(input: FilterInput): FilterSpec {
   for (const journal of input.journals ?? []) {
     if (!ISSN_PATTERN.test(journal)) throw new InvalidFilterError('journals', `journals must be ISSNs written XXXX-XXXX, got "${journal}"`);
@@ -75,8 +90,8 @@ export function compileFilterSpec(input: FilterInput): FilterSpec {
   const spec: FilterSpec = {
     topics: termGroups(input.topics, 'topics'),
     regions: termGroups(input.regions, 'regions'),
-    articleTypes: distinct((input.article_types ?? []).map(typeKey)),
-    authors: distinct((input.authors ?? []).map(foldName)),
+    articleTypes: keysOf(input.article_types, 'article_types', typeKey),
+    authors: keysOf(input.authors, 'authors', foldName),
     journals: distinct(input.journals ?? []),
     dateFrom: dateBound(input.date_from, 'date_from'),
     dateTo: dateBound(input.date_to, 'date_to'),
