@@ -295,4 +295,24 @@ describe('readText (the XML readers\' input)', () => {
     expect(errors[0].message).toMatch(new RegExp(`^malformed XML at line ${line}, column \\d+ inside <PubmedArticleSet/PubmedArticle/MedlineCitation/Article/ArticleTitle>: not valid UTF-8`));
     expect(await detectFormat(file)).toBe('pubmed');
   });
+
+  it('makes the XML readers end a file at a text run longer than maxTextRun, keeping the records before it', async () => {
+    const dir = await fixtureDir();
+    const limit = 2 * READ_CHUNK_BYTES;
+    const withAbstract = (pmid: string, text: string) => PUBMED.replace('<PMID>1</PMID>', `<PMID>${pmid}</PMID>`).replace('Text.', text);
+    const [head] = PUBMED.split('<PubmedArticle>');
+    const articleOf = (xml: string) => `<PubmedArticle>${xml.split('<PubmedArticle>')[1]!.replace('</PubmedArticleSet>', '')}`;
+    // A run within the limit (spread over chunks; the run counts from the '<' of <AbstractText>) is kept;
+    // one over it ends the file there.
+    const atLimit = articleOf(withAbstract('1', 'w'.repeat(limit - '<AbstractText>'.length + 1)));
+    const overLimit = articleOf(withAbstract('2', 'w'.repeat(limit + 1)));
+    const after = articleOf(withAbstract('3', 'Text.'));
+    const file = await writeFixture(dir, 'long-text.xml', `${head}${atLimit}${overLimit}${after}</PubmedArticleSet>`);
+    const events = await readAll(file, 'pubmed', { maxTextRun: limit });
+    expect(articlesOf(events).map((article) => article.article_id)).toEqual(['1']);
+    const errors = errorsOf(events);
+    expect(errors).toHaveLength(1);
+    expect(errors[0].source).toMatchObject({ file, element: 'PubmedArticle #2' });
+    expect(errors[0].message).toMatch(new RegExp(`inside <PubmedArticleSet/PubmedArticle/MedlineCitation/Article/Abstract/AbstractText>: over ${limit} characters without markup`));
+  });
 });

@@ -32,4 +32,6 @@ export interface ReadOptions {
   onBytes?: (bytesRead: number) => void;
   /** JSON lines formats: the longest line read (default MAX_LINE_BYTES); a longer one is reported and skipped. */
   maxLineBytes?: number;
+  /** XML formats: the most characters read without markup (default MAX_TEXT_RUN); a longer run ends the file. */
+  maxTextRun?: number;
 }

@@ -58,6 +58,30 @@ const COMMON_ENTITIES: Record<string, string> = {
   reg: '\u00ae',
 };
 
+/**
+ * The most characters of text (or of one tag, comment or CDATA section) between two `<`. The
+ * parser keeps such a run whole until it ends: one text node of 600 M characters (a 600 KB
+ * .xml.gz) took 700 MB and ended the file with "Invalid string length". A JATS paragraph,
+ * tables included, is far shorter; the bound matches a JSON line's (MAX_LINE_BYTES).
+ */
+export const MAX_TEXT_RUN = 64 * 1024 * 1024;
+
+/** Follows the run of characters since the last `<` across chunks, before the parser holds them. */
+class MarkupGap {
+  private sinceMarkup = 0;
+
+  constructor(private readonly limit: number) {}
+
+  /** Takes the next chunk; false when it makes a run longer than the limit. */
+  accept(text: string): boolean {
+    const first = text.indexOf('<');
+    // Runs inside one chunk are shorter than the chunk; only the one continuing from the previous chunks can be long.
+    if (this.sinceMarkup + (first < 0 ? text.length : first) > this.limit) return false;
+    this.sinceMarkup = first < 0 ? this.sinceMarkup + text.length : text.length - text.lastIndexOf('<') - 1;
+    return true;
+  }
+}
+
 interface XmlFailure {
   message: string;
   line: number;
@@ -102,8 +126,15 @@ export async function* readXmlRecords(
     };
   });
 
+  const maxTextRun = options.maxTextRun ?? MAX_TEXT_RUN;
+  const gap = new MarkupGap(maxTextRun);
   try {
     for await (const text of readText(file, options.onBytes)) {
+      if (!gap.accept(text)) {
+        const message = `over ${maxTextRun} characters without markup, the longest run a reader keeps`;
+        yield failureEvent(file, { message, line: parser.line, column: parser.column, record: builder.currentRecord(), path: path.join('/') });
+        return;
+      }
       parser.write(text);
       yield* builder.drain();
       if (failure) {
