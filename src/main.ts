@@ -65,7 +65,7 @@ async function mergeWithReport(indexDir: string, storedCompression: StoredCompre
   process.stderr.write(
     merge
       ? `merge: ${merge.merged.length} segment(s) -> ${merge.into ?? 'none (every article was deleted)'}, ${merge.articles} articles, ${merge.dropped} deleted dropped in ${seconds}s (generation ${merge.generation})\n`
-      : 'merge: nothing to merge (one segment without deletions)\n',
+      : 'merge: nothing to merge (the index has at most one segment, and no deletions)\n',
   );
 }
 
@@ -97,7 +97,7 @@ export async function ingestWithProgress(
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   const unchanged = report.indexed === 0 && report.deleted === 0;
   process.stderr.write(
-    `ingest: ${report.files} file(s)${report.skippedFiles ? ` (${report.skippedFiles} not recognised)` : ''}, read ${report.read}, indexed ${report.indexed} (replaced ${report.replaced}), ` +
+    `ingest: ${report.files} file(s)${report.skippedFiles ? ` (${report.skippedFiles} skipped: not recognised or unreadable)` : ''}, read ${report.read}, indexed ${report.indexed} (replaced ${report.replaced}), ` +
       `skipped ${report.skipped}; added ${report.added}, replaced ${report.replaced}, deleted ${report.deleted}` +
       `${report.notFound.length ? ` (${report.notFound.length} not found)` : ''} in ${seconds}s -> ${indexDir}${unchanged ? ' (nothing indexed; index unchanged)' : ''}\n`,
   );
@@ -123,13 +123,12 @@ async function runEval(argv: string[]): Promise<number> {
   }
 }
 
+/** From a checkout the commands are npm scripts; in the single executable they are its own arguments. */
+const inExecutable = carriedRoot() !== null;
 const USAGE: Record<Command, string> = {
-  serve:
-    carriedRoot() === null
-      ? 'npm start -- [options]'
-      : 'litserve [serve] [options]    (also: litserve ingest ..., litserve eval ..., litserve --version)',
-  ingest: 'npm run ingest -- --index DIR [--input PATH...] [--delete ID...] [--delete-file FILE] [--merge] [options]',
-  eval: 'npm run eval -- (--corpus corpus.jsonl | --index DIR) --queries queries.jsonl --qrels qrels.tsv [options]',
+  serve: inExecutable ? 'litserve [serve] [options]    (also: litserve ingest ..., litserve eval ..., litserve --version)' : 'npm start -- [options]',
+  ingest: `${inExecutable ? 'litserve ingest' : 'npm run ingest --'} --index DIR [--input PATH...] [--delete ID...] [--delete-file FILE] [--merge] [options]`,
+  eval: `${inExecutable ? 'litserve eval' : 'npm run eval --'} (--corpus corpus.jsonl | --index DIR) --queries queries.jsonl --qrels qrels.tsv [options]`,
 };
 
 async function runServe(argv: string[]): Promise<number> {

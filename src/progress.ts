@@ -51,7 +51,8 @@ export function createProgress(label: string, unit: 'bytes' | 'items' = 'bytes',
       while (crossed < QUARTERS.length && percent >= QUARTERS[crossed]!) crossed++;
       if (crossed === printedQuarters || now() - started < QUIET_MS) return;
       printedQuarters = crossed;
-      stream.write(`${label}: ${QUARTERS[crossed - 1]}% (${format(done)} / ${format(total)})\n`);
+      // The share reached, not the quarter crossed: a step that passes QUIET_MS late is further on.
+      stream.write(`${label}: ${Math.floor(percent)}% (${format(done)} / ${format(total)})\n`);
     },
     stop() {},
   };

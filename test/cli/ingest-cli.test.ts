@@ -1,7 +1,7 @@
 /** The ingestion command as a user runs it: counts, skipped records with their lines, exit codes. */
 import { describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { tempDir } from '../search/helpers.js';
 import { readManifest } from '../../src/search/manifest.js';
@@ -25,6 +25,25 @@ describe('npm run ingest', () => {
       expect(stderr).toContain(`skipped ${input}:4`);
       expect(stderr).toMatch(/read 4, indexed 2 \(replaced 0\), skipped 2/);
       expect((await readManifest(path.join(dir, 'index'))).segments[0]!.articles).toBe(2);
+    } finally {
+      await cleanup();
+    }
+  });
+
+  it('counts files it skipped, and says why a merge had nothing to do', async () => {
+    const { dir, cleanup } = await tempDir();
+    try {
+      const inputs = path.join(dir, 'inputs');
+      await mkdir(inputs);
+      await writeFile(path.join(inputs, 'in.jsonl'), good('a'));
+      await writeFile(path.join(inputs, 'NOTES.txt'), 'not an input format');
+      const index = path.join(dir, 'index');
+      const ingested = ingestCli('--input', inputs, '--index', index);
+      expect(ingested.code).toBe(0);
+      expect(ingested.stderr).toContain('ingest: 2 file(s) (1 skipped: not recognised or unreadable), read 1, indexed 1');
+      const merged = ingestCli('--index', index, '--merge');
+      expect(merged.code).toBe(0);
+      expect(merged.stderr).toContain('merge: nothing to merge (the index has at most one segment, and no deletions)');
     } finally {
       await cleanup();
     }
