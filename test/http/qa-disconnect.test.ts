@@ -70,12 +70,16 @@ async function until(condition: () => boolean) {
   expect(condition()).toBe(true);
 }
 
-/** Asks `path` over a real socket, hangs up once `busy()` holds, and waits until `stopped()` does. */
+const QUESTION = 'Which cells fire in CA1?';
+
+/** Asks `path` over a real socket (POST with the question; GET with it in `path`), hangs up once `busy()` holds, and waits until `stopped()` does. */
 async function askAndHangUp(path: string, busy: () => boolean, stopped: () => boolean) {
   await fixture!.app.listen({ host: '127.0.0.1', port: 0 });
   const { port } = fixture!.app.server.address() as { port: number };
-  const body = JSON.stringify({ query: 'Which cells fire in CA1?' });
-  const client = request({ host: '127.0.0.1', port, path, method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } });
+  const asked = path.includes('?');
+  const body = asked ? '' : JSON.stringify({ query: QUESTION });
+  const headers = asked ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) };
+  const client = request({ host: '127.0.0.1', port, path, method: asked ? 'GET' : 'POST', headers });
   client.on('error', () => undefined); // we hang up ourselves
   client.end(body);
   await until(busy);
@@ -97,7 +101,7 @@ describe('client disconnect during QA', () => {
     expect(lines.filter((l) => l.level >= 40)).toEqual([]);
   });
 
-  it.each(['/qa/generative', '/qa/streamed_generative'])('%s: reranking stops too, one info line, no error', async (path) => {
+  it.each(['/qa/generative', '/qa/streamed_generative', `/retrieval/?query=${encodeURIComponent(QUESTION)}`])('%s: reranking stops too, one info line, no error', async (path) => {
     const reranker = new StallingReranker();
     const { lines, logger } = capturingLogger();
     fixture = await fixtureApp(undefined, { reranker }, { logger });

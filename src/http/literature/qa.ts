@@ -14,6 +14,7 @@ import { IncompleteAnswerError, ModelUnavailableError, PromptTooLongError, Queue
 import { RerankerUnavailableError } from '../../rerank/types.js';
 import { typed, type SchemaType } from '../typed.js';
 import { SECURITY_HEADERS } from '../security-headers.js';
+import { abortOnDisconnect } from './disconnect.js';
 
 export interface QaServices {
   qa: QaPipeline;
@@ -206,13 +207,4 @@ async function streamAnswer(
     stopWaiting();
     if (started) reply.raw.end();
   }
-}
-
-/** An abort signal that fires when the client goes away before the response is complete. */
-function abortOnDisconnect(reply: FastifyReply): AbortController {
-  const controller = new AbortController();
-  reply.raw.on('close', () => {
-    if (!reply.raw.writableFinished) controller.abort(new Error('client disconnected'));
-  });
-  return controller;
 }

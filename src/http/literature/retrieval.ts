@@ -7,6 +7,7 @@ import { qaError, type QaServices } from './qa.js';
 import { cutMetadata } from './oversized.js';
 import { NO_DOCUMENTS_MESSAGE } from '../../qa/pipeline.js';
 import { typed } from '../typed.js';
+import { abortOnDisconnect } from './disconnect.js';
 
 /** What fastify sends with a body its serialiser wrote. */
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -48,11 +49,19 @@ export const retrievalRoutes: FastifyPluginAsync<LiteratureServices & QaServices
         const { query, retriever_k, use_reranker, reranker_k, ...filters } = request.query;
         const qaRequest = { query, retrieverK: retriever_k, useReranker: use_reranker, rerankerK: reranker_k };
         const limit = config.maxParagraphLength;
+        const controller = abortOnDisconnect(reply);
         return index.read(async (view) => {
           const { library } = view;
-          const { candidates } = await qa.retrieve(view, qaRequest, filtersOf(filters)).catch((error: unknown) => {
+          const retrieved = await qa.retrieve(view, qaRequest, filtersOf(filters), { signal: controller.signal }).catch((error: unknown) => {
+            if (controller.signal.aborted) return null;
             throw qaError(error) ?? error;
           });
+          if (retrieved === null) {
+            // Nobody is left to answer: not an error, and nothing to send.
+            request.log.info('client disconnected; reranking stopped');
+            return reply.hijack();
+          }
+          const { candidates } = retrieved;
           if (candidates.length === 0) throw new ApiError(404, ErrorCode.NO_DOCUMENTS, NO_DOCUMENTS_MESSAGE);
           // Bytes copied from the stored fragments when they are exactly what the objects below would give:
           // BM25 order without reranking scores, and no text to cut.
