@@ -110,16 +110,22 @@ export class FilterValues {
     }
     const words = foldName(keywords).split(' ').filter(Boolean);
     const needle = words.join(' ');
-    return rankMatches(this.journals, needle, (folded, entry) => words.every((w) => folded.includes(w) || entry.value.allIssns.has(asIssn(w))))
+    const issnStarts = words.map(issnPrefix);
+    const hasIssnStarting = (issns: Set<string>, prefix: string | null) => prefix !== null && [...issns].some((issn) => issn.startsWith(prefix));
+    return rankMatches(this.journals, needle, (folded, entry) => words.every((w, i) => folded.includes(w) || hasIssnStarting(entry.value.allIssns, issnStarts[i]!)))
       .slice(0, limit)
       .map((e) => ({ journal_name: e.value.name, journal_issn: e.value.issn, docs_in_db: e.count }));
   }
 }
 
-/** A typed word as an ISSN is stored (XXXX-XXXX, upper-case X): "00070920" -> "0007-0920". */
-function asIssn(word: string): string {
-  const upper = word.toUpperCase();
-  return /^\d{7}[\dX]$/.test(upper) ? `${upper.slice(0, 4)}-${upper.slice(4)}` : upper;
+/**
+ * A typed word as the start of an ISSN as stored (XXXX-XXXX, upper-case X), or null: "0007-0920"
+ * and "00070920" -> "0007-0920", "0270" and "0270-" -> "0270", "027064" -> "0270-64".
+ */
+function issnPrefix(word: string): string | null {
+  const parts = /^(\d{4})-?(\d{0,3}[\dX]?)$/.exec(word.toUpperCase());
+  if (parts === null) return null;
+  return parts[2] ? `${parts[1]}-${parts[2]}` : parts[1]!;
 }
 
 /**

@@ -49,8 +49,8 @@ describe('journals: every ISSN of an article', () => {
     expect(article.journal_issn).toBe('1532-1827');
   });
 
-  it('suggests the journal for an ISSN typed with or without the dash', async () => {
-    for (const typed of ['0007-0920', '00070920', '1532-1827', '15321827']) {
+  it('suggests the journal for an ISSN, or its start, typed with or without the dash', async () => {
+    for (const typed of ['0007-0920', '00070920', '1532-1827', '15321827', '0007', '0007-09', '153218', '1532-182']) {
       const suggestions = (await get(`/suggestions/journal?keywords=${typed}`)).json();
       expect(suggestions.map((s: { journal_name: string }) => s.journal_name)).toEqual(['British Journal of Cancer']);
     }
