@@ -6,7 +6,7 @@
 import { getRawAsset } from 'node:sea';
 import path from 'node:path';
 import { CARRIED_ROOT_ENV, importCarried } from './carried.js';
-import { defaultCacheDir, extractCarried, MANIFEST_ASSET, type CarriedManifest } from './extract.js';
+import { defaultCacheDir, extractCarried, MANIFEST_ASSET, otherBuilds, type CarriedManifest } from './extract.js';
 
 /** Settings whose default is a file of the checkout; the executable points them at its own copy. */
 const CARRIED_DEFAULTS: Record<string, string> = { DEMO_CORPUS: 'data/demo/articles.jsonl' };
@@ -16,15 +16,22 @@ function asset(key: string): Uint8Array {
   return typeof raw === 'string' ? Buffer.from(raw) : new Uint8Array(raw);
 }
 
-/** `--cache-dir DIR` / `--cache-dir=DIR`, removed from argv: it is read here, before any command parses its flags. */
+const isCacheDirFlag = (arg: string) => arg === '--cache-dir' || arg.startsWith('--cache-dir=');
+
+/**
+ * `--cache-dir DIR` / `--cache-dir=DIR`, removed from argv: it is read here, before any command
+ * parses its flags. Every occurrence is removed and the last wins, as for the other flags; a second
+ * one left in argv had reached the command, which does not know it.
+ */
 function takeCacheDirFlag(argv: string[]): string | undefined {
-  const at = argv.findIndex((arg) => arg === '--cache-dir' || arg.startsWith('--cache-dir='));
-  if (at < 0) return undefined;
-  const [flag] = argv.splice(at, 1);
-  const value = flag!.includes('=') ? flag!.slice(flag!.indexOf('=') + 1) : argv.splice(at, 1)[0];
-  if (!value) {
-    process.stderr.write('error: option --cache-dir needs a value\n');
-    process.exit(2);
+  let value: string | undefined;
+  for (let at = argv.findIndex(isCacheDirFlag); at >= 0; at = argv.findIndex(isCacheDirFlag)) {
+    const [flag] = argv.splice(at, 1);
+    value = flag!.includes('=') ? flag!.slice(flag!.indexOf('=') + 1) : argv.splice(at, 1)[0];
+    if (!value) {
+      process.stderr.write('error: option --cache-dir needs a value\n');
+      process.exit(2);
+    }
   }
   return value;
 }
@@ -40,6 +47,17 @@ function carriedScriptArgument(): string | null {
   return root && script && path.isAbsolute(script) && script.startsWith(root + path.sep) ? script : null;
 }
 
+/** Every new build adds a tree to the cache; without this note old ones pile up unseen. */
+function reportOtherBuilds(root: string): void {
+  const others = otherBuilds(root);
+  if (others.length === 0) return;
+  const mib = (others.reduce((sum, other) => sum + other.bytes, 0) / 2 ** 20).toFixed(0);
+  process.stderr.write(
+    `litserve: ${path.dirname(root)} also holds ${others.length} other build(s) (${others.map((other) => path.basename(other.dir)).join(', ')}; ${mib} MiB): ` +
+      'delete them once no litserve of those builds runs\n',
+  );
+}
+
 async function run(): Promise<void> {
   const script = carriedScriptArgument();
   if (script !== null) {
@@ -47,12 +65,16 @@ async function run(): Promise<void> {
     await importCarried(script);
     return;
   }
-  const cacheDir = takeCacheDirFlag(process.argv) ?? (process.env.LITSERVE_CACHE_DIR || defaultCacheDir());
-  process.env.LITSERVE_CACHE_DIR = cacheDir;
+  const cacheDirFlag = takeCacheDirFlag(process.argv);
   try {
+    const cacheDir = cacheDirFlag ?? (process.env.LITSERVE_CACHE_DIR || defaultCacheDir());
+    process.env.LITSERVE_CACHE_DIR = cacheDir;
     const manifest = JSON.parse(Buffer.from(asset(MANIFEST_ASSET)).toString('utf8')) as CarriedManifest;
     const { root, written } = extractCarried(cacheDir, manifest, asset);
-    if (written.length > 0) process.stderr.write(`litserve: wrote ${written.length} carried file(s) to ${root}\n`);
+    if (written.length > 0) {
+      process.stderr.write(`litserve: wrote ${written.length} carried file(s) to ${root}\n`);
+      reportOtherBuilds(root);
+    }
     process.env[CARRIED_ROOT_ENV] = root;
     for (const [name, file] of Object.entries(CARRIED_DEFAULTS)) process.env[name] ??= path.join(root, file);
   } catch (error) {

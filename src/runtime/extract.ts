@@ -10,8 +10,8 @@
  * file, and a library in use by a running server is replaced, not overwritten.
  */
 import { createHash } from 'node:crypto';
-import { chmodSync, closeSync, openSync, readSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
+import { chmodSync, closeSync, openSync, readdirSync, readSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { userInfo } from 'node:os';
 import path from 'node:path';
 import { makeDirectories } from '../directories.js';
 
@@ -32,11 +32,39 @@ export interface CarriedManifest {
 export const MANIFEST_ASSET = 'carried-manifest.json';
 const SETTING = '--cache-dir / LITSERVE_CACHE_DIR';
 const HASH_CHUNK = 1 << 20;
+/** `<target>.<pid>.tmp`: a file being written, renamed to its target once complete. */
+const TEMPORARY = /\.\d+\.tmp$/;
+/**
+ * A temporary untouched this long belongs to no running start (writing the
+ * largest library takes about a second), so it was abandoned by a start killed
+ * mid-write. Age, not the writer's pid, decides: a process sharing the cache
+ * from another pid namespace has pids this one cannot see.
+ */
+export const ABANDONED_AFTER_MS = 60_000;
 
 export class CacheNotWritableError extends Error {}
 
-export function defaultCacheDir(env: NodeJS.ProcessEnv = process.env): string {
-  return path.join(env.XDG_CACHE_HOME || path.join(homedir(), '.cache'), 'litserve');
+/** The home directory of the account (passwd), for a process started without HOME. */
+function accountHome(): string | undefined {
+  try {
+    return userInfo().homedir;
+  } catch {
+    return undefined; // a uid without a passwd entry
+  }
+}
+
+/**
+ * `$XDG_CACHE_HOME/litserve`, else `$HOME/.cache/litserve`. Relative values are
+ * ignored, as the XDG specification asks: an empty HOME (`HOME= litserve`) had
+ * made `.cache/litserve` relative to the working directory, so the libraries
+ * were written wherever the server happened to be started.
+ */
+export function defaultCacheDir(env: NodeJS.ProcessEnv = process.env, home: () => string | undefined = accountHome): string {
+  const xdg = env.XDG_CACHE_HOME;
+  if (xdg && path.isAbsolute(xdg)) return path.join(xdg, 'litserve');
+  const homeDir = [env.HOME, home()].find((dir) => dir && path.isAbsolute(dir));
+  if (!homeDir) throw new Error(`no cache directory: XDG_CACHE_HOME and HOME are unset or relative; set ${SETTING}`);
+  return path.join(homeDir, '.cache', 'litserve');
 }
 
 /** The name of one build's tree: a hash of everything it holds. */
@@ -44,6 +72,8 @@ export function contentId(manifest: CarriedManifest): string {
   const listing = manifest.files.map((f) => `${f.path}\0${f.size}\0${f.sha256}\0${f.mode}`).join('\n');
   return createHash('sha256').update(listing).digest('hex').slice(0, 16);
 }
+
+const BUILD_NAME = /^[0-9a-f]{16}$/;
 
 /** Hashes a file in chunks (the largest library is tens of MB; reading it whole would inflate RSS). */
 export function sha256OfFile(file: string): string {
@@ -113,13 +143,70 @@ export function extractCarried(cacheDir: string, manifest: CarriedManifest, read
     }
     written.push(file.path);
   }
+  removeAbandonedTemporaries(root, manifest);
   return { root, written };
+}
+
+/**
+ * Deletes temporaries that starts killed while writing left behind (SIGTERM
+ * or SIGINT too: no handler is installed that early). Each is up to a whole library (45 MB for
+ * onnxruntime's) and nothing else would ever remove it, so a service killed
+ * during its first starts filled the disk one temporary at a time.
+ */
+function removeAbandonedTemporaries(root: string, manifest: CarriedManifest): void {
+  const carried = new Set(manifest.files.map((file) => file.path));
+  const now = Date.now();
+  let entries: string[];
+  try {
+    entries = readdirSync(root, { recursive: true, encoding: 'utf8' });
+  } catch {
+    return; // an unreadable tree was refused above; tidying never stops a start
+  }
+  for (const entry of entries) {
+    const relative = entry.split(path.sep).join('/');
+    if (!TEMPORARY.test(relative) || carried.has(relative)) continue;
+    const file = path.join(root, entry);
+    try {
+      const info = statSync(file);
+      if (info.isFile() && now - info.mtimeMs >= ABANDONED_AFTER_MS) unlinkSync(file);
+    } catch {
+      // renamed or removed meanwhile by its writer or another start
+    }
+  }
+}
+
+export interface OtherBuild {
+  dir: string;
+  bytes: number;
+}
+
+/**
+ * The trees of other builds beside `root` (each deployment of a new build adds
+ * one, about 90 MB). They are not deleted here: a server of an older build may
+ * still be running and load files from its tree (workers, the model's
+ * binaries), so the operator is told and decides.
+ */
+export function otherBuilds(root: string): OtherBuild[] {
+  const cacheDir = path.dirname(root);
+  const own = path.basename(root);
+  const sizeOf = (dir: string) =>
+    readdirSync(dir, { recursive: true, encoding: 'utf8' }).reduce((sum, entry) => {
+      const info = statSync(path.join(dir, entry), { throwIfNoEntry: false });
+      return sum + (info?.isFile() ? info.size : 0);
+    }, 0);
+  try {
+    return readdirSync(cacheDir, { withFileTypes: true })
+      .filter((entry) => entry.isDirectory() && BUILD_NAME.test(entry.name) && entry.name !== own)
+      .map((entry) => ({ dir: path.join(cacheDir, entry.name), bytes: sizeOf(path.join(cacheDir, entry.name)) }));
+  } catch {
+    return []; // a note for the operator is not worth failing a start
+  }
 }
 
 function notWritable(root: string, error: NodeJS.ErrnoException): Error {
   if (!['EACCES', 'EPERM', 'EROFS', 'ENOSPC', 'EDQUOT', 'ENOTDIR', 'EEXIST'].includes(error.code ?? '')) return error;
   return new CacheNotWritableError(
-    `cannot write the native libraries this executable carries to ${root} (${error.code}: ${error.message}); ` +
+    `cannot write the native libraries this executable carries to ${root} (${error.message}); ` +
       `point ${SETTING} at a writable directory`,
   );
 }

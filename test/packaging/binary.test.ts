@@ -5,7 +5,8 @@
  * corpus it carries; ingest of a BEIR file then serve of that index with the
  * search pool's worker threads; eval on SciFact train; /qa/generative through
  * a GGUF model with an ONNX reranker; a damaged cache repaired by hash; a
- * read-only cache refused with the setting to change.
+ * read-only cache refused with the setting to change; other builds' trees
+ * named on a first start.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
@@ -68,6 +69,13 @@ describe.skipIf(!buildable)('the single executable', () => {
     expect(help.stdout).toContain('usage: litserve [serve]');
     expect(help.stdout).toContain('--cache-dir / LITSERVE_CACHE_DIR');
     expect(help.stderr).toMatch(/wrote \d+ carried file\(s\)/);
+    // Each command's usage names the executable, not the npm scripts of a checkout it does not have.
+    for (const command of ['ingest', 'eval']) {
+      const usage = await run([command, '--help']);
+      expect(usage.code).toBe(0);
+      expect(usage.stdout).toMatch(new RegExp(`^usage: litserve ${command} `));
+      expect(usage.stdout).not.toContain('npm');
+    }
     const version = await run(['--version']);
     expect(version.code).toBe(0);
     expect(version.stdout).toMatch(/^litserve \d+\.\d+\.\d+ \(Node 20\./);
@@ -192,8 +200,15 @@ describe.skipIf(!buildable)('the single executable', () => {
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/cannot write the native libraries .*\(E(ROFS|ACCES)/);
     expect(refused.stderr).toContain('--cache-dir / LITSERVE_CACHE_DIR');
-    const moved = await run(['--version', '--cache-dir', path.join(dir, 'other-cache')]);
+    // The cache it is moved to holds the tree of an older build: a first start names it for deletion.
+    const otherCache = path.join(dir, 'other-cache');
+    mkdirSync(path.join(otherCache, '0123456789abcdef'), { recursive: true });
+    writeFileSync(path.join(otherCache, '0123456789abcdef', 'libold.so'), Buffer.alloc(3 << 20));
+    // Given twice, the last --cache-dir wins (and neither reaches the command's own flags).
+    const moved = await run(['--version', '--cache-dir', path.join(dir, 'overridden-cache'), `--cache-dir=${otherCache}`]);
     expect(moved.code).toBe(0);
-    expect(readdirSync(path.join(dir, 'other-cache'))).toHaveLength(1);
+    expect(existsSync(path.join(dir, 'overridden-cache'))).toBe(false);
+    expect(readdirSync(otherCache)).toHaveLength(2);
+    expect(moved.stderr).toContain(`${otherCache} also holds 1 other build(s) (0123456789abcdef; 3 MiB): delete them once no litserve of those builds runs`);
   }, 120_000);
 });

@@ -5,9 +5,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, truncateSync, unlinkSync, writeFileSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, truncateSync, unlinkSync, utimesSync, writeFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { CacheNotWritableError, contentId, extractCarried, type CarriedManifest } from '../../src/runtime/extract.js';
+import { ABANDONED_AFTER_MS, CacheNotWritableError, contentId, defaultCacheDir, extractCarried, otherBuilds, type CarriedManifest } from '../../src/runtime/extract.js';
 import { tempDir } from '../search/helpers.js';
 import { describeFile } from '../../scripts/binary/carried-files.js';
 
@@ -55,6 +55,41 @@ describe('extractCarried', () => {
     }
   });
 
+  it('deletes temporaries abandoned by a start killed mid-write, and keeps one still being written', async () => {
+    const { dir, cleanup } = await tempDir();
+    try {
+      const { root } = extractCarried(dir, manifest, readAsset);
+      const abandoned = path.join(root, 'node_modules/pkg/addon.node.4242.tmp');
+      const inProgress = path.join(root, 'node_modules/pkg/libcompanion.so.1.4243.tmp');
+      writeFileSync(abandoned, contents['node_modules/pkg/addon.node']!);
+      writeFileSync(inProgress, 'lib');
+      const before = (Date.now() - ABANDONED_AFTER_MS - 1000) / 1000;
+      utimesSync(abandoned, before, before);
+      expect(extractCarried(dir, manifest, readAsset).written).toEqual([]);
+      expect(existsSync(abandoned)).toBe(false);
+      expect(existsSync(inProgress)).toBe(true);
+      for (const [file, bytes] of Object.entries(contents)) expect(readFileSync(path.join(root, file)).equals(bytes)).toBe(true);
+    } finally {
+      await cleanup();
+    }
+  });
+
+  it('finds the trees other builds left beside its own, with their size', async () => {
+    const { dir, cleanup } = await tempDir();
+    try {
+      const { root } = extractCarried(dir, manifest, readAsset);
+      expect(otherBuilds(root)).toEqual([]);
+      const old = path.join(dir, '0123456789abcdef');
+      mkdirSync(path.join(old, 'node_modules', 'pkg'), { recursive: true });
+      writeFileSync(path.join(old, 'node_modules', 'pkg', 'addon.node'), Buffer.alloc(5000));
+      writeFileSync(path.join(old, 'package.json'), '{}');
+      mkdirSync(path.join(dir, 'not-a-build')); // an operator's own folder is none of its business
+      expect(otherBuilds(root)).toEqual([{ dir: old, bytes: 5002 }]);
+    } finally {
+      await cleanup();
+    }
+  });
+
   it('gives each build its own folder', () => {
     const other: CarriedManifest = { files: manifest.files.map((f, i) => (i === 0 ? { ...f, sha256: '0'.repeat(64) } : f)) };
     expect(contentId(other)).not.toBe(contentId(manifest));
@@ -68,6 +103,7 @@ describe('extractCarried', () => {
       const attempt = () => extractCarried(blocker, manifest, readAsset);
       expect(attempt).toThrow(CacheNotWritableError);
       expect(attempt).toThrow(/cannot write the native libraries .*; point --cache-dir \/ LITSERVE_CACHE_DIR at a writable directory/);
+      expect(attempt).toThrow(/\(ENOTDIR: not a directory/); // the code once, as the system says it
       expect(readFileSync(blocker, 'utf8')).toBe('');
     } finally {
       await cleanup();
@@ -96,6 +132,26 @@ describe('extractCarried', () => {
     } finally {
       await cleanup();
     }
+  });
+});
+
+describe('defaultCacheDir', () => {
+  const account = () => '/home/account';
+
+  it('is under an absolute XDG_CACHE_HOME, else under HOME', () => {
+    expect(defaultCacheDir({ XDG_CACHE_HOME: '/var/cache', HOME: '/home/h' }, account)).toBe('/var/cache/litserve');
+    expect(defaultCacheDir({ HOME: '/home/h' }, account)).toBe('/home/h/.cache/litserve');
+    expect(defaultCacheDir({}, account)).toBe('/home/account/.cache/litserve');
+  });
+
+  it('ignores a relative or empty XDG_CACHE_HOME or HOME instead of writing under the working directory', () => {
+    expect(defaultCacheDir({ XDG_CACHE_HOME: 'cache', HOME: '/home/h' }, account)).toBe('/home/h/.cache/litserve');
+    expect(defaultCacheDir({ HOME: '' }, account)).toBe('/home/account/.cache/litserve');
+    expect(defaultCacheDir({ XDG_CACHE_HOME: '', HOME: 'home' }, account)).toBe('/home/account/.cache/litserve');
+  });
+
+  it('asks for --cache-dir when no absolute directory is known', () => {
+    expect(() => defaultCacheDir({ HOME: '' }, () => undefined)).toThrow(/XDG_CACHE_HOME and HOME are unset or relative; set --cache-dir \/ LITSERVE_CACHE_DIR/);
   });
 });
 
