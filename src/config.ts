@@ -335,6 +335,8 @@ const SETTINGS = {
     default: null as string | null,
     parse: optionalText,
     env: 'LITSERVE_CACHE_DIR',
+    // Read by the executable before any command runs: every command takes it.
+    commands: ['serve', 'ingest', 'eval'],
     shownDefault: '$XDG_CACHE_HOME/litserve',
     doc: 'Single executable only: where it writes the native libraries it carries (first start; checked by hash on every start). Default: $XDG_CACHE_HOME/litserve, else ~/.cache/litserve.',
   },

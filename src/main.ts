@@ -14,7 +14,7 @@ import { COMMANDS, ConfigError, helpText, loadConfig, searcherOptionsOf, type Co
 import { describeSource, ingest, type IngestOptions, type IngestReport } from './corpus/ingest.js';
 import { createProgress } from './progress.js';
 import { evaluate, formatEvaluation } from './eval/evaluate.js';
-import { MANIFEST_FILE } from './search/manifest.js';
+import { IndexMissingError, MANIFEST_FILE } from './search/manifest.js';
 import { mergeAll } from './search/merge.js';
 import type { StoredCompression } from './search/stored/format.js';
 import { startServer } from './server.js';
@@ -125,10 +125,13 @@ async function runEval(argv: string[]): Promise<number> {
 
 /** From a checkout the commands are npm scripts; in the single executable they are its own arguments. */
 const inExecutable = carriedRoot() !== null;
+const USAGE_PREFIX: Record<Command, string> = inExecutable
+  ? { serve: 'litserve [serve]', ingest: 'litserve ingest', eval: 'litserve eval' }
+  : { serve: 'npm start --', ingest: 'npm run ingest --', eval: 'npm run eval --' };
 const USAGE: Record<Command, string> = {
-  serve: inExecutable ? 'litserve [serve] [options]    (also: litserve ingest ..., litserve eval ..., litserve --version)' : 'npm start -- [options]',
-  ingest: `${inExecutable ? 'litserve ingest' : 'npm run ingest --'} --index DIR [--input PATH...] [--delete ID...] [--delete-file FILE] [--merge] [options]`,
-  eval: `${inExecutable ? 'litserve eval' : 'npm run eval --'} (--corpus corpus.jsonl | --index DIR) --queries queries.jsonl --qrels qrels.tsv [options]`,
+  serve: inExecutable ? `${USAGE_PREFIX.serve} [options]    (also: litserve ingest ..., litserve eval ..., litserve --version)` : `${USAGE_PREFIX.serve} [options]`,
+  ingest: `${USAGE_PREFIX.ingest} --index DIR [--input PATH...] [--delete ID...] [--delete-file FILE] [--merge] [options]`,
+  eval: `${USAGE_PREFIX.eval} (--corpus corpus.jsonl | --index DIR) --queries queries.jsonl --qrels qrels.tsv [options]`,
 };
 
 async function runServe(argv: string[]): Promise<number> {
@@ -143,7 +146,8 @@ async function runServe(argv: string[]): Promise<number> {
 
 async function main(): Promise<void> {
   const [command = 'serve', ...rest] = process.argv.slice(2);
-  if (command === '--version' || (command === 'serve' && rest.includes('--version'))) {
+  // Anywhere, as --help: `litserve --port 1 --version` and `litserve ingest --version` had been unknown options.
+  if (process.argv.slice(2).includes('--version')) {
     process.stdout.write(`litserve ${packageJson.version} (Node ${process.versions.node})\n`);
     return;
   }
@@ -165,6 +169,10 @@ async function main(): Promise<void> {
     if (error instanceof ConfigError) {
       process.stderr.write(`error: ${(error as Error).message}\n`);
       process.exit(2);
+    }
+    if (error instanceof IndexMissingError) {
+      process.stderr.write(`error: ${error.message}; build one with: ${USAGE_PREFIX.ingest} --input PATH --index ${error.dir}\n`);
+      process.exit(1);
     }
     // Stack traces only on request: most failures here are bad paths or inputs, not bugs.
     process.stderr.write(`error: ${process.env.DEBUG ? ((error as Error).stack ?? error) : ((error as Error).message ?? error)}\n`);

@@ -32,7 +32,15 @@ export interface Manifest {
   segments: SegmentEntry[];
 }
 
-export class IndexMissingError extends Error {}
+export class IndexMissingError extends Error {
+  constructor(
+    /** The directory without an index: the command that builds one names it. */
+    readonly dir: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
 export class IndexLockedError extends Error {}
 
 export function segmentFile(dir: string, name: string): string {
@@ -50,7 +58,7 @@ export async function readManifest(dir: string): Promise<Manifest> {
     text = await readFile(path.join(dir, MANIFEST_FILE), 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
-      throw new IndexMissingError(`no index in ${dir} (${MANIFEST_FILE} not found); build one with: npm run ingest -- --input PATH --index ${dir}`);
+      throw new IndexMissingError(dir, `no index in ${dir} (${MANIFEST_FILE} not found)`);
     }
     throw error;
   }

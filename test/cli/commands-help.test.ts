@@ -29,6 +29,23 @@ describe('--help of every command', () => {
     expect(helpText('ingest')).toContain('--max-segment-mb / MAX_SEGMENT_MB  (default: 512)');
   });
 
+  it('every command lists --cache-dir, which the executable reads before any command runs', () => {
+    for (const command of ['serve', 'ingest', 'eval'] as const) expect(helpText(command)).toContain('--cache-dir');
+  });
+
+  it('--version is answered wherever it stands, for every command', () => {
+    for (const args of [['--version'], ['--port', '1', '--version'], ['ingest', '--version'], ['eval', '--index', 'x', '--version']]) {
+      const { code, stdout } = cli(...args);
+      expect([args, code, stdout]).toEqual([args, 0, expect.stringMatching(/^litserve \d+\.\d+\.\d+ \(Node /)]);
+    }
+  }, 60_000);
+
+  it('a missing index names the command that builds one', () => {
+    const { code, stderr } = cli('serve', '--index', '/nonexistent/litserve-index', '--port', '0');
+    expect(code).toBe(1);
+    expect(stderr).toContain('error: no index in /nonexistent/litserve-index (manifest.json not found); build one with: npm run ingest -- --input PATH --index /nonexistent/litserve-index');
+  }, 30_000);
+
   it('serve --help lists only serve options', () => {
     expect(helpText('serve')).toContain('--llm-model');
     expect(helpText('serve')).not.toContain('--qrels');

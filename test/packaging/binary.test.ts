@@ -80,6 +80,9 @@ describe.skipIf(!buildable)('the single executable', () => {
     expect(version.code).toBe(0);
     expect(version.stdout).toMatch(/^litserve \d+\.\d+\.\d+ \(Node 20\./);
     expect(version.stderr).not.toContain('wrote');
+    const missing = await run(['serve', '--index', path.join(dir, 'no-index'), '--port', '0']);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain(`build one with: litserve ingest --input PATH --index ${path.join(dir, 'no-index')}`);
   }, 120_000);
 
   it('serves the demo corpus and the web page it carries, building its index under --data on first start', async () => {
