@@ -84,6 +84,7 @@ function probes(route: Route): InjectOptions[] {
     { method: 'POST', url: route.url, headers: { ...auth, 'content-type': 'application/json' }, payload: '{"query": ' },
     { method: 'POST', url: route.url, headers: { ...auth, 'content-type': 'application/xml' }, payload: '<query>cells</query>' },
     { method: 'POST', url: `${route.url}?date_from=2020-01-01&date_to=2019-01-01`, headers: auth, payload: { query: 'cells' } },
+    { method: 'POST', url: `${route.url}?%E0%A4%A=1`, headers: auth, payload: { query: 'cells' } },
     { method: 'POST', url: route.url, headers: { authorization: 'Bearer nobody' }, payload: { query: 'cells' } },
     { method: 'POST', url: route.url, headers: { authorization: 'Bearer stranger-token' }, payload: { query: 'cells' } },
   ];

@@ -29,6 +29,7 @@ export const healthRoutes: FastifyPluginAsync = async (app) => {
         response: {
           200: { type: 'object', properties: { status: { type: 'string', enum: ['ok'] } }, required: ['status'] },
           302: { description: 'Asked with Accept: text/html: redirected to /ui/', type: 'null' },
+          ...errorResponses(400),
         },
       },
     },
@@ -37,7 +38,13 @@ export const healthRoutes: FastifyPluginAsync = async (app) => {
 
   app.get(
     '/healthz',
-    { schema: { summary: 'Liveness probe: the JSON string "200"', tags: ['service'] } },
+    {
+      schema: {
+        summary: 'Liveness probe: the JSON string "200"',
+        tags: ['service'],
+        response: { 200: { type: 'string', enum: ['200'] }, ...errorResponses(400) },
+      },
+    },
     async (_request, reply) => reply.type('application/json').send('"200"'),
   );
 };
@@ -50,7 +57,7 @@ export const settingsRoutes: FastifyPluginAsync<LiteratureServices & ServiceInfo
         summary: 'Effective configuration (secrets masked), index statistics and active components',
         tags: ['service'],
         querystring: { type: 'object', additionalProperties: false },
-        response: { 200: { type: 'object', additionalProperties: true }, ...errorResponses(422, ...GUARDED_ERRORS) },
+        response: { 200: { type: 'object', additionalProperties: true }, ...errorResponses(400, 422, ...GUARDED_ERRORS) },
       },
     },
     async () => {

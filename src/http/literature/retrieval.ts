@@ -13,7 +13,7 @@ import { abortOnDisconnect } from './disconnect.js';
 const JSON_TYPE = 'application/json; charset=utf-8';
 
 // Query length is a schema bound (422); only paragraph search can find nothing (404).
-const errors = errorResponses(422, ...GUARDED_ERRORS);
+const errors = errorResponses(400, 422, ...GUARDED_ERRORS);
 
 export const retrievalRoutes: FastifyPluginAsync<LiteratureServices & QaServices> = async (app, { index, config, qa }) => {
   const api = typed(app);

@@ -84,7 +84,7 @@ export const contextMetadataSchema = {
 } as const;
 
 const ERROR_DESCRIPTIONS: Record<number, string> = {
-  400: 'Malformed JSON body (code 8).',
+  400: 'Malformed JSON body, or a URL that does not decode: a percent-escape of the query string that is not UTF-8 (code 8).',
   401: 'Unknown or malformed bearer token (code 9).',
   403: 'The caller lacks resources/read on the literature project (code 10).',
   404: 'No document matches the query and filters (code 1).',

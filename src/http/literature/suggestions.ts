@@ -7,7 +7,7 @@ import { ApiError, ErrorCode } from '../errors.js';
 import { foldName } from '../../search/query/filter-spec.js';
 
 const limit = { type: 'integer', minimum: 1, maximum: 1000, default: 100 } as const;
-const errors = errorResponses(422, ...GUARDED_ERRORS);
+const errors = errorResponses(400, 422, ...GUARDED_ERRORS);
 
 /**
  * `text`, refused when matching sets it aside entirely: accents alone (U+0301) fold to the empty
