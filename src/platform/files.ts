@@ -13,7 +13,7 @@ import type { Identity } from './identities.js';
 import type { ProjectService, ProjectState } from './projects.js';
 import { type ProjectRef, projectAddress, projectKey } from './refs.js';
 import type { ResourceService } from './resources.js';
-import type { EntityState, FileAttributes, RevisionSelector, RevisionStore } from './revisions.js';
+import type { EntityState, FileAttributes, ListedState, RevisionSelector, RevisionStore } from './revisions.js';
 import { UNSAFE_IN_NAMES } from './unicode.js';
 
 export interface Upload {
@@ -106,10 +106,23 @@ export class FileService {
     return this.revisions.deprecate(projectKey(ref), this.resources.expandId(project, idSegment), 'file', rev, identity);
   }
 
+  async undeprecate(ref: ProjectRef, idSegment: string, rev: number, identity: Identity): Promise<EntityState> {
+    this.acls.require(identity, 'files/write', projectAddress(ref));
+    const project = await this.projects.forWrite(ref);
+    return this.revisions.undeprecate(projectKey(ref), this.resources.expandId(project, idSegment), 'file', rev, identity);
+  }
+
   async fetch(ref: ProjectRef, idSegment: string, selector: RevisionSelector, identity: Identity): Promise<{ state: EntityState; project: ProjectState }> {
     this.acls.require(identity, 'resources/read', projectAddress(ref));
     const project = await this.projects.forRead(ref);
     return { state: await this.fetchById(project, this.resources.expandId(project, idSegment), selector), project };
+  }
+
+  /** Latest revisions of the project's files, in id order. */
+  async list(ref: ProjectRef, offset: number, limit: number, identity: Identity): Promise<{ total: number; states: ListedState[] }> {
+    this.acls.require(identity, 'resources/read', projectAddress(ref));
+    const project = await this.projects.forRead(ref);
+    return project.readOnly ? { total: 0, states: [] } : this.revisions.list(projectKey(ref), 'file', offset, limit);
   }
 
   /** A file of a readable project by its full id: what archive File entries refer to. */

@@ -4,6 +4,7 @@
  * relative IRI reference.
  */
 import { resolveReference } from './jsonld.js';
+import { hasLoneSurrogate } from './unicode.js';
 
 export interface ApiMapping {
   prefix: string;
@@ -17,8 +18,9 @@ const SCHEME = /^([A-Za-z][A-Za-z0-9+.-]*):/;
 // Characters RFC 3987 never allows unescaped in an IRI.
 const FORBIDDEN = /[\u0000-\u0020<>"{}|\\^`\u007f]/;
 
+/** Lone surrogates (a JSON `"\ud800"`) are refused too: the store would keep another id, and `_self` could not encode it. */
 export function isAbsoluteIri(value: string): boolean {
-  return SCHEME.test(value) && !FORBIDDEN.test(value) && Buffer.byteLength(value) <= MAX_IRI_BYTES;
+  return SCHEME.test(value) && !FORBIDDEN.test(value) && !hasLoneSurrogate(value) && Buffer.byteLength(value) <= MAX_IRI_BYTES;
 }
 
 /**
@@ -35,6 +37,11 @@ export function resolveIri(reference: string, base: string): string | null {
 
 const HIERARCHICAL = /^[A-Za-z][A-Za-z0-9+.-]*:\//;
 
+/** Whether a reference has no scheme: resolved against a base rather than read as an IRI or a compact IRI. */
+export function isRelativeIri(reference: string): boolean {
+  return !SCHEME.test(reference);
+}
+
 /**
  * Expands an id taken from a URL path segment (already percent-decoded):
  * `prefix:rest` with a mapped prefix becomes `namespace + rest`, another
@@ -43,15 +50,20 @@ const HIERARCHICAL = /^[A-Za-z][A-Za-z0-9+.-]*:\//;
  */
 export function expandIdSegment(segment: string, base: string, mappings: readonly ApiMapping[]): string | null {
   if (segment === '') return null;
-  const scheme = SCHEME.exec(segment)?.[1];
-  if (scheme !== undefined) {
-    const mapping = mappings.find((m) => m.prefix === scheme);
-    const expanded = mapping ? mapping.namespace + segment.slice(scheme.length + 1) : segment;
+  if (SCHEME.test(segment)) {
+    const expanded = expandMappedPrefix(segment, mappings);
     return isAbsoluteIri(expanded) ? expanded : null;
   }
   const alias = mappings.find((m) => m.prefix === segment);
   const expanded = alias ? alias.namespace : base + segment;
   return isAbsoluteIri(expanded) ? expanded : null;
+}
+
+/** `prefix:rest` with a mapped prefix as `namespace + rest`; any other value as it is. */
+export function expandMappedPrefix(value: string, mappings: readonly ApiMapping[]): string {
+  const scheme = SCHEME.exec(value)?.[1];
+  const mapping = scheme === undefined ? undefined : mappings.find((m) => m.prefix === scheme);
+  return mapping ? mapping.namespace + value.slice(scheme!.length + 1) : value;
 }
 
 /** How an id appears as one URL path segment, e.g. in `_self`. */

@@ -44,7 +44,7 @@ export function entityView(state: EntityState, project: ProjectState, baseUri: s
 
 /** An item of a listing: id, type and metadata, without the payload (whose type was recorded apart, so no payload is parsed). */
 export function listingItem(state: ListedState, baseUri: string): JsonObject {
-  const type = sourceTypeOf(state);
+  const type = state.kind === 'file' ? 'File' : sourceTypeOf(state);
   return { '@id': state.id, ...(type !== undefined && { '@type': type }), ...entityMetadata(state, baseUri) };
 }
 

@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AclService } from './acls.js';
 import { type Audit, createdBy, updatedBy } from './audit.js';
-import { rejections } from './errors.js';
+import { PlatformError, rejections } from './errors.js';
 import type { Identity } from './identities.js';
 import type { Store, Table } from './store/store.js';
 
@@ -72,6 +72,20 @@ export class OrgService {
     return this.store.write(async () => {
       const org = this.checkedForChange(label, await this.db.get(label), rev);
       const next: OrgState = { ...org, ...updatedBy(org, identity, this.clock()), deprecated: true, rev: org.rev + 1 };
+      await this.db.put(label, next);
+      return next;
+    });
+  }
+
+  /** Makes a deprecated organization take projects and writes again, as Nexus's undeprecate. */
+  async undeprecate(label: string, rev: number, identity: Identity): Promise<OrgState> {
+    this.acls.require(identity, 'organizations/write', `/${label}`);
+    return this.store.write(async () => {
+      const org = await this.db.get(label);
+      if (!org) throw rejections.orgNotFound(label);
+      if (rev !== org.rev) throw rejections.incorrectRev(rev, org.rev);
+      if (!org.deprecated) throw new PlatformError(400, 'OrganizationIsNotDeprecated', `Organization '${label}' is not deprecated.`);
+      const next: OrgState = { ...org, ...updatedBy(org, identity, this.clock()), deprecated: false, rev: org.rev + 1 };
       await this.db.put(label, next);
       return next;
     });

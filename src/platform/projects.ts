@@ -8,7 +8,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { AclService } from './acls.js';
 import { type Audit, createdBy, updatedBy } from './audit.js';
 import { ARCHIVE_SCHEMA, FILE_SCHEMA, NXV, UNCONSTRAINED_SCHEMA } from './contexts.js';
-import { rejections } from './errors.js';
+import { PlatformError, rejections } from './errors.js';
 import type { Identity } from './identities.js';
 import type { Permission } from './permissions.js';
 import { type ApiMapping, isAbsoluteIri } from './iri.js';
@@ -240,13 +240,28 @@ export class ProjectService {
     });
   }
 
-  private checkedForChange(ref: ProjectRef, project: ProjectState | undefined, rev: number, pruning = false): ProjectState {
+  /** Makes a deprecated project writable again (not one marked for deletion), as Nexus's undeprecate. */
+  async undeprecate(ref: ProjectRef, rev: number, identity: Identity): Promise<ProjectState> {
+    this.acls.require(identity, 'projects/write', projectAddress(ref));
+    const key = projectKey(ref);
+    if ((await this.get(ref))?.readOnly) throw rejections.projectIsReadOnly(key);
+    return this.store.write(async () => {
+      const project = this.checkedForChange(ref, await this.db.get(key), rev, true);
+      if (!project.deprecated) throw new PlatformError(400, 'ProjectIsNotDeprecated', `Project '${key}' is not deprecated.`);
+      if ((await this.orgs.fetch(ref.org)).deprecated) throw rejections.orgIsDeprecated(ref.org);
+      const next: ProjectState = { ...project, ...updatedBy(project, identity, this.clock()), deprecated: false, rev: project.rev + 1 };
+      await this.db.put(key, next);
+      return next;
+    });
+  }
+
+  private checkedForChange(ref: ProjectRef, project: ProjectState | undefined, rev: number, deprecatedAllowed = false): ProjectState {
     const key = projectKey(ref);
     if (!project) throw rejections.projectNotFound(key);
     if (project.markedForDeletion) throw rejections.projectIsMarkedForDeletion(key);
     if (rev !== project.rev) throw rejections.incorrectRev(rev, project.rev);
-    // A deprecated project may still be marked for deletion, but not changed otherwise.
-    if (project.deprecated && !pruning) throw rejections.projectIsDeprecated(key);
+    // A deprecated project may still be marked for deletion or undeprecated, but not changed otherwise.
+    if (project.deprecated && !deprecatedAllowed) throw rejections.projectIsDeprecated(key);
     return project;
   }
 }

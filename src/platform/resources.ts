@@ -9,7 +9,7 @@ import { rejections } from './errors.js';
 import type { Identity } from './identities.js';
 import { contextProblem } from './context-bound.js';
 import { depthProblem } from './json-depth.js';
-import { expandIdSegment, resolveIri } from './iri.js';
+import { expandIdSegment, expandMappedPrefix, isRelativeIri, resolveIri } from './iri.js';
 import type { JsonObject } from './jsonld.js';
 import type { LiteratureResources } from './literature.js';
 import type { ProjectService, ProjectState } from './projects.js';
@@ -37,7 +37,7 @@ export class ResourceService {
   async create(ref: ProjectRef, idSegment: string | undefined, payload: JsonObject, identity: Identity): Promise<EntityState> {
     this.acls.require(identity, 'resources/write', projectAddress(ref));
     const project = await this.projects.forWrite(ref);
-    const id = this.idFor(project, idSegment, payload) ?? project.base + randomUUID();
+    const id = (await this.checkedId(project, idSegment, payload)) ?? project.base + randomUUID();
     await this.checkJsonLd(id, payload, project);
     return this.revisions.create(projectKey(ref), id, 'resource', { source: payload }, identity);
   }
@@ -45,7 +45,7 @@ export class ResourceService {
   async update(ref: ProjectRef, idSegment: string, rev: number, payload: JsonObject, identity: Identity): Promise<EntityState> {
     this.acls.require(identity, 'resources/write', projectAddress(ref));
     const project = await this.projects.forWrite(ref);
-    const id = this.idFor(project, idSegment, payload)!;
+    const id = (await this.checkedId(project, idSegment, payload))!;
     await this.checkJsonLd(id, payload, project);
     return this.revisions.update(projectKey(ref), id, 'resource', rev, identity, () => ({ source: payload }));
   }
@@ -60,6 +60,12 @@ export class ResourceService {
     this.acls.require(identity, 'resources/write', projectAddress(ref));
     const project = await this.projects.forWrite(ref);
     return this.revisions.deprecate(projectKey(ref), this.expandId(project, idSegment), 'resource', rev, identity);
+  }
+
+  async undeprecate(ref: ProjectRef, idSegment: string, rev: number, identity: Identity): Promise<EntityState> {
+    this.acls.require(identity, 'resources/write', projectAddress(ref));
+    const project = await this.projects.forWrite(ref);
+    return this.revisions.undeprecate(projectKey(ref), this.expandId(project, idSegment), 'resource', rev, identity);
   }
 
   /** A resource (not a file) by URL segment. */
@@ -86,25 +92,56 @@ export class ResourceService {
   /**
    * The id named by the URL and/or the payload (its `@id` or an alias of it); they must agree. Undefined
    * when neither names one. A payload naming it twice is refused by the JSON-LD check (colliding keywords).
+   * The payload is checked for depth and contexts first, as its contexts are processed here.
    */
-  private idFor(project: ProjectState, idSegment: string | undefined, payload: JsonObject): string | undefined {
+  private async checkedId(project: ProjectState, idSegment: string | undefined, payload: JsonObject): Promise<string | undefined> {
+    checkShape(payload);
     const fromPath = idSegment === undefined ? undefined : this.expandId(project, idSegment);
     const [key] = idKeys(payload);
     if (key === undefined) return fromPath;
     const raw = payload[key];
     if (typeof raw !== 'string') throw rejections.decodingFailed([`The payload '${key}' must be a string.`]);
-    const fromPayload = resolveIri(raw, project.base);
-    if (fromPayload === null) throw rejections.invalidResourceId(raw);
+    const fromPayload = await this.payloadId(project, payload, raw);
+    if (fromPayload === undefined) return fromPath;
     if (fromPath !== undefined && fromPath !== fromPayload) throw rejections.unexpectedId(idSegment!, raw);
     return fromPayload;
   }
 
-  /** Rejects payloads nested too deeply, and those the JSON-LD processor cannot expand (bad contexts, remote contexts, invalid keywords). */
+  /**
+   * The IRI a payload id names, so that the resource is found again under its `_self`: a compact IRI
+   * expanded with the payload's own prefixes, as JSON-LD expands it, then a mapped prefix left in it
+   * expanded as in URLs (`cell:42` with the mapping `cell`); a relative reference resolved against the
+   * project base. Undefined for a blank node id (`_:b0`), which names no resource: the URL's id or a new
+   * one is used.
+   */
+  private async payloadId(project: ProjectState, payload: JsonObject, reference: string): Promise<string | undefined> {
+    if (reference.startsWith('_:')) return undefined;
+    const mappings = this.projects.effectiveMappings(project);
+    const expanded = isRelativeIri(reference) ? reference : expandMappedPrefix(await this.withOwnPrefixes(project, payload, reference), mappings);
+    const id = resolveIri(expanded, project.base);
+    if (id === null) throw rejections.invalidResourceId(reference);
+    return id;
+  }
+
+  /** `prefix:rest` as JSON-LD expands it with the payload's contexts (on a render thread, like the payload). */
+  private async withOwnPrefixes(project: ProjectState, payload: JsonObject, reference: string): Promise<string> {
+    if (!('@context' in payload)) return reference;
+    // One metadata field keeps the node from being dropped as empty.
+    const probe = { id: reference, source: { '@context': payload['@context'] }, metadata: { _rev: 1 }, base: project.base, vocab: project.vocab };
+    const [node] = JSON.parse(await this.renderer.json(probe, 'expanded')) as { '@id'?: string }[];
+    return node?.['@id'] ?? reference;
+  }
+
+  /** Rejects payloads the JSON-LD processor cannot expand (bad contexts, remote contexts, invalid keywords). */
   private async checkJsonLd(id: string, payload: JsonObject, project: ProjectState): Promise<void> {
-    const tooDeep = depthProblem(payload);
-    if (tooDeep !== null) throw rejections.decodingFailed([tooDeep]);
-    const tooManyContexts = contextProblem(payload);
-    if (tooManyContexts !== null) throw rejections.invalidJsonLd(tooManyContexts);
     await this.renderer.json({ id, source: payload, metadata: {}, base: project.base, vocab: project.vocab }, 'expanded');
   }
+}
+
+/** Rejects payloads nested too deeply or defining too many contexts, before any of their contexts is processed. */
+function checkShape(payload: JsonObject): void {
+  const tooDeep = depthProblem(payload);
+  if (tooDeep !== null) throw rejections.decodingFailed([tooDeep]);
+  const tooManyContexts = contextProblem(payload);
+  if (tooManyContexts !== null) throw rejections.invalidJsonLd(tooManyContexts);
 }

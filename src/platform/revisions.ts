@@ -4,7 +4,7 @@
  * is one read; the head records the latest revision and the kind.
  */
 import { type Audit, createdBy, updatedBy } from './audit.js';
-import { rejections } from './errors.js';
+import { PlatformError, rejections } from './errors.js';
 import type { Identity } from './identities.js';
 import type { Store, Table } from './store/store.js';
 import { storedJsonOf, withChanges, withoutSource, withStoredSource } from './stored-json.js';
@@ -184,8 +184,31 @@ export class RevisionStore {
     identity: Identity,
     change: (latest: EntityState) => Partial<Pick<EntityState, 'source' | 'file' | 'tags' | 'deprecated'>>,
   ): Promise<EntityState> {
+    return this.revise(project, id, kind, rev, identity, (latest) => {
+      assertLive(latest);
+      return change(latest);
+    });
+  }
+
+  /** Writes revision `rev + 1` of a deprecated entity, no longer deprecated (Nexus's undeprecate). */
+  undeprecate(project: string, id: string, kind: EntityKind, rev: number, identity: Identity): Promise<EntityState> {
+    return this.revise(project, id, kind, rev, identity, (latest) => {
+      if (!latest.deprecated) throw new PlatformError(400, 'ResourceIsNotDeprecated', `Resource '${id}' is not deprecated.`);
+      return { deprecated: false };
+    });
+  }
+
+  /** Writes revision `rev + 1` as `change` derives it from the latest, which must be `rev`. */
+  private revise(
+    project: string,
+    id: string,
+    kind: EntityKind,
+    rev: number,
+    identity: Identity,
+    change: (latest: EntityState) => Partial<Pick<EntityState, 'source' | 'file' | 'tags' | 'deprecated'>>,
+  ): Promise<EntityState> {
     return this.store.write(async () => {
-      const latest = await this.assertUpdatable(project, id, kind, rev);
+      const latest = await this.latestAt(project, id, kind, rev);
       const changes: Partial<EntityState> = { ...change(latest), ...updatedBy(latest, identity, this.clock()), rev: rev + 1 };
       // A new payload gets a row of its own when stored (put); an unchanged one keeps pointing at its row.
       if (changes.source) Object.assign(changes, { sourceType: typeRecord(changes.source), payloadRev: undefined });
@@ -205,12 +228,17 @@ export class RevisionStore {
 
   /** Throws what updating from `rev` would throw; returns the latest revision otherwise. */
   async assertUpdatable(project: string, id: string, kind: EntityKind, rev: number): Promise<EntityState> {
+    const latest = await this.latestAt(project, id, kind, rev);
+    assertLive(latest);
+    return latest;
+  }
+
+  /** The latest revision of an entity of `kind`, when it is `rev`: a typed 404 or 409 otherwise. */
+  private async latestAt(project: string, id: string, kind: EntityKind, rev: number): Promise<EntityState> {
     const head = await this.heads.get([project, id]);
     if (!head || head.kind !== kind) throw notFound(kind, id, project);
     if (rev !== head.rev) throw rejections.incorrectRev(rev, head.rev);
-    const latest = await this.decoded((await this.revisions.get([project, id, head.rev]))!);
-    if (latest.deprecated) throw rejections.resourceIsDeprecated(id);
-    return latest;
+    return this.decoded((await this.revisions.get([project, id, head.rev]))!);
   }
 
   tag(project: string, id: string, kind: EntityKind, rev: number, tag: string, target: number, identity: Identity): Promise<EntityState> {
@@ -267,6 +295,11 @@ export class RevisionStore {
 /** Whether a table holds anything: one entry read, not all of them counted (this runs at every start). */
 async function hasEntries(table: Table<unknown>): Promise<boolean> {
   return (await table.range(undefined, { offset: 0, limit: 1 })).length > 0;
+}
+
+/** Deprecated entities cannot change, except by being undeprecated. */
+function assertLive(latest: EntityState): void {
+  if (latest.deprecated) throw rejections.resourceIsDeprecated(latest.id);
 }
 
 function notFound(kind: EntityKind, id: string, project: string) {

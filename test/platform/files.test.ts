@@ -90,6 +90,21 @@ describe('uploads', () => {
     expect((await storedFiles()).length).toBe(before + 1);
   });
 
+  test('a client holding the content (If-None-Match its ETag) gets 304 without it', async () => {
+    const first = await server.app.inject({ method: 'GET', url: '/v1/files/org/proj/doc' });
+    const etag = first.headers.etag as string;
+    expect(etag).toBe(`"${sha256('version two')}"`);
+    for (const header of [etag, `W/${etag}`, `"other", ${etag}`, '*']) {
+      const again = await server.app.inject({ method: 'GET', url: '/v1/files/org/proj/doc', headers: { 'if-none-match': header } });
+      expect(again.statusCode).toBe(304);
+      expect(again.body).toBe('');
+      expect(again.headers.etag).toBe(etag);
+    }
+    const older = await server.app.inject({ method: 'GET', url: '/v1/files/org/proj/doc?rev=1', headers: { 'if-none-match': etag } });
+    expect(older.statusCode).toBe(200);
+    expect(older.body).toBe('version one');
+  });
+
   test('names are Unicode-safe in Content-Disposition', async () => {
     const created = (await upload('/v1/files/org/proj/unicode', 'résumé final.txt', 'x', 'text/plain', TOKENS.alice, 'PUT')).json();
     expect(created._filename).toBe('résumé final.txt');
@@ -199,5 +214,29 @@ describe('files and resources share ids', () => {
     await server.app.inject({ method: 'PUT', url: '/v1/resources/org/proj/_/res', headers: alice, payload: { a: 1 } });
     expect((await server.app.inject({ method: 'GET', url: '/v1/files/org/proj/res' })).json()['@type']).toBe('FileNotFound');
     expect((await server.app.inject({ method: 'GET', url: '/v1/resources/org/proj/_/doc' })).json()['@type']).toBe('ResourceNotFound');
+  });
+});
+
+describe('listing files and their tags', () => {
+  test('GET /v1/files/{org}/{project} pages through the files (not the resources), typed File', async () => {
+    await createProject(server.app, 'org', 'listed');
+    for (const name of ['b', 'a', 'c']) await upload(`/v1/files/org/listed/${name}`, `${name}.txt`, name, 'text/plain', TOKENS.alice, 'PUT');
+    await server.app.inject({ method: 'PUT', url: '/v1/resources/org/listed/_/r', headers: alice, payload: { a: 1 } });
+    const page = await server.app.inject({ method: 'GET', url: '/v1/files/org/listed?from=1&size=1' });
+    expect(page.statusCode).toBe(200);
+    const base = `${BASE}/v1/resources/org/listed/_/`;
+    expect(page.json()).toMatchObject({ _total: 3, _results: [{ '@id': `${base}b`, '@type': 'File', _filename: 'b.txt', _bytes: 1 }] });
+    expect(page.json()._results).toHaveLength(1);
+    const resources = await server.app.inject({ method: 'GET', url: '/v1/resources/org/listed' });
+    expect(resources.json()).toMatchObject({ _total: 1, _results: [{ '@id': `${base}r` }] });
+    expect((await server.app.inject({ method: 'GET', url: '/v1/files/org/nothing' })).json()['@type']).toBe('ProjectNotFound');
+  });
+
+  test('GET …/tags lists a file\'s tags, as for resources', async () => {
+    const tags = await server.app.inject({ method: 'GET', url: '/v1/files/org/proj/doc/tags' });
+    expect(tags.statusCode).toBe(200);
+    expect(tags.json()).toMatchObject({ tags: [{ tag: 'first', rev: 1 }] });
+    expect((await server.app.inject({ method: 'GET', url: '/v1/files/org/proj/doc/tags?rev=1' })).json().tags).toEqual([]);
+    expect((await server.app.inject({ method: 'GET', url: '/v1/files/org/proj/res/tags' })).json()['@type']).toBe('FileNotFound');
   });
 });

@@ -118,6 +118,14 @@ export const ROWS: Row[] = [
   },
   {
     method: 'PUT',
+    path: '/v1/orgs/{org}/undeprecate',
+    need: { permission: 'organizations/write', at: '/dep-org' },
+    success: 200,
+    // dep-org was deprecated by the row above.
+    request: () => json('PUT', '/v1/orgs/dep-org/undeprecate?rev=2'),
+  },
+  {
+    method: 'PUT',
     path: '/v1/projects/{org}/{project}',
     need: { permission: 'projects/create', at: '/lab' },
     success: 201,
@@ -137,6 +145,14 @@ export const ROWS: Row[] = [
     need: { permission: 'projects/write', at: '/lab/dep' },
     success: 200,
     request: () => json('DELETE', '/v1/projects/lab/dep?rev=1'),
+  },
+  {
+    method: 'PUT',
+    path: '/v1/projects/{org}/{project}/undeprecate',
+    need: { permission: 'projects/write', at: '/lab/dep' },
+    success: 200,
+    // lab/dep was deprecated by the row above.
+    request: () => json('PUT', '/v1/projects/lab/dep/undeprecate?rev=2'),
   },
 
   // ACLs: the root (with and without the trailing slash), an organization, a project.
@@ -171,6 +187,15 @@ export const ROWS: Row[] = [
     success: 200,
     request: () => json('DELETE', '/v1/resources/lab/a/_/r-dep?rev=1'),
     missing: json('DELETE', '/v1/resources/lab/a/_/no-such-resource?rev=1'),
+  },
+  {
+    method: 'PUT',
+    path: '/v1/resources/{org}/{project}/{schema}/{id}/undeprecate',
+    need: WRITE_A,
+    success: 200,
+    // r-dep was deprecated by the row above.
+    request: () => json('PUT', '/v1/resources/lab/a/_/r-dep/undeprecate?rev=2'),
+    missing: json('PUT', '/v1/resources/lab/a/_/no-such-resource/undeprecate?rev=2'),
   },
   {
     method: 'GET',
@@ -227,6 +252,24 @@ export const ROWS: Row[] = [
     success: 200,
     request: () => json('DELETE', '/v1/files/lab/a/f-dep?rev=1'),
     missing: json('DELETE', '/v1/files/lab/a/no-such-file?rev=1'),
+  },
+  {
+    method: 'PUT',
+    path: '/v1/files/{org}/{project}/{id}/undeprecate',
+    need: FILES_A,
+    success: 200,
+    // f-dep was deprecated by the row above.
+    request: () => json('PUT', '/v1/files/lab/a/f-dep/undeprecate?rev=2'),
+    missing: json('PUT', '/v1/files/lab/a/no-such-file/undeprecate?rev=2'),
+  },
+  { method: 'GET', path: '/v1/files/{org}/{project}', need: READ_A, success: 200, request: () => get('/v1/files/lab/a') },
+  {
+    method: 'GET',
+    path: '/v1/files/{org}/{project}/{id}/tags',
+    need: READ_A,
+    success: 200,
+    request: () => get('/v1/files/lab/a/f1/tags'),
+    missing: get('/v1/files/lab/a/no-such-file/tags'),
   },
   {
     method: 'POST',

@@ -53,12 +53,18 @@ const CLIENT_ERRORS: Record<string, [number, string]> = {
   FST_PROTO_VIOLATION: [400, 'InvalidFile'],
 };
 
+/** Ajv's message, naming the unknown parameter or field it leaves unnamed ("must NOT have additional properties"). */
+function validationReason(error: FastifyError): string {
+  const unknown = error.validation?.[0]?.params['additionalProperty'];
+  return typeof unknown === 'string' ? `${error.message}: '${unknown}'` : error.message;
+}
+
 export function toErrorReply(error: FastifyError | Error): { status: number; body: ErrorBody } {
   if (error instanceof PlatformError) return { status: error.status, body: platformErrorBody(error.type, error.reason, error.details) };
   const fastifyError = error as FastifyError;
   if (fastifyError.validation) {
     const context = fastifyError.validationContext ?? 'body';
-    return { status: 400, body: platformErrorBody(VALIDATION_TYPES[context] ?? 'DecodingFailed', fastifyError.message) };
+    return { status: 400, body: platformErrorBody(VALIDATION_TYPES[context] ?? 'DecodingFailed', validationReason(fastifyError)) };
   }
   // A full disk (or quota) is no fault of the request: the operator must make room; the client may retry.
   if (fastifyError.code === 'ENOSPC' || fastifyError.code === 'EDQUOT') {

@@ -1,7 +1,8 @@
 /**
  * /v1/files/{org}/{project}[/{id}]: multipart uploads (part `file`) streamed
- * to disk, content download by latest revision, `?rev=` or `?tag=`, metadata
- * for JSON callers, tags and deprecation.
+ * to disk, content download by latest revision, `?rev=` or `?tag=` (304 when
+ * the client holds it), metadata for JSON callers, listing, tags, deprecation
+ * and undeprecation.
  */
 import { Readable } from 'node:stream';
 import type { MultipartFile } from '@fastify/multipart';
@@ -9,12 +10,27 @@ import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
 import { PlatformError, rejections } from '../../platform/errors.js';
 import type { Upload } from '../../platform/files.js';
 import type { Platform } from '../../platform/index.js';
-import { entityView, writeResponse } from '../../platform/metadata.js';
+import { METADATA_CONTEXT } from '../../platform/contexts.js';
+import { entityView, listingItem, writeResponse } from '../../platform/metadata.js';
 import { typed } from '../typed.js';
 import { callerOf } from './caller.js';
 import { parseAccept, rank } from './negotiation.js';
 import { selectorFrom } from './selectors.js';
-import { entitySchema, idParams, projectParams, requiredRevQuery, rev, selectorQuery, tag, responses } from './schemas.js';
+import {
+  entitySchema,
+  idParams,
+  listingQuery,
+  listSchema,
+  noQuery,
+  projectParams,
+  requiredRevQuery,
+  rev,
+  selectorQuery,
+  tag,
+  tagList,
+  tagListSchema,
+  responses,
+} from './schemas.js';
 
 const storageQuery = { storage: { type: 'string' } } as const;
 
@@ -80,6 +96,15 @@ function wantsMetadata(accept: string | undefined, mediaType: string): boolean {
   return content === null || Math.max(...explicit) >= content.q;
 }
 
+/** Whether an If-None-Match header names this entity tag, or any (`*`); weak tags compare as strong ones here (RFC 9110 §13.1.2). */
+function matchesEtag(header: string | undefined, etag: string): boolean {
+  if (header === undefined) return false;
+  return header.split(',').some((candidate) => {
+    const tag = candidate.trim();
+    return tag === '*' || tag.replace(/^W\//, '') === etag;
+  });
+}
+
 /** `attachment` with an ASCII fallback name and the exact UTF-8 name (RFC 6266). */
 function contentDisposition(filename: string): string {
   const ascii = filename.replace(/[^\x20-\x7e]|["\\]/g, '_');
@@ -91,7 +116,7 @@ export async function fileRoutes(app: FastifyInstance, { platform }: { platform:
   const { files, baseUri } = platform;
   api.post(
     '/files/:org/:project',
-    { schema: { params: projectParams, querystring: { type: 'object', properties: storageQuery }, response: responses(entitySchema, 201) } },
+    { schema: { params: projectParams, querystring: { ...noQuery, properties: storageQuery }, response: responses(entitySchema, 201) } },
     async (request, reply) => {
       const state = await files.create(request.params, undefined, request.query.storage, () => uploadOf(request), callerOf(request));
       return reply.code(201).send(writeResponse(state, baseUri));
@@ -101,7 +126,7 @@ export async function fileRoutes(app: FastifyInstance, { platform }: { platform:
   api.put(
     '/files/:org/:project/:id',
     {
-      schema: { params: idParams, querystring: { type: 'object', properties: { rev, ...storageQuery } }, response: responses(entitySchema, 200, 201) },
+      schema: { params: idParams, querystring: { ...noQuery, properties: { rev, ...storageQuery } }, response: responses(entitySchema, 200, 201) },
     },
     async (request, reply) => {
       const { id: segment, ...ref } = request.params;
@@ -128,14 +153,35 @@ export async function fileRoutes(app: FastifyInstance, { platform }: { platform:
       if (content === null || content.q === 0) {
         throw new PlatformError(406, 'NotAcceptable', `The file is ${file.mediaType}; its metadata is application/ld+json.`);
       }
+      const etag = `"${file.digest}"`;
+      // A client holding these bytes already (the same digest) is told so instead of sent them again.
+      if (matchesEtag(request.headers['if-none-match'], etag)) return reply.code(304).header('ETag', etag).send();
       // Opened before any header is set: a missing content is an ordinary error answer.
       const bytes = files.content(state);
       return reply
         .type(file.mediaType)
         .header('Content-Length', file.bytes)
         .header('Content-Disposition', contentDisposition(file.filename))
-        .header('ETag', `"${file.digest}"`)
+        .header('ETag', etag)
         .send(bytes);
+    },
+  );
+
+  api.get(
+    '/files/:org/:project',
+    { schema: { params: projectParams, querystring: listingQuery, response: responses(listSchema, 200) } },
+    async (request) => {
+      const page = await files.list(request.params, request.query.from, request.query.size, callerOf(request));
+      return { '@context': [METADATA_CONTEXT], _total: page.total, _results: page.states.map((state) => listingItem(state, baseUri)) };
+    },
+  );
+
+  api.get(
+    '/files/:org/:project/:id/tags',
+    { schema: { params: idParams, querystring: selectorQuery, response: responses(tagListSchema, 200) } },
+    async (request) => {
+      const { id: segment, ...ref } = request.params;
+      return tagList((await files.fetch(ref, segment, selectorFrom(request.query), callerOf(request))).state);
     },
   );
 
@@ -163,6 +209,15 @@ export async function fileRoutes(app: FastifyInstance, { platform }: { platform:
     async (request) => {
       const { id, ...ref } = request.params;
       return writeResponse(await files.deprecate(ref, id, request.query.rev, callerOf(request)), baseUri);
+    },
+  );
+
+  api.put(
+    '/files/:org/:project/:id/undeprecate',
+    { schema: { params: idParams, querystring: requiredRevQuery, response: responses(entitySchema, 200) } },
+    async (request) => {
+      const { id, ...ref } = request.params;
+      return writeResponse(await files.undeprecate(ref, id, request.query.rev, callerOf(request)), baseUri);
     },
   );
 }

@@ -1,4 +1,4 @@
-/** /v1/projects/{org}/{project}: create, update, fetch, deprecate and mark projects for deletion. */
+/** /v1/projects/{org}/{project}: create, update, fetch, deprecate, undeprecate and mark projects for deletion. */
 import type { FastifyInstance } from 'fastify';
 import { auditFields } from '../../platform/audit.js';
 import { METADATA_CONTEXT, PROJECTS_CONTEXT } from '../../platform/contexts.js';
@@ -6,7 +6,7 @@ import type { Platform } from '../../platform/index.js';
 import type { ProjectFields, ProjectService, ProjectState } from '../../platform/projects.js';
 import { typed } from '../typed.js';
 import { callerOf } from './caller.js';
-import { emptyBodyAsObject, projectBody, projectParams, projectSchema, requiredRevQuery, revQuery, responses } from './schemas.js';
+import { emptyBodyAsObject, noQuery, projectBody, projectParams, projectSchema, requiredRevQuery, revQuery, responses } from './schemas.js';
 
 
 export function projectJson(project: ProjectState, projects: ProjectService, baseUri: string) {
@@ -49,7 +49,7 @@ export async function projectRoutes(app: FastifyInstance, { platform }: { platfo
     },
   );
 
-  api.get('/projects/:org/:project', { schema: { params: projectParams, response: responses(projectSchema, 200) } }, async (request) => {
+  api.get('/projects/:org/:project', { schema: { params: projectParams, querystring: noQuery, response: responses(projectSchema, 200) } }, async (request) => {
     return projectJson(await projects.read(request.params, callerOf(request)), projects, baseUri);
   });
 
@@ -65,6 +65,14 @@ export async function projectRoutes(app: FastifyInstance, { platform }: { platfo
     async (request) => {
       const saved = await projects.deprecate(request.params, request.query.rev, request.query.prune ?? false, callerOf(request));
       return projectJson(saved, projects, baseUri);
+    },
+  );
+
+  api.put(
+    '/projects/:org/:project/undeprecate',
+    { schema: { params: projectParams, querystring: requiredRevQuery, response: responses(projectSchema, 200) } },
+    async (request) => {
+      return projectJson(await projects.undeprecate(request.params, request.query.rev, callerOf(request)), projects, baseUri);
     },
   );
 }

@@ -1,6 +1,6 @@
 /**
  * /v1/resources/{org}/{project}[/{schema}[/{id}]]: JSON-LD resources with
- * revisions, tags, deprecation, source and annotated source, and content
+ * revisions, tags, deprecation and undeprecation, source and annotated source, and content
  * negotiation to N-Triples, N-Quads and dot. Only the unconstrained schema
  * (`_`) exists: SHACL validation is not part of this platform.
  */
@@ -21,13 +21,15 @@ import {
   errorResponses,
   responses,
   idParams,
+  listingQuery,
   listSchema,
-  MAX_LISTING_FROM,
   projectParams,
   requiredRevQuery,
   revQuery,
   selectorQuery,
   tag,
+  tagList,
+  tagListSchema,
   rev as revSchema,
 } from './schemas.js';
 
@@ -57,10 +59,7 @@ export async function resourceRoutes(app: FastifyInstance, { platform }: { platf
     {
       schema: {
         params: projectParams,
-        querystring: {
-          type: 'object',
-          properties: { from: { type: 'integer', minimum: 0, maximum: MAX_LISTING_FROM, default: 0 }, size: { type: 'integer', minimum: 1, maximum: 1000, default: 20 } },
-        },
+        querystring: listingQuery,
         response: responses(listSchema, 200),
       },
     },
@@ -153,23 +152,14 @@ export async function resourceRoutes(app: FastifyInstance, { platform }: { platf
       schema: {
         params: resourceParams,
         querystring: selectorQuery,
-        response: {
-          200: {
-            type: 'object',
-            properties: {
-              '@context': {},
-              tags: { type: 'array', items: { type: 'object', properties: { tag: { type: 'string' }, rev: { type: 'integer' } } } },
-            },
-          },
-          ...errorResponses,
-        },
+        response: responses(tagListSchema, 200),
       },
     },
     async (request) => {
       const { schema, id, ...ref } = request.params;
       assertUnconstrained(schema);
       const { state } = await resources.fetch(ref, id, selectorFrom(request.query), callerOf(request));
-      return { '@context': [METADATA_CONTEXT], tags: Object.entries(state.tags).map(([name, target]) => ({ tag: name, rev: target })) };
+      return tagList(state);
     },
   );
 
@@ -199,6 +189,16 @@ export async function resourceRoutes(app: FastifyInstance, { platform }: { platf
       const { schema, id, ...ref } = request.params;
       assertUnconstrained(schema);
       return writeResponse(await resources.deprecate(ref, id, request.query.rev, callerOf(request)), baseUri);
+    },
+  );
+
+  api.put(
+    '/resources/:org/:project/:schema/:id/undeprecate',
+    { schema: { params: resourceParams, querystring: requiredRevQuery, response: responses(entitySchema, 200) } },
+    async (request) => {
+      const { schema, id, ...ref } = request.params;
+      assertUnconstrained(schema);
+      return writeResponse(await resources.undeprecate(ref, id, request.query.rev, callerOf(request)), baseUri);
     },
   );
 }

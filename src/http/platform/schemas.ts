@@ -1,6 +1,8 @@
 /** JSON schemas shared by the /v1 routes. */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { METADATA_CONTEXT } from '../../platform/contexts.js';
 import { LABEL_PATTERN } from '../../platform/refs.js';
+import type { EntityState } from '../../platform/revisions.js';
 import { errorSchema } from './errors.js';
 
 const label = { type: 'string', pattern: LABEL_PATTERN } as const;
@@ -20,9 +22,19 @@ export const rev = { type: 'integer', minimum: 1, maximum: 2 ** 31 } as const;
 export const MAX_LISTING_FROM = 1_000_000;
 export const tag = { type: 'string', minLength: 1, maxLength: 256 } as const;
 
-export const revQuery = { type: 'object', properties: { rev } } as const;
-export const requiredRevQuery = { type: 'object', required: ['rev'], properties: { rev } } as const;
-export const selectorQuery = { type: 'object', properties: { rev, tag } } as const;
+/**
+ * Query strings take only the parameters a route names: an unknown one (a Nexus listing filter such as
+ * `deprecated`, or `rev` on a route that keeps no revisions) is refused rather than silently ignored.
+ */
+export const noQuery = { type: 'object', additionalProperties: false } as const;
+export const revQuery = { ...noQuery, properties: { rev } } as const;
+export const requiredRevQuery = { ...noQuery, required: ['rev'], properties: { rev } } as const;
+export const selectorQuery = { ...noQuery, properties: { rev, tag } } as const;
+/** A page of a listing: `from` entries skipped, at most `size` returned. */
+export const listingQuery = {
+  ...noQuery,
+  properties: { from: { type: 'integer', minimum: 0, maximum: MAX_LISTING_FROM, default: 0 }, size: { type: 'integer', minimum: 1, maximum: 1000, default: 20 } },
+} as const;
 
 /**
  * Schemas several /v1 routes answer with: registered once on the /v1 context
@@ -173,6 +185,19 @@ export const listSchema = {
   type: 'object',
   properties: { '@context': {}, _total: { type: 'integer' }, _results: { type: 'array', items: entitySchema } },
 } as const;
+
+export const tagListSchema = {
+  type: 'object',
+  properties: {
+    '@context': {},
+    tags: { type: 'array', items: { type: 'object', properties: { tag: { type: 'string' }, rev: { type: 'integer' } } } },
+  },
+} as const;
+
+/** The tags of a resource or file, as `GET …/tags` answers them. */
+export function tagList(state: Pick<EntityState, 'tags'>) {
+  return { '@context': [METADATA_CONTEXT], tags: Object.entries(state.tags).map(([name, target]) => ({ tag: name, rev: target })) };
+}
 
 /** A PUT without a body means "no fields", so `curl -X PUT …/orgs/x` creates an organization. */
 export async function emptyBodyAsObject(request: FastifyRequest): Promise<void> {

@@ -1,0 +1,54 @@
+/**
+ * Query parameters a /v1 route does not take are refused, not ignored: a Nexus user's listing filter
+ * (`deprecated`, `type`, `sort`) or `?rev=` on an organization would otherwise get an answer that looks
+ * right and is not (every resource, the latest revision).
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { TOKENS, type TestServer, bearer, createProject, multipart, startServer } from './helpers.js';
+
+let server: TestServer;
+const alice = bearer(TOKENS.alice);
+
+beforeAll(async () => {
+  server = await startServer();
+  await createProject(server.app, 'org', 'proj');
+  await server.app.inject({ method: 'PUT', url: '/v1/orgs/org?rev=1', headers: alice, payload: { description: 'second' } });
+  await server.app.inject({ method: 'PUT', url: '/v1/resources/org/proj/_/live', headers: alice, payload: { '@type': 'Neuron' } });
+  await server.app.inject({ method: 'PUT', url: '/v1/resources/org/proj/_/old', headers: alice, payload: { '@type': 'Cell' } });
+  await server.app.inject({ method: 'DELETE', url: '/v1/resources/org/proj/_/old?rev=1', headers: alice });
+  const upload = await multipart('a.txt', 'a', 'text/plain');
+  await server.app.inject({ method: 'PUT', url: '/v1/files/org/proj/a', headers: { ...alice, ...upload.headers }, payload: upload.payload });
+});
+afterAll(() => server.close());
+
+describe('unknown query parameters', () => {
+  test.each([
+    ['GET', '/v1/resources/org/proj?deprecated=false', 'deprecated'],
+    ['GET', '/v1/resources/org/proj?type=Neuron', 'type'],
+    ['GET', '/v1/resources/org/proj?sort=_createdAt', 'sort'],
+    ['GET', '/v1/orgs/org?rev=1', 'rev'],
+    ['GET', '/v1/projects/org/proj?rev=1', 'rev'],
+    ['GET', '/v1/resources/org/proj/_/live?annotate=true', 'annotate'],
+    ['GET', '/v1/resources/org/proj/_/live/source?format=expanded', 'format'],
+    ['GET', '/v1/files/org/proj/a?revision=1', 'revision'],
+    ['DELETE', '/v1/resources/org/proj/_/live?rev=1&prune=true', 'prune'],
+  ])('%s %s is 400 MalformedQueryParam naming the parameter', async (method, url, name) => {
+    const response = await server.app.inject({ method: method as 'GET' | 'DELETE', url, headers: alice });
+    expect(response.statusCode).toBe(400);
+    expect(response.json()).toMatchObject({ '@type': 'MalformedQueryParam' });
+    expect(response.json().reason).toContain(`'${name}'`);
+  });
+
+  test('a refused deprecation changes nothing', async () => {
+    const response = await server.app.inject({ method: 'GET', url: '/v1/resources/org/proj/_/live', headers: alice });
+    expect(response.json()).toMatchObject({ _rev: 1, _deprecated: false });
+  });
+
+  test('the parameters a route takes still work', async () => {
+    const listing = await server.app.inject({ method: 'GET', url: '/v1/resources/org/proj?from=1&size=1', headers: alice });
+    expect(listing.statusCode).toBe(200);
+    expect(listing.json()).toMatchObject({ _total: 2, _results: [{ '@type': 'Cell', _deprecated: true }] });
+    const source = await server.app.inject({ method: 'GET', url: '/v1/resources/org/proj/_/old/source?rev=1&annotate=true', headers: alice });
+    expect(source.json()).toMatchObject({ '@type': 'Cell', _rev: 1, _deprecated: false });
+  });
+});
