@@ -49,7 +49,15 @@ export async function platformApi(app: FastifyInstance, { platform, archives }: 
       );
       // JSON-LD payloads are JSON. Plain text is no payload of this API: 415, as for any other media type
       // it does not take (fastify's own text parser made it a 400 "body must be object").
-      v1.addContentTypeParser('application/ld+json', { parseAs: 'string' }, v1.getDefaultJsonParser('error', 'error'));
+      // A route that takes no body (DELETE, undeprecate) accepts an empty one however it is labelled: clients
+      // send `Content-Type: application/json` with nothing after it, which the JSON parser refused with 400.
+      const parseJson = v1.getDefaultJsonParser('error', 'error');
+      v1.removeContentTypeParser('application/json');
+      v1.addContentTypeParser(['application/json', 'application/ld+json'], { parseAs: 'string' }, (request, body, done) => {
+        const text = body.toString(); // a string: parseAs 'string'
+        if (text === '' && request.routeOptions.schema?.body === undefined) return done(null, undefined);
+        return parseJson(request, text, done);
+      });
       v1.removeContentTypeParser('text/plain');
       await v1.register(multipart, {
         throwFileSizeLimit: false,
