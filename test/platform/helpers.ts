@@ -3,6 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
+import { exportJWK, generateKeyPair, type CryptoKey, type JWK } from 'jose';
 import type { ArticleMetadata } from '../../src/corpus/model.js';
 import { PLATFORM_MAX_PARAM_LENGTH, platformApi } from '../../src/http/platform/index.js';
 import type { ArchiveService } from '../../src/archive/archives.js';
@@ -172,4 +173,10 @@ export async function createProject(app: FastifyInstance, org: string, project: 
   if (orgResponse.statusCode !== 201 && orgResponse.statusCode !== 409) throw new Error(`org: ${orgResponse.body}`);
   const response = await app.inject({ method: 'PUT', url: `/v1/projects/${org}/${project}`, headers: bearer(TOKENS.alice), payload: body });
   if (response.statusCode !== 201) throw new Error(`project: ${response.body}`);
+}
+
+/** An identity provider's ES256 signing key and its public key as a JWKS entry (`kid` lab-1), for OIDC tests. */
+export async function identityProviderKeys(): Promise<{ signing: CryptoKey; publicJwk: JWK }> {
+  const pair = await generateKeyPair('ES256');
+  return { signing: pair.privateKey, publicJwk: { ...(await exportJWK(pair.publicKey)), kid: 'lab-1', alg: 'ES256', use: 'sig' } };
 }

@@ -3,11 +3,11 @@
  * identities: auth-file tokens and grants (at start), OIDC tokens (401) and ACL writes (400).
  * So is any configured identity that could read as the operator (`internal/system`).
  */
-import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose';
+import { SignJWT, type CryptoKey, type JWK } from 'jose';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { AuthFileError, parseAuthConfig } from '../../src/platform/auth-file.js';
 import { OPERATOR } from '../../src/platform/identities.js';
-import { TOKENS, type TestServer, bearer, createProject, startServer } from './helpers.js';
+import { TOKENS, type TestServer, bearer, createProject, identityProviderKeys, startServer } from './helpers.js';
 
 const ISSUER = 'https://sso.example/realms/lab';
 
@@ -29,9 +29,7 @@ let publicJwk: JWK;
 let server: TestServer;
 
 beforeAll(async () => {
-  const pair = await generateKeyPair('ES256');
-  signing = pair.privateKey;
-  publicJwk = { ...(await exportJWK(pair.publicKey)), kid: 'lab-1', alg: 'ES256', use: 'sig' };
+  ({ signing, publicJwk } = await identityProviderKeys());
   server = await startServer({
     auth: {
       tokens: { [TOKENS.alice]: { realm: 'local', subject: 'alice' } },

@@ -6,7 +6,7 @@ import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'j
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { parseAuthConfig } from '../../src/platform/auth-file.js';
 import { CLOCK_SKEW_SECONDS } from '../../src/platform/oidc.js';
-import { type TestServer, startServer } from './helpers.js';
+import { type TestServer, identityProviderKeys, startServer } from './helpers.js';
 
 const ISSUER = 'https://sso.example/realms/lab';
 let signing: CryptoKey;
@@ -14,9 +14,7 @@ let publicJwk: JWK;
 let server: TestServer;
 
 beforeAll(async () => {
-  const pair = await generateKeyPair('ES256');
-  signing = pair.privateKey;
-  publicJwk = { ...(await exportJWK(pair.publicKey)), kid: 'lab-1', alg: 'ES256', use: 'sig' };
+  ({ signing, publicJwk } = await identityProviderKeys());
   server = await startServer({
     auth: {
       oidc: { realm: 'sso', issuer: ISSUER, jwks: { keys: [publicJwk] }, audience: 'litserve' },

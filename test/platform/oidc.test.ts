@@ -2,11 +2,12 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { exportJWK, generateKeyPair, SignJWT, type CryptoKey } from 'jose';
+import { SignJWT, type CryptoKey } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixtureApp, type Fixture } from '../http/app-fixture.js';
 import { AuthFileError, loadAuthFile } from '../../src/platform/auth-file.js';
 import { CLOCK_SKEW_SECONDS } from '../../src/platform/oidc.js';
+import { identityProviderKeys } from './helpers.js';
 
 const ISSUER = 'https://sso.example/realms/lab';
 let dir: string;
@@ -26,10 +27,10 @@ async function token(claims: Record<string, unknown>, options: { key?: CryptoKey
 
 beforeAll(async () => {
   dir = await mkdtemp(path.join(tmpdir(), 'litserve-oidc-'));
-  const pair = await generateKeyPair('ES256');
-  signing = pair.privateKey;
-  stranger = (await generateKeyPair('ES256')).privateKey;
-  await writeFile(path.join(dir, 'sso-keys.json'), JSON.stringify({ keys: [{ ...(await exportJWK(pair.publicKey)), kid: 'lab-1', alg: 'ES256', use: 'sig' }] }));
+  const provider = await identityProviderKeys();
+  signing = provider.signing;
+  stranger = (await identityProviderKeys()).signing;
+  await writeFile(path.join(dir, 'sso-keys.json'), JSON.stringify({ keys: [provider.publicJwk] }));
   const auth = {
     oidc: { realm: 'sso', issuer: ISSUER, jwks: path.join(dir, 'sso-keys.json'), audience: 'litserve', subjectClaim: 'preferred_username' },
     acls: { '/literature/articles': { 'sso/group/readers': ['resources/read'] }, '/': { 'sso/admin': ['*'] } },

@@ -2,9 +2,10 @@
  * A request is identified once, though the rate limit's key and the permission check both need its
  * caller: one JWT verification per request for an OIDC caller, on the literature routes and on /v1.
  */
-import { exportJWK, generateKeyPair, SignJWT, type CryptoKey } from 'jose';
+import { SignJWT, type CryptoKey } from 'jose';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { fixtureApp, type Fixture } from '../http/app-fixture.js';
+import { identityProviderKeys } from '../platform/helpers.js';
 
 /** Every JWT verification the server makes goes through jose's jwtVerify: counted here. */
 const verifications = vi.hoisted(() => ({ count: 0 }));
@@ -25,9 +26,9 @@ let signing: CryptoKey;
 let fixture: Fixture;
 
 beforeAll(async () => {
-  const pair = await generateKeyPair('ES256');
-  signing = pair.privateKey;
-  const jwk = { ...(await exportJWK(pair.publicKey)), kid: 'lab-1', alg: 'ES256', use: 'sig' };
+  const provider = await identityProviderKeys();
+  signing = provider.signing;
+  const jwk = provider.publicJwk;
   fixture = await fixtureApp(undefined, {}, {
     auth: {
       tokens: { [FILE_TOKEN]: { realm: 'local', subject: 'reader' } },
