@@ -18,6 +18,7 @@ import { pathToFileURL } from 'node:url';
 import { summarize } from './lib/stats.js';
 import { BM25, FILTER } from './peers/lib/config.js';
 import { querySets, type QuerySetName } from './peers/lib/queries.js';
+import { count, counts } from './lib/settings.js';
 
 type SearcherModule = typeof import('../src/search/searcher.js');
 type FilterModule = typeof import('../src/search/query/filter-spec.js');
@@ -26,8 +27,8 @@ const [indexDir, ...distDirs] = process.argv.slice(2);
 if (!indexDir) throw new Error('usage: cell-probe.ts INDEX_DIR [DIST_DIR ...] (default DIST_DIR: dist)');
 const builds = distDirs.length > 0 ? distDirs : ['dist'];
 const setNames = (process.env.PROBE_SETS ?? '1 term,2 terms,4 terms,scifact').split(',') as QuerySetName[];
-const ks = (process.env.PROBE_KS ?? '10,100,1000').split(',').map(Number);
-const rounds = Number(process.env.PROBE_ROUNDS ?? 2);
+const ks = counts('PROBE_KS', [10, 100, 1000]);
+const rounds = count('PROBE_ROUNDS', 2);
 
 const load = async <T>(dist: string, module: string) => (await import(pathToFileURL(path.resolve(dist, module)).href)) as T;
 const engines = await Promise.all(
@@ -42,7 +43,7 @@ const engines = await Promise.all(
     return { dist, searcher, filters };
   }),
 );
-const sets = await querySets(Number(process.env.PROBE_QUERIES ?? 100));
+const sets = await querySets(count('PROBE_QUERIES', 100));
 
 console.log(`| queries | k | filter | ${builds.map((b) => `${b} p50 ms`).join(' | ')} |`);
 console.log(`| --- | --- | --- | ${builds.map(() => '---').join(' | ')} |`);

@@ -22,16 +22,17 @@ import { machine, mib, percentile, writeResults } from './lib/stats.js';
 import { segmentSizes, type IndexSizes } from './lib/segment-sizes.js';
 import { packedWords, unpack, unpackLoop } from '../src/search/segment/bitpack.js';
 import { BLOCK_SIZE } from '../src/search/segment/format.js';
+import { count } from './lib/settings.js';
 
 type SearcherModule = typeof import('../src/search/searcher.js');
 type FilterModule = typeof import('../src/search/query/filter-spec.js');
 type WriterModule = typeof import('../src/search/index-writer.js');
 type Searcher = Awaited<ReturnType<SearcherModule['Searcher']['open']>>;
 
-const PARAGRAPHS = Number(process.env.ENGINE_PARAGRAPHS ?? 200_000);
+const PARAGRAPHS = count('ENGINE_PARAGRAPHS', 200_000);
 const BEFORE = process.env.ENGINE_BEFORE ?? 'main';
-const REPEATS = Number(process.env.ENGINE_REPEATS ?? 3);
-const QUERIES = Number(process.env.ENGINE_QUERIES ?? 200);
+const REPEATS = count('ENGINE_REPEATS', 3);
+const QUERIES = count('ENGINE_QUERIES', 200);
 /** ENGINE_REUSE=1 keeps the indexes of an earlier run of the same revisions (build times are then not measured). */
 const REUSE = process.env.ENGINE_REUSE === '1';
 const WORK = path.resolve('bench', '.work', 'engine-v2');

@@ -27,8 +27,9 @@ import { compileFilterSpec } from '../src/search/query/filter-spec.js';
 import { loadConfig, searcherOptionsOf } from '../src/config.js';
 import { random, sentenceSource, syntheticArticles } from './lib/synthetic-corpus.js';
 import { machine, mib, summarize, writeResults } from './lib/stats.js';
+import { count } from './lib/settings.js';
 
-const PARAGRAPHS = Number(process.env.PARAGRAPHS ?? 1_000_000);
+const PARAGRAPHS = count('PARAGRAPHS', 1_000_000);
 const CHANGED = 1000;
 const WORK_DIR = path.resolve('bench', '.work', `lifecycle-${PARAGRAPHS}`);
 const INDEX = path.join(WORK_DIR, 'index');

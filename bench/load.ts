@@ -17,11 +17,12 @@ import path from 'node:path';
 import { buildLoadIndex, describeStep, prepareArchive, writeLoadAuthFile, serverErrorsOf, step, workload, type Kind, type LoadTarget, type StepResult } from './lib/load-mix.js';
 import { machine, writeResults } from './lib/stats.js';
 import { startServerProcess, type ServerProcess } from '../test/reliability/server-process.js';
+import { amount, count, counts } from './lib/settings.js';
 
-const PARAGRAPHS = Number(process.env.LOAD_PARAGRAPHS ?? 100_000);
-const STEP_SECONDS = Number(process.env.STEP_SECONDS ?? 60);
-const STEPS = (process.env.LOAD_STEPS ?? '1,4,16,64,256').split(',').map(Number);
-const OVERLOAD_CONNECTIONS = Number(process.env.LOAD_OVERLOAD ?? 1024);
+const PARAGRAPHS = count('LOAD_PARAGRAPHS', 100_000);
+const STEP_SECONDS = amount('STEP_SECONDS', 60);
+const STEPS = counts('LOAD_STEPS', [1, 4, 16, 64, 256]);
+const OVERLOAD_CONNECTIONS = count('LOAD_OVERLOAD', 1024);
 const INDEX_DIR = path.resolve('bench', '.work', `load-${PARAGRAPHS}`);
 
 /** One server process as a load target. */

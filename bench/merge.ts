@@ -27,9 +27,10 @@ import { SegmentBuilder } from '../src/search/segment/writer.js';
 import { openStoredFields } from '../src/search/stored/open.js';
 import { sentenceSource, syntheticArticles } from './lib/synthetic-corpus.js';
 import { machine, writeResults } from './lib/stats.js';
+import { count } from './lib/settings.js';
 
-const PARAGRAPHS = Number(process.env.PARAGRAPHS ?? 100_000);
-const REPEATS = Number(process.env.REPEATS ?? 2);
+const PARAGRAPHS = count('PARAGRAPHS', 100_000);
+const REPEATS = count('REPEATS', 2);
 const WORK_DIR = path.resolve('bench', '.work', `merge-${PARAGRAPHS}`);
 const PRISTINE = path.join(WORK_DIR, 'pristine');
 const VARIANTS = ['postings', 'reanalyse'] as const;

@@ -13,6 +13,7 @@ import { schemaUrl } from '../test/postgres/cluster.js';
 import { nginxMissing, startBalancer, type Balancer } from '../test/reliability/nginx.js';
 import { freePort, kill, startServerProcess, type ServerProcess } from '../test/reliability/server-process.js';
 import { buildLoadIndex, describeStep, prepareArchive, serverErrorsOf, step, workload, writeLoadAuthFile, type Kind, type LoadTarget, type StepResult } from './lib/load-mix.js';
+import { amount, count, counts } from './lib/settings.js';
 
 export interface ReplicaLoadSettings {
   paragraphs: number;
@@ -39,10 +40,10 @@ export interface ReplicaLoadRow {
 
 export function replicaLoadSettings(): ReplicaLoadSettings {
   return {
-    paragraphs: Number(process.env.REPLICA_LOAD_PARAGRAPHS ?? 20_000),
-    steps: (process.env.REPLICA_LOAD_STEPS ?? '16,64').split(',').map(Number),
-    stepSeconds: Number(process.env.REPLICA_LOAD_SECONDS ?? 10),
-    rounds: Number(process.env.REPLICA_LOAD_ROUNDS ?? 2),
+    paragraphs: count('REPLICA_LOAD_PARAGRAPHS', 20_000),
+    steps: counts('REPLICA_LOAD_STEPS', [16, 64]),
+    stepSeconds: amount('REPLICA_LOAD_SECONDS', 10),
+    rounds: count('REPLICA_LOAD_ROUNDS', 2),
     writes: Number(process.env.REPLICA_LOAD_WRITES ?? 2),
   };
 }

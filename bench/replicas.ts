@@ -24,9 +24,10 @@ import { openServices, type Services } from '../src/services.js';
 import { schemaUrl, startCluster } from '../test/postgres/cluster.js';
 import { machine, summarize, writeResults } from './lib/stats.js';
 import { measureReplicaLoad, replicaLoadErrors, replicaLoadMarkdown, replicaLoadSettings } from './replicas-load.js';
+import { count } from './lib/settings.js';
 
-const WRITES = Number(process.env.REPLICA_WRITES ?? 300);
-const ROUNDS = Number(process.env.REPLICA_ROUNDS ?? 3);
+const WRITES = count('REPLICA_WRITES', 300);
+const ROUNDS = count('REPLICA_ROUNDS', 3);
 const NO_ARTICLES = { getArticle: () => null, listArticleIds: () => [], articleCount: () => 0 };
 
 async function open(dataDir: string, platformStore: string): Promise<Services> {

@@ -20,6 +20,7 @@ import { createProgress } from '../src/progress.js';
 import { random, sentenceSource, syntheticArticles } from './lib/synthetic-corpus.js';
 import { machine, mib, rssSampler, summarize, writeResults } from './lib/stats.js';
 import { buildCompiled, compiledModule } from './lib/compiled.js';
+import { count } from './lib/settings.js';
 
 // The engine as `npm start` runs it: compiled (bench/lib/compiled.ts).
 buildCompiled();
@@ -27,8 +28,8 @@ const { IndexWriter } = await compiledModule<typeof import('../src/search/index-
 const { Searcher } = await compiledModule<typeof import('../src/search/searcher.js')>('search/searcher.js');
 const { compileFilterSpec } = await compiledModule<typeof import('../src/search/query/filter-spec.js')>('search/query/filter-spec.js');
 
-const PARAGRAPHS = Number(process.env.PARAGRAPHS ?? 1_000_000);
-const QUERIES_PER_SET = Number(process.env.QUERIES ?? 300);
+const PARAGRAPHS = count('PARAGRAPHS', 1_000_000);
+const QUERIES_PER_SET = count('QUERIES', 300);
 const WORK_DIR = path.resolve('bench', '.work', `scale-${PARAGRAPHS}`);
 const config = loadConfig([], {});
 const searchOptions = { k1: config.bm25K1, b: config.bm25B, titleWeight: config.titleWeight, filterCacheSize: 64 };

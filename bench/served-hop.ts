@@ -13,11 +13,12 @@ import { compileFilterSpec } from '../src/search/query/filter-spec.js';
 import { summarize } from './lib/stats.js';
 import { BM25, K_VALUES } from './peers/lib/config.js';
 import { querySets } from './peers/lib/queries.js';
+import { count } from './lib/settings.js';
 
 const indexDir = process.argv[2];
 if (!indexDir) throw new Error('usage: served-hop.ts INDEX_DIR');
-const queryCount = Number(process.env.HOP_QUERIES ?? 60);
-const rounds = Number(process.env.HOP_ROUNDS ?? 3);
+const queryCount = count('HOP_QUERIES', 60);
+const rounds = count('HOP_ROUNDS', 3);
 
 const options = { threads: 2, k1: BM25.k1, b: BM25.b, titleWeight: BM25.titleWeight, filterCacheSize: 64 };
 const pooled = await Searcher.open(indexDir, options);

@@ -24,6 +24,7 @@ import { probeTable, type ProbeRow, type ProbeRun } from './lib/probe-table.js';
 import { machine, summarize, writeResults } from './lib/stats.js';
 import { BM25, FILTER, K_VALUES } from './peers/lib/config.js';
 import { querySets } from './peers/lib/queries.js';
+import { count, counts } from './lib/settings.js';
 
 buildCompiled();
 const { Searcher } = await compiledModule<typeof import('../src/search/searcher.js')>('search/searcher.js');
@@ -31,11 +32,11 @@ const { compileFilterSpec } = await compiledModule<typeof import('../src/search/
 
 const indexDir = process.argv[2];
 if (!indexDir) throw new Error('usage: served-probe.ts INDEX_DIR (an index of bench:peers, e.g. bench/.work/peers/indexes/engine-generated-200000-split)');
-const queryCount = Number(process.env.PROBE_QUERIES ?? 40);
-const rounds = Number(process.env.PROBE_ROUNDS ?? 2);
+const queryCount = count('PROBE_QUERIES', 40);
+const rounds = count('PROBE_ROUNDS', 2);
 const profileDir = process.env.PROBE_PROFILE;
 const setNames = process.env.PROBE_SETS?.split(',');
-const ks = process.env.PROBE_KS ? process.env.PROBE_KS.split(',').map(Number) : K_VALUES;
+const ks = counts('PROBE_KS', K_VALUES);
 
 const port = 20_000 + Math.floor(Math.random() * 20_000);
 const dataDir = mkdtempSync(path.join(tmpdir(), 'served-probe-'));

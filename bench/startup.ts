@@ -18,9 +18,10 @@ import { createServer } from 'node:net';
 import os, { tmpdir } from 'node:os';
 import path from 'node:path';
 import { machine, summarize, writeResults } from './lib/stats.js';
+import { count } from './lib/settings.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
-const ROUNDS = Number(process.env.ROUNDS ?? 5);
+const ROUNDS = count('ROUNDS', 5);
 const work = mkdtempSync(path.join(tmpdir(), 'litserve-startup-'));
 
 function sh(command: string, cwd = ROOT): string {

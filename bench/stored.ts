@@ -18,9 +18,10 @@ import type { StoredCompression } from '../src/search/stored/format.js';
 import { ensureCorpusFile, readArticles } from './peers/lib/docs.js';
 import { RESULTS_DIR, machine, summarize } from './lib/stats.js';
 import { random } from '../scripts/lib/random.js';
+import { count } from './lib/settings.js';
 
-const paragraphs = Number(process.env.PEERS_PARAGRAPHS ?? 200_000);
-const rounds = Number(process.env.STORED_ROUNDS ?? 100);
+const paragraphs = count('PEERS_PARAGRAPHS', 200_000);
+const rounds = count('STORED_ROUNDS', 100);
 const workDir = path.resolve('bench', '.work', 'stored');
 const corpusFile = path.resolve('bench', '.work', 'peers', `generated-${paragraphs}.tsv`);
 await ensureCorpusFile(corpusFile, 'generated', paragraphs);

@@ -18,11 +18,12 @@ import { loadUiAssets } from '../src/http/ui/assets.js';
 import { machine, summarize, writeResults } from './lib/stats.js';
 import { HAS_CHROMIUM, SKIP_REASON, launchBrowser } from '../test/ui/browser.js';
 import { startServerProcess, writeAdminAuthFile } from '../test/reliability/server-process.js';
+import { count } from './lib/settings.js';
 
 // Browser globals: used only in functions that Playwright runs inside the page.
 declare const document: any, window: any, MutationObserver: any;
 
-const ROUNDS = Number(process.env.UI_ROUNDS ?? 20);
+const ROUNDS = count('UI_ROUNDS', 20);
 const QUERIES = ['place cells hippocampus', 'dopamine reward prediction', 'grid cells entorhinal cortex', 'sleep memory consolidation'];
 
 /** The bytes of one file as the server sends it to a browser (gzip), read off the wire. */

@@ -1,4 +1,5 @@
 /** Small helpers shared by benchmarks: percentiles, memory sampling, result files. */
+import { execFileSync } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -41,6 +42,17 @@ export function machine(): Record<string, string | number> {
     // The machine is shared: the 1-minute load average when the results were written says how busy it was.
     loadAverage1m: Number(os.loadavg()[0]!.toFixed(1)),
   };
+}
+
+/** The commit measured, marked when the work tree had changes to tracked files (those are measured too). */
+export function sourceCommit(): string {
+  try {
+    const git = (...args: string[]) => execFileSync('git', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    const commit = git('rev-parse', '--short=12', 'HEAD');
+    return git('status', '--porcelain', '--untracked-files=no') ? `${commit} with uncommitted changes` : commit;
+  } catch {
+    return 'unknown (not a git checkout)';
+  }
 }
 
 export const RESULTS_DIR = path.resolve('bench', 'results');

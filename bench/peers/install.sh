@@ -20,5 +20,6 @@ else
 fi
 
 # Exact versions from package.json (lockfile kept beside it).
-npm ci --no-audit --no-fund 2>/dev/null || npm install --no-audit --no-fund
-echo "peers installed: $(java -version 2>&1 | head -1); Lucene $(ls /usr/share/java/lucene-core-8*.jar | sed 's/.*core-//; s/.jar//'); Xapian $(/usr/bin/python3 -c 'import xapian; print(xapian.version_string())'); SQLite $(sqlite3 --version | cut -d' ' -f1)"
+npm ci --no-audit --no-fund || { echo "npm ci failed (above); trying npm install" >&2; npm install --no-audit --no-fund; }
+# Debian's liblucene8-java names its jars 8.7.0 whatever its version: the package says which Lucene it is.
+echo "peers installed: $(java -version 2>&1 | head -1); Lucene $(dpkg-query -W -f='${Version}' liblucene8-java); Xapian $(/usr/bin/python3 -c 'import xapian; print(xapian.version_string())'); SQLite $(sqlite3 --version | cut -d' ' -f1)"

@@ -2,26 +2,67 @@
  * `npm run bench:peers`: this engine against Lucene, Xapian, SQLite FTS5,
  * MiniSearch and Orama on the same corpora, queries and k, in one run
  * (issue 5). Install the peers first with bench/peers/install.sh. Settings
- * are environment variables (lib/config.ts); for a quick run:
- *   PEERS_PARAGRAPHS=50000 PEERS_REPEATS=1 npm run bench:peers
- * Writes bench/results/peers.{json,md} and the SVG charts. PEERS_MERGE=1 keeps the
+ * are environment variables (lib/config.ts); for a quick run that leaves the
+ * published results alone:
+ *   PEERS_REPORT=peers-quick PEERS_PARAGRAPHS=50000 PEERS_REPEATS=1 npm run bench:peers
+ * Writes bench/results/peers.{json,md} (or the PEERS_REPORT name) and the SVG charts. PEERS_MERGE=1 keeps the
  * figures of bench/results/peers.json for the corpora this run does not measure
  * (e.g. PEERS_CORPORA=generated re-measures only the generated corpus; ratios
  * stay within one run, since every corpus is measured for all peers at once).
  */
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { RESULTS_DIR, machine } from '../lib/stats.js';
+import { RESULTS_DIR, machine, sourceCommit } from '../lib/stats.js';
 import { buildCompiled } from '../lib/compiled.js';
+import { BenchSettingError } from '../lib/settings.js';
 import { buildCompiledHarness } from './lib/peer-process.js';
-import { loadBenchConfig, type CorpusName, type FieldMode, type PeerName } from './lib/config.js';
+import { machineProbe, missingPrerequisite } from './lib/availability.js';
+import { loadBenchConfig, type BenchConfig, type CorpusName, type FieldMode, type PeerName } from './lib/config.js';
 import { ensureCorpusFile } from './lib/docs.js';
 import { measureQuality, measureSpeed, writeQueryFiles, type PeerRun, type QualityRun, type Workspace } from './lib/measure.js';
+import { mergeMismatches, mergeReports } from './lib/merge.js';
 import { judgedQueries, querySets } from './lib/queries.js';
 import { writeReport, type Report } from './lib/report.js';
 
-const config = loadBenchConfig();
+/** A bad setting ends the run before any work, with its message alone. */
+function refuse(message: string): never {
+  process.stderr.write(`bench:peers: ${message}\n`);
+  process.exit(2);
+}
+
+let config: BenchConfig;
+try {
+  config = loadBenchConfig();
+} catch (error) {
+  if (error instanceof BenchSettingError) refuse(error.message);
+  throw error;
+}
 const started = Date.now();
+const commit = sourceCommit(); // at the start: what dist/ is built from, whatever is committed during the run
+
+const skipped = config.peers.flatMap((peer) => {
+  const reason = missingPrerequisite(peer, machineProbe);
+  return reason ? [{ peer, reason }] : [];
+});
+for (const { peer, reason } of skipped) process.stderr.write(`skipping ${peer}: ${reason}\n`);
+config.peers = config.peers.filter((peer) => !skipped.some((s) => s.peer === peer));
+if (config.peers.length === 0) refuse('none of the peers asked for is installed on this machine');
+
+const merge = process.env.PEERS_MERGE ?? '';
+if (!['', '0', '1'].includes(merge)) refuse(`PEERS_MERGE must be 1 (keep the earlier figures of the corpora not measured) or 0, got "${merge}"`);
+
+const previousFile = path.join(RESULTS_DIR, `${config.reportName}.json`);
+const previous = merge === '1' ? await previousReport() : null;
+
+async function previousReport(): Promise<Report> {
+  if (!existsSync(previousFile)) refuse(`PEERS_MERGE=1 keeps figures of ${path.relative(process.cwd(), previousFile)}, which does not exist`);
+  const report = JSON.parse(await readFile(previousFile, 'utf8')) as Report;
+  const mismatches = mergeMismatches(report.config, config);
+  if (mismatches.length) refuse(`PEERS_MERGE=1: this run's settings differ from those of ${path.basename(previousFile)} (${mismatches.join('; ')})`);
+  return report;
+}
+
 const ws: Workspace = {
   config,
   corpusFile: (corpus: CorpusName) => path.join(config.workDir, corpus === 'scifact' ? 'scifact.tsv' : `generated-${config.paragraphs}.tsv`),
@@ -61,14 +102,17 @@ const report: Report = {
   date: new Date().toISOString(),
   minutes: (Date.now() - started) / 60_000,
   machine: machine(),
+  commit,
+  ...(skipped.length ? { skipped } : {}),
   config: { ...config, workDir: path.relative(process.cwd(), config.workDir) },
   quality,
   speed,
 };
-if (process.env.PEERS_MERGE === '1') {
-  const previous = JSON.parse(await readFile(path.join(RESULTS_DIR, `${config.reportName}.json`), 'utf8')) as Report;
-  if (!config.corpora.includes('scifact')) report.quality = previous.quality;
-  report.speed = [...previous.speed.filter((run) => !config.corpora.includes(run.corpus)), ...speed];
-  report.merged = { from: previous.date, corpora: [...new Set(previous.speed.map((r) => r.corpus))].filter((c) => !config.corpora.includes(c)) };
-}
-await writeReport(report);
+await writeReport(previous ? mergeReports(previous, report) : report);
+
+const failed = [...speed.filter((run) => run.error).map((run) => `${run.peer} (${run.corpus})`), ...quality.filter((q) => q.error).map((q) => `${q.peer} (quality, ${q.mode})`)];
+process.stderr.write(
+  `peer comparison done in ${report.minutes.toFixed(1)} minutes: ${config.peers.join(', ')} measured` +
+    `${failed.length ? `; failed: ${failed.join(', ')} (their errors are in the report)` : ''}` +
+    `${skipped.length ? `; skipped: ${skipped.map((s) => s.peer).join(', ')}` : ''}\n`,
+);

@@ -14,32 +14,32 @@
  */
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
+import { BenchSettingError, positiveFromEnv } from '../../lib/settings.js';
 
 export const PEER_NAMES = ['engine', 'engine-http', 'lucene', 'xapian', 'sqlite-fts5', 'minisearch', 'orama'] as const;
 export type PeerName = (typeof PEER_NAMES)[number];
 export type CorpusName = 'scifact' | 'generated';
 
-function numberFromEnv(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number, got "${raw}"`);
-  return value;
-}
+type Env = Record<string, string | undefined>;
 
-function listFromEnv<T extends string>(name: string, allowed: readonly T[]): T[] {
-  const raw = process.env[name];
+function listFromEnv<T extends string>(env: Env, name: string, allowed: readonly T[]): T[] {
+  const raw = env[name];
   if (!raw) return [...allowed];
   const values = raw.split(',').map((v) => v.trim()).filter(Boolean);
+  if (values.length === 0) throw new BenchSettingError(`${name} names nothing, got "${raw}" (known: ${allowed.join(', ')})`);
   for (const value of values) {
-    if (!allowed.includes(value as T)) throw new Error(`${name}: unknown "${value}" (known: ${allowed.join(', ')})`);
+    if (!allowed.includes(value as T)) throw new BenchSettingError(`${name}: unknown "${value}" (known: ${allowed.join(', ')})`);
   }
+  // The same peer twice would be measured twice under one name, and its ratios taken against either copy.
+  const repeated = values.find((value, i) => values.indexOf(value) !== i);
+  if (repeated) throw new BenchSettingError(`${name}: "${repeated}" is named twice`);
   return values as T[];
 }
 
-function reportNameFromEnv(): string {
-  const name = process.env.PEERS_REPORT || 'peers';
-  if (!/^[a-z0-9][a-z0-9-]*$/.test(name)) throw new Error(`PEERS_REPORT must be a file base name (a-z, 0-9, -), got "${name}"`);
+/** PEERS_REPORT: base name of the result files (also what render.ts re-renders). */
+export function reportNameFromEnv(env: Env = process.env): string {
+  const name = env.PEERS_REPORT || 'peers';
+  if (!/^[a-z0-9][a-z0-9-]*$/.test(name)) throw new BenchSettingError(`PEERS_REPORT must be a file base name (a-z, 0-9, -), got "${name}"`);
   return name;
 }
 
@@ -57,16 +57,21 @@ export interface BenchConfig {
   workDir: string;
 }
 
-export function loadBenchConfig(): BenchConfig {
+export function loadBenchConfig(env: Env = process.env): BenchConfig {
+  const peers = listFromEnv(env, 'PEERS', PEER_NAMES);
+  // engine-http serves the index the engine peer builds in the same run; alone it would serve whatever an earlier run left.
+  if (peers.includes('engine-http') && !peers.includes('engine')) {
+    throw new BenchSettingError('PEERS: engine-http serves the index the engine peer builds in this run: add engine');
+  }
   return {
-    paragraphs: Math.floor(numberFromEnv('PEERS_PARAGRAPHS', 1_000_000)),
-    peers: listFromEnv('PEERS', PEER_NAMES),
-    corpora: listFromEnv<CorpusName>('PEERS_CORPORA', ['scifact', 'generated']),
-    queriesPerSet: Math.floor(numberFromEnv('PEERS_QUERIES', 200)),
-    repeats: Math.floor(numberFromEnv('PEERS_REPEATS', 3)),
-    secondsPerCell: numberFromEnv('PEERS_SECONDS', 5),
-    threads: Math.floor(numberFromEnv('PEERS_THREADS', availableParallelism())),
-    reportName: reportNameFromEnv(),
+    paragraphs: positiveFromEnv(env, 'PEERS_PARAGRAPHS', 1_000_000, true),
+    peers,
+    corpora: listFromEnv<CorpusName>(env, 'PEERS_CORPORA', ['scifact', 'generated']),
+    queriesPerSet: positiveFromEnv(env, 'PEERS_QUERIES', 200, true),
+    repeats: positiveFromEnv(env, 'PEERS_REPEATS', 3, true),
+    secondsPerCell: positiveFromEnv(env, 'PEERS_SECONDS', 5, false),
+    threads: positiveFromEnv(env, 'PEERS_THREADS', availableParallelism(), true),
+    reportName: reportNameFromEnv(env),
     workDir: path.resolve('bench', '.work', 'peers'),
   };
 }

@@ -135,7 +135,9 @@ export async function measureQuality(peer: PeerName, ws: Workspace, mode: FieldM
     try {
       await process_.call('open', dir, mode);
       const { rankings } = await process_.call<{ rankings: string[][] }>('rank', ws.queryFile('judged'), 100);
-      return scoreRankings(peer, mode, rankings, judgedIds, qrels);
+      const run = scoreRankings(peer, mode, rankings, judgedIds, qrels);
+      log(`${peer}: SciFact (${mode}) nDCG@10 ${run.ndcg10.toFixed(4)}, Recall@100 ${run.recall100.toFixed(4)}`);
+      return run;
     } finally {
       await process_.quit();
     }

@@ -21,9 +21,8 @@ import { buildSync } from 'esbuild';
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import readline from 'node:readline';
+import { LUCENE_JARS, luceneJar } from './availability.js';
 import type { PeerName } from './config.js';
-
-const JAVA_LIBS = ['lucene-core-8', 'lucene-analyzers-common-8', 'lucene-queries-8'];
 
 /** The Node peers' harness bundled to plain JavaScript for the engine peers (their engine itself is dist/). */
 const COMPILED_HARNESS = path.resolve('bench', '.work', 'peers', 'peer-main.mjs');
@@ -48,8 +47,8 @@ export function buildCompiledHarness(): void {
 
 function luceneClasspath(): string {
   const jars = readdirSync('/usr/share/java');
-  return JAVA_LIBS.map((prefix) => {
-    const jar = jars.find((name) => name.startsWith(prefix) && /\d\.jar$/.test(name));
+  return LUCENE_JARS.map((prefix) => {
+    const jar = luceneJar(prefix, jars);
     if (!jar) throw new Error(`${prefix}*.jar not found in /usr/share/java: run bench/peers/install.sh`);
     return path.join('/usr/share/java', jar);
   }).join(':');
@@ -79,6 +78,8 @@ export class PeerProcess {
   private readonly replies: string[] = [];
   private waiting: ((line: string | null) => void) | null = null;
   private exited = false;
+  /** Why the process never ran (e.g. ENOENT: java not on PATH); it then emits no 'exit'. */
+  private startError: Error | null = null;
 
   private constructor(
     readonly name: PeerName,
@@ -99,10 +100,22 @@ export class PeerProcess {
       this.exited = true;
       this.deliver(null);
     });
+    // Without these a peer that cannot start would crash the harness (an unhandled 'error') or leave it waiting for a reply.
+    child.on('error', (error) => {
+      this.startError = error;
+      this.exited = true;
+      this.deliver(null);
+    });
+    child.stdin!.on('error', () => {}); // EPIPE once the peer is gone: reported by call() as the peer's exit
   }
 
   static start(peer: PeerName): PeerProcess {
     const [command, args] = commandOf(peer);
+    return PeerProcess.spawn(peer, command, args);
+  }
+
+  /** Runs a peer's program; start() picks it, tests give one that cannot start. */
+  static spawn(peer: PeerName, command: string, args: string[]): PeerProcess {
     return new PeerProcess(peer, spawn(command, args, { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, NODE_ENV: 'production' } }));
   }
 
@@ -124,6 +137,7 @@ export class PeerProcess {
   async call<T>(op: string, ...args: (string | number)[]): Promise<T> {
     this.child.stdin!.write([op, ...args].join('\t') + '\n');
     const line = await this.next();
+    if (line === null && this.startError) throw new Error(`${this.name} could not start: ${this.startError.message}: run bench/peers/install.sh`);
     if (line === null) throw new Error(`${this.name} exited during "${op}"`);
     const reply = JSON.parse(line) as T & { error?: string };
     if (reply.error) throw new Error(`${this.name} ${op}: ${reply.error}`);

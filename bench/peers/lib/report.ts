@@ -13,6 +13,10 @@ export interface Report {
   date: string;
   minutes: number;
   machine: ReturnType<typeof machine>;
+  /** Commit of the checkout measured (runs before it was recorded have none). */
+  commit?: string;
+  /** Peers asked for but not installed on this machine, and why. */
+  skipped?: { peer: PeerName; reason: string }[];
   config: BenchConfig;
   quality: QualityRun[];
   speed: PeerRun[];
@@ -67,8 +71,8 @@ export function reproduceSection(): string {
     '```sh',
     'bench/peers/install.sh                               # liblucene8-java, xapian-tools, python3-xapian, sqlite3; minisearch, @orama/orama, vega-lite',
     'npm run bench:peers                                  # SciFact + 1M generated paragraphs, every peer (hours on 2 cores)',
-    'PEERS_PARAGRAPHS=50000 PEERS_REPEATS=1 npm run bench:peers   # a quick run',
-    'PEERS=engine,lucene PEERS_CORPORA=generated npm run bench:peers',
+    'PEERS_REPORT=peers-quick PEERS_PARAGRAPHS=50000 PEERS_REPEATS=1 npm run bench:peers   # a quick run, beside the published results',
+    'PEERS=engine,lucene PEERS_CORPORA=generated PEERS_REPORT=peers-lucene npm run bench:peers',
     '```',
     '',
     'Settings (environment): `PEERS_PARAGRAPHS` (generated corpus size, default 1,000,000), `PEERS` (subset of',
@@ -76,7 +80,9 @@ export function reproduceSection(): string {
     '`PEERS_QUERIES` (queries per set, default 200), `PEERS_REPEATS` (default 3, medians reported),',
     '`PEERS_SECONDS` (time budget of one repetition of one cell, default 5: a slow peer answers a prefix of the',
     'query list), `PEERS_THREADS` (throughput threads, default the core count), `PEERS_REPORT` (base name of the results,',
-    'default `peers`; `PEERS_REPORT=peers-200k PEERS_PARAGRAPHS=200000` keeps a 200,000-paragraph run beside the full one).',
+    'default `peers`; `PEERS_REPORT=peers-200k PEERS_PARAGRAPHS=200000` keeps a 200,000-paragraph run beside the full one),',
+    '`PEERS_MERGE=1` (keep the figures of the results file being replaced for the corpora this run does not measure; its',
+    'settings must be the same). Bad settings are refused before any work; a peer not installed here is skipped, with the reason.',
     'SciFact must be in `../shared/data/scifact`.',
     'Results: `bench/results/peers.md`, `peers.json` and the `peers-*.svg` charts (or the `PEERS_REPORT` name); corpora and indexes stay in `bench/.work/peers/`.',
   ].join('\n');
@@ -255,6 +261,8 @@ export async function writeReport(report: Report): Promise<void> {
     '## This run',
     '',
     `${report.date}, ${report.minutes.toFixed(0)} minutes. Machine: ${Object.entries(report.machine).map(([k, v]) => `${k} ${v}`).join(', ')}.`,
+    ...(report.commit ? [`Commit: ${report.commit}.`] : []),
+    ...(report.skipped?.length ? [`Not measured (not installed on this machine): ${report.skipped.map((s) => `${s.peer} (${s.reason})`).join('; ')}.`] : []),
     `Versions: ${Object.entries(versions).map(([k, v]) => `${k} ${v}`).join(', ')}.`,
     `Generated corpus: ${config.paragraphs.toLocaleString('en')} paragraphs of bench/lib/synthetic-corpus.ts (the engine scale benchmark's, sentences resampled from SciFact).`,
     `Query sets: SciFact claims and seeded 1-, 2- and 4-word queries, ${config.queriesPerSet} each; k = ${K_VALUES.join(', ')}; ${config.repeats} repetitions per figure, median reported, a warm-up pass before each latency cell not counted; time budget ${config.secondsPerCell} s per repetition; throughput on ${config.threads} threads.`,

@@ -89,8 +89,11 @@ async function main(): Promise<void> {
       reply = { error: (error as Error).stack ?? String(error) };
     }
     process.stdout.write(`@@ ${JSON.stringify(reply)}\n`);
-    if (op === 'quit') break;
+    if (op === 'quit') return process.exit(0);
   }
+  // Input ended without "quit": the harness is gone (killed, or crashed). engine-http's server is a process of its
+  // own, which would otherwise outlive this one and keep its port and index open.
+  await peer.close();
   process.exit(0);
 }
 
