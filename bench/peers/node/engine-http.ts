@@ -1,6 +1,7 @@
 /**
  * This engine through its HTTP endpoint: the real server as `npm start` runs it
- * (compiled, `scripts/start.mjs serve`, default settings, so a search pool of one thread per core) on a loopback
+ * (compiled: `dist/main.js serve`, which bench:peers builds before the run; not through scripts/start.mjs,
+ * which would recompile mid-run if src/ changed meanwhile; default settings, so a search pool of one thread per core) on a loopback
  * port, queried with GET /retrieval/ over keep-alive connections. Latency is
  * measured by the client and includes the JSON of the answers (paragraph text
  * and article metadata), which is the server's overhead this peer shows.
@@ -45,7 +46,7 @@ export class EngineHttpPeer implements NodePeer {
     const titleWeight = mode === 'split' ? BM25.titleWeight : 0;
     this.server = spawn(
       process.execPath,
-      [path.resolve('scripts', 'start.mjs'), 'serve', '--index', indexDir, '--port', String(this.port),
+      [path.resolve('dist', 'main.js'), 'serve', '--index', indexDir, '--port', String(this.port),
         '--log-level', 'warn', '--title-weight', String(titleWeight), '--bm25-k1', String(BM25.k1), '--bm25-b', String(BM25.b),
         // A benchmark client is one caller sending thousands of requests a minute.
         '--rate-limit', '0', '--max-in-flight', '0'],
