@@ -228,7 +228,13 @@ const SETTINGS = {
     requiredBy: ['ingest'],
     doc: 'Index directory to serve (serve), write into (ingest, required) or evaluate (eval, instead of --corpus). Default: <data>/index, built from the demo corpus on first start.',
   },
-  demoCorpus: { default: 'data/demo/articles.jsonl', parse: text, doc: 'Corpus ingested into the default index when it is absent.' },
+  demoCorpus: {
+    default: 'data/demo/articles.jsonl',
+    parse: text,
+    // The executable points it at the copy it carries (binary-main.ts): the checkout's path would mislead there.
+    shownDefault: 'data/demo/articles.jsonl; in the executable, the copy it carries',
+    doc: 'Corpus ingested into the default index when it is absent.',
+  },
   searchThreads: {
     default: availableParallelism(),
     parse: integer(0, 256),

@@ -48,6 +48,7 @@ describe('--help of every command', () => {
 
   it('serve --help lists only serve options', () => {
     expect(helpText('serve')).toContain('--llm-model');
+    expect(helpText('serve')).toContain('(default: data/demo/articles.jsonl; in the executable, the copy it carries)');
     expect(helpText('serve')).not.toContain('--qrels');
   });
 });
