@@ -23,6 +23,8 @@ export interface OidcConfig {
   audience: string | null;
   subjectClaim: string;
   groupsClaim: string;
+  /** Seconds ahead a token's `exp` may lie, or null for no bound (`maxTokenLifetime`). */
+  maxTokenLifetime: number | null;
   keys: JSONWebKeySet;
 }
 
@@ -54,9 +56,14 @@ export function oidcVerifier(config: OidcConfig): OidcVerifier {
     } catch (error) {
       return { refused: refusalOf(error) };
     }
+    const now = Date.now() / 1000;
     // jose checks `iat` only against a maximum token age; a token issued in the future is as suspect as one not yet valid.
-    if (typeof payload.iat === 'number' && payload.iat > Date.now() / 1000 + CLOCK_SKEW_SECONDS) {
+    if (typeof payload.iat === 'number' && payload.iat > now + CLOCK_SKEW_SECONDS) {
       return { refused: 'the token\'s "iat" claim is in the future' };
+    }
+    // A token valid for years is a leaked password that cannot be changed; the operator may bound how far ahead `exp` lies.
+    if (config.maxTokenLifetime !== null && payload.exp! > now + config.maxTokenLifetime + CLOCK_SKEW_SECONDS) {
+      return { refused: `the token is valid for more than ${config.maxTokenLifetime} s ahead ("exp" claim), the most this server accepts (maxTokenLifetime)` };
     }
     const subject = payload[config.subjectClaim];
     if (typeof subject !== 'string' || parsePrincipal(`${config.realm}/${subject}`)?.type !== 'User') {
@@ -98,17 +105,28 @@ export function parseOidcConfig(raw: unknown, authFileDir: string, problems: str
   }
   const section = raw as Record<string, unknown>;
   for (const key of Object.keys(section)) {
-    if (!['realm', 'issuer', 'jwks', 'audience', 'subjectClaim', 'groupsClaim'].includes(key)) problems.push(`oidc: unknown field "${key}"`);
+    if (!['realm', 'issuer', 'jwks', 'audience', 'subjectClaim', 'groupsClaim', 'maxTokenLifetime'].includes(key)) problems.push(`oidc: unknown field "${key}"`);
   }
-  const { realm, issuer, jwks, audience = null, subjectClaim = 'sub', groupsClaim = 'groups' } = section;
+  const { realm, issuer, jwks, audience = null, subjectClaim = 'sub', groupsClaim = 'groups', maxTokenLifetime = null } = section;
   if (typeof realm !== 'string' || parsePrincipal(`${realm}/authenticated`)?.type !== 'Authenticated') problems.push('oidc: "realm" must be a realm name');
   else if (isOperatorRealm(realm)) problems.push(`oidc: the realm "${realm}" is reserved for the operator (${OPERATOR_REALM}/system in _createdBy and audit); give the identity provider a realm of its own`);
   if (typeof issuer !== 'string' || issuer === '') problems.push('oidc: "issuer" must be the issuer URL the tokens carry');
   if (audience !== null && typeof audience !== 'string') problems.push('oidc: "audience" must be a string');
   if (typeof subjectClaim !== 'string' || typeof groupsClaim !== 'string') problems.push('oidc: "subjectClaim" and "groupsClaim" must be claim names');
+  if (maxTokenLifetime !== null && !(Number.isSafeInteger(maxTokenLifetime) && (maxTokenLifetime as number) > 0)) {
+    problems.push('oidc: "maxTokenLifetime" must be a positive whole number of seconds');
+  }
   const keys = readKeySet(jwks, authFileDir, problems);
   if (problems.length > 0 || keys === null) return null;
-  return { realm: realm as string, issuer: issuer as string, audience: audience as string | null, subjectClaim: subjectClaim as string, groupsClaim: groupsClaim as string, keys };
+  return {
+    realm: realm as string,
+    issuer: issuer as string,
+    audience: audience as string | null,
+    subjectClaim: subjectClaim as string,
+    groupsClaim: groupsClaim as string,
+    maxTokenLifetime: maxTokenLifetime as number | null,
+    keys,
+  };
 }
 
 function readKeySet(jwks: unknown, authFileDir: string, problems: string[]): JSONWebKeySet | null {

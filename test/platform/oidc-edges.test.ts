@@ -5,7 +5,7 @@
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { parseAuthConfig } from '../../src/platform/auth-file.js';
-import { CLOCK_SKEW_SECONDS } from '../../src/platform/oidc.js';
+import { CLOCK_SKEW_SECONDS, oidcVerifier, parseOidcConfig } from '../../src/platform/oidc.js';
 import { type TestServer, identityProviderKeys, startServer } from './helpers.js';
 
 const ISSUER = 'https://sso.example/realms/lab';
@@ -39,6 +39,32 @@ function respelled(jwt: string): string {
   const last = BASE64URL.indexOf(jwt.at(-1)!);
   return jwt.slice(0, -1) + BASE64URL[last ^ 1];
 }
+
+describe('maxTokenLifetime', () => {
+  const verifierWith = (maxTokenLifetime: unknown) => {
+    const problems: string[] = [];
+    const config = parseOidcConfig({ realm: 'sso', issuer: ISSUER, jwks: { keys: [publicJwk] }, audience: 'litserve', maxTokenLifetime }, '.', problems);
+    expect(problems).toEqual([]);
+    return oidcVerifier(config!);
+  };
+  const valid = (lifetime: string) => new SignJWT({ sub: 'ada' }).setProtectedHeader({ alg: 'ES256', kid: 'lab-1' }).setIssuer(ISSUER).setAudience('litserve').setIssuedAt().setExpirationTime(lifetime).sign(signing);
+
+  test('refuses a token whose exp lies further ahead than the bound, and takes one within it', async () => {
+    const bounded = verifierWith(3600);
+    expect(await bounded(await valid('5m'))).toMatchObject({ subject: { type: 'User', realm: 'sso', subject: 'ada' } });
+    expect(await bounded(await valid('100y'))).toEqual({ refused: expect.stringContaining('valid for more than 3600 s ahead ("exp" claim)') });
+    // Without the setting, no bound: a token for a century is taken (the provider's choice).
+    expect(await verifierWith(null)(await valid('100y'))).toMatchObject({ subject: { subject: 'ada' } });
+  });
+
+  test('must be a positive whole number of seconds', () => {
+    for (const bad of [0, -5, 1.5, '3600', true]) {
+      const problems: string[] = [];
+      parseOidcConfig({ realm: 'sso', issuer: ISSUER, jwks: { keys: [publicJwk] }, maxTokenLifetime: bad }, '.', problems);
+      expect(problems, String(bad)).toEqual(['oidc: "maxTokenLifetime" must be a positive whole number of seconds']);
+    }
+  });
+});
 
 describe('OIDC token edges', () => {
   test('a token issued (iat) beyond the clock skew in the future is 401, one within it is accepted', async () => {
