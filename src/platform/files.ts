@@ -100,6 +100,12 @@ export class FileService {
     return this.revisions.tag(projectKey(ref), this.resources.expandId(project, idSegment), 'file', rev, tag, target, identity);
   }
 
+  async untag(ref: ProjectRef, idSegment: string, rev: number, tag: string, identity: Identity): Promise<EntityState> {
+    this.acls.require(identity, 'files/write', projectAddress(ref));
+    const project = await this.projects.forWrite(ref);
+    return this.revisions.untag(projectKey(ref), this.resources.expandId(project, idSegment), 'file', rev, tag, identity);
+  }
+
   async deprecate(ref: ProjectRef, idSegment: string, rev: number, identity: Identity): Promise<EntityState> {
     this.acls.require(identity, 'files/write', projectAddress(ref));
     const project = await this.projects.forWrite(ref);

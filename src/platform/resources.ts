@@ -56,6 +56,12 @@ export class ResourceService {
     return this.revisions.tag(projectKey(ref), this.expandId(project, idSegment), 'resource', rev, tag, target, identity);
   }
 
+  async untag(ref: ProjectRef, idSegment: string, rev: number, tag: string, identity: Identity): Promise<EntityState> {
+    this.acls.require(identity, 'resources/write', projectAddress(ref));
+    const project = await this.projects.forWrite(ref);
+    return this.revisions.untag(projectKey(ref), this.expandId(project, idSegment), 'resource', rev, tag, identity);
+  }
+
   async deprecate(ref: ProjectRef, idSegment: string, rev: number, identity: Identity): Promise<EntityState> {
     this.acls.require(identity, 'resources/write', projectAddress(ref));
     const project = await this.projects.forWrite(ref);

@@ -248,6 +248,15 @@ export class RevisionStore {
     });
   }
 
+  /** Writes revision `rev + 1` without `tag` (Nexus's tag deletion); the revision it named stays. */
+  untag(project: string, id: string, kind: EntityKind, rev: number, tag: string, identity: Identity): Promise<EntityState> {
+    return this.update(project, id, kind, rev, identity, (latest) => {
+      if (!(tag in latest.tags)) throw rejections.tagNotFound(tag);
+      const { [tag]: _removed, ...kept } = latest.tags;
+      return { tags: kept };
+    });
+  }
+
   deprecate(project: string, id: string, kind: EntityKind, rev: number, identity: Identity): Promise<EntityState> {
     return this.update(project, id, kind, rev, identity, () => ({ deprecated: true }));
   }

@@ -221,6 +221,15 @@ export const ROWS: Row[] = [
     request: () => json('POST', '/v1/resources/lab/a/_/r-tag/tags?rev=1', { tag: 'v1', rev: 1 }),
     missing: json('POST', '/v1/resources/lab/a/_/no-such-resource/tags?rev=1', { tag: 'v1', rev: 1 }),
   },
+  {
+    method: 'DELETE',
+    path: '/v1/resources/{org}/{project}/{schema}/{id}/tags/{tag}',
+    need: WRITE_A,
+    success: 200,
+    // r-tag was tagged v1 (revision 2) by the row above.
+    request: () => ({ method: 'DELETE', url: '/v1/resources/lab/a/_/r-tag/tags/v1?rev=2' }),
+    missing: { method: 'DELETE', url: '/v1/resources/lab/a/_/no-such-resource/tags/v1?rev=2' },
+  },
 
   // Files.
   {
@@ -278,6 +287,15 @@ export const ROWS: Row[] = [
     success: 201,
     request: () => json('POST', '/v1/files/lab/a/f-tag/tags?rev=1', { tag: 'v1', rev: 1 }),
     missing: json('POST', '/v1/files/lab/a/no-such-file/tags?rev=1', { tag: 'v1', rev: 1 }),
+  },
+  {
+    method: 'DELETE',
+    path: '/v1/files/{org}/{project}/{id}/tags/{tag}',
+    need: FILES_A,
+    success: 200,
+    // f-tag was tagged v1 (revision 2) by the row above.
+    request: () => ({ method: 'DELETE', url: '/v1/files/lab/a/f-tag/tags/v1?rev=2' }),
+    missing: { method: 'DELETE', url: '/v1/files/lab/a/no-such-file/tags/v1?rev=2' },
   },
 
   // Archives.

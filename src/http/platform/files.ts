@@ -204,6 +204,21 @@ export async function fileRoutes(app: FastifyInstance, { platform }: { platform:
   );
 
   api.delete(
+    '/files/:org/:project/:id/tags/:tag',
+    {
+      schema: {
+        params: { ...idParams, required: [...idParams.required, 'tag'], properties: { ...idParams.properties, tag } },
+        querystring: requiredRevQuery,
+        response: responses(entitySchema, 200),
+      },
+    },
+    async (request) => {
+      const { id, tag: name, ...ref } = request.params;
+      return writeResponse(await files.untag(ref, id, request.query.rev, name, callerOf(request)), baseUri);
+    },
+  );
+
+  api.delete(
     '/files/:org/:project/:id',
     { schema: { params: idParams, querystring: requiredRevQuery, response: responses(entitySchema, 200) } },
     async (request) => {

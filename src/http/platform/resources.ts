@@ -183,6 +183,22 @@ export async function resourceRoutes(app: FastifyInstance, { platform }: { platf
   );
 
   api.delete(
+    '/resources/:org/:project/:schema/:id/tags/:tag',
+    {
+      schema: {
+        params: { ...resourceParams, required: [...resourceParams.required, 'tag'], properties: { ...resourceParams.properties, tag } },
+        querystring: requiredRevQuery,
+        response: responses(entitySchema, 200),
+      },
+    },
+    async (request) => {
+      const { schema, id, tag: name, ...ref } = request.params;
+      assertUnconstrained(schema);
+      return writeResponse(await resources.untag(ref, id, request.query.rev, name, callerOf(request)), baseUri);
+    },
+  );
+
+  api.delete(
     '/resources/:org/:project/:schema/:id',
     { schema: { params: resourceParams, querystring: requiredRevQuery, response: responses(entitySchema, 200) } },
     async (request) => {
