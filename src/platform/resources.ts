@@ -9,6 +9,7 @@ import { rejections } from './errors.js';
 import type { Identity } from './identities.js';
 import { contextProblem } from './context-bound.js';
 import { depthProblem } from './json-depth.js';
+import { loneSurrogatePointer } from './unicode.js';
 import { expandIdSegment, expandMappedPrefix, isRelativeIri, resolveIri } from './iri.js';
 import type { JsonObject } from './jsonld.js';
 import type { LiteratureResources } from './literature.js';
@@ -140,6 +141,10 @@ export class ResourceService {
 
   /** Rejects payloads the JSON-LD processor cannot expand (bad contexts, remote contexts, invalid keywords). */
   private async checkJsonLd(id: string, payload: JsonObject, project: ProjectState): Promise<void> {
+    // After the id's own check (InvalidResourceId). Kept as UTF-8, a lone surrogate turns into U+FFFD where
+    // a field is stored apart (the listed @type) while the payload keeps it: one resource, two texts.
+    const surrogate = loneSurrogatePointer(payload);
+    if (surrogate !== null) throw rejections.decodingFailed([`The payload holds a lone surrogate at ${surrogate}: it is not well-formed Unicode.`]);
     await this.renderer.json({ id, source: payload, metadata: {}, base: project.base, vocab: project.vocab }, 'expanded');
   }
 }

@@ -28,3 +28,28 @@ export const UNSAFE_IN_NAMES = new RegExp(String.raw`[\\${DECEPTIVE}]`, 'u');
  * lone surrogates. Backslashes stay allowed, as in a domain account (`DOMAIN\user`).
  */
 export const UNSAFE_IN_IDENTITIES = new RegExp(String.raw`[\p{Surrogate}${DECEPTIVE}]`, 'gu');
+
+/**
+ * Where in a JSON value the first lone surrogate stands (a key or a string), as a JSON Pointer
+ * (`/a/0/b`), or null. Walked iteratively, like the depth check, so a deep value cannot overflow the stack.
+ */
+export function loneSurrogatePointer(value: unknown): string | null {
+  const pending: [unknown, string][] = [[value, '']];
+  while (pending.length > 0) {
+    const [current, pointer] = pending.pop()!;
+    if (typeof current === 'string') {
+      if (hasLoneSurrogate(current)) return pointer === '' ? '/' : pointer;
+      continue;
+    }
+    if (typeof current !== 'object' || current === null) continue;
+    const entries: [string, unknown][] = Array.isArray(current) ? current.map((item, i) => [String(i), item]) : Object.entries(current);
+    for (const [key, child] of entries) {
+      // The pointer goes into an error message: a lone surrogate of a key is written as its escape.
+      const step = key.replaceAll('~', '~0').replaceAll('/', '~1').replace(/\p{Surrogate}/gu, (c) => `\\u${c.charCodeAt(0).toString(16)}`);
+      const at = `${pointer}/${step}`;
+      if (hasLoneSurrogate(key)) return at;
+      pending.push([child, at]);
+    }
+  }
+  return null;
+}
