@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { AclService } from './acls.js';
 import { type Audit, createdBy, updatedBy } from './audit.js';
 import { PlatformError, rejections } from './errors.js';
+import { hasLoneSurrogate } from './unicode.js';
 import type { Identity } from './identities.js';
 import type { Store, Table } from './store/store.js';
 
@@ -47,6 +48,8 @@ export class OrgService {
   async save(label: string, description: string | undefined, rev: number | undefined, identity: Identity): Promise<OrgState> {
     if (rev === undefined) this.acls.require(identity, 'organizations/create', '/');
     else this.acls.require(identity, 'organizations/write', `/${label}`);
+    // Stored as UTF-8 it would read U+FFFD.
+    if (description !== undefined && hasLoneSurrogate(description)) throw rejections.decodingFailed(['The description holds a lone surrogate: it is not well-formed Unicode.']);
     return this.store.write(async () => {
       const current = await this.db.get(label);
       const now = this.clock();

@@ -9,6 +9,7 @@ import type { AclService } from './acls.js';
 import { type Audit, createdBy, updatedBy } from './audit.js';
 import { ARCHIVE_SCHEMA, FILE_SCHEMA, NXV, UNCONSTRAINED_SCHEMA } from './contexts.js';
 import { PlatformError, rejections } from './errors.js';
+import { loneSurrogatePointer } from './unicode.js';
 import type { Identity } from './identities.js';
 import type { Permission } from './permissions.js';
 import { type ApiMapping, isAbsoluteIri } from './iri.js';
@@ -177,6 +178,9 @@ export class ProjectService {
     if (rev === undefined) this.acls.require(identity, 'projects/create', `/${ref.org}`);
     else this.acls.require(identity, 'projects/write', projectAddress(ref));
     checkIris(fields);
+    // Stored as UTF-8 it would read U+FFFD.
+    const surrogate = loneSurrogatePointer(fields);
+    if (surrogate !== null) throw rejections.decodingFailed([`The project holds a lone surrogate at ${surrogate}: it is not well-formed Unicode.`]);
     const key = projectKey(ref);
     if ((await this.get(ref))?.readOnly) throw rev === undefined ? rejections.projectAlreadyExists(key) : rejections.projectIsReadOnly(key);
     return this.store.write(async () => {

@@ -42,4 +42,13 @@ describe('lone surrogates in resource payloads', () => {
     expect(loneSurrogatePointer({ name: 'Cell 😀' })).toBeNull();
     expect((await server.app.inject({ method: 'POST', url: '/v1/resources/org/proj/_', headers: alice, payload: { name: 'Cell 😀' } })).statusCode).toBe(201);
   });
+
+  test('an organization or project description holding one is refused, and nothing changes', async () => {
+    const org = await server.app.inject({ method: 'PUT', url: '/v1/orgs/other', headers: alice, payload: { description: 'lab \ud800' } });
+    expect([org.statusCode, org.json()['@type']]).toEqual([400, 'DecodingFailed']);
+    expect((await server.app.inject({ method: 'GET', url: '/v1/orgs/other', headers: alice })).statusCode).toBe(404);
+    const project = await server.app.inject({ method: 'PUT', url: '/v1/projects/org/proj?rev=1', headers: alice, payload: { description: '\udc00' } });
+    expect([project.statusCode, project.json().reason]).toEqual([400, expect.stringContaining('lone surrogate at /description')]);
+    expect((await server.app.inject({ method: 'GET', url: '/v1/projects/org/proj', headers: alice })).json()._rev).toBe(1);
+  });
 });
