@@ -2,6 +2,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { exportJWK, generateKeyPair, type CryptoKey, type JWK } from 'jose';
 import type { ArticleMetadata } from '../../src/corpus/model.js';
@@ -179,4 +180,15 @@ export async function createProject(app: FastifyInstance, org: string, project: 
 export async function identityProviderKeys(): Promise<{ signing: CryptoKey; publicJwk: JWK }> {
   const pair = await generateKeyPair('ES256');
   return { signing: pair.privateKey, publicJwk: { ...(await exportJWK(pair.publicKey)), kid: 'lab-1', alg: 'ES256', use: 'sig' } };
+}
+
+/** A server holding the project org/proj, started before the calling file's tests and closed after them. */
+export function serverWithProject(): () => TestServer {
+  let server: TestServer | undefined;
+  beforeAll(async () => {
+    server = await startServer();
+    await createProject(server.app, 'org', 'proj');
+  });
+  afterAll(() => server?.close());
+  return () => server!;
 }

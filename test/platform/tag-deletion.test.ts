@@ -1,18 +1,12 @@
 /** Deleting a tag (Nexus's `DELETE …/tags/{tag}?rev=`): a new revision without it; the revision it named stays. */
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { TOKENS, type TestServer, bearer, createProject, multipart, startServer } from './helpers.js';
+import { describe, expect, test } from 'vitest';
+import { TOKENS, bearer, multipart, serverWithProject } from './helpers.js';
 
-let server: TestServer;
+const server = serverWithProject();
 const alice = bearer(TOKENS.alice);
 
-beforeAll(async () => {
-  server = await startServer();
-  await createProject(server.app, 'org', 'proj');
-});
-afterAll(() => server.close());
-
 function inject(method: 'GET' | 'PUT' | 'POST' | 'DELETE', url: string, payload?: object) {
-  return server.app.inject({ method, url, headers: alice, ...(payload && { payload }) });
+  return server().app.inject({ method, url, headers: alice, ...(payload && { payload }) });
 }
 
 describe('deleting a tag', () => {
@@ -40,12 +34,12 @@ describe('deleting a tag', () => {
 
   test('of a file: its content stays reachable by revision, no longer by the tag', async () => {
     const upload = await multipart('a.txt', 'first', 'text/plain');
-    await server.app.inject({ method: 'PUT', url: '/v1/files/org/proj/f', headers: { ...alice, ...upload.headers }, payload: upload.payload });
+    await server().app.inject({ method: 'PUT', url: '/v1/files/org/proj/f', headers: { ...alice, ...upload.headers }, payload: upload.payload });
     await inject('POST', '/v1/files/org/proj/f/tags?rev=1', { tag: 'v1', rev: 1 });
     const deleted = await inject('DELETE', '/v1/files/org/proj/f/tags/v1?rev=2');
     expect([deleted.statusCode, deleted.json()._rev]).toEqual([200, 3]);
     expect((await inject('GET', '/v1/files/org/proj/f/tags')).json().tags).toEqual([]);
-    expect((await server.app.inject({ method: 'GET', url: '/v1/files/org/proj/f?tag=v1', headers: alice })).statusCode).toBe(404);
-    expect((await server.app.inject({ method: 'GET', url: '/v1/files/org/proj/f?rev=1', headers: alice })).body).toBe('first');
+    expect((await server().app.inject({ method: 'GET', url: '/v1/files/org/proj/f?tag=v1', headers: alice })).statusCode).toBe(404);
+    expect((await server().app.inject({ method: 'GET', url: '/v1/files/org/proj/f?rev=1', headers: alice })).body).toBe('first');
   });
 });

@@ -1,18 +1,12 @@
 /** Undeprecating resources and files (Nexus's `PUT …/undeprecate?rev=`): a new revision, payload and content kept. */
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { TOKENS, type TestServer, bearer, createProject, multipart, startServer } from './helpers.js';
+import { describe, expect, test } from 'vitest';
+import { TOKENS, bearer, createProject, multipart, serverWithProject } from './helpers.js';
 
-let server: TestServer;
+const server = serverWithProject();
 const alice = bearer(TOKENS.alice);
 
-beforeAll(async () => {
-  server = await startServer();
-  await createProject(server.app, 'org', 'proj');
-});
-afterAll(() => server.close());
-
 function inject(method: 'GET' | 'PUT' | 'DELETE', url: string, payload?: object) {
-  return server.app.inject({ method, url, headers: alice, ...(payload && { payload }) });
+  return server().app.inject({ method, url, headers: alice, ...(payload && { payload }) });
 }
 
 describe('undeprecating a resource', () => {
@@ -45,7 +39,7 @@ describe('undeprecating a resource', () => {
 describe('undeprecating a file', () => {
   test('keeps its content; a file is not undeprecated as a resource', async () => {
     const upload = await multipart('a.txt', 'the bytes', 'text/plain');
-    await server.app.inject({ method: 'PUT', url: '/v1/files/org/proj/doc', headers: { ...alice, ...upload.headers }, payload: upload.payload });
+    await server().app.inject({ method: 'PUT', url: '/v1/files/org/proj/doc', headers: { ...alice, ...upload.headers }, payload: upload.payload });
     await inject('DELETE', '/v1/files/org/proj/doc?rev=1');
     expect((await inject('PUT', '/v1/resources/org/proj/_/doc/undeprecate?rev=2')).statusCode).toBe(404);
 
@@ -58,7 +52,7 @@ describe('undeprecating a file', () => {
 
 describe('undeprecating projects and organizations', () => {
   test('a deprecated project takes writes again; one marked for deletion stays so', async () => {
-    await createProject(server.app, 'org', 'old');
+    await createProject(server().app, 'org', 'old');
     await inject('DELETE', '/v1/projects/org/old?rev=1');
     expect((await inject('PUT', '/v1/resources/org/old/_/x', { a: 1 })).json()['@type']).toBe('ProjectIsDeprecated');
     const undeprecated = await inject('PUT', '/v1/projects/org/old/undeprecate?rev=2');
@@ -67,13 +61,13 @@ describe('undeprecating projects and organizations', () => {
     expect((await inject('PUT', '/v1/resources/org/old/_/x', { a: 1 })).statusCode).toBe(201);
     expect((await inject('PUT', '/v1/projects/org/old/undeprecate?rev=3')).json()['@type']).toBe('ProjectIsNotDeprecated');
 
-    await createProject(server.app, 'org', 'pruned');
+    await createProject(server().app, 'org', 'pruned');
     await inject('DELETE', '/v1/projects/org/pruned?rev=1&prune=true');
     expect((await inject('PUT', '/v1/projects/org/pruned/undeprecate?rev=2')).json()['@type']).toBe('ProjectIsMarkedForDeletion');
   });
 
   test('a deprecated organization takes projects again; its projects wait for it', async () => {
-    await createProject(server.app, 'closed', 'p');
+    await createProject(server().app, 'closed', 'p');
     await inject('DELETE', '/v1/projects/closed/p?rev=1');
     await inject('DELETE', '/v1/orgs/closed?rev=1');
     expect((await inject('PUT', '/v1/projects/closed/p/undeprecate?rev=2')).json()['@type']).toBe('OrganizationIsDeprecated');
