@@ -55,6 +55,9 @@ export class AuthorizationError extends PlatformError {
 
 export const rejections = {
   decodingFailed: (problems: readonly string[]) => new PlatformError(400, 'DecodingFailed', problems.join('\n')),
+  /** `pointer` (a JSON Pointer, see loneSurrogatePointer) into `what`: stored as UTF-8, the text would read U+FFFD. */
+  loneSurrogate: (what: string, pointer: string) =>
+    new PlatformError(400, 'DecodingFailed', `The ${what} holds a lone surrogate at ${pointer}: it is not well-formed Unicode.`),
   invalidJsonLd: (details: string) =>
     new PlatformError(400, 'InvalidJsonLdFormat', 'The provided JSON-LD document could not be processed.', details),
   invalidResourceId: (id: string) =>
@@ -64,9 +67,11 @@ export const rejections = {
   orgNotFound: (org: string) => new PlatformError(404, 'OrganizationNotFound', `Organization '${org}' not found.`),
   orgAlreadyExists: (org: string) => new PlatformError(409, 'OrganizationAlreadyExists', `Organization '${org}' already exists.`),
   orgIsDeprecated: (org: string) => new PlatformError(400, 'OrganizationIsDeprecated', `Organization '${org}' is deprecated.`),
+  orgIsNotDeprecated: (org: string) => new PlatformError(400, 'OrganizationIsNotDeprecated', `Organization '${org}' is not deprecated.`),
   projectNotFound: (project: string) => new PlatformError(404, 'ProjectNotFound', `Project '${project}' not found.`),
   projectAlreadyExists: (project: string) => new PlatformError(409, 'ProjectAlreadyExists', `Project '${project}' already exists.`),
   projectIsDeprecated: (project: string) => new PlatformError(400, 'ProjectIsDeprecated', `Project '${project}' is deprecated.`),
+  projectIsNotDeprecated: (project: string) => new PlatformError(400, 'ProjectIsNotDeprecated', `Project '${project}' is not deprecated.`),
   projectIsMarkedForDeletion: (project: string) =>
     new PlatformError(400, 'ProjectIsMarkedForDeletion', `Project '${project}' is marked for deletion.`),
   projectIsReadOnly: (project: string) =>
@@ -79,6 +84,7 @@ export const rejections = {
   resourceAlreadyExists: (id: string, project: string) =>
     new PlatformError(409, 'ResourceAlreadyExists', `Resource '${id}' already exists in project '${project}'.`),
   resourceIsDeprecated: (id: string) => new PlatformError(400, 'ResourceIsDeprecated', `Resource '${id}' is deprecated.`),
+  resourceIsNotDeprecated: (id: string) => new PlatformError(400, 'ResourceIsNotDeprecated', `Resource '${id}' is not deprecated.`),
   incorrectRev: (provided: number, expected: number) =>
     new PlatformError(
       409,

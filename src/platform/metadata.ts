@@ -43,9 +43,14 @@ export function entityView(state: EntityState, project: ProjectState, baseUri: s
 }
 
 /** An item of a listing: id, type and metadata, without the payload (whose type was recorded apart, so no payload is parsed). */
-export function listingItem(state: ListedState, baseUri: string): JsonObject {
+function listingItem(state: ListedState, baseUri: string): JsonObject {
   const type = state.kind === 'file' ? 'File' : sourceTypeOf(state);
   return { '@id': state.id, ...(type !== undefined && { '@type': type }), ...entityMetadata(state, baseUri) };
+}
+
+/** A page of a listing, as the resource and file listings answer it. */
+export function listingPage(page: { total: number; states: readonly ListedState[] }, baseUri: string) {
+  return { '@context': [METADATA_CONTEXT], _total: page.total, _results: page.states.map((state) => listingItem(state, baseUri)) };
 }
 
 /** The answer to a write: id, type and metadata, without the payload. */

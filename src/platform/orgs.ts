@@ -2,8 +2,8 @@
 import { randomUUID } from 'node:crypto';
 import type { AclService } from './acls.js';
 import { type Audit, createdBy, updatedBy } from './audit.js';
-import { PlatformError, rejections } from './errors.js';
-import { hasLoneSurrogate } from './unicode.js';
+import { rejections } from './errors.js';
+import { loneSurrogatePointer } from './unicode.js';
 import type { Identity } from './identities.js';
 import type { Store, Table } from './store/store.js';
 
@@ -48,8 +48,8 @@ export class OrgService {
   async save(label: string, description: string | undefined, rev: number | undefined, identity: Identity): Promise<OrgState> {
     if (rev === undefined) this.acls.require(identity, 'organizations/create', '/');
     else this.acls.require(identity, 'organizations/write', `/${label}`);
-    // Stored as UTF-8 it would read U+FFFD.
-    if (description !== undefined && hasLoneSurrogate(description)) throw rejections.decodingFailed(['The description holds a lone surrogate: it is not well-formed Unicode.']);
+    const surrogate = loneSurrogatePointer({ description });
+    if (surrogate !== null) throw rejections.loneSurrogate('organization', surrogate);
     return this.store.write(async () => {
       const current = await this.db.get(label);
       const now = this.clock();
@@ -84,10 +84,8 @@ export class OrgService {
   async undeprecate(label: string, rev: number, identity: Identity): Promise<OrgState> {
     this.acls.require(identity, 'organizations/write', `/${label}`);
     return this.store.write(async () => {
-      const org = await this.db.get(label);
-      if (!org) throw rejections.orgNotFound(label);
-      if (rev !== org.rev) throw rejections.incorrectRev(rev, org.rev);
-      if (!org.deprecated) throw new PlatformError(400, 'OrganizationIsNotDeprecated', `Organization '${label}' is not deprecated.`);
+      const org = this.checkedForChange(label, await this.db.get(label), rev, true);
+      if (!org.deprecated) throw rejections.orgIsNotDeprecated(label);
       const next: OrgState = { ...org, ...updatedBy(org, identity, this.clock()), deprecated: false, rev: org.rev + 1 };
       await this.db.put(label, next);
       return next;
@@ -103,10 +101,11 @@ export class OrgService {
     });
   }
 
-  private checkedForChange(label: string, org: OrgState | undefined, rev: number): OrgState {
+  private checkedForChange(label: string, org: OrgState | undefined, rev: number, deprecatedAllowed = false): OrgState {
     if (!org) throw rejections.orgNotFound(label);
     if (rev !== org.rev) throw rejections.incorrectRev(rev, org.rev);
-    if (org.deprecated) throw rejections.orgIsDeprecated(label);
+    // A deprecated organization may still be undeprecated, but not changed otherwise.
+    if (org.deprecated && !deprecatedAllowed) throw rejections.orgIsDeprecated(label);
     return org;
   }
 }

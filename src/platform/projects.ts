@@ -8,7 +8,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { AclService } from './acls.js';
 import { type Audit, createdBy, updatedBy } from './audit.js';
 import { ARCHIVE_SCHEMA, FILE_SCHEMA, NXV, UNCONSTRAINED_SCHEMA } from './contexts.js';
-import { PlatformError, rejections } from './errors.js';
+import { rejections } from './errors.js';
 import { loneSurrogatePointer } from './unicode.js';
 import type { Identity } from './identities.js';
 import type { Permission } from './permissions.js';
@@ -178,9 +178,8 @@ export class ProjectService {
     if (rev === undefined) this.acls.require(identity, 'projects/create', `/${ref.org}`);
     else this.acls.require(identity, 'projects/write', projectAddress(ref));
     checkIris(fields);
-    // Stored as UTF-8 it would read U+FFFD.
     const surrogate = loneSurrogatePointer(fields);
-    if (surrogate !== null) throw rejections.decodingFailed([`The project holds a lone surrogate at ${surrogate}: it is not well-formed Unicode.`]);
+    if (surrogate !== null) throw rejections.loneSurrogate('project', surrogate);
     const key = projectKey(ref);
     if ((await this.get(ref))?.readOnly) throw rev === undefined ? rejections.projectAlreadyExists(key) : rejections.projectIsReadOnly(key);
     return this.store.write(async () => {
@@ -251,7 +250,7 @@ export class ProjectService {
     if ((await this.get(ref))?.readOnly) throw rejections.projectIsReadOnly(key);
     return this.store.write(async () => {
       const project = this.checkedForChange(ref, await this.db.get(key), rev, true);
-      if (!project.deprecated) throw new PlatformError(400, 'ProjectIsNotDeprecated', `Project '${key}' is not deprecated.`);
+      if (!project.deprecated) throw rejections.projectIsNotDeprecated(key);
       if ((await this.orgs.fetch(ref.org)).deprecated) throw rejections.orgIsDeprecated(ref.org);
       const next: ProjectState = { ...project, ...updatedBy(project, identity, this.clock()), deprecated: false, rev: project.rev + 1 };
       await this.db.put(key, next);

@@ -144,7 +144,7 @@ export class ResourceService {
     // After the id's own check (InvalidResourceId). Kept as UTF-8, a lone surrogate turns into U+FFFD where
     // a field is stored apart (the listed @type) while the payload keeps it: one resource, two texts.
     const surrogate = loneSurrogatePointer(payload);
-    if (surrogate !== null) throw rejections.decodingFailed([`The payload holds a lone surrogate at ${surrogate}: it is not well-formed Unicode.`]);
+    if (surrogate !== null) throw rejections.loneSurrogate('payload', surrogate);
     await this.renderer.json({ id, source: payload, metadata: {}, base: project.base, vocab: project.vocab }, 'expanded');
   }
 }

@@ -4,7 +4,7 @@
  * is one read; the head records the latest revision and the kind.
  */
 import { type Audit, createdBy, updatedBy } from './audit.js';
-import { PlatformError, rejections } from './errors.js';
+import { rejections } from './errors.js';
 import type { Identity } from './identities.js';
 import type { Store, Table } from './store/store.js';
 import { storedJsonOf, withChanges, withoutSource, withStoredSource } from './stored-json.js';
@@ -193,7 +193,7 @@ export class RevisionStore {
   /** Writes revision `rev + 1` of a deprecated entity, no longer deprecated (Nexus's undeprecate). */
   undeprecate(project: string, id: string, kind: EntityKind, rev: number, identity: Identity): Promise<EntityState> {
     return this.revise(project, id, kind, rev, identity, (latest) => {
-      if (!latest.deprecated) throw new PlatformError(400, 'ResourceIsNotDeprecated', `Resource '${id}' is not deprecated.`);
+      if (!latest.deprecated) throw rejections.resourceIsNotDeprecated(id);
       return { deprecated: false };
     });
   }

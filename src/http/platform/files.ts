@@ -10,8 +10,7 @@ import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
 import { PlatformError, rejections } from '../../platform/errors.js';
 import type { Upload } from '../../platform/files.js';
 import type { Platform } from '../../platform/index.js';
-import { METADATA_CONTEXT } from '../../platform/contexts.js';
-import { entityView, listingItem, writeResponse } from '../../platform/metadata.js';
+import { entityView, listingPage, writeResponse } from '../../platform/metadata.js';
 import { typed } from '../typed.js';
 import { callerOf } from './caller.js';
 import { parseAccept, rank } from './negotiation.js';
@@ -171,8 +170,7 @@ export async function fileRoutes(app: FastifyInstance, { platform }: { platform:
     '/files/:org/:project',
     { schema: { params: projectParams, querystring: listingQuery, response: responses(listSchema, 200) } },
     async (request) => {
-      const page = await files.list(request.params, request.query.from, request.query.size, callerOf(request));
-      return { '@context': [METADATA_CONTEXT], _total: page.total, _results: page.states.map((state) => listingItem(state, baseUri)) };
+      return listingPage(await files.list(request.params, request.query.from, request.query.size, callerOf(request)), baseUri);
     },
   );
 

@@ -5,11 +5,11 @@
  * (`_`) exists: SHACL validation is not part of this platform.
  */
 import type { FastifyInstance } from 'fastify';
-import { METADATA_CONTEXT, UNCONSTRAINED_SCHEMA } from '../../platform/contexts.js';
+import { UNCONSTRAINED_SCHEMA } from '../../platform/contexts.js';
 import { PlatformError } from '../../platform/errors.js';
 import type { Platform } from '../../platform/index.js';
 import type { JsonObject } from '../../platform/jsonld.js';
-import { entityView, listingItem, writeResponse } from '../../platform/metadata.js';
+import { entityView, listingPage, writeResponse } from '../../platform/metadata.js';
 import { type Format, FORMAT_MEDIA_TYPES } from '../../platform/rendering.js';
 import { typed } from '../typed.js';
 import { callerOf } from './caller.js';
@@ -64,12 +64,7 @@ export async function resourceRoutes(app: FastifyInstance, { platform }: { platf
       },
     },
     async (request) => {
-      const page = await resources.list(request.params, request.query.from, request.query.size, callerOf(request));
-      return {
-        '@context': [METADATA_CONTEXT],
-        _total: page.total,
-        _results: page.states.map((state) => listingItem(state, baseUri)),
-      };
+      return listingPage(await resources.list(request.params, request.query.from, request.query.size, callerOf(request)), baseUri);
     },
   );
 
