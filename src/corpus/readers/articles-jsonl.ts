@@ -19,8 +19,7 @@ import {
   type ArticleInput,
   type ParagraphInput,
 } from '../model.js';
-import { INVALID_UTF8 } from './input.js';
-import { lineTooLongMessage, readLines } from './lines.js';
+import { readJsonLineRecords } from './lines.js';
 import type { ReadEvent, ReadOptions } from './types.js';
 
 const DEFAULT_ARTICLE_TYPE = 'research-article';
@@ -42,23 +41,8 @@ const KNOWN_FIELDS = new Set([
 ]);
 const PARAGRAPH_FIELDS = new Set(['section', 'text']);
 
-export async function* readArticlesJsonl(file: string, options: ReadOptions = {}): AsyncGenerator<ReadEvent> {
-  for await (const line of readLines(file, options)) {
-    const source = { file, line: line.number };
-    if (line.tooLong) {
-      yield { kind: 'error', source, message: lineTooLongMessage(options.maxLineBytes) };
-      continue;
-    }
-    if (line.text.trim() === '') continue;
-    if (line.invalidUtf8) {
-      yield { kind: 'error', source, message: INVALID_UTF8 };
-      continue;
-    }
-    const result = parseArticleLine(line.text);
-    yield 'article' in result
-      ? { kind: 'article', article: result.article, source }
-      : { kind: 'error', source, message: result.error };
-  }
+export function readArticlesJsonl(file: string, options: ReadOptions = {}): AsyncGenerator<ReadEvent> {
+  return readJsonLineRecords(file, options, parseArticleLine);
 }
 
 /** One line of articles-jsonl as an article, or a message listing everything wrong with it. */

@@ -5,29 +5,13 @@
  * text takes its empty value; the article type is the neutral "article".
  */
 import { ABSTRACT_SECTION, type ArticleInput } from '../model.js';
-import { INVALID_UTF8 } from './input.js';
-import { lineTooLongMessage, readLines } from './lines.js';
+import { readJsonLineRecords } from './lines.js';
 import type { ReadEvent, ReadOptions } from './types.js';
 
 export const BEIR_ARTICLE_TYPE = 'article';
 
-export async function* readBeir(file: string, options: ReadOptions = {}): AsyncGenerator<ReadEvent> {
-  for await (const line of readLines(file, options)) {
-    const source = { file, line: line.number };
-    if (line.tooLong) {
-      yield { kind: 'error', source, message: lineTooLongMessage(options.maxLineBytes) };
-      continue;
-    }
-    if (line.text.trim() === '') continue;
-    if (line.invalidUtf8) {
-      yield { kind: 'error', source, message: INVALID_UTF8 };
-      continue;
-    }
-    const result = parseBeirLine(line.text);
-    yield 'article' in result
-      ? { kind: 'article', article: result.article, source }
-      : { kind: 'error', source, message: result.error };
-  }
+export function readBeir(file: string, options: ReadOptions = {}): AsyncGenerator<ReadEvent> {
+  return readJsonLineRecords(file, options, parseBeirLine);
 }
 
 export function parseBeirLine(text: string): { article: ArticleInput } | { error: string } {

@@ -1,6 +1,7 @@
 import { isUtf8 } from 'node:buffer';
-import { BYTE_ORDER_MARK, readChunks } from './input.js';
-import type { ReadOptions } from './types.js';
+import type { ArticleInput } from '../model.js';
+import { BYTE_ORDER_MARK, INVALID_UTF8, readChunks } from './input.js';
+import type { ReadEvent, ReadOptions } from './types.js';
 
 /**
  * The longest line kept. Its text takes several times its size while it is decoded and parsed, and
@@ -73,4 +74,29 @@ export async function* readLines(file: string, options: ReadOptions = {}): Async
     }
   }
   if (pieces.length > 0 || overLimit) yield line(Buffer.alloc(0));
+}
+
+/**
+ * The records of a JSON lines format (articles-jsonl, BEIR), one per non-blank line as `parse` reads
+ * it. A line too long or not UTF-8 is reported with its number, and the lines after it are read.
+ */
+export async function* readJsonLineRecords(
+  file: string,
+  options: ReadOptions,
+  parse: (text: string) => { article: ArticleInput } | { error: string },
+): AsyncGenerator<ReadEvent> {
+  for await (const line of readLines(file, options)) {
+    const source = { file, line: line.number };
+    if (line.tooLong) {
+      yield { kind: 'error', source, message: lineTooLongMessage(options.maxLineBytes) };
+      continue;
+    }
+    if (line.text.trim() === '') continue;
+    if (line.invalidUtf8) {
+      yield { kind: 'error', source, message: INVALID_UTF8 };
+      continue;
+    }
+    const result = parse(line.text);
+    yield 'article' in result ? { kind: 'article', article: result.article, source } : { kind: 'error', source, message: result.error };
+  }
 }
