@@ -22,6 +22,7 @@ import { uiRoutes } from './http/ui/routes.js';
 import { addSecurityHeaders } from './http/security-headers.js';
 import { refuseUndecodableQueries } from './http/query-encoding.js';
 import { buildValidator } from './http/validation.js';
+import { RouteMethods } from './http/method-not-allowed.js';
 import { PLATFORM_MAX_PARAM_LENGTH, platformApi } from './http/platform/index.js';
 import { identifyRequest } from './http/platform/caller.js';
 import { platformErrorBody } from './http/platform/errors.js';
@@ -69,6 +70,7 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
     // Query strings coerced to the schemas' types, bodies not; no non-finite number passes (validation.ts).
     schemaController: { compilersFactory: { buildValidator } },
   });
+  const routeMethods = RouteMethods.recordedFrom(app);
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
@@ -140,9 +142,12 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
 
   // Requests no route takes (their bodies are still parsed, and may be refused) answer in the literature vocabulary.
   app.setErrorHandler(literatureErrorHandler);
-  app.setNotFoundHandler((request, reply) => {
-    reply.code(404).send(literatureErrorBody(ErrorCode.NOT_FOUND, `no route ${request.method} ${request.url.split('?')[0]}`));
-  });
+  app.setNotFoundHandler((request, reply) =>
+    routeMethods.answerUnrouted(request, reply, {
+      notFound: (path) => literatureErrorBody(ErrorCode.NOT_FOUND, `no route ${request.method} ${path}`),
+      notAllowed: (path, allowed) => literatureErrorBody(ErrorCode.METHOD_NOT_ALLOWED, `${path} takes ${allowed}, not ${request.method}`),
+    }),
+  );
   return app;
 }
 

@@ -18,6 +18,7 @@ export const ErrorCode = {
   NOT_FOUND: 11,
   INTERNAL: 12,
   OVERLOADED: 13,
+  METHOD_NOT_ALLOWED: 14,
 } as const;
 
 export class ApiError extends Error {

@@ -13,6 +13,7 @@ import { archiveRoutes } from './archives.js';
 import { identifyCallers } from './caller.js';
 import { platformErrorBody, handleError } from './errors.js';
 import { addSharedSchemas } from './schemas.js';
+import { RouteMethods } from '../method-not-allowed.js';
 import { addSecurityHeaders } from '../security-headers.js';
 import { fileRoutes } from './files.js';
 import { orgRoutes } from './orgs.js';
@@ -44,8 +45,12 @@ export async function platformApi(app: FastifyInstance, { platform, archives }: 
       v1.setErrorHandler(handleError);
       addSharedSchemas(v1);
       addSecurityHeaders(v1);
+      const routeMethods = RouteMethods.recordedFrom(v1);
       v1.setNotFoundHandler((request, reply) =>
-        reply.code(404).send(platformErrorBody('NotFound', `No route ${request.method} ${request.url.split('?')[0]} in the /v1 API.`)),
+        routeMethods.answerUnrouted(request, reply, {
+          notFound: (path) => platformErrorBody('NotFound', `No route ${request.method} ${path} in the /v1 API.`),
+          notAllowed: (_path, allowed) => platformErrorBody('MethodNotSupported', `HTTP method not allowed, supported methods: ${allowed}.`),
+        }),
       );
       // JSON-LD payloads are JSON. Plain text is no payload of this API: 415, as for any other media type
       // it does not take (fastify's own text parser made it a 400 "body must be object").
