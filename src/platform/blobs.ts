@@ -139,8 +139,9 @@ export class BlobStore {
     return existsSync(this.pathOf(digest));
   }
 
-  open(digest: string): ReadStream {
-    return createReadStream(this.pathOf(digest));
+  /** The content, or bytes `range.start` to `range.end` of it (both included). */
+  open(digest: string, range?: { start: number; end: number }): ReadStream {
+    return createReadStream(this.pathOf(digest), range);
   }
 
   /** The first `length` bytes (fewer if the content is shorter). */

@@ -143,9 +143,10 @@ export class FileService {
     if (!this.blobs.has(state.file!.digest)) throw rejections.fileContentMissing(state.id, state.project);
   }
 
-  content(state: EntityState): Readable {
+  /** The file's bytes, or bytes `range.start` to `range.end` of them (both included). */
+  content(state: EntityState, range?: { start: number; end: number }): Readable {
     this.assertContent(state);
-    return this.blobs.open(state.file!.digest);
+    return this.blobs.open(state.file!.digest, range);
   }
 
   /** The first bytes of the content, to judge whether it compresses. */

@@ -12,7 +12,9 @@ import type { Upload } from '../../platform/files.js';
 import type { Platform } from '../../platform/index.js';
 import { entityView, listingPage, writeResponse } from '../../platform/metadata.js';
 import { typed } from '../typed.js';
+import { byteRangeOf, rangeStillApplies } from './byte-range.js';
 import { callerOf } from './caller.js';
+import { platformErrorBody } from './errors.js';
 import { parseAccept, rank } from './negotiation.js';
 import { selectorFrom } from './selectors.js';
 import {
@@ -30,6 +32,12 @@ import {
   tagListSchema,
   responses,
 } from './schemas.js';
+
+/** The download's answers: metadata or content (200), part of the content for a `Range` (206), errors. */
+const downloadResponses: Record<string, object> = {
+  ...responses(entitySchema, 200),
+  206: { description: 'The bytes the Range header selects', type: 'string', format: 'binary' },
+};
 
 const storageQuery = { storage: { type: 'string' } } as const;
 
@@ -140,7 +148,7 @@ export async function fileRoutes(app: FastifyInstance, { platform }: { platform:
 
   api.get(
     '/files/:org/:project/:id',
-    { schema: { params: idParams, querystring: selectorQuery, response: responses(entitySchema, 200) } },
+    { schema: { params: idParams, querystring: selectorQuery, response: downloadResponses } },
     async (request, reply) => {
       const { id: segment, ...ref } = request.params;
       const { state, project } = await files.fetch(ref, segment, selectorFrom(request.query), callerOf(request));
@@ -155,13 +163,21 @@ export async function fileRoutes(app: FastifyInstance, { platform }: { platform:
       const etag = `"${file.digest}"`;
       // A client holding these bytes already (the same digest) is told so instead of sent them again.
       if (matchesEtag(request.headers['if-none-match'], etag)) return reply.code(304).header('ETag', etag).send();
+      const range = rangeStillApplies(request.headers['if-range'], etag) ? byteRangeOf(request.headers.range, file.bytes) : 'whole';
+      if (range === 'unsatisfiable') {
+        return reply
+          .code(416)
+          .header('Content-Range', `bytes */${file.bytes}`)
+          .send(platformErrorBody('RangeNotSatisfiable', `The range '${request.headers.range}' selects no byte of the file's ${file.bytes}.`));
+      }
       // Opened before any header is set: a missing content is an ordinary error answer.
-      const bytes = files.content(state);
+      const bytes = files.content(state, range === 'whole' ? undefined : range);
+      reply.type(file.mediaType).header('Accept-Ranges', 'bytes').header('Content-Disposition', contentDisposition(file.filename)).header('ETag', etag);
+      if (range === 'whole') return reply.header('Content-Length', file.bytes).send(bytes);
       return reply
-        .type(file.mediaType)
-        .header('Content-Length', file.bytes)
-        .header('Content-Disposition', contentDisposition(file.filename))
-        .header('ETag', etag)
+        .code(206)
+        .header('Content-Range', `bytes ${range.start}-${range.end}/${file.bytes}`)
+        .header('Content-Length', range.end - range.start + 1)
         .send(bytes);
     },
   );
