@@ -26,8 +26,8 @@ const AUTH = {
   tokens: { [ADMIN]: { realm: 'local', subject: 'admin' }, [STRANGER]: { realm: 'local', subject: 'stranger' } },
   acls: { '/': { 'local/admin': ['*'] } },
 };
-const V1_STATUSES = [200, 201, 303, 400, 401, 403, 404, 406, 409, 413, 415];
-const LITERATURE_STATUSES = [200, 400, 401, 403, 404, 413, 415, 422];
+const V1_STATUSES = [200, 201, 303, 400, 401, 403, 404, 405, 406, 409, 413, 415];
+const LITERATURE_STATUSES = [200, 400, 401, 403, 404, 405, 413, 415, 422];
 
 let fixture: Fixture;
 let store: RootDatabase;
