@@ -93,6 +93,13 @@ export const rejections = {
     ),
   revisionNotFound: (requested: number, latest: number) =>
     new PlatformError(404, 'RevisionNotFound', `Revision requested '${requested}' not found, last known revision is '${latest}'.`),
+  /** A revision below the earliest kept: the organization or project was created before its superseded states were kept (past-states.ts). */
+  revisionNotKept: (requested: number, earliestKept: number) =>
+    new PlatformError(
+      404,
+      'RevisionNotFound',
+      `Revision requested '${requested}' not found: it predates the keeping of past revisions, the earliest kept is '${earliestKept}'.`,
+    ),
   tagNotFound: (tag: string) => new PlatformError(404, 'TagNotFound', `Tag requested '${tag}' not found.`),
   unknownPermissions: (permissions: readonly string[]) =>
     new PlatformError(400, 'UnknownPermissions', `Permissions '${permissions.join("', '")}' are not known.`),

@@ -10,6 +10,7 @@ import type { BlobStore } from './blobs.js';
 import { NXV } from './contexts.js';
 import { PlatformError, rejections } from './errors.js';
 import type { Identity } from './identities.js';
+import { type FilterRequest, listingPredicate } from './listing-filter.js';
 import type { ProjectService, ProjectState } from './projects.js';
 import { type ProjectRef, projectAddress, projectKey } from './refs.js';
 import type { ResourceService } from './resources.js';
@@ -124,11 +125,19 @@ export class FileService {
     return { state: await this.fetchById(project, this.resources.expandId(project, idSegment), selector), project };
   }
 
-  /** Latest revisions of the project's files, in id order. */
-  async list(ref: ProjectRef, offset: number, limit: number, identity: Identity): Promise<{ total: number; states: ListedState[] }> {
+  /** Latest revisions of the project's files, in id order, only those passing the request's filters (listing-filter.ts). */
+  async list(
+    ref: ProjectRef,
+    offset: number,
+    limit: number,
+    identity: Identity,
+    request?: FilterRequest,
+  ): Promise<{ total: number; states: ListedState[] }> {
     this.acls.require(identity, 'resources/read', projectAddress(ref));
     const project = await this.projects.forRead(ref);
-    return project.readOnly ? { total: 0, states: [] } : this.revisions.list(projectKey(ref), 'file', offset, limit);
+    if (project.readOnly) return { total: 0, states: [] };
+    const keep = request && listingPredicate(request.filters, { project, mappings: this.projects.effectiveMappings(project), baseUri: request.baseUri });
+    return this.revisions.list(projectKey(ref), 'file', offset, limit, keep);
   }
 
   /** A file of a readable project by its full id: what archive File entries refer to. */

@@ -48,9 +48,14 @@ function listingItem(state: ListedState, baseUri: string): JsonObject {
   return { '@id': state.id, ...(type !== undefined && { '@type': type }), ...entityMetadata(state, baseUri) };
 }
 
-/** A page of a listing, as the resource and file listings answer it. */
-export function listingPage(page: { total: number; states: readonly ListedState[] }, baseUri: string) {
-  return { '@context': [METADATA_CONTEXT], _total: page.total, _results: page.states.map((state) => listingItem(state, baseUri)) };
+/** A page of a listing, as the resource and file listings answer it; `next`: the next page's URL, when one follows. */
+export function listingPage(page: { total: number; states: readonly ListedState[] }, baseUri: string, next?: string) {
+  return {
+    '@context': [METADATA_CONTEXT],
+    _total: page.total,
+    _results: page.states.map((state) => listingItem(state, baseUri)),
+    ...(next !== undefined && { _next: next }),
+  };
 }
 
 /** The answer to a write: id, type and metadata, without the payload. */

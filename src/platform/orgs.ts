@@ -5,6 +5,7 @@ import { type Audit, createdBy, updatedBy } from './audit.js';
 import { rejections } from './errors.js';
 import { loneSurrogatePointer } from './unicode.js';
 import type { Identity } from './identities.js';
+import { PastStates } from './past-states.js';
 import type { Store, Table } from './store/store.js';
 
 export interface OrgState extends Audit {
@@ -17,6 +18,7 @@ export interface OrgState extends Audit {
 
 export class OrgService {
   private readonly db: Table<OrgState>;
+  private readonly past: PastStates<OrgState>;
   /** The organization of the built-in literature project (ensureLiterature). */
   private literatureOrg: string | null = null;
 
@@ -26,6 +28,7 @@ export class OrgService {
     private readonly clock: () => number,
   ) {
     this.db = store.table<OrgState>('orgs');
+    this.past = new PastStates(store, 'org-revisions');
   }
 
   get(label: string): Promise<OrgState | undefined> {
@@ -38,10 +41,11 @@ export class OrgService {
     return org;
   }
 
-  /** The organization, for a caller who may read it. */
-  read(label: string, identity: Identity): Promise<OrgState> {
+  /** The organization (at revision `rev`, its latest without), for a caller who may read it. */
+  async read(label: string, identity: Identity, rev?: number): Promise<OrgState> {
     this.acls.require(identity, 'resources/read', `/${label}`);
-    return this.fetch(label);
+    const head = await this.fetch(label);
+    return rev === undefined ? head : this.past.at(label, head, rev);
   }
 
   /** Creates the organization (rev absent) or updates its description (rev = current revision). */
@@ -62,9 +66,7 @@ export class OrgService {
         return org;
       }
       const org = this.checkedForChange(label, current, rev);
-      const next: OrgState = { ...org, ...updatedBy(org, identity, now), description, rev: org.rev + 1 };
-      await this.db.put(label, next);
-      return next;
+      return this.replace(org, { ...org, ...updatedBy(org, identity, now), description, rev: org.rev + 1 });
     });
   }
 
@@ -74,9 +76,7 @@ export class OrgService {
     if (label === this.literatureOrg) throw rejections.orgHoldsReadOnlyProject(label);
     return this.store.write(async () => {
       const org = this.checkedForChange(label, await this.db.get(label), rev);
-      const next: OrgState = { ...org, ...updatedBy(org, identity, this.clock()), deprecated: true, rev: org.rev + 1 };
-      await this.db.put(label, next);
-      return next;
+      return this.replace(org, { ...org, ...updatedBy(org, identity, this.clock()), deprecated: true, rev: org.rev + 1 });
     });
   }
 
@@ -86,9 +86,7 @@ export class OrgService {
     return this.store.write(async () => {
       const org = this.checkedForChange(label, await this.db.get(label), rev, true);
       if (!org.deprecated) throw rejections.orgIsNotDeprecated(label);
-      const next: OrgState = { ...org, ...updatedBy(org, identity, this.clock()), deprecated: false, rev: org.rev + 1 };
-      await this.db.put(label, next);
-      return next;
+      return this.replace(org, { ...org, ...updatedBy(org, identity, this.clock()), deprecated: false, rev: org.rev + 1 });
     });
   }
 
@@ -99,6 +97,13 @@ export class OrgService {
       if (await this.db.get(label)) return;
       await this.db.put(label, { label, uuid: randomUUID(), rev: 1, deprecated: false, ...createdBy(identity, this.clock()) });
     });
+  }
+
+  /** Inside `Store.write`: `next` becomes the head, the state it supersedes is kept for `?rev=` reads. */
+  private async replace(current: OrgState, next: OrgState): Promise<OrgState> {
+    await this.past.keep(current.label, current);
+    await this.db.put(next.label, next);
+    return next;
   }
 
   private checkedForChange(label: string, org: OrgState | undefined, rev: number, deprecatedAllowed = false): OrgState {

@@ -14,6 +14,7 @@ import type { Identity } from './identities.js';
 import type { Permission } from './permissions.js';
 import { type ApiMapping, isAbsoluteIri } from './iri.js';
 import type { OrgService } from './orgs.js';
+import { PastStates } from './past-states.js';
 import { type ProjectRef, projectAddress, projectKey } from './refs.js';
 import type { Store, Table } from './store/store.js';
 
@@ -64,6 +65,7 @@ export function defaultBase(baseUri: string, ref: ProjectRef): string {
 
 export class ProjectService {
   private readonly db: Table<ProjectState>;
+  private readonly past: PastStates<ProjectState>;
 
   /** Opens the service; the literature project's base and vocab are fixed in the store the first time. */
   static async open(
@@ -112,6 +114,7 @@ export class ProjectService {
     private readonly clock: () => number,
   ) {
     this.db = store.table<ProjectState>('projects');
+    this.past = new PastStates(store, 'project-revisions');
   }
 
   get literatureRef(): ProjectRef {
@@ -165,12 +168,12 @@ export class ProjectService {
     );
   }
 
-  /** The project (even marked for deletion), for a caller who may read it. */
-  async read(ref: ProjectRef, identity: Identity): Promise<ProjectState> {
+  /** The project (even marked for deletion; at revision `rev`, its latest without), for a caller who may read it. */
+  async read(ref: ProjectRef, identity: Identity, rev?: number): Promise<ProjectState> {
     this.acls.require(identity, 'resources/read', projectAddress(ref));
     const project = await this.get(ref);
     if (!project) throw rejections.projectNotFound(projectKey(ref));
-    return project;
+    return rev === undefined ? project : this.past.at(projectKey(ref), project, rev);
   }
 
   /** Creates the project (rev absent) or updates it (rev = current revision). */
@@ -210,7 +213,7 @@ export class ProjectService {
         return project;
       }
       const project = this.checkedForChange(ref, current, rev);
-      const next: ProjectState = {
+      return this.replace(key, project, {
         ...project,
         ...updatedBy(project, identity, now),
         description: fields.description,
@@ -218,9 +221,7 @@ export class ProjectService {
         vocab: fields.vocab ?? project.vocab,
         apiMappings: fields.apiMappings ?? project.apiMappings,
         rev: project.rev + 1,
-      };
-      await this.db.put(key, next);
-      return next;
+      });
     });
   }
 
@@ -231,15 +232,13 @@ export class ProjectService {
     if ((await this.get(ref))?.readOnly) throw rejections.projectIsReadOnly(key);
     return this.store.write(async () => {
       const project = this.checkedForChange(ref, await this.db.get(key), rev, prune);
-      const next: ProjectState = {
+      return this.replace(key, project, {
         ...project,
         ...updatedBy(project, identity, this.clock()),
         deprecated: true,
         markedForDeletion: prune,
         rev: project.rev + 1,
-      };
-      await this.db.put(key, next);
-      return next;
+      });
     });
   }
 
@@ -252,10 +251,15 @@ export class ProjectService {
       const project = this.checkedForChange(ref, await this.db.get(key), rev, true);
       if (!project.deprecated) throw rejections.projectIsNotDeprecated(key);
       if ((await this.orgs.fetch(ref.org)).deprecated) throw rejections.orgIsDeprecated(ref.org);
-      const next: ProjectState = { ...project, ...updatedBy(project, identity, this.clock()), deprecated: false, rev: project.rev + 1 };
-      await this.db.put(key, next);
-      return next;
+      return this.replace(key, project, { ...project, ...updatedBy(project, identity, this.clock()), deprecated: false, rev: project.rev + 1 });
     });
+  }
+
+  /** Inside `Store.write`: `next` becomes the head, the state it supersedes is kept for `?rev=` reads. */
+  private async replace(key: string, current: ProjectState, next: ProjectState): Promise<ProjectState> {
+    await this.past.keep(key, current);
+    await this.db.put(key, next);
+    return next;
   }
 
   private checkedForChange(ref: ProjectRef, project: ProjectState | undefined, rev: number, deprecatedAllowed = false): ProjectState {

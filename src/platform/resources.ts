@@ -5,13 +5,14 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { AclService } from './acls.js';
-import { rejections } from './errors.js';
+import { PlatformError, rejections } from './errors.js';
 import type { Identity } from './identities.js';
 import { contextProblem } from './context-bound.js';
 import { depthProblem } from './json-depth.js';
 import { loneSurrogatePointer } from './unicode.js';
 import { expandIdSegment, expandMappedPrefix, isRelativeIri, resolveIri } from './iri.js';
 import type { JsonObject } from './jsonld.js';
+import { type FilterRequest, hasFilters, listingPredicate } from './listing-filter.js';
 import type { LiteratureResources } from './literature.js';
 import type { ProjectService, ProjectState } from './projects.js';
 import { type ProjectRef, projectAddress, projectKey } from './refs.js';
@@ -39,16 +40,16 @@ export class ResourceService {
     this.acls.require(identity, 'resources/write', projectAddress(ref));
     const project = await this.projects.forWrite(ref);
     const id = (await this.checkedId(project, idSegment, payload)) ?? project.base + randomUUID();
-    await this.checkJsonLd(id, payload, project);
-    return this.revisions.create(projectKey(ref), id, 'resource', { source: payload }, identity);
+    const types = await this.checkJsonLd(id, payload, project);
+    return this.revisions.create(projectKey(ref), id, 'resource', { source: payload, types }, identity);
   }
 
   async update(ref: ProjectRef, idSegment: string, rev: number, payload: JsonObject, identity: Identity): Promise<EntityState> {
     this.acls.require(identity, 'resources/write', projectAddress(ref));
     const project = await this.projects.forWrite(ref);
     const id = (await this.checkedId(project, idSegment, payload))!;
-    await this.checkJsonLd(id, payload, project);
-    return this.revisions.update(projectKey(ref), id, 'resource', rev, identity, () => ({ source: payload }));
+    const types = await this.checkJsonLd(id, payload, project);
+    return this.revisions.update(projectKey(ref), id, 'resource', rev, identity, () => ({ source: payload, types }));
   }
 
   async tag(ref: ProjectRef, idSegment: string, rev: number, tag: string, target: number, identity: Identity): Promise<EntityState> {
@@ -89,11 +90,23 @@ export class ResourceService {
     return project.readOnly ? this.literature.fetch(id, selector) : this.revisions.fetch(`${project.org}/${project.label}`, id, selector);
   }
 
-  async list(ref: ProjectRef, offset: number, limit: number, identity: Identity): Promise<{ total: number; states: ListedState[]; project: ProjectState }> {
+  /** Latest revisions of the project's resources, in id order, only those passing the request's filters (listing-filter.ts). */
+  async list(
+    ref: ProjectRef,
+    offset: number,
+    limit: number,
+    identity: Identity,
+    request?: FilterRequest,
+  ): Promise<{ total: number; states: ListedState[]; project: ProjectState }> {
     this.acls.require(identity, 'resources/read', projectAddress(ref));
     const project = await this.projects.forRead(ref);
-    const page = project.readOnly ? this.literature.list(offset, limit) : await this.revisions.list(projectKey(ref), 'resource', offset, limit);
-    return { ...page, project };
+    if (project.readOnly) {
+      // Its resources are the index's articles, all alike: live, of one type, written by the server.
+      if (request && hasFilters(request.filters)) throw literatureTakesNoFilters(projectKey(ref));
+      return { ...this.literature.list(offset, limit), project };
+    }
+    const keep = request && listingPredicate(request.filters, { project, mappings: this.projects.effectiveMappings(project), baseUri: request.baseUri });
+    return { ...(await this.revisions.list(projectKey(ref), 'resource', offset, limit, keep)), project };
   }
 
   /**
@@ -139,14 +152,29 @@ export class ResourceService {
     return node?.['@id'] ?? reference;
   }
 
-  /** Rejects payloads the JSON-LD processor cannot expand (bad contexts, remote contexts, invalid keywords). */
-  private async checkJsonLd(id: string, payload: JsonObject, project: ProjectState): Promise<void> {
+  /**
+   * Rejects payloads the JSON-LD processor cannot expand (bad contexts, remote contexts, invalid keywords);
+   * returns the types the expansion gave the resource's node, recorded for the listings' `type` filter.
+   */
+  private async checkJsonLd(id: string, payload: JsonObject, project: ProjectState): Promise<string[]> {
     // After the id's own check (InvalidResourceId). Kept as UTF-8, a lone surrogate turns into U+FFFD where
     // a field is stored apart (the listed @type) while the payload keeps it: one resource, two texts.
     const surrogate = loneSurrogatePointer(payload);
     if (surrogate !== null) throw rejections.loneSurrogate('payload', surrogate);
-    await this.renderer.json({ id, source: payload, metadata: {}, base: project.base, vocab: project.vocab }, 'expanded');
+    const expanded = await this.renderer.json({ id, source: payload, metadata: {}, base: project.base, vocab: project.vocab }, 'expanded');
+    return expandedTypes(JSON.parse(expanded) as unknown, id);
   }
+}
+
+function literatureTakesNoFilters(project: string): PlatformError {
+  return new PlatformError(400, 'MalformedQueryParam', `The resources of the read-only literature project '${project}' are listed without filters.`);
+}
+
+/** The `@type` IRIs of the node `id` in an expanded document (a list of nodes); none when it has none. */
+function expandedTypes(expanded: unknown, id: string): string[] {
+  const nodes = Array.isArray(expanded) ? (expanded as { '@id'?: unknown; '@type'?: unknown }[]) : [];
+  const types = nodes.find((node) => node['@id'] === id)?.['@type'];
+  return Array.isArray(types) ? types.filter((type): type is string => typeof type === 'string') : [];
 }
 
 /** Rejects payloads nested too deeply or defining too many contexts, before any of their contexts is processed. */

@@ -4,7 +4,7 @@
  * is one read; the head records the latest revision and the kind.
  */
 import { type Audit, createdBy, updatedBy } from './audit.js';
-import { rejections } from './errors.js';
+import { PlatformError, rejections } from './errors.js';
 import type { Identity } from './identities.js';
 import type { Store, Table } from './store/store.js';
 import { storedJsonOf, withChanges, withoutSource, withStoredSource } from './stored-json.js';
@@ -35,6 +35,12 @@ export interface EntityState extends Audit {
    * a listing never parses payloads (sourceTypeOf); absent in revisions written before.
    */
   sourceType?: { '@type'?: unknown };
+  /**
+   * The payload's types as IRIs, as JSON-LD expanded them when the payload was written (its own
+   * contexts, the project's vocab): what a listing's `type` filter matches. Absent for files, and in
+   * revisions written before (listing-filter.ts derives them from `sourceType` then).
+   */
+  types?: string[];
   /**
    * The revision whose row of the payloads table holds this revision's payload text: its own
    * for a new payload, an earlier one's when a tag or a deprecation left the payload as it was.
@@ -77,6 +83,22 @@ function inlineState(stored: StoredRevision & { sourceJson: string }): EntitySta
   return withStoredSource(state, sourceJson);
 }
 
+/**
+ * The most entities of one kind a filtered listing reads, in one project: beyond it, a filtered
+ * listing is refused (docs/DESIGN.md, "Listing filters", for the measure behind the number).
+ */
+export const MAX_FILTERED_ENTRIES = 20_000;
+/** Entities read between two turns of the event loop in a filtered listing. */
+const FILTER_SLICE = 1000;
+
+function tooManyToFilter(project: string, kind: EntityKind, entries: number, limit: number): PlatformError {
+  return new PlatformError(
+    400,
+    'FilteredListingTooLarge',
+    `Project '${project}' holds ${entries} ${kind}s: a filtered listing reads every one of them and is refused beyond ${limit}. List without filters (paged through the index) instead.`,
+  );
+}
+
 interface Head {
   kind: EntityKind;
   rev: number;
@@ -96,6 +118,7 @@ export class RevisionStore {
   private constructor(
     private readonly store: Store,
     private readonly clock: () => number,
+    private readonly maxFilteredEntries: number,
   ) {
     this.heads = store.table('heads');
     this.listings = store.table('listings');
@@ -103,8 +126,8 @@ export class RevisionStore {
     this.payloads = store.table('payloads');
   }
 
-  static async open(store: Store, clock: () => number): Promise<RevisionStore> {
-    const revisions = new RevisionStore(store, clock);
+  static async open(store: Store, clock: () => number, maxFilteredEntries = MAX_FILTERED_ENTRIES): Promise<RevisionStore> {
+    const revisions = new RevisionStore(store, clock, maxFilteredEntries);
     await revisions.fillListings();
     return revisions;
   }
@@ -150,7 +173,7 @@ export class RevisionStore {
     project: string,
     id: string,
     kind: EntityKind,
-    content: { source: Record<string, unknown>; file?: FileAttributes },
+    content: { source: Record<string, unknown>; types?: string[]; file?: FileAttributes },
     identity: Identity,
   ): Promise<EntityState> {
     return this.store.write(async () => {
@@ -164,6 +187,7 @@ export class RevisionStore {
         deprecated: false,
         source: content.source,
         sourceType: typeRecord(content.source),
+        ...(content.types && { types: content.types }),
         ...(content.file && { file: content.file }),
         tags: {},
       };
@@ -182,7 +206,7 @@ export class RevisionStore {
     kind: EntityKind,
     rev: number,
     identity: Identity,
-    change: (latest: EntityState) => Partial<Pick<EntityState, 'source' | 'file' | 'tags' | 'deprecated'>>,
+    change: (latest: EntityState) => Partial<Pick<EntityState, 'source' | 'types' | 'file' | 'tags' | 'deprecated'>>,
   ): Promise<EntityState> {
     return this.revise(project, id, kind, rev, identity, (latest) => {
       assertLive(latest);
@@ -205,13 +229,14 @@ export class RevisionStore {
     kind: EntityKind,
     rev: number,
     identity: Identity,
-    change: (latest: EntityState) => Partial<Pick<EntityState, 'source' | 'file' | 'tags' | 'deprecated'>>,
+    change: (latest: EntityState) => Partial<Pick<EntityState, 'source' | 'types' | 'file' | 'tags' | 'deprecated'>>,
   ): Promise<EntityState> {
     return this.store.write(async () => {
       const latest = await this.latestAt(project, id, kind, rev);
       const changes: Partial<EntityState> = { ...change(latest), ...updatedBy(latest, identity, this.clock()), rev: rev + 1 };
       // A new payload gets a row of its own when stored (put); an unchanged one keeps pointing at its row.
-      if (changes.source) Object.assign(changes, { sourceType: typeRecord(changes.source), payloadRev: undefined });
+      // Its types are the change's, or unknown (derived from sourceType when listed), never the old payload's.
+      if (changes.source) Object.assign(changes, { sourceType: typeRecord(changes.source), types: changes.types, payloadRev: undefined });
       // Stored before types were recorded apart: recorded now, so that listings of the new revision need no payload.
       else if (!latest.sourceType) changes.sourceType = typeRecord(latest.source);
       // An unchanged payload goes on as its stored text: a tag or a deprecation neither parses nor re-encodes it.
@@ -261,11 +286,53 @@ export class RevisionStore {
     return this.update(project, id, kind, rev, identity, () => ({ deprecated: true }));
   }
 
-  /** Latest revisions of the entities of a project, in id order: the page read through the index, never the entities before it. */
-  async list(project: string, kind: EntityKind, offset: number, limit: number): Promise<{ total: number; states: ListedState[] }> {
+  /**
+   * Latest revisions of the entities of a project, in id order: the page read through the index, never
+   * the entities before it. With `keep`, only the entities it keeps, counted and paged by scanning every
+   * entity of the kind (filteredList).
+   */
+  async list(
+    project: string,
+    kind: EntityKind,
+    offset: number,
+    limit: number,
+    keep?: (state: ListedState) => boolean,
+  ): Promise<{ total: number; states: ListedState[] }> {
+    if (keep) return this.filteredList(project, kind, offset, limit, keep);
     const [total, page] = await Promise.all([this.listings.count([project, kind]), this.listings.range([project, kind], { offset, limit })]);
     const states = await Promise.all(page.map(({ key, value: rev }) => this.revisions.get([project, (key as string[])[2]!, rev])));
     return { total, states: states.map((state) => listed(state!)) };
+  }
+
+  /**
+   * A filter cannot use the listing index, so every entity of the kind is read, in slices, the event
+   * loop let go between them; a project holding more than `maxFilteredEntries` of the kind is refused
+   * before anything is read, so no request walks an unbounded number of entities.
+   */
+  private async filteredList(
+    project: string,
+    kind: EntityKind,
+    offset: number,
+    limit: number,
+    keep: (state: ListedState) => boolean,
+  ): Promise<{ total: number; states: ListedState[] }> {
+    const entries = await this.listings.count([project, kind]);
+    if (entries > this.maxFilteredEntries) throw tooManyToFilter(project, kind, entries, this.maxFilteredEntries);
+    const heads = await this.listings.range([project, kind]);
+    let total = 0;
+    const states: ListedState[] = [];
+    for (let start = 0; start < heads.length; start += FILTER_SLICE) {
+      if (start > 0) await new Promise((resolve) => setImmediate(resolve));
+      const slice = heads.slice(start, start + FILTER_SLICE);
+      const stored = await this.revisions.getMany(slice.map(({ key, value: rev }) => [project, (key as string[])[2]!, rev]));
+      for (const revision of stored) {
+        const state = listed(revision!);
+        if (!keep(state)) continue;
+        if (total >= offset && states.length < limit) states.push(state);
+        total++;
+      }
+    }
+    return { total, states };
   }
 
   /** The content digests of every revision of every file. */

@@ -1,7 +1,8 @@
 /**
- * Query parameters a /v1 route does not take are refused, not ignored: a Nexus user's listing filter
- * (`deprecated`, `type`, `sort`) or `?rev=` on an organization would otherwise get an answer that looks
- * right and is not (every resource, the latest revision).
+ * Query parameters a /v1 route does not take are refused, not ignored: a Nexus user's listing parameter
+ * this server lacks (`sort`, `q`) or `?tag=` on an organization would otherwise get an answer that looks
+ * right and is not (every resource in id order, the latest revision). The listing filters it has are
+ * in listing-pages.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { TOKENS, type TestServer, bearer, createProject, multipart, startServer } from './helpers.js';
@@ -23,11 +24,11 @@ afterAll(() => server.close());
 
 describe('unknown query parameters', () => {
   test.each([
-    ['GET', '/v1/resources/org/proj?deprecated=false', 'deprecated'],
-    ['GET', '/v1/resources/org/proj?type=Neuron', 'type'],
+    ['GET', '/v1/resources/org/proj?q=neuron', 'q'],
     ['GET', '/v1/resources/org/proj?sort=_createdAt', 'sort'],
-    ['GET', '/v1/orgs/org?rev=1', 'rev'],
-    ['GET', '/v1/projects/org/proj?rev=1', 'rev'],
+    ['GET', '/v1/files/org/proj?schema=_', 'schema'],
+    ['GET', '/v1/orgs/org?tag=v1', 'tag'],
+    ['GET', '/v1/projects/org/proj?tag=v1', 'tag'],
     ['GET', '/v1/resources/org/proj/_/live?annotate=true', 'annotate'],
     ['GET', '/v1/resources/org/proj/_/live/source?format=expanded', 'format'],
     ['GET', '/v1/files/org/proj/a?revision=1', 'revision'],

@@ -369,6 +369,8 @@ export const PROBES: Probe[] = [
   probe('resource listing of a project', READ_A, 'a', 'no-such-project', (project) => get(`/v1/resources/lab/${project}`)),
   probe('resource listing of an organization', READ_A, 'lab', 'no-such-org', (org) => get(`/v1/resources/${org}/a`)),
   probe('resource revision', READ_A, '1', '99', (rev) => get(`/v1/resources/lab/a/_/r1?rev=${rev}`)),
+  probe('organization revision', { permission: 'resources/read', at: '/lab' }, '1', '99', (rev) => get(`/v1/orgs/lab?rev=${rev}`)),
+  probe('project revision', READ_A, '1', '99', (rev) => get(`/v1/projects/lab/a?rev=${rev}`)),
   probe('resource tag', READ_A, 'v1', 'nope', (tag) => get(`/v1/resources/lab/a/_/r-tagged?tag=${tag}`)),
   probe('resource as N-Triples', READ_A, 'r1', 'no-such-resource', (id) => get(`/v1/resources/lab/a/_/${id}`, { accept: 'application/n-triples' })),
   probe('resource source by tag', READ_A, 'v1', 'nope', (tag) => get(`/v1/resources/lab/a/_/r-tagged/source?tag=${tag}`)),

@@ -20,8 +20,9 @@ import { selectorFrom } from './selectors.js';
 import {
   entitySchema,
   idParams,
-  listingQuery,
+  filteredListingQuery,
   listSchema,
+  nextPageLink,
   noQuery,
   projectParams,
   requiredRevQuery,
@@ -184,9 +185,12 @@ export async function fileRoutes(app: FastifyInstance, { platform }: { platform:
 
   api.get(
     '/files/:org/:project',
-    { schema: { params: projectParams, querystring: listingQuery, response: responses(listSchema, 200) } },
+    { schema: { params: projectParams, querystring: filteredListingQuery, response: responses(listSchema, 200) } },
     async (request) => {
-      return listingPage(await files.list(request.params, request.query.from, request.query.size, callerOf(request)), baseUri);
+      const { from, size, ...filters } = request.query;
+      const page = await files.list(request.params, from, size, callerOf(request), { filters, baseUri });
+      const next = nextPageLink(baseUri, `/v1/files/${request.params.org}/${request.params.project}`, request.query, page.total);
+      return listingPage(page, baseUri, next);
     },
   );
 

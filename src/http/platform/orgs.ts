@@ -1,4 +1,4 @@
-/** /v1/orgs/{org}: create, update, fetch, deprecate and undeprecate organizations. */
+/** /v1/orgs/{org}: create, update, fetch (at a revision too), deprecate and undeprecate organizations. */
 import type { FastifyInstance } from 'fastify';
 import { auditFields } from '../../platform/audit.js';
 import { METADATA_CONTEXT, ORGS_CONTEXT } from '../../platform/contexts.js';
@@ -6,7 +6,7 @@ import type { Platform } from '../../platform/index.js';
 import type { OrgState } from '../../platform/orgs.js';
 import { typed } from '../typed.js';
 import { callerOf } from './caller.js';
-import { emptyBodyAsObject, noQuery, orgParams, orgSchema, requiredRevQuery, revQuery, responses } from './schemas.js';
+import { emptyBodyAsObject, orgParams, orgSchema, requiredRevQuery, revQuery, responses } from './schemas.js';
 
 export function orgJson(org: OrgState, baseUri: string) {
   const self = `${baseUri}/v1/orgs/${org.label}`;
@@ -46,8 +46,8 @@ export async function orgRoutes(app: FastifyInstance, { platform }: { platform: 
     },
   );
 
-  api.get('/orgs/:org', { schema: { params: orgParams, querystring: noQuery, response: responses(orgSchema, 200) } }, async (request) => {
-    return orgJson(await orgs.read(request.params.org, callerOf(request)), baseUri);
+  api.get('/orgs/:org', { schema: { params: orgParams, querystring: revQuery, response: responses(orgSchema, 200) } }, async (request) => {
+    return orgJson(await orgs.read(request.params.org, callerOf(request), request.query.rev), baseUri);
   });
 
   api.delete(

@@ -2,7 +2,7 @@
  * GET /v1/projects: the projects on which the caller holds a permission (by
  * default `resources/read`), so a client can offer "projects I may write"
  * (`?permission=resources/write`). Projects marked for deletion are left out;
- * `deprecated` filters on deprecation, as in the reference's listings.
+ * `deprecated` filters on deprecation, as in the reference's listings; `_next` links the next page.
  */
 import type { FastifyInstance } from 'fastify';
 import { METADATA_CONTEXT, PROJECTS_CONTEXT } from '../../platform/contexts.js';
@@ -11,7 +11,7 @@ import { PERMISSIONS } from '../../platform/permissions.js';
 import { typed } from '../typed.js';
 import { callerOf } from './caller.js';
 import { projectJson } from './projects.js';
-import { MAX_LISTING_FROM, projectSchema, responses } from './schemas.js';
+import { MAX_LISTING_FROM, nextPageLink, projectSchema, responses } from './schemas.js';
 
 const listQuery = {
   type: 'object',
@@ -26,7 +26,7 @@ const listQuery = {
 
 const projectListSchema = {
   type: 'object',
-  properties: { '@context': {}, _total: { type: 'integer' }, _results: { type: 'array', items: projectSchema } },
+  properties: { '@context': {}, _total: { type: 'integer' }, _results: { type: 'array', items: projectSchema }, _next: { type: 'string' } },
 } as const;
 
 export async function projectListRoutes(app: FastifyInstance, { platform }: { platform: Platform }): Promise<void> {
@@ -37,10 +37,12 @@ export async function projectListRoutes(app: FastifyInstance, { platform }: { pl
     async (request) => {
       const { permission, deprecated, from, size } = request.query;
       const visible = await projects.visibleTo(callerOf(request), permission, deprecated);
+      const next = nextPageLink(baseUri, '/v1/projects', request.query, visible.length);
       return {
         '@context': [PROJECTS_CONTEXT, METADATA_CONTEXT],
         _total: visible.length,
         _results: visible.slice(from, from + size).map((project) => projectJson(project, projects, baseUri)),
+        ...(next !== undefined && { _next: next }),
       };
     },
   );

@@ -1,4 +1,4 @@
-/** /v1/projects/{org}/{project}: create, update, fetch, deprecate, undeprecate and mark projects for deletion. */
+/** /v1/projects/{org}/{project}: create, update, fetch (at a revision too), deprecate, undeprecate and mark projects for deletion. */
 import type { FastifyInstance } from 'fastify';
 import { auditFields } from '../../platform/audit.js';
 import { METADATA_CONTEXT, PROJECTS_CONTEXT } from '../../platform/contexts.js';
@@ -6,7 +6,7 @@ import type { Platform } from '../../platform/index.js';
 import type { ProjectFields, ProjectService, ProjectState } from '../../platform/projects.js';
 import { typed } from '../typed.js';
 import { callerOf } from './caller.js';
-import { emptyBodyAsObject, noQuery, projectBody, projectParams, projectSchema, requiredRevQuery, revQuery, responses } from './schemas.js';
+import { emptyBodyAsObject, projectBody, projectParams, projectSchema, requiredRevQuery, revQuery, responses } from './schemas.js';
 
 
 export function projectJson(project: ProjectState, projects: ProjectService, baseUri: string) {
@@ -49,8 +49,8 @@ export async function projectRoutes(app: FastifyInstance, { platform }: { platfo
     },
   );
 
-  api.get('/projects/:org/:project', { schema: { params: projectParams, querystring: noQuery, response: responses(projectSchema, 200) } }, async (request) => {
-    return projectJson(await projects.read(request.params, callerOf(request)), projects, baseUri);
+  api.get('/projects/:org/:project', { schema: { params: projectParams, querystring: revQuery, response: responses(projectSchema, 200) } }, async (request) => {
+    return projectJson(await projects.read(request.params, callerOf(request), request.query.rev), projects, baseUri);
   });
 
   api.delete(

@@ -21,8 +21,9 @@ import {
   errorResponses,
   responses,
   idParams,
-  listingQuery,
+  filteredListingQuery,
   listSchema,
+  nextPageLink,
   projectParams,
   requiredRevQuery,
   revQuery,
@@ -59,12 +60,15 @@ export async function resourceRoutes(app: FastifyInstance, { platform }: { platf
     {
       schema: {
         params: projectParams,
-        querystring: listingQuery,
+        querystring: filteredListingQuery,
         response: responses(listSchema, 200),
       },
     },
     async (request) => {
-      return listingPage(await resources.list(request.params, request.query.from, request.query.size, callerOf(request)), baseUri);
+      const { from, size, ...filters } = request.query;
+      const page = await resources.list(request.params, from, size, callerOf(request), { filters, baseUri });
+      const next = nextPageLink(baseUri, `/v1/resources/${request.params.org}/${request.params.project}`, request.query, page.total);
+      return listingPage(page, baseUri, next);
     },
   );
 

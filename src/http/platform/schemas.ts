@@ -35,6 +35,29 @@ export const listingQuery = {
   ...noQuery,
   properties: { from: { type: 'integer', minimum: 0, maximum: MAX_LISTING_FROM, default: 0 }, size: { type: 'integer', minimum: 1, maximum: 1000, default: 20 } },
 } as const;
+/** A page of the resource or file listing, only the entities passing every filter given (platform/listing-filter.ts). */
+export const filteredListingQuery = {
+  ...listingQuery,
+  properties: {
+    ...listingQuery.properties,
+    deprecated: { type: 'boolean' },
+    type: { type: 'string', minLength: 1, maxLength: 1024 },
+    createdBy: { type: 'string', minLength: 1, maxLength: 2048 },
+    updatedBy: { type: 'string', minLength: 1, maxLength: 2048 },
+  },
+} as const;
+
+/**
+ * The absolute URL of the page after `query`'s (same path and parameters, `from` advanced by `size`), when
+ * entries follow it and a listing takes its `from`: entries past MAX_LISTING_FROM + `size` are not paged to.
+ */
+export function nextPageLink(baseUri: string, path: string, query: { from: number; size: number }, total: number): string | undefined {
+  const from = query.from + query.size;
+  if (from >= total || from > MAX_LISTING_FROM) return undefined;
+  const parameters = new URLSearchParams({ from: String(from), size: String(query.size) });
+  for (const [name, value] of Object.entries(query)) if (value !== undefined && !parameters.has(name)) parameters.set(name, String(value));
+  return `${baseUri}${path}?${parameters}`;
+}
 
 /**
  * Schemas several /v1 routes answer with: registered once on the /v1 context
@@ -181,9 +204,10 @@ export const aclListSchema = {
   properties: { '@context': {}, _total: { type: 'integer' }, _results: { type: 'array', items: aclSchema } },
 } as const;
 
+/** `_next`: the next page's URL, on every page but the last (nextPageLink). */
 export const listSchema = {
   type: 'object',
-  properties: { '@context': {}, _total: { type: 'integer' }, _results: { type: 'array', items: entitySchema } },
+  properties: { '@context': {}, _total: { type: 'integer' }, _results: { type: 'array', items: entitySchema }, _next: { type: 'string' } },
 } as const;
 
 export const tagListSchema = {

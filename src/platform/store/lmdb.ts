@@ -68,12 +68,15 @@ export function openLmdbStore(directory: string): Store {
   const pendingUnder = (name: TableName, prefix: readonly string[] | undefined): Pending[] =>
     [...(transaction.getStore()?.pending.values() ?? [])].filter((p) => p.table === name && (prefix === undefined || startsWith(p.key, prefix)));
 
+  const read = <V>(name: TableName, key: StoreKey): V | undefined => {
+    const pending = transaction.getStore()?.pending.get(overlayKey(name, key));
+    if (pending) return pending.value as V | undefined;
+    return database(name).get(key as Key) as V | undefined;
+  };
+
   const table = <V>(name: TableName): Table<V> => ({
-    get: async (key) => {
-      const pending = transaction.getStore()?.pending.get(overlayKey(name, key));
-      if (pending) return pending.value as V | undefined;
-      return database(name).get(key as Key) as V | undefined;
-    },
+    get: async (key) => read<V>(name, key),
+    getMany: async (keys) => keys.map((key) => read<V>(name, key)),
     put: async (key, value) => void inTransaction('put').pending.set(overlayKey(name, key), { table: name, key, value }),
     remove: async (key) => void inTransaction('remove').pending.set(overlayKey(name, key), { table: name, key, value: undefined }),
     range: async (prefix, page) => {

@@ -26,6 +26,8 @@ INSERT INTO ${sqlTable('listings')} (key, key_json, value)
   FROM ${sqlTable('heads')};`,
   // Payload texts kept as they are (TEXT_TABLES), no longer as JSON strings of themselves.
   `UPDATE ${sqlTable('payloads')} SET value = value::json #>> '{}';`,
+  // The superseded revisions of organizations and projects, keyed [label or org/project, rev] (past-states.ts).
+  (['org-revisions', 'project-revisions'] as const).map(createTable).join('\n'),
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -115,6 +115,16 @@ export async function openPostgresStore(url: string, logger: Logger): Promise<St
         const { rows } = await query<{ value: string }>(`SELECT value FROM ${sql} WHERE key = $1`, [keyArray(key)]);
         return rows[0] === undefined ? undefined : decode(rows[0].value);
       },
+      getMany: async (keys) => {
+        if (keys.length === 0) return [];
+        // The keys travel as one JSON array of text arrays, matched through the primary key's index.
+        const { rows } = await query<{ key_json: string; value: string }>(
+          `SELECT key_json, value FROM ${sql} WHERE key IN (SELECT ARRAY(SELECT json_array_elements_text(wanted)) COLLATE "C" FROM json_array_elements($1::json) AS wanted)`,
+          [JSON.stringify(keys.map(keyArray))],
+        );
+        const found = new Map(rows.map((row) => [row.key_json, decode(row.value)]));
+        return keys.map((key) => found.get(JSON.stringify(key)));
+      },
       put: async (key, value) => {
         inTransaction('put');
         await query(

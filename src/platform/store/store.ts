@@ -10,7 +10,7 @@
 /** A key: one string, or a tuple of strings and non-negative integers, ordered element by element. */
 export type StoreKey = string | readonly (string | number)[];
 
-export const TABLE_NAMES = ['orgs', 'projects', 'literature-project', 'acls', 'heads', 'revisions', 'archives', 'payloads', 'listings'] as const;
+export const TABLE_NAMES = ['orgs', 'projects', 'literature-project', 'acls', 'heads', 'revisions', 'archives', 'payloads', 'listings', 'org-revisions', 'project-revisions'] as const;
 export type TableName = (typeof TABLE_NAMES)[number];
 
 /** Tables whose values are texts (payloads: JSON already), which PostgreSQL stores as they are rather than as JSON strings. */
@@ -23,6 +23,8 @@ export interface Entry<V> {
 
 export interface Table<V> {
   get(key: StoreKey): Promise<V | undefined>;
+  /** The values of `keys`, in their order (undefined where none): one read of the backend for them all. */
+  getMany(keys: readonly StoreKey[]): Promise<(V | undefined)[]>;
   /** Only inside `Store.write`. */
   put(key: StoreKey, value: V): Promise<void>;
   /** Only inside `Store.write`. */

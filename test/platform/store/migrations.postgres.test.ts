@@ -9,6 +9,8 @@ import { schemaUrl } from '../../postgres/cluster.js';
 import { testPostgresUrl } from '../../postgres/project.js';
 
 const quiet = { info: () => undefined, warn: () => undefined };
+/** What a test going back to an earlier version drops, as that version did not have them. */
+const TABLES_OF_VERSION_5 = 'litserve_org_revisions, litserve_project_revisions';
 
 async function versions(url: string): Promise<number[]> {
   const client = new pg.Client({ connectionString: url });
@@ -35,7 +37,7 @@ describe('schema migrations', () => {
     await client.connect();
     try {
       // Back to what a server of schema version 1 left: no payloads table (nor later ones), a record in another one.
-      await client.query('DROP TABLE litserve_payloads, litserve_listings');
+      await client.query(`DROP TABLE litserve_payloads, litserve_listings, ${TABLES_OF_VERSION_5}`);
       await client.query('DELETE FROM litserve_schema_version WHERE version > 1');
       await client.query(`INSERT INTO litserve_orgs (key, key_json, value) VALUES ('{lab}', '"lab"', '{"label":"lab"}')`);
       const store = await openPostgresStore(url, quiet);
@@ -66,7 +68,7 @@ describe('schema migrations', () => {
     await client.connect();
     try {
       // Back to what a server of schema version 2 left: the heads, no listings table.
-      await client.query('DROP TABLE litserve_listings');
+      await client.query(`DROP TABLE litserve_listings, ${TABLES_OF_VERSION_5}`);
       await client.query('DELETE FROM litserve_schema_version WHERE version > 2');
       const reopened = await openPostgresStore(url, quiet);
       try {
@@ -102,6 +104,7 @@ describe('schema migrations', () => {
       expect(await stored()).toEqual([JSON.stringify(source)]);
       // Back to what a server of schema version 3 left: the payload text as a JSON string of itself.
       await client.query('UPDATE litserve_payloads SET value = $1', [JSON.stringify(JSON.stringify(source))]);
+      await client.query(`DROP TABLE ${TABLES_OF_VERSION_5}`);
       await client.query('DELETE FROM litserve_schema_version WHERE version > 3');
       const reopened = await openPostgresStore(url, quiet);
       try {
@@ -110,6 +113,30 @@ describe('schema migrations', () => {
       } finally {
         await reopened.close();
       }
+    } finally {
+      await client.end();
+    }
+  });
+
+  test('a database at version 4 gets the tables of past organization and project revisions at start, its heads kept', async () => {
+    const url = await schemaUrl(testPostgresUrl()!, `from-4-${Date.now()}`);
+    await (await openPostgresStore(url, quiet)).close();
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      await client.query(`DROP TABLE ${TABLES_OF_VERSION_5}`);
+      await client.query('DELETE FROM litserve_schema_version WHERE version > 4');
+      await client.query(`INSERT INTO litserve_orgs (key, key_json, value) VALUES ('{lab}', '"lab"', '{"label":"lab","rev":3}')`);
+      const store = await openPostgresStore(url, quiet);
+      try {
+        expect(await store.table('orgs').get('lab')).toEqual({ label: 'lab', rev: 3 });
+        await store.write(() => store.table('org-revisions').put(['lab', 3], { label: 'lab', rev: 3 }));
+        expect(await store.table('org-revisions').range(['lab'])).toEqual([{ key: ['lab', 3], value: { label: 'lab', rev: 3 } }]);
+        expect(await store.table('project-revisions').count()).toBe(0);
+      } finally {
+        await store.close();
+      }
+      expect(await versions(url)).toEqual(Array.from({ length: SCHEMA_VERSION }, (_, i) => i + 1));
     } finally {
       await client.end();
     }
