@@ -40,14 +40,24 @@ export function hasFilters(filters: ListingFilters): boolean {
 /** The test every listed entity must pass; undefined without filters (the listing pages through its index). */
 export function listingPredicate(filters: ListingFilters, context: FilterContext): ((state: ListedState) => boolean) | undefined {
   if (!hasFilters(filters)) return undefined;
-  const { deprecated, createdBy, updatedBy } = filters;
+  const { deprecated } = filters;
   const type = filters.type === undefined ? undefined : expandType(filters.type, context);
+  const createdBy = subjectFilter('createdBy', filters.createdBy);
+  const updatedBy = subjectFilter('updatedBy', filters.updatedBy);
   const subjectIri = (subject: ListedState['createdBy']) => principalIri(context.baseUri, subject);
   return (state) =>
     (deprecated === undefined || state.deprecated === deprecated) &&
     (type === undefined || typesOf(state, context.project.vocab).includes(type)) &&
     (createdBy === undefined || subjectIri(state.createdBy) === createdBy) &&
     (updatedBy === undefined || subjectIri(state.updatedBy) === updatedBy);
+}
+
+/** A subject filter's IRI: one that is not an IRI could only match nothing, which would read as "nobody wrote any". */
+function subjectFilter(name: 'createdBy' | 'updatedBy', value: string | undefined): string | undefined {
+  if (value !== undefined && !isAbsoluteIri(value)) {
+    throw new PlatformError(400, 'MalformedQueryParam', `The '${name}' filter '${value}' is not an Iri: subjects are named as _${name} shows them.`);
+  }
+  return value;
 }
 
 /** `prefix:rest` of a mapped prefix as `namespace + rest`, another IRI as it is, a term after the project's vocab. */

@@ -212,6 +212,13 @@ describe('refused filters', () => {
     expect(response.json().reason).toContain("'a b'");
   });
 
+  test.each(['createdBy', 'updatedBy'])('a %s that is not an IRI is 400 MalformedQueryParam', async (name) => {
+    const response = await server.app.inject({ method: 'GET', url: `/v1/resources/org/proj?${name}=alice`, headers: alice });
+    expect(response.statusCode).toBe(400);
+    expect(response.json()).toMatchObject({ '@type': 'MalformedQueryParam' });
+    expect(response.json().reason).toContain(`'${name}' filter 'alice'`);
+  });
+
   test('the read-only literature project lists its resources without filters', async () => {
     const response = await server.app.inject({ method: 'GET', url: '/v1/resources/literature/articles?deprecated=false', headers: alice });
     expect(response.statusCode).toBe(400);
