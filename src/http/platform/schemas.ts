@@ -23,8 +23,8 @@ export const MAX_LISTING_FROM = 1_000_000;
 export const tag = { type: 'string', minLength: 1, maxLength: 256 } as const;
 
 /**
- * Query strings take only the parameters a route names: an unknown one (a Nexus listing filter such as
- * `deprecated`, or `rev` on a route that keeps no revisions) is refused rather than silently ignored.
+ * Query strings take only the parameters a route names: an unknown one (a Nexus listing parameter this
+ * server lacks, such as `sort`, or `tag` on an organization) is refused rather than silently ignored.
  */
 export const noQuery = { type: 'object', additionalProperties: false } as const;
 export const revQuery = { ...noQuery, properties: { rev } } as const;
