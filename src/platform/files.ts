@@ -126,17 +126,11 @@ export class FileService {
   }
 
   /** Latest revisions of the project's files, in id order, only those passing the request's filters (listing-filter.ts). */
-  async list(
-    ref: ProjectRef,
-    offset: number,
-    limit: number,
-    identity: Identity,
-    request?: FilterRequest,
-  ): Promise<{ total: number; states: ListedState[] }> {
+  async list(ref: ProjectRef, offset: number, limit: number, identity: Identity, request?: FilterRequest): Promise<{ total: number; states: ListedState[] }> {
     this.acls.require(identity, 'resources/read', projectAddress(ref));
     const project = await this.projects.forRead(ref);
     if (project.readOnly) return { total: 0, states: [] };
-    const keep = request && listingPredicate(request.filters, { project, mappings: this.projects.effectiveMappings(project), baseUri: request.baseUri });
+    const keep = listingPredicate(request, project, this.projects.effectiveMappings(project));
     return this.revisions.list(projectKey(ref), 'file', offset, limit, keep);
   }
 

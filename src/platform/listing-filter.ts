@@ -37,9 +37,15 @@ export function hasFilters(filters: ListingFilters): boolean {
   return Object.values(filters).some((value) => value !== undefined);
 }
 
-/** The test every listed entity must pass; undefined without filters (the listing pages through its index). */
-export function listingPredicate(filters: ListingFilters, context: FilterContext): ((state: ListedState) => boolean) | undefined {
-  if (!hasFilters(filters)) return undefined;
+/** The test every listed entity of `project` must pass; undefined without filters (the listing pages through its index). */
+export function listingPredicate(
+  request: FilterRequest | undefined,
+  project: ProjectState,
+  mappings: readonly ApiMapping[],
+): ((state: ListedState) => boolean) | undefined {
+  if (request === undefined || !hasFilters(request.filters)) return undefined;
+  const { filters, baseUri } = request;
+  const context: FilterContext = { project, mappings, baseUri };
   const { deprecated } = filters;
   const type = filters.type === undefined ? undefined : expandType(filters.type, context);
   const createdBy = subjectFilter('createdBy', filters.createdBy);

@@ -105,7 +105,7 @@ export class ResourceService {
       if (request && hasFilters(request.filters)) throw literatureTakesNoFilters(projectKey(ref));
       return { ...this.literature.list(offset, limit), project };
     }
-    const keep = request && listingPredicate(request.filters, { project, mappings: this.projects.effectiveMappings(project), baseUri: request.baseUri });
+    const keep = listingPredicate(request, project, this.projects.effectiveMappings(project));
     return { ...(await this.revisions.list(projectKey(ref), 'resource', offset, limit, keep)), project };
   }
 
