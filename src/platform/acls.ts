@@ -55,13 +55,23 @@ export class AclService {
   private async reload(address: string): Promise<void> {
     if (address === EVERY_ADDRESS) {
       const entries = await this.db.range();
+      const newest = new Map(entries.map(({ key, value }) => [key as string, this.newer(key as string, value)]));
       this.cached.clear();
-      for (const { key, value } of entries) this.cached.set(key as string, value);
+      for (const [key, value] of newest) this.cached.set(key, value);
       return;
     }
     const stored = await this.db.get(address);
-    if (stored) this.cached.set(address, stored);
+    if (stored) this.cached.set(address, this.newer(address, stored));
     else this.cached.delete(address);
+  }
+
+  /**
+   * `stored`, unless memory holds a later revision of that ACL: reloads read on connections of their own
+   * (PostgreSQL) and may finish out of order; an ACL's revision only grows (a deletion is a revision too).
+   */
+  private newer(address: string, stored: StoredAcl): StoredAcl {
+    const cached = this.cached.get(address);
+    return cached !== undefined && cached.rev > stored.rev ? cached : stored;
   }
 
   /** Rewrites grants stored before principal keys were typed (`local/alice` -> `user:local:alice`), once. */

@@ -34,6 +34,13 @@ const NETWORK_ERRORS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOENT', 'ETIMEDO
 /** The LISTEN connection's first reconnection delay, doubled after each failure up to the maximum. */
 const RECONNECT_MS = 1000;
 const MAX_RECONNECT_MS = 30_000;
+/**
+ * How often the LISTEN connection is asked a `SELECT 1`. It only ever receives, so without this a
+ * connection cut silently (a firewall or NAT forgetting an idle connection, a host gone without a
+ * reset) would go unnoticed, and with it every later notice; a heartbeat still unanswered at the next
+ * one counts as a lost connection. The traffic also keeps such middleboxes from forgetting it.
+ */
+const HEARTBEAT_MS = 30_000;
 const channelName = (channel: string) => `litserve_${channel}`;
 
 /** Key tuples as text[]: integers zero-padded, so they sort as numbers. */
@@ -53,15 +60,29 @@ export function keysUnder(prefix: readonly string[] | undefined): { where: strin
 }
 
 /**
- * Whether `error` says the database could not be reached or dropped the connection, rather than
- * that a statement failed: SQLSTATE class 08 (connection exception), 57P (shut down, starting up),
- * 53300 (too many connections), socket errors, and pg's own words for a connection that ended.
+ * Statements the database gave up on rather than refused: canceled (57014, also a `statement_timeout`
+ * the operator set), a `lock_timeout` (55P03), an `idle_in_transaction_session_timeout` (25P03), out of
+ * memory (53200). The same statement may succeed later, as after a connection failure.
+ */
+const GAVE_UP = new Set(['57014', '55P03', '25P03', '53200']);
+
+/**
+ * Whether `error` says the database could not be reached, dropped the connection or gave up on the
+ * statement, rather than that the statement is wrong: SQLSTATE class 08 (connection exception), 57P
+ * (shut down, starting up), 53300 (too many connections), GAVE_UP, socket errors, and pg's own words
+ * for a connection that ended, broke, or did not answer within a `query_timeout` (set in the URL).
  */
 function isConnectionFailure(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
-  if (typeof code === 'string') return code.startsWith('08') || code.startsWith('57P') || code === '53300' || NETWORK_ERRORS.has(code);
-  return error instanceof Error && /^Connection terminated|timeout exceeded when trying to connect/.test(error.message);
+  if (typeof code === 'string') return code.startsWith('08') || code.startsWith('57P') || code === '53300' || GAVE_UP.has(code) || NETWORK_ERRORS.has(code);
+  return (
+    error instanceof Error &&
+    /^(Connection terminated|timeout exceeded when trying to connect|Query read timeout|Client has encountered a connection error)/.test(error.message)
+  );
 }
+
+/** PostgreSQL's disk_full (53100): as a full disk under LMDB, an ENOSPC error (507 InsufficientStorage); the transaction was rolled back. */
+const DISK_FULL = '53100';
 
 /** The URL as it may be printed. */
 function withoutPassword(url: string): string {
@@ -74,24 +95,43 @@ function withoutPassword(url: string): string {
   }
 }
 
-/** `error`, or the StoreUnavailableError (503) it means. */
-const unavailableOr = (error: unknown): unknown => (isConnectionFailure(error) ? new StoreUnavailableError(error as Error) : error);
+/** Stands in for the pool's error listener while a client is checked out (see `write`). */
+const ignoreLostConnection = () => undefined;
 
-export async function openPostgresStore(url: string, logger: Logger): Promise<Store> {
+/** `error`, or what it means to the client: a StoreUnavailableError (503), or an ENOSPC error (507). */
+function unavailableOr(error: unknown): unknown {
+  if (isConnectionFailure(error)) return new StoreUnavailableError(error as Error);
+  if ((error as { code?: unknown } | null)?.code === DISK_FULL) {
+    return Object.assign(new Error(`ENOSPC: the platform store's database has no space left: ${(error as Error).message}`), { code: 'ENOSPC', cause: error });
+  }
+  return error;
+}
+
+export interface PostgresStoreOptions {
+  /** The LISTEN connection's heartbeat period (HEARTBEAT_MS); tests shorten it. */
+  heartbeatMs?: number;
+}
+
+export async function openPostgresStore(url: string, logger: Logger, options: PostgresStoreOptions = {}): Promise<Store> {
+  const heartbeatMs = options.heartbeatMs ?? HEARTBEAT_MS;
   const pool = new pg.Pool({ connectionString: url, max: 10, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
   pool.on('error', (error) => logger.warn(`platform store: idle PostgreSQL connection failed: ${error.message}`));
   try {
     const setup = await pool.connect();
+    setup.on('error', ignoreLostConnection);
     try {
       const { from, to } = await migrate(setup);
       if (from !== to) logger.info(`platform store: PostgreSQL schema migrated from version ${from} to ${to}`);
     } finally {
+      setup.off('error', ignoreLostConnection);
       setup.release();
     }
   } catch (error) {
     await pool.end();
-    // pg's own words ("connect ENOENT /run/.s.PGSQL.5432") do not say which setting led there.
-    throw isConnectionFailure(error) ? new Error(`cannot reach the platform store's database (--platform-store ${withoutPassword(url)}): ${(error as Error).message}`) : error;
+    // pg's own words ("connect ENOENT /run/.s.PGSQL.5432", 'role "x" does not exist') do not say which setting led there.
+    const setting = `--platform-store ${withoutPassword(url)}`;
+    if (isConnectionFailure(error)) throw new Error(`cannot reach the platform store's database (${setting}): ${(error as Error).message}`);
+    throw new Error(`cannot use the platform store's database (${setting}): ${(error as Error).message}`);
   }
 
   const transaction = new AsyncLocalStorage<Transaction>();
@@ -103,7 +143,8 @@ export async function openPostgresStore(url: string, logger: Logger): Promise<St
     if (!current) throw new Error(`store: ${operation} outside a write`);
     return current;
   };
-  const notifyLocal = (channel: string, key: string) => Promise.all((listeners.get(channel) ?? []).map((listen) => listen(key)));
+  // A listener that throws rejects the promise rather than throwing out of a notice's event handler.
+  const notifyLocal = (channel: string, key: string) => Promise.all((listeners.get(channel) ?? []).map(async (listen) => listen(key)));
 
   const table = <V>(name: TableName): Table<V> => {
     const sql = sqlTable(name);
@@ -151,27 +192,49 @@ export async function openPostgresStore(url: string, logger: Logger): Promise<St
     };
   };
 
+  /**
+   * After a commit: this server's listeners. A failure is logged, not thrown: the write took effect,
+   * and this server's LISTEN connection hears the same notice and calls them again.
+   */
+  const announceCommitted = async (announced: Transaction['announced']) => {
+    for (const { channel, key } of announced) {
+      await notifyLocal(channel, key).catch((error: Error) => logger.warn(`platform store: after a write, reloading ${channel} ${key} failed: ${error.message}`));
+    }
+  };
+
   const write = async <T>(action: () => Promise<T>): Promise<T> => {
     if (transaction.getStore()) return action();
     for (let attempt = 1; ; attempt++) {
       const client = await pool.connect().catch((error: unknown) => Promise.reject(unavailableOr(error)));
+      // The pool listens for errors of idle clients only: a connection lost between two statements of
+      // this transaction would otherwise be an unhandled 'error' event, ending the process. The loss
+      // also fails the next statement, which is where it is handled.
+      client.on('error', ignoreLostConnection);
+      const release = (destroy: boolean) => {
+        client.off('error', ignoreLostConnection);
+        client.release(destroy);
+      };
       const current: Transaction = { client, announced: [] };
+      let result: T;
       try {
         await client.query('BEGIN ISOLATION LEVEL SERIALIZABLE');
-        const result = await transaction.run(current, action);
+        result = await transaction.run(current, action);
         for (const { channel, key } of current.announced) await client.query('SELECT pg_notify($1, $2)', [channelName(channel), key]);
         await client.query('COMMIT');
-        client.release();
-        for (const { channel, key } of current.announced) await notifyLocal(channel, key);
-        return result;
       } catch (error) {
         const rolledBack = await client.query('ROLLBACK').then(() => true, () => false);
-        client.release(!rolledBack);
+        release(!rolledBack);
         const code = (error as { code?: string }).code;
-        if (code === undefined || !RETRYABLE.has(code) || attempt === MAX_ATTEMPTS) throw unavailableOr(error);
+        if (code === undefined || !RETRYABLE.has(code)) throw unavailableOr(error);
+        // Still conflicting after every attempt: the store is too busy, the request is not wrong.
+        if (attempt === MAX_ATTEMPTS) throw new StoreUnavailableError(error as Error);
         // Concurrent writers of one record: spread the retries so one of them gets through.
         await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * attempt));
+        continue;
       }
+      release(false);
+      await announceCommitted(current.announced);
+      return result;
     }
   };
 
@@ -180,14 +243,18 @@ export async function openPostgresStore(url: string, logger: Logger): Promise<St
   /** Reconnections failed in a row: a database that stays down is retried ever less often, and logged once. */
   let failedReconnections = 0;
   const listen = async (): Promise<void> => {
-    const client = new pg.Client({ connectionString: url });
+    const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
     client.on('notification', (notice) => {
       const channel = notice.channel.replace(/^litserve_/, '');
       void notifyLocal(channel, notice.payload ?? '*').catch((error: Error) => logger.warn(`platform store: reloading after a notice failed: ${error.message}`));
     });
+    let heartbeat: NodeJS.Timeout | undefined;
     const reconnect = (reason: string) => {
       if (closed || listening !== client) return;
       listening = null;
+      clearInterval(heartbeat);
+      // Ends the connection even when it is the one that stopped answering (pg destroys the socket under a pending query).
+      void client.end().catch(() => undefined);
       if (failedReconnections === 0) logger.warn(`platform store: LISTEN connection lost (${reason}); reconnecting`);
       const delay = Math.min(MAX_RECONNECT_MS, RECONNECT_MS * 2 ** failedReconnections);
       failedReconnections++;
@@ -198,6 +265,17 @@ export async function openPostgresStore(url: string, logger: Logger): Promise<St
     listening = client;
     await client.connect();
     for (const channel of listeners.keys()) await client.query(`LISTEN ${channelName(channel)}`);
+    let unanswered = false;
+    heartbeat = setInterval(() => {
+      if (closed) return clearInterval(heartbeat);
+      if (unanswered) return reconnect('no answer to a heartbeat');
+      unanswered = true;
+      client.query('SELECT 1').then(
+        () => void (unanswered = false),
+        (error: Error) => reconnect(error.message),
+      );
+    }, heartbeatMs);
+    heartbeat.unref();
     if (failedReconnections > 0) logger.info('platform store: LISTEN connection restored');
     failedReconnections = 0;
     // Whatever changed while no connection listened.

@@ -1,0 +1,218 @@
+/**
+ * The PostgreSQL store when the database misbehaves: a connection lost in the middle of a write, a
+ * statement the database gives up on, a full disk, a listener failing after a commit, a LISTEN
+ * connection cut silently, and settings that cannot work at start. Each had ended the process, answered
+ * 500, or left the replica deaf to other replicas' ACL changes.
+ */
+import { connect, createServer, type Server, type Socket } from 'node:net';
+import pg from 'pg';
+import { afterEach, describe, expect, test } from 'vitest';
+import { toErrorReply } from '../../src/http/platform/errors.js';
+import { StoreUnavailableError } from '../../src/platform/errors.js';
+import { openPostgresStore } from '../../src/platform/store/postgres.js';
+import type { Store } from '../../src/platform/store/store.js';
+import { schemaUrl } from './cluster.js';
+import { testPostgresUrl } from './project.js';
+
+const warnings: string[] = [];
+const logger = { info: () => undefined, warn: (message: string) => void warnings.push(message) };
+const opened: Store[] = [];
+const cleanups: (() => Promise<void>)[] = [];
+
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  await Promise.all(opened.splice(0).map((store) => store.close()));
+  warnings.length = 0;
+});
+
+/**
+ * A store of a schema of its own, connecting with `settings` (libpq `options`, such as `-c lock_timeout=100`)
+ * and more URL `parameters` (such as `&query_timeout=100`).
+ */
+async function freshStore(name: string, settings = '', parameters = ''): Promise<{ store: Store; url: string; schema: string }> {
+  const url = await schemaUrl(testPostgresUrl()!, `${name}-${process.pid}-${Date.now()}`);
+  const schema = /search_path%3D(\w+)/.exec(url)![1]!;
+  const withSettings = settings === '' ? url : url.replace(/options=([^&]*)/, (_, options: string) => `options=${options}${encodeURIComponent(` ${settings}`)}`);
+  const store = await openPostgresStore(withSettings + parameters, logger);
+  opened.push(store);
+  return { store, url, schema };
+}
+
+/** An administrator's connection to the cluster, closed after the test. */
+async function adminClient(): Promise<pg.Client> {
+  const client = new pg.Client({ connectionString: testPostgresUrl()! });
+  await client.connect();
+  cleanups.push(() => client.end());
+  return client;
+}
+
+const put = (store: Store, key: string) => store.write(() => store.table('orgs').put(key, { label: key }));
+
+describe('a write whose connection is lost between two statements', () => {
+  test('fails as 503 with nothing of it stored, raises no uncaught error, and the store writes again', async () => {
+    const applicationName = `lost-${process.pid}-${Date.now()}`;
+    const { store } = await freshStore('lost-connection', `-c application_name=${applicationName}`);
+    const admin = await adminClient();
+    const writing = store.write(async () => {
+      await store.table('orgs').put('first', { label: 'first' });
+      // The transaction is idle between two statements: its connection is cut now.
+      await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1 AND state = 'idle in transaction'`, [applicationName]);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await store.table('orgs').put('second', { label: 'second' });
+    });
+    await expect(writing).rejects.toBeInstanceOf(StoreUnavailableError);
+    expect(await store.table('orgs').count()).toBe(0);
+    await put(store, 'after');
+    expect(await store.table('orgs').get('after')).toEqual({ label: 'after' });
+  });
+});
+
+describe('a statement the database gives up on', () => {
+  test('a lock_timeout under a table locked by maintenance is 503, for reads and writes, and passes once the lock is gone', async () => {
+    const { store, schema } = await freshStore('lock-timeout', '-c lock_timeout=100');
+    const admin = await adminClient();
+    await admin.query('BEGIN');
+    await admin.query(`LOCK TABLE ${schema}.litserve_orgs IN ACCESS EXCLUSIVE MODE`);
+    const read = store.table('orgs').get('lab');
+    await expect(read).rejects.toBeInstanceOf(StoreUnavailableError);
+    const written = await put(store, 'lab').catch((error: Error) => error);
+    expect(written).toBeInstanceOf(StoreUnavailableError);
+    expect(toErrorReply(written as Error).status).toBe(503);
+    await admin.query('ROLLBACK');
+    await put(store, 'lab');
+    expect(await store.table('orgs').get('lab')).toEqual({ label: 'lab' });
+  });
+
+  test('a statement_timeout is 503', async () => {
+    const { store, schema } = await freshStore('statement-timeout', '-c statement_timeout=100');
+    const admin = await adminClient();
+    await admin.query('BEGIN');
+    await admin.query(`LOCK TABLE ${schema}.litserve_orgs IN ACCESS EXCLUSIVE MODE`);
+    await expect(put(store, 'lab')).rejects.toBeInstanceOf(StoreUnavailableError);
+    await admin.query('ROLLBACK');
+  });
+
+  test("pg's query_timeout (the client gives up) is 503", async () => {
+    const { store, schema } = await freshStore('query-timeout', '', '&query_timeout=100');
+    const admin = await adminClient();
+    await admin.query('BEGIN');
+    await admin.query(`LOCK TABLE ${schema}.litserve_orgs IN ACCESS EXCLUSIVE MODE`);
+    await expect(store.table('orgs').get('lab')).rejects.toBeInstanceOf(StoreUnavailableError);
+    await expect(put(store, 'lab')).rejects.toBeInstanceOf(StoreUnavailableError);
+    await admin.query('ROLLBACK');
+    await put(store, 'lab');
+  });
+
+  test("the database's disk_full (53100) is 507 InsufficientStorage, nothing stored", async () => {
+    const { store, schema } = await freshStore('disk-full');
+    const admin = await adminClient();
+    // PostgreSQL's own error when it cannot extend a file, raised where a real full disk would raise it.
+    await admin.query(`CREATE FUNCTION ${schema}.full_disk() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN RAISE EXCEPTION 'could not extend file: No space left on device' USING ERRCODE = '53100'; END $$`);
+    await admin.query(`CREATE TRIGGER full_disk BEFORE INSERT ON ${schema}.litserve_orgs FOR EACH ROW EXECUTE FUNCTION ${schema}.full_disk()`);
+    const written = await put(store, 'lab').catch((error: Error) => error);
+    expect(toErrorReply(written as Error)).toMatchObject({ status: 507, body: { '@type': 'InsufficientStorage' } });
+    expect(await store.table('orgs').count()).toBe(0);
+  });
+});
+
+describe('a write that conflicts at every attempt', () => {
+  test('is 503 once its retries are spent, nothing stored', async () => {
+    const { store, schema } = await freshStore('always-conflicting');
+    const admin = await adminClient();
+    // A serialization failure at every attempt, as writers that keep conflicting would raise.
+    await admin.query(`CREATE FUNCTION ${schema}.conflict() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN RAISE EXCEPTION 'could not serialize access' USING ERRCODE = '40001'; END $$`);
+    await admin.query(`CREATE TRIGGER conflict BEFORE INSERT ON ${schema}.litserve_orgs FOR EACH ROW EXECUTE FUNCTION ${schema}.conflict()`);
+    await expect(put(store, 'lab')).rejects.toBeInstanceOf(StoreUnavailableError);
+    expect(await store.table('orgs').count()).toBe(0);
+  });
+});
+
+describe('a listener that fails after a commit', () => {
+  test('leaves the write acknowledged, logs the failure, and every connection usable', async () => {
+    const { store } = await freshStore('listener-fails');
+    store.onAnnounce('acls', (key) => {
+      if (key !== '*') throw new Error('reload failed');
+    });
+    const result = await store.write(async () => {
+      await store.table('orgs').put('lab', { label: 'lab' });
+      await store.announce('acls', 'lab');
+      return 'committed';
+    });
+    expect(result).toBe('committed');
+    expect(warnings.some((warning) => warning.includes('reload failed'))).toBe(true);
+    // The connection went back to the pool once: 20 writes at once, more than the pool holds, all commit.
+    await Promise.all(Array.from({ length: 20 }, (_, i) => put(store, `after-${i}`)));
+    expect(await store.table('orgs').count()).toBe(21);
+  });
+});
+
+/** A TCP relay to the cluster's unix socket that can stop relaying on the connections it holds, without closing them: a connection a firewall dropped. */
+async function relay(socketPath: string): Promise<{ port: number; freeze(): void; close(): Promise<void> }> {
+  const pairs: [Socket, Socket][] = [];
+  const server: Server = createServer((incoming) => {
+    const outgoing = connect(socketPath);
+    incoming.pipe(outgoing).pipe(incoming);
+    for (const socket of [incoming, outgoing]) socket.on('error', () => undefined);
+    pairs.push([incoming, outgoing]);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as { port: number }).port,
+    freeze() {
+      for (const [incoming, outgoing] of pairs.splice(0)) {
+        incoming.unpipe(outgoing);
+        outgoing.unpipe(incoming);
+        incoming.pause();
+        outgoing.pause();
+        cleanups.push(async () => void (incoming.destroy(), outgoing.destroy()));
+      }
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+describe('a LISTEN connection cut silently', () => {
+  test('is noticed by its heartbeat and replaced: notices reach the replica again, after a reload of everything', async () => {
+    const { store: direct, url } = await freshStore('heartbeat');
+    const socketDirectory = new URL(url).searchParams.get('host')!;
+    const proxy = await relay(`${socketDirectory}/.s.PGSQL.5432`);
+    cleanups.push(() => proxy.close());
+    const viaProxy = url.replace(/^postgresql:\/\/\/postgres\?host=[^&]*/, `postgresql://127.0.0.1:${proxy.port}/postgres?sslmode=disable`);
+    const replica = await openPostgresStore(viaProxy, logger, { heartbeatMs: 100 });
+    cleanups.push(() => replica.close());
+    const heard: string[] = [];
+    replica.onAnnounce('acls', (key) => void heard.push(key));
+    const announce = (key: string) => direct.write(() => direct.announce('acls', key));
+    const hear = async (key: string) => {
+      for (let waited = 0; !heard.includes(key); waited += 50) {
+        if (waited > 20_000) throw new Error(`'${key}' never heard; heard ${JSON.stringify(heard)}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    };
+    await announce('before');
+    await hear('before');
+    proxy.freeze();
+    heard.length = 0;
+    await announce('while-cut');
+    // The notice sent into the cut connection is lost; the replica notices the cut and reloads everything.
+    await hear('*');
+    await announce('after');
+    await hear('after');
+    expect(warnings.some((warning) => warning.includes('no answer to a heartbeat'))).toBe(true);
+  });
+});
+
+describe('settings that cannot work at start', () => {
+  test('a role or database that does not exist is named with the setting, not in pg’s words alone', async () => {
+    const cluster = testPostgresUrl()!;
+    for (const [url, reason] of [
+      [cluster.replace('user=postgres', 'user=nobody'), 'role "nobody" does not exist'],
+      [cluster.replace(':///postgres?', ':///nowhere?'), 'database "nowhere" does not exist'],
+    ] as const) {
+      const opening = openPostgresStore(url, logger);
+      await expect(opening).rejects.toThrow(`cannot use the platform store's database (--platform-store ${url}): ${reason}`);
+    }
+  });
+});
