@@ -99,7 +99,10 @@ export function handleError(error: FastifyError, request: FastifyRequest, reply:
     return reply.code(400).send(platformErrorBody('MalformedRequest', 'The connection closed before the request was complete.'));
   }
   const { status, body } = toErrorReply(error);
-  if (status >= 500) request.log.error({ err: error }, 'platform request failed');
+  if (error instanceof StoreUnavailableError) {
+    // One line per request while the database is away, often thousands a second: the cause, without a stack.
+    request.log.warn({ cause: (error.cause as Error | undefined)?.message }, 'platform store unavailable');
+  } else if (status >= 500) request.log.error({ err: error }, 'platform request failed');
   if (status === 401) reply.header('WWW-Authenticate', 'Bearer');
   if (error instanceof StoreUnavailableError) reply.header('retry-after', String(StoreUnavailableError.RETRY_AFTER_SECONDS));
   return reply.code(status).send(body);
