@@ -43,8 +43,10 @@ export class RouteMethods {
   /** Answers a request no route took: 405 with `Allow` when its path takes other methods, else 404. */
   answerUnrouted(request: FastifyRequest, reply: FastifyReply, bodies: UnroutedBodies): FastifyReply {
     const path = request.url.split('?')[0]!;
-    const allowed = this.allowedAt(path).join(', ');
-    if (allowed === '') return reply.code(404).send(bodies.notFound(path));
+    const methods = this.allowedAt(path);
+    // A method the path takes: a route took the request and found nothing there (a page file not in the folder, say).
+    if (methods.length === 0 || methods.includes(request.method)) return reply.code(404).send(bodies.notFound(path));
+    const allowed = methods.join(', ');
     return reply.code(405).header('allow', allowed).send(bodies.notAllowed(path, allowed));
   }
 

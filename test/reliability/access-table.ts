@@ -78,6 +78,7 @@ export const ROWS: Row[] = [
   { method: 'GET', path: '/', need: 'open', success: 200, request: () => get('/') },
   { method: 'GET', path: '/openapi.json', need: 'open', success: 200, request: () => get('/openapi.json') },
   { method: 'GET', path: '/healthz', need: 'open', success: 200, request: () => get('/healthz') },
+  { method: 'GET', path: '/ui', need: 'open', success: 301, request: () => get('/ui') },
   { method: 'GET', path: '/ui/', need: 'open', success: 200, request: () => get('/ui/') },
   { method: 'GET', path: '/ui/*', need: 'open', success: 200, request: () => get('/ui/app.css') },
   { method: 'GET', path: '/docs', need: 'open', success: 200, request: () => get('/docs') },

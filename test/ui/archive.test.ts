@@ -89,6 +89,19 @@ describe.skipIf(!HAS_CHROMIUM)(`archive cart in Chromium (${HAS_CHROMIUM ? '/usr
     await page.close();
   });
 
+  it('the archive button of a card names what it will do, and is not also a pressed toggle', async () => {
+    const page = await browser.newPage();
+    await page.goto(`${server.url}/ui/?q=dopamine%20reward`);
+    const card = page.getByTestId('result').first();
+    await expect.poll(() => card.count()).toBe(1);
+    const button = card.locator('button.add-to-archive');
+    expect([await button.textContent(), await button.getAttribute('aria-pressed')]).toEqual(['Add to archive', null]);
+    await button.click();
+    expect([await button.textContent(), await button.getAttribute('aria-pressed')]).toEqual(['Remove from archive', null]);
+    await button.click();
+    await page.close();
+  });
+
   it('removing an article from the cart with the keyboard keeps the focus in the cart', async () => {
     const page = await browser.newPage();
     await chooseTwoArticles(page);
@@ -158,6 +171,30 @@ describe.skipIf(!HAS_CHROMIUM)(`archive cart in Chromium (${HAS_CHROMIUM ? '/usr
       await closedBrowser.close();
       await closed.close();
     }
+  });
+
+  it('the projects shown are those of the last token entered, even when an earlier token\'s listing answers later', async () => {
+    const page = await browser.newPage();
+    let releaseWriters = () => {};
+    const writersHeld = new Promise<void>((resolve) => {
+      void page.route('**/v1/projects?**', (route) => {
+        if (route.request().headers().authorization !== `Bearer ${WRITER}`) return route.continue();
+        releaseWriters = () => void route.continue().catch(() => undefined);
+        resolve();
+      });
+    });
+    await page.goto(`${server.url}/ui/`);
+    await page.getByLabel('Access token').fill(WRITER);
+    await page.getByLabel('Access token').press('Tab');
+    await writersHeld;
+    await page.getByLabel('Access token').fill(READER);
+    await page.getByLabel('Access token').press('Tab');
+    const options = () => page.getByLabel('Project').locator('option').allTextContents();
+    await expect.poll(options).toEqual(['(no project this token may write)']);
+    releaseWriters();
+    await page.waitForTimeout(500);
+    expect(await options()).toEqual(['(no project this token may write)']);
+    await page.close();
   });
 
   it('a token that may write no project gets no project, and says so; a wrong token is a readable error', async () => {

@@ -13,7 +13,7 @@ import { ModelUnavailableError, QueueFullError } from '../../src/llm/types.js';
 import { HAS_CHROMIUM, SCREENSHOTS, SKIP_REASON, ScriptedGenerator, answerOf, eventually, launchBrowser, startServer, type Browser, type UiServer } from './browser.js';
 
 // Browser globals: used only in functions that Playwright runs inside the page.
-declare const document: any, innerHeight: number, scrollTo: (x: number, y: number) => void;
+declare const document: any, innerHeight: number, scrollTo: (x: number, y: number) => void, getComputedStyle: (element: unknown, pseudo: string) => { content: string };
 
 /** A promise the test settles by hand, to hold a generator between tokens. */
 function gate(): { wait: Promise<void>; open: () => void } {
@@ -105,6 +105,39 @@ describe.skipIf(!HAS_CHROMIUM)(`Ask in Chromium (${HAS_CHROMIUM ? '/usr/bin/chro
     const shot = await page.screenshot();
     expect(shot.length).toBeGreaterThan(10_000);
     if (process.env.UPDATE_SCREENSHOTS === '1') await writeFile(path.join(SCREENSHOTS, 'answer.png'), shot);
+  });
+
+  it('says that the answer is awaited until its first words arrive', async () => {
+    const firstWords = gate();
+    generator.script = async (_question, contexts, { onToken }) => {
+      await firstWords.wait;
+      onToken?.('Grid cells ');
+      return answerOf('Grid cells tile space.', [contexts[0]!.id]);
+    };
+    const placeholder = () => page.getByTestId('answer').evaluate((element) => getComputedStyle(element, '::before').content);
+    await ask('What do grid cells do?');
+    await expect.poll(placeholder).toBe('"Waiting for the answer…"');
+    firstWords.open();
+    await expect.poll(() => page.getByTestId('answer').textContent()).toBe('Grid cells tile space.');
+    expect(await placeholder()).toBe('none');
+  });
+
+  it('a right-to-left question and its answer read right to left, in the field as in the answer', async () => {
+    generator.script = async (_question, contexts, { onToken }) => {
+      onToken?.('تشفر خلايا المكان ');
+      return answerOf('تشفر خلايا المكان موقع الحيوان.', [contexts[0]!.id]);
+    };
+    const rightToLeft = (element: unknown) => (element as { matches(selector: string): boolean }).matches(':dir(rtl)');
+    // Its first letters are Arabic; the English words find the articles.
+    await ask('ما الذي تشفره place cells؟');
+    expect(await page.getByRole('searchbox', { name: 'Search' }).evaluate(rightToLeft)).toBe(true);
+    await expect.poll(() => page.getByTestId('citation').count()).toBe(1);
+    expect(await page.getByTestId('answer').evaluate(rightToLeft)).toBe(true);
+    for (const name of ['Authors', 'Journals', 'Topics', 'Regions']) {
+      const field = page.getByLabel(name, { exact: true });
+      await field.fill('الحصين');
+      expect({ name, rtl: await field.evaluate(rightToLeft) }).toEqual({ name, rtl: true });
+    }
   });
 
   it('Stop cancels the stream and the generation on the server, and keeps what arrived', async () => {
@@ -218,6 +251,21 @@ describe.skipIf(!HAS_CHROMIUM)(`Ask in Chromium (${HAS_CHROMIUM ? '/usr/bin/chro
     // The back button still brings the field back to the query of that view.
     await page.goBack();
     await expect.poll(() => searchBox.inputValue()).toBe('cells');
+  });
+
+  it('a date typed just before Ask is asked with, and its delay ending does not drop the answer', async () => {
+    const searchBox = page.getByRole('searchbox', { name: 'Search' });
+    await searchBox.fill('What do place cells encode?');
+    const asked = page.waitForRequest((request) => request.url().includes('/qa/streamed_generative'));
+    await page.getByLabel('From', { exact: true }).fill('2015-01-01');
+    await page.getByRole('button', { name: 'Ask' }).click();
+    expect(new URL((await asked).url()).searchParams.get('date_from')).toBe('2015-01-01');
+    expect(new URL(page.url()).searchParams.get('date_from')).toBe('2015-01-01');
+    await expect.poll(() => page.getByTestId('citation').count()).toBeGreaterThan(0);
+    // Past the delay after which a typed date applies: the answer and its citations stay.
+    await page.waitForTimeout(1000);
+    expect(await page.getByTestId('answer').isVisible()).toBe(true);
+    expect(await page.getByTestId('citation').count()).toBeGreaterThan(0);
   });
 
   it('"Skip to results" after an answer moves the focus to it and keeps the answer and its citations', async () => {

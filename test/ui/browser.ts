@@ -78,8 +78,11 @@ export interface Browser {
   close(): Promise<void>;
 }
 
-/** Chromium with a fresh profile and no background traffic; requests to any other host are recorded and refused. */
-export async function launchBrowser(serverUrl: string, downloads?: string): Promise<Browser> {
+/**
+ * Chromium with a fresh profile and no background traffic; requests to any other host are recorded and refused.
+ * `javaScriptEnabled: false` is a browser that runs no script at all.
+ */
+export async function launchBrowser(serverUrl: string, downloads?: string, { javaScriptEnabled = true } = {}): Promise<Browser> {
   const profile = await mkdtemp(path.join(tmpdir(), 'litserve-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
@@ -87,6 +90,7 @@ export async function launchBrowser(serverUrl: string, downloads?: string): Prom
     args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
     viewport: { width: 1280, height: 900 },
     acceptDownloads: true,
+    javaScriptEnabled,
     ...(downloads && { downloadsPath: downloads }),
   });
   const own = new URL(serverUrl).host;

@@ -12,7 +12,7 @@ import { ExtractiveGenerator } from '../../src/llm/extractive.js';
 import { HAS_CHROMIUM, SCREENSHOTS, SKIP_REASON, launchBrowser, startServer, type Browser, type UiServer } from './browser.js';
 
 // Browser globals: used only in functions that Playwright runs inside the page.
-declare const document: any, getComputedStyle: (element: unknown) => { outlineStyle: string };
+declare const document: any, getComputedStyle: (element: unknown) => { outlineStyle: string; opacity: string };
 
 describe.skipIf(!HAS_CHROMIUM)(`search page in Chromium (${HAS_CHROMIUM ? '/usr/bin/chromium' : SKIP_REASON})`, () => {
   let server: UiServer;
@@ -172,6 +172,24 @@ describe.skipIf(!HAS_CHROMIUM)(`search page in Chromium (${HAS_CHROMIUM ? '/usr/
     expect(new URL(page.url()).searchParams.get('date_from')).toBeNull();
   });
 
+  it('a date typed just before a search or another filter goes with it: one history entry, not a second one when its delay ends', async () => {
+    await page.goto(`${server.url}/ui/?q=cells`);
+    await expect.poll(shownCount).toBe(await count());
+    const historyLength = () => page.evaluate(() => (globalThis as any).history.length);
+    const historyBefore = await historyLength();
+    await page.getByLabel('From', { exact: true }).fill('2015-01-01');
+    await searchBox().fill('grid cells');
+    await searchBox().press('Enter');
+    expect(Object.fromEntries(new URL(page.url()).searchParams)).toEqual({ q: 'grid cells', date_from: '2015-01-01' });
+    await page.getByLabel('To', { exact: true }).fill('2020-12-31');
+    await page.getByRole('checkbox', { name: /^research-article/ }).check();
+    expect(Object.fromEntries(new URL(page.url()).searchParams)).toEqual({ q: 'grid cells', date_from: '2015-01-01', date_to: '2020-12-31', article_types: 'research-article' });
+    await expect.poll(shownCount).toBe(await count('?date_from=2015-01-01&date_to=2020-12-31&article_types=research-article'));
+    // Past the delay after which a typed date applies: nothing more is added.
+    await page.waitForTimeout(1000);
+    expect(await historyLength()).toBe(historyBefore + 2);
+  });
+
   it('shows the page buttons only for a listing of more than one page', async () => {
     const pager = () => [page.getByRole('button', { name: 'Previous page' }), page.getByRole('button', { name: 'Next page' })];
     await page.goto(`${server.url}/ui/?q=cells`);
@@ -295,6 +313,11 @@ describe.skipIf(!HAS_CHROMIUM)(`search page in Chromium (${HAS_CHROMIUM ? '/usr/
     await expect.poll(() => status.textContent()).toBe(`Listing, page 1 of ${listing.pages}: ${listing.items.length} articles.`);
     // Hidden from sight, not from assistive technology.
     expect(await status.evaluate((element) => element.getBoundingClientRect().width)).toBeLessThanOrEqual(1);
+    // A long query is read back by its start, not whole.
+    const longQuery = `cells ${'entorhinal grid '.repeat(200)}`.trim();
+    await searchBox().fill(longQuery);
+    await searchBox().press('Enter');
+    await expect.poll(() => status.textContent()).toMatch(/^\d+ articles? found for “cells entorhinal grid .{0,90}…”\.$/);
   });
 
   it('article types refused once (429) are asked again with the next view, not left empty until a reload', async () => {
@@ -319,6 +342,90 @@ describe.skipIf(!HAS_CHROMIUM)(`search page in Chromium (${HAS_CHROMIUM ? '/usr/
     expect(refused).toBe(2);
   });
 
+  it('while a slower search loads, the cards of the last one are marked busy and dimmed', async () => {
+    await page.goto(`${server.url}/ui/?q=cells`);
+    await expect.poll(() => page.getByTestId('result').count()).toBeGreaterThan(0);
+    let release = () => {};
+    await page.route('**/retrieval/?query=grid*', (route) => {
+      release = () => void route.continue();
+    });
+    const list = page.getByRole('list', { name: 'Results' });
+    const opacity = () => list.evaluate((element) => getComputedStyle(element).opacity);
+    expect(await list.getAttribute('aria-busy')).toBe('false');
+    await searchBox().fill('grid cells');
+    await searchBox().press('Enter');
+    await expect.poll(() => list.getAttribute('aria-busy')).toBe('true');
+    await expect.poll(opacity).toBe('0.45');
+    release();
+    const hits: { article_title: string }[] = await api('/retrieval/?query=grid%20cells&retriever_k=100');
+    await expect.poll(async () => (await titles())[0]).toBe(hits[0]!.article_title);
+    expect(await list.getAttribute('aria-busy')).toBe('false');
+    await expect.poll(opacity).toBe('1');
+  });
+
+  it('an article type from a link that this index lacks is listed, checked, with 0 articles, and can be unchecked', async () => {
+    await page.goto(`${server.url}/ui/?q=cells&article_types=no-such-type`);
+    const unknown = page.getByRole('checkbox', { name: 'no-such-type 0 articles' });
+    await expect.poll(() => unknown.isChecked()).toBe(true);
+    await expect.poll(shownCount).toBe('0');
+    await unknown.uncheck();
+    await expect.poll(shownCount).toBe(await count());
+    expect(new URL(page.url()).searchParams.getAll('article_types')).toEqual([]);
+    // A count of one reads in the singular.
+    const types: { article_type: string; docs_in_db: number }[] = await api('/suggestions/article_types');
+    const single = types.find((type) => type.docs_in_db === 1)!;
+    expect(await page.getByRole('checkbox', { name: `${single.article_type} 1 article`, exact: true }).count()).toBe(1);
+  });
+
+  it('a view that failed shows no count of the filters before it', async () => {
+    await page.goto(`${server.url}/ui/?q=cells`);
+    await expect.poll(shownCount).toBe(await count());
+    await page.route('**/retrieval/**', (route) => route.abort('connectionrefused'));
+    await page.getByRole('checkbox', { name: /^review-article/ }).check();
+    await expect.poll(() => page.locator('#message').textContent()).toContain('The server could not be reached');
+    expect(await shownCount()).toBe('…');
+    await page.unroute('**/retrieval/**');
+    await page.getByRole('checkbox', { name: /^review-article/ }).uncheck();
+    await expect.poll(shownCount).toBe(await count());
+  });
+
+  it('a query too long for a web address is refused before it is sent, and the page stays reloadable', async () => {
+    await page.goto(`${server.url}/ui/?q=cells`);
+    await expect.poll(() => page.getByTestId('result').count()).toBeGreaterThan(0);
+    // 3,000 characters: under the server's question length, but 9 characters each once encoded in an address.
+    const query = '细胞'.repeat(1500);
+    const sent: string[] = [];
+    page.on('request', (request) => sent.push(request.url()));
+    await searchBox().fill(query);
+    await searchBox().press('Enter');
+    await expect.poll(() => page.locator('#message').textContent()).toMatch(/^Too long to search: the query and filters would take \d+ characters/);
+    expect(sent.filter((url) => url.includes('/retrieval/'))).toEqual([]);
+    expect(new URL(page.url()).searchParams.get('q')).toBe('cells');
+    expect(await searchBox().inputValue()).toBe(query);
+    expect((await page.reload())!.status()).toBe(200);
+    await expect.poll(() => page.getByTestId('result').count()).toBeGreaterThan(0);
+  });
+
+  it('a request refused as too large (431, from a proxy say) reads as a sentence', async () => {
+    await page.route('**/retrieval/article_count**', (route) => route.fulfill({ status: 431, body: '' }));
+    await page.goto(`${server.url}/ui/?q=cells`);
+    await expect.poll(() => page.locator('#message').textContent()).toBe('Too long: the request is larger than the server accepts. Shorten the query or remove some filters.');
+  });
+
+  it('says that the page needs JavaScript when the browser runs none', async () => {
+    const scriptless = await launchBrowser(server.url, undefined, { javaScriptEnabled: false });
+    try {
+      const bare = await scriptless.newPage();
+      await bare.goto(`${server.url}/ui/`);
+      const notice = bare.locator('.noscript');
+      expect(await notice.isVisible()).toBe(true);
+      expect(await notice.textContent()).toMatch(/^This page needs JavaScript/);
+      expect(await bare.getByRole('link', { name: '/openapi.json' }).getAttribute('href')).toBe('/openapi.json');
+    } finally {
+      await scriptless.close();
+    }
+  });
+
   it('fits a narrow screen without sideways scrolling', async () => {
     await page.setViewportSize({ width: 360, height: 740 });
     await page.goto(`${server.url}/ui/?q=place%20cells&topics=hippocampus`);
@@ -340,6 +447,31 @@ describe.skipIf(!HAS_CHROMIUM)(`search page in Chromium (${HAS_CHROMIUM ? '/usr/
     await countOperation.getByRole('button', { name: 'Send' }).click();
     const expected = await api('/retrieval/article_count?article_types=review-article');
     await expect.poll(() => countOperation.locator('pre[aria-live]').textContent()).toBe(`HTTP 200 OK\n${JSON.stringify(expected, null, 2)}`);
+  });
+
+  it('/docs: a second Send shows its own answer, not a slower answer to the first', async () => {
+    let releaseFirst = () => {};
+    const firstHeld = new Promise<void>((resolve) => {
+      void page.route('**/retrieval/article_count?article_types=review-article', (route) => {
+        releaseFirst = () => void route.continue().catch(() => undefined);
+        resolve();
+      });
+    });
+    await page.goto(`${server.url}/docs`);
+    const countOperation = page.locator('details.operation').filter({ has: page.locator('code', { hasText: /^\/retrieval\/article_count$/ }) });
+    await countOperation.locator(':scope > summary').click();
+    const types = countOperation.getByRole('textbox', { name: 'article_types (query)' });
+    const output = countOperation.locator('pre[aria-live]');
+    await types.fill('review-article');
+    await countOperation.getByRole('button', { name: 'Send' }).click();
+    await firstHeld;
+    await types.fill('research-article');
+    await countOperation.getByRole('button', { name: 'Send' }).click();
+    const second = `HTTP 200 OK\n${JSON.stringify(await api('/retrieval/article_count?article_types=research-article'), null, 2)}`;
+    await expect.poll(() => output.textContent()).toBe(second);
+    releaseFirst();
+    await page.waitForTimeout(500);
+    expect(await output.textContent()).toBe(second);
   });
 
   it('/docs fits a narrow screen, every operation open, without sideways scrolling', async () => {

@@ -40,10 +40,17 @@ describe('the page and /docs', () => {
   });
 
   it('serves only its own files: unknown names and paths out of the folder are 404 in the API vocabulary', async () => {
-    for (const url of ['/ui/nope.js', '/ui/../package.json', '/ui/%2e%2e/package.json', '/ui/js/../../../package.json', '/ui/%2e%2e%2fsrc%2fapp.ts']) {
+    for (const url of ['/ui/nope.js', '/ui/js/', '/ui/js/nope.js', '/ui/../package.json', '/ui/%2e%2e/package.json', '/ui/js/../../../package.json', '/ui/%2e%2e%2fsrc%2fapp.ts']) {
       const response = await fixture.app.inject({ url });
       expect({ url, status: response.statusCode }).toEqual({ url, status: 404 });
       expect(response.body).not.toContain('"name": "litserve"');
+    }
+  });
+
+  it('the address typed without its last slash leads to the page, its query string kept', async () => {
+    for (const [url, location] of [['/ui', '/ui/'], ['/ui?q=grid%20cells&mode=list', '/ui/?q=grid%20cells&mode=list']]) {
+      const response = await fixture.app.inject({ url, headers: { accept: 'text/html' } });
+      expect({ url, status: response.statusCode, location: response.headers.location }).toEqual({ url, status: 301, location });
     }
   });
 
@@ -118,7 +125,8 @@ describe('CORS (--cors-origins)', () => {
   it('gives no CORS headers to an origin not listed, nor on routes that are not shared', async () => {
     const stranger = await preflight('/retrieval/article_count', 'https://evil.example');
     expect(stranger.headers['access-control-allow-origin']).toBeUndefined();
-    expect(stranger.statusCode).toBe(404);
+    // No OPTIONS route there: 405 with the methods the path takes, as for any method a path does not take.
+    expect(stranger.statusCode).toBe(405);
     const page = await fixture.app.inject({ url: '/ui/', headers: { origin: ORIGIN } });
     expect(page.headers['access-control-allow-origin']).toBeUndefined();
   });

@@ -52,6 +52,8 @@ export const uiRoutes: FastifyPluginAsync<{ assets: UiAssets }> = async (app, { 
   };
 
   app.get('/ui/', { schema: { hide: true }, config: NOT_RATE_LIMITED }, (request, reply) => send(request, reply, 'index.html'));
+  // The address typed without its last slash leads to the page (its query string kept), not to an error.
+  app.get('/ui', { schema: { hide: true }, config: NOT_RATE_LIMITED }, (request, reply) => reply.redirect(`/ui/${request.url.slice('/ui'.length)}`, 301));
   api.get(
     '/ui/*',
     { schema: { hide: true, params: { type: 'object', properties: { '*': { type: 'string' } }, required: ['*'] } }, config: NOT_RATE_LIMITED },

@@ -77,6 +77,8 @@ function describeFailure(response, body) {
   if (status === 403 && !accessToken.get()) return 'This server needs an access token: enter yours in the "Access token" field of the Archive panel.';
   if (status === 403) return `This access token is not allowed to do that${text ? `: ${text}` : '.'}`;
   if (status === 404 && code === 1) return 'No article matches this query and these filters. Change the query or loosen the filters.';
+  // The address and headers of a request are over what the server (or a proxy before it) reads.
+  if (status === 414 || status === 431) return 'Too long: the request is larger than the server accepts. Shorten the query or remove some filters.';
   if (status === 413) return `Too long: ${text || 'the request is larger than the server accepts.'}`;
   if (status === 422 || status === 400) return `Invalid input${detail?.parameter ? ` (${detail.parameter})` : ''}: ${text || 'the server refused the request.'}`;
   if (text) return `${text} (HTTP ${status})`;

@@ -23,10 +23,9 @@ export function createCart(root, { literatureProject, onTokenChange }) {
 
   const save = () => sessionStorage.setItem(CART_KEY, JSON.stringify([...items]));
 
+  // The label says the state; no aria-pressed besides, which would read "Remove from archive, pressed".
   const syncButton = (button, id) => {
-    const chosen = items.has(id);
-    button.textContent = chosen ? 'Remove from archive' : 'Add to archive';
-    button.setAttribute('aria-pressed', String(chosen));
+    button.textContent = items.has(id) ? 'Remove from archive' : 'Add to archive';
   };
 
   const render = () => {
@@ -73,15 +72,22 @@ export function createCart(root, { literatureProject, onTokenChange }) {
     button.addEventListener('click', () => toggle(meta.article_id, meta.article_title));
   };
 
+  /** The listing asked for the last token: a token changed again stops it, or its slower answer would replace the newer token's. */
+  let projectsRequest = null;
+
   /** The projects the token may write (archives are made in one), read-only ones left out. */
   const loadProjects = async () => {
+    projectsRequest?.abort();
+    const request = new AbortController();
+    projectsRequest = request;
     projectSelect.replaceChildren(new Option('(loading…)', ''));
     try {
-      const listing = await getJson('/v1/projects', { permission: 'resources/write', deprecated: false, size: 1000 });
+      const listing = await getJson('/v1/projects', { permission: 'resources/write', deprecated: false, size: 1000 }, { signal: request.signal });
       const writable = listing._results.filter((p) => !p._readOnly).map((p) => `${p._organizationLabel}/${p._label}`);
       projectSelect.replaceChildren(...(writable.length ? writable.map((p) => new Option(p, p)) : [new Option('(no project this token may write)', '')]));
       say('');
     } catch (error) {
+      if (request.signal.aborted) return;
       projectSelect.replaceChildren(new Option('(no projects)', ''));
       say(error.message, true);
     }

@@ -49,7 +49,12 @@ function operationView(path, method, operation) {
   const output = element('pre', { hidden: true });
   output.setAttribute('aria-live', 'polite');
   const send = element('button', { type: 'button', textContent: 'Send' });
+  /** The request on its way: Send again stops it, or its answer, if slower, would replace the newer one's. */
+  let sending = null;
   send.addEventListener('click', async () => {
+    sending?.abort();
+    const request = new AbortController();
+    sending = request;
     let url = path;
     const query = new URLSearchParams();
     for (const [p, input] of inputs) {
@@ -66,6 +71,7 @@ function operationView(path, method, operation) {
         method: method.toUpperCase(),
         headers: authHeaders(body ? { 'content-type': 'application/json' } : {}),
         ...(body && { body: body.value }),
+        signal: request.signal,
       });
       const text = await response.text();
       let shown = text;
@@ -76,7 +82,7 @@ function operationView(path, method, operation) {
       }
       output.textContent = `HTTP ${response.status} ${response.statusText}\n${shown.slice(0, 20_000)}`;
     } catch (error) {
-      output.textContent = `The request failed: ${error.message}`;
+      if (!request.signal.aborted) output.textContent = `The request failed: ${error.message}`;
     }
   });
   const responses = Object.entries(operation.responses ?? {}).map(([status, r]) =>

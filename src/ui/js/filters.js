@@ -16,23 +16,34 @@ export const journalNames = new Map();
 
 /**
  * Wires the panel. onChange(filters) is called with the new filters after every change;
- * render(filters) shows given filters (from the URL) without calling onChange.
+ * render(filters) shows given filters (from the URL) without calling onChange; settle() takes in
+ * dates typed but not applied yet (null when there are none), for a search or Ask started meanwhile.
  */
 export function createFilters(root, { onChange, onError }) {
   let current = emptyFilters();
+  const dateFrom = root.querySelector('#date-from');
+  const dateTo = root.querySelector('#date-to');
+  let dateTimer = 0;
+
+  /** The dates in the fields while their delay runs (it is cancelled: the caller applies them now), else null. */
+  const typedDates = () => {
+    if (!dateTimer) return null;
+    clearTimeout(dateTimer);
+    dateTimer = 0;
+    return { date_from: dateFrom.value, date_to: dateTo.value };
+  };
+
+  // Any change takes typed dates along: their delay ending later would otherwise replace this change's view.
   const change = (patch) => {
-    current = { ...current, ...patch };
+    current = { ...current, ...typedDates(), ...patch };
     render(current);
     onChange(current);
   };
 
-  const dateFrom = root.querySelector('#date-from');
-  const dateTo = root.querySelector('#date-to');
-  let dateTimer = 0;
   const changeDates = () => {
     clearTimeout(dateTimer);
     // Both fields: a change of one within the delay of the other's must not drop the other's.
-    dateTimer = setTimeout(() => change({ date_from: dateFrom.value, date_to: dateTo.value }), DATE_SETTLE_MS);
+    dateTimer = setTimeout(() => change(typedDates()), DATE_SETTLE_MS);
   };
   dateFrom.addEventListener('change', changeDates);
   dateTo.addEventListener('change', changeDates);
@@ -95,6 +106,8 @@ export function createFilters(root, { onChange, onError }) {
     current = filters;
     dateFrom.value = filters.date_from;
     dateTo.value = filters.date_to;
+    const listed = new Set([...typeList.querySelectorAll('input')].map((box) => box.value));
+    if (filters.article_types.some((type) => !listed.has(type))) renderTypes();
     for (const box of typeList.querySelectorAll('input')) box.checked = filters.article_types.includes(box.value);
     for (const key of ['authors', 'journals', 'topics', 'regions']) {
       const chips = root.querySelector(`[data-filter="${key}"] .chips`);
@@ -106,10 +119,21 @@ export function createFilters(root, { onChange, onError }) {
     }
   }
 
-  /** Article types with their counts in the whole index (from /suggestions/article_types). */
+  /** Article types with their counts in the whole index (from /suggestions/article_types); null until they arrive. */
+  let indexTypes = null;
+
   function setArticleTypes(types) {
+    indexTypes = types;
+    renderTypes();
+  }
+
+  /** The index's types, then any chosen type it lacks (a link made on another server): shown with 0, so it can be seen and unchecked. */
+  function renderTypes() {
+    if (!indexTypes) return;
+    const listed = new Set(indexTypes.map((type) => type.article_type));
+    const unknown = current.article_types.filter((type) => !listed.has(type)).map((type) => ({ article_type: type, docs_in_db: 0 }));
     typeList.replaceChildren(
-      ...types.map(({ article_type: type, docs_in_db: count }) => {
+      ...[...indexTypes, ...unknown].map(({ article_type: type, docs_in_db: count }) => {
         const label = document.createElement('label');
         const box = document.createElement('input');
         box.type = 'checkbox';
@@ -120,14 +144,21 @@ export function createFilters(root, { onChange, onError }) {
         const counter = document.createElement('span');
         counter.className = 'count';
         counter.textContent = String(count);
-        counter.setAttribute('aria-label', `${count} articles`);
+        counter.setAttribute('aria-label', `${count} article${count === 1 ? '' : 's'}`);
         label.append(box, name, counter);
         return label;
       }),
     );
   }
 
-  return { render, setArticleTypes };
+  function settle() {
+    const dates = typedDates();
+    if (!dates) return null;
+    current = { ...current, ...dates };
+    return current;
+  }
+
+  return { render, setArticleTypes, settle };
 }
 
 const SINGULAR = { authors: 'author', journals: 'journal', topics: 'topic', regions: 'region' };

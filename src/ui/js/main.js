@@ -9,6 +9,14 @@ import { filterParams, stateFromUrl, urlOf } from './state.js';
 const PAGE_SIZE = 10;
 const LISTING_FETCH = 1000;
 const RETRIEVER_K = 100;
+/**
+ * The longest page address a view may have. The server reads at most 16 KiB of request line and
+ * headers, and the search request repeats the query in its own address: a longer one (a few thousand
+ * characters of Greek or Chinese, 6 to 12 characters each once encoded) would be refused with 431,
+ * and so would a reload of the page at that address.
+ */
+const MAX_ADDRESS_LENGTH = 12_000;
+const SPOKEN_QUERY_LENGTH = 100;
 
 const $ = (selector) => document.querySelector(selector);
 const queryInput = $('#query');
@@ -23,6 +31,10 @@ const resultsStatus = $('#results-status');
 let state = stateFromUrl(location.href);
 /** Aborts the requests of the previous view when a newer one starts (no stale results). */
 let viewController = new AbortController();
+/** The count's own: an answer started meanwhile stops the view's results, not the count of its filters. */
+let countController = new AbortController();
+/** The filters (as API parameters) the count on the page is for; null while it is not known. */
+let countedFor = null;
 let askController = null;
 
 // Asked in parallel with the first results; only the archive needs it (its articles' project).
@@ -47,8 +59,19 @@ let shownUrl = location.pathname + location.search;
 
 /** A new state: into the URL (one history entry), then onto the page. */
 function navigate(patch) {
-  state = { ...state, ...patch };
-  const url = urlOf(state);
+  // Dates typed a moment ago, not applied yet, belong to this view (or they would replace it when their delay ends).
+  const typedDates = filters.settle();
+  const next = { ...state, ...(typedDates && { filters: typedDates, page: 1 }), ...patch };
+  const url = urlOf(next);
+  if (url.length > MAX_ADDRESS_LENGTH) {
+    filters.render(state.filters);
+    show(
+      `Too long to search: the query and filters would take ${url.length} characters in the page's address, over the ${MAX_ADDRESS_LENGTH} it may hold. ` +
+        'Shorten them, or use Ask, which sends the question in the request body.',
+    );
+    return;
+  }
+  state = next;
   if (url !== location.pathname + location.search) history.pushState(null, '', url);
   shownUrl = url;
   void refresh();
@@ -100,19 +123,33 @@ async function refresh() {
   loadArticleTypes();
   const params = filterParams(state.filters);
   const words = queryWords(state.q, ...state.filters.topics, ...state.filters.regions);
+  // Until this view's results arrive, the cards on the page are the last view's: marked so (dimmed, busy for screen readers).
+  resultList.setAttribute('aria-busy', 'true');
   try {
-    await Promise.all([
-      getJson('/retrieval/article_count', params, { signal }).then(({ article_count }) => {
-        $('#article-count').textContent = String(article_count);
-        $('#count-label').textContent = `article${article_count === 1 ? '' : 's'} match the filters`;
-      }),
-      state.mode === 'list' ? showListing(params, words, signal) : showSearch(params, words, signal),
-    ]);
+    await Promise.all([showCount(params), state.mode === 'list' ? showListing(params, words, signal) : showSearch(params, words, signal)]);
   } catch (error) {
     if (error.name === 'AbortError') return;
     resultList.replaceChildren();
     show(error.message);
+  } finally {
+    // A newer view (or an answer) that took over has the list now.
+    if (!signal.aborted) resultList.setAttribute('aria-busy', 'false');
   }
+}
+
+/** The number of articles the filters match; until it arrives (or if it fails) the count of other filters is not shown. */
+async function showCount(params) {
+  countController.abort();
+  countController = new AbortController();
+  const key = JSON.stringify(params);
+  if (key !== countedFor) {
+    countedFor = null;
+    $('#article-count').textContent = '…';
+  }
+  const { article_count } = await getJson('/retrieval/article_count', params, { signal: countController.signal });
+  countedFor = key;
+  $('#article-count').textContent = String(article_count);
+  $('#count-label').textContent = `article${article_count === 1 ? '' : 's'} match the filters`;
 }
 
 async function showSearch(params, words, signal) {
@@ -124,7 +161,13 @@ async function showSearch(params, words, signal) {
   for (const hit of hits) if (hit.journal_issn && hit.journal_name) journalNames.set(hit.journal_issn, hit.journal_name);
   const articles = bestPerArticle(hits);
   resultList.replaceChildren(...articles.map((hit) => card(hit, { paragraph: hit.paragraph, section: hit.section, words, cart })));
-  resultsStatus.textContent = `${articles.length} article${articles.length === 1 ? '' : 's'} found for “${state.q}”.`;
+  resultsStatus.textContent = `${articles.length} article${articles.length === 1 ? '' : 's'} found for “${spoken(state.q)}”.`;
+}
+
+/** A query as the status line reads it out: its start only when long (a pasted page is not read back whole). */
+function spoken(query) {
+  const characters = [...query];
+  return characters.length > SPOKEN_QUERY_LENGTH ? `${characters.slice(0, SPOKEN_QUERY_LENGTH).join('')}…` : query;
 }
 
 async function showListing(params, words, signal) {
@@ -156,6 +199,9 @@ async function ask() {
     queryInput.focus();
     return;
   }
+  // The question is asked with the filters on screen, dates typed a moment ago included.
+  const typedDates = filters.settle();
+  if (typedDates) navigate({ filters: typedDates, page: 1 });
   askController?.abort();
   viewController.abort();
   const controller = new AbortController();
@@ -163,6 +209,7 @@ async function ask() {
   const { signal } = controller;
   show('');
   resultList.replaceChildren();
+  resultList.setAttribute('aria-busy', 'false');
   resultsStatus.textContent = '';
   $('#pager').hidden = true;
   answerPanel.hidden = false;
