@@ -4,7 +4,7 @@
  * one line naming the cause, without a stack.
  */
 import { Writable } from 'node:stream';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import { afterAll, beforeAll, beforeEach, expect, test } from 'vitest';
 import { handleError } from '../../src/http/platform/errors.js';
@@ -27,7 +27,8 @@ beforeAll(async () => {
       done();
     },
   });
-  app = Fastify({ loggerInstance: pino({ level: 'info' }, stream), disableRequestLogging: true });
+  const logger: FastifyBaseLogger = pino({ level: 'info' }, stream);
+  app = Fastify({ loggerInstance: logger, disableRequestLogging: true });
   app.setErrorHandler(handleError);
   app.get('/away', async () => {
     throw new StoreUnavailableError(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }));
