@@ -137,16 +137,25 @@ export class ArchiveService {
     const key = projectKey(ref);
     const caller = principalKey(identity.subject);
     const bytes = definitionBytes(entries);
-    return this.store.write(async () => {
-      const existing = await this.db.get([key, id]);
-      if (existing && !this.isExpired(existing)) throw rejections.resourceAlreadyExists(id, key);
-      const now = this.clock();
-      this.quota.check(caller, bytes, now);
-      const archive: StoredArchive = { id, project: key, entries, createdAt: now, createdBy: identity.subject, expiresAt: now + this.ttlMs };
-      await this.db.put([key, id], archive);
-      this.quota.add(keyOf(key, id), caller, bytes, archive.expiresAt);
-      return archive;
-    });
+    const quotaKey = keyOf(key, id);
+    try {
+      return await this.store.write(async () => {
+        const existing = await this.db.get([key, id]);
+        if (existing && !this.isExpired(existing)) throw rejections.resourceAlreadyExists(id, key);
+        const now = this.clock();
+        this.quota.check(caller, bytes, now);
+        const archive: StoredArchive = { id, project: key, entries, createdAt: now, createdBy: identity.subject, expiresAt: now + this.ttlMs };
+        await this.db.put([key, id], archive);
+        // Counted inside the write, so that a concurrent creation's check sees it.
+        this.quota.add(quotaKey, caller, bytes, archive.expiresAt);
+        return archive;
+      });
+    } catch (error) {
+      // The write did not take (a commit refused, the database gone): nothing is stored, so nothing is counted.
+      // Only an expired archive of the same id can have been counted under this key before, and it counts for nothing.
+      if (!(error instanceof PlatformError && error.type === 'ResourceAlreadyExists')) this.quota.remove(quotaKey);
+      throw error;
+    }
   }
 
   async fetch(ref: ProjectRef, idSegment: string, identity: Identity): Promise<StoredArchive> {

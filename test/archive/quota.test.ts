@@ -4,6 +4,7 @@ import { loadConfig } from '../../src/config.js';
 import { ARCHIVES_PER_READ, ArchiveService } from '../../src/archive/archives.js';
 import type { Store, TableName } from '../../src/platform/store/store.js';
 import { userIdentity } from '../../src/platform/identities.js';
+import { StoreUnavailableError } from '../../src/platform/errors.js';
 import { DEFAULT_AUTH, TOKENS, type TestServer, bearer, createProject, startServer } from '../platform/helpers.js';
 
 const AUTH = { ...DEFAULT_AUTH, acls: { '/': { 'local/alice': ['*'], 'local/bob': ['resources/read'], 'local/carol': ['resources/read'] } } };
@@ -119,5 +120,39 @@ describe('going through every stored archive (at start, at each purge)', () => {
     expect(await service.purgeExpired()).toBe(count);
     expect(reads.every((limit) => limit !== undefined && limit <= ARCHIVES_PER_READ)).toBe(true);
     expect(await exists(server, 'many-0')).toBe(false);
+  });
+});
+
+describe('a creation whose write does not take', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startServer({ auth: AUTH, clock: () => now, ttlMs: TTL });
+    await createProject(server.app, 'org', 'proj');
+  });
+  afterAll(() => server.close());
+
+  test('counts nothing against the caller', async () => {
+    // A store whose next write runs its action, then fails as a commit refused by a database gone away.
+    const { store } = server.platform;
+    let failNext = true;
+    const flaky: Store = {
+      ...store,
+      write: (action) =>
+        store.write(async () => {
+          const result = await action();
+          if (failNext) {
+            failNext = false;
+            throw new StoreUnavailableError(new Error('Connection terminated unexpectedly'));
+          }
+          return result;
+        }),
+    };
+    const service = await ArchiveService.open({ ...server.platform, store: flaky }, { ttlMs: TTL, maxPerCaller: 1, maxStoreBytes: 1024 ** 3 });
+    const bob = userIdentity('local', 'bob', []);
+    const definition = { resources: [{ '@type': 'Resource', resourceId: 'r1' }] };
+    await expect(service.create({ org: 'org', project: 'proj' }, 'lost', definition, bob)).rejects.toThrow(StoreUnavailableError);
+    expect(await exists(server, 'lost')).toBe(false);
+    // The quota of one archive is still free.
+    await expect(service.create({ org: 'org', project: 'proj' }, 'kept', definition, bob)).resolves.toMatchObject({ id: expect.stringContaining('kept') });
   });
 });
