@@ -158,8 +158,9 @@ export class FileService {
   }
 
   /** Digests of every revision of every file: what the content store must keep. */
-  referencedDigests(): Promise<Set<string>> {
-    return this.revisions.fileDigests();
+  async referencedDigests(): Promise<Set<string>> {
+    const projects = await this.projects.all();
+    return this.revisions.fileDigests(projects.filter((project) => !project.readOnly).map((project) => projectKey({ org: project.org, project: project.label })));
   }
 
   private async store(upload: Upload): Promise<{ file: FileAttributes; release(): void }> {

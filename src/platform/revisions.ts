@@ -88,6 +88,8 @@ function inlineState(stored: StoredRevision & { sourceJson: string }): EntitySta
  * listing is refused (docs/DESIGN.md, "Listing filters", for the measure behind the number).
  */
 export const MAX_FILTERED_ENTRIES = 20_000;
+/** Files whose revisions are read per listing page when collecting unreferenced contents. */
+const DIGEST_PAGE = 1000;
 /** Entities read between two turns of the event loop in a filtered listing. */
 const FILTER_SLICE = 1000;
 
@@ -335,13 +337,19 @@ export class RevisionStore {
     return { total, states };
   }
 
-  /** The content digests of every revision of every file. */
-  async fileDigests(): Promise<Set<string>> {
+  /** The content digests of every revision of every file of `projects` (their keys, `org/project`). */
+  async fileDigests(projects: Iterable<string>): Promise<Set<string>> {
     const digests = new Set<string>();
-    for (const { key, value } of await this.heads.range()) {
-      if (value.kind !== 'file') continue;
-      const [project, id] = key as string[];
-      for (const { value: state } of await this.revisions.range([project!, id!])) if (state.file) digests.add(state.file.digest);
+    // Through each project's file listing, a page at a time: the heads of every entity, resources
+    // included, would all be held at once.
+    for (const project of projects) {
+      for (let offset = 0; ; offset += DIGEST_PAGE) {
+        const files = await this.listings.range([project, 'file'], { offset, limit: DIGEST_PAGE });
+        for (const { key } of files) {
+          for (const { value: state } of await this.revisions.range([project, (key as string[])[2]!])) if (state.file) digests.add(state.file.digest);
+        }
+        if (files.length < DIGEST_PAGE) break;
+      }
     }
     return digests;
   }

@@ -186,3 +186,22 @@ test('an LMDB store written before the listings table gets it filled from the he
   ]);
   expect((await reopened.list('org/proj', 'resource', 0, 10)).states.map((state) => state.id)).toEqual(['http://x/b', 'http://x/c']);
 });
+
+test('the contents files reference are read through each project file listing, never through every entity head', async () => {
+  await open();
+  const { store: counted, read } = countingRanges(store);
+  const revisions = await RevisionStore.open(counted, () => 1_700_000_000_000);
+  const digest = (i: number) => i.toString(16).padStart(64, '0');
+  const file = (i: number) => ({ digest: digest(i), bytes: 1, filename: 'f.txt', mediaType: 'text/plain' });
+  // More files than one page of the listing (1,000), an earlier revision, another project, and resources beside them.
+  for (let i = 0; i < 1003; i++) await revisions.create('org/a', `http://x/${i}`, 'file', { source: {}, file: file(i) }, OPERATOR);
+  await revisions.update('org/a', 'http://x/0', 'file', 1, OPERATOR, () => ({ file: file(5000) }));
+  await revisions.create('org/b', 'http://x/b', 'file', { source: {}, file: file(6000) }, OPERATOR);
+  for (let i = 0; i < 50; i++) await revisions.create('org/a', `http://x/r${i}`, 'resource', { source: { i } }, OPERATOR);
+  read.clear();
+
+  const digests = await revisions.fileDigests(['org/a', 'org/b']);
+  expect(digests).toEqual(new Set([...Array.from({ length: 1003 }, (_, i) => digest(i)), digest(5000), digest(6000)]));
+  expect(read.get('heads')).toBeUndefined();
+  expect(read.get('listings')).toBe(1004);
+});
