@@ -48,6 +48,14 @@ async function adminClient(): Promise<pg.Client> {
 
 const put = (store: Store, key: string) => store.write(() => store.table('orgs').put(key, { label: key }));
 
+/** Makes every insert into the schema's organizations table fail with PostgreSQL error `code`. */
+async function raiseOnOrgInsert(schema: string, name: string, message: string, code: string): Promise<void> {
+  const admin = await adminClient();
+  await admin.query(`CREATE FUNCTION ${schema}.${name}() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN RAISE EXCEPTION '${message}' USING ERRCODE = '${code}'; END $$`);
+  await admin.query(`CREATE TRIGGER ${name} BEFORE INSERT ON ${schema}.litserve_orgs FOR EACH ROW EXECUTE FUNCTION ${schema}.${name}()`);
+}
+
 describe('a write whose connection is lost between two statements', () => {
   test('fails as 503 with nothing of it stored, raises no uncaught error, and the store writes again', async () => {
     const applicationName = `lost-${process.pid}-${Date.now()}`;
@@ -105,11 +113,8 @@ describe('a statement the database gives up on', () => {
 
   test("the database's disk_full (53100) is 507 InsufficientStorage, nothing stored", async () => {
     const { store, schema } = await freshStore('disk-full');
-    const admin = await adminClient();
     // PostgreSQL's own error when it cannot extend a file, raised where a real full disk would raise it.
-    await admin.query(`CREATE FUNCTION ${schema}.full_disk() RETURNS trigger LANGUAGE plpgsql AS $$
-      BEGIN RAISE EXCEPTION 'could not extend file: No space left on device' USING ERRCODE = '53100'; END $$`);
-    await admin.query(`CREATE TRIGGER full_disk BEFORE INSERT ON ${schema}.litserve_orgs FOR EACH ROW EXECUTE FUNCTION ${schema}.full_disk()`);
+    await raiseOnOrgInsert(schema, 'full_disk', 'could not extend file: No space left on device', '53100');
     const written = await put(store, 'lab').catch((error: Error) => error);
     expect(toErrorReply(written as Error)).toMatchObject({ status: 507, body: { '@type': 'InsufficientStorage' } });
     expect(await store.table('orgs').count()).toBe(0);
@@ -119,11 +124,8 @@ describe('a statement the database gives up on', () => {
 describe('a write that conflicts at every attempt', () => {
   test('is 503 once its retries are spent, nothing stored', async () => {
     const { store, schema } = await freshStore('always-conflicting');
-    const admin = await adminClient();
     // A serialization failure at every attempt, as writers that keep conflicting would raise.
-    await admin.query(`CREATE FUNCTION ${schema}.conflict() RETURNS trigger LANGUAGE plpgsql AS $$
-      BEGIN RAISE EXCEPTION 'could not serialize access' USING ERRCODE = '40001'; END $$`);
-    await admin.query(`CREATE TRIGGER conflict BEFORE INSERT ON ${schema}.litserve_orgs FOR EACH ROW EXECUTE FUNCTION ${schema}.conflict()`);
+    await raiseOnOrgInsert(schema, 'conflict', 'could not serialize access', '40001');
     await expect(put(store, 'lab')).rejects.toBeInstanceOf(StoreUnavailableError);
     expect(await store.table('orgs').count()).toBe(0);
   });
