@@ -97,6 +97,13 @@ function refusalOf(error: unknown): string {
   return 'the token is not a valid signed JWT';
 }
 
+/**
+ * How far ahead a token's `exp` may lie when the section does not say (`maxTokenLifetime`; `null` for no
+ * bound): a day, the longest lifetime common providers issue by default (Auth0; Keycloak, Entra ID and
+ * Google issue minutes to an hour). A token valid for years, leaked once, would otherwise stay good.
+ */
+export const DEFAULT_MAX_TOKEN_LIFETIME = 86_400;
+
 /** Reads the `oidc` section of the auth file; `problems` collects what is wrong with it. */
 export function parseOidcConfig(raw: unknown, authFileDir: string, problems: string[]): OidcConfig | null {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
@@ -107,14 +114,14 @@ export function parseOidcConfig(raw: unknown, authFileDir: string, problems: str
   for (const key of Object.keys(section)) {
     if (!['realm', 'issuer', 'jwks', 'audience', 'subjectClaim', 'groupsClaim', 'maxTokenLifetime'].includes(key)) problems.push(`oidc: unknown field "${key}"`);
   }
-  const { realm, issuer, jwks, audience = null, subjectClaim = 'sub', groupsClaim = 'groups', maxTokenLifetime = null } = section;
+  const { realm, issuer, jwks, audience = null, subjectClaim = 'sub', groupsClaim = 'groups', maxTokenLifetime = DEFAULT_MAX_TOKEN_LIFETIME } = section;
   if (typeof realm !== 'string' || parsePrincipal(`${realm}/authenticated`)?.type !== 'Authenticated') problems.push('oidc: "realm" must be a realm name');
   else if (isOperatorRealm(realm)) problems.push(`oidc: the realm "${realm}" is reserved for the operator (${OPERATOR_REALM}/system in _createdBy and audit); give the identity provider a realm of its own`);
   if (typeof issuer !== 'string' || issuer === '') problems.push('oidc: "issuer" must be the issuer URL the tokens carry');
   if (audience !== null && typeof audience !== 'string') problems.push('oidc: "audience" must be a string');
   if (typeof subjectClaim !== 'string' || typeof groupsClaim !== 'string') problems.push('oidc: "subjectClaim" and "groupsClaim" must be claim names');
   if (maxTokenLifetime !== null && !(Number.isSafeInteger(maxTokenLifetime) && (maxTokenLifetime as number) > 0)) {
-    problems.push('oidc: "maxTokenLifetime" must be a positive whole number of seconds');
+    problems.push('oidc: "maxTokenLifetime" must be a positive whole number of seconds, or null for no bound');
   }
   const keys = readKeySet(jwks, authFileDir, problems);
   if (problems.length > 0 || keys === null) return null;

@@ -5,7 +5,7 @@
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { parseAuthConfig } from '../../src/platform/auth-file.js';
-import { CLOCK_SKEW_SECONDS, oidcVerifier, parseOidcConfig } from '../../src/platform/oidc.js';
+import { CLOCK_SKEW_SECONDS, DEFAULT_MAX_TOKEN_LIFETIME, oidcVerifier, parseOidcConfig } from '../../src/platform/oidc.js';
 import { type TestServer, identityProviderKeys, startServer } from './helpers.js';
 
 const ISSUER = 'https://sso.example/realms/lab';
@@ -53,15 +53,25 @@ describe('maxTokenLifetime', () => {
     const bounded = verifierWith(3600);
     expect(await bounded(await valid('5m'))).toMatchObject({ subject: { type: 'User', realm: 'sso', subject: 'ada' } });
     expect(await bounded(await valid('100y'))).toEqual({ refused: expect.stringContaining('valid for more than 3600 s ahead ("exp" claim)') });
-    // Without the setting, no bound: a token for a century is taken (the provider's choice).
+    // null: no bound, a token for a century is taken (the provider's choice).
     expect(await verifierWith(null)(await valid('100y'))).toMatchObject({ subject: { subject: 'ada' } });
+  });
+
+  test('bounds tokens to a day when the section does not say', async () => {
+    const problems: string[] = [];
+    const config = parseOidcConfig({ realm: 'sso', issuer: ISSUER, jwks: { keys: [publicJwk] }, audience: 'litserve' }, '.', problems);
+    expect(problems).toEqual([]);
+    expect(config!.maxTokenLifetime).toBe(DEFAULT_MAX_TOKEN_LIFETIME);
+    const unset = oidcVerifier(config!);
+    expect(await unset(await valid('23h'))).toMatchObject({ subject: { subject: 'ada' } });
+    expect(await unset(await valid('2d'))).toEqual({ refused: expect.stringContaining(`valid for more than ${DEFAULT_MAX_TOKEN_LIFETIME} s ahead`) });
   });
 
   test('must be a positive whole number of seconds', () => {
     for (const bad of [0, -5, 1.5, '3600', true]) {
       const problems: string[] = [];
       parseOidcConfig({ realm: 'sso', issuer: ISSUER, jwks: { keys: [publicJwk] }, maxTokenLifetime: bad }, '.', problems);
-      expect(problems, String(bad)).toEqual(['oidc: "maxTokenLifetime" must be a positive whole number of seconds']);
+      expect(problems, String(bad)).toEqual(['oidc: "maxTokenLifetime" must be a positive whole number of seconds, or null for no bound']);
     }
   });
 });
