@@ -52,12 +52,26 @@ export class RouteMethods {
 
   /** The methods some route takes at `path` (no query string), sorted; empty when no route has the path. */
   private allowedAt(path: string): string[] {
-    const segments = path.split('/');
+    const segments = path.split('/').map(decodedSegment);
     const methods = new Set<string>();
     for (const pattern of this.patterns.values()) {
       if (matches(pattern.segments, segments)) for (const method of pattern.methods) methods.add(method);
     }
     return [...methods].sort();
+  }
+}
+
+/**
+ * A path segment as the router compares it: percent-decoded (`/v1/%6Frgs/x` is routed as `/v1/orgs/x`).
+ * An encoded `/` stays inside its segment, as in the router. The router refuses a path that does not
+ * decode before this is asked; should one come, it is compared as sent rather than failing the answer.
+ */
+function decodedSegment(segment: string): string {
+  if (!segment.includes('%')) return segment;
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
   }
 }
 

@@ -49,6 +49,17 @@ describe('/v1', () => {
     expect(org.json()).toMatchObject({ description: 'd', _rev: 1 });
   });
 
+  it('reads percent-encoded segments as the router does', async () => {
+    const routed = await fixture.app.inject({ method: 'GET', url: '/v1/%6Frgs/methods', headers: auth });
+    expect(routed.statusCode).toBe(200);
+    const response = await fixture.app.inject({ method: 'PATCH', url: '/v1/%6Frgs/methods', headers: auth });
+    expect(response.statusCode).toBe(405);
+    expect(response.headers.allow).toBe('DELETE, GET, HEAD, PUT');
+    // An encoded slash stays inside its segment: no route has /v1/{one segment}.
+    const slash = await fixture.app.inject({ method: 'PATCH', url: '/v1/orgs%2Fmethods', headers: auth });
+    expect(slash.statusCode).toBe(404);
+  });
+
   it('matches parameters one segment each: a deeper path stays NotFound', async () => {
     const response = await fixture.app.inject({ method: 'PATCH', url: '/v1/orgs/methods/extra/deeper/still', headers: auth });
     expect(response.statusCode).toBe(404);

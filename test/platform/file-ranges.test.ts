@@ -3,7 +3,9 @@
  * 416 for a range past the end, the whole file for what a server may ignore, and `If-Range` that
  * names other bytes. Every content answer says `Accept-Ranges: bytes`.
  */
-import { describe, expect, test } from 'vitest';
+import { rm } from 'node:fs/promises';
+import path from 'node:path';
+import { describe, expect, test, vi } from 'vitest';
 import { byteRangeOf, rangeStillApplies } from '../../src/http/platform/byte-range.js';
 import { TOKENS, bearer, multipart, serverWithProject } from './helpers.js';
 
@@ -114,5 +116,34 @@ describe('GET /v1/files with Range', () => {
     const response = await download(`${url}?rev=1`, { range: 'bytes=0-3' });
     expect(response.statusCode).toBe(206);
     expect(response.rawPayload.equals(CONTENT.subarray(0, 4))).toBe(true);
+  });
+
+  test('HEAD ignores Range (RFC 9110 §14.2): the headers of the whole file, without reading it', async () => {
+    const url = await uploaded('headed', CONTENT);
+    const read = vi.spyOn(server().platform.files, 'content');
+    try {
+      const response = await server().app.inject({ method: 'HEAD', url, headers: { ...alice, accept: '*/*', range: 'bytes=100-199' } });
+      expect(response.statusCode).toBe(200);
+      expect(response.headers['content-length']).toBe('1000');
+      expect(response.headers['content-range']).toBeUndefined();
+      expect(response.headers['accept-ranges']).toBe('bytes');
+      expect(response.rawPayload.length).toBe(0);
+      expect(read).not.toHaveBeenCalled();
+    } finally {
+      read.mockRestore();
+    }
+  });
+
+  test('a file whose content went missing is 404 FileContentNotFound, whatever the range, HEAD included', async () => {
+    const url = await uploaded('lost', CONTENT);
+    const digest = (await download(url, { accept: 'application/ld+json' })).json()._digest._value as string;
+    await rm(path.join(server().dataDir, 'platform', 'files', 'sha256', digest.slice(0, 2), digest.slice(2, 4), digest));
+    for (const method of ['GET', 'HEAD'] as const) {
+      for (const range of ['bytes=0-9', 'bytes=1000-']) {
+        const response = await server().app.inject({ method, url, headers: { ...alice, accept: '*/*', range } });
+        expect({ method, range, status: response.statusCode }).toEqual({ method, range, status: 404 });
+        expect(response.headers['content-range']).toBeUndefined();
+      }
+    }
   });
 });

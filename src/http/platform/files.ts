@@ -164,15 +164,20 @@ export async function fileRoutes(app: FastifyInstance, { platform }: { platform:
       const etag = `"${file.digest}"`;
       // A client holding these bytes already (the same digest) is told so instead of sent them again.
       if (matchesEtag(request.headers['if-none-match'], etag)) return reply.code(304).header('ETag', etag).send();
-      const range = rangeStillApplies(request.headers['if-range'], etag) ? byteRangeOf(request.headers.range, file.bytes) : 'whole';
+      // Checked before the range: a file whose bytes are gone answers so whatever range is asked.
+      files.assertContent(state);
+      // Range is defined for GET only (RFC 9110 §14.2): a HEAD gets the headers of the whole file.
+      const rangeApplies = request.method === 'GET' && rangeStillApplies(request.headers['if-range'], etag);
+      const range = rangeApplies ? byteRangeOf(request.headers.range, file.bytes) : 'whole';
       if (range === 'unsatisfiable') {
         return reply
           .code(416)
           .header('Content-Range', `bytes */${file.bytes}`)
           .send(platformErrorBody('RangeNotSatisfiable', `The range '${request.headers.range}' selects no byte of the file's ${file.bytes}.`));
       }
-      // Opened before any header is set: a missing content is an ordinary error answer.
-      const bytes = files.content(state, range === 'whole' ? undefined : range);
+      // A HEAD sends no body: the file is not read (fastify would read a stream to its end and drop it),
+      // and an empty stream keeps the Content-Length set here, which an absent body would make 0.
+      const bytes = request.method === 'HEAD' ? Readable.from([]) : files.content(state, range === 'whole' ? undefined : range);
       reply.type(file.mediaType).header('Accept-Ranges', 'bytes').header('Content-Disposition', contentDisposition(file.filename)).header('ETag', etag);
       if (range === 'whole') return reply.header('Content-Length', file.bytes).send(bytes);
       return reply
