@@ -416,6 +416,14 @@ describe.skipIf(!HAS_CHROMIUM)(`search page in Chromium (${HAS_CHROMIUM ? '/usr/
     await expect.poll(() => page.locator('#message').textContent()).toBe('Too long: the request is larger than the server accepts. Shorten the query or remove some filters.');
   });
 
+  it('says so when one of its modules cannot be loaded (the server restarting mid-load)', async () => {
+    await page.route('**/ui/js/results.js', (route) => route.abort('connectionreset'));
+    await page.goto(`${server.url}/ui/?q=cells`);
+    const message = page.locator('#message');
+    await expect.poll(() => message.textContent()).toBe('Part of this page could not be loaded (the server may be restarting). Reload the page to try again.');
+    expect(await message.isVisible()).toBe(true);
+  });
+
   it('says that the page needs JavaScript when the browser runs none', async () => {
     const scriptless = await launchBrowser(server.url, undefined, { javaScriptEnabled: false });
     try {
