@@ -54,10 +54,10 @@ export class AclService {
 
   private async reload(address: string): Promise<void> {
     if (address === EVERY_ADDRESS) {
-      const entries = await this.db.range();
-      const newest = new Map(entries.map(({ key, value }) => [key as string, this.newer(key as string, value)]));
-      this.cached.clear();
-      for (const [key, value] of newest) this.cached.set(key, value);
+      // Merged into memory, not swapped for it: an ACL created while this read ran (its own reload done
+      // first) is missing from the entries read, and ACL rows are never removed, so nothing read can be
+      // one memory should forget.
+      for (const { key, value } of await this.db.range()) this.cached.set(key as string, this.newer(key as string, value));
       return;
     }
     const stored = await this.db.get(address);

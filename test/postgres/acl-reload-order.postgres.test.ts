@@ -87,3 +87,18 @@ test('the reload of every ACL after the LISTEN connection came back cannot undo 
   await answeredLate();
   expect(service.stored('/org')).toMatchObject({ rev: 2, grants: {} });
 });
+
+test('the reload of every ACL keeps an ACL created while it read', async () => {
+  const { service, other, control, answeredLate, applicationName } = await replicas('acl-order-created');
+  control.holdNext = 'range';
+  const admin = new pg.Client({ connectionString: testPostgresUrl()! });
+  await admin.connect();
+  cleanups.push(() => admin.end());
+  await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1 AND query LIKE 'LISTEN%'`, [applicationName]);
+  await until(() => control.held);
+  // A project created meanwhile: its ACL's own reload finishes before the reload of every ACL, which read without it.
+  await other.replace('/org/new', grant, 0, OPERATOR);
+  await until(() => service.stored('/org/new')?.rev === 1);
+  await answeredLate();
+  expect(service.stored('/org/new')).toMatchObject({ rev: 1 });
+});
