@@ -137,23 +137,29 @@ export class ArchiveService {
     const key = projectKey(ref);
     const caller = principalKey(identity.subject);
     const bytes = definitionBytes(entries);
-    const quotaKey = keyOf(key, id);
+    // Counted inside the write, so that a concurrent creation's check sees it, under a key of this call's
+    // own: a retried attempt (PostgreSQL conflicts) drops its earlier count first, and a failure drops it
+    // without touching what another creation of the same id counted.
+    const reservation = `${keyOf(key, id)} ${randomUUID()}`;
     try {
-      return await this.store.write(async () => {
+      const archive = await this.store.write(async () => {
+        this.quota.remove(reservation);
         const existing = await this.db.get([key, id]);
         if (existing && !this.isExpired(existing)) throw rejections.resourceAlreadyExists(id, key);
         const now = this.clock();
         this.quota.check(caller, bytes, now);
         const archive: StoredArchive = { id, project: key, entries, createdAt: now, createdBy: identity.subject, expiresAt: now + this.ttlMs };
         await this.db.put([key, id], archive);
-        // Counted inside the write, so that a concurrent creation's check sees it.
-        this.quota.add(quotaKey, caller, bytes, archive.expiresAt);
+        this.quota.add(reservation, caller, bytes, archive.expiresAt);
         return archive;
       });
+      // Stored: counted under the archive's own key, as the purge and a restart count it.
+      this.quota.remove(reservation);
+      this.quota.add(keyOf(key, id), caller, bytes, archive.expiresAt);
+      return archive;
     } catch (error) {
       // The write did not take (a commit refused, the database gone): nothing is stored, so nothing is counted.
-      // Only an expired archive of the same id can have been counted under this key before, and it counts for nothing.
-      if (!(error instanceof PlatformError && error.type === 'ResourceAlreadyExists')) this.quota.remove(quotaKey);
+      this.quota.remove(reservation);
       throw error;
     }
   }

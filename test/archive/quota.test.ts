@@ -155,4 +155,29 @@ describe('a creation whose write does not take', () => {
     // The quota of one archive is still free.
     await expect(service.create({ org: 'org', project: 'proj' }, 'kept', definition, bob)).resolves.toMatchObject({ id: expect.stringContaining('kept') });
   });
+
+  test('a write retried after a conflict counts once', async () => {
+    // A store whose writes run their action once in a transaction that then conflicts (rolled back), then
+    // again, as PostgreSQL's retries of a serialization failure do.
+    const { store } = server.platform;
+    const conflict = Object.assign(new Error('could not serialize access'), { code: '40001' });
+    const retrying: Store = {
+      ...store,
+      write: async (action) => {
+        await store.write(async () => {
+          await action();
+          throw conflict;
+        }).catch((error: unknown) => {
+          if (error !== conflict) throw error;
+        });
+        return store.write(action);
+      },
+    };
+    const service = await ArchiveService.open({ ...server.platform, store: retrying }, { ttlMs: TTL, maxPerCaller: 1, maxStoreBytes: 1024 ** 3 });
+    const carol = userIdentity('local', 'carol', []);
+    const definition = { resources: [{ '@type': 'Resource', resourceId: 'r1' }] };
+    await expect(service.create({ org: 'org', project: 'proj' }, 'retried', definition, carol)).resolves.toMatchObject({ id: expect.stringContaining('retried') });
+    // Held once: the bound of one refuses the next.
+    await expect(service.create({ org: 'org', project: 'proj' }, 'second', definition, carol)).rejects.toThrow(/already hold/);
+  });
 });
