@@ -12,7 +12,10 @@ export interface UnroutedBodies {
   notAllowed(path: string, allowed: string): unknown;
 }
 
-/** A route's path split at '/': a literal segment, a parameter (one non-empty segment), or a trailing wildcard. */
+/**
+ * A route's path split at '/': a literal segment, a parameter (one segment, empty too: the router takes
+ * `/v1/orgs/` for `/v1/orgs/:org` and leaves the empty value to the schema), or a trailing wildcard.
+ */
 type PatternSegment = { literal: string } | 'parameter' | 'rest';
 
 interface RoutePattern {
@@ -89,7 +92,7 @@ function matches(pattern: readonly PatternSegment[], path: readonly string[]): b
     if (expected === 'rest') return true;
     const actual = path[i];
     if (actual === undefined) return false;
-    if (expected === 'parameter' ? actual === '' : actual !== expected.literal) return false;
+    if (expected !== 'parameter' && actual !== expected.literal) return false;
   }
   return pattern.length === path.length;
 }
