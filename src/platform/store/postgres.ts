@@ -130,8 +130,8 @@ export async function openPostgresStore(url: string, logger: Logger, options: Po
     await pool.end();
     // pg's own words ("connect ENOENT /run/.s.PGSQL.5432", 'role "x" does not exist') do not say which setting led there.
     const setting = `--platform-store ${withoutPassword(url)}`;
-    if (isConnectionFailure(error)) throw new Error(`cannot reach the platform store's database (${setting}): ${(error as Error).message}`);
-    throw new Error(`cannot use the platform store's database (${setting}): ${(error as Error).message}`);
+    if (isConnectionFailure(error)) throw new Error(`cannot reach the platform store's database (${setting}): ${(error as Error).message}`, { cause: error });
+    throw new Error(`cannot use the platform store's database (${setting}): ${(error as Error).message}`, { cause: error });
   }
 
   const transaction = new AsyncLocalStorage<Transaction>();
