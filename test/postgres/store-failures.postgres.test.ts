@@ -64,8 +64,15 @@ describe('a write whose connection is lost between two statements', () => {
     const writing = store.write(async () => {
       await store.table('orgs').put('first', { label: 'first' });
       // The transaction is idle between two statements: its connection is cut now.
-      await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1 AND state = 'idle in transaction'`, [applicationName]);
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      const { rows } = await admin.query<{ pid: number }>(
+        `SELECT pid FROM pg_stat_activity WHERE application_name = $1 AND state = 'idle in transaction'`,
+        [applicationName],
+      );
+      await admin.query('SELECT pg_terminate_backend($1)', [rows[0]!.pid]);
+      // Until the backend has gone: the next statement then meets a closed connection, however loaded the machine.
+      while ((await admin.query('SELECT 1 FROM pg_stat_activity WHERE pid = $1', [rows[0]!.pid])).rowCount! > 0) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
       await store.table('orgs').put('second', { label: 'second' });
     });
     await expect(writing).rejects.toBeInstanceOf(StoreUnavailableError);
