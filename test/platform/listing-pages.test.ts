@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { MAX_LISTING_FROM, nextPageLink } from '../../src/http/platform/schemas.js';
 import { OPERATOR } from '../../src/platform/identities.js';
 import { RevisionStore } from '../../src/platform/revisions.js';
+import type { Store, Table, TableName } from '../../src/platform/store/store.js';
 import { BASE, DEFAULT_AUTH, TOKENS, type TestServer, bearer, createProject, multipart, startServer } from './helpers.js';
 
 const alice = bearer(TOKENS.alice);
@@ -232,12 +233,26 @@ describe('refused filters', () => {
     // org/many holds 7 resources; a store that filters at most 7 lists them, one that filters at most 6 refuses.
     const within = await RevisionStore.open(server.platform.store, Date.now, 7);
     expect((await within.list('org/many', 'resource', 0, 10, (state) => state.id.endsWith('r3'))).total).toBe(1);
-    const beyond = await RevisionStore.open(server.platform.store, Date.now, 6);
+    // Its revisions are never read: refused on the index's count alone.
+    const { store } = server.platform;
+    let revisionsRead = 0;
+    const counting: Store = {
+      ...store,
+      table: <V>(name: TableName): Table<V> => {
+        const table = store.table<V>(name);
+        if (name !== 'revisions') return table;
+        const read = <A extends unknown[], R>(method: (...args: A) => R) => (...args: A) => (revisionsRead++, method(...args));
+        return { ...table, get: read(table.get), getMany: read(table.getMany), range: read(table.range) };
+      },
+    };
+    const beyond = await RevisionStore.open(counting, Date.now, 6);
+    revisionsRead = 0;
     await expect(beyond.list('org/many', 'resource', 0, 10, () => true)).rejects.toMatchObject({
       status: 400,
       type: 'FilteredListingTooLarge',
       reason: expect.stringContaining("'org/many' holds 7 resources"),
     });
+    expect(revisionsRead).toBe(0);
     // Without a filter the listing pages through its index: never refused.
     expect((await beyond.list('org/many', 'resource', 5, 10)).total).toBe(7);
   });
