@@ -25,7 +25,7 @@ export interface FilterRequest {
 }
 
 /** Where the filters are read: the project's terms for types, the public base URI for subjects. */
-export interface FilterContext {
+interface FilterContext {
   project: ProjectState;
   mappings: readonly ApiMapping[];
   baseUri: string;

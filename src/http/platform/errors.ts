@@ -102,8 +102,8 @@ export function handleError(error: FastifyError, request: FastifyRequest, reply:
   if (error instanceof StoreUnavailableError) {
     // One line per request while the database is away, often thousands a second: the cause, without a stack.
     request.log.warn({ cause: (error.cause as Error | undefined)?.message }, 'platform store unavailable');
+    reply.header('retry-after', String(StoreUnavailableError.RETRY_AFTER_SECONDS));
   } else if (status >= 500) request.log.error({ err: error }, 'platform request failed');
   if (status === 401) reply.header('WWW-Authenticate', 'Bearer');
-  if (error instanceof StoreUnavailableError) reply.header('retry-after', String(StoreUnavailableError.RETRY_AFTER_SECONDS));
   return reply.code(status).send(body);
 }

@@ -31,7 +31,7 @@ export const revQuery = { ...noQuery, properties: { rev } } as const;
 export const requiredRevQuery = { ...noQuery, required: ['rev'], properties: { rev } } as const;
 export const selectorQuery = { ...noQuery, properties: { rev, tag } } as const;
 /** A page of a listing: `from` entries skipped, at most `size` returned. */
-export const listingQuery = {
+const listingQuery = {
   ...noQuery,
   properties: { from: { type: 'integer', minimum: 0, maximum: MAX_LISTING_FROM, default: 0 }, size: { type: 'integer', minimum: 1, maximum: 1000, default: 20 } },
 } as const;
