@@ -410,6 +410,23 @@ describe.skipIf(!HAS_CHROMIUM)(`search page in Chromium (${HAS_CHROMIUM ? '/usr/
     await expect.poll(() => page.getByTestId('result').count()).toBeGreaterThan(0);
   });
 
+  it('a date typed just before a query refused as too long stays chosen for the next search', async () => {
+    // The page's clock stands still: the date's delay cannot end by itself (see the typed-date test above).
+    await page.clock.install();
+    await page.goto(`${server.url}/ui/?q=cells`);
+    await expect.poll(() => page.getByTestId('result').count()).toBeGreaterThan(0);
+    await page.clock.pauseAt(Date.now() + 60_000);
+    const from = page.getByLabel('From', { exact: true });
+    await from.fill('2015-01-01');
+    await searchBox().fill('细胞'.repeat(1500));
+    await searchBox().press('Enter');
+    await expect.poll(() => page.locator('#message').textContent()).toMatch(/^Too long to search/);
+    expect(await from.inputValue()).toBe('2015-01-01');
+    await searchBox().fill('grid cells');
+    await searchBox().press('Enter');
+    await expect.poll(() => Object.fromEntries(new URL(page.url()).searchParams)).toEqual({ q: 'grid cells', date_from: '2015-01-01' });
+  });
+
   it('a request refused as too large (431, from a proxy say) reads as a sentence', async () => {
     await page.route('**/retrieval/article_count**', (route) => route.fulfill({ status: 431, body: '' }));
     await page.goto(`${server.url}/ui/?q=cells`);

@@ -64,6 +64,8 @@ function navigate(patch) {
   const next = { ...state, ...(typedDates && { filters: typedDates, page: 1 }), ...patch };
   const url = urlOf(next);
   if (url.length > MAX_ADDRESS_LENGTH) {
+    // The refused change goes; dates typed meanwhile stay chosen (their delay was cancelled), for the next view.
+    if (typedDates) state = { ...state, filters: { ...state.filters, date_from: typedDates.date_from, date_to: typedDates.date_to } };
     filters.render(state.filters);
     show(
       `Too long to search: the query and filters would take ${url.length} characters in the page's address, over the ${MAX_ADDRESS_LENGTH} it may hold. ` +
