@@ -12,6 +12,7 @@ import type { SearcherOptions } from './search/searcher.js';
 import { DEFAULT_MAX_SEGMENT_BYTES } from './search/index-writer.js';
 import { DEFAULT_MERGE_FACTOR } from './search/merge.js';
 import { SERVED_INLINE_POSTINGS } from './search/pool.js';
+import { parseProjectRef } from './platform/refs.js';
 import { COMPRESSIONS, DEFAULT_STORED_COMPRESSION, type StoredCompression } from './search/stored/format.js';
 
 export class ConfigError extends Error {}
@@ -40,27 +41,54 @@ interface Setting<T> {
   requiredBy?: readonly Command[];
 }
 
+/** A parser that knows its bounds, so --help can state them. */
+function bounded<T>(range: string, parse: (raw: string, name: string) => T) {
+  return Object.assign(parse, { range });
+}
+
+/** Plain decimal notation only: Number() would read "" and "  " as 0 (an empty PORT a random port, an empty RATE_LIMIT no limit) and accept 0x50. */
+const INTEGER_TEXT = /^[+-]?\d+$/;
+const DECIMAL_TEXT = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
+
 function integer(min: number, max: number) {
-  return (raw: string, name: string): number => {
-    const value = Number(raw);
-    if (!Number.isInteger(value) || value < min || value > max) {
+  return bounded(`${min} to ${max}`, (raw: string, name: string): number => {
+    const value = INTEGER_TEXT.test(raw.trim()) ? Number(raw) : NaN;
+    if (!Number.isSafeInteger(value) || value < min || value > max) {
       throw new ConfigError(`${name} must be an integer between ${min} and ${max}, got "${raw}"`);
     }
     return value;
-  };
+  });
 }
 
 function decimal(min: number, max: number) {
-  return (raw: string, name: string): number => {
-    const value = Number(raw);
-    if (raw.trim() === '' || !Number.isFinite(value) || value < min || value > max) {
+  return bounded(`${min} to ${max}`, (raw: string, name: string): number => {
+    const value = DECIMAL_TEXT.test(raw.trim()) ? Number(raw) : NaN;
+    if (!Number.isFinite(value) || value < min || value > max) {
       throw new ConfigError(`${name} must be a number between ${min} and ${max}, got "${raw}"`);
     }
     return value;
-  };
+  });
 }
 
-function text(raw: string): string {
+const BYTE_UNITS: Record<string, number> = { '': 1, b: 1, kib: 1024, mib: 1024 ** 2, gib: 1024 ** 3, tib: 1024 ** 4 };
+
+/** A size in bytes, or with a binary unit as --help shows the defaults (`1GiB`, `512 MiB`, `1.5GiB`). */
+function byteSize(min: number, minShown: string) {
+  return bounded(`at least ${minShown}`, (raw: string, name: string): number => {
+    const match = /^(\d+(?:\.\d+)?)\s*([kmgt]ib|b)?$/i.exec(raw.trim());
+    const unit = match ? BYTE_UNITS[(match[2] ?? '').toLowerCase()]! : NaN;
+    // A fraction of a unit is rounded down to whole bytes; a fraction of a byte is refused.
+    const value = unit === 1 ? Number(match![1]) : Math.floor(Number(match?.[1]) * unit);
+    if (!Number.isSafeInteger(value) || value < min) {
+      throw new ConfigError(`${name} must be a size of at least ${minShown}, in bytes or with a unit (KiB, MiB, GiB, TiB; e.g. 1GiB), got "${raw}"`);
+    }
+    return value;
+  });
+}
+
+/** A value that may not be blank: an empty HOST had listened on every interface, an empty DATA_DIR used the working directory. */
+function text(raw: string, name: string): string {
+  if (raw.trim() === '') throw new ConfigError(`${name} must not be empty`);
   return raw;
 }
 
@@ -87,6 +115,31 @@ function oneOf<T extends string>(...values: T[]) {
   };
 }
 
+/** `org/project`, as the platform names projects. */
+function projectReference(raw: string, name: string): string {
+  if (parseProjectRef(raw.replace(/^\//, '')) === null) throw new ConfigError(`${name} must be org/project (letters, digits, _ and -), got "${raw}"`);
+  return raw;
+}
+
+/**
+ * Where clients reach the server: every id and link is this text followed by `/v1/...`, so a
+ * query, a fragment or user info would end up inside every id. A path is kept (a proxy serving
+ * the server under a prefix); trailing slashes are dropped where it is used.
+ */
+function publicUrl(raw: string, name: string): string | null {
+  if (raw === '') return null;
+  let parsed: URL | null = null;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    // reported below
+  }
+  if (!parsed || /\s/.test(raw) || !/^https?:$/.test(parsed.protocol) || raw.includes('?') || raw.includes('#') || parsed.username !== '' || parsed.password !== '') {
+    throw new ConfigError(`${name} must be an http:// or https:// URL, optionally with a path, without user info, query or fragment, got "${raw}"`);
+  }
+  return raw;
+}
+
 /** Comma-separated web origins (`https://host[:port]`), or `*` for any origin. */
 function originList(raw: string, name: string): string[] {
   const origins = raw.split(',').map((o) => o.trim()).filter((o) => o !== '');
@@ -99,7 +152,9 @@ function originList(raw: string, name: string): string[] {
       // reported below
     }
     if (!parsed || !/^https?:$/.test(parsed.protocol) || parsed.origin !== origin) {
-      throw new ConfigError(`${name} must list origins such as https://app.example:8443 (scheme, host, optional port; no path), got "${origin}"`);
+      // Browsers send the origin lowercased and without the scheme's default port: name that form when it is the only difference.
+      const written = parsed && /^https?:$/.test(parsed.protocol) && parsed.href === `${parsed.origin}/` ? `; browsers send it as ${parsed.origin}` : '';
+      throw new ConfigError(`${name} must list origins such as https://app.example:8443 (scheme, host, optional port; no path), got "${origin}"${written}`);
     }
   }
   return origins;
@@ -109,6 +164,10 @@ const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3
 
 /** Node's timers hold at most 2^31 - 1 ms (about 24.8 days); a longer one fires after 1 ms instead. */
 const MAX_DURATION_MS = 24 * 86_400_000;
+
+function durationRange(minMs: number): string {
+  return `${minMs < 1000 ? `${minMs}ms` : `${minMs / 1000}s`} to 24d`;
+}
 
 /** Parses durations such as `5h`, `30m`, `90s`, `1h30m` or a bare number of seconds into milliseconds, from `minMs` to 24 days. */
 export function parseDuration(raw: string, name = 'duration', minMs = 1): number {
@@ -121,14 +180,14 @@ export function parseDuration(raw: string, name = 'duration', minMs = 1): number
   }
   const millis = parts.reduce((sum, p) => sum + Number(p[1]) * DURATION_UNITS[p[2]!]!, 0);
   if (millis < minMs || millis > MAX_DURATION_MS) {
-    throw new ConfigError(`${name} must be from ${minMs < 1000 ? `${minMs}ms` : `${minMs / 1000}s`} to 24d, got "${raw}"`);
+    throw new ConfigError(`${name} must be from ${durationRange(minMs)}, got "${raw}"`);
   }
   return millis;
 }
 
 /** A duration setting of at least `minMs`. */
 function durationFrom(minMs: number) {
-  return (raw: string, name: string): number => parseDuration(raw, name, minMs);
+  return bounded(durationRange(minMs), (raw: string, name: string): number => parseDuration(raw, name, minMs));
 }
 
 const duration = durationFrom(1);
@@ -140,13 +199,13 @@ function idPrefix(raw: string, name: string): string | null {
   return raw;
 }
 
-function mergeFactor(raw: string, name: string): number {
+const mergeFactor = bounded('0, or 2 to 1000', (raw: string, name: string): number => {
   const value = Number(raw);
   if (!Number.isInteger(value) || (value !== 0 && (value < 2 || value > 1000))) {
     throw new ConfigError(`${name} must be 0 (never merge automatically) or an integer from 2 to 1000, got "${raw}"`);
   }
   return value;
-}
+});
 
 const INPUT_FORMATS = ['articles-jsonl', 'jats', 'pubmed', 'beir'] as const;
 
@@ -226,6 +285,8 @@ const SETTINGS = {
     env: 'INDEX_DIR',
     commands: ['serve', 'ingest', 'eval'],
     requiredBy: ['ingest'],
+    // eval has no default index (it needs --corpus or --index); ingest requires one.
+    shownDefault: '<data>/index (serve)',
     doc: 'Index directory to serve (serve), write into (ingest, required) or evaluate (eval, instead of --corpus). Default: <data>/index, built from the demo corpus on first start.',
   },
   demoCorpus: {
@@ -289,7 +350,7 @@ const SETTINGS = {
     env: 'PLATFORM_STORE',
     doc: "Platform store: 'lmdb' (embedded, under --data) or a PostgreSQL URL shared by replicas (postgresql://user@host/db, or postgresql:///db?host=/var/run/postgresql).",
   },
-  blobDir: { default: null as string | null, parse: optionalText, env: 'BLOB_DIR', doc: 'Where file contents live (default <data>/platform/files); replicas share one.' },
+  blobDir: { default: null as string | null, parse: optionalText, env: 'BLOB_DIR', shownDefault: '<data>/platform/files', doc: 'Where file contents live (default <data>/platform/files); replicas share one.' },
   archiveTtl: { default: 5 * 3_600_000, parse: duration, shownDefault: '5h', doc: 'Lifetime of an archive (e.g. 5h, 30m).' },
   maxArchivesPerCaller: {
     default: 100,
@@ -298,21 +359,22 @@ const SETTINGS = {
   },
   maxArchiveStoreBytes: {
     default: 1024 ** 3,
-    parse: integer(1024 * 1024, Number.MAX_SAFE_INTEGER),
-    shownDefault: '1 GiB',
-    doc: 'Total size of the stored archive definitions; beyond it creating archives is 503 ArchiveStorageFull until some expire.',
+    parse: byteSize(1024 * 1024, '1MiB'),
+    shownDefault: '1GiB',
+    doc: 'Total size of the stored archive definitions (bytes, or with a unit such as MiB or GiB); beyond it creating archives is 503 ArchiveStorageFull until some expire.',
   },
-  literatureProject: { default: 'literature/articles', parse: text, doc: 'Read-only project exposing the indexed articles as resources.' },
+  literatureProject: { default: 'literature/articles', parse: projectReference, doc: 'Read-only project exposing the indexed articles as resources.' },
   publicUrl: {
     default: null as string | null,
-    parse: optionalText,
+    parse: publicUrl,
+    shownDefault: 'http://<host>:<port>',
     doc: 'URL clients reach the server at: prefix of resource ids, _self links and archive redirects. Default: http://<host>:<port>.',
   },
-  maxUploadBytes: { default: 10 * 1024 ** 3, parse: integer(1, Number.MAX_SAFE_INTEGER), shownDefault: '10 GiB', doc: 'Largest file upload, in bytes (413 above).' },
+  maxUploadBytes: { default: 10 * 1024 ** 3, parse: byteSize(1, '1 byte'), shownDefault: '10GiB', doc: 'Largest file upload, in bytes or with a unit such as MiB or GiB (413 above).' },
   rateLimit: {
     default: 600,
     parse: integer(0, 1_000_000),
-    doc: 'Requests per minute per caller (bearer token, else IP address) before 429; 0 disables the limit.',
+    doc: 'Requests per minute per caller (the user a bearer token identifies, else the IP address) before 429; 0 disables the limit.',
   },
   shutdownTimeout: {
     default: 30_000,
@@ -363,6 +425,11 @@ export function envOf(key: string): string {
 
 const TABLE = SETTINGS as Record<string, Setting<unknown>>;
 
+/** The setting of a flag's key; own keys only, so `--constructor` or `--to-string` is no setting. */
+function settingOf(key: string): Setting<unknown> | undefined {
+  return Object.hasOwn(TABLE, key) ? TABLE[key] : undefined;
+}
+
 function takes(setting: Setting<unknown>, command: Command): boolean {
   return (setting.commands ?? ['serve']).includes(command);
 }
@@ -399,7 +466,7 @@ function parseFlags(argv: readonly string[], command: Command): Map<string, stri
   let lastMultiple: string | null = null;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
-    const match = /^--([a-z0-9-]+)(?:=(.*))?$/.exec(arg);
+    const match = /^--([^=]+)(?:=(.*))?$/.exec(arg);
     if (!match) {
       // `--input a b c`: values after a multi-valued flag belong to it.
       if (lastMultiple !== null) {
@@ -409,8 +476,8 @@ function parseFlags(argv: readonly string[], command: Command): Map<string, stri
       throw new ConfigError(`unexpected argument "${arg}"; see --help`);
     }
     const name = match[1]!;
-    const setting = TABLE[camelOf(name)];
-    if (!setting || !takes(setting, command)) throw new ConfigError(`unknown option --${name} for ${command}; see --help`);
+    const setting = /^[a-z0-9-]+$/.test(name) ? settingOf(camelOf(name)) : undefined;
+    if (!setting || !takes(setting, command)) throw new ConfigError(unknownOption(name, command));
     let value = match[2];
     if (value === undefined) {
       const next = argv[i + 1];
@@ -427,6 +494,37 @@ function parseFlags(argv: readonly string[], command: Command): Map<string, stri
     lastMultiple = setting.multiple ? name : null;
   }
   return values;
+}
+
+/** Names the command an option belongs to, or the option the user probably meant (`--prot`, `--Port`, `--llm_model`). */
+function unknownOption(name: string, command: Command): string {
+  const known = settingOf(camelOf(name));
+  if (known) {
+    const owners = COMMANDS.filter((other) => takes(known, other)).join(', ');
+    return `unknown option --${name} for ${command} (an option of ${owners}); see --help`;
+  }
+  const typed = name.toLowerCase().replace(/_/g, '-');
+  const candidates = Object.entries(TABLE)
+    .filter(([, setting]) => takes(setting, command))
+    .map(([key]) => flagOf(key))
+    .map((flag) => ({ flag, distance: editDistance(typed, flag) }))
+    .filter(({ distance }) => distance <= Math.max(1, Math.floor(typed.length / 4)))
+    .sort((a, b) => a.distance - b.distance);
+  const hint = candidates.length > 0 ? ` (did you mean --${candidates[0]!.flag}?)` : '';
+  return `unknown option --${name} for ${command}${hint}; see --help`;
+}
+
+/** Edit distance counting insertions, deletions, substitutions and swaps of neighbours (`prot` is one from `port`). */
+function editDistance(a: string, b: string): number {
+  const rows = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const row = rows[i]!;
+      row[j] = Math.min(rows[i - 1]![j]! + 1, row[j - 1]! + 1, rows[i - 1]![j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) row[j] = Math.min(row[j]!, rows[i - 2]![j - 2]! + 1);
+    }
+  }
+  return rows[a.length]![b.length]!;
 }
 
 function camelOf(flag: string): string {
@@ -449,7 +547,9 @@ export function helpText(command: Command = 'serve'): string {
   const lines = ['Options (flag / environment variable, default):'];
   for (const [key, setting] of Object.entries(TABLE)) {
     if (!takes(setting, command)) continue;
-    const shown = setting.requiredBy?.includes(command) ? 'required' : `default: ${setting.shownDefault ?? JSON.stringify(setting.default)}`;
+    const shownDefault = setting.requiredBy?.includes(command) ? 'required' : `default: ${setting.shownDefault ?? (setting.default === null ? 'unset' : JSON.stringify(setting.default))}`;
+    const range = (setting.parse as { range?: string }).range;
+    const shown = range === undefined ? shownDefault : `${shownDefault}; ${range}`;
     lines.push(`  --${flagOf(key)}${setting.multiple ? ` ${setting.valueName ?? 'PATH'}...` : ''} / ${envOf(key)}  (${shown})`);
     lines.push(`      ${setting.doc}`);
   }

@@ -154,7 +154,7 @@ async function main(): Promise<void> {
   const commands: Record<string, (argv: string[]) => Promise<number>> = { serve: runServe, ingest: runIngest, eval: runEval };
   const run = commands[command] ?? (command.startsWith('--') ? () => runServe([command, ...rest]) : undefined);
   if (!run) {
-    process.stderr.write(`unknown command "${command}"; commands: ${Object.keys(commands).join(', ')}\n`);
+    process.stderr.write(`error: unknown command "${command}"; commands: ${Object.keys(commands).join(', ')}\n`);
     process.exit(2);
   }
   const helpOf = (COMMANDS as readonly string[]).includes(command) ? (command as Command) : 'serve';

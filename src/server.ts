@@ -9,6 +9,7 @@ import { createGenerator } from './llm/index.js';
 import { ModelUnavailableError, type Generator } from './llm/types.js';
 import { createReranker } from './rerank/index.js';
 import { openServices } from './services.js';
+import { lockDataDirectory } from './data-lock.js';
 
 /** What clients use to reach the server, for ids, `_self` links and redirects. */
 export function publicUrlOf(config: Config): string {
@@ -19,6 +20,8 @@ export function publicUrlOf(config: Config): string {
 
 export async function startServer(config: Config): Promise<void> {
   const logger = pino({ level: config.logLevel });
+  // Before anything is loaded: a second server on the same embedded store is refused at once.
+  const releaseData = config.platformStore === 'lmdb' ? await lockDataDirectory(config.data) : async () => {};
   const started = Date.now();
   const index = await LiveIndex.open(config.index!, searcherOptionsOf(config), logger);
   const { articles, paragraphs } = index.current.searcher.statistics();
@@ -107,9 +110,15 @@ export async function startServer(config: Config): Promise<void> {
     clearInterval(sweep);
     clearTimeout(deadline);
     await Promise.all([closeServices(), index.close(), generator?.close(), reranker?.close()]);
+    await releaseData();
     process.exit(0);
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
-  await app.listen({ host: config.host, port: config.port });
+  try {
+    await app.listen({ host: config.host, port: config.port });
+  } catch (error) {
+    // Node's message names the system call; the operator needs the settings to change.
+    throw new Error(`cannot listen on ${config.host} port ${config.port} (--host / HOST, --port / PORT): ${(error as Error).message}`);
+  }
 }

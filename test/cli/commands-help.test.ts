@@ -26,7 +26,7 @@ describe('--help of every command', () => {
   }, 30_000);
 
   it('ingest --help gives the segment size it starts a new segment at, not a reference to the code', () => {
-    expect(helpText('ingest')).toContain('--max-segment-mb / MAX_SEGMENT_MB  (default: 512)');
+    expect(helpText('ingest')).toContain('--max-segment-mb / MAX_SEGMENT_MB  (default: 512; 0.001 to 1000000)');
   });
 
   it('every command lists --cache-dir, which the executable reads before any command runs', () => {
@@ -72,6 +72,12 @@ describe('command flags from the settings table', () => {
     expect(() => loadConfig(['--input', 'a', '--index', 'x', '--port', '1'], {}, 'ingest')).toThrow(ConfigError);
     expect(() => loadConfig(['--qrels', 'x'], {}, 'serve')).toThrow(/unknown option --qrels/);
   });
+
+  it('an unknown command is an error line, exit 2', () => {
+    const { code, stderr } = cli('serv', '--port', '1');
+    expect(code).toBe(2);
+    expect(stderr).toBe('error: unknown command "serv"; commands: serve, ingest, eval\n');
+  }, 30_000);
 
   it('exits 2 with the reason on a usage error', () => {
     const { code, stderr } = cli('eval', '--queries', 'q', '--qrels', 'r', '--bm25-b', '2');

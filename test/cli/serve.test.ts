@@ -4,10 +4,10 @@
  * configured), and drains and exits cleanly on SIGTERM.
  */
 import { describe, expect, it } from 'vitest';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tempDir } from '../search/helpers.js';
+import { article, tempDir, writeIndex } from '../search/helpers.js';
 
 function freePort(): Promise<number> {
   return new Promise((resolve) => {
@@ -46,6 +46,23 @@ describe('npm start', () => {
       expect(output).toContain('shutting down');
     } finally {
       child.kill('SIGKILL');
+      await cleanup();
+    }
+  }, 90_000);
+});
+
+describe('a start that cannot listen', () => {
+  it('exits 1 naming the settings to change when the port is taken', async () => {
+    const { dir, cleanup } = await tempDir();
+    const holder = createServer();
+    const port = await new Promise<number>((resolve) => holder.listen(0, '127.0.0.1', () => resolve((holder.address() as { port: number }).port)));
+    try {
+      await writeIndex(`${dir}/index`, [article('a1', ['place cells fire in one place'])]);
+      const result = spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts', 'serve', '--data', dir, '--port', String(port), '--search-threads', '0'], { encoding: 'utf8', timeout: 60_000 });
+      expect(result.status).toBe(1);
+      expect(result.stderr).toContain(`error: cannot listen on 127.0.0.1 port ${port} (--host / HOST, --port / PORT): listen EADDRINUSE`);
+    } finally {
+      holder.close();
       await cleanup();
     }
   }, 90_000);

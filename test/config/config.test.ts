@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, parseDuration, publicSettings } from '../../src/config.js';
+import { ConfigError, helpText, loadConfig, parseDuration, publicSettings } from '../../src/config.js';
 
 describe('configuration', () => {
   it('takes flags over environment variables over defaults', () => {
@@ -30,6 +30,89 @@ describe('configuration', () => {
     expect(() => loadConfig(['--index-poll-interval', '50ms'], {})).toThrow(ConfigError);
     expect(() => loadConfig(['--index-poll-interval', '1000h'], {})).toThrow(ConfigError);
     expect(loadConfig(['--index-poll-interval', '100ms'], {}).indexPollInterval).toBe(100);
+  });
+
+  it('refuses blank numbers instead of reading them as 0 (an empty PORT a random port, an empty RATE_LIMIT no limit), and non-decimal notations', () => {
+    for (const env of [{ PORT: '' }, { PORT: '  ' }, { RATE_LIMIT: '' }, { MAX_IN_FLIGHT: ' ' }, { BM25_K1: ' ' }]) {
+      const [variable] = Object.keys(env);
+      expect(() => loadConfig([], env)).toThrow(new RegExp(`/ ${variable} must be (an integer|a number) between`));
+    }
+    expect(() => loadConfig(['--port='], {})).toThrow(/--port \/ PORT must be an integer between 0 and 65535, got ""/);
+    for (const raw of ['0x50', '1e3', '80.0', '0b1']) expect(() => loadConfig(['--port', raw], {})).toThrow(ConfigError);
+    expect(() => loadConfig(['--bm25-k1', '0x1'], {})).toThrow(ConfigError);
+    expect(loadConfig([], { PORT: ' 8081 ', BM25_K1: '1.2', TITLE_WEIGHT: '.5' })).toMatchObject({ port: 8081, bm25K1: 1.2, titleWeight: 0.5 });
+  });
+
+  it('refuses an empty host (it listened on every interface), data directory, demo corpus or input', () => {
+    expect(() => loadConfig([], { HOST: '' })).toThrow('--host / HOST must not be empty');
+    expect(() => loadConfig(['--host', ' '], {})).toThrow('--host / HOST must not be empty');
+    expect(() => loadConfig([], { DATA_DIR: '' })).toThrow('--data / DATA_DIR must not be empty');
+    expect(() => loadConfig(['--demo-corpus='], {})).toThrow('--demo-corpus / DEMO_CORPUS must not be empty');
+    expect(() => loadConfig(['--index', 'i', '--input', ''], {}, 'ingest')).toThrow('--input / INGEST_INPUT must not be empty');
+  });
+
+  it('takes a public URL with a path, and refuses one that would put a query, a fragment, credentials or another scheme into every id', () => {
+    for (const raw of ['https://literature.example.org', 'https://literature.example.org/', 'http://proxy.example:8443/lit']) {
+      expect(loadConfig(['--public-url', raw], {}).publicUrl).toBe(raw);
+    }
+    for (const raw of ['ftp://files.example', 'literature.example.org', 'https://x.example/?a=1', 'https://x.example/#top', 'https://x.example?', 'https://user:secret@x.example', ' https://x.example', 'not a url']) {
+      expect(() => loadConfig([], { PUBLIC_URL: raw })).toThrow(/--public-url \/ PUBLIC_URL must be an http:\/\/ or https:\/\/ URL/);
+    }
+    expect(loadConfig([], { PUBLIC_URL: '' }).publicUrl).toBeNull();
+  });
+
+  it('checks the literature project at parse time, naming the setting', () => {
+    for (const raw of ['', 'articles', 'a/b/c', 'lit/art icles']) {
+      expect(() => loadConfig(['--literature-project', raw], {})).toThrow(/--literature-project \/ LITERATURE_PROJECT must be org\/project/);
+    }
+    expect(loadConfig([], { LITERATURE_PROJECT: 'lit/papers' }).literatureProject).toBe('lit/papers');
+  });
+
+  it('takes byte sizes with the units --help shows their defaults in', () => {
+    expect(helpText()).toContain('--max-upload-bytes / MAX_UPLOAD_BYTES  (default: 10GiB; at least 1 byte)');
+    expect(loadConfig(['--max-upload-bytes', '10GiB', '--max-archive-store-bytes', '512 MiB'], {})).toMatchObject({ maxUploadBytes: 10 * 1024 ** 3, maxArchiveStoreBytes: 512 * 1024 ** 2 });
+    expect(loadConfig([], { MAX_UPLOAD_BYTES: '1.5KiB' }).maxUploadBytes).toBe(1536);
+    expect(loadConfig([], { MAX_UPLOAD_BYTES: '1000' }).maxUploadBytes).toBe(1000);
+    for (const raw of ['', '1GB', '1.5', '-1', '1e9', '0']) expect(() => loadConfig([], { MAX_UPLOAD_BYTES: raw })).toThrow(/--max-upload-bytes \/ MAX_UPLOAD_BYTES must be a size of at least 1 byte/);
+    expect(() => loadConfig(['--max-archive-store-bytes', '1023KiB'], {})).toThrow(/must be a size of at least 1MiB/);
+  });
+
+  it('suggests the option meant, and names the command an option belongs to', () => {
+    expect(() => loadConfig(['--prot', '1'], {})).toThrow('unknown option --prot for serve (did you mean --port?); see --help');
+    expect(() => loadConfig(['--Port', '1'], {})).toThrow('unknown option --Port for serve (did you mean --port?)');
+    expect(() => loadConfig(['--llm_model', 'm.gguf'], {})).toThrow('unknown option --llm_model for serve (did you mean --llm-model?)');
+    expect(() => loadConfig(['--public-ur', 'https://x.example'], {})).toThrow('(did you mean --public-url?)');
+    expect(() => loadConfig(['--frobnicate'], {})).toThrow(/^unknown option --frobnicate for serve; see --help$/);
+    // Names of every object's prototype are no settings either (they had been taken, and ignored).
+    for (const name of ['constructor', 'to-string', 'has-own-property', '__proto__']) {
+      expect(() => loadConfig([`--${name}`, '1'], {})).toThrow(new RegExp(`^unknown option --${name} for serve[ ;]`));
+    }
+    expect(() => loadConfig(['--input', 'a.jsonl'], {})).toThrow('unknown option --input for serve (an option of ingest); see --help');
+    expect(() => loadConfig(['--index', 'i', '--port', '1'], {}, 'ingest')).toThrow('unknown option --port for ingest (an option of serve); see --help');
+  });
+
+  it('shows unset defaults as such in --help, and the defaults the README gives', () => {
+    const help = helpText();
+    expect(help).not.toContain('null');
+    expect(help).toContain('--index / INDEX_DIR  (default: <data>/index (serve))');
+    expect(help).toContain('--public-url / PUBLIC_URL  (default: http://<host>:<port>)');
+    expect(help).toContain('--blob-dir / BLOB_DIR  (default: <data>/platform/files)');
+    expect(help).toContain('--llm-model / LLM_MODEL  (default: unset)');
+  });
+
+  it('states the bounds of each bounded setting in --help, from the parser that enforces them', () => {
+    const help = helpText();
+    expect(help).toContain('--port / PORT  (default: 8080; 0 to 65535)');
+    expect(help).toContain('--bm25-b / BM25_B  (default: 0.75; 0 to 1)');
+    expect(help).toContain('--index-poll-interval / INDEX_POLL_INTERVAL  (default: 2s; 100ms to 24d)');
+    expect(help).toContain('--max-archive-store-bytes / MAX_ARCHIVE_STORE_BYTES  (default: 1GiB; at least 1MiB)');
+    expect(helpText('ingest')).toContain('--merge-factor / MERGE_FACTOR  (default: 10; 0, or 2 to 1000)');
+  });
+
+  it('names the form browsers send when a CORS origin differs from it only in case or default port', () => {
+    expect(() => loadConfig(['--cors-origins', 'HTTPS://App.Example'], {})).toThrow(/got "HTTPS:\/\/App.Example"; browsers send it as https:\/\/app.example$/);
+    expect(() => loadConfig(['--cors-origins', 'https://app.example:443'], {})).toThrow(/; browsers send it as https:\/\/app.example$/);
+    expect(() => loadConfig(['--cors-origins', 'https://app.example/path'], {})).toThrow(/no path\), got "https:\/\/app.example\/path"$/);
   });
 
   it('lists every setting in /settings', () => {
