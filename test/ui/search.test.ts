@@ -25,6 +25,27 @@ describe.skipIf(!HAS_CHROMIUM)(`search page in Chromium (${HAS_CHROMIUM ? '/usr/
   const titles = () => page.getByTestId('result').locator('h3').allTextContents();
   const searchBox = () => page.getByRole('searchbox', { name: 'Search' });
 
+  /**
+   * Runs `steps` on `/ui/?q=cells` in a browser of its own whose clock stands still once the count has
+   * arrived (it moves only by `page.clock.runFor`): however slowly this machine types, a date's delay
+   * cannot end by itself. A browser of its own, as the clock is the whole browser context's.
+   */
+  async function withStoppedClock(steps: () => Promise<void>): Promise<void> {
+    const own = await launchBrowser(server.url);
+    const shared = page;
+    try {
+      page = await own.newPage();
+      await page.clock.install();
+      await page.goto(`${server.url}/ui/?q=cells`);
+      await expect.poll(shownCount).toBe(await count());
+      await page.clock.pauseAt(Date.now() + 60_000);
+      await steps();
+    } finally {
+      page = shared;
+      await own.close();
+    }
+  }
+
   beforeAll(async () => {
     const extractive = new ExtractiveGenerator();
     server = await startServer(() => extractive);
@@ -173,25 +194,21 @@ describe.skipIf(!HAS_CHROMIUM)(`search page in Chromium (${HAS_CHROMIUM ? '/usr/
   });
 
   it('a date typed just before a search or another filter goes with it: one history entry, not a second one when its delay ends', async () => {
-    // The page's clock stands still from here until told to run: however slowly this machine types,
-    // the date's delay cannot end before the search, as it would for a person typing fast.
-    await page.clock.install();
-    await page.goto(`${server.url}/ui/?q=cells`);
-    await expect.poll(shownCount).toBe(await count());
-    await page.clock.pauseAt(Date.now() + 60_000);
-    const historyLength = () => page.evaluate(() => (globalThis as any).history.length);
-    const historyBefore = await historyLength();
-    await page.getByLabel('From', { exact: true }).fill('2015-01-01');
-    await searchBox().fill('grid cells');
-    await searchBox().press('Enter');
-    expect(Object.fromEntries(new URL(page.url()).searchParams)).toEqual({ q: 'grid cells', date_from: '2015-01-01' });
-    await page.getByLabel('To', { exact: true }).fill('2020-12-31');
-    await page.getByRole('checkbox', { name: /^research-article/ }).check();
-    expect(Object.fromEntries(new URL(page.url()).searchParams)).toEqual({ q: 'grid cells', date_from: '2015-01-01', date_to: '2020-12-31', article_types: 'research-article' });
-    await expect.poll(shownCount).toBe(await count('?date_from=2015-01-01&date_to=2020-12-31&article_types=research-article'));
-    // Past the delay after which a typed date applies: nothing more is added.
-    await page.clock.runFor(1000);
-    expect(await historyLength()).toBe(historyBefore + 2);
+    await withStoppedClock(async () => {
+      const historyLength = () => page.evaluate(() => (globalThis as any).history.length);
+      const historyBefore = await historyLength();
+      await page.getByLabel('From', { exact: true }).fill('2015-01-01');
+      await searchBox().fill('grid cells');
+      await searchBox().press('Enter');
+      expect(Object.fromEntries(new URL(page.url()).searchParams)).toEqual({ q: 'grid cells', date_from: '2015-01-01' });
+      await page.getByLabel('To', { exact: true }).fill('2020-12-31');
+      await page.getByRole('checkbox', { name: /^research-article/ }).check();
+      expect(Object.fromEntries(new URL(page.url()).searchParams)).toEqual({ q: 'grid cells', date_from: '2015-01-01', date_to: '2020-12-31', article_types: 'research-article' });
+      await expect.poll(shownCount).toBe(await count('?date_from=2015-01-01&date_to=2020-12-31&article_types=research-article'));
+      // Past the delay after which a typed date applies: nothing more is added.
+      await page.clock.runFor(1000);
+      expect(await historyLength()).toBe(historyBefore + 2);
+    });
   });
 
   it('shows the page buttons only for a listing of more than one page', async () => {
@@ -411,20 +428,17 @@ describe.skipIf(!HAS_CHROMIUM)(`search page in Chromium (${HAS_CHROMIUM ? '/usr/
   });
 
   it('a date typed just before a query refused as too long stays chosen for the next search', async () => {
-    // The page's clock stands still: the date's delay cannot end by itself (see the typed-date test above).
-    await page.clock.install();
-    await page.goto(`${server.url}/ui/?q=cells`);
-    await expect.poll(() => page.getByTestId('result').count()).toBeGreaterThan(0);
-    await page.clock.pauseAt(Date.now() + 60_000);
-    const from = page.getByLabel('From', { exact: true });
-    await from.fill('2015-01-01');
-    await searchBox().fill('细胞'.repeat(1500));
-    await searchBox().press('Enter');
-    await expect.poll(() => page.locator('#message').textContent()).toMatch(/^Too long to search/);
-    expect(await from.inputValue()).toBe('2015-01-01');
-    await searchBox().fill('grid cells');
-    await searchBox().press('Enter');
-    await expect.poll(() => Object.fromEntries(new URL(page.url()).searchParams)).toEqual({ q: 'grid cells', date_from: '2015-01-01' });
+    await withStoppedClock(async () => {
+      const from = page.getByLabel('From', { exact: true });
+      await from.fill('2015-01-01');
+      await searchBox().fill('细胞'.repeat(1500));
+      await searchBox().press('Enter');
+      await expect.poll(() => page.locator('#message').textContent()).toMatch(/^Too long to search/);
+      expect(await from.inputValue()).toBe('2015-01-01');
+      await searchBox().fill('grid cells');
+      await searchBox().press('Enter');
+      await expect.poll(() => Object.fromEntries(new URL(page.url()).searchParams)).toEqual({ q: 'grid cells', date_from: '2015-01-01' });
+    });
   });
 
   it('a request refused as too large (431, from a proxy say) reads as a sentence', async () => {
