@@ -157,18 +157,19 @@ describe('a creation whose write does not take', () => {
   });
 
   test('a write retried after a conflict counts once', async () => {
-    // A store whose writes run their action once in a transaction that then conflicts (rolled back), then
-    // again, as PostgreSQL's retries of a serialization failure do.
+    // A store whose writes run their action once in a transaction that is then rolled back, then again,
+    // as PostgreSQL's retries of a serialization failure do. (Not a serialization failure itself: the
+    // PostgreSQL store would retry that inside.)
     const { store } = server.platform;
-    const conflict = Object.assign(new Error('could not serialize access'), { code: '40001' });
+    const rolledBack = new Error('rolled back, as a conflicting transaction is');
     const retrying: Store = {
       ...store,
       write: async (action) => {
         await store.write(async () => {
           await action();
-          throw conflict;
+          throw rolledBack;
         }).catch((error: unknown) => {
-          if (error !== conflict) throw error;
+          if (error !== rolledBack) throw error;
         });
         return store.write(action);
       },
