@@ -95,7 +95,13 @@ function withoutPassword(url: string): string {
   }
 }
 
-/** Stands in for the pool's error listener while a client is checked out (see `write`). */
+/**
+ * Every connection of the pool keeps this 'error' listener. pg-pool listens only while a connection is
+ * idle, and an 'error' event nobody listens to ends the process: a connection lost between two statements
+ * of a write, or a FATAL (PostgreSQL shutting down) read in the same chunk as a new connection's
+ * ReadyForQuery, which pg parses before the code that asked for the connection runs. The loss also fails
+ * the connection's next statement, which is where it is handled; an idle one is reported by the pool.
+ */
 const ignoreLostConnection = () => undefined;
 
 /** `error`, or what it means to the client: a StoreUnavailableError (503), or an ENOSPC error (507). */
@@ -116,14 +122,13 @@ export async function openPostgresStore(url: string, logger: Logger, options: Po
   const heartbeatMs = options.heartbeatMs ?? HEARTBEAT_MS;
   const pool = new pg.Pool({ connectionString: url, max: 10, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
   pool.on('error', (error) => logger.warn(`platform store: idle PostgreSQL connection failed: ${error.message}`));
+  pool.on('connect', (client) => client.on('error', ignoreLostConnection));
   try {
     const setup = await pool.connect();
-    setup.on('error', ignoreLostConnection);
     try {
       const { from, to } = await migrate(setup);
       if (from !== to) logger.info(`platform store: PostgreSQL schema migrated from version ${from} to ${to}`);
     } finally {
-      setup.off('error', ignoreLostConnection);
       setup.release();
     }
   } catch (error) {
@@ -206,14 +211,6 @@ export async function openPostgresStore(url: string, logger: Logger, options: Po
     if (transaction.getStore()) return action();
     for (let attempt = 1; ; attempt++) {
       const client = await pool.connect().catch((error: unknown) => Promise.reject(unavailableOr(error)));
-      // The pool listens for errors of idle clients only: a connection lost between two statements of
-      // this transaction would otherwise be an unhandled 'error' event, ending the process. The loss
-      // also fails the next statement, which is where it is handled.
-      client.on('error', ignoreLostConnection);
-      const release = (destroy: boolean) => {
-        client.off('error', ignoreLostConnection);
-        client.release(destroy);
-      };
       const current: Transaction = { client, announced: [] };
       let result: T;
       try {
@@ -223,7 +220,7 @@ export async function openPostgresStore(url: string, logger: Logger, options: Po
         await client.query('COMMIT');
       } catch (error) {
         const rolledBack = await client.query('ROLLBACK').then(() => true, () => false);
-        release(!rolledBack);
+        client.release(!rolledBack);
         const code = (error as { code?: string }).code;
         if (code === undefined || !RETRYABLE.has(code)) throw unavailableOr(error);
         // Still conflicting after every attempt: the store is too busy, the request is not wrong.
@@ -232,7 +229,7 @@ export async function openPostgresStore(url: string, logger: Logger, options: Po
         await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * attempt));
         continue;
       }
-      release(false);
+      client.release();
       await announceCommitted(current.announced);
       return result;
     }
