@@ -60,6 +60,14 @@ async function replicas(name: string) {
   return { service, other, control, answeredLate, applicationName };
 }
 
+/** Cuts the replica's LISTEN connection: once it is back, the replica reads every ACL. */
+async function cutListenConnection(applicationName: string): Promise<void> {
+  const admin = new pg.Client({ connectionString: testPostgresUrl()! });
+  await admin.connect();
+  cleanups.push(() => admin.end());
+  await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1 AND query LIKE 'LISTEN%'`, [applicationName]);
+}
+
 test("a reload of one ACL that finishes after a newer one's leaves the newer revision in force", async () => {
   const { service, other, control, answeredLate } = await replicas('acl-order-one');
   control.holdNext = 'get';
@@ -77,10 +85,7 @@ test('the reload of every ACL after the LISTEN connection came back cannot undo 
   await until(() => service.stored('/org')?.rev === 1);
   // The LISTEN connection is cut; once it is back, the replica reads every ACL (held back here).
   control.holdNext = 'range';
-  const admin = new pg.Client({ connectionString: testPostgresUrl()! });
-  await admin.connect();
-  cleanups.push(() => admin.end());
-  await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1 AND query LIKE 'LISTEN%'`, [applicationName]);
+  await cutListenConnection(applicationName);
   await until(() => control.held);
   await other.subtract('/org', grant, 1, OPERATOR);
   await until(() => service.stored('/org')?.rev === 2);
@@ -91,10 +96,7 @@ test('the reload of every ACL after the LISTEN connection came back cannot undo 
 test('the reload of every ACL keeps an ACL created while it read', async () => {
   const { service, other, control, answeredLate, applicationName } = await replicas('acl-order-created');
   control.holdNext = 'range';
-  const admin = new pg.Client({ connectionString: testPostgresUrl()! });
-  await admin.connect();
-  cleanups.push(() => admin.end());
-  await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1 AND query LIKE 'LISTEN%'`, [applicationName]);
+  await cutListenConnection(applicationName);
   await until(() => control.held);
   // A project created meanwhile: its ACL's own reload finishes before the reload of every ACL, which read without it.
   await other.replace('/org/new', grant, 0, OPERATOR);
