@@ -200,7 +200,7 @@ function idPrefix(raw: string, name: string): string | null {
 }
 
 const mergeFactor = bounded('0, or 2 to 1000', (raw: string, name: string): number => {
-  const value = Number(raw);
+  const value = INTEGER_TEXT.test(raw.trim()) ? Number(raw) : NaN;
   if (!Number.isInteger(value) || (value !== 0 && (value < 2 || value > 1000))) {
     throw new ConfigError(`${name} must be 0 (never merge automatically) or an integer from 2 to 1000, got "${raw}"`);
   }

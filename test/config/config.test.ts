@@ -40,6 +40,10 @@ describe('configuration', () => {
     expect(() => loadConfig(['--port='], {})).toThrow(/--port \/ PORT must be an integer between 0 and 65535, got ""/);
     for (const raw of ['0x50', '1e3', '80.0', '0b1']) expect(() => loadConfig(['--port', raw], {})).toThrow(ConfigError);
     expect(() => loadConfig(['--bm25-k1', '0x1'], {})).toThrow(ConfigError);
+    // The merge factor's own parser (0 means never merge, so a blank one would have turned merging off).
+    for (const raw of ['', ' ', '0x2', '1e1']) {
+      expect(() => loadConfig([`--merge-factor=${raw}`, '--index', '/tmp/index'], {}, 'ingest')).toThrow(/--merge-factor \/ MERGE_FACTOR must be 0 \(never merge automatically\)/);
+    }
     expect(loadConfig([], { PORT: ' 8081 ', BM25_K1: '1.2', TITLE_WEIGHT: '.5' })).toMatchObject({ port: 8081, bm25K1: 1.2, titleWeight: 0.5 });
   });
 
