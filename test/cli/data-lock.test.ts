@@ -6,19 +6,10 @@
 import { describe, expect, it } from 'vitest';
 import { spawn, spawnSync } from 'node:child_process';
 import { symlinkSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import path from 'node:path';
 import { DataDirectoryInUseError, lockDataDirectory } from '../../src/data-lock.js';
 import { article, tempDir, writeIndex } from '../search/helpers.js';
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
+import { freePort } from '../reliability/server-process.js';
 
 describe('the data directory lock', () => {
   it('is held once per directory, whatever path names it, until released', async () => {

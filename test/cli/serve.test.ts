@@ -8,15 +8,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { article, tempDir, writeIndex } from '../search/helpers.js';
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
+import { freePort } from '../reliability/server-process.js';
 
 describe('npm start', () => {
   it('builds the demo index on first start, serves it, and stops on SIGTERM', async () => {

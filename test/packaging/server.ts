@@ -1,15 +1,6 @@
 /** The single executable serving on a free port, isolated (isolated.ts), until stop(). */
-import { createServer } from 'node:net';
 import { spawnIsolated, type IsolatedOptions } from './isolated.js';
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
+import { freePort } from '../reliability/server-process.js';
 
 export interface IsolatedServer {
   url: string;
