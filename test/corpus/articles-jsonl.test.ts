@@ -120,6 +120,12 @@ describe('articles-jsonl reader', () => {
     );
   });
 
+  it('rejects fields given twice, which JSON.parse would keep the last of silently', () => {
+    expect(errorOf(line(complete).replace('"title":', '"title":"First","title":'))).toBe('field "title" is given twice');
+    const twiceInParagraph = line(complete).replace('"text":"Methods text."', '"text":"a","text":"b"');
+    expect(errorOf(twiceInParagraph)).toBe('paragraphs[1] has field "text" twice');
+  });
+
   it('requires a non-empty article_id and title', () => {
     const { title: _title, ...withoutTitle } = complete;
     expect(errorOf(withoutTitle)).toBe('title is required');

@@ -9,7 +9,8 @@
  *
  * Validation is strict, since this is the format people write by hand or
  * with their own scripts: unknown fields are rejected (a misspelt "titel"
- * would otherwise be dropped silently), and every problem of a line is
+ * would otherwise be dropped silently), so are fields given twice (JSON.parse
+ * would keep the last silently), and every problem of a line is
  * reported with its line number while the rest of the file is still read.
  */
 import {
@@ -20,6 +21,7 @@ import {
   type ParagraphInput,
 } from '../model.js';
 import { readJsonLineRecords } from './lines.js';
+import { repeatedKeys } from './repeated-keys.js';
 import type { ReadEvent, ReadOptions } from './types.js';
 
 const DEFAULT_ARTICLE_TYPE = 'research-article';
@@ -71,6 +73,9 @@ export function parseArticleLine(text: string): { article: ArticleInput } | { er
   };
   for (const name of Object.keys(value)) {
     if (!KNOWN_FIELDS.has(name)) fields.problem(`unknown field ${JSON.stringify(name)}`);
+  }
+  for (const { path, key } of repeatedKeys(text)) {
+    fields.problem(path === '' ? `field ${JSON.stringify(key)} is given twice` : `${path} has field ${JSON.stringify(key)} twice`);
   }
   return fields.problems.length > 0 ? { error: fields.problems.join('; ') } : { article };
 }

@@ -1,0 +1,51 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { repeatedKeys } from '../../src/corpus/readers/repeated-keys.js';
+
+describe('repeatedKeys', () => {
+  it('finds nothing in objects whose keys are distinct, however nested', () => {
+    expect(repeatedKeys('{"a":1,"b":{"a":2,"b":[{"a":3},{"a":4}]},"c":"a"}')).toEqual([]);
+    expect(repeatedKeys('[{"a":1},{"a":1}]')).toEqual([]);
+    expect(repeatedKeys('"just a string"')).toEqual([]);
+  });
+
+  it('names the object holding each repeated key, by path', () => {
+    const text = '{"title":"A","paragraphs":[{"section":"S","text":"x"},{"text":"y","section":"S","text":"z"}],"title":"B"}';
+    expect(repeatedKeys(text)).toEqual([
+      { path: 'paragraphs[1]', key: 'text' },
+      { path: '', key: 'title' },
+    ]);
+  });
+
+  it('compares keys as JSON.parse decodes them', () => {
+    expect(repeatedKeys('{"title":1,"\\u0074itle":2}')).toEqual([{ path: '', key: 'title' }]);
+  });
+
+  it('is not misled by quotes, brackets, commas or colons inside strings', () => {
+    const text = JSON.stringify({ a: 'say "a": {1,2]', b: '\\', c: ['\\"', '{"a":1}'] });
+    expect(repeatedKeys(text)).toEqual([]);
+    expect(repeatedKeys(`{"x":"\\\\","x":"\\""}`)).toEqual([{ path: '', key: 'x' }]);
+  });
+
+  it('counts array elements of every kind for the index in the path', () => {
+    expect(repeatedKeys('{"list":[1,"two",[3,4],{"k":0,"k":1}]}')).toEqual([{ path: 'list[3]', key: 'k' }]);
+  });
+
+  it('tolerates white space anywhere JSON allows it', () => {
+    expect(repeatedKeys(' {\n "a" : 1 ,\t"a"\n:\n2 } ')).toEqual([{ path: '', key: 'a' }]);
+  });
+});
+
+describe('repeatedKeys on any JSON', () => {
+  it('finds nothing in what JSON.stringify writes, and exactly the key a copy adds', () => {
+    fc.assert(
+      fc.property(fc.jsonValue({ maxDepth: 4 }), fc.string(), (value, key) => {
+        const text = JSON.stringify(value);
+        expect(repeatedKeys(text)).toEqual([]);
+        // The outermost object given `key` twice: once as its own first field, once prepended.
+        const twice = JSON.stringify({ [key]: 1, wrapped: value }).replace('{', `{${JSON.stringify(key)}:0,`);
+        expect(repeatedKeys(twice)).toEqual([{ path: '', key }]);
+      }),
+    );
+  });
+});
