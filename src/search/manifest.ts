@@ -125,7 +125,12 @@ export async function publishManifest(dir: string, manifest: Manifest): Promise<
   await removeUnreferenced(dir, manifest);
 }
 
-/** Removes segment, deletion and temporary files the manifest does not name (left by a crashed writer). */
+/**
+ * Removes segment, deletion and temporary files the manifest does not name, and
+ * takeover guards of dead writers (all left by crashed writers). Called only by
+ * the holder of the write lock: see takeOverStale for why guards are removed
+ * by no one else.
+ */
 export async function removeUnreferenced(dir: string, manifest: Manifest): Promise<void> {
   const keep = new Set([MANIFEST_FILE, LOCK_FILE]);
   for (const entry of manifest.segments) {
@@ -136,6 +141,8 @@ export async function removeUnreferenced(dir: string, manifest: Manifest): Promi
   for (const file of await readdir(dir)) {
     if ((!keep.has(file) && /^(seg-\d+\.(seg|stored|del-\d+)|manifest\.json\.tmp-\d+)$/.test(file)) || isAbandonedLockFile(file)) {
       await rm(path.join(dir, file), { force: true });
+    } else if (TAKEOVER_GUARD.test(file)) {
+      await removeIfHolderDead(path.join(dir, file));
     }
   }
 }
@@ -241,41 +248,74 @@ function refuseUnlessStale(dir: string, lockPath: string, lock: LockFile): void 
  * removing the first's fresh lock, and both would write. So the replacement is
  * done only under a guard file (created by link, like the lock, so it always
  * names its holder), after checking that the lock is still the one inspected.
+ *
+ * A writer may die holding a guard. Its guard is then skipped, not removed:
+ * two writers that both found it dead would each remove it, the second
+ * removing the guard the first had linked meanwhile, and both would take over.
+ * So guards are numbered (`write.lock.takeover-0`, `-1`, ...): every writer
+ * tries them in order and links the first it can, skipping dead ones, which
+ * only the lock's next holder removes. By then no takeover can succeed: each
+ * would find the lock changed from the one it inspected.
  */
 async function takeOverStale(lockPath: string, pending: string, inspected: LockFile): Promise<'taken' | 'changed' | 'guard busy'> {
-  const guard = `${lockPath}.takeover`;
-  try {
-    await link(pending, guard);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    await removeIfAbandoned(guard);
-    return 'guard busy';
-  }
-  try {
-    const now = await inspectLock(lockPath);
-    if (now === null || now.inode !== inspected.inode || now.text !== inspected.text) return 'changed';
-    await rm(lockPath, { force: true });
+  for (let number = 0; number < TAKEOVER_GUARDS; number++) {
+    const guard = `${lockPath}.takeover-${number}`;
     try {
-      await link(pending, lockPath);
+      await link(pending, guard);
     } catch (error) {
-      // A writer that found no lock at all linked its own in between: it holds the lock.
-      if ((error as NodeJS.ErrnoException).code === 'EEXIST') return 'changed';
-      throw error;
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      const found = await inspectLock(guard);
+      if (found === null) return 'guard busy'; // its takeover just ended: look at the lock again
+      if (isGuardAbandoned(found)) continue;
+      return 'guard busy';
     }
-    return 'taken';
-  } finally {
-    await rm(guard, { force: true });
+    try {
+      return await replaceIfUnchanged(lockPath, pending, inspected);
+    } finally {
+      await rm(guard, { force: true });
+    }
   }
+  throw new IndexLockedError(`${lockPath} cannot be taken over: ${TAKEOVER_GUARDS} takeover guards of stopped writers are in the way; remove ${lockPath}.takeover-* if no ingestion runs`);
 }
 
-/** Removes a takeover guard whose writer died in the middle of a takeover, or stopped there for long. */
-async function removeIfAbandoned(guard: string): Promise<void> {
+async function replaceIfUnchanged(lockPath: string, pending: string, inspected: LockFile): Promise<'taken' | 'changed'> {
+  const now = await inspectLock(lockPath);
+  if (now === null || now.inode !== inspected.inode || now.text !== inspected.text) return 'changed';
+  await rm(lockPath, { force: true });
+  try {
+    await link(pending, lockPath);
+  } catch (error) {
+    // A writer that found no lock at all linked its own in between: it holds the lock.
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return 'changed';
+    throw error;
+  }
+  return 'taken';
+}
+
+/** Guards tried before giving up: each skipped one is left by a writer that died within its takeover's few milliseconds. */
+const TAKEOVER_GUARDS = 20;
+const TAKEOVER_GUARD = /^write\.lock\.takeover-\d+$/;
+
+/**
+ * A guard whose writer died in the middle of a takeover, or stopped there for
+ * long (a live pid may be another process that reused a dead writer's).
+ */
+function isGuardAbandoned(guard: LockFile): boolean {
+  const holder = holderOf(guard);
+  // The change time, set by link(): the takeover's age, not that of the pid file it was linked from.
+  return holder === null || !processExists(holder) || Date.now() - guard.changedMs > TAKEOVER_GUARD_STALE_MS;
+}
+
+/**
+ * Removes a takeover guard whose writer is gone. A live writer's guard stays,
+ * however old: that writer removes it by name when it resumes, and would then
+ * remove whichever writer's guard had taken the name meanwhile.
+ */
+async function removeIfHolderDead(guard: string): Promise<void> {
   const found = await inspectLock(guard);
   if (found === null) return;
   const holder = holderOf(found);
-  // The change time, set by link(): the takeover's age, not that of the pid file it was linked from.
-  const abandoned = holder === null || !processExists(holder) || Date.now() - found.changedMs > TAKEOVER_GUARD_STALE_MS;
-  if (abandoned) await rm(guard, { force: true });
+  if (holder === null || !processExists(holder)) await rm(guard, { force: true });
 }
 
 function processExists(pid: number): boolean {

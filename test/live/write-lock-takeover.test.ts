@@ -6,19 +6,19 @@
  * new holder instead of removing its lock.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { readdir, readFile, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { acquireWriteLock, IndexLockedError } from '../../src/search/manifest.js';
+import { acquireWriteLock, IndexLockedError, MANIFEST_FORMAT, removeUnreferenced } from '../../src/search/manifest.js';
 import { tempDir } from '../search/helpers.js';
 
-/** When armed, the next opening or reading of a `write.lock` waits, after it read, until `resume` is called. */
+/** When armed, the next opening or reading of the file whose name ends with `gate.file` waits, after it read, until `resume` is called. */
 const pauseAfterLockRead = vi.hoisted(() => {
-  const gate = { armed: false, reached: () => {}, resume: () => {} };
+  const gate = { armed: false, file: 'write.lock', reached: () => {}, resume: () => {} };
   return {
     gate,
     async after<T>(file: unknown, result: T): Promise<T> {
-      if (gate.armed && String(file).endsWith('write.lock')) {
+      if (gate.armed && String(file).endsWith(gate.file)) {
         gate.armed = false;
         const resumed = new Promise<void>((resolve) => (gate.resume = resolve));
         gate.reached();
@@ -71,7 +71,7 @@ describe('taking over a stale writer lock', () => {
     await writeFile(lockFile, '999999999');
 
     const inspected = new Promise<void>((resolve) => (pauseAfterLockRead.gate.reached = resolve));
-    pauseAfterLockRead.gate.armed = true;
+    Object.assign(pauseAfterLockRead.gate, { armed: true, file: 'write.lock' });
     const mine = acquireWriteLock(dir).then(
       (release) => (cleanups.unshift(release), 'held'),
       (error: Error) => (error instanceof IndexLockedError ? 'refused' : Promise.reject(error)),
@@ -92,21 +92,55 @@ describe('taking over a stale writer lock', () => {
     const lockFile = path.join(dir, 'write.lock');
     await writeFile(lockFile, '999999999');
     // A live writer (this process) in the middle of its takeover holds the guard.
-    await writeFile(`${lockFile}.takeover`, String(process.pid));
+    await writeFile(`${lockFile}.takeover-0`, String(process.pid));
     await expect(acquireWriteLock(dir)).rejects.toThrow('another writer is taking over its stale lock');
     expect(await readFile(lockFile, 'utf8')).toBe('999999999');
-    expect((await readdir(dir)).sort()).toEqual(['write.lock', 'write.lock.takeover']);
+    expect((await readdir(dir)).sort()).toEqual(['write.lock', 'write.lock.takeover-0']);
   });
 
-  it('removes the guard of a writer that died during its takeover, then takes the stale lock over', async () => {
+  it('skips the guard of a writer that died during its takeover; the new holder removes it', async () => {
     const { dir, cleanup } = await tempDir();
     cleanups.push(cleanup);
     const lockFile = path.join(dir, 'write.lock');
     await writeFile(lockFile, '999999999');
-    await writeFile(`${lockFile}.takeover`, '999999998');
+    await writeFile(`${lockFile}.takeover-0`, '999999998');
     const release = await acquireWriteLock(dir);
     expect(await readFile(lockFile, 'utf8')).toBe(String(process.pid));
+    expect((await readdir(dir)).sort()).toEqual(['write.lock', 'write.lock.takeover-0']);
+    // What every writer does once it holds the lock.
+    await removeUnreferenced(dir, { formatVersion: MANIFEST_FORMAT, generation: 0, segments: [] });
     expect((await readdir(dir)).sort()).toEqual(['write.lock']);
+    await release();
+  });
+
+  it('does not take over while another writer that skipped the same dead guard is taking over', async () => {
+    const { dir, cleanup } = await tempDir();
+    cleanups.push(cleanup);
+    const lockFile = path.join(dir, 'write.lock');
+    await writeFile(lockFile, '999999999');
+    await writeFile(`${lockFile}.takeover-0`, '999999998');
+
+    const inspected = new Promise<void>((resolve) => (pauseAfterLockRead.gate.reached = resolve));
+    Object.assign(pauseAfterLockRead.gate, { armed: true, file: 'write.lock.takeover-0' });
+    const mine = acquireWriteLock(dir);
+    await inspected; // this writer has found the dead guard
+    // Meanwhile another writer found it dead too and is in the middle of its takeover, under the next guard.
+    await writeFile(`${lockFile}.takeover-1`, String(process.pid));
+    pauseAfterLockRead.gate.resume();
+    await expect(mine).rejects.toThrow('another writer is taking over its stale lock');
+    expect(await readFile(lockFile, 'utf8')).toBe('999999999');
+    expect((await readdir(dir)).sort()).toEqual(['write.lock', 'write.lock.takeover-0', 'write.lock.takeover-1']);
+  });
+
+  it('a new holder leaves the guard of a live writer, however old', async () => {
+    const { dir, cleanup } = await tempDir();
+    cleanups.push(cleanup);
+    const guard = path.join(dir, 'write.lock.takeover-3');
+    await writeFile(guard, String(process.pid));
+    await utimes(guard, new Date(0), new Date(0));
+    const release = await acquireWriteLock(dir);
+    await removeUnreferenced(dir, { formatVersion: MANIFEST_FORMAT, generation: 0, segments: [] });
+    expect((await readdir(dir)).sort()).toEqual(['write.lock', 'write.lock.takeover-3']);
     await release();
   });
 });
