@@ -173,7 +173,7 @@ export async function acquireWriteLock(dir: string): Promise<() => Promise<void>
   try {
     for (let attempt = 0; attempt < LOCK_ATTEMPTS; attempt++) {
       try {
-        await link(pending, lockPath);
+        await linkLockFile(pending, lockPath);
         return () => rm(lockPath, { force: true });
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
@@ -188,6 +188,23 @@ export async function acquireWriteLock(dir: string): Promise<() => Promise<void>
     throw new IndexLockedError(`could not lock ${dir}: another writer is taking over its stale lock; try again`);
   } finally {
     await rm(pending, { force: true });
+  }
+}
+
+/**
+ * link(), whose EEXIST is what makes the lock exclusive. A file system without
+ * hard links (some network and FUSE mounts) answered with the bare system call
+ * error, which said nothing of what to do.
+ */
+async function linkLockFile(from: string, to: string): Promise<void> {
+  try {
+    await link(from, to);
+  } catch (error) {
+    const { code } = error as NodeJS.ErrnoException;
+    if (code === 'EPERM' || code === 'ENOTSUP' || code === 'EOPNOTSUPP' || code === 'ENOSYS') {
+      throw new Error(`cannot lock ${path.dirname(to)}: its file system does not allow hard links (${code}), which the index's write lock needs; put the index on a local file system`, { cause: error });
+    }
+    throw error;
   }
 }
 
@@ -261,7 +278,7 @@ async function takeOverStale(lockPath: string, pending: string, inspected: LockF
   for (let number = 0; number < TAKEOVER_GUARDS; number++) {
     const guard = `${lockPath}.takeover-${number}`;
     try {
-      await link(pending, guard);
+      await linkLockFile(pending, guard);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       const found = await inspectLock(guard);
@@ -283,7 +300,7 @@ async function replaceIfUnchanged(lockPath: string, pending: string, inspected: 
   if (now === null || now.inode !== inspected.inode || now.text !== inspected.text) return 'changed';
   await rm(lockPath, { force: true });
   try {
-    await link(pending, lockPath);
+    await linkLockFile(pending, lockPath);
   } catch (error) {
     // A writer that found no lock at all linked its own in between: it holds the lock.
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') return 'changed';
