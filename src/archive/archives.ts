@@ -18,9 +18,9 @@ import { type ProjectService, type ProjectState, defaultBase } from '../platform
 import { type ProjectRef, projectAddress, projectKey } from '../platform/refs.js';
 import type { Platform } from '../platform/index.js';
 import type { Renderer } from '../platform/renderer.js';
-import type { Entry, Store, StoreKey, Table } from '../platform/store/store.js';
+import type { Entry, Store, Table } from '../platform/store/store.js';
 import { DEFAULT_RENDER_BOUNDS, type Download, type RenderBounds, prepareDownload } from './download.js';
-import { ArchiveQuota, definitionBytes } from './quota.js';
+import { ArchiveLedger, type HoldKey, definitionBytes } from './quota.js';
 import { type ResolveDeps, creationFileFinder } from './resolve.js';
 import { type ArchiveEntry, type FileEntry, type FileSelfEntry, decodeEntries, selectorOf } from './definition.js';
 import { layoutProblems } from './layout.js';
@@ -53,7 +53,8 @@ export interface ArchiveOptions {
 export const DEFAULT_MAX_ARCHIVES_PER_CALLER = 100;
 export const DEFAULT_MAX_ARCHIVE_STORE_BYTES = 1024 ** 3;
 
-const keyOf = (project: string, id: string) => `${project}\n${id}`;
+/** How the quota ledger names a stored archive. */
+const holdKeyOf = (archive: StoredArchive): HoldKey => ({ caller: principalKey(archive.createdBy), project: archive.project, id: archive.id });
 /** Stored archives read at a time when all are gone through (each up to 1 MiB of definition). */
 export const ARCHIVES_PER_READ = 64;
 
@@ -67,23 +68,25 @@ export class ArchiveService {
   private readonly resolveDeps: ResolveDeps;
   private readonly findFile: FileFinder;
   private readonly ttlMs: number;
-  private readonly quota: ArchiveQuota;
+  private readonly quota: ArchiveLedger;
   private readonly renderer: Renderer;
   private readonly renderBounds: RenderBounds;
 
-  /** Opens the service; the quota's counts are rebuilt from the stored archives. */
+  /** Opens the service, filling the quota's ledger from the stored archives if the store has none yet. */
   static async open(platform: Platform, options: ArchiveOptions): Promise<ArchiveService> {
     const service = new ArchiveService(platform, options);
-    for await (const { value } of service.storedArchives()) {
-      service.quota.add(keyOf(value.project, value.id), principalKey(value.createdBy), definitionBytes(value.entries), value.expiresAt);
-    }
+    await service.quota.ensureFilled(async function* () {
+      for await (const { value } of service.storedArchives()) {
+        yield { ...holdKeyOf(value), bytes: definitionBytes(value.entries), expiresAt: value.expiresAt };
+      }
+    });
     return service;
   }
 
   /**
    * Every stored archive, read ARCHIVES_PER_READ at a time: the definitions may add up to
    * --max-archive-store-bytes (1 GiB by default), several times that once parsed, far more than
-   * one read should hold at start or at every purge.
+   * one read should hold.
    */
   private async *storedArchives(): AsyncGenerator<Entry<StoredArchive>> {
     for (let offset = 0; ; offset += ARCHIVES_PER_READ) {
@@ -101,7 +104,7 @@ export class ArchiveService {
     this.renderer = platform.renderer;
     this.renderBounds = options.renderBounds ?? DEFAULT_RENDER_BOUNDS;
     this.db = this.store.table<StoredArchive>('archives');
-    this.quota = new ArchiveQuota(options.maxPerCaller, options.maxStoreBytes);
+    this.quota = new ArchiveLedger(this.store, options.maxPerCaller, options.maxStoreBytes);
   }
 
   /**
@@ -135,33 +138,18 @@ export class ArchiveService {
     const layout = layoutProblems(entries, (entry) => files.get(entry) ?? null);
     if (layout.length > 0) throw rejections.decodingFailed(layout);
     const key = projectKey(ref);
-    const caller = principalKey(identity.subject);
     const bytes = definitionBytes(entries);
-    // Counted inside the write, so that a concurrent creation's check sees it, under a key of this call's
-    // own: a retried attempt (PostgreSQL conflicts) drops its earlier count first, and a failure drops it
-    // without touching what another creation of the same id counted.
-    const reservation = `${keyOf(key, id)} ${randomUUID()}`;
-    try {
-      const archive = await this.store.write(async () => {
-        this.quota.remove(reservation);
-        const existing = await this.db.get([key, id]);
-        if (existing && !this.isExpired(existing)) throw rejections.resourceAlreadyExists(id, key);
-        const now = this.clock();
-        this.quota.check(caller, bytes, now);
-        const archive: StoredArchive = { id, project: key, entries, createdAt: now, createdBy: identity.subject, expiresAt: now + this.ttlMs };
-        await this.db.put([key, id], archive);
-        this.quota.add(reservation, caller, bytes, archive.expiresAt);
-        return archive;
-      });
-      // Stored: counted under the archive's own key, as the purge and a restart count it.
-      this.quota.remove(reservation);
-      this.quota.add(keyOf(key, id), caller, bytes, archive.expiresAt);
+    return this.store.write(async () => {
+      const existing = await this.db.get([key, id]);
+      if (existing && !this.isExpired(existing)) throw rejections.resourceAlreadyExists(id, key);
+      if (existing) await this.quota.release(holdKeyOf(existing));
+      const now = this.clock();
+      const archive: StoredArchive = { id, project: key, entries, createdAt: now, createdBy: identity.subject, expiresAt: now + this.ttlMs };
+      // Counted in the same write as it is stored: a concurrent creation, on this server or another, sees it.
+      await this.quota.admit(holdKeyOf(archive), { bytes, expiresAt: archive.expiresAt }, now);
+      await this.db.put([key, id], archive);
       return archive;
-    } catch (error) {
-      // The write did not take (a commit refused, the database gone): nothing is stored, so nothing is counted.
-      this.quota.remove(reservation);
-      throw error;
-    }
+    });
   }
 
   async fetch(ref: ProjectRef, idSegment: string, identity: Identity): Promise<StoredArchive> {
@@ -180,13 +168,10 @@ export class ArchiveService {
     const now = this.clock();
     const removed = await this.store.writeExclusive('archive-purge', async () => {
       // Found first, removed after: a removal would shift the pages still to read.
-      const expired: { key: StoreKey; quotaKey: string }[] = [];
-      for await (const { key, value } of this.storedArchives()) {
-        if (value.expiresAt <= now) expired.push({ key, quotaKey: keyOf(value.project, value.id) });
-      }
-      for (const { key, quotaKey } of expired) {
-        await this.db.remove(key);
-        this.quota.remove(quotaKey);
+      const expired = await this.quota.expired(now);
+      for (const hold of expired) {
+        await this.db.remove([hold.project, hold.id]);
+        await this.quota.release(hold);
       }
       return expired.length;
     });

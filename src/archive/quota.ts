@@ -2,70 +2,118 @@
  * Bounds on what archive creation may store: live archives per caller, and
  * the total size of stored definitions. Creating an archive needs only
  * `resources/read`, and a definition may be 1 MiB kept for hours, so without
- * these a read-only token could fill the disk. Counts are kept in memory,
- * rebuilt from the store at start and updated inside the store's write
- * transactions, so concurrent creations cannot both slip under a bound.
+ * these a read-only token could fill the disk.
+ *
+ * The counts are a ledger in the platform store, read and written inside the
+ * creation's own write: every server sharing a PostgreSQL store counts against
+ * the same bounds (each had counted in memory what it had seen, so N replicas
+ * allowed N times the bounds), and a write that is retried or does not take
+ * counts exactly what it stored.
  */
 import { PlatformError } from '../platform/errors.js';
+import type { Store, Table } from '../platform/store/store.js';
 
-interface Held {
-  caller: string;
+/** One stored archive as the ledger counts it; keyed [caller, project, id], so one range reads a caller's. */
+export interface ArchiveHold {
   bytes: number;
   expiresAt: number;
 }
 
-export class ArchiveQuota {
-  /** Archive key -> who holds it, its size and expiry. */
-  private readonly held = new Map<string, Held>();
-  private readonly perCaller = new Map<string, Set<string>>();
-  private storedBytes = 0;
+export interface HoldKey {
+  caller: string;
+  project: string;
+  id: string;
+}
+
+/** The one row of `archive-totals`: the bytes of every stored definition, expired ones until purged. */
+const STORED_BYTES = 'stored-bytes';
+/** Holds read at a time when all are gone through (to find expired archives, or live bytes near the bound). */
+const HOLDS_PER_READ = 10_000;
+
+export class ArchiveLedger {
+  private readonly holds: Table<ArchiveHold>;
+  private readonly totals: Table<number>;
 
   constructor(
+    private readonly store: Store,
     private readonly maxPerCaller: number,
     private readonly maxStoreBytes: number,
-  ) {}
+  ) {
+    this.holds = store.table('archive-holds');
+    this.totals = store.table('archive-totals');
+  }
 
-  /** Throws unless `caller` may store one more archive of `bytes` at `now`. */
-  check(caller: string, bytes: number, now: number): void {
-    const live = [...(this.perCaller.get(caller) ?? [])].map((key) => this.held.get(key)!).filter((h) => h.expiresAt > now);
+  /**
+   * Fills the ledger from the stored archives the first time a store is opened
+   * by a server that keeps one (the archives of an older version were counted
+   * in memory); later opens find it and read nothing.
+   */
+  async ensureFilled(storedArchives: () => AsyncIterable<HoldKey & ArchiveHold>): Promise<void> {
+    await this.store.write(async () => {
+      if ((await this.totals.get(STORED_BYTES)) !== undefined) return;
+      let total = 0;
+      for await (const { caller, project, id, bytes, expiresAt } of storedArchives()) {
+        await this.holds.put([caller, project, id], { bytes, expiresAt });
+        total += bytes;
+      }
+      await this.totals.put(STORED_BYTES, total);
+    });
+  }
+
+  /** Inside a write: throws unless `hold.caller` may store one more archive of `bytes`, then counts it. */
+  async admit(key: HoldKey, hold: ArchiveHold, now: number): Promise<void> {
+    const live = (await this.holds.range([key.caller])).filter((entry) => entry.value.expiresAt > now);
     if (live.length >= this.maxPerCaller) {
-      const nextExpiry = Math.min(...live.map((h) => h.expiresAt));
+      const nextExpiry = Math.min(...live.map((entry) => entry.value.expiresAt));
       throw new PlatformError(
         429,
         'ArchiveQuotaExceeded',
         `You already hold ${live.length} live archives, the most one caller may (--max-archives-per-caller); the first expires in ${Math.ceil((nextExpiry - now) / 1000)} s.`,
       );
     }
+    const stored = (await this.totals.get(STORED_BYTES)) ?? 0;
     // Expired archives are erased by the purge job; until then their bytes count, unless that alone makes the difference.
-    if (this.storedBytes + bytes > this.maxStoreBytes && this.liveBytes(now) + bytes > this.maxStoreBytes) {
+    if (stored + hold.bytes > this.maxStoreBytes && (await this.liveBytes(now)) + hold.bytes > this.maxStoreBytes) {
       throw new PlatformError(
         503,
         'ArchiveStorageFull',
         `The stored archive definitions have reached their total bound of ${this.maxStoreBytes} bytes (--max-archive-store-bytes); retry once archives have expired.`,
       );
     }
+    await this.holds.put([key.caller, key.project, key.id], hold);
+    await this.totals.put(STORED_BYTES, stored + hold.bytes);
   }
 
-  add(key: string, caller: string, bytes: number, expiresAt: number): void {
-    this.remove(key);
-    this.held.set(key, { caller, bytes, expiresAt });
-    this.perCaller.set(caller, (this.perCaller.get(caller) ?? new Set()).add(key));
-    this.storedBytes += bytes;
+  /** Inside a write: stops counting an archive that is being erased (or replaced once expired). */
+  async release(key: HoldKey): Promise<void> {
+    const hold = await this.holds.get([key.caller, key.project, key.id]);
+    if (hold === undefined) return;
+    await this.holds.remove([key.caller, key.project, key.id]);
+    await this.totals.put(STORED_BYTES, ((await this.totals.get(STORED_BYTES)) ?? 0) - hold.bytes);
   }
 
-  remove(key: string): void {
-    const held = this.held.get(key);
-    if (!held) return;
-    this.held.delete(key);
-    this.perCaller.get(held.caller)?.delete(key);
-    if (this.perCaller.get(held.caller)?.size === 0) this.perCaller.delete(held.caller);
-    this.storedBytes -= held.bytes;
+  /** The archives expired at `now`, from the ledger alone: their definitions (up to 1 MiB each) are not read. */
+  async expired(now: number): Promise<HoldKey[]> {
+    const found: HoldKey[] = [];
+    for await (const { key, value } of this.allHolds()) {
+      const [caller, project, id] = key as [string, string, string];
+      if (value.expiresAt <= now) found.push({ caller, project, id });
+    }
+    return found;
   }
 
-  private liveBytes(now: number): number {
+  private async liveBytes(now: number): Promise<number> {
     let total = 0;
-    for (const held of this.held.values()) if (held.expiresAt > now) total += held.bytes;
+    for await (const { value } of this.allHolds()) if (value.expiresAt > now) total += value.bytes;
     return total;
+  }
+
+  private async *allHolds() {
+    for (let offset = 0; ; offset += HOLDS_PER_READ) {
+      const page = await this.holds.range(undefined, { offset, limit: HOLDS_PER_READ });
+      yield* page;
+      if (page.length < HOLDS_PER_READ) return;
+    }
   }
 }
 

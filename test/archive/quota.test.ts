@@ -88,7 +88,7 @@ describe('settings', () => {
   });
 });
 
-describe('going through every stored archive (at start, at each purge)', () => {
+describe('the ledger the counts are kept in', () => {
   let server: TestServer;
   const count = 2 * ARCHIVES_PER_READ + 3;
   beforeAll(async () => {
@@ -98,8 +98,8 @@ describe('going through every stored archive (at start, at each purge)', () => {
   });
   afterAll(() => server.close());
 
-  test('reads the archives a page at a time, rebuilds the quota from all of them, and purges all', async () => {
-    // A service over the same store whose reads of the archives table are recorded.
+  /** A service over the same store whose reads of the archives table are recorded. */
+  async function recordingService(options: { maxPerCaller: number }) {
     const reads: (number | undefined)[] = [];
     const { store } = server.platform;
     const recorded: Store = {
@@ -109,17 +109,75 @@ describe('going through every stored archive (at start, at each purge)', () => {
         return name !== 'archives' ? table : { ...table, range: (prefix, page) => (reads.push(page?.limit), table.range(prefix, page)) };
       },
     };
-    const service = await ArchiveService.open({ ...server.platform, store: recorded }, { ttlMs: TTL, maxPerCaller: count, maxStoreBytes: 1024 ** 3 });
+    const service = await ArchiveService.open({ ...server.platform, store: recorded }, { ttlMs: TTL, maxStoreBytes: 1024 ** 3, ...options });
+    return { service, reads };
+  }
+
+  const alice = userIdentity('local', 'alice', []);
+  const definition = { resources: [{ '@type': 'Resource', resourceId: 'r1' }] };
+
+  test('is shared by every service over the store, and read, not rebuilt, at start', async () => {
+    const { service, reads } = await recordingService({ maxPerCaller: count });
+    expect(reads).toEqual([]);
+    // The archives another service (the server's) created count here: alice holds exactly `count`, the bound.
+    await expect(service.create({ org: 'org', project: 'proj' }, 'one-more', definition, alice)).rejects.toThrow(/already hold/);
+  });
+
+  test('is filled from the archives, a page at a time, in a store that has none', async () => {
+    await server.platform.store.write(async () => {
+      const holds = server.platform.store.table('archive-holds');
+      for (const { key } of await holds.range()) await holds.remove(key);
+      await server.platform.store.table('archive-totals').remove('stored-bytes');
+    });
+    const { service, reads } = await recordingService({ maxPerCaller: count });
     expect(reads.length).toBeGreaterThanOrEqual(Math.ceil(count / ARCHIVES_PER_READ));
     expect(reads.every((limit) => limit !== undefined && limit <= ARCHIVES_PER_READ)).toBe(true);
-    // The quota counted every page: alice holds exactly `count` live archives, the bound.
-    const alice = userIdentity('local', 'alice', []);
-    await expect(service.create({ org: 'org', project: 'proj' }, 'one-more', { resources: [{ '@type': 'Resource', resourceId: 'r1' }] }, alice)).rejects.toThrow(/already hold/);
-    reads.length = 0;
+    await expect(service.create({ org: 'org', project: 'proj' }, 'one-more', definition, alice)).rejects.toThrow(/already hold/);
+    expect(await server.platform.store.table('archive-holds').count()).toBe(count);
+  });
+
+  test('finds the expired archives to purge without reading their definitions', async () => {
+    const { service, reads } = await recordingService({ maxPerCaller: count });
     now += TTL;
     expect(await service.purgeExpired()).toBe(count);
-    expect(reads.every((limit) => limit !== undefined && limit <= ARCHIVES_PER_READ)).toBe(true);
+    expect(reads).toEqual([]);
     expect(await exists(server, 'many-0')).toBe(false);
+    expect(await server.platform.store.table('archive-holds').count()).toBe(0);
+    expect(await server.platform.store.table('archive-totals').get('stored-bytes')).toBe(0);
+  });
+});
+
+describe('two servers over one store', () => {
+  let first: TestServer;
+  let second: ArchiveService;
+  beforeAll(async () => {
+    first = await startServer({ auth: AUTH, clock: () => now, ttlMs: TTL, maxArchivesPerCaller: 2, maxArchiveStoreBytes: 4_000 });
+    await createProject(first.app, 'org', 'proj');
+    // The second server's archive service, over the same store (as PostgreSQL replicas share one).
+    second = await ArchiveService.open(first.platform, { ttlMs: TTL, maxPerCaller: 2, maxStoreBytes: 4_000 });
+  });
+  afterAll(() => first.close());
+
+  const definition = (id: string, entries = 1) => ({
+    resources: Array.from({ length: entries }, (_, i) => ({ '@type': 'Resource', resourceId: 'r1', path: `/copies/${id}/${i}.json` })),
+  });
+  const bob = userIdentity('local', 'bob', []);
+  const carol = userIdentity('local', 'carol', []);
+
+  test('count one caller against one bound', async () => {
+    expect((await create(first, TOKENS.bob, 'shared-0')).statusCode).toBe(201);
+    await second.create({ org: 'org', project: 'proj' }, 'shared-1', definition('shared-1'), bob);
+    await expect(second.create({ org: 'org', project: 'proj' }, 'shared-2', definition('shared-2'), bob)).rejects.toThrow(/already hold 2/);
+    expect((await create(first, TOKENS.bob, 'shared-3')).statusCode).toBe(429);
+  });
+
+  test('count the stored bytes against one bound', async () => {
+    // Two definitions of about 1,500 bytes on the second server, then a third on the first: over 4,000 only together.
+    await second.create({ org: 'org', project: 'proj' }, 'bytes-0', definition('bytes-0', 10), carol);
+    await second.create({ org: 'org', project: 'proj' }, 'bytes-1', definition('bytes-1', 10), carol);
+    const other = await create(first, TOKENS.alice, 'bytes-on-first', 10);
+    expect(other.statusCode).toBe(503);
+    expect(other.json()['@type']).toBe('ArchiveStorageFull');
   });
 });
 
@@ -134,7 +192,7 @@ describe('a creation whose write does not take', () => {
   test('counts nothing against the caller', async () => {
     // A store whose next write runs its action, then fails as a commit refused by a database gone away.
     const { store } = server.platform;
-    let failNext = true;
+    let failNext = false;
     const flaky: Store = {
       ...store,
       write: (action) =>
@@ -148,6 +206,7 @@ describe('a creation whose write does not take', () => {
         }),
     };
     const service = await ArchiveService.open({ ...server.platform, store: flaky }, { ttlMs: TTL, maxPerCaller: 1, maxStoreBytes: 1024 ** 3 });
+    failNext = true;
     const bob = userIdentity('local', 'bob', []);
     const definition = { resources: [{ '@type': 'Resource', resourceId: 'r1' }] };
     await expect(service.create({ org: 'org', project: 'proj' }, 'lost', definition, bob)).rejects.toThrow(StoreUnavailableError);

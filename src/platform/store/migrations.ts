@@ -28,6 +28,9 @@ INSERT INTO ${sqlTable('listings')} (key, key_json, value)
   `UPDATE ${sqlTable('payloads')} SET value = value::json #>> '{}';`,
   // The superseded revisions of organizations and projects, keyed [label or org/project, rev] (past-states.ts).
   (['org-revisions', 'project-revisions'] as const).map(createTable).join('\n'),
+  // The archive quota's ledger (archive/quota.ts), counted in the store so that every replica shares the bounds;
+  // the first server to open the store fills it from the archives.
+  (['archive-holds', 'archive-totals'] as const).map(createTable).join('\n'),
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -10,7 +10,9 @@ import { testPostgresUrl } from '../../postgres/project.js';
 
 const quiet = { info: () => undefined, warn: () => undefined };
 /** What a test going back to an earlier version drops, as that version did not have them. */
-const TABLES_OF_VERSION_5 = 'litserve_org_revisions, litserve_project_revisions';
+const TABLES_OF_VERSION_6 = 'litserve_archive_holds, litserve_archive_totals';
+/** The tables migrations 5 and later added: what a test rolling a database back to version 4 or earlier drops. */
+const TABLES_OF_VERSION_5 = `litserve_org_revisions, litserve_project_revisions, ${TABLES_OF_VERSION_6}`;
 
 async function versions(url: string): Promise<number[]> {
   const client = new pg.Client({ connectionString: url });
@@ -133,6 +135,28 @@ describe('schema migrations', () => {
         await store.write(() => store.table('org-revisions').put(['lab', 3], { label: 'lab', rev: 3 }));
         expect(await store.table('org-revisions').range(['lab'])).toEqual([{ key: ['lab', 3], value: { label: 'lab', rev: 3 } }]);
         expect(await store.table('project-revisions').count()).toBe(0);
+      } finally {
+        await store.close();
+      }
+      expect(await versions(url)).toEqual(Array.from({ length: SCHEMA_VERSION }, (_, i) => i + 1));
+    } finally {
+      await client.end();
+    }
+  });
+
+  test('a database at version 5 gets the tables of the archive quota ledger at start', async () => {
+    const url = await schemaUrl(testPostgresUrl()!, `from-5-${Date.now()}`);
+    await (await openPostgresStore(url, quiet)).close();
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      await client.query(`DROP TABLE ${TABLES_OF_VERSION_6}`);
+      await client.query('DELETE FROM litserve_schema_version WHERE version > 5');
+      const store = await openPostgresStore(url, quiet);
+      try {
+        await store.write(() => store.table('archive-totals').put('stored-bytes', 12));
+        expect(await store.table('archive-totals').get('stored-bytes')).toBe(12);
+        expect(await store.table('archive-holds').count()).toBe(0);
       } finally {
         await store.close();
       }
