@@ -4,7 +4,8 @@
  *
  * Precedence: command-line flag > environment variable > default.
  * Flags are the kebab-case of the key (`llmModel` -> `--llm-model`), environment
- * variables its upper snake case (`LLM_MODEL`). `npm start -- --help` lists them.
+ * variables its upper snake case (`LLM_MODEL`); `--port` also has a one-letter alias, `-p`.
+ * `npm start -- --help` lists them.
  */
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
@@ -39,6 +40,8 @@ interface Setting<T> {
   valueName?: string;
   /** Must be given for these commands (usage error otherwise). */
   requiredBy?: readonly Command[];
+  /** One-letter alias (`-p 9000`), for the few settings typed by hand all the time. */
+  short?: string;
 }
 
 /** A parser that knows its bounds, so --help can state them. */
@@ -92,8 +95,11 @@ function text(raw: string, name: string): string {
   return raw;
 }
 
-function optionalText(raw: string): string | null {
-  return raw === '' ? null : raw;
+/** A path, unset when empty; one of only white space is refused: taken as a file name, it failed only when the file was first used. */
+function optionalPath(raw: string, name: string): string | null {
+  if (raw === '') return null;
+  if (raw.trim() === '') throw new ConfigError(`${name} must not be only white space (leave it empty to unset it)`);
+  return raw;
 }
 
 /** `lmdb`, or a PostgreSQL URL (TCP, or the unix-socket form `postgresql:///db?host=/var/run/postgresql`). */
@@ -270,18 +276,18 @@ const COMMAND_SETTINGS = {
     commands: ['ingest'],
     doc: 'Prepended to every article_id of this run (letters, digits, . _ : -), so sources with overlapping ids (PMIDs, BEIR _ids) do not replace each other.',
   },
-  corpus: { default: null as string | null, parse: optionalText, env: 'EVAL_CORPUS', commands: ['eval'], doc: 'BEIR corpus.jsonl indexed into a scratch index (or give --index).' },
-  queries: { default: null as string | null, parse: optionalText, env: 'EVAL_QUERIES', commands: ['eval'], requiredBy: ['eval'], doc: 'BEIR queries.jsonl.' },
-  qrels: { default: null as string | null, parse: optionalText, env: 'EVAL_QRELS', commands: ['eval'], requiredBy: ['eval'], doc: 'BEIR qrels .tsv (query-id, corpus-id, score).' },
+  corpus: { default: null as string | null, parse: optionalPath, env: 'EVAL_CORPUS', commands: ['eval'], doc: 'BEIR corpus.jsonl indexed into a scratch index (or give --index).' },
+  queries: { default: null as string | null, parse: optionalPath, env: 'EVAL_QUERIES', commands: ['eval'], requiredBy: ['eval'], doc: 'BEIR queries.jsonl.' },
+  qrels: { default: null as string | null, parse: optionalPath, env: 'EVAL_QRELS', commands: ['eval'], requiredBy: ['eval'], doc: 'BEIR qrels .tsv (query-id, corpus-id, score).' },
 } satisfies Record<string, Setting<unknown>>;
 
 const SETTINGS = {
   host: { default: '127.0.0.1', parse: text, doc: 'Address to listen on (0.0.0.0 for every interface).' },
-  port: { default: 8080, parse: integer(0, 65535), doc: 'TCP port to listen on.' },
+  port: { default: 8080, parse: integer(0, 65535), short: 'p', doc: 'TCP port to listen on.' },
   data: { default: 'var', parse: text, env: 'DATA_DIR', doc: 'Data directory: platform store, file contents, archives and the default index.' },
   index: {
     default: null as string | null,
-    parse: optionalText,
+    parse: optionalPath,
     env: 'INDEX_DIR',
     commands: ['serve', 'ingest', 'eval'],
     requiredBy: ['ingest'],
@@ -329,7 +335,7 @@ const SETTINGS = {
     parse: oneOf('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'),
     doc: 'Log level.',
   },
-  llmModel: { default: null as string | null, parse: optionalText, doc: 'GGUF file of the language model; unset uses the extractive generator.' },
+  llmModel: { default: null as string | null, parse: optionalPath, doc: 'GGUF file of the language model; unset uses the extractive generator.' },
   llmGpu: { default: false, parse: boolean, doc: 'Run the language model on the GPU.' },
   llmThreads: {
     default: Math.max(1, Math.floor(availableParallelism() / 2)),
@@ -340,17 +346,17 @@ const SETTINGS = {
   llmMaxTokens: { default: 512, parse: integer(16, 16_384), doc: 'Most tokens generated per answer.' },
   llmTemperature: { default: 0, parse: decimal(0, 2), doc: 'Sampling temperature (0 = greedy).' },
   llmQueueSize: { default: 8, parse: integer(1, 10_000), doc: 'Questions waiting for the generator (the model, or QA reranking) before 429.' },
-  rerankerModel: { default: null as string | null, parse: optionalText, doc: 'Directory with model.onnx and tokenizer.json; unset disables reranking.' },
+  rerankerModel: { default: null as string | null, parse: optionalPath, doc: 'Directory with model.onnx and tokenizer.json; unset disables reranking.' },
   rerankerThreads: { default: 1, parse: integer(1, 256), doc: 'Intra-op threads of the reranker.' },
   rerankerBatchSize: { default: 32, parse: integer(1, 1024), doc: 'Pairs scored per reranker batch.' },
-  authFile: { default: null as string | null, parse: optionalText, doc: 'JSON file of bearer tokens and ACLs; unset = anonymous read-only.' },
+  authFile: { default: null as string | null, parse: optionalPath, doc: 'JSON file of bearer tokens and ACLs; unset = anonymous read-only.' },
   platformStore: {
     default: 'lmdb',
     parse: platformStore,
     env: 'PLATFORM_STORE',
     doc: "Platform store: 'lmdb' (embedded, under --data) or a PostgreSQL URL shared by replicas (postgresql://user@host/db, or postgresql:///db?host=/var/run/postgresql).",
   },
-  blobDir: { default: null as string | null, parse: optionalText, env: 'BLOB_DIR', shownDefault: '<data>/platform/files', doc: 'Where file contents live (default <data>/platform/files); replicas share one.' },
+  blobDir: { default: null as string | null, parse: optionalPath, env: 'BLOB_DIR', shownDefault: '<data>/platform/files', doc: 'Where file contents live (default <data>/platform/files); replicas share one.' },
   archiveTtl: { default: 5 * 3_600_000, parse: duration, shownDefault: '5h', doc: 'Lifetime of an archive (e.g. 5h, 30m).' },
   maxArchivesPerCaller: {
     default: 100,
@@ -389,7 +395,10 @@ const SETTINGS = {
   },
   requestTimeout: {
     default: 300_000,
-    parse: duration,
+    // It covers receiving a request (headers and body), not answering it: QA streams and downloads run past it.
+    // Node looks for late requests every 250 ms at best (app.ts), and a client on a slow link or behind a proxy
+    // can take most of a second for its headers alone: shorter, uploads and plain requests alike would get 408.
+    parse: durationFrom(1000),
     shownDefault: '300s',
     doc: 'Longest a client may take to send a whole request (headers and body, uploads included) before 408; guards against slow clients holding sockets.',
   },
@@ -401,7 +410,7 @@ const SETTINGS = {
   },
   cacheDir: {
     default: null as string | null,
-    parse: optionalText,
+    parse: optionalPath,
     env: 'LITSERVE_CACHE_DIR',
     // Read by the executable before any command runs: every command takes it.
     commands: ['serve', 'ingest', 'eval'],
@@ -425,6 +434,10 @@ export function envOf(key: string): string {
 
 const TABLE = SETTINGS as Record<string, Setting<unknown>>;
 
+/** One-letter aliases and the flags they stand for (`-p` -> `--port`). */
+const SHORT_FLAGS = new Map<string, string>();
+for (const [key, setting] of Object.entries(TABLE)) if (setting.short) SHORT_FLAGS.set(`-${setting.short}`, `--${flagOf(key)}`);
+
 /** The setting of a flag's key; own keys only, so `--constructor` or `--to-string` is no setting. */
 function settingOf(key: string): Setting<unknown> | undefined {
   return Object.hasOwn(TABLE, key) ? TABLE[key] : undefined;
@@ -435,7 +448,7 @@ function takes(setting: Setting<unknown>, command: Command): boolean {
 }
 
 /**
- * Builds the configuration of `command` from `--flag value` / `--flag=value`
+ * Builds the configuration of `command` from `--flag value` / `--flag=value` / `-p value`
  * arguments and the environment. Settings the command does not take keep
  * their defaults; their flags are unknown options for it.
  */
@@ -466,7 +479,7 @@ function parseFlags(argv: readonly string[], command: Command): Map<string, stri
   let lastMultiple: string | null = null;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
-    const match = /^--([^=]+)(?:=(.*))?$/.exec(arg);
+    const match = /^--([^=]+)(?:=(.*))?$/.exec(SHORT_FLAGS.get(arg) ?? arg);
     if (!match) {
       // `--input a b c`: values after a multi-valued flag belong to it.
       if (lastMultiple !== null) {
@@ -481,7 +494,7 @@ function parseFlags(argv: readonly string[], command: Command): Map<string, stri
     let value = match[2];
     if (value === undefined) {
       const next = argv[i + 1];
-      if (next === undefined || next.startsWith('--')) {
+      if (next === undefined || next.startsWith('--') || SHORT_FLAGS.has(next)) {
         // A bare boolean flag (`--llm-gpu`) means true.
         if (setting.parse === boolean) value = 'true';
         else throw new ConfigError(`option --${name} needs a value`);
@@ -550,7 +563,7 @@ export function helpText(command: Command = 'serve'): string {
     const shownDefault = setting.requiredBy?.includes(command) ? 'required' : `default: ${setting.shownDefault ?? (setting.default === null ? 'unset' : JSON.stringify(setting.default))}`;
     const range = (setting.parse as { range?: string }).range;
     const shown = range === undefined ? shownDefault : `${shownDefault}; ${range}`;
-    lines.push(`  --${flagOf(key)}${setting.multiple ? ` ${setting.valueName ?? 'PATH'}...` : ''} / ${envOf(key)}  (${shown})`);
+    lines.push(`  ${setting.short ? `-${setting.short}, ` : ''}--${flagOf(key)}${setting.multiple ? ` ${setting.valueName ?? 'PATH'}...` : ''} / ${envOf(key)}  (${shown})`);
     lines.push(`      ${setting.doc}`);
   }
   return lines.join('\n');

@@ -152,7 +152,8 @@ async function main(): Promise<void> {
     return;
   }
   const commands: Record<string, (argv: string[]) => Promise<number>> = { serve: runServe, ingest: runIngest, eval: runEval };
-  const run = commands[command] ?? (command.startsWith('--') ? () => runServe([command, ...rest]) : undefined);
+  // Options without a command are serve's, short ones too (`-p 9000`, `-h`).
+  const run = commands[command] ?? (command.startsWith('-') ? () => runServe([command, ...rest]) : undefined);
   if (!run) {
     process.stderr.write(`error: unknown command "${command}"; commands: ${Object.keys(commands).join(', ')}\n`);
     process.exit(2);

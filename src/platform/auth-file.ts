@@ -18,6 +18,9 @@ import { type OidcConfig, parseOidcConfig } from './oidc.js';
 
 export class AuthFileError extends Error {}
 
+/** Named in start errors, as the other settings' errors name theirs. */
+const SETTING = '--auth-file / AUTH_FILE';
+
 /** ACL grants: address -> principal key -> permissions (`*` kept as is). */
 export type AclGrants = Map<string, Map<string, Set<string>>>;
 
@@ -37,15 +40,21 @@ export function anonymousReadOnly(): AuthConfig {
 }
 
 export function loadAuthFile(file: string): AuthConfig {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new AuthFileError(`auth file ${file} (${SETTING}) cannot be read: ${(error as Error).message}`);
+  }
   let raw: unknown;
   try {
-    raw = JSON.parse(readFileSync(file, 'utf8'));
+    raw = JSON.parse(text);
   } catch (error) {
-    throw new AuthFileError(`auth file ${file} cannot be read as JSON: ${(error as Error).message}`);
+    throw new AuthFileError(`auth file ${file} (${SETTING}) is not valid JSON: ${(error as Error).message}`);
   }
   const problems: string[] = [];
   const config = parseAuthConfig(raw, problems, path.dirname(path.resolve(file)));
-  if (problems.length > 0) throw new AuthFileError(`auth file ${file} is invalid:\n  ${problems.join('\n  ')}`);
+  if (problems.length > 0) throw new AuthFileError(`auth file ${file} (${SETTING}) is invalid:\n  ${problems.join('\n  ')}`);
   return config;
 }
 

@@ -16,6 +16,14 @@ function asset(key: string): Uint8Array {
   return typeof raw === 'string' ? Buffer.from(raw) : new Uint8Array(raw);
 }
 
+/** Only white space: taken as a directory name, the libraries would go to a directory named by spaces (the settings refuse it, but only later). */
+const isBlank = (value: string) => value !== '' && value.trim() === '';
+
+function refuseBlankCacheDir(): never {
+  process.stderr.write('error: --cache-dir / LITSERVE_CACHE_DIR must not be only white space (leave it empty to unset it)\n');
+  process.exit(2);
+}
+
 const isCacheDirFlag = (arg: string) => arg === '--cache-dir' || arg.startsWith('--cache-dir=');
 
 /**
@@ -32,6 +40,7 @@ function takeCacheDirFlag(argv: string[]): string | undefined {
       process.stderr.write('error: option --cache-dir needs a value\n');
       process.exit(2);
     }
+    if (isBlank(value)) refuseBlankCacheDir();
   }
   return value;
 }
@@ -66,6 +75,7 @@ async function run(): Promise<void> {
     return;
   }
   const cacheDirFlag = takeCacheDirFlag(process.argv);
+  if (cacheDirFlag === undefined && isBlank(process.env.LITSERVE_CACHE_DIR ?? '')) refuseBlankCacheDir();
   try {
     const cacheDir = cacheDirFlag ?? (process.env.LITSERVE_CACHE_DIR || defaultCacheDir());
     process.env.LITSERVE_CACHE_DIR = cacheDir;

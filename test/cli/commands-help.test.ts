@@ -46,6 +46,16 @@ describe('--help of every command', () => {
     expect(stderr).toContain('error: no index in /nonexistent/litserve-index (manifest.json not found); build one with: npm run ingest -- --input PATH --index /nonexistent/litserve-index');
   }, 30_000);
 
+  it('short options may come first, standing for serve: -h prints its help, -p is --port', () => {
+    const help = cli('-h');
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('usage: npm start -- [options]');
+    expect(help.stdout).toContain('-p, --port / PORT');
+    const port = cli('-p', '70000');
+    expect(port.code).toBe(2);
+    expect(port.stderr).toBe('error: --port / PORT must be an integer between 0 and 65535, got "70000"\n');
+  }, 30_000);
+
   it('serve --help lists only serve options', () => {
     expect(helpText('serve')).toContain('--llm-model');
     expect(helpText('serve')).toContain('(default: data/demo/articles.jsonl; in the executable, the copy it carries)');

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { spawn, spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { article, tempDir, writeIndex } from '../search/helpers.js';
 import { freePort } from '../reliability/server-process.js';
@@ -55,6 +55,25 @@ describe('a start that cannot listen', () => {
       expect(result.stderr).toContain(`error: cannot listen on 127.0.0.1 port ${port} (--host / HOST, --port / PORT): listen EADDRINUSE`);
     } finally {
       holder.close();
+      await cleanup();
+    }
+  }, 90_000);
+});
+
+describe('a start with a broken auth file', () => {
+  it('exits 1 naming the file and the setting that points at it', async () => {
+    const { dir, cleanup } = await tempDir();
+    try {
+      await writeIndex(`${dir}/index`, [article('a1', ['place cells fire in one place'])]);
+      const authFile = `${dir}/auth.json`;
+      writeFileSync(authFile, '{"tokens": ');
+      const result = spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts', 'serve', '--data', dir, '--port', '0', '--search-threads', '0', '--auth-file', authFile], {
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
+      expect(result.status).toBe(1);
+      expect(result.stderr).toContain(`error: auth file ${authFile} (--auth-file / AUTH_FILE) is not valid JSON: `);
+    } finally {
       await cleanup();
     }
   }, 90_000);

@@ -32,6 +32,15 @@ describe('configuration', () => {
     expect(loadConfig(['--index-poll-interval', '100ms'], {}).indexPollInterval).toBe(100);
   });
 
+  it('refuses a request timeout under 1 s, which would cut requests with 408 before they could arrive', () => {
+    for (const raw of ['1ms', '999ms', '0.5s']) {
+      expect(() => loadConfig(['--request-timeout', raw], {})).toThrow(`--request-timeout / REQUEST_TIMEOUT must be from 1s to 24d, got "${raw}"`);
+    }
+    expect(() => loadConfig([], { REQUEST_TIMEOUT: '1ms' })).toThrow(/--request-timeout \/ REQUEST_TIMEOUT must be from 1s/);
+    expect(loadConfig(['--request-timeout', '1s'], {}).requestTimeout).toBe(1000);
+    expect(helpText()).toContain('--request-timeout / REQUEST_TIMEOUT  (default: 300s; 1s to 24d)');
+  });
+
   it('refuses blank numbers instead of reading them as 0 (an empty PORT a random port, an empty RATE_LIMIT no limit), and non-decimal notations', () => {
     for (const env of [{ PORT: '' }, { PORT: '  ' }, { RATE_LIMIT: '' }, { MAX_IN_FLIGHT: ' ' }, { BM25_K1: ' ' }]) {
       const [variable] = Object.keys(env);
@@ -53,6 +62,28 @@ describe('configuration', () => {
     expect(() => loadConfig([], { DATA_DIR: '' })).toThrow('--data / DATA_DIR must not be empty');
     expect(() => loadConfig(['--demo-corpus='], {})).toThrow('--demo-corpus / DEMO_CORPUS must not be empty');
     expect(() => loadConfig(['--index', 'i', '--input', ''], {}, 'ingest')).toThrow('--input / INGEST_INPUT must not be empty');
+  });
+
+  it('refuses a path of only white space, naming the setting, instead of failing when the path is first used', () => {
+    expect(() => loadConfig(['--data', '  '], {})).toThrow('--data / DATA_DIR must not be empty');
+    for (const flag of ['llm-model', 'reranker-model', 'auth-file', 'blob-dir', 'index', 'cache-dir']) {
+      expect(() => loadConfig([`--${flag}`, ' '], {})).toThrow(new RegExp(`^--${flag} / [A-Z_]+ must not be only white space \\(leave it empty to unset it\\)$`));
+    }
+    expect(() => loadConfig([], { LLM_MODEL: '\t ' })).toThrow('--llm-model / LLM_MODEL must not be only white space');
+    expect(() => loadConfig(['--index', '  ', '--input', 'a.jsonl'], {}, 'ingest')).toThrow('--index / INDEX_DIR must not be only white space');
+    expect(() => loadConfig(['--queries', ' ', '--qrels', 'r', '--corpus', 'c'], {}, 'eval')).toThrow('--queries / EVAL_QUERIES must not be only white space');
+    // Spaces inside a path are a path; an empty value still unsets.
+    expect(loadConfig(['--llm-model', 'models/my model.gguf', '--data', 'my data', '--auth-file='], {})).toMatchObject({ llmModel: 'models/my model.gguf', data: 'my data', authFile: null });
+  });
+
+  it('takes -p for --port, checked and listed as --port is', () => {
+    expect(loadConfig(['-p', '9000'], { PORT: '7000' }).port).toBe(9000);
+    expect(loadConfig(['--host', '0.0.0.0', '-p', '0'], {})).toMatchObject({ host: '0.0.0.0', port: 0 });
+    expect(() => loadConfig(['-p', '70000'], {})).toThrow('--port / PORT must be an integer between 0 and 65535, got "70000"');
+    expect(() => loadConfig(['-p'], {})).toThrow('option --port needs a value');
+    expect(() => loadConfig(['--host', '-p', '9000'], {})).toThrow('option --host needs a value');
+    expect(() => loadConfig(['--index', 'i', '-p', '1'], {}, 'ingest')).toThrow('unknown option --port for ingest (an option of serve)');
+    expect(helpText()).toContain('\n  -p, --port / PORT  (default: 8080; 0 to 65535)\n');
   });
 
   it('takes a public URL with a path, and refuses one that would put a query, a fragment, credentials or another scheme into every id', () => {

@@ -203,6 +203,16 @@ describe.skipIf(!buildable)('the single executable', () => {
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/cannot write the native libraries .*\(E(ROFS|ACCES)/);
     expect(refused.stderr).toContain('--cache-dir / LITSERVE_CACHE_DIR');
+    // A directory named by white space is refused before anything is written (the settings refuse it too, but after extraction).
+    const blanks: { args: string[]; env: Record<string, string> }[] = [
+      { args: ['--version', '--cache-dir', '  '], env: {} },
+      { args: ['--version'], env: { LITSERVE_CACHE_DIR: ' ' } },
+    ];
+    for (const blank of blanks) {
+      const refusedBlank = await run(blank.args, blank.env);
+      expect(refusedBlank.code).toBe(2);
+      expect(refusedBlank.stderr).toContain('--cache-dir / LITSERVE_CACHE_DIR must not be only white space');
+    }
     // The cache it is moved to holds the tree of an older build: a first start names it for deletion.
     const otherCache = path.join(dir, 'other-cache');
     mkdirSync(path.join(otherCache, '0123456789abcdef'), { recursive: true });
