@@ -26,17 +26,17 @@ describe.skipIf(!HAS_CHROMIUM)(`search page in Chromium (${HAS_CHROMIUM ? '/usr/
   const searchBox = () => page.getByRole('searchbox', { name: 'Search' });
 
   /**
-   * Runs `steps` on `/ui/?q=cells` in a browser of its own whose clock stands still once the count has
+   * Runs `steps` on `/ui/?q=cells` (or `address`) in a browser of its own whose clock stands still once the count has
    * arrived (it moves only by `page.clock.runFor`): however slowly this machine types, a date's delay
    * cannot end by itself. A browser of its own, as the clock is the whole browser context's.
    */
-  async function withStoppedClock(steps: () => Promise<void>): Promise<void> {
+  async function withStoppedClock(steps: () => Promise<void>, address = '/ui/?q=cells'): Promise<void> {
     const own = await launchBrowser(server.url);
     const shared = page;
     try {
       page = await own.newPage();
       await page.clock.install();
-      await page.goto(`${server.url}/ui/?q=cells`);
+      await page.goto(`${server.url}${address}`);
       await expect.poll(shownCount).toBe(await count());
       await page.clock.pauseAt(Date.now() + 60_000);
       await steps();
@@ -301,6 +301,56 @@ describe.skipIf(!HAS_CHROMIUM)(`search page in Chromium (${HAS_CHROMIUM ? '/usr/
     expect(await page.evaluate(() => document.activeElement.textContent)).toBe('Remove from archive');
   });
 
+  /** Names the page's three parts (in the page, where Playwright runs it). */
+  const markParts = () =>
+    page.evaluate(() => {
+      for (const [selector, part] of [['#results', 'results'], ['.filters', 'filters'], ['.cart', 'archive']]) document.querySelector(selector).dataset.part = part;
+    });
+
+  /** The page's parts (results, filters, archive) in the order Tab reaches them from the search field. */
+  async function partsInTabOrder(): Promise<string[]> {
+    await markParts();
+    await searchBox().focus();
+    const parts: string[] = [];
+    for (let presses = 0; presses < 200; presses++) {
+      await page.keyboard.press('Tab');
+      const focused = await page.evaluate(() => {
+        const element = document.activeElement;
+        return { part: element?.closest('[data-part]')?.dataset.part ?? null, last: element?.id === 'project' };
+      });
+      if (focused.part && parts.at(-1) !== focused.part) parts.push(focused.part);
+      if (focused.last) return parts;
+    }
+    throw new Error(`Tab never reached the archive's project field: ${parts.join(', ')}`);
+  }
+
+  /** The same parts in the order they are seen: top to bottom, then left to right. */
+  const partsOnScreen = () =>
+    page.evaluate(() =>
+      [...document.querySelectorAll('[data-part]')]
+        .map((element) => ({ part: element.dataset.part, box: element.getBoundingClientRect() }))
+        .sort((a, b) => Math.round(a.box.top) - Math.round(b.box.top) || a.box.left - b.box.left)
+        .map(({ part }) => part),
+    );
+
+  it('on a narrow screen, Tab from the search field reaches the results, then the filters, then the archive, as they are shown', async () => {
+    await page.setViewportSize({ width: 360, height: 740 });
+    await page.goto(`${server.url}/ui/?q=cells&article_types=review-article`);
+    await expect.poll(() => page.getByTestId('result').count()).toBeGreaterThan(0);
+    expect(await partsInTabOrder()).toEqual(['results', 'filters', 'archive']);
+    expect(await partsOnScreen()).toEqual(['results', 'filters', 'archive']);
+  });
+
+  it('on a wide screen, Tab goes through the parts in the order they are shown too', async () => {
+    await page.goto(`${server.url}/ui/?q=cells&article_types=review-article`);
+    await expect.poll(() => page.getByTestId('result').count()).toBeGreaterThan(0);
+    // Side by side: the results and the filters start on the same line.
+    const tops = await page.evaluate(() => [...document.querySelectorAll('#results, .filters')].map((element) => Math.round(element.getBoundingClientRect().top)));
+    expect(new Set(tops).size).toBe(1);
+    expect(await partsInTabOrder()).toEqual(await partsOnScreen());
+    expect(await partsOnScreen()).toHaveLength(3);
+  });
+
   it('pages through the listing from the keyboard without losing the focus, up to the last page and back', async () => {
     await page.goto(`${server.url}/ui/?mode=list`);
     const first = await api('/retrieval/article_listing?size=10&page=1&number_results=1000');
@@ -439,6 +489,42 @@ describe.skipIf(!HAS_CHROMIUM)(`search page in Chromium (${HAS_CHROMIUM ? '/usr/
       await searchBox().press('Enter');
       await expect.poll(() => Object.fromEntries(new URL(page.url()).searchParams)).toEqual({ q: 'grid cells', date_from: '2015-01-01' });
     });
+  });
+
+  it('a date typed just before a view refused as too long applies as its own view: the address, the count and the field agree', async () => {
+    await withStoppedClock(async () => {
+      const historyLength = () => page.evaluate(() => (globalThis as any).history.length);
+      const historyBefore = await historyLength();
+      const from = page.getByLabel('From', { exact: true });
+      await from.fill('2015-01-01');
+      await searchBox().fill('细胞'.repeat(1500));
+      await searchBox().press('Enter');
+      await expect.poll(() => page.locator('#message').textContent()).toMatch(/^Too long to search/);
+      expect(Object.fromEntries(new URL(page.url()).searchParams)).toEqual({ q: 'cells', date_from: '2015-01-01' });
+      await expect.poll(shownCount).toBe(await count('?date_from=2015-01-01'));
+      expect(await page.locator('#message').isVisible()).toBe(true);
+      // One history entry, and none more when the date's delay would have ended.
+      await page.clock.runFor(1000);
+      expect(await historyLength()).toBe(historyBefore + 1);
+      expect(new URL(page.url()).searchParams.get('date_from')).toBe('2015-01-01');
+      // The address alone brings the same view back.
+      await page.reload();
+      await expect.poll(shownCount).toBe(await count('?date_from=2015-01-01'));
+      expect(await from.inputValue()).toBe('2015-01-01');
+    });
+  });
+
+  it('a date that alone would take the address over the limit is refused with the view: the field goes back to the address', async () => {
+    // An address a few characters under the limit, which the date would pass.
+    const address = `/ui/?q=${'a'.repeat(11_990 - '/ui/?q='.length)}`;
+    await withStoppedClock(async () => {
+      const from = page.getByLabel('From', { exact: true });
+      await from.fill('2015-01-01');
+      await searchBox().press('Enter');
+      await expect.poll(() => page.locator('#message').textContent()).toMatch(/^Too long to search: the query and filters would take 12011 characters/);
+      expect(new URL(page.url()).searchParams.has('date_from')).toBe(false);
+      expect(await from.inputValue()).toBe('');
+    }, address);
   });
 
   it('a request refused as too large (431, from a proxy say) reads as a sentence', async () => {

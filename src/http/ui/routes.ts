@@ -10,6 +10,11 @@ import { typed } from '../typed.js';
 /**
  * Everything the page loads comes from this server: the policy makes the
  * browser refuse any other host, whatever a script or a stored string tries.
+ * Trusted Types: the page's scripts build the DOM with createElement and
+ * textContent only, so every string-to-HTML or string-to-script sink
+ * (innerHTML, insertAdjacentHTML, document.write, a script's src, eval-like
+ * calls) is refused outright, and no policy may be created that would let one
+ * through: a string from an article can never become markup or code.
  */
 const CONTENT_SECURITY_POLICY = [
   "default-src 'self'",
@@ -18,6 +23,8 @@ const CONTENT_SECURITY_POLICY = [
   "base-uri 'none'",
   "form-action 'self'",
   "frame-ancestors 'none'",
+  "require-trusted-types-for 'script'",
+  "trusted-types 'none'",
 ].join('; ');
 
 /** True when a client asks for a page (a browser) rather than JSON. */

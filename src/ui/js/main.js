@@ -57,22 +57,27 @@ function show(text, kind = 'error') {
 /** The path and query of the view on the page, to tell a new view from a move to a fragment. */
 let shownUrl = location.pathname + location.search;
 
-/** A new state: into the URL (one history entry), then onto the page. */
+/** A change to the view: shown, unless its address would pass the limit (then refused, with a sentence). */
 function navigate(patch) {
   // Dates typed a moment ago, not applied yet, belong to this view (or they would replace it when their delay ends).
   const typedDates = filters.settle();
   const next = { ...state, ...(typedDates && { filters: typedDates, page: 1 }), ...patch };
   const url = urlOf(next);
-  if (url.length > MAX_ADDRESS_LENGTH) {
-    // The refused change goes; dates typed meanwhile stay chosen (their delay was cancelled), for the next view.
-    if (typedDates) state = { ...state, filters: { ...state.filters, date_from: typedDates.date_from, date_to: typedDates.date_to } };
-    filters.render(state.filters);
-    show(
-      `Too long to search: the query and filters would take ${url.length} characters in the page's address, over the ${MAX_ADDRESS_LENGTH} it may hold. ` +
-        'Shorten them, or use Ask, which sends the question in the request body.',
-    );
-    return;
-  }
+  if (url.length <= MAX_ADDRESS_LENGTH) return showView(next, url);
+  // Only the change over the limit is refused. Dates typed meanwhile (their delay was cancelled) would have
+  // applied on their own: they do now, as their own view, so the address, the count and the results say them
+  // too; unless they alone pass the limit, in which case the fields go back to the view's dates.
+  const withDates = typedDates && { ...state, filters: typedDates, page: 1 };
+  if (withDates && urlOf(withDates).length <= MAX_ADDRESS_LENGTH) showView(withDates, urlOf(withDates));
+  else filters.render(state.filters);
+  show(
+    `Too long to search: the query and filters would take ${url.length} characters in the page's address, over the ${MAX_ADDRESS_LENGTH} it may hold. ` +
+      'Shorten them, or use Ask, which sends the question in the request body.',
+  );
+}
+
+/** Makes `next` the view: into the URL (one history entry), then onto the page. */
+function showView(next, url) {
   state = next;
   if (url !== location.pathname + location.search) history.pushState(null, '', url);
   shownUrl = url;
