@@ -17,6 +17,12 @@ import type { ResourceService } from './resources.js';
 import type { EntityState, FileAttributes, ListedState, RevisionSelector, RevisionStore } from './revisions.js';
 import { UNSAFE_IN_NAMES } from './unicode.js';
 
+/** Bytes `start` to `end` of a file's content, both included. */
+export interface ByteRange {
+  start: number;
+  end: number;
+}
+
 export interface Upload {
   filename: string;
   mediaType: string;
@@ -125,7 +131,7 @@ export class FileService {
     return { state: await this.fetchById(project, this.resources.expandId(project, idSegment), selector), project };
   }
 
-  /** Latest revisions of the project's files, in id order, only those passing the request's filters (listing-filter.ts). */
+  /** Latest revisions of the project's files (only files: the resource listing holds both), in id order, only those passing the request's filters (listing-filter.ts). */
   async list(ref: ProjectRef, offset: number, limit: number, identity: Identity, request?: FilterRequest): Promise<{ total: number; states: ListedState[] }> {
     this.acls.require(identity, 'resources/read', projectAddress(ref));
     const project = await this.projects.forRead(ref);
@@ -147,9 +153,17 @@ export class FileService {
   }
 
   /** The file's bytes, or bytes `range.start` to `range.end` of them (both included). */
-  content(state: EntityState, range?: { start: number; end: number }): Readable {
+  content(state: EntityState, range?: ByteRange): Readable {
+    return this.checkedContent(state)(range);
+  }
+
+  /**
+   * Checks that the bytes are there (assertContent), then gives what opens them, whole or a range, without
+   * checking again: a download settles its range between the check and the read, and looks at the disk once.
+   */
+  checkedContent(state: EntityState): (range?: ByteRange) => Readable {
     this.assertContent(state);
-    return this.blobs.open(state.file!.digest, range);
+    return (range) => this.blobs.open(state.file!.digest, range);
   }
 
   /** The first bytes of the content, to judge whether it compresses. */

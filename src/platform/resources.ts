@@ -90,7 +90,10 @@ export class ResourceService {
     return project.readOnly ? this.literature.fetch(id, selector) : this.revisions.fetch(`${project.org}/${project.label}`, id, selector);
   }
 
-  /** Latest revisions of the project's resources, in id order, only those passing the request's filters (listing-filter.ts). */
+  /**
+   * Latest revisions of the project's resources, files included as in Nexus, in id order, only those passing
+   * the request's filters (listing-filter.ts; a file's type is nxv:File).
+   */
   async list(
     ref: ProjectRef,
     offset: number,
@@ -106,7 +109,7 @@ export class ResourceService {
       return { ...this.literature.list(offset, limit), project };
     }
     const keep = listingPredicate(request, project, this.projects.effectiveMappings(project));
-    return { ...(await this.revisions.list(projectKey(ref), 'resource', offset, limit, keep)), project };
+    return { ...(await this.revisions.list(projectKey(ref), 'any', offset, limit, keep)), project };
   }
 
   /**

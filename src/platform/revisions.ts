@@ -6,10 +6,13 @@
 import { type Audit, createdBy, updatedBy } from './audit.js';
 import { PlatformError, rejections } from './errors.js';
 import type { Identity } from './identities.js';
-import type { Store, Table } from './store/store.js';
+import type { Page, Store, Table } from './store/store.js';
 import { storedJsonOf, withChanges, withoutSource, withStoredSource } from './stored-json.js';
 
 export type EntityKind = 'resource' | 'file';
+
+/** What a listing holds: the entities of one kind, or of every kind (the resource listing: files are resources too, as in Nexus). */
+export type ListedKind = EntityKind | 'any';
 
 export interface FileAttributes {
   /** Hex SHA-256 of the content, also its name in the blob store. */
@@ -84,8 +87,8 @@ function inlineState(stored: StoredRevision & { sourceJson: string }): EntitySta
 }
 
 /**
- * The most entities of one kind a filtered listing reads, in one project: beyond it, a filtered
- * listing is refused (docs/DESIGN.md, "Listing filters", for the measure behind the number).
+ * The most entities a filtered listing reads (those of its kind, or of every kind), in one project: beyond
+ * it, a filtered listing is refused (docs/DESIGN.md, "Listing filters", for the measure behind the number).
  */
 export const MAX_FILTERED_ENTRIES = 20_000;
 /** Files whose revisions are read per listing page when collecting unreferenced contents. */
@@ -93,11 +96,12 @@ const DIGEST_PAGE = 1000;
 /** Entities read between two turns of the event loop in a filtered listing. */
 const FILTER_SLICE = 1000;
 
-function tooManyToFilter(project: string, kind: EntityKind, entries: number, limit: number): PlatformError {
+function tooManyToFilter(project: string, kind: ListedKind, entries: number, limit: number): PlatformError {
+  const what = kind === 'any' ? 'resources and files' : `${kind}s`;
   return new PlatformError(
     400,
     'FilteredListingTooLarge',
-    `Project '${project}' holds ${entries} ${kind}s: a filtered listing reads every one of them and is refused beyond ${limit}. List without filters (paged through the index) instead.`,
+    `Project '${project}' holds ${entries} ${what}: a filtered listing reads every one of them and is refused beyond ${limit}. List without filters (paged through the index) instead.`,
   );
 }
 
@@ -111,7 +115,10 @@ export type RevisionSelector = { rev: number } | { tag: string } | Record<string
 
 export class RevisionStore {
   private readonly heads: Table<Head>;
-  /** Revision numbers of the heads again, keyed [project, kind, id]: what a listing pages through and counts. */
+  /**
+   * Revision numbers of the heads again, keyed [project, kind, id]: what a listing of one kind (the file
+   * listing) pages through and counts; a listing of every kind pages through the heads themselves.
+   */
   private readonly listings: Table<number>;
   private readonly revisions: Table<StoredRevision>;
   /** Payload texts, keyed [project, id, rev] of the revision that wrote them. */
@@ -289,44 +296,58 @@ export class RevisionStore {
   }
 
   /**
-   * Latest revisions of the entities of a project, in id order: the page read through the index, never
-   * the entities before it. With `keep`, only the entities it keeps, counted and paged by scanning every
-   * entity of the kind (filteredList).
+   * Latest revisions of the entities of a project of `kind`, in id order (files among resources by their
+   * ids when every kind is listed): the page read through the index, never the entities before it. With
+   * `keep`, only the entities it keeps, counted and paged by scanning every entity listed (filteredList).
    */
   async list(
     project: string,
-    kind: EntityKind,
+    kind: ListedKind,
     offset: number,
     limit: number,
     keep?: (state: ListedState) => boolean,
   ): Promise<{ total: number; states: ListedState[] }> {
     if (keep) return this.filteredList(project, kind, offset, limit, keep);
-    const [total, page] = await Promise.all([this.listings.count([project, kind]), this.listings.range([project, kind], { offset, limit })]);
-    const states = await Promise.all(page.map(({ key, value: rev }) => this.revisions.get([project, (key as string[])[2]!, rev])));
+    const [total, page] = await Promise.all([this.indexCount(project, kind), this.indexRange(project, kind, { offset, limit })]);
+    const states = await Promise.all(page.map(({ id, rev }) => this.revisions.get([project, id, rev])));
     return { total, states: states.map((state) => listed(state!)) };
   }
 
   /**
-   * A filter cannot use the listing index, so every entity of the kind is read, in slices, the event
-   * loop let go between them; a project holding more than `maxFilteredEntries` of the kind is refused
-   * before anything is read, so no request walks an unbounded number of entities.
+   * How many entities a listing of `kind` holds, counted in its index: the listings table, keyed
+   * [project, kind, id], for one kind; the heads, keyed [project, id], for every kind.
+   */
+  private indexCount(project: string, kind: ListedKind): Promise<number> {
+    return kind === 'any' ? this.heads.count([project]) : this.listings.count([project, kind]);
+  }
+
+  /** The ids and latest revisions a listing of `kind` holds (a page of them), in id order, read from the index indexCount counts. */
+  private async indexRange(project: string, kind: ListedKind, page?: Page): Promise<{ id: string; rev: number }[]> {
+    if (kind === 'any') return (await this.heads.range([project], page)).map(({ key, value }) => ({ id: (key as string[])[1]!, rev: value.rev }));
+    return (await this.listings.range([project, kind], page)).map(({ key, value: rev }) => ({ id: (key as string[])[2]!, rev }));
+  }
+
+  /**
+   * A filter cannot use the listing index, so every entity listed (of the kind, or of every kind) is read,
+   * in slices, the event loop let go between them; a project holding more than `maxFilteredEntries` of them
+   * is refused before anything is read, so no request walks an unbounded number of entities.
    */
   private async filteredList(
     project: string,
-    kind: EntityKind,
+    kind: ListedKind,
     offset: number,
     limit: number,
     keep: (state: ListedState) => boolean,
   ): Promise<{ total: number; states: ListedState[] }> {
-    const entries = await this.listings.count([project, kind]);
+    const entries = await this.indexCount(project, kind);
     if (entries > this.maxFilteredEntries) throw tooManyToFilter(project, kind, entries, this.maxFilteredEntries);
-    const heads = await this.listings.range([project, kind]);
+    const heads = await this.indexRange(project, kind);
     let total = 0;
     const states: ListedState[] = [];
     for (let start = 0; start < heads.length; start += FILTER_SLICE) {
       if (start > 0) await new Promise((resolve) => setImmediate(resolve));
       const slice = heads.slice(start, start + FILTER_SLICE);
-      const stored = await this.revisions.getMany(slice.map(({ key, value: rev }) => [project, (key as string[])[2]!, rev]));
+      const stored = await this.revisions.getMany(slice.map(({ id, rev }) => [project, id, rev]));
       for (const revision of stored) {
         const state = listed(revision!);
         if (!keep(state)) continue;

@@ -7,6 +7,7 @@ import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, test, vi } from 'vitest';
 import { byteRangeOf, rangeStillApplies } from '../../src/http/platform/byte-range.js';
+import { BlobStore } from '../../src/platform/blobs.js';
 import { TOKENS, bearer, multipart, serverWithProject } from './helpers.js';
 
 const server = serverWithProject();
@@ -120,7 +121,7 @@ describe('GET /v1/files with Range', () => {
 
   test('HEAD ignores Range (RFC 9110 §14.2): the headers of the whole file, without reading it', async () => {
     const url = await uploaded('headed', CONTENT);
-    const read = vi.spyOn(server().platform.files, 'content');
+    const read = vi.spyOn(BlobStore.prototype, 'open');
     try {
       const response = await server().app.inject({ method: 'HEAD', url, headers: { ...alice, accept: '*/*', range: 'bytes=100-199' } });
       expect(response.statusCode).toBe(200);
@@ -134,6 +135,21 @@ describe('GET /v1/files with Range', () => {
     }
   });
 
+  test('a download looks for its content on disk once, range or not', async () => {
+    const url = await uploaded('looked-up', CONTENT);
+    const lookups = vi.spyOn(BlobStore.prototype, 'has');
+    try {
+      for (const range of [undefined, 'bytes=0-9']) {
+        lookups.mockClear();
+        const response = await download(url, range === undefined ? {} : { range });
+        expect(response.statusCode).toBe(range === undefined ? 200 : 206);
+        expect(lookups).toHaveBeenCalledTimes(1);
+      }
+    } finally {
+      lookups.mockRestore();
+    }
+  });
+
   test('a file whose content went missing is 404 FileContentNotFound, whatever the range, HEAD included', async () => {
     const url = await uploaded('lost', CONTENT);
     const digest = (await download(url, { accept: 'application/ld+json' })).json()._digest._value as string;
@@ -143,6 +159,8 @@ describe('GET /v1/files with Range', () => {
         const response = await server().app.inject({ method, url, headers: { ...alice, accept: '*/*', range } });
         expect({ method, range, status: response.statusCode }).toEqual({ method, range, status: 404 });
         expect(response.headers['content-range']).toBeUndefined();
+        // A HEAD answer has no body to name the error.
+        if (method === 'GET') expect(response.json()['@type']).toBe('FileContentNotFound');
       }
     }
   });

@@ -218,7 +218,7 @@ describe('files and resources share ids', () => {
 });
 
 describe('listing files and their tags', () => {
-  test('GET /v1/files/{org}/{project} pages through the files (not the resources), typed File', async () => {
+  test('GET /v1/files/{org}/{project} pages through the files (not the resources), typed File; the resource listing holds both', async () => {
     await createProject(server.app, 'org', 'listed');
     for (const name of ['b', 'a', 'c']) await upload(`/v1/files/org/listed/${name}`, `${name}.txt`, name, 'text/plain', TOKENS.alice, 'PUT');
     await server.app.inject({ method: 'PUT', url: '/v1/resources/org/listed/_/r', headers: alice, payload: { a: 1 } });
@@ -228,7 +228,11 @@ describe('listing files and their tags', () => {
     expect(page.json()).toMatchObject({ _total: 3, _results: [{ '@id': `${base}b`, '@type': 'File', _filename: 'b.txt', _bytes: 1 }] });
     expect(page.json()._results).toHaveLength(1);
     const resources = await server.app.inject({ method: 'GET', url: '/v1/resources/org/listed' });
-    expect(resources.json()).toMatchObject({ _total: 1, _results: [{ '@id': `${base}r` }] });
+    expect(resources.json()).toMatchObject({
+      _total: 4,
+      _results: [{ '@id': `${base}a`, '@type': 'File' }, { '@id': `${base}b`, '@type': 'File' }, { '@id': `${base}c`, '@type': 'File' }, { '@id': `${base}r` }],
+    });
+    expect(resources.json()._results[3]).not.toHaveProperty('_filename');
     expect((await server.app.inject({ method: 'GET', url: '/v1/files/org/nothing' })).json()['@type']).toBe('ProjectNotFound');
   });
 

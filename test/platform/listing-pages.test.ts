@@ -1,9 +1,12 @@
 /**
  * Resource and file listings as Nexus pages them: `_next` links to the following page, and the filters
- * `deprecated`, `type`, `createdBy` and `updatedBy`, whose `_total` counts the entities they keep.
+ * `deprecated`, `type`, `createdBy` and `updatedBy`, whose `_total` counts the entities they keep. The
+ * resource listing holds the project's files too, among the resources in id order; the file listing only files.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { MAX_LISTING_FROM, nextPageLink } from '../../src/http/platform/schemas.js';
+import { nextPageLink } from '../../src/http/platform/listing-pages.js';
+import { MAX_LISTING_FROM } from '../../src/http/platform/schemas.js';
+import { NXV } from '../../src/platform/contexts.js';
 import { OPERATOR } from '../../src/platform/identities.js';
 import { RevisionStore } from '../../src/platform/revisions.js';
 import type { Store, Table, TableName } from '../../src/platform/store/store.js';
@@ -24,9 +27,9 @@ async function call(method: 'GET' | 'PUT' | 'DELETE', url: string, headers: Reco
   return response.json();
 }
 
-async function upload(id: string, headers: Record<string, string>) {
+async function upload(id: string, headers: Record<string, string>, project = 'proj') {
   const body = await multipart(`${id}.txt`, id, 'text/plain');
-  const response = await server.app.inject({ method: 'PUT', url: `/v1/files/org/proj/${id}`, headers: { ...headers, ...body.headers }, payload: body.payload });
+  const response = await server.app.inject({ method: 'PUT', url: `/v1/files/org/${project}/${id}`, headers: { ...headers, ...body.headers }, payload: body.payload });
   if (response.statusCode !== 201) throw new Error(`upload ${id}: ${response.statusCode} ${response.body}`);
 }
 
@@ -48,6 +51,15 @@ beforeAll(async () => {
   await createProject(server.app, 'org', 'many');
   await createProject(server.app, 'org', 'other');
   for (let i = 0; i < 7; i++) await call('PUT', `/v1/resources/org/many/_/r${i}`, alice, { i });
+  // Files and resources whose ids alternate, written in another order than their ids'.
+  await createProject(server.app, 'org', 'mixed');
+  await upload('m6-file', alice, 'mixed');
+  await call('PUT', '/v1/resources/org/mixed/_/m1-resource', alice, { '@type': 'Person' });
+  await upload('m2-file', bob, 'mixed');
+  await call('PUT', '/v1/resources/org/mixed/_/m5-resource', bob, { '@type': 'Person' });
+  await upload('m4-file', alice, 'mixed');
+  await call('PUT', '/v1/resources/org/mixed/_/m3-resource', alice, { name: 'untyped' });
+  await call('DELETE', '/v1/files/org/mixed/m4-file?rev=1', alice);
 });
 afterAll(() => server.close());
 
@@ -113,17 +125,19 @@ describe('_next', () => {
 
 describe('filters of the resource listing', () => {
   test.each([
-    ['deprecated=true', ['e-gone']],
-    ['deprecated=false', ['a-person', 'b-neuron', 'c-cell', 'd-untyped']],
+    ['deprecated=true', ['e-gone', 'f2']],
+    ['deprecated=false', ['a-person', 'b-neuron', 'c-cell', 'd-untyped', 'f1']],
     ['type=Person', ['a-person', 'b-neuron', 'e-gone']],
+    ['type=nxv:File', ['f1', 'f2']],
+    [`type=${encodeURIComponent(`${NXV}File`)}`, ['f1', 'f2']],
     [`type=${encodeURIComponent(`${vocab}Person`)}`, ['a-person', 'b-neuron', 'e-gone']],
     ['type=ex:Neuron', ['b-neuron']],
     ['type=ex:Cell', ['c-cell']],
     [`type=${encodeURIComponent('https://example.org/things/Cell')}`, ['c-cell']],
     ['type=Nothing', []],
-    [`createdBy=${encodeURIComponent(BOB)}`, ['c-cell', 'd-untyped']],
-    [`createdBy=${encodeURIComponent(ALICE)}`, ['a-person', 'b-neuron', 'e-gone']],
-    [`updatedBy=${encodeURIComponent(ALICE)}`, ['a-person', 'b-neuron', 'd-untyped']],
+    [`createdBy=${encodeURIComponent(BOB)}`, ['c-cell', 'd-untyped', 'f2']],
+    [`createdBy=${encodeURIComponent(ALICE)}`, ['a-person', 'b-neuron', 'e-gone', 'f1']],
+    [`updatedBy=${encodeURIComponent(ALICE)}`, ['a-person', 'b-neuron', 'd-untyped', 'f1', 'f2']],
     [`updatedBy=${encodeURIComponent(BOB)}`, ['c-cell', 'e-gone']],
     [`createdBy=${encodeURIComponent(`${BASE}/v1/realms/local/users/carol`)}`, []],
   ])('%s lists %j, and _total counts them', async (query, ids) => {
@@ -136,7 +150,9 @@ describe('filters of the resource listing', () => {
     ['type=Person&deprecated=false', ['a-person', 'b-neuron']],
     [`createdBy=${encodeURIComponent(ALICE)}&updatedBy=${encodeURIComponent(BOB)}`, ['e-gone']],
     [`deprecated=false&createdBy=${encodeURIComponent(BOB)}&type=ex:Cell`, ['c-cell']],
-    [`deprecated=true&createdBy=${encodeURIComponent(BOB)}`, []],
+    [`deprecated=true&createdBy=${encodeURIComponent(BOB)}`, ['f2']],
+    [`deprecated=false&createdBy=${encodeURIComponent(BOB)}`, ['c-cell', 'd-untyped']],
+    ['type=nxv:File&deprecated=false', ['f1']],
   ])('combined: %s lists %j', async (query, ids) => {
     const page = await listed(`/v1/resources/org/proj?${query}`);
     expect(page.ids).toEqual(ids);
@@ -146,7 +162,7 @@ describe('filters of the resource listing', () => {
   test('a filtered page is cut from the filtered entries: _total counts them all', async () => {
     const page = await listed('/v1/resources/org/proj?deprecated=false&from=1&size=2');
     expect(page.ids).toEqual(['b-neuron', 'c-cell']);
-    expect(page.body._total).toBe(4);
+    expect(page.body._total).toBe(5);
   });
 
   describe('types not recorded at write', () => {
@@ -168,6 +184,81 @@ describe('filters of the resource listing', () => {
       expect(await otherIds('type=Neuron')).toEqual([]);
       expect(await otherIds('type=Glia')).toEqual(['changed']);
     });
+  });
+});
+
+describe('files in the resource listing', () => {
+  const mixedPath = '/v1/resources/org/mixed';
+  const mixedBase = `${BASE}${mixedPath}/_/`;
+  const EVERY = ['m1-resource', 'm2-file', 'm3-resource', 'm4-file', 'm5-resource', 'm6-file'];
+  const mixed = async (url: string) => {
+    const body = await call('GET', url, alice);
+    return { body, ids: (body._results as { '@id': string }[]).map((entry) => entry['@id'].replace(mixedBase, '')) };
+  };
+
+  test('files are listed among the resources in id order, each as the file listing shows it', async () => {
+    const { body, ids } = await mixed(mixedPath);
+    expect(ids).toEqual(EVERY);
+    expect(body._total).toBe(6);
+    const files = (await call('GET', '/v1/files/org/mixed', alice))._results as { '@id': string }[];
+    expect(body._results.filter((entry: { '@type'?: unknown }) => entry['@type'] === 'File')).toEqual(files);
+    const encoded = (id: string) => encodeURIComponent(`${mixedBase}${id}`);
+    expect(body._results[1]).toMatchObject({ '@type': 'File', _self: `${BASE}/v1/files/org/mixed/${encoded('m2-file')}`, _filename: 'm2-file.txt', _createdBy: BOB });
+    expect(body._results[0]).toMatchObject({ '@type': 'Person', _self: `${mixedBase}${encoded('m1-resource')}` });
+  });
+
+  test.each([1, 2, 4])('following _next at size %i pages through resources and files once each, in id order', async (size) => {
+    const seen: string[] = [];
+    let next: string | undefined = `${BASE}${mixedPath}?size=${size}`;
+    while (next !== undefined) {
+      const page = await mixed(next.slice(BASE.length));
+      expect(page.body._total).toBe(6);
+      seen.push(...page.ids);
+      next = page.body._next;
+    }
+    expect(seen).toEqual(EVERY);
+  });
+
+  test('a page is cut from the mix: from and size count files and resources alike', async () => {
+    const page = await mixed(`${mixedPath}?from=1&size=3`);
+    expect(page.ids).toEqual(['m2-file', 'm3-resource', 'm4-file']);
+    expect(page.body._next).toBe(`${BASE}${mixedPath}?from=4&size=3`);
+  });
+
+  test('type=nxv:File pages through the files alone; other filters keep files and resources alike', async () => {
+    const first = await mixed(`${mixedPath}?type=nxv:File&size=2`);
+    expect(first.ids).toEqual(['m2-file', 'm4-file']);
+    expect(first.body._total).toBe(3);
+    const last = await mixed(first.body._next.slice(BASE.length));
+    expect(last.ids).toEqual(['m6-file']);
+    expect(last.body).not.toHaveProperty('_next');
+    const live = await mixed(`${mixedPath}?deprecated=false&size=3`);
+    expect(live.ids).toEqual(['m1-resource', 'm2-file', 'm3-resource']);
+    expect(live.body._total).toBe(5);
+    expect((await mixed(live.body._next.slice(BASE.length))).ids).toEqual(['m5-resource', 'm6-file']);
+    expect((await mixed(`${mixedPath}?createdBy=${encodeURIComponent(BOB)}`)).ids).toEqual(['m2-file', 'm5-resource']);
+    expect((await mixed(`${mixedPath}?type=Person`)).ids).toEqual(['m1-resource', 'm5-resource']);
+  });
+
+  test('the file listing of the same project holds its files only', async () => {
+    const files = await mixed('/v1/files/org/mixed');
+    expect(files.ids).toEqual(['m2-file', 'm4-file', 'm6-file']);
+    expect(files.body._total).toBe(3);
+    expect((await mixed('/v1/files/org/mixed?type=Person')).ids).toEqual([]);
+  });
+
+  test("a filtered listing's bound counts the files it reads with the resources", async () => {
+    // org/mixed holds 3 resources and 3 files: a store filtering at most 6 lists them, one filtering at most 5 refuses.
+    const within = await RevisionStore.open(server.platform.store, Date.now, 6);
+    expect((await within.list('org/mixed', 'any', 0, 10, (state) => state.kind === 'file')).total).toBe(3);
+    const beyond = await RevisionStore.open(server.platform.store, Date.now, 5);
+    await expect(beyond.list('org/mixed', 'any', 0, 10, () => true)).rejects.toMatchObject({
+      status: 400,
+      type: 'FilteredListingTooLarge',
+      reason: expect.stringContaining("'org/mixed' holds 6 resources and files"),
+    });
+    // The file listing reads the files alone.
+    expect((await beyond.list('org/mixed', 'file', 0, 10, () => true)).total).toBe(3);
   });
 });
 

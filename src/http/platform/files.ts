@@ -10,10 +10,11 @@ import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
 import { PlatformError, rejections } from '../../platform/errors.js';
 import type { Upload } from '../../platform/files.js';
 import type { Platform } from '../../platform/index.js';
-import { entityView, listingPage, writeResponse } from '../../platform/metadata.js';
+import { entityView, writeResponse } from '../../platform/metadata.js';
 import { typed } from '../typed.js';
 import { byteRangeOf, rangeStillApplies } from './byte-range.js';
 import { callerOf } from './caller.js';
+import { filteredListingPage } from './listing-pages.js';
 import { platformErrorBody } from './errors.js';
 import { parseAccept, rank } from './negotiation.js';
 import { selectorFrom } from './selectors.js';
@@ -22,7 +23,6 @@ import {
   idParams,
   filteredListingQuery,
   listSchema,
-  nextPageLink,
   noQuery,
   projectParams,
   requiredRevQuery,
@@ -165,7 +165,7 @@ export async function fileRoutes(app: FastifyInstance, { platform }: { platform:
       // A client holding these bytes already (the same digest) is told so instead of sent them again.
       if (matchesEtag(request.headers['if-none-match'], etag)) return reply.code(304).header('ETag', etag).send();
       // Checked before the range: a file whose bytes are gone answers so whatever range is asked.
-      files.assertContent(state);
+      const openContent = files.checkedContent(state);
       // Range is defined for GET only (RFC 9110 §14.2): a HEAD gets the headers of the whole file.
       const rangeApplies = request.method === 'GET' && rangeStillApplies(request.headers['if-range'], etag);
       const range = rangeApplies ? byteRangeOf(request.headers.range, file.bytes) : 'whole';
@@ -177,7 +177,7 @@ export async function fileRoutes(app: FastifyInstance, { platform }: { platform:
       }
       // A HEAD sends no body: the file is not read (fastify would read a stream to its end and drop it),
       // and an empty stream keeps the Content-Length set here, which an absent body would make 0.
-      const bytes = request.method === 'HEAD' ? Readable.from([]) : files.content(state, range === 'whole' ? undefined : range);
+      const bytes = request.method === 'HEAD' ? Readable.from([]) : openContent(range === 'whole' ? undefined : range);
       reply.type(file.mediaType).header('Accept-Ranges', 'bytes').header('Content-Disposition', contentDisposition(file.filename)).header('ETag', etag);
       if (range === 'whole') return reply.header('Content-Length', file.bytes).send(bytes);
       return reply
@@ -192,10 +192,10 @@ export async function fileRoutes(app: FastifyInstance, { platform }: { platform:
     '/files/:org/:project',
     { schema: { params: projectParams, querystring: filteredListingQuery, response: responses(listSchema, 200) } },
     async (request) => {
-      const { from, size, ...filters } = request.query;
-      const page = await files.list(request.params, from, size, callerOf(request), { filters, baseUri });
-      const next = nextPageLink(baseUri, `/v1/files/${request.params.org}/${request.params.project}`, request.query, page.total);
-      return listingPage(page, baseUri, next);
+      const { org, project } = request.params;
+      return filteredListingPage(baseUri, `/v1/files/${org}/${project}`, request.query, (from, size, filters) =>
+        files.list(request.params, from, size, callerOf(request), filters),
+      );
     },
   );
 

@@ -11,7 +11,8 @@ import { PERMISSIONS } from '../../platform/permissions.js';
 import { typed } from '../typed.js';
 import { callerOf } from './caller.js';
 import { projectJson } from './projects.js';
-import { MAX_LISTING_FROM, nextPageLink, projectSchema, responses } from './schemas.js';
+import { nextPageLink } from './listing-pages.js';
+import { MAX_LISTING_FROM, projectSchema, responses } from './schemas.js';
 
 const listQuery = {
   type: 'object',

@@ -2,17 +2,19 @@
  * /v1/resources/{org}/{project}[/{schema}[/{id}]]: JSON-LD resources with
  * revisions, tags, deprecation and undeprecation, source and annotated source, and content
  * negotiation to N-Triples, N-Quads and dot. Only the unconstrained schema
- * (`_`) exists: SHACL validation is not part of this platform.
+ * (`_`) exists: SHACL validation is not part of this platform. The project's
+ * listing holds its files too, as Nexus's does.
  */
 import type { FastifyInstance } from 'fastify';
 import { UNCONSTRAINED_SCHEMA } from '../../platform/contexts.js';
 import { PlatformError } from '../../platform/errors.js';
 import type { Platform } from '../../platform/index.js';
 import type { JsonObject } from '../../platform/jsonld.js';
-import { entityView, listingPage, writeResponse } from '../../platform/metadata.js';
+import { entityView, writeResponse } from '../../platform/metadata.js';
 import { type Format, FORMAT_MEDIA_TYPES } from '../../platform/rendering.js';
 import { typed } from '../typed.js';
 import { callerOf } from './caller.js';
+import { filteredListingPage } from './listing-pages.js';
 import { negotiate } from './negotiation.js';
 import { selectorFrom } from './selectors.js';
 import {
@@ -23,7 +25,6 @@ import {
   idParams,
   filteredListingQuery,
   listSchema,
-  nextPageLink,
   projectParams,
   requiredRevQuery,
   revQuery,
@@ -65,10 +66,10 @@ export async function resourceRoutes(app: FastifyInstance, { platform }: { platf
       },
     },
     async (request) => {
-      const { from, size, ...filters } = request.query;
-      const page = await resources.list(request.params, from, size, callerOf(request), { filters, baseUri });
-      const next = nextPageLink(baseUri, `/v1/resources/${request.params.org}/${request.params.project}`, request.query, page.total);
-      return listingPage(page, baseUri, next);
+      const { org, project } = request.params;
+      return filteredListingPage(baseUri, `/v1/resources/${org}/${project}`, request.query, (from, size, filters) =>
+        resources.list(request.params, from, size, callerOf(request), filters),
+      );
     },
   );
 

@@ -48,18 +48,6 @@ export const filteredListingQuery = {
 } as const;
 
 /**
- * The absolute URL of the page after `query`'s (same path and parameters, `from` advanced by `size`), when
- * entries follow it and a listing takes its `from`: entries past MAX_LISTING_FROM + `size` are not paged to.
- */
-export function nextPageLink(baseUri: string, path: string, query: { from: number; size: number }, total: number): string | undefined {
-  const from = query.from + query.size;
-  if (from >= total || from > MAX_LISTING_FROM) return undefined;
-  const parameters = new URLSearchParams({ from: String(from), size: String(query.size) });
-  for (const [name, value] of Object.entries(query)) if (value !== undefined && !parameters.has(name)) parameters.set(name, String(value));
-  return `${baseUri}${path}?${parameters}`;
-}
-
-/**
  * Schemas several /v1 routes answer with: registered once on the /v1 context
  * (`addSharedSchemas`), referenced by `$ref`, and listed once in the OpenAPI
  * document's components.
