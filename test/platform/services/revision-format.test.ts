@@ -123,21 +123,25 @@ test("a listing, a tag and a deprecation read a payload's type without parsing t
   expect(sourceTypeOf(await revisions.fetch('org/proj', 'untyped', { rev: updated.rev }))).toBe('Person');
 });
 
-/** The store, with each range's entries counted by table. */
-function countingRanges(inner: Store): { store: Store; read: Map<string, number> } {
+/** The store, with each range's entries counted by table, and the reads (ranges and getMany calls) of each table. */
+function countingRanges(inner: Store): { store: Store; read: Map<string, number>; reads: Map<string, number> } {
   const read = new Map<string, number>();
+  const reads = new Map<string, number>();
+  const count = (name: string) => reads.set(name, (reads.get(name) ?? 0) + 1);
   const table = <V>(name: TableName): Table<V> => {
     const real = inner.table<V>(name);
     return {
       ...real,
       range: async (prefix, page) => {
+        count(name);
         const entries = await real.range(prefix, page);
         read.set(name, (read.get(name) ?? 0) + entries.length);
         return entries;
       },
+      getMany: (keys) => (count(name), real.getMany(keys)),
     };
   };
-  return { store: { ...inner, table }, read };
+  return { store: { ...inner, table }, read, reads };
 }
 
 test('a listing pages through the index of its kind: it reads the entries of its page and no other', async () => {
@@ -189,7 +193,7 @@ test('an LMDB store written before the listings table gets it filled from the he
 
 test('the contents files reference are read through each project file listing, never through every entity head', async () => {
   await open();
-  const { store: counted, read } = countingRanges(store);
+  const { store: counted, read, reads } = countingRanges(store);
   const revisions = await RevisionStore.open(counted, () => 1_700_000_000_000);
   const digest = (i: number) => i.toString(16).padStart(64, '0');
   const file = (i: number) => ({ digest: digest(i), bytes: 1, filename: 'f.txt', mediaType: 'text/plain' });
@@ -199,9 +203,13 @@ test('the contents files reference are read through each project file listing, n
   await revisions.create('org/b', 'http://x/b', 'file', { source: {}, file: file(6000) }, OPERATOR);
   for (let i = 0; i < 50; i++) await revisions.create('org/a', `http://x/r${i}`, 'resource', { source: { i } }, OPERATOR);
   read.clear();
+  reads.clear();
 
   const digests = await revisions.fileDigests(['org/a', 'org/b']);
   expect(digests).toEqual(new Set([...Array.from({ length: 1003 }, (_, i) => digest(i)), digest(5000), digest(6000)]));
   expect(read.get('heads')).toBeUndefined();
   expect(read.get('listings')).toBe(1004);
+  // Revisions read by key, at most a thousand to a read, not a read per file: org/a's first page of files
+  // has 1,001 revisions (two reads), its second 3 (one), org/b's 1 (one).
+  expect(reads.get('revisions')).toBe(4);
 });
