@@ -126,6 +126,10 @@ export async function openPlatform(options: PlatformOptions): Promise<Platform> 
 
   const verifyJwt = auth.oidc ? oidcVerifier(auth.oidc) : null;
   if (auth.oidc) logger.info(`OIDC tokens of ${auth.oidc.issuer} accepted as realm ${auth.oidc.realm} (${auth.oidc.keys.keys.length} key(s))`);
+  // Said at every start, not only in the docs: a token the provider issued to another of its applications would be taken for one issued here.
+  if (auth.oidc?.audience === null) {
+    logger.warn(`OIDC: the auth file's "oidc" section sets no "audience", so tokens ${auth.oidc.issuer} issued to any of its clients are accepted; set it to this server's client id`);
+  }
   const identify = async (authorization: string | undefined): Promise<Identity> => {
     if (authorization === undefined || authorization.trim() === '') return ANONYMOUS;
     const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);

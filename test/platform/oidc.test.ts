@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixtureApp, type Fixture } from '../http/app-fixture.js';
 import { AuthFileError, loadAuthFile } from '../../src/platform/auth-file.js';
 import { CLOCK_SKEW_SECONDS } from '../../src/platform/oidc.js';
-import { identityProviderKeys } from './helpers.js';
+import { openPlatform } from '../../src/platform/index.js';
+import { MemoryLiterature, identityProviderKeys } from './helpers.js';
 
 const ISSUER = 'https://sso.example/realms/lab';
 let dir: string;
@@ -85,6 +86,23 @@ describe('the oidc section of the auth file', () => {
     } catch (error) {
       const message = (error as Error).message;
       for (const expected of ['unknown field "extra"', '"realm"', '"issuer"', 'missing.json']) expect(message).toContain(expected);
+    }
+  });
+
+  it('without an audience, is accepted with a warning at every start naming the risk and the field', async () => {
+    const file = path.join(dir, 'no-audience-auth.json');
+    await writeFile(file, JSON.stringify({ oidc: { realm: 'sso', issuer: ISSUER, jwks: 'sso-keys.json' } }));
+    const warnings: string[] = [];
+    const logger = { info: () => undefined, warn: (message: string) => void warnings.push(message), error: () => undefined };
+    const dataDir = await mkdtemp(path.join(tmpdir(), 'oidc-no-audience-'));
+    const platform = await openPlatform({ dataDir, authFile: file, literatureProject: 'literature/articles', literature: new MemoryLiterature([]), logger });
+    try {
+      expect(warnings.filter((message) => message.includes('"audience"'))).toEqual([
+        `OIDC: the auth file's "oidc" section sets no "audience", so tokens ${ISSUER} issued to any of its clients are accepted; set it to this server's client id`,
+      ]);
+    } finally {
+      await platform.close();
+      await rm(dataDir, { recursive: true, force: true });
     }
   });
 
