@@ -12,7 +12,7 @@
 import { type Audit, createdBy, updatedBy } from './audit.js';
 import type { AclGrants } from './auth-file.js';
 import { AuthorizationError, rejections } from './errors.js';
-import { type Identity, OPERATOR, grantKeysOf, principalKey, principalOfKey, typedKeyOf } from './identities.js';
+import { type Identity, OPERATOR, grantKeysOf, nameProblem, principalKey, principalOfKey, printableName, typedKeyOf } from './identities.js';
 import { ALL_PERMISSIONS, PERMISSIONS, type Permission } from './permissions.js';
 import { type AclAddress, addressChain } from './refs.js';
 import { type AclEntryInput, type Grants, type ListedAcl, grantsOf, listed } from './acl-entries.js';
@@ -159,6 +159,23 @@ export class AclService {
   delete(address: AclAddress, rev: number, identity: Identity): Promise<StoredAcl> {
     this.require(identity, 'acls/write', address);
     return this.change(address, rev, identity, () => ({}));
+  }
+
+  /**
+   * Stored grants to users or groups whose names no token can carry any more (control, bidirectional or
+   * invisible characters, white space at either end: `nameProblem`), as `address principal-key` lines.
+   * Written before such names were refused, they grant nothing but still show in listings.
+   */
+  inertGrants(): string[] {
+    const inert: string[] = [];
+    for (const [address, acl] of this.cached) {
+      for (const key of Object.keys(acl.grants)) {
+        const principal = principalOfKey(key);
+        const name = principal?.type === 'User' ? principal.subject : principal?.type === 'Group' ? principal.group : null;
+        if (name !== null && acl.grants[key]!.length > 0 && nameProblem(name) !== null) inert.push(`${address} ${printableName(key)}`);
+      }
+    }
+    return inert;
   }
 
   /** Gives the creator of an organization or project every permission on it, as Nexus does for owners. */

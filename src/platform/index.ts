@@ -105,6 +105,10 @@ export async function openPlatform(options: PlatformOptions): Promise<Platform> 
 
   const opened: Audit = { createdAt: clock(), createdBy: OPERATOR.subject, updatedAt: clock(), updatedBy: OPERATOR.subject };
   const acls = await AclService.open(store, auth.acls, options.authFile !== null, clock);
+  const inert = acls.inertGrants();
+  if (inert.length > 0) {
+    logger.warn(`${inert.length} stored ACL grant(s) name users or groups no token can carry (control, bidirectional or invisible characters, or white space at an end), so they grant nothing; remove them: ${inert.slice(0, 10).join('; ')}${inert.length > 10 ? '; …' : ''}`);
+  }
   const orgs = new OrgService(store, acls, clock);
   const projects = await ProjectService.open(store, orgs, acls, baseUri, literatureRef, opened, clock);
   await orgs.ensureLiterature(literatureRef.org, OPERATOR);

@@ -3,11 +3,15 @@
  * identities: auth-file tokens and grants (at start), OIDC tokens (401) and ACL writes (400).
  * So is any configured identity that could read as the operator (`internal/system`).
  */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { SignJWT, type CryptoKey, type JWK } from 'jose';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { AuthFileError, parseAuthConfig } from '../../src/platform/auth-file.js';
 import { OPERATOR } from '../../src/platform/identities.js';
-import { TOKENS, type TestServer, bearer, createProject, identityProviderKeys, startServer } from './helpers.js';
+import { openPlatform } from '../../src/platform/index.js';
+import { MemoryLiterature, TOKENS, type TestServer, bearer, createProject, identityProviderKeys, startServer } from './helpers.js';
 
 const ISSUER = 'https://sso.example/realms/lab';
 
@@ -155,5 +159,32 @@ describe("the operator's identity", () => {
 
   test('such an auth file stops start-up', async () => {
     await expect(startServer({ auth: { tokens: { 'tok-secret-1': { realm: 'internal', subject: 'system' } } } })).rejects.toThrow(AuthFileError);
+  });
+});
+
+describe('grants stored before such names were refused', () => {
+  test('are named in a warning at start: they grant nothing, and should be removed', async () => {
+    const dataDir = await mkdtemp(path.join(tmpdir(), 'inert-grants-'));
+    const authFile = path.join(dataDir, 'auth.json');
+    await writeFile(authFile, JSON.stringify({ tokens: {}, acls: {} }));
+    const options = { dataDir, authFile, literatureProject: 'literature/articles', literature: new MemoryLiterature([]) };
+    try {
+      const first = await openPlatform(options);
+      const audit = { createdAt: 0, createdBy: OPERATOR.subject, updatedAt: 0, updatedBy: OPERATOR.subject };
+      const grants = { 'user:local:ali\u202ece': ['resources/read'], 'group:local:readers\u200b': ['resources/read'], 'user:local:bob': ['resources/read'] };
+      await first.store.write(() => first.store.table('acls').put('/org', { rev: 1, grants, ...audit }));
+      await first.close();
+
+      const warnings: string[] = [];
+      const reopened = await openPlatform({ ...options, logger: { info: () => undefined, warn: (message) => void warnings.push(message), error: () => undefined } });
+      await reopened.close();
+      const warning = warnings.find((message) => message.includes('grant nothing'));
+      expect(warning).toBe(
+        '2 stored ACL grant(s) name users or groups no token can carry (control, bidirectional or invisible characters, or white space at an end), so they grant nothing; remove them: ' +
+          '/org user:local:ali<U+202E>ce; /org group:local:readers<U+200B>',
+      );
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
   });
 });
