@@ -27,6 +27,13 @@ describe('repeatedKeys', () => {
     expect(repeatedKeys(`{"x":"\\\\","x":"\\""}`)).toEqual([{ path: '', key: 'x' }]);
   });
 
+  it('quotes the keys of a path that are not plain names, so no key can put a newline or an escape into a message', () => {
+    expect(repeatedKeys('{"evil\\n\\u001b[2J":{"a":1,"a":2},"b c":[{"x":1,"x":2}]}')).toEqual([
+      { path: '["evil\\n\\u001b[2J"]', key: 'a' },
+      { path: '["b c"][0]', key: 'x' },
+    ]);
+  });
+
   it('counts array elements of every kind for the index in the path', () => {
     expect(repeatedKeys('{"list":[1,"two",[3,4],{"k":0,"k":1}]}')).toEqual([{ path: 'list[3]', key: 'k' }]);
   });
@@ -43,7 +50,8 @@ describe('repeatedKeys on any JSON', () => {
         const text = JSON.stringify(value);
         expect(repeatedKeys(text)).toEqual([]);
         // The outermost object given `key` twice: once as its own first field, once prepended.
-        const twice = JSON.stringify({ [key]: 1, wrapped: value }).replace('{', `{${JSON.stringify(key)}:0,`);
+        // A function as the replacement: a string one would expand the key's `$&`, `$'` and the like.
+        const twice = JSON.stringify({ [key]: 1, wrapped: value }).replace('{', () => `{${JSON.stringify(key)}:0,`);
         expect(repeatedKeys(twice)).toEqual([{ path: '', key }]);
       }),
     );
