@@ -170,6 +170,7 @@ export async function acquireWriteLock(dir: string): Promise<() => Promise<void>
   // lock created but not yet written had read as empty, hence stale, and a second writer took it over.
   const pending = `${lockPath}.tmp-${process.pid}`;
   await writeFile(pending, String(process.pid));
+  let busyGuard = 'another writer';
   try {
     for (let attempt = 0; attempt < LOCK_ATTEMPTS; attempt++) {
       try {
@@ -183,9 +184,14 @@ export async function acquireWriteLock(dir: string): Promise<() => Promise<void>
       refuseUnlessStale(dir, lockPath, found);
       const outcome = await takeOverStale(lockPath, pending, found);
       if (outcome === 'taken') return () => rm(lockPath, { force: true });
-      if (outcome === 'guard busy') await sleep(TAKEOVER_RETRY_MS);
+      if (outcome !== 'changed') {
+        busyGuard = outcome.busy;
+        await sleep(TAKEOVER_RETRY_MS);
+      }
     }
-    throw new IndexLockedError(`could not lock ${dir}: another writer is taking over its stale lock; try again`);
+    throw new IndexLockedError(
+      `could not lock ${dir}: ${busyGuard} is taking over its stale lock; try again. If no ingestion runs, that process reused a dead writer's pid: remove the guard file`,
+    );
   } finally {
     await rm(pending, { force: true });
   }
@@ -213,16 +219,12 @@ const LOCK_ATTEMPTS = 50;
 const TAKEOVER_RETRY_MS = 20;
 /** A lock naming no process (left by a version that created it empty) is taken over only after this long. */
 const UNREADABLE_LOCK_STALE_MS = 60_000;
-/** A takeover lasts a few file operations: a guard this old belongs to a writer that stopped in the middle of one. */
-const TAKEOVER_GUARD_STALE_MS = 5_000;
 
 interface LockFile {
   /** Which file: a lock removed and created again has another inode, even with the same text. */
   inode: number;
   text: string;
   modifiedMs: number;
-  /** Set by link() too: when the file took its name. */
-  changedMs: number;
 }
 
 async function inspectLock(file: string): Promise<LockFile | null> {
@@ -235,8 +237,8 @@ async function inspectLock(file: string): Promise<LockFile | null> {
   }
   try {
     // Through one handle, so the inode and the text are those of the same file.
-    const { ino, mtimeMs, ctimeMs } = await handle.stat();
-    return { inode: ino, text: await handle.readFile('utf8'), modifiedMs: mtimeMs, changedMs: ctimeMs };
+    const { ino, mtimeMs } = await handle.stat();
+    return { inode: ino, text: await handle.readFile('utf8'), modifiedMs: mtimeMs };
   } finally {
     await handle.close();
   }
@@ -273,8 +275,12 @@ function refuseUnlessStale(dir: string, lockPath: string, lock: LockFile): void 
  * tries them in order and links the first it can, skipping dead ones, which
  * only the lock's next holder removes. By then no takeover can succeed: each
  * would find the lock changed from the one it inspected.
+ *
+ * A live writer's guard is never skipped, however old: a writer stopped in
+ * the middle of its takeover (SIGSTOP, a paused VM) resumes it on what it had
+ * checked, and would replace the lock of a writer that went past its guard.
  */
-async function takeOverStale(lockPath: string, pending: string, inspected: LockFile): Promise<'taken' | 'changed' | 'guard busy'> {
+async function takeOverStale(lockPath: string, pending: string, inspected: LockFile): Promise<'taken' | 'changed' | { busy: string }> {
   for (let number = 0; number < TAKEOVER_GUARDS; number++) {
     const guard = `${lockPath}.takeover-${number}`;
     try {
@@ -282,9 +288,9 @@ async function takeOverStale(lockPath: string, pending: string, inspected: LockF
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       const found = await inspectLock(guard);
-      if (found === null) return 'guard busy'; // its takeover just ended: look at the lock again
+      if (found === null) return { busy: 'another writer' }; // its takeover just ended: look at the lock again
       if (isGuardAbandoned(found)) continue;
-      return 'guard busy';
+      return { busy: `process ${holderOf(found)} (${guard})` };
     }
     try {
       return await replaceIfUnchanged(lockPath, pending, inspected);
@@ -311,16 +317,13 @@ async function replaceIfUnchanged(lockPath: string, pending: string, inspected: 
 
 /** Guards tried before giving up: each skipped one is left by a writer that died within its takeover's few milliseconds. */
 const TAKEOVER_GUARDS = 20;
-const TAKEOVER_GUARD = /^write\.lock\.takeover-\d+$/;
+/** Numbered; unnumbered, an older version's (removed alike once its writer is dead). */
+const TAKEOVER_GUARD = /^write\.lock\.takeover(-\d+)?$/;
 
-/**
- * A guard whose writer died in the middle of a takeover, or stopped there for
- * long (a live pid may be another process that reused a dead writer's).
- */
+/** A guard whose writer died in the middle of a takeover. */
 function isGuardAbandoned(guard: LockFile): boolean {
   const holder = holderOf(guard);
-  // The change time, set by link(): the takeover's age, not that of the pid file it was linked from.
-  return holder === null || !processExists(holder) || Date.now() - guard.changedMs > TAKEOVER_GUARD_STALE_MS;
+  return holder === null || !processExists(holder);
 }
 
 /**
@@ -330,9 +333,7 @@ function isGuardAbandoned(guard: LockFile): boolean {
  */
 async function removeIfHolderDead(guard: string): Promise<void> {
   const found = await inspectLock(guard);
-  if (found === null) return;
-  const holder = holderOf(found);
-  if (holder === null || !processExists(holder)) await rm(guard, { force: true });
+  if (found !== null && isGuardAbandoned(found)) await rm(guard, { force: true });
 }
 
 function processExists(pid: number): boolean {

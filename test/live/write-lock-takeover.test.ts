@@ -6,7 +6,7 @@
  * new holder instead of removing its lock.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { readdir, readFile, utimes, writeFile } from 'node:fs/promises';
+import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { acquireWriteLock, IndexLockedError, MANIFEST_FORMAT, removeUnreferenced } from '../../src/search/manifest.js';
@@ -93,7 +93,7 @@ describe('taking over a stale writer lock', () => {
     await writeFile(lockFile, '999999999');
     // A live writer (this process) in the middle of its takeover holds the guard.
     await writeFile(`${lockFile}.takeover-0`, String(process.pid));
-    await expect(acquireWriteLock(dir)).rejects.toThrow('another writer is taking over its stale lock');
+    await expect(acquireWriteLock(dir)).rejects.toThrow(`process ${process.pid} (${lockFile}.takeover-0) is taking over its stale lock`);
     expect(await readFile(lockFile, 'utf8')).toBe('999999999');
     expect((await readdir(dir)).sort()).toEqual(['write.lock', 'write.lock.takeover-0']);
   });
@@ -127,20 +127,30 @@ describe('taking over a stale writer lock', () => {
     // Meanwhile another writer found it dead too and is in the middle of its takeover, under the next guard.
     await writeFile(`${lockFile}.takeover-1`, String(process.pid));
     pauseAfterLockRead.gate.resume();
-    await expect(mine).rejects.toThrow('another writer is taking over its stale lock');
+    await expect(mine).rejects.toThrow(`process ${process.pid} (${lockFile}.takeover-1) is taking over its stale lock`);
     expect(await readFile(lockFile, 'utf8')).toBe('999999999');
     expect((await readdir(dir)).sort()).toEqual(['write.lock', 'write.lock.takeover-0', 'write.lock.takeover-1']);
   });
 
-  it('a new holder leaves the guard of a live writer, however old', async () => {
+  it('a live writer\'s guard holds however long its takeover takes, and the next holder leaves it', async () => {
     const { dir, cleanup } = await tempDir();
     cleanups.push(cleanup);
-    const guard = path.join(dir, 'write.lock.takeover-3');
-    await writeFile(guard, String(process.pid));
-    await utimes(guard, new Date(0), new Date(0));
+    const lockFile = path.join(dir, 'write.lock');
+    await writeFile(lockFile, '999999999');
+    // A live writer (this process) stopped in its takeover a minute ago: it will resume on what it checked.
+    await writeFile(`${lockFile}.takeover-0`, String(process.pid));
+    const now = Date.now();
+    vi.spyOn(Date, 'now').mockReturnValue(now + 60_000);
+    try {
+      await expect(acquireWriteLock(dir)).rejects.toThrow(`process ${process.pid} (${lockFile}.takeover-0) is taking over its stale lock`);
+    } finally {
+      vi.restoreAllMocks();
+    }
+    expect(await readFile(lockFile, 'utf8')).toBe('999999999');
+    await rm(lockFile);
     const release = await acquireWriteLock(dir);
     await removeUnreferenced(dir, { formatVersion: MANIFEST_FORMAT, generation: 0, segments: [] });
-    expect((await readdir(dir)).sort()).toEqual(['write.lock', 'write.lock.takeover-3']);
+    expect((await readdir(dir)).sort()).toEqual(['write.lock', 'write.lock.takeover-0']);
     await release();
   });
 });
