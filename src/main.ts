@@ -153,7 +153,7 @@ async function main(): Promise<void> {
   }
   const commands: Record<string, (argv: string[]) => Promise<number>> = { serve: runServe, ingest: runIngest, eval: runEval };
   // Options without a command are serve's, short ones too (`-p 9000`, `-h`).
-  const run = commands[command] ?? (command.startsWith('-') ? () => runServe([command, ...rest]) : undefined);
+  const run = (Object.hasOwn(commands, command) ? commands[command] : undefined) ?? (command.startsWith('-') ? () => runServe([command, ...rest]) : undefined);
   if (!run) {
     process.stderr.write(`error: unknown command "${command}"; commands: ${Object.keys(commands).join(', ')}\n`);
     process.exit(2);

@@ -89,6 +89,12 @@ describe('command flags from the settings table', () => {
     expect(stderr).toBe('error: unknown command "serv"; commands: serve, ingest, eval\n');
   }, 30_000);
 
+  it.each(['toString', 'constructor'])('%s, a name every JavaScript object has, is an unknown command too', (name) => {
+    const { code, stderr } = cli(name);
+    expect(code).toBe(2);
+    expect(stderr).toBe(`error: unknown command "${name}"; commands: serve, ingest, eval\n`);
+  }, 30_000);
+
   it('exits 2 with the reason on a usage error', () => {
     const { code, stderr } = cli('eval', '--queries', 'q', '--qrels', 'r', '--bm25-b', '2');
     expect(code).toBe(2);
