@@ -514,6 +514,16 @@ describe.skipIf(!HAS_CHROMIUM)(`search page in Chromium (${HAS_CHROMIUM ? '/usr/
     });
   });
 
+  it('when the dates of a refused view match nothing, the page says both: the refusal, then that nothing matches', async () => {
+    await withStoppedClock(async () => {
+      await page.getByLabel('From', { exact: true }).fill('2100-01-01');
+      await searchBox().fill('细胞'.repeat(1500));
+      await searchBox().press('Enter');
+      await expect.poll(shownCount).toBe('0');
+      await expect.poll(() => page.locator('#message').textContent()).toMatch(/^Too long to search: .* No article matches these filters\.$/);
+    }, '/ui/?mode=list');
+  });
+
   it('a date that alone would take the address over the limit is refused with the view: the field goes back to the address', async () => {
     // An address a few characters under the limit, which the date would pass.
     const address = `/ui/?q=${'a'.repeat(11_990 - '/ui/?q='.length)}`;

@@ -63,25 +63,33 @@ function navigate(patch) {
   const typedDates = filters.settle();
   const next = { ...state, ...(typedDates && { filters: typedDates, page: 1 }), ...patch };
   const url = urlOf(next);
-  if (url.length <= MAX_ADDRESS_LENGTH) return showView(next, url);
+  if (url.length <= MAX_ADDRESS_LENGTH) return void showView(next, url);
   // Only the change over the limit is refused. Dates typed meanwhile (their delay was cancelled) would have
   // applied on their own: they do now, as their own view, so the address, the count and the results say them
   // too; unless they alone pass the limit, in which case the fields go back to the view's dates.
-  const withDates = typedDates && { ...state, filters: typedDates, page: 1 };
-  if (withDates && urlOf(withDates).length <= MAX_ADDRESS_LENGTH) showView(withDates, urlOf(withDates));
-  else filters.render(state.filters);
-  show(
+  const refusal =
     `Too long to search: the query and filters would take ${url.length} characters in the page's address, over the ${MAX_ADDRESS_LENGTH} it may hold. ` +
-      'Shorten them, or use Ask, which sends the question in the request body.',
-  );
+    'Shorten them, or use Ask, which sends the question in the request body.';
+  const withDates = typedDates && { ...state, filters: typedDates, page: 1 };
+  if (!withDates || urlOf(withDates).length > MAX_ADDRESS_LENGTH) {
+    filters.render(state.filters);
+    show(refusal);
+    return;
+  }
+  const shown = showView(withDates, urlOf(withDates));
+  show(refusal);
+  // What the dates' own view says once loaded (nothing matches, an error) comes after the refusal, not instead of it.
+  void shown.then(() => {
+    if (state === withDates && message.textContent !== refusal) show(message.hidden ? refusal : `${refusal} ${message.textContent}`);
+  });
 }
 
-/** Makes `next` the view: into the URL (one history entry), then onto the page. */
+/** Makes `next` the view: into the URL (one history entry), then onto the page; resolves once it is shown. */
 function showView(next, url) {
   state = next;
   if (url !== location.pathname + location.search) history.pushState(null, '', url);
   shownUrl = url;
-  void refresh();
+  return refresh();
 }
 
 // A state from the URL (first load, back, forward) brings its query into the field.
