@@ -19,7 +19,7 @@ import { shedLoad } from './http/load-shedding.js';
 import { enableCors } from './http/cors.js';
 import { loadUiAssets, type UiAssets } from './http/ui/assets.js';
 import { uiRoutes } from './http/ui/routes.js';
-import { addSecurityHeaders } from './http/security-headers.js';
+import { SECURITY_HEADERS, addSecurityHeaders } from './http/security-headers.js';
 import { refuseUndecodableQueries } from './http/query-encoding.js';
 import { buildValidator } from './http/validation.js';
 import { RouteMethods } from './http/method-not-allowed.js';
@@ -226,5 +226,7 @@ function answerClientError(error: Error & { code?: string; rawPacket?: unknown }
   const platform = addressesPlatform(url);
   const platformType = status === 431 ? 'HeadersTooLarge' : status === 408 ? 'RequestTimeout' : 'MalformedRequest';
   const body = JSON.stringify(platform ? platformErrorBody(platformType, message) : literatureErrorBody(ErrorCode.INVALID_INPUT, message));
-  socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  // Written past fastify, so past its onSend hook too: the headers every other answer carries are added here.
+  const security = Object.entries(SECURITY_HEADERS).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+  socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${security}Connection: close\r\n\r\n${body}`);
 }

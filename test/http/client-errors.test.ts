@@ -20,8 +20,8 @@ beforeAll(async () => {
 });
 afterAll(() => fixture.close());
 
-/** Writes `request`, then reads until the server closes the connection; the answer's status and body. */
-function exchange(request: Buffer | string): Promise<{ status: number; body: string; seconds: number }> {
+/** Writes `request`, then reads until the server closes the connection; the answer's status, headers (lower-cased names) and body. */
+function exchange(request: Buffer | string): Promise<{ status: number; headers: Record<string, string>; body: string; seconds: number }> {
   const started = performance.now();
   return new Promise((resolve, reject) => {
     const socket = net.connect(port, '127.0.0.1');
@@ -32,7 +32,9 @@ function exchange(request: Buffer | string): Promise<{ status: number; body: str
     socket.on('close', () => {
       const answer = Buffer.concat(chunks).toString('latin1');
       const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(answer)?.[1]);
-      resolve({ status, body: answer.slice(answer.indexOf('\r\n\r\n') + 4), seconds: (performance.now() - started) / 1000 });
+      const head = answer.slice(0, answer.indexOf('\r\n\r\n')).split('\r\n').slice(1);
+      const headers = Object.fromEntries(head.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]));
+      resolve({ status, headers, body: answer.slice(answer.indexOf('\r\n\r\n') + 4), seconds: (performance.now() - started) / 1000 });
     });
     socket.write(request);
   });
@@ -84,6 +86,20 @@ describe('requests the HTTP parser refuses', () => {
     const literature = await exchange(Buffer.concat([Buffer.from('GET /retrieval/?query=N'), Buffer.from([0xda]), Buffer.from(' HTTP/1.1\r\nHost: x\r\n\r\n')]));
     expect(literature.status).toBe(400);
     expect(JSON.parse(literature.body).detail.code).toBe(8);
+  });
+});
+
+describe('answers written before the router', () => {
+  it('carry the headers every answer does: nosniff, the sandboxing policy and no referrer', async () => {
+    const answers = [
+      await exchange(`GET /retrieval/?query=${'g'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`),
+      await exchange('GARBAGE\r\n\r\n'),
+      await exchange('GET /retrieval/article_count HTTP/1.1\r\nHost: x\r\n'),
+    ];
+    expect(answers.map((answer) => answer.status)).toEqual([431, 400, 408]);
+    for (const { headers } of answers) {
+      expect(headers).toMatchObject({ 'x-content-type-options': 'nosniff', 'content-security-policy': "default-src 'none'; sandbox", 'referrer-policy': 'no-referrer' });
+    }
   });
 });
 
