@@ -57,6 +57,8 @@ export const DEFAULT_MAX_ARCHIVE_STORE_BYTES = 1024 ** 3;
 const holdKeyOf = (archive: StoredArchive): HoldKey => ({ caller: principalKey(archive.createdBy), project: archive.project, id: archive.id });
 /** Stored archives read at a time when all are gone through (each up to 1 MiB of definition). */
 export const ARCHIVES_PER_READ = 64;
+/** Expired archives removed per write of the purge. */
+const PURGE_BATCH = 100;
 
 export class ArchiveService {
   private readonly db: Table<StoredArchive>;
@@ -75,7 +77,7 @@ export class ArchiveService {
   /** Opens the service, filling the quota's ledger from the stored archives if the store has none yet. */
   static async open(platform: Platform, options: ArchiveOptions): Promise<ArchiveService> {
     const service = new ArchiveService(platform, options);
-    await service.quota.ensureFilled(async function* () {
+    await service.quota.ensureFilled(() => service.db.count(), async function* () {
       for await (const { value } of service.storedArchives()) {
         yield { ...holdKeyOf(value), bytes: definitionBytes(value.entries), expiresAt: value.expiresAt };
       }
@@ -139,7 +141,7 @@ export class ArchiveService {
     if (layout.length > 0) throw rejections.decodingFailed(layout);
     const key = projectKey(ref);
     const bytes = definitionBytes(entries);
-    return this.store.write(async () => {
+    return this.quota.write(async () => {
       const existing = await this.db.get([key, id]);
       if (existing && !this.isExpired(existing)) throw rejections.resourceAlreadyExists(id, key);
       if (existing) await this.quota.release(holdKeyOf(existing));
@@ -163,19 +165,27 @@ export class ArchiveService {
     return archive;
   }
 
-  /** Removes expired archives; returns how many (0 while another server sharing the store purges). */
+  /**
+   * Removes expired archives; returns how many. They are found first, then removed PURGE_BATCH to a
+   * write in the ledger's turn, so creations wait for one batch at most; an archive replaced since it
+   * was found, or removed by another server purging at the same time, is left to them.
+   */
   async purgeExpired(): Promise<number> {
     const now = this.clock();
-    const removed = await this.store.writeExclusive('archive-purge', async () => {
-      // Found first, removed after: a removal would shift the pages still to read.
-      const expired = await this.quota.expired(now);
-      for (const hold of expired) {
-        await this.db.remove([hold.project, hold.id]);
-        await this.quota.release(hold);
-      }
-      return expired.length;
-    });
-    return removed ?? 0;
+    const expired = await this.quota.expired(now);
+    let removed = 0;
+    for (let start = 0; start < expired.length; start += PURGE_BATCH) {
+      removed += await this.quota.write(async () => {
+        let released = 0;
+        for (const hold of expired.slice(start, start + PURGE_BATCH)) {
+          if (!(await this.quota.release(hold, now))) continue;
+          await this.db.remove([hold.project, hold.id]);
+          released++;
+        }
+        return released;
+      });
+    }
+    return removed;
   }
 
   selfOf(archive: StoredArchive): string {

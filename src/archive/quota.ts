@@ -27,6 +27,11 @@ export interface HoldKey {
 
 /** The one row of `archive-totals`: the bytes of every stored definition, expired ones until purged. */
 const STORED_BYTES = 'stored-bytes';
+/**
+ * Every write of the ledger updates that row, so they take turns (Store.writeInTurn): under SERIALIZABLE
+ * alone, a burst of creations over several replicas conflicted until a quarter of 400 gave up (503).
+ */
+const LEDGER_TURN = 'archive-ledger';
 /** Holds read at a time when all are gone through (to find expired archives, or live bytes near the bound). */
 const HOLDS_PER_READ = 10_000;
 
@@ -46,11 +51,14 @@ export class ArchiveLedger {
   /**
    * Fills the ledger from the stored archives the first time a store is opened
    * by a server that keeps one (the archives of an older version were counted
-   * in memory); later opens find it and read nothing.
+   * in memory), and again whenever it does not count as many archives as are
+   * stored (an older version ran on the store since): an archive it does not
+   * count would never be purged. Otherwise reads two counts and nothing else.
    */
-  async ensureFilled(storedArchives: () => AsyncIterable<HoldKey & ArchiveHold>): Promise<void> {
-    await this.store.write(async () => {
-      if ((await this.totals.get(STORED_BYTES)) !== undefined) return;
+  async ensureFilled(archivesStored: () => Promise<number>, storedArchives: () => AsyncIterable<HoldKey & ArchiveHold>): Promise<void> {
+    await this.write(async () => {
+      if ((await this.totals.get(STORED_BYTES)) !== undefined && (await this.holds.count()) === (await archivesStored())) return;
+      for (const { key } of await this.holds.range()) await this.holds.remove(key);
       let total = 0;
       for await (const { caller, project, id, bytes, expiresAt } of storedArchives()) {
         await this.holds.put([caller, project, id], { bytes, expiresAt });
@@ -58,6 +66,11 @@ export class ArchiveLedger {
       }
       await this.totals.put(STORED_BYTES, total);
     });
+  }
+
+  /** Runs `action` as a write in the ledger's turn: every write that admits or releases an archive. */
+  write<T>(action: () => Promise<T>): Promise<T> {
+    return this.store.writeInTurn(LEDGER_TURN, action);
   }
 
   /** Inside a write: throws unless `hold.caller` may store one more archive of `bytes`, then counts it. */
@@ -84,12 +97,16 @@ export class ArchiveLedger {
     await this.totals.put(STORED_BYTES, stored + hold.bytes);
   }
 
-  /** Inside a write: stops counting an archive that is being erased (or replaced once expired). */
-  async release(key: HoldKey): Promise<void> {
+  /**
+   * Inside a write: stops counting an archive that is being erased (or replaced once expired), and says
+   * whether it did; with `expiredAt`, only if the archive counted is expired by then (not replaced meanwhile).
+   */
+  async release(key: HoldKey, expiredAt = Infinity): Promise<boolean> {
     const hold = await this.holds.get([key.caller, key.project, key.id]);
-    if (hold === undefined) return;
+    if (hold === undefined || hold.expiresAt > expiredAt) return false;
     await this.holds.remove([key.caller, key.project, key.id]);
     await this.totals.put(STORED_BYTES, ((await this.totals.get(STORED_BYTES)) ?? 0) - hold.bytes);
+    return true;
   }
 
   /** The archives expired at `now`, from the ledger alone: their definitions (up to 1 MiB each) are not read. */

@@ -32,8 +32,8 @@ export class StoreUnavailableError extends PlatformError {
   /** Seconds a client is told to wait before retrying. */
   static readonly RETRY_AFTER_SECONDS = 5;
 
-  constructor(cause: Error) {
-    super(503, 'ServiceUnavailable', 'The platform store cannot be reached; retry later.');
+  constructor(cause: Error, reason = 'The platform store cannot be reached; retry later.') {
+    super(503, 'ServiceUnavailable', reason);
     this.cause = cause;
   }
 }

@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { ARCHIVES_PER_READ, ArchiveService } from '../../src/archive/archives.js';
+import { definitionBytes } from '../../src/archive/quota.js';
 import type { Store, TableName } from '../../src/platform/store/store.js';
 import { userIdentity } from '../../src/platform/identities.js';
 import { StoreUnavailableError } from '../../src/platform/errors.js';
@@ -145,6 +146,19 @@ describe('the ledger the counts are kept in', () => {
     expect(await server.platform.store.table('archive-holds').count()).toBe(0);
     expect(await server.platform.store.table('archive-totals').get('stored-bytes')).toBe(0);
   });
+
+  test('is filled again when it counts fewer archives than are stored (an older version stored one)', async () => {
+    const { store } = server.platform;
+    const archive = { id: 'http://x/uncounted', project: 'org/proj', entries: [], createdAt: now, createdBy: alice.subject, expiresAt: now + TTL };
+    await store.write(() => store.table('archives').put(['org/proj', archive.id], archive));
+    const { service } = await recordingService({ maxPerCaller: 1 });
+    expect(await store.table('archive-holds').count()).toBe(1);
+    expect(await store.table('archive-totals').get('stored-bytes')).toBe(definitionBytes([]));
+    await expect(service.create({ org: 'org', project: 'proj' }, 'one-more', definition, alice)).rejects.toThrow(/already hold 1/);
+    // Counted, so purged once expired.
+    now += TTL;
+    expect(await service.purgeExpired()).toBe(1);
+  });
 });
 
 describe('two servers over one store', () => {
@@ -179,6 +193,17 @@ describe('two servers over one store', () => {
     expect(other.statusCode).toBe(503);
     expect(other.json()['@type']).toBe('ArchiveStorageFull');
   });
+
+  test('purging at once, remove each expired archive once, and leave the ledger empty', async () => {
+    const { store } = first.platform;
+    const stored = await store.table('archives').count();
+    now += TTL;
+    const [byFirst, bySecond] = await Promise.all([first.archives.purgeExpired(), second.purgeExpired()]);
+    expect(byFirst + bySecond).toBe(stored);
+    expect(await store.table('archives').count()).toBe(0);
+    expect(await store.table('archive-holds').count()).toBe(0);
+    expect(await store.table('archive-totals').get('stored-bytes')).toBe(0);
+  });
 });
 
 describe('a creation whose write does not take', () => {
@@ -193,18 +218,16 @@ describe('a creation whose write does not take', () => {
     // A store whose next write runs its action, then fails as a commit refused by a database gone away.
     const { store } = server.platform;
     let failNext = false;
-    const flaky: Store = {
-      ...store,
-      write: (action) =>
-        store.write(async () => {
-          const result = await action();
-          if (failNext) {
-            failNext = false;
-            throw new StoreUnavailableError(new Error('Connection terminated unexpectedly'));
-          }
-          return result;
-        }),
-    };
+    const failingOnce = <T>(action: () => Promise<T>) =>
+      store.write(async () => {
+        const result = await action();
+        if (failNext) {
+          failNext = false;
+          throw new StoreUnavailableError(new Error('Connection terminated unexpectedly'));
+        }
+        return result;
+      });
+    const flaky: Store = { ...store, write: failingOnce, writeInTurn: (_turn, action) => failingOnce(action) };
     const service = await ArchiveService.open({ ...server.platform, store: flaky }, { ttlMs: TTL, maxPerCaller: 1, maxStoreBytes: 1024 ** 3 });
     failNext = true;
     const bob = userIdentity('local', 'bob', []);
@@ -221,18 +244,16 @@ describe('a creation whose write does not take', () => {
     // PostgreSQL store would retry that inside.)
     const { store } = server.platform;
     const rolledBack = new Error('rolled back, as a conflicting transaction is');
-    const retrying: Store = {
-      ...store,
-      write: async (action) => {
-        await store.write(async () => {
-          await action();
-          throw rolledBack;
-        }).catch((error: unknown) => {
-          if (error !== rolledBack) throw error;
-        });
-        return store.write(action);
-      },
+    const twice = async <T>(action: () => Promise<T>) => {
+      await store.write(async () => {
+        await action();
+        throw rolledBack;
+      }).catch((error: unknown) => {
+        if (error !== rolledBack) throw error;
+      });
+      return store.write(action);
     };
+    const retrying: Store = { ...store, write: twice, writeInTurn: (_turn, action) => twice(action) };
     const service = await ArchiveService.open({ ...server.platform, store: retrying }, { ttlMs: TTL, maxPerCaller: 1, maxStoreBytes: 1024 ** 3 });
     const carol = userIdentity('local', 'carol', []);
     const definition = { resources: [{ '@type': 'Resource', resourceId: 'r1' }] };

@@ -133,7 +133,10 @@ describe('a write that conflicts at every attempt', () => {
     const { store, schema } = await freshStore('always-conflicting');
     // A serialization failure at every attempt, as writers that keep conflicting would raise.
     await raiseOnOrgInsert(schema, 'conflict', 'could not serialize access', '40001');
-    await expect(put(store, 'lab')).rejects.toBeInstanceOf(StoreUnavailableError);
+    const refused = put(store, 'lab');
+    await expect(refused).rejects.toBeInstanceOf(StoreUnavailableError);
+    // Busy, not unreachable: the message says which.
+    await expect(refused).rejects.toThrow('The platform store is too busy: this write kept conflicting with concurrent ones; retry later.');
     expect(await store.table('orgs').count()).toBe(0);
   });
 });

@@ -128,8 +128,8 @@ export function openLmdbStore(directory: string): Store {
     kind: 'lmdb',
     table,
     write,
-    // One server per LMDB store: nobody else can hold the lock.
-    writeExclusive: (_lock, action) => write(action),
+    // Writes are serialised in the process already.
+    writeInTurn: (_turn, action) => write(action),
     announce: async (channel, key) => void inTransaction('announce').announced.push({ channel, key }),
     onAnnounce: (channel, listener) => void listeners.set(channel, [...(listeners.get(channel) ?? []), listener]),
     close: () => root.close(),

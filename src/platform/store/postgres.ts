@@ -207,32 +207,51 @@ export async function openPostgresStore(url: string, logger: Logger, options: Po
     }
   };
 
-  const write = async <T>(action: () => Promise<T>): Promise<T> => {
+  /** `write`, after the advisory lock of `turn` (if given) on the transaction's connection. */
+  const write = async <T>(action: () => Promise<T>, turn?: string): Promise<T> => {
     if (transaction.getStore()) return action();
+    const turnKey = `litserve-turn-${turn}`;
+    // A session lock, taken before BEGIN: the transaction's snapshot then sees the last holder's commit
+    // (a lock taken inside would come after the snapshot, and the write would still conflict).
+    const unlocked = (client: pg.PoolClient) =>
+      turn === undefined ? true : client.query('SELECT pg_advisory_unlock(hashtext($1))', [turnKey]).then(() => true, () => false);
     for (let attempt = 1; ; attempt++) {
       const client = await pool.connect().catch((error: unknown) => Promise.reject(unavailableOr(error)));
       const current: Transaction = { client, announced: [] };
       let result: T;
       try {
+        if (turn !== undefined) await client.query('SELECT pg_advisory_lock(hashtext($1))', [turnKey]);
         await client.query('BEGIN ISOLATION LEVEL SERIALIZABLE');
         result = await transaction.run(current, action);
         for (const { channel, key } of current.announced) await client.query('SELECT pg_notify($1, $2)', [channelName(channel), key]);
         await client.query('COMMIT');
       } catch (error) {
         const rolledBack = await client.query('ROLLBACK').then(() => true, () => false);
-        client.release(!rolledBack);
+        // A connection that kept a transaction or a turn open is closed, which ends both.
+        client.release(!(rolledBack && (await unlocked(client))));
         const code = (error as { code?: string }).code;
         if (code === undefined || !RETRYABLE.has(code)) throw unavailableOr(error);
         // Still conflicting after every attempt: the store is too busy, the request is not wrong.
-        if (attempt === MAX_ATTEMPTS) throw new StoreUnavailableError(error as Error);
+        if (attempt === MAX_ATTEMPTS) throw new StoreUnavailableError(error as Error, 'The platform store is too busy: this write kept conflicting with concurrent ones; retry later.');
         // Concurrent writers of one record: spread the retries so one of them gets through.
         await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * attempt));
         continue;
       }
-      client.release();
+      client.release(!(await unlocked(client)));
       await announceCommitted(current.announced);
       return result;
     }
+  };
+
+  /** Each turn's writes of this server, chained: one waits in the database at a time, holding one connection. */
+  const turns = new Map<string, Promise<unknown>>();
+  const writeInTurn = <T>(turn: string, action: () => Promise<T>): Promise<T> => {
+    if (transaction.getStore()) return action();
+    const result = (turns.get(turn) ?? Promise.resolve()).then(() => write(action, turn));
+    const settled = result.catch(() => undefined);
+    turns.set(turn, settled);
+    void settled.then(() => turns.get(turn) === settled && turns.delete(turn));
+    return result;
   };
 
   let listening: pg.Client | null = null;
@@ -284,11 +303,7 @@ export async function openPostgresStore(url: string, logger: Logger, options: Po
     kind: 'postgresql',
     table,
     write,
-    writeExclusive: (lock, action) =>
-      write(async () => {
-        const { rows } = await query<{ locked: boolean }>('SELECT pg_try_advisory_xact_lock(hashtext($1)) AS locked', [`litserve-${lock}`]);
-        return rows[0]!.locked ? action() : undefined;
-      }),
+    writeInTurn,
     announce: async (channel, key) => void inTransaction('announce').announced.push({ channel, key }),
     onAnnounce: (channel, listener) => {
       const first = !listeners.has(channel);

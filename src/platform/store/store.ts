@@ -51,10 +51,12 @@ export interface Store {
   table<V>(name: TableName): Table<V>;
   write<T>(action: () => Promise<T>): Promise<T>;
   /**
-   * Runs `action` as one write unless another server sharing the store runs one under the same
-   * `lock` right now (then returns undefined): jobs every replica schedules, done once.
+   * Runs `action` as one write once every write begun before it under the same `turn`, on any server
+   * sharing the store, has ended: for writes that all update one record (a running total), which
+   * SERIALIZABLE would abort and retry under a burst until some gave up. Waiting holds no connection
+   * in this server's pool (the turns are queued in memory), and one per server in the database.
    */
-  writeExclusive<T>(lock: string, action: () => Promise<T>): Promise<T | undefined>;
+  writeInTurn<T>(turn: string, action: () => Promise<T>): Promise<T>;
   /** Inside `write`: tells every server sharing the store, once the write commits, that `key` of `channel` changed. */
   announce(channel: string, key: string): Promise<void>;
   /**
