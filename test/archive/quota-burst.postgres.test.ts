@@ -3,9 +3,12 @@
  * over replicas must queue for it, not fail: under SERIALIZABLE alone they conflicted, and a quarter of
  * 400 had given up after their retries (503).
  */
+import pg from 'pg';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { userIdentity } from '../../src/platform/identities.js';
 import { DEFAULT_AUTH, type TestServer, createProject, startServer } from '../platform/helpers.js';
+import { schemaUrl } from '../postgres/cluster.js';
+import { testPostgresUrl } from '../postgres/project.js';
 
 const USERS = Array.from({ length: 10 }, (_, i) => `user-${i}`);
 const AUTH = { ...DEFAULT_AUTH, acls: { '/': { 'local/alice': ['*'], ...Object.fromEntries(USERS.map((user) => [`local/${user}`, ['resources/read']])) } } };
@@ -13,8 +16,8 @@ const REPLICAS = 4;
 const CREATIONS = 400;
 
 let replicas: TestServer[];
+const sharedStore = `quota-burst-${Date.now()}`;
 beforeAll(async () => {
-  const sharedStore = `quota-burst-${Date.now()}`;
   replicas = [];
   for (let i = 0; i < REPLICAS; i++) replicas.push(await startServer({ auth: AUTH, sharedStore, maxArchivesPerCaller: CREATIONS }));
   await createProject(replicas[0]!.app, 'org', 'proj');
@@ -37,3 +40,24 @@ test(`${CREATIONS} creations at once over ${REPLICAS} replicas all succeed, and 
   const holds = await store.table<{ bytes: number }>('archive-holds').range();
   expect(await store.table('archive-totals').get('stored-bytes')).toBe(holds.reduce((sum, hold) => sum + hold.value.bytes, 0));
 }, 120_000);
+
+test('a creation waits its turn 10 s at most: past that (another server stuck in it), 503 too busy, nothing stored', async () => {
+  // Another server's session holding the ledger's turn and never giving it back.
+  const holder = new pg.Client({ connectionString: await schemaUrl(testPostgresUrl()!, sharedStore) });
+  await holder.connect();
+  try {
+    await holder.query("SELECT pg_advisory_lock(hashtext('litserve-turn-archive-ledger'))");
+    const { store } = replicas[0]!.platform;
+    const archivesBefore = await store.table('archives').count();
+    const started = Date.now();
+    const refused = replicas[1]!.archives.create({ org: 'org', project: 'proj' }, 'stuck', { resources: [{ '@type': 'Resource', resourceId: 'r1' }] }, userIdentity('local', USERS[0]!, []));
+    await expect(refused).rejects.toThrow('The platform store is too busy: this write waited its turn too long; retry later.');
+    expect(Date.now() - started).toBeGreaterThanOrEqual(9_900);
+    expect(Date.now() - started).toBeLessThan(20_000);
+    expect(await store.table('archives').count()).toBe(archivesBefore);
+  } finally {
+    await holder.end();
+  }
+  // The turn free again, creations go through.
+  await replicas[1]!.archives.create({ org: 'org', project: 'proj' }, 'after-stuck', { resources: [{ '@type': 'Resource', resourceId: 'r1' }] }, userIdentity('local', USERS[0]!, []));
+}, 60_000);

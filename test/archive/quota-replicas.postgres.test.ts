@@ -171,7 +171,11 @@ async function lockTable(store: string, table: string) {
   await client.query('BEGIN');
   await client.query(`LOCK TABLE ${table} IN ACCESS EXCLUSIVE MODE`);
   return {
-    /** Resolves once `count` sessions wait for this lock, or for one that a session waiting for it holds (the cluster's other sessions aside). */
+    /**
+     * Resolves once `count` sessions wait for this lock, or for one that a session waiting for it holds, or
+     * for a turn of writes (Store.writeInTurn), which a session waits for by trying its lock again and again
+     * (the cluster's other sessions aside).
+     */
     async waiters(count: number): Promise<void> {
       const deadline = Date.now() + 30_000;
       const waiting = async () => {
@@ -181,7 +185,8 @@ async function lockTable(store: string, table: string) {
           await client.query<{ count: number }>(
             `WITH behind_this AS (SELECT pid FROM pg_stat_activity WHERE pg_backend_pid() = ANY (pg_blocking_pids(pid)))
              SELECT count(*)::integer AS count FROM pg_stat_activity
-             WHERE pid IN (SELECT pid FROM behind_this) OR pg_blocking_pids(pid) && ARRAY(SELECT pid FROM behind_this)`,
+             WHERE pid IN (SELECT pid FROM behind_this) OR pg_blocking_pids(pid) && ARRAY(SELECT pid FROM behind_this)
+                OR (pid <> pg_backend_pid() AND query LIKE 'SELECT pg_try_advisory_lock(%')`,
           )
         ).rows[0]!.count;
       };

@@ -104,6 +104,43 @@ function withoutPassword(url: string): string {
  */
 const ignoreLostConnection = () => undefined;
 
+/** A turn of writes (Store.writeInTurn): its advisory lock's key, and when a write stops waiting for it. */
+interface Turn {
+  key: string;
+  deadline: number;
+}
+
+/** Longest a write waits for its turn, in this server's queue and for the database's lock together. */
+const TURN_WAIT_MS = 10_000;
+const TURN_POLL_MAX_MS = 50;
+
+function turnBusy(): StoreUnavailableError {
+  return new StoreUnavailableError(new Error('turn not free before its deadline'), 'The platform store is too busy: this write waited its turn too long; retry later.');
+}
+
+/**
+ * Takes the turn's lock on `client`, trying until the deadline (pg_try_advisory_lock: a blocking
+ * pg_advisory_lock would wait without bound, or fail under the recommended lock_timeout as if the
+ * database were unreachable). Gives the connection back and throws when the turn stays taken.
+ */
+async function takeTurn(client: pg.PoolClient, turn: Turn): Promise<void> {
+  for (let pause = 2; ; pause = Math.min(TURN_POLL_MAX_MS, pause * 2)) {
+    let taken: boolean;
+    try {
+      taken = (await client.query<{ taken: boolean }>('SELECT pg_try_advisory_lock(hashtext($1)) AS taken', [turn.key])).rows[0]!.taken;
+    } catch (error) {
+      client.release(true);
+      throw unavailableOr(error);
+    }
+    if (taken) return;
+    if (Date.now() + pause > turn.deadline) {
+      client.release();
+      throw turnBusy();
+    }
+    await new Promise((resolve) => setTimeout(resolve, pause));
+  }
+}
+
 /** `error`, or what it means to the client: a StoreUnavailableError (503), or an ENOSPC error (507). */
 function unavailableOr(error: unknown): unknown {
   if (isConnectionFailure(error)) return new StoreUnavailableError(error as Error);
@@ -207,20 +244,25 @@ export async function openPostgresStore(url: string, logger: Logger, options: Po
     }
   };
 
-  /** `write`, after the advisory lock of `turn` (if given) on the transaction's connection. */
-  const write = async <T>(action: () => Promise<T>, turn?: string): Promise<T> => {
+  /**
+   * `write`; with a turn, after its advisory lock on the transaction's connection, waited for until the
+   * turn's deadline. A session lock, taken before BEGIN: the transaction's snapshot then sees the last
+   * holder's commit (a lock taken inside would come after the snapshot, and the write would still conflict).
+   */
+  const write = async <T>(action: () => Promise<T>, turn?: Turn): Promise<T> => {
     if (transaction.getStore()) return action();
-    const turnKey = `litserve-turn-${turn}`;
-    // A session lock, taken before BEGIN: the transaction's snapshot then sees the last holder's commit
-    // (a lock taken inside would come after the snapshot, and the write would still conflict).
-    const unlocked = (client: pg.PoolClient) =>
-      turn === undefined ? true : client.query('SELECT pg_advisory_unlock(hashtext($1))', [turnKey]).then(() => true, () => false);
+    // True when the turn (if any) is given back; a connection that could not is closed, which frees it.
+    const unlocked = async (client: pg.PoolClient) => {
+      if (turn === undefined) return true;
+      const answer = await client.query<{ ok: boolean }>('SELECT pg_advisory_unlock(hashtext($1)) AS ok', [turn.key]).catch(() => null);
+      return answer?.rows[0]?.ok === true;
+    };
     for (let attempt = 1; ; attempt++) {
       const client = await pool.connect().catch((error: unknown) => Promise.reject(unavailableOr(error)));
+      if (turn !== undefined) await takeTurn(client, turn);
       const current: Transaction = { client, announced: [] };
       let result: T;
       try {
-        if (turn !== undefined) await client.query('SELECT pg_advisory_lock(hashtext($1))', [turnKey]);
         await client.query('BEGIN ISOLATION LEVEL SERIALIZABLE');
         result = await transaction.run(current, action);
         for (const { channel, key } of current.announced) await client.query('SELECT pg_notify($1, $2)', [channelName(channel), key]);
@@ -243,14 +285,20 @@ export async function openPostgresStore(url: string, logger: Logger, options: Po
     }
   };
 
-  /** Each turn's writes of this server, chained: one waits in the database at a time, holding one connection. */
+  /**
+   * Each turn's writes of this server, chained: one waits in the database at a time, holding one
+   * connection. A write waits TURN_WAIT_MS at most, in the chain and for the lock together: a turn held
+   * longer (another server stuck in it, a refill of a large ledger) is a busy store, answered 503.
+   * Listeners of a write in turn run while it holds its place: one must not write in the same turn.
+   */
   const turns = new Map<string, Promise<unknown>>();
-  const writeInTurn = <T>(turn: string, action: () => Promise<T>): Promise<T> => {
+  const writeInTurn = <T>(name: string, action: () => Promise<T>): Promise<T> => {
     if (transaction.getStore()) return action();
-    const result = (turns.get(turn) ?? Promise.resolve()).then(() => write(action, turn));
+    const turn: Turn = { key: `litserve-turn-${name}`, deadline: Date.now() + TURN_WAIT_MS };
+    const result = (turns.get(name) ?? Promise.resolve()).then(() => write(action, turn));
     const settled = result.catch(() => undefined);
-    turns.set(turn, settled);
-    void settled.then(() => turns.get(turn) === settled && turns.delete(turn));
+    turns.set(name, settled);
+    void settled.then(() => turns.get(name) === settled && turns.delete(name));
     return result;
   };
 
