@@ -170,7 +170,8 @@ export async function acquireWriteLock(dir: string): Promise<() => Promise<void>
   // lock created but not yet written had read as empty, hence stale, and a second writer took it over.
   const pending = `${lockPath}.tmp-${process.pid}`;
   await writeFile(pending, String(process.pid));
-  let busyGuard = 'another writer';
+  /** The live guard last found in the way, as `process N (file)`; undefined when it had just gone. */
+  let busyGuard: string | undefined;
   try {
     for (let attempt = 0; attempt < LOCK_ATTEMPTS; attempt++) {
       try {
@@ -185,13 +186,12 @@ export async function acquireWriteLock(dir: string): Promise<() => Promise<void>
       const outcome = await takeOverStale(lockPath, pending, found);
       if (outcome === 'taken') return () => rm(lockPath, { force: true });
       if (outcome !== 'changed') {
-        busyGuard = outcome.busy;
+        busyGuard = outcome.busy ?? undefined;
         await sleep(TAKEOVER_RETRY_MS);
       }
     }
-    throw new IndexLockedError(
-      `could not lock ${dir}: ${busyGuard} is taking over its stale lock; try again. If no ingestion runs, that process reused a dead writer's pid: remove the guard file`,
-    );
+    const advice = busyGuard === undefined ? '' : ". If no ingestion runs, that process reused a dead writer's pid: remove the guard file";
+    throw new IndexLockedError(`could not lock ${dir}: ${busyGuard ?? 'another writer'} is taking over its stale lock; try again${advice}`);
   } finally {
     await rm(pending, { force: true });
   }
@@ -280,7 +280,7 @@ function refuseUnlessStale(dir: string, lockPath: string, lock: LockFile): void 
  * the middle of its takeover (SIGSTOP, a paused VM) resumes it on what it had
  * checked, and would replace the lock of a writer that went past its guard.
  */
-async function takeOverStale(lockPath: string, pending: string, inspected: LockFile): Promise<'taken' | 'changed' | { busy: string }> {
+async function takeOverStale(lockPath: string, pending: string, inspected: LockFile): Promise<'taken' | 'changed' | { busy: string | null }> {
   for (let number = 0; number < TAKEOVER_GUARDS; number++) {
     const guard = `${lockPath}.takeover-${number}`;
     try {
@@ -288,7 +288,7 @@ async function takeOverStale(lockPath: string, pending: string, inspected: LockF
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       const found = await inspectLock(guard);
-      if (found === null) return { busy: 'another writer' }; // its takeover just ended: look at the lock again
+      if (found === null) return { busy: null }; // its takeover just ended: look at the lock again
       if (isGuardAbandoned(found)) continue;
       return { busy: `process ${holderOf(found)} (${guard})` };
     }
@@ -320,10 +320,14 @@ const TAKEOVER_GUARDS = 20;
 /** Numbered; unnumbered, an older version's (removed alike once its writer is dead). */
 const TAKEOVER_GUARD = /^write\.lock\.takeover(-\d+)?$/;
 
-/** A guard whose writer died in the middle of a takeover. */
+/**
+ * A guard whose writer died in the middle of a takeover. One naming this very process is from an earlier
+ * process of the same pid (a container's writer killed mid-takeover and restarted): a process takes the
+ * lock once at a time, and it is taking it now.
+ */
 function isGuardAbandoned(guard: LockFile): boolean {
   const holder = holderOf(guard);
-  return holder === null || !processExists(holder);
+  return holder === null || holder === process.pid || !processExists(holder);
 }
 
 /**

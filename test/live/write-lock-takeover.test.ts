@@ -91,9 +91,9 @@ describe('taking over a stale writer lock', () => {
     cleanups.push(cleanup);
     const lockFile = path.join(dir, 'write.lock');
     await writeFile(lockFile, '999999999');
-    // A live writer (this process) in the middle of its takeover holds the guard.
-    await writeFile(`${lockFile}.takeover-0`, String(process.pid));
-    await expect(acquireWriteLock(dir)).rejects.toThrow(`process ${process.pid} (${lockFile}.takeover-0) is taking over its stale lock`);
+    // A live writer (the test runner, this process's parent) in the middle of its takeover holds the guard.
+    await writeFile(`${lockFile}.takeover-0`, String(process.ppid));
+    await expect(acquireWriteLock(dir)).rejects.toThrow(`process ${process.ppid} (${lockFile}.takeover-0) is taking over its stale lock`);
     expect(await readFile(lockFile, 'utf8')).toBe('999999999');
     expect((await readdir(dir)).sort()).toEqual(['write.lock', 'write.lock.takeover-0']);
   });
@@ -125,11 +125,22 @@ describe('taking over a stale writer lock', () => {
     const mine = acquireWriteLock(dir);
     await inspected; // this writer has found the dead guard
     // Meanwhile another writer found it dead too and is in the middle of its takeover, under the next guard.
-    await writeFile(`${lockFile}.takeover-1`, String(process.pid));
+    await writeFile(`${lockFile}.takeover-1`, String(process.ppid));
     pauseAfterLockRead.gate.resume();
-    await expect(mine).rejects.toThrow(`process ${process.pid} (${lockFile}.takeover-1) is taking over its stale lock`);
+    await expect(mine).rejects.toThrow(`process ${process.ppid} (${lockFile}.takeover-1) is taking over its stale lock`);
     expect(await readFile(lockFile, 'utf8')).toBe('999999999');
     expect((await readdir(dir)).sort()).toEqual(['write.lock', 'write.lock.takeover-0', 'write.lock.takeover-1']);
+  });
+
+  it('a guard naming this very process is from an earlier process of its pid, killed mid-takeover: skipped', async () => {
+    const { dir, cleanup } = await tempDir();
+    cleanups.push(cleanup);
+    const lockFile = path.join(dir, 'write.lock');
+    await writeFile(lockFile, '999999999');
+    await writeFile(`${lockFile}.takeover-0`, String(process.pid));
+    const release = await acquireWriteLock(dir);
+    expect(await readFile(lockFile, 'utf8')).toBe(String(process.pid));
+    await release();
   });
 
   it('a live writer\'s guard holds however long its takeover takes, and the next holder leaves it', async () => {
@@ -137,12 +148,12 @@ describe('taking over a stale writer lock', () => {
     cleanups.push(cleanup);
     const lockFile = path.join(dir, 'write.lock');
     await writeFile(lockFile, '999999999');
-    // A live writer (this process) stopped in its takeover a minute ago: it will resume on what it checked.
-    await writeFile(`${lockFile}.takeover-0`, String(process.pid));
+    // A live writer (the test runner, this process's parent) stopped in its takeover a minute ago: it will resume on what it checked.
+    await writeFile(`${lockFile}.takeover-0`, String(process.ppid));
     const now = Date.now();
     vi.spyOn(Date, 'now').mockReturnValue(now + 60_000);
     try {
-      await expect(acquireWriteLock(dir)).rejects.toThrow(`process ${process.pid} (${lockFile}.takeover-0) is taking over its stale lock`);
+      await expect(acquireWriteLock(dir)).rejects.toThrow(`process ${process.ppid} (${lockFile}.takeover-0) is taking over its stale lock`);
     } finally {
       vi.restoreAllMocks();
     }
