@@ -524,6 +524,28 @@ describe.skipIf(!HAS_CHROMIUM)(`search page in Chromium (${HAS_CHROMIUM ? '/usr/
     }, '/ui/?mode=list');
   });
 
+  it('an answer asked for while the dates of a refused view load is not overwritten by the refusal once they do', async () => {
+    await withStoppedClock(async () => {
+      // The dates' own view is slow to arrive: Ask comes first, and aborts it.
+      await page.route('**/retrieval/article_listing**', async (route) => {
+        await new Promise((resolve) => setTimeout(resolve, 1500));
+        await route.continue().catch(() => undefined);
+      });
+      await page.getByLabel('From', { exact: true }).fill('2000-01-01');
+      // Answerable, and too long for an address (each ? takes 3 characters there).
+      await searchBox().fill(`What do place cells encode${'?'.repeat(4100)}`);
+      await searchBox().press('Enter');
+      await expect.poll(() => page.locator('#message').textContent()).toMatch(/^Too long to search/);
+      await page.getByRole('button', { name: 'Ask' }).click();
+      await expect.poll(() => page.getByTestId('answer').textContent(), { timeout: 15_000 }).not.toBe('');
+      await expect.poll(() => page.locator('#stop-button').isHidden(), { timeout: 15_000 }).toBe(true);
+      // Past the slow view's arrival, the answer has the page to itself.
+      await new Promise((resolve) => setTimeout(resolve, 2000));
+      expect(await page.locator('#message').textContent()).toBe('');
+      expect(await page.locator('#message').isHidden()).toBe(true);
+    }, '/ui/?mode=list');
+  });
+
   it('a date that alone would take the address over the limit is refused with the view: the field goes back to the address', async () => {
     // An address a few characters under the limit, which the date would pass.
     const address = `/ui/?q=${'a'.repeat(11_990 - '/ui/?q='.length)}`;

@@ -79,12 +79,12 @@ function navigate(patch) {
   const shown = showView(withDates, urlOf(withDates));
   show(refusal);
   // What the dates' own view says once loaded (nothing matches, an error) comes after the refusal, not instead of it.
-  void shown.then(() => {
-    if (state === withDates && message.textContent !== refusal) show(message.hidden ? refusal : `${refusal} ${message.textContent}`);
+  void shown.then((completed) => {
+    if (completed && message.textContent !== refusal) show(message.hidden ? refusal : `${refusal} ${message.textContent}`);
   });
 }
 
-/** Makes `next` the view: into the URL (one history entry), then onto the page; resolves once it is shown. */
+/** Makes `next` the view: into the URL (one history entry), then onto the page; resolves as refresh() does. */
 function showView(next, url) {
   state = next;
   if (url !== location.pathname + location.search) history.pushState(null, '', url);
@@ -114,7 +114,7 @@ $('#next-page').addEventListener('click', () => navigate({ page: state.page + 1 
 $('#ask-button').addEventListener('click', () => void ask());
 stopButton.addEventListener('click', () => askController?.abort());
 
-/** Shows the current state: controls, count and results. */
+/** Shows the current state: controls, count and results; resolves true once shown, false if a newer view or an answer took over. */
 async function refresh() {
   viewController.abort();
   viewController = new AbortController();
@@ -143,13 +143,14 @@ async function refresh() {
   try {
     await Promise.all([showCount(params), state.mode === 'list' ? showListing(params, words, signal) : showSearch(params, words, signal)]);
   } catch (error) {
-    if (error.name === 'AbortError') return;
+    if (error.name === 'AbortError') return false;
     resultList.replaceChildren();
     show(error.message);
   } finally {
     // A newer view (or an answer) that took over has the list now.
     if (!signal.aborted) resultList.setAttribute('aria-busy', 'false');
   }
+  return !signal.aborted;
 }
 
 /** The number of articles the filters match; until it arrives (or if it fails) the count of other filters is not shown. */
