@@ -172,7 +172,8 @@ export class AclService {
       for (const key of Object.keys(acl.grants)) {
         const principal = principalOfKey(key);
         const name = principal?.type === 'User' ? principal.subject : principal?.type === 'Group' ? principal.group : null;
-        if (name !== null && acl.grants[key]!.length > 0 && nameProblem(name) !== null) inert.push(`${address} ${printableName(key)}`);
+        // Quoted: a trailing space, the very case refused, would not show otherwise.
+        if (name !== null && acl.grants[key]!.length > 0 && nameProblem(name) !== null) inert.push(`${address} ${JSON.stringify(printableName(key))}`);
       }
     }
     return inert;

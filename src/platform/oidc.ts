@@ -118,7 +118,8 @@ export function parseOidcConfig(raw: unknown, authFileDir: string, problems: str
   if (typeof realm !== 'string' || parsePrincipal(`${realm}/authenticated`)?.type !== 'Authenticated') problems.push('oidc: "realm" must be a realm name');
   else if (isOperatorRealm(realm)) problems.push(`oidc: the realm "${realm}" is reserved for the operator (${OPERATOR_REALM}/system in _createdBy and audit); give the identity provider a realm of its own`);
   if (typeof issuer !== 'string' || issuer === '') problems.push('oidc: "issuer" must be the issuer URL the tokens carry');
-  if (audience !== null && typeof audience !== 'string') problems.push('oidc: "audience" must be a string');
+  // An empty audience would make every token's "aud" check fail: no token could ever be accepted.
+  if (audience !== null && (typeof audience !== 'string' || audience.trim() === '')) problems.push('oidc: "audience" must be a non-empty string (or left out)');
   if (typeof subjectClaim !== 'string' || typeof groupsClaim !== 'string') problems.push('oidc: "subjectClaim" and "groupsClaim" must be claim names');
   if (maxTokenLifetime !== null && !(Number.isSafeInteger(maxTokenLifetime) && (maxTokenLifetime as number) > 0)) {
     problems.push('oidc: "maxTokenLifetime" must be a positive whole number of seconds, or null for no bound');

@@ -171,7 +171,7 @@ describe('grants stored before such names were refused', () => {
     try {
       const first = await openPlatform(options);
       const audit = { createdAt: 0, createdBy: OPERATOR.subject, updatedAt: 0, updatedBy: OPERATOR.subject };
-      const grants = { 'user:local:ali\u202ece': ['resources/read'], 'group:local:readers\u200b': ['resources/read'], 'user:local:bob': ['resources/read'] };
+      const grants = { 'user:local:ali\u202ece': ['resources/read'], 'group:local:readers ': ['resources/read'], 'user:local:bob': ['resources/read'] };
       await first.store.write(() => first.store.table('acls').put('/org', { rev: 1, grants, ...audit }));
       await first.close();
 
@@ -181,7 +181,7 @@ describe('grants stored before such names were refused', () => {
       const warning = warnings.find((message) => message.includes('grant nothing'));
       expect(warning).toBe(
         '2 stored ACL grant(s) name users or groups no token can carry (control, bidirectional or invisible characters, or white space at an end), so they grant nothing; remove them: ' +
-          '/org user:local:ali<U+202E>ce; /org group:local:readers<U+200B>',
+          '/org "user:local:ali<U+202E>ce"; /org "group:local:readers "',
       );
     } finally {
       await rm(dataDir, { recursive: true, force: true });

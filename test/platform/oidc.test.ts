@@ -106,6 +106,12 @@ describe('the oidc section of the auth file', () => {
     }
   });
 
+  it('refuses an empty audience, which no token could ever match', async () => {
+    const file = path.join(dir, 'empty-audience-auth.json');
+    await writeFile(file, JSON.stringify({ oidc: { realm: 'sso', issuer: ISSUER, jwks: 'sso-keys.json', audience: ' ' } }));
+    expect(() => loadAuthFile(file)).toThrow('oidc: "audience" must be a non-empty string (or left out)');
+  });
+
   it('resolves a relative key-set path against the auth file', async () => {
     const file = path.join(dir, 'relative-auth.json');
     await writeFile(file, JSON.stringify({ oidc: { realm: 'sso', issuer: ISSUER, jwks: 'sso-keys.json' } }));
