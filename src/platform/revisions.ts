@@ -368,9 +368,18 @@ export class RevisionStore {
     for (const project of projects) {
       for (let offset = 0; ; offset += DIGEST_PAGE) {
         const files = await this.listings.range([project, 'file'], { offset, limit: DIGEST_PAGE });
-        const keys = files.flatMap(({ key, value: headRev }) => Array.from({ length: headRev }, (_, i) => [project, (key as string[])[2]!, i + 1]));
+        const ids = files.map(({ key }) => (key as string[])[2]!);
+        // The heads' revisions, not the listing's copies: a version before the listings table, run on the
+        // store since, may have written revisions past them.
+        const heads = await this.heads.getMany(ids.map((id) => [project, id]));
+        // Failing closed: a content missed here would be deleted as unreferenced.
+        const incomplete = () => new Error(`the revisions of a file of ${project} are not all stored: no content is collected`);
+        if (heads.includes(undefined)) throw incomplete();
+        const keys = ids.flatMap((id, i) => Array.from({ length: heads[i]!.rev }, (_, rev) => [project, id, rev + 1]));
         for (let start = 0; start < keys.length; start += DIGEST_PAGE) {
-          for (const state of await this.revisions.getMany(keys.slice(start, start + DIGEST_PAGE))) if (state?.file) digests.add(state.file.digest);
+          const stored = await this.revisions.getMany(keys.slice(start, start + DIGEST_PAGE));
+          if (stored.includes(undefined)) throw incomplete();
+          for (const state of stored) if (state!.file) digests.add(state!.file.digest);
         }
         if (files.length < DIGEST_PAGE) break;
       }

@@ -213,3 +213,16 @@ test('the contents files reference are read through each project file listing, n
   // has 1,001 revisions (two reads), its second 3 (one), org/b's 1 (one).
   expect(reads.get('revisions')).toBe(4);
 });
+
+test('the contents files reference are read up to each head, and not at all when a revision is missing', async () => {
+  const revisions = await open();
+  const file = (i: number) => ({ digest: i.toString(16).padStart(64, '0'), bytes: 1, filename: 'f.txt', mediaType: 'text/plain' });
+  await revisions.create('org/a', 'http://x/f', 'file', { source: {}, file: file(1) }, OPERATOR);
+  await revisions.update('org/a', 'http://x/f', 'file', 1, OPERATOR, () => ({ file: file(2) }));
+  // The listing's copy of the head's revision behind it, as a version before the listings table leaves it.
+  await store.write(() => store.table('listings').put(['org/a', 'file', 'http://x/f'], 1));
+  expect(await revisions.fileDigests(['org/a'])).toEqual(new Set([file(1).digest, file(2).digest]));
+  // A revision gone: collecting would delete a content still referenced, so nothing is collected.
+  await store.write(() => store.table('revisions').remove(['org/a', 'http://x/f', 1]));
+  await expect(revisions.fileDigests(['org/a'])).rejects.toThrow('the revisions of a file of org/a are not all stored: no content is collected');
+});
