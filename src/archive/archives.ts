@@ -77,11 +77,13 @@ export class ArchiveService {
   /** Opens the service, filling the quota's ledger from the stored archives if the store has none yet. */
   static async open(platform: Platform, options: ArchiveOptions): Promise<ArchiveService> {
     const service = new ArchiveService(platform, options);
-    await service.quota.ensureFilled(() => service.db.count(), async function* () {
+    const filled = await service.quota.ensureFilled(() => service.db.count(), async function* () {
       for await (const { value } of service.storedArchives()) {
         yield { ...holdKeyOf(value), bytes: definitionBytes(value.entries), expiresAt: value.expiresAt };
       }
     });
+    // Said, since it reads every stored definition and holds the ledger's turn meanwhile.
+    if (filled !== null) platform.logger.info(`archive quota ledger filled from ${filled} stored archive(s)`);
     return service;
   }
 

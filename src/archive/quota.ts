@@ -54,17 +54,21 @@ export class ArchiveLedger {
    * in memory), and again whenever it does not count as many archives as are
    * stored (an older version ran on the store since): an archive it does not
    * count would never be purged. Otherwise reads two counts and nothing else.
+   * Returns how many archives it counted when it filled the ledger, null when it did not.
    */
-  async ensureFilled(archivesStored: () => Promise<number>, storedArchives: () => AsyncIterable<HoldKey & ArchiveHold>): Promise<void> {
-    await this.write(async () => {
-      if ((await this.totals.get(STORED_BYTES)) !== undefined && (await this.holds.count()) === (await archivesStored())) return;
+  async ensureFilled(archivesStored: () => Promise<number>, storedArchives: () => AsyncIterable<HoldKey & ArchiveHold>): Promise<number | null> {
+    return this.write(async () => {
+      if ((await this.totals.get(STORED_BYTES)) !== undefined && (await this.holds.count()) === (await archivesStored())) return null;
       for (const { key } of await this.holds.range()) await this.holds.remove(key);
       let total = 0;
+      let counted = 0;
       for await (const { caller, project, id, bytes, expiresAt } of storedArchives()) {
         await this.holds.put([caller, project, id], { bytes, expiresAt });
         total += bytes;
+        counted++;
       }
       await this.totals.put(STORED_BYTES, total);
+      return counted;
     });
   }
 

@@ -102,6 +102,8 @@ describe('the ledger the counts are kept in', () => {
   /** A service over the same store whose reads of the archives table are recorded. */
   async function recordingService(options: { maxPerCaller: number }) {
     const reads: (number | undefined)[] = [];
+    const logged: string[] = [];
+    const logger = { ...server.platform.logger, info: (message: string) => void logged.push(message) };
     const { store } = server.platform;
     const recorded: Store = {
       ...store,
@@ -110,8 +112,8 @@ describe('the ledger the counts are kept in', () => {
         return name !== 'archives' ? table : { ...table, range: (prefix, page) => (reads.push(page?.limit), table.range(prefix, page)) };
       },
     };
-    const service = await ArchiveService.open({ ...server.platform, store: recorded }, { ttlMs: TTL, maxStoreBytes: 1024 ** 3, ...options });
-    return { service, reads };
+    const service = await ArchiveService.open({ ...server.platform, store: recorded, logger }, { ttlMs: TTL, maxStoreBytes: 1024 ** 3, ...options });
+    return { service, reads, logged };
   }
 
   const alice = userIdentity('local', 'alice', []);
@@ -130,7 +132,8 @@ describe('the ledger the counts are kept in', () => {
       for (const { key } of await holds.range()) await holds.remove(key);
       await server.platform.store.table('archive-totals').remove('stored-bytes');
     });
-    const { service, reads } = await recordingService({ maxPerCaller: count });
+    const { service, reads, logged } = await recordingService({ maxPerCaller: count });
+    expect(logged).toContain(`archive quota ledger filled from ${count} stored archive(s)`);
     expect(reads.length).toBeGreaterThanOrEqual(Math.ceil(count / ARCHIVES_PER_READ));
     expect(reads.every((limit) => limit !== undefined && limit <= ARCHIVES_PER_READ)).toBe(true);
     await expect(service.create({ org: 'org', project: 'proj' }, 'one-more', definition, alice)).rejects.toThrow(/already hold/);
