@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { repeatedKeys } from '../../src/corpus/readers/repeated-keys.js';
+import { quotedKey, repeatedKeys } from '../../src/corpus/readers/repeated-keys.js';
 
 describe('repeatedKeys', () => {
   it('finds nothing in objects whose keys are distinct, however nested', () => {
@@ -32,6 +32,12 @@ describe('repeatedKeys', () => {
       { path: '["evil\\n\\u001b[2J"]', key: 'a' },
       { path: '["b c"][0]', key: 'x' },
     ]);
+  });
+
+  it('quotes keys with what a terminal acts on escaped too: DEL, C1 controls, line separators, bidirectional controls', () => {
+    expect(quotedKey('a\u007fb\u009b2J\u2028\u202ec')).toBe('"a\\u007fb\\u009b2J\\u2028\\u202ec"');
+    expect(JSON.parse(quotedKey('a\u007fb\u009b2J\u2028\u202ec'))).toBe('a\u007fb\u009b2J\u2028\u202ec');
+    expect(repeatedKeys('{"x\u202e":{"a":1,"a":2}}')).toEqual([{ path: '["x\\u202e"]', key: 'a' }]);
   });
 
   it('counts array elements of every kind for the index in the path', () => {

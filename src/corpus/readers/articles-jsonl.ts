@@ -21,7 +21,7 @@ import {
   type ParagraphInput,
 } from '../model.js';
 import { readJsonLineRecords } from './lines.js';
-import { repeatedKeys } from './repeated-keys.js';
+import { quotedKey, repeatedKeys } from './repeated-keys.js';
 import type { ReadEvent, ReadOptions } from './types.js';
 
 const DEFAULT_ARTICLE_TYPE = 'research-article';
@@ -72,10 +72,10 @@ export function parseArticleLine(text: string): { article: ArticleInput } | { er
     paragraphs: fields.paragraphs(),
   };
   for (const name of Object.keys(value)) {
-    if (!KNOWN_FIELDS.has(name)) fields.problem(`unknown field ${JSON.stringify(name)}`);
+    if (!KNOWN_FIELDS.has(name)) fields.problem(`unknown field ${quotedKey(name)}`);
   }
   for (const { path, key } of repeatedKeys(text)) {
-    fields.problem(path === '' ? `field ${JSON.stringify(key)} is given twice` : `${path} has field ${JSON.stringify(key)} twice`);
+    fields.problem(path === '' ? `field ${quotedKey(key)} is given twice` : `${path} has field ${quotedKey(key)} twice`);
   }
   return fields.problems.length > 0 ? { error: fields.problems.join('; ') } : { article };
 }
@@ -217,7 +217,7 @@ class FieldReader {
         return;
       }
       for (const name of Object.keys(paragraph)) {
-        if (!PARAGRAPH_FIELDS.has(name)) this.problem(`${where} has unknown field ${JSON.stringify(name)}`);
+        if (!PARAGRAPH_FIELDS.has(name)) this.problem(`${where} has unknown field ${quotedKey(name)}`);
       }
       const { section, text } = paragraph;
       if (typeof section !== 'string' || section.trim() === '') {

@@ -80,9 +80,19 @@ function closingQuote(text: string, start: number): number {
 function childPath(parent: Container | undefined): string {
   if (!parent) return '';
   if (!parent.keys) return `${parent.path}[${parent.index}]`;
-  // Other keys are quoted as JSON: a key is the corpus's text, and a newline or a terminal escape in it would reach the ingest output.
-  if (!PLAIN_NAME.test(parent.lastKey)) return `${parent.path}[${JSON.stringify(parent.lastKey)}]`;
+  if (!PLAIN_NAME.test(parent.lastKey)) return `${parent.path}[${quotedKey(parent.lastKey)}]`;
   return parent.path === '' ? parent.lastKey : `${parent.path}.${parent.lastKey}`;
 }
 
 const PLAIN_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/**
+ * A key of the corpus as messages quote it: JSON, with the characters JSON leaves as they are but a
+ * terminal or a log viewer acts on (DEL, C1 controls such as CSI, line separators, bidirectional
+ * controls) escaped too, so no key can rewrite or reorder the ingest output around it.
+ */
+export function quotedKey(key: string): string {
+  return JSON.stringify(key).replace(UNSAFE_IN_OUTPUT, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+const UNSAFE_IN_OUTPUT = /[\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
