@@ -7,8 +7,7 @@
 import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ArticleInput } from '../../src/corpus/model.js';
-import { ExtractiveGenerator } from '../../src/llm/extractive.js';
-import { HAS_CHROMIUM, SKIP_REASON, demoArticles, launchBrowser, startServer, type Browser, type UiServer } from './browser.js';
+import { HAS_CHROMIUM, SKIP_REASON, demoArticles, startServerAndBrowser, type Browser, type UiServer } from './browser.js';
 
 // Browser globals: used only in functions that Playwright runs inside the page.
 declare const document: any, NodeFilter: any;
@@ -70,15 +69,12 @@ describe.skipIf(!HAS_CHROMIUM)(`unusual article text in Chromium (${HAS_CHROMIUM
         return null;
       }, text);
 
+  let close: (() => Promise<void>) | undefined;
+
   beforeAll(async () => {
-    const extractive = new ExtractiveGenerator();
-    server = await startServer(() => extractive, {}, [...demoArticles(), ...ODD_ARTICLES]);
-    browser = await launchBrowser(server.url);
+    ({ server, browser, close } = await startServerAndBrowser([...demoArticles(), ...ODD_ARTICLES]));
   });
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-  });
+  afterAll(() => close?.());
   beforeEach(async () => {
     page = await browser.newPage();
   });

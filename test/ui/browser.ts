@@ -13,6 +13,7 @@ import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { parseArticleLine } from '../../src/corpus/readers/articles-jsonl.js';
 import type { ArticleInput } from '../../src/corpus/model.js';
 import { formatRawAnswer } from '../../src/llm/answer.js';
+import { ExtractiveGenerator } from '../../src/llm/extractive.js';
 import type { Context, GenerateOptions, GenerationResult, Generator } from '../../src/llm/types.js';
 import { fixtureApp, type Fixture, type FixtureOptions } from '../http/app-fixture.js';
 
@@ -111,6 +112,14 @@ export async function launchBrowser(serverUrl: string, downloads?: string, { jav
       await rm(profile, { recursive: true, force: true });
     },
   };
+}
+
+/** A server over `articles` answering with the extractive generator, and a browser on it: what most page tests share. */
+export async function startServerAndBrowser(articles: ArticleInput[] = demoArticles()): Promise<{ server: UiServer; browser: Browser; close(): Promise<void> }> {
+  const extractive = new ExtractiveGenerator();
+  const server = await startServer(() => extractive, {}, articles);
+  const browser = await launchBrowser(server.url);
+  return { server, browser, close: async () => (await browser.close(), await server.close()) };
 }
 
 /** Resolves when `predicate` holds, polling; for server-side effects a browser cannot see. */

@@ -8,8 +8,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ExtractiveGenerator } from '../../src/llm/extractive.js';
-import { HAS_CHROMIUM, SCREENSHOTS, SKIP_REASON, launchBrowser, startServer, type Browser, type UiServer } from './browser.js';
+import { HAS_CHROMIUM, SCREENSHOTS, SKIP_REASON, launchBrowser, startServerAndBrowser, type Browser, type UiServer } from './browser.js';
 
 // Browser globals: used only in functions that Playwright runs inside the page.
 declare const document: any, getComputedStyle: (element: unknown) => { outlineStyle: string; opacity: string };
@@ -46,15 +45,12 @@ describe.skipIf(!HAS_CHROMIUM)(`search page in Chromium (${HAS_CHROMIUM ? '/usr/
     }
   }
 
+  let close: (() => Promise<void>) | undefined;
+
   beforeAll(async () => {
-    const extractive = new ExtractiveGenerator();
-    server = await startServer(() => extractive);
-    browser = await launchBrowser(server.url);
+    ({ server, browser, close } = await startServerAndBrowser());
   });
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-  });
+  afterAll(() => close?.());
   beforeEach(async () => {
     page = await browser.newPage();
   });

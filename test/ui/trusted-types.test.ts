@@ -5,8 +5,7 @@
  */
 import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ExtractiveGenerator } from '../../src/llm/extractive.js';
-import { HAS_CHROMIUM, SKIP_REASON, launchBrowser, startServer, type Browser, type UiServer } from './browser.js';
+import { HAS_CHROMIUM, SKIP_REASON, startServerAndBrowser, type Browser, type UiServer } from './browser.js';
 
 // Browser globals: used only in functions that Playwright runs inside the page.
 declare const document: any, trustedTypes: any;
@@ -26,15 +25,12 @@ describe.skipIf(!HAS_CHROMIUM)(`the page's policy in Chromium (${HAS_CHROMIUM ? 
   /** The `securitypolicyviolation` events the document has seen (recorded from before its first script runs). */
   const violations = (): Promise<Violation[]> => page.evaluate(() => (globalThis as any).violations);
 
+  let close: (() => Promise<void>) | undefined;
+
   beforeAll(async () => {
-    const extractive = new ExtractiveGenerator();
-    server = await startServer(() => extractive);
-    browser = await launchBrowser(server.url);
+    ({ server, browser, close } = await startServerAndBrowser());
   });
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-  });
+  afterAll(() => close?.());
   beforeEach(async () => {
     page = await browser.newPage();
     errors = [];
