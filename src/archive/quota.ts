@@ -32,6 +32,12 @@ const STORED_BYTES = 'stored-bytes';
  * alone, a burst of creations over several replicas conflicted until a quarter of 400 gave up (503).
  */
 const LEDGER_TURN = 'archive-ledger';
+/**
+ * How long opening the ledger waits for its turn: another server starting at the same time may be filling
+ * it from every stored definition (up to --max-archive-store-bytes), and a start should wait for that rather
+ * than fail as a busy store.
+ */
+const FILL_WAIT_MS = 10 * 60_000;
 /** Holds read at a time when all are gone through (to find expired archives, or live bytes near the bound). */
 const HOLDS_PER_READ = 10_000;
 
@@ -57,7 +63,7 @@ export class ArchiveLedger {
    * Returns how many archives it counted when it filled the ledger, null when it did not.
    */
   async ensureFilled(archivesStored: () => Promise<number>, storedArchives: () => AsyncIterable<HoldKey & ArchiveHold>): Promise<number | null> {
-    return this.write(async () => {
+    return this.store.writeInTurn(LEDGER_TURN, async () => {
       if ((await this.totals.get(STORED_BYTES)) !== undefined && (await this.holds.count()) === (await archivesStored())) return null;
       for (const { key } of await this.holds.range()) await this.holds.remove(key);
       let total = 0;
@@ -69,7 +75,7 @@ export class ArchiveLedger {
       }
       await this.totals.put(STORED_BYTES, total);
       return counted;
-    });
+    }, FILL_WAIT_MS);
   }
 
   /** Runs `action` as a write in the ledger's turn: every write that admits or releases an archive. */

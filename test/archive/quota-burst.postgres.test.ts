@@ -5,6 +5,7 @@
  */
 import pg from 'pg';
 import { afterAll, beforeAll, expect, test } from 'vitest';
+import { ArchiveService } from '../../src/archive/archives.js';
 import { userIdentity } from '../../src/platform/identities.js';
 import { DEFAULT_AUTH, type TestServer, createProject, startServer } from '../platform/helpers.js';
 import { schemaUrl } from '../postgres/cluster.js';
@@ -60,4 +61,21 @@ test('a creation waits its turn 10 s at most: past that (another server stuck in
   }
   // The turn free again, creations go through.
   await replicas[1]!.archives.create({ org: 'org', project: 'proj' }, 'after-stuck', { resources: [{ '@type': 'Resource', resourceId: 'r1' }] }, userIdentity('local', USERS[0]!, []));
+}, 60_000);
+
+test('opening the ledger waits for its turn past 10 s: a server starting while another fills it starts once that is done', async () => {
+  // Another server filling the ledger for 12 s: its session holds the turn.
+  const holder = new pg.Client({ connectionString: await schemaUrl(testPostgresUrl()!, sharedStore) });
+  await holder.connect();
+  try {
+    await holder.query("SELECT pg_advisory_lock(hashtext('litserve-turn-archive-ledger'))");
+    const released = new Promise((resolve) => setTimeout(resolve, 12_000)).then(() => holder.query("SELECT pg_advisory_unlock(hashtext('litserve-turn-archive-ledger'))"));
+    const started = Date.now();
+    const opened = await ArchiveService.open(replicas[2]!.platform, { ttlMs: 3_600_000, maxPerCaller: CREATIONS, maxStoreBytes: 1024 ** 3 });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(11_900);
+    await released;
+    await opened.create({ org: 'org', project: 'proj' }, 'after-fill', { resources: [{ '@type': 'Resource', resourceId: 'r1' }] }, userIdentity('local', USERS[0]!, []));
+  } finally {
+    await holder.end();
+  }
 }, 60_000);

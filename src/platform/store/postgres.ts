@@ -110,7 +110,7 @@ interface Turn {
   deadline: number;
 }
 
-/** Longest a write waits for its turn, in this server's queue and for the database's lock together. */
+/** Longest a write waits for its turn by default, in this server's queue and for the database's lock together. */
 const TURN_WAIT_MS = 10_000;
 const TURN_POLL_MAX_MS = 50;
 
@@ -292,9 +292,9 @@ export async function openPostgresStore(url: string, logger: Logger, options: Po
    * Listeners of a write in turn run while it holds its place: one must not write in the same turn.
    */
   const turns = new Map<string, Promise<unknown>>();
-  const writeInTurn = <T>(name: string, action: () => Promise<T>): Promise<T> => {
+  const writeInTurn = <T>(name: string, action: () => Promise<T>, waitMs = TURN_WAIT_MS): Promise<T> => {
     if (transaction.getStore()) return action();
-    const turn: Turn = { key: `litserve-turn-${name}`, deadline: Date.now() + TURN_WAIT_MS };
+    const turn: Turn = { key: `litserve-turn-${name}`, deadline: Date.now() + waitMs };
     const result = (turns.get(name) ?? Promise.resolve()).then(() => write(action, turn));
     const settled = result.catch(() => undefined);
     turns.set(name, settled);

@@ -54,9 +54,10 @@ export interface Store {
    * Runs `action` as one write once every write begun before it under the same `turn`, on any server
    * sharing the store, has ended: for writes that all update one record (a running total), which
    * SERIALIZABLE would abort and retry under a burst until some gave up. Waiting holds no connection
-   * in this server's pool (the turns are queued in memory), and one per server in the database.
+   * in this server's pool (the turns are queued in memory), and one per server in the database. A write
+   * waits `waitMs` at most (default 10 s), then fails as a busy store (503).
    */
-  writeInTurn<T>(turn: string, action: () => Promise<T>): Promise<T>;
+  writeInTurn<T>(turn: string, action: () => Promise<T>, waitMs?: number): Promise<T>;
   /** Inside `write`: tells every server sharing the store, once the write commits, that `key` of `channel` changed. */
   announce(channel: string, key: string): Promise<void>;
   /**
