@@ -26,6 +26,12 @@ const DIGEST = /^[0-9a-f]{64}$/;
 /** Contents younger than this are never collected. */
 export const COLLECTION_GRACE_MS = 60 * 60_000;
 
+/** Bytes `start` to `end` of a content, both included. */
+export interface ByteRange {
+  start: number;
+  end: number;
+}
+
 export interface StoredBlob {
   digest: string;
   bytes: number;
@@ -140,7 +146,7 @@ export class BlobStore {
   }
 
   /** The content, or bytes `range.start` to `range.end` of it (both included). */
-  open(digest: string, range?: { start: number; end: number }): ReadStream {
+  open(digest: string, range?: ByteRange): ReadStream {
     return createReadStream(this.pathOf(digest), range);
   }
 

@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type { AclService } from './acls.js';
-import type { BlobStore } from './blobs.js';
+import type { BlobStore, ByteRange } from './blobs.js';
 import { NXV } from './contexts.js';
 import { PlatformError, rejections } from './errors.js';
 import type { Identity } from './identities.js';
@@ -16,12 +16,6 @@ import { type ProjectRef, projectAddress, projectKey } from './refs.js';
 import type { ResourceService } from './resources.js';
 import type { EntityState, FileAttributes, ListedState, RevisionSelector, RevisionStore } from './revisions.js';
 import { UNSAFE_IN_NAMES } from './unicode.js';
-
-/** Bytes `start` to `end` of a file's content, both included. */
-export interface ByteRange {
-  start: number;
-  end: number;
-}
 
 export interface Upload {
   filename: string;

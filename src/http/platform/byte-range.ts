@@ -4,12 +4,7 @@
  * RFC lets a server do: several ranges (a multipart/byteranges answer buys clients little), another
  * unit, a header that does not parse, and ranges of an empty file.
  */
-
-/** Bytes `start` to `end`, both included. */
-export interface ByteRange {
-  start: number;
-  end: number;
-}
+import type { ByteRange } from '../../platform/blobs.js';
 
 /** What to send for a Range header: a part, the whole content (`whole`), or 416 (`unsatisfiable`). */
 export type RangeAnswer = ByteRange | 'whole' | 'unsatisfiable';
