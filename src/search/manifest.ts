@@ -186,7 +186,7 @@ export async function acquireWriteLock(dir: string): Promise<() => Promise<void>
       const outcome = await takeOverStale(lockPath, pending, found);
       if (outcome === 'taken') return () => rm(lockPath, { force: true });
       if (outcome !== 'changed') {
-        busyGuard = outcome.busy ?? undefined;
+        busyGuard = outcome.busy;
         await sleep(TAKEOVER_RETRY_MS);
       }
     }
@@ -280,7 +280,7 @@ function refuseUnlessStale(dir: string, lockPath: string, lock: LockFile): void 
  * the middle of its takeover (SIGSTOP, a paused VM) resumes it on what it had
  * checked, and would replace the lock of a writer that went past its guard.
  */
-async function takeOverStale(lockPath: string, pending: string, inspected: LockFile): Promise<'taken' | 'changed' | { busy: string | null }> {
+async function takeOverStale(lockPath: string, pending: string, inspected: LockFile): Promise<'taken' | 'changed' | { busy?: string }> {
   for (let number = 0; number < TAKEOVER_GUARDS; number++) {
     const guard = `${lockPath}.takeover-${number}`;
     try {
@@ -288,7 +288,7 @@ async function takeOverStale(lockPath: string, pending: string, inspected: LockF
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       const found = await inspectLock(guard);
-      if (found === null) return { busy: null }; // its takeover just ended: look at the lock again
+      if (found === null) return {}; // its takeover just ended: look at the lock again
       if (isGuardAbandoned(found)) continue;
       return { busy: `process ${holderOf(found)} (${guard})` };
     }
