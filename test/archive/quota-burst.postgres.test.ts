@@ -15,6 +15,7 @@ const USERS = Array.from({ length: 10 }, (_, i) => `user-${i}`);
 const AUTH = { ...DEFAULT_AUTH, acls: { '/': { 'local/alice': ['*'], ...Object.fromEntries(USERS.map((user) => [`local/${user}`, ['resources/read']])) } } };
 const REPLICAS = 4;
 const CREATIONS = 400;
+const oneResource = { resources: [{ '@type': 'Resource', resourceId: 'r1' }] };
 
 let replicas: TestServer[];
 const sharedStore = `quota-burst-${Date.now()}`;
@@ -28,10 +29,9 @@ afterAll(async () => {
 });
 
 test(`${CREATIONS} creations at once over ${REPLICAS} replicas all succeed, and the ledger counts each once`, async () => {
-  const definition = { resources: [{ '@type': 'Resource', resourceId: 'r1' }] };
   const results = await Promise.allSettled(
     Array.from({ length: CREATIONS }, (_, i) =>
-      replicas[i % REPLICAS]!.archives.create({ org: 'org', project: 'proj' }, `burst-${i}`, definition, userIdentity('local', USERS[i % USERS.length]!, [])),
+      replicas[i % REPLICAS]!.archives.create({ org: 'org', project: 'proj' }, `burst-${i}`, oneResource, userIdentity('local', USERS[i % USERS.length]!, [])),
     ),
   );
   const failures = results.filter((result) => result.status === 'rejected').map((result) => String((result as PromiseRejectedResult).reason));
@@ -42,16 +42,22 @@ test(`${CREATIONS} creations at once over ${REPLICAS} replicas all succeed, and 
   expect(await store.table('archive-totals').get('stored-bytes')).toBe(holds.reduce((sum, hold) => sum + hold.value.bytes, 0));
 }, 120_000);
 
-test('a creation waits its turn 10 s at most: past that (another server stuck in it), 503 too busy, nothing stored', async () => {
-  // Another server's session holding the ledger's turn and never giving it back.
+/** Another server's session, holding the ledger's turn until `end` (or until it gives the turn back). */
+async function holdLedgerTurn(): Promise<{ giveBack(): Promise<unknown>; end(): Promise<void> }> {
   const holder = new pg.Client({ connectionString: await schemaUrl(testPostgresUrl()!, sharedStore) });
   await holder.connect();
+  await holder.query("SELECT pg_advisory_lock(hashtext('litserve-turn-archive-ledger'))");
+  return { giveBack: () => holder.query("SELECT pg_advisory_unlock(hashtext('litserve-turn-archive-ledger'))"), end: () => holder.end() };
+}
+
+test('a creation waits its turn 10 s at most: past that (another server stuck in it), 503 too busy, nothing stored', async () => {
+  // Another server stuck in the ledger's turn, never giving it back.
+  const holder = await holdLedgerTurn();
   try {
-    await holder.query("SELECT pg_advisory_lock(hashtext('litserve-turn-archive-ledger'))");
     const { store } = replicas[0]!.platform;
     const archivesBefore = await store.table('archives').count();
     const started = Date.now();
-    const refused = replicas[1]!.archives.create({ org: 'org', project: 'proj' }, 'stuck', { resources: [{ '@type': 'Resource', resourceId: 'r1' }] }, userIdentity('local', USERS[0]!, []));
+    const refused = replicas[1]!.archives.create({ org: 'org', project: 'proj' }, 'stuck', oneResource, userIdentity('local', USERS[0]!, []));
     await expect(refused).rejects.toThrow('The platform store is too busy: this write waited its turn too long; retry later.');
     expect(Date.now() - started).toBeGreaterThanOrEqual(9_900);
     expect(Date.now() - started).toBeLessThan(20_000);
@@ -60,21 +66,19 @@ test('a creation waits its turn 10 s at most: past that (another server stuck in
     await holder.end();
   }
   // The turn free again, creations go through.
-  await replicas[1]!.archives.create({ org: 'org', project: 'proj' }, 'after-stuck', { resources: [{ '@type': 'Resource', resourceId: 'r1' }] }, userIdentity('local', USERS[0]!, []));
+  await replicas[1]!.archives.create({ org: 'org', project: 'proj' }, 'after-stuck', oneResource, userIdentity('local', USERS[0]!, []));
 }, 60_000);
 
 test('opening the ledger waits for its turn past 10 s: a server starting while another fills it starts once that is done', async () => {
   // Another server filling the ledger for 12 s: its session holds the turn.
-  const holder = new pg.Client({ connectionString: await schemaUrl(testPostgresUrl()!, sharedStore) });
-  await holder.connect();
+  const holder = await holdLedgerTurn();
   try {
-    await holder.query("SELECT pg_advisory_lock(hashtext('litserve-turn-archive-ledger'))");
-    const released = new Promise((resolve) => setTimeout(resolve, 12_000)).then(() => holder.query("SELECT pg_advisory_unlock(hashtext('litserve-turn-archive-ledger'))"));
+    const released = new Promise((resolve) => setTimeout(resolve, 12_000)).then(() => holder.giveBack());
     const started = Date.now();
     const opened = await ArchiveService.open(replicas[2]!.platform, { ttlMs: 3_600_000, maxPerCaller: CREATIONS, maxStoreBytes: 1024 ** 3 });
     expect(Date.now() - started).toBeGreaterThanOrEqual(11_900);
     await released;
-    await opened.create({ org: 'org', project: 'proj' }, 'after-fill', { resources: [{ '@type': 'Resource', resourceId: 'r1' }] }, userIdentity('local', USERS[0]!, []));
+    await opened.create({ org: 'org', project: 'proj' }, 'after-fill', oneResource, userIdentity('local', USERS[0]!, []));
   } finally {
     await holder.end();
   }
