@@ -473,13 +473,20 @@ export function loadConfig(argv: readonly string[] = [], env: NodeJS.ProcessEnv 
   return resolved;
 }
 
+/** `-p` and `-p=9000` as `--port` and `--port=9000`; other arguments as they are. */
+function longForm(arg: string): string {
+  const short = /^(-[a-zA-Z])(=.*)?$/.exec(arg);
+  const flag = short ? SHORT_FLAGS.get(short[1]!) : undefined;
+  return flag === undefined ? arg : flag + (short![2] ?? '');
+}
+
 /** Raw values per flag; a flag given twice keeps both (the last wins unless the setting takes several). */
 function parseFlags(argv: readonly string[], command: Command): Map<string, string[]> {
   const values = new Map<string, string[]>();
   let lastMultiple: string | null = null;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
-    const match = /^--([^=]+)(?:=(.*))?$/.exec(SHORT_FLAGS.get(arg) ?? arg);
+    const match = /^--([^=]+)(?:=(.*))?$/.exec(longForm(arg));
     if (!match) {
       // `--input a b c`: values after a multi-valued flag belong to it.
       if (lastMultiple !== null) {
@@ -494,7 +501,7 @@ function parseFlags(argv: readonly string[], command: Command): Map<string, stri
     let value = match[2];
     if (value === undefined) {
       const next = argv[i + 1];
-      if (next === undefined || next.startsWith('--') || SHORT_FLAGS.has(next)) {
+      if (next === undefined || longForm(next).startsWith('--')) {
         // A bare boolean flag (`--llm-gpu`) means true.
         if (setting.parse === boolean) value = 'true';
         else throw new ConfigError(`option --${name} needs a value`);
