@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { BASE, TOKENS, type TestServer, article, bearer, createProject, startServer } from './helpers.js';
-import { MAX_CONTEXT_DEFINITIONS, contextDefinitions } from '../../src/platform/context-bound.js';
+import { MAX_CONTEXT_DEFINITIONS, MAX_CONTEXT_WORK, contextCost } from '../../src/platform/context-bound.js';
 
 let server: TestServer;
 beforeAll(async () => {
@@ -95,11 +95,35 @@ describe('creating resources', () => {
       '@context': [...terms(half - 1), { scoped: { '@id': 'https://example.org/scoped', '@context': terms(half - 1) } }],
       inner: { '@context': terms(count - 2 * (half - 1) - 1), name: 'x' },
     });
-    expect(contextDefinitions(payload(MAX_CONTEXT_DEFINITIONS + 1))).toBe(MAX_CONTEXT_DEFINITIONS + 1);
+    expect(contextCost(payload(MAX_CONTEXT_DEFINITIONS + 1)).definitions).toBe(MAX_CONTEXT_DEFINITIONS + 1);
     const tooMany = await server.app.inject({ method: 'POST', url: '/v1/resources/org/proj/_', headers: alice, payload: payload(MAX_CONTEXT_DEFINITIONS + 1) });
     expect(tooMany.statusCode).toBe(400);
     expect(tooMany.json()).toMatchObject({ '@type': 'InvalidJsonLdFormat', details: expect.stringContaining(`defines ${MAX_CONTEXT_DEFINITIONS + 1} JSON-LD contexts`) });
     const atTheBound = await server.app.inject({ method: 'POST', url: '/v1/resources/org/proj/_', headers: alice, payload: payload(MAX_CONTEXT_DEFINITIONS) });
+    expect(atTheBound.statusCode).toBe(201);
+  });
+
+  test('a payload whose scoped context would be processed too often is 400 InvalidJsonLdFormat and stores nothing', async () => {
+    // A context scoped to a term is processed again at each use: 1,000 terms used 10,000 times took 2 s to expand.
+    const scopedTerms = Object.fromEntries(Array.from({ length: 99 }, (_, i) => [`t${i}`, `https://example.org/t${i}`]));
+    const payload = (uses: number) => ({
+      '@context': { a: { '@id': 'https://example.org/a', '@context': scopedTerms } },
+      '@id': `https://example.org/scoped-${uses}`,
+      a: Array.from({ length: uses }, () => ({ t1: 'v' })),
+    });
+    const cost = (uses: number) => contextCost(payload(uses));
+    // 100 terms (the scoped one and its 99), processed at the definitions and at each of 3 + 2 × uses values.
+    expect(cost(10)).toEqual({ definitions: 2, terms: 100, processings: 2 + 3 + 2 * 10 });
+    const largestAllowed = Math.floor((MAX_CONTEXT_WORK / 100 - 5) / 2);
+    expect(cost(largestAllowed).processings * 100).toBeLessThanOrEqual(MAX_CONTEXT_WORK);
+    expect(cost(largestAllowed + 1).processings * 100).toBeGreaterThan(MAX_CONTEXT_WORK);
+
+    const tooCostly = await server.app.inject({ method: 'POST', url: '/v1/resources/org/proj/_', headers: alice, payload: payload(largestAllowed + 1) });
+    expect(tooCostly.statusCode).toBe(400);
+    expect(tooCostly.json()).toMatchObject({ '@type': 'InvalidJsonLdFormat', details: expect.stringContaining('define 100 terms and may be processed') });
+    const stored = await server.app.inject({ method: 'GET', url: `/v1/resources/org/proj/_/${encodeURIComponent(`https://example.org/scoped-${largestAllowed + 1}`)}`, headers: alice });
+    expect(stored.statusCode).toBe(404);
+    const atTheBound = await server.app.inject({ method: 'POST', url: '/v1/resources/org/proj/_', headers: alice, payload: payload(largestAllowed) });
     expect(atTheBound.statusCode).toBe(201);
   });
 
