@@ -47,41 +47,58 @@ export class ResourceService {
   async update(ref: ProjectRef, idSegment: string, rev: number, payload: JsonObject, identity: Identity): Promise<EntityState> {
     this.acls.require(identity, 'resources/write', projectAddress(ref));
     const project = await this.projects.forWrite(ref);
-    const id = (await this.checkedId(project, idSegment, payload))!;
+    const id = await this.notAFile(ref, (await this.checkedId(project, idSegment, payload))!);
     const types = await this.checkJsonLd(id, payload, project);
     return this.revisions.update(projectKey(ref), id, 'resource', rev, identity, () => ({ source: payload, types }));
   }
 
   async tag(ref: ProjectRef, idSegment: string, rev: number, tag: string, target: number, identity: Identity): Promise<EntityState> {
-    this.acls.require(identity, 'resources/write', projectAddress(ref));
-    const project = await this.projects.forWrite(ref);
-    return this.revisions.tag(projectKey(ref), this.expandId(project, idSegment), 'resource', rev, tag, target, identity);
+    return this.revisions.tag(projectKey(ref), await this.changedId(ref, idSegment, identity), 'resource', rev, tag, target, identity);
   }
 
   async untag(ref: ProjectRef, idSegment: string, rev: number, tag: string, identity: Identity): Promise<EntityState> {
-    this.acls.require(identity, 'resources/write', projectAddress(ref));
-    const project = await this.projects.forWrite(ref);
-    return this.revisions.untag(projectKey(ref), this.expandId(project, idSegment), 'resource', rev, tag, identity);
+    return this.revisions.untag(projectKey(ref), await this.changedId(ref, idSegment, identity), 'resource', rev, tag, identity);
   }
 
   async deprecate(ref: ProjectRef, idSegment: string, rev: number, identity: Identity): Promise<EntityState> {
-    this.acls.require(identity, 'resources/write', projectAddress(ref));
-    const project = await this.projects.forWrite(ref);
-    return this.revisions.deprecate(projectKey(ref), this.expandId(project, idSegment), 'resource', rev, identity);
+    return this.revisions.deprecate(projectKey(ref), await this.changedId(ref, idSegment, identity), 'resource', rev, identity);
   }
 
   async undeprecate(ref: ProjectRef, idSegment: string, rev: number, identity: Identity): Promise<EntityState> {
-    this.acls.require(identity, 'resources/write', projectAddress(ref));
-    const project = await this.projects.forWrite(ref);
-    return this.revisions.undeprecate(projectKey(ref), this.expandId(project, idSegment), 'resource', rev, identity);
+    return this.revisions.undeprecate(projectKey(ref), await this.changedId(ref, idSegment, identity), 'resource', rev, identity);
   }
 
-  /** A resource (not a file) by URL segment. */
-  async fetch(ref: ProjectRef, idSegment: string, selector: RevisionSelector, identity: Identity): Promise<{ state: EntityState; project: ProjectState }> {
+  /** The full id of the resource a tag, tag deletion, deprecation or undeprecation changes, once the caller may write in its project. */
+  private async changedId(ref: ProjectRef, idSegment: string, identity: Identity): Promise<string> {
+    this.acls.require(identity, 'resources/write', projectAddress(ref));
+    const project = await this.projects.forWrite(ref);
+    return this.notAFile(ref, this.expandId(project, idSegment));
+  }
+
+  /**
+   * `id`, unless it names a file: the resource routes read a file (fetch) but never change it, as a
+   * file's revisions follow its content, which only /v1/files uploads.
+   */
+  private async notAFile(ref: ProjectRef, id: string): Promise<string> {
+    if ((await this.revisions.kindOf(projectKey(ref), id)) === 'file') throw fileChangedAsResource(id, ref);
+    return id;
+  }
+
+  /**
+   * A resource by URL segment; with `kind` 'any', a file too (its metadata), as Nexus reads any entity
+   * under the `_` schema. Either needs `resources/read`, the permission files are read with.
+   */
+  async fetch(
+    ref: ProjectRef,
+    idSegment: string,
+    selector: RevisionSelector,
+    identity: Identity,
+    kind: 'resource' | 'any' = 'resource',
+  ): Promise<{ state: EntityState; project: ProjectState }> {
     this.acls.require(identity, 'resources/read', projectAddress(ref));
     const project = await this.projects.forRead(ref);
     const state = await this.lookup(project, this.expandId(project, idSegment), selector);
-    if (state.kind !== 'resource') throw rejections.resourceNotFound(state.id, projectKey(ref));
+    if (kind === 'resource' && state.kind !== 'resource') throw rejections.resourceNotFound(state.id, projectKey(ref));
     return { state, project };
   }
 
@@ -167,6 +184,12 @@ export class ResourceService {
     const expanded = await this.renderer.json({ id, source: payload, metadata: {}, base: project.base, vocab: project.vocab }, 'expanded');
     return expandedTypes(JSON.parse(expanded) as unknown, id);
   }
+}
+
+/** A 400, as for the other writes an entity's state refuses (ResourceIsDeprecated); the reason names the file's own URL. */
+function fileChangedAsResource(id: string, ref: ProjectRef): PlatformError {
+  const fileUrl = `/v1/files/${projectKey(ref)}/${encodeURIComponent(id)}`;
+  return new PlatformError(400, 'ResourceIsAFile', `Resource '${id}' is a file: it is changed through ${fileUrl}; the resource routes only read it.`);
 }
 
 function literatureTakesNoFilters(project: string): PlatformError {

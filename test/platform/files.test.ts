@@ -210,10 +210,10 @@ describe('file names and parts are taken as sent', () => {
 });
 
 describe('files and resources share ids', () => {
-  test('a file is not served as a resource, nor a resource as a file', async () => {
+  test('a resource is not served as a file, nor a file under a named schema (under _ it is: files-as-resources.test.ts)', async () => {
     await server.app.inject({ method: 'PUT', url: '/v1/resources/org/proj/_/res', headers: alice, payload: { a: 1 } });
     expect((await server.app.inject({ method: 'GET', url: '/v1/files/org/proj/res' })).json()['@type']).toBe('FileNotFound');
-    expect((await server.app.inject({ method: 'GET', url: '/v1/resources/org/proj/_/doc' })).json()['@type']).toBe('ResourceNotFound');
+    expect((await server.app.inject({ method: 'GET', url: '/v1/resources/org/proj/resource/doc' })).json()['@type']).toBe('ResourceNotFound');
   });
 });
 

@@ -41,7 +41,7 @@ describe('undeprecating a file', () => {
     const upload = await multipart('a.txt', 'the bytes', 'text/plain');
     await server().app.inject({ method: 'PUT', url: '/v1/files/org/proj/doc', headers: { ...alice, ...upload.headers }, payload: upload.payload });
     await inject('DELETE', '/v1/files/org/proj/doc?rev=1');
-    expect((await inject('PUT', '/v1/resources/org/proj/_/doc/undeprecate?rev=2')).statusCode).toBe(404);
+    expect((await inject('PUT', '/v1/resources/org/proj/_/doc/undeprecate?rev=2')).json()['@type']).toBe('ResourceIsAFile');
 
     const undeprecated = await inject('PUT', '/v1/files/org/proj/doc/undeprecate?rev=2');
     expect(undeprecated.statusCode).toBe(200);

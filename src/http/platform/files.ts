@@ -32,6 +32,7 @@ import {
   tagList,
   tagListSchema,
   responses,
+  withTagParam,
 } from './schemas.js';
 
 /** The download's answers: metadata or content (200), part of the content for a `Range` (206), errors. */
@@ -230,7 +231,7 @@ export async function fileRoutes(app: FastifyInstance, { platform }: { platform:
     '/files/:org/:project/:id/tags/:tag',
     {
       schema: {
-        params: { ...idParams, required: [...idParams.required, 'tag'], properties: { ...idParams.properties, tag } },
+        params: withTagParam(idParams),
         querystring: requiredRevQuery,
         response: responses(entitySchema, 200),
       },

@@ -3,7 +3,9 @@
  * revisions, tags, deprecation and undeprecation, source and annotated source, and content
  * negotiation to N-Triples, N-Quads and dot. Only the unconstrained schema
  * (`_`) exists: SHACL validation is not part of this platform. The project's
- * listing holds its files too, as Nexus's does.
+ * listing holds its files too, as Nexus's does, and a read under `_` finds a
+ * file too: its metadata and its tags, not a source (a file has none: its
+ * content is at its `_self`). Writes here refuse a file: it changes through /v1/files.
  */
 import type { FastifyInstance } from 'fastify';
 import { UNCONSTRAINED_SCHEMA } from '../../platform/contexts.js';
@@ -33,6 +35,7 @@ import {
   tagList,
   tagListSchema,
   rev as revSchema,
+  withTagParam,
 } from './schemas.js';
 
 const schemaParams = { ...projectParams, required: [...projectParams.required, 'schema'], properties: { ...projectParams.properties, schema: { type: 'string' } } } as const;
@@ -51,6 +54,15 @@ function assertUnconstrained(schema: string): void {
   if (schema !== '_' && schema !== 'resource' && schema !== UNCONSTRAINED_SCHEMA) {
     throw new PlatformError(404, 'SchemaNotFound', `Schema '${schema}' not found: only the unconstrained schema '_' exists.`);
   }
+}
+
+/**
+ * What a read under `schema` finds: `_` stands for any schema, so it finds files too (their metadata),
+ * as Nexus reads any entity there; the unconstrained schema named (`resource` or its IRI) does not
+ * constrain files (theirs is files.json), so it finds resources only.
+ */
+function kindReadUnder(schema: string): 'resource' | 'any' {
+  return schema === '_' ? 'any' : 'resource';
 }
 
 export async function resourceRoutes(app: FastifyInstance, { platform }: { platform: Platform }): Promise<void> {
@@ -118,7 +130,7 @@ export async function resourceRoutes(app: FastifyInstance, { platform }: { platf
     async (request, reply) => {
       const { schema, id, ...ref } = request.params;
       assertUnconstrained(schema);
-      const { state, project } = await resources.fetch(ref, id, selectorFrom(request.query), callerOf(request));
+      const { state, project } = await resources.fetch(ref, id, selectorFrom(request.query), callerOf(request), kindReadUnder(schema));
       const offer = negotiate(request.headers.accept, OFFERS);
       if (offer === null) throw new PlatformError(406, 'NotAcceptable', `Acceptable media types are ${OFFERS.join(', ')}.`);
       const view = entityView(state, project, baseUri);
@@ -158,7 +170,7 @@ export async function resourceRoutes(app: FastifyInstance, { platform }: { platf
     async (request) => {
       const { schema, id, ...ref } = request.params;
       assertUnconstrained(schema);
-      const { state } = await resources.fetch(ref, id, selectorFrom(request.query), callerOf(request));
+      const { state } = await resources.fetch(ref, id, selectorFrom(request.query), callerOf(request), kindReadUnder(schema));
       return tagList(state);
     },
   );
@@ -186,7 +198,7 @@ export async function resourceRoutes(app: FastifyInstance, { platform }: { platf
     '/resources/:org/:project/:schema/:id/tags/:tag',
     {
       schema: {
-        params: { ...resourceParams, required: [...resourceParams.required, 'tag'], properties: { ...resourceParams.properties, tag } },
+        params: withTagParam(resourceParams),
         querystring: requiredRevQuery,
         response: responses(entitySchema, 200),
       },

@@ -23,6 +23,19 @@ export const MAX_LISTING_FROM = 1_000_000;
 export const tag = { type: 'string', minLength: 1, maxLength: 256 } as const;
 
 /**
+ * An entity's path parameters and a last segment `tag` (the tag deletion routes). The type parameters
+ * are the schema's parts, not the whole schema: spreading an object of a generic type would widen its
+ * `required` to `string[]`, and the type provider would then take `request.params.tag` for optional.
+ */
+export function withTagParam<const Required extends readonly string[], const Properties extends object>(params: {
+  readonly type: 'object';
+  readonly required: Required;
+  readonly properties: Properties;
+}) {
+  return { type: 'object', required: [...params.required, 'tag'], properties: { ...params.properties, tag } } as const;
+}
+
+/**
  * Query strings take only the parameters a route names: an unknown one (a Nexus listing parameter this
  * server lacks, such as `sort`, or `tag` on an organization) is refused rather than silently ignored.
  */
