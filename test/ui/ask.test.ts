@@ -286,6 +286,160 @@ describe.skipIf(!HAS_CHROMIUM)(`Ask in Chromium (${HAS_CHROMIUM ? '/usr/bin/chro
     expect(requests).toEqual([]);
   });
 
+  describe('the asked question in the address', () => {
+    const searchBox = () => page.getByRole('searchbox', { name: 'Search' });
+    const hint = () => page.getByText('Press Ask to answer this question again.');
+    const address = () => Object.fromEntries(new URL(page.url()).searchParams);
+    const historyLength = () => page.evaluate(() => (globalThis as any).history.length);
+    /** Counts the questions the model is given from here on. */
+    const countAnswers = () => {
+      const asked = { count: 0 };
+      generator.script = async (_question, contexts) => {
+        asked.count++;
+        return answerOf('Place cells encode locations [1].', [contexts[0]!.id]);
+      };
+      return asked;
+    };
+    /** The page's own requests for answers from here on. */
+    const answerRequests = () => {
+      const sent: string[] = [];
+      page.on('request', (request) => {
+        if (request.url().includes('/qa/')) sent.push(request.url());
+      });
+      return sent;
+    };
+    const question = 'What do place cells encode?';
+
+    it('goes into the address; a reload or a shared link brings it back into the field, ready to ask, without answering it', async () => {
+      const asked = countAnswers();
+      await page.goto(`${server.url}/ui/?q=cells&article_types=research-article`);
+      await expect.poll(() => page.getByTestId('result').count()).toBeGreaterThan(0);
+      expect(await hint().isVisible()).toBe(false);
+      await ask(question);
+      await expect.poll(() => page.getByTestId('citation').count()).toBe(1);
+      // In place of the query, which the answer replaces on screen; the filters it was asked with stay.
+      expect(address()).toEqual({ ask: question, article_types: 'research-article' });
+      expect(await hint().isVisible()).toBe(false);
+
+      const sent = answerRequests();
+      await page.reload();
+      await expect.poll(() => page.getByTestId('article-count').textContent()).not.toBe('…');
+      expect(await searchBox().inputValue()).toBe(question);
+      expect(await hint().isVisible()).toBe(true);
+      expect(await page.getByTestId('answer').isVisible()).toBe(false);
+      expect(await page.getByRole('checkbox', { name: /^research-article/ }).isChecked()).toBe(true);
+
+      const shared = await browser.newPage();
+      await shared.goto(page.url());
+      await expect.poll(() => shared.getByRole('searchbox', { name: 'Search' }).inputValue()).toBe(question);
+      expect(await shared.getByText('Press Ask to answer this question again.').isVisible()).toBe(true);
+      await shared.close();
+
+      await page.waitForTimeout(500);
+      expect(sent).toEqual([]);
+      expect(asked.count).toBe(1);
+      // Ask answers it, as asked before.
+      await page.getByRole('button', { name: 'Ask' }).click();
+      await expect.poll(() => page.getByTestId('citation').count()).toBe(1);
+      expect(asked.count).toBe(2);
+      expect(await hint().isVisible()).toBe(false);
+      expect(address()).toEqual({ ask: question, article_types: 'research-article' });
+    });
+
+    it('each Ask is one history entry: Back brings the view before it, Forward the question again, unanswered', async () => {
+      const asked = countAnswers();
+      await page.goto(`${server.url}/ui/?q=cells`);
+      await expect.poll(() => page.getByTestId('result').count()).toBeGreaterThan(0);
+      const before = await historyLength();
+      await ask(question);
+      await expect.poll(() => page.getByTestId('citation').count()).toBe(1);
+      await ask('What do grid cells do?');
+      await expect.poll(() => address()).toEqual({ ask: 'What do grid cells do?' });
+      await expect.poll(() => page.getByTestId('answer').getAttribute('aria-busy')).toBe('false');
+      expect(await historyLength()).toBe(before + 2);
+      expect(asked.count).toBe(2);
+
+      const sent = answerRequests();
+      await page.goBack();
+      await expect.poll(() => searchBox().inputValue()).toBe(question);
+      expect(await hint().isVisible()).toBe(true);
+      expect(await page.getByTestId('answer').isVisible()).toBe(false);
+      await page.goBack();
+      await expect.poll(() => searchBox().inputValue()).toBe('cells');
+      expect(await hint().isVisible()).toBe(false);
+      await expect.poll(() => page.getByTestId('result').count()).toBeGreaterThan(0);
+      await page.goForward();
+      await expect.poll(() => searchBox().inputValue()).toBe(question);
+      expect(await hint().isVisible()).toBe(true);
+      await page.waitForTimeout(500);
+      expect(sent).toEqual([]);
+      expect(asked.count).toBe(2);
+    });
+
+    it('clearing the field takes the question out of the address, in the same history entry; a search replaces it', async () => {
+      await page.goto(`${server.url}/ui/?q=cells`);
+      await ask(question);
+      await expect.poll(() => page.getByTestId('citation').count()).toBeGreaterThan(0);
+      await page.reload();
+      await expect.poll(() => hint().isVisible()).toBe(true);
+      const before = await historyLength();
+      // An edit makes it another question: the hint goes, the address keeps the asked one until the field is empty.
+      await searchBox().press('End');
+      await searchBox().press('Backspace');
+      expect(await hint().isVisible()).toBe(false);
+      expect(address()).toEqual({ ask: question });
+      // Nor does a view shown meanwhile bring the hint back for a question the field no longer holds.
+      await page.getByRole('checkbox', { name: /^review-article/ }).check();
+      await expect.poll(() => address()).toEqual({ ask: question, article_types: 'review-article' });
+      await expect.poll(() => page.getByTestId('article-count').textContent()).toBe(String((await server.fixture.app.inject({ url: '/retrieval/article_count?article_types=review-article' })).json().article_count));
+      expect(await hint().isVisible()).toBe(false);
+      const withFilter = await historyLength();
+      expect(withFilter).toBe(before + 1);
+      await searchBox().fill('');
+      expect(address()).toEqual({ article_types: 'review-article' });
+      expect(await historyLength()).toBe(withFilter);
+      await page.reload();
+      await expect.poll(() => page.getByTestId('article-count').textContent()).not.toBe('…');
+      expect(await searchBox().inputValue()).toBe('');
+
+      await ask(question);
+      await expect.poll(() => address()).toEqual({ ask: question, article_types: 'review-article' });
+      await searchBox().fill('dopamine');
+      await searchBox().press('Enter');
+      await expect.poll(() => address()).toEqual({ q: 'dopamine', article_types: 'review-article' });
+      expect(await hint().isVisible()).toBe(false);
+    });
+
+    it('a question too long for the address is asked all the same, and left out of it', async () => {
+      await page.goto(`${server.url}/ui/?q=cells`);
+      // Each ? takes 3 characters in an address: over its 12,000.
+      const long = `${question}${'?'.repeat(4100)}`;
+      const asked = page.waitForRequest((request) => request.url().includes('/qa/streamed_generative'));
+      await ask(long);
+      expect((await asked).postDataJSON()).toEqual({ query: long });
+      await expect.poll(() => page.getByTestId('citation').count()).toBeGreaterThan(0);
+      expect(address()).toEqual({});
+      expect(await message().isVisible()).toBe(false);
+    });
+
+    it('the count of the answer\'s view failing after the answer is shown is said, and the citations stay', async () => {
+      await page.goto(`${server.url}/ui/`);
+      await expect.poll(() => page.getByTestId('article-count').textContent()).not.toBe('…');
+      let fail = () => {};
+      await page.route('**/retrieval/article_count**', (route) => {
+        fail = () => void route.fulfill({ status: 503, body: '' });
+      });
+      await ask(question);
+      await expect.poll(() => page.getByTestId('citation').count()).toBeGreaterThan(0);
+      const cited = await page.getByTestId('result').count();
+      expect(cited).toBeGreaterThan(0);
+      fail();
+      await expect.poll(() => message().textContent()).toMatch(/^The server is overloaded or restarting\./);
+      expect(await page.getByTestId('result').count()).toBe(cited);
+      expect(await page.getByTestId('answer').isVisible()).toBe(true);
+    });
+  });
+
   it('shows a full queue (429) with when to retry', async () => {
     generator.script = async () => {
       throw new QueueFullError(7, 8);

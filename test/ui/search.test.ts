@@ -11,7 +11,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { HAS_CHROMIUM, SCREENSHOTS, SKIP_REASON, launchBrowser, startServerAndBrowser, type Browser, type UiServer } from './browser.js';
 
 // Browser globals: used only in functions that Playwright runs inside the page.
-declare const document: any, getComputedStyle: (element: unknown) => { outlineStyle: string; opacity: string };
+declare const document: any, getComputedStyle: (element: unknown) => { outlineStyle: string; opacity: string; backgroundColor: string };
 
 describe.skipIf(!HAS_CHROMIUM)(`search page in Chromium (${HAS_CHROMIUM ? '/usr/bin/chromium' : SKIP_REASON})`, () => {
   let server: UiServer;
@@ -510,13 +510,29 @@ describe.skipIf(!HAS_CHROMIUM)(`search page in Chromium (${HAS_CHROMIUM ? '/usr/
     });
   });
 
-  it('when the dates of a refused view match nothing, the page says both: the refusal, then that nothing matches', async () => {
+  it('when the dates of a refused view match nothing, the page says both: the refusal as an error, then that nothing matches as a notice', async () => {
+    /** Each paragraph of the message line: its text and background (the container itself has none of its own). */
+    const parts = (on: Page) =>
+      on.locator('#message > p').evaluateAll((paragraphs) => paragraphs.map((p) => ({ text: p.textContent, background: getComputedStyle(p).backgroundColor })));
+    // Each kind alone, as the page shows it: a search refused as too long, and a listing that matches nothing.
+    const alone = await browser.newPage();
+    await alone.goto(`${server.url}/ui/?mode=list&date_from=2100-01-01`);
+    await expect.poll(async () => (await parts(alone)).map((part) => part.text)).toEqual(['No article matches these filters.']);
+    const [nothingMatches] = await parts(alone);
+    await alone.getByRole('searchbox', { name: 'Search' }).fill('细胞'.repeat(1500));
+    await alone.getByRole('searchbox', { name: 'Search' }).press('Enter');
+    await expect.poll(async () => (await parts(alone))[0]?.text).toMatch(/^Too long to search: /);
+    const [refusal] = await parts(alone);
+    await alone.close();
+    expect(refusal!.background).not.toBe(nothingMatches!.background);
+
     await withStoppedClock(async () => {
       await page.getByLabel('From', { exact: true }).fill('2100-01-01');
       await searchBox().fill('细胞'.repeat(1500));
       await searchBox().press('Enter');
       await expect.poll(shownCount).toBe('0');
-      await expect.poll(() => page.locator('#message').textContent()).toMatch(/^Too long to search: .* No article matches these filters\.$/);
+      await expect.poll(() => parts(page)).toEqual([refusal, nothingMatches]);
+      expect(await page.locator('#message').evaluate((element) => getComputedStyle(element).backgroundColor)).toBe('rgba(0, 0, 0, 0)');
     }, '/ui/?mode=list');
   });
 
@@ -567,6 +583,10 @@ describe.skipIf(!HAS_CHROMIUM)(`search page in Chromium (${HAS_CHROMIUM ? '/usr/
     const message = page.locator('#message');
     await expect.poll(() => message.textContent()).toBe('Part of this page could not be loaded (the server may be restarting). Reload the page to try again.');
     expect(await message.isVisible()).toBe(true);
+    // In the style of an error, as the page's own errors are.
+    const paragraphs = message.locator('p.error');
+    expect(await paragraphs.count()).toBe(1);
+    expect(await paragraphs.evaluate((paragraph) => getComputedStyle(paragraph).backgroundColor)).not.toBe('rgba(0, 0, 0, 0)');
   });
 
   it('says that the page needs JavaScript when the browser runs none', async () => {

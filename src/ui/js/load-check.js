@@ -12,7 +12,11 @@ addEventListener(
     if (!(script instanceof HTMLScriptElement) || script.type !== 'module') return;
     const message = document.getElementById('message');
     if (!message) return;
-    message.textContent = 'Part of this page could not be loaded (the server may be restarting). Reload the page to try again.';
+    // A paragraph of its own, as main.js writes every message (the error style is the paragraph's).
+    const paragraph = document.createElement('p');
+    paragraph.className = 'error';
+    paragraph.textContent = 'Part of this page could not be loaded (the server may be restarting). Reload the page to try again.';
+    message.replaceChildren(paragraph);
     message.hidden = false;
   },
   true,

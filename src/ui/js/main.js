@@ -27,6 +27,7 @@ const answer = $('#answer');
 const citations = $('#citations');
 const stopButton = $('#stop-button');
 const resultsStatus = $('#results-status');
+const askAgainHint = $('#ask-again');
 
 let state = stateFromUrl(location.href);
 /** Aborts the requests of the previous view when a newer one starts (no stale results). */
@@ -48,10 +49,26 @@ const filters = createFilters(document, {
   onError: (text) => show(text),
 });
 
+/** What the message line says: parts in order, each { text, kind } ('error', or 'notice' for what is no failure). */
+let shownParts = [];
+
+/** One message (none for ''), in place of what the line said. */
 function show(text, kind = 'error') {
-  message.hidden = !text;
-  message.textContent = text;
-  message.className = kind === 'notice' ? 'notice' : '';
+  showParts(text ? [{ text, kind }] : []);
+}
+
+/** A paragraph per part, styled by its own kind: a refusal and "nothing matches" together read as an error and a notice. */
+function showParts(parts) {
+  shownParts = parts;
+  message.hidden = parts.length === 0;
+  message.replaceChildren(
+    ...parts.map(({ text, kind }) => {
+      const paragraph = document.createElement('p');
+      paragraph.className = kind;
+      paragraph.textContent = text;
+      return paragraph;
+    }),
+  );
 }
 
 /** The path and query of the view on the page, to tell a new view from a move to a fragment. */
@@ -67,20 +84,23 @@ function navigate(patch) {
   // Only the change over the limit is refused. Dates typed meanwhile (their delay was cancelled) would have
   // applied on their own: they do now, as their own view, so the address, the count and the results say them
   // too; unless they alone pass the limit, in which case the fields go back to the view's dates.
-  const refusal =
-    `Too long to search: the query and filters would take ${url.length} characters in the page's address, over the ${MAX_ADDRESS_LENGTH} it may hold. ` +
-    'Shorten them, or use Ask, which sends the question in the request body.';
+  const refusal = {
+    kind: 'error',
+    text:
+      `Too long to search: the query and filters would take ${url.length} characters in the page's address, over the ${MAX_ADDRESS_LENGTH} it may hold. ` +
+      'Shorten them, or use Ask, which sends the question in the request body.',
+  };
   const withDates = typedDates && { ...state, filters: typedDates, page: 1 };
   if (!withDates || urlOf(withDates).length > MAX_ADDRESS_LENGTH) {
     filters.render(state.filters);
-    show(refusal);
+    showParts([refusal]);
     return;
   }
   const shown = showView(withDates, urlOf(withDates));
-  show(refusal);
-  // What the dates' own view says once loaded (nothing matches, an error) comes after the refusal, not instead of it.
+  showParts([refusal]);
+  // What the dates' own view says once loaded (nothing matches, an error) comes after the refusal, not instead of it, in its own style.
   void shown.then((completed) => {
-    if (completed && message.textContent !== refusal) show(message.hidden ? refusal : `${refusal} ${message.textContent}`);
+    if (completed && shownParts[0] !== refusal) showParts([refusal, ...shownParts]);
   });
 }
 
@@ -92,19 +112,30 @@ function showView(next, url) {
   return refresh();
 }
 
-// A state from the URL (first load, back, forward) brings its query into the field.
+/** The field shows the view's question if it has one (an answer's view), else its query. */
+const fieldText = (view) => view.question || view.q;
+
+// A state from the URL (first load, back, forward) brings its question or query into the field.
 addEventListener('popstate', () => {
   // Following an in-page link ("Skip to results") changes only the fragment: the view, and an answer in it, stay.
   if (location.pathname + location.search === shownUrl) return;
   shownUrl = location.pathname + location.search;
   state = stateFromUrl(location.href);
-  queryInput.value = state.q;
+  queryInput.value = fieldText(state);
   void refresh();
 });
 
 $('#query-form').addEventListener('submit', (event) => {
   event.preventDefault();
-  navigate({ q: queryInput.value.trim(), mode: 'search', page: 1 });
+  navigate({ q: queryInput.value.trim(), question: '', mode: 'search', page: 1 });
+});
+// The hint is for the question brought back; an edit makes it another one. A cleared field takes the question out of the address.
+queryInput.addEventListener('input', () => {
+  askAgainHint.hidden = true;
+  if (queryInput.value.trim() || !state.question) return;
+  state = { ...state, question: '' };
+  shownUrl = urlOf(state);
+  history.replaceState(null, '', shownUrl);
 });
 $('#mode-search').addEventListener('click', () => navigate({ mode: 'search', page: 1 }));
 $('#mode-list').addEventListener('click', () => navigate({ mode: 'list', page: 1 }));
@@ -133,6 +164,9 @@ async function refresh() {
   // Kept while the next page of a listing loads: a hidden button would drop the keyboard focus it has.
   if (state.mode !== 'list') $('#pager').hidden = true;
   answerPanel.hidden = true;
+  // A question in the view is not answered by showing it (a reload, a link, Back: seconds of the model each): Ask does.
+  // Said while the field holds it (a question typed since, or a refused query, is not "this question").
+  askAgainHint.hidden = !state.question || queryInput.value.trim() !== state.question;
   show('');
   resultsStatus.textContent = '';
   loadArticleTypes();
@@ -144,7 +178,8 @@ async function refresh() {
     await Promise.all([showCount(params), state.mode === 'list' ? showListing(params, words, signal) : showSearch(params, words, signal)]);
   } catch (error) {
     if (error.name === 'AbortError') return false;
-    resultList.replaceChildren();
+    // An answer that took over (its own view's count failing) keeps its citations; the failure is still said.
+    if (!signal.aborted) resultList.replaceChildren();
     show(error.message);
   } finally {
     // A newer view (or an answer) that took over has the list now.
@@ -215,9 +250,7 @@ async function ask() {
     queryInput.focus();
     return;
   }
-  // The question is asked with the filters on screen, dates typed a moment ago included.
-  const typedDates = filters.settle();
-  if (typedDates) navigate({ filters: typedDates, page: 1 });
+  keepQuestion(question);
   askController?.abort();
   viewController.abort();
   const controller = new AbortController();
@@ -229,6 +262,7 @@ async function ask() {
   resultsStatus.textContent = '';
   $('#pager').hidden = true;
   answerPanel.hidden = false;
+  askAgainHint.hidden = true;
   answer.textContent = '';
   answer.className = '';
   answer.setAttribute('aria-busy', 'true');
@@ -261,6 +295,18 @@ async function ask() {
       if (document.activeElement === stopButton || document.activeElement === document.body) $('#ask-button').focus();
     }
   }
+}
+
+/**
+ * The asked question becomes the view, with the filters on screen (dates typed a moment ago included): in the
+ * address, in place of the query, so a reload, a link or Back brings it back into the field, unanswered. A question
+ * too long for the address (Ask takes those, in the request body) is asked all the same, and left out of it.
+ */
+function keepQuestion(question) {
+  const typedDates = filters.settle();
+  const asked = { ...state, ...(typedDates && { filters: typedDates, page: 1 }), q: '', question };
+  const next = urlOf(asked).length <= MAX_ADDRESS_LENGTH ? asked : { ...asked, question: '' };
+  void showView(next, urlOf(next));
 }
 
 function showCitations(metadata, words) {
@@ -309,5 +355,5 @@ async function start() {
   await refresh();
 }
 
-queryInput.value = state.q;
+queryInput.value = fieldText(state);
 void start();

@@ -15,6 +15,8 @@ export function stateFromUrl(url) {
   const page = Number.parseInt(params.get('page') ?? '1', 10);
   return {
     q: params.get('q') ?? '',
+    // The last question asked: brought back into the field, never answered by loading the address.
+    question: (params.get('ask') ?? '').trim(),
     mode: params.get('mode') === 'list' ? 'list' : 'search',
     page: Number.isInteger(page) && page > 0 ? page : 1,
     sortByDate: params.get('sort') === 'date',
@@ -25,6 +27,7 @@ export function stateFromUrl(url) {
 export function urlOf(state) {
   const params = new URLSearchParams();
   if (state.q) params.set('q', state.q);
+  if (state.question) params.set('ask', state.question);
   if (state.mode === 'list') params.set('mode', 'list');
   if (state.mode === 'list' && state.page > 1) params.set('page', String(state.page));
   if (state.mode === 'list' && state.sortByDate) params.set('sort', 'date');
