@@ -17,7 +17,6 @@ export class OverloadedError extends Error {
 export function shedLoad(app: FastifyInstance, maxInFlight: number): void {
   if (maxInFlight <= 0) return;
   let inFlight = 0;
-  const counted = new WeakSet<object>();
   app.addHook('onRequest', async (request, reply) => {
     if (isHealthProbe(request.url)) return;
     if (inFlight >= maxInFlight) {
@@ -25,12 +24,9 @@ export function shedLoad(app: FastifyInstance, maxInFlight: number): void {
       throw new OverloadedError(maxInFlight);
     }
     inFlight++;
-    counted.add(request);
+    // The response's 'close' comes once for every request: sent, or cut by a client that left. Neither
+    // onResponse nor onRequestAbort would do: a handler that answers a departed client nothing (or took
+    // the reply over) gets no onResponse, and Fastify sees no abort once the body was read.
+    reply.raw.once('close', () => inFlight--);
   });
-  // onResponse misses requests whose client went away; onRequestAbort covers those.
-  const release = async (request: object) => {
-    if (counted.delete(request)) inFlight--;
-  };
-  app.addHook('onResponse', release);
-  app.addHook('onRequestAbort', release);
 }

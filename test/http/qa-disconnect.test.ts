@@ -110,4 +110,24 @@ describe('client disconnect during QA', () => {
     expect(lines.filter((l) => /client disconnected/.test(JSON.stringify(l)))).toHaveLength(1);
     expect(lines.filter((l) => l.level >= 40)).toEqual([]);
   });
+
+  it.each([
+    ['/qa/generative', 'generator'],
+    ['/qa/streamed_generative', 'generator'],
+    [`/retrieval/?query=${encodeURIComponent(QUESTION)}`, 'reranker'],
+  ] as const)('%s: the request gives back its place under --max-in-flight when its client leaves (%s stopped)', async (path, stopped) => {
+    const generator = new StallingGenerator();
+    const reranker = new StallingReranker();
+    const parts = stopped === 'generator' ? { generator: () => generator } : { reranker };
+    fixture = await fixtureApp(undefined, parts, { flags: ['--max-in-flight', '1'] });
+    const stage = stopped === 'generator' ? generator : reranker;
+    await askAndHangUp(path, () => stage.started, () => stage.aborted);
+    // Its place is given back once the server sees the connection close; then the one place serves again.
+    let status = 0;
+    const deadline = Date.now() + 5_000;
+    while (Date.now() < deadline && (status = (await fixture.app.inject({ method: 'GET', url: '/retrieval/article_count' })).statusCode) === 503) {
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(status).toBe(200);
+  });
 });
