@@ -121,7 +121,12 @@ export class ArchiveService {
     return prepareDownload(archive, identity, ignoreNotFound, this.resolveDeps, this.renderer, this.renderBounds);
   }
 
-  async create(ref: ProjectRef, idSegment: string | undefined, payload: JsonObject, identity: Identity): Promise<StoredArchive> {
+  /**
+   * Stores a new archive. Once `signal` aborts (the client has gone), a creation still waiting for the
+   * ledger's turn gives up its place and stores nothing, rejecting with the signal's reason: nobody would
+   * learn of the archive, which would count against its caller until it expired.
+   */
+  async create(ref: ProjectRef, idSegment: string | undefined, payload: JsonObject, identity: Identity, signal?: AbortSignal): Promise<StoredArchive> {
     const project = await this.readableProject(ref, identity);
     const id = this.idFor(project, idSegment, payload);
     const shapeProblem = depthProblem(payload) ?? contextProblem(payload);
@@ -153,7 +158,7 @@ export class ArchiveService {
       await this.quota.admit(holdKeyOf(archive), { bytes, expiresAt: archive.expiresAt }, now);
       await this.db.put([key, id], archive);
       return archive;
-    });
+    }, signal);
   }
 
   async fetch(ref: ProjectRef, idSegment: string, identity: Identity): Promise<StoredArchive> {

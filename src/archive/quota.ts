@@ -75,12 +75,15 @@ export class ArchiveLedger {
       }
       await this.totals.put(STORED_BYTES, total);
       return counted;
-    }, FILL_WAIT_MS);
+    }, { waitMs: FILL_WAIT_MS });
   }
 
-  /** Runs `action` as a write in the ledger's turn: every write that admits or releases an archive. */
-  write<T>(action: () => Promise<T>): Promise<T> {
-    return this.store.writeInTurn(LEDGER_TURN, action);
+  /**
+   * Runs `action` as a write in the ledger's turn: every write that admits or releases an archive.
+   * Once `signal` aborts, a write still waiting for the turn gives up its place without running `action`.
+   */
+  write<T>(action: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+    return this.store.writeInTurn(LEDGER_TURN, action, { signal });
   }
 
   /** Inside a write: throws unless `hold.caller` may store one more archive of `bytes`, then counts it. */

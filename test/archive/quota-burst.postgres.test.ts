@@ -83,3 +83,30 @@ test('opening the ledger waits for its turn past 10 s: a server starting while a
     await holder.end();
   }
 }, 60_000);
+
+test('creations whose clients leave while another server holds the turn give up their places at once, and store nothing', async () => {
+  const holder = await holdLedgerTurn();
+  const ref = { org: 'org', project: 'proj' };
+  const identity = userIdentity('local', USERS[1]!, []);
+  try {
+    // Whichever comes first in this server's queue tries the database's lock again and again; the other waits behind it in memory.
+    const leaving = [new AbortController(), new AbortController()];
+    const outcomes = Promise.allSettled(leaving.map((client, i) => replicas[1]!.archives.create(ref, `left-${i}`, oneResource, identity, client.signal)));
+    // Long enough for both to have got through their checks to the ledger's queue.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    for (const client of leaving) client.abort(new Error('client disconnected'));
+    // Both give up while the turn is still held, not at the end of their 10 s wait.
+    expect((await outcomes).map((outcome) => outcome.status === 'rejected' && (outcome.reason as Error).message)).toEqual(['client disconnected', 'client disconnected']);
+  } finally {
+    await holder.end();
+  }
+  // The turn free again, the next creation goes through; of those that left, nothing is stored or counted.
+  await replicas[1]!.archives.create(ref, 'after-leaving', oneResource, identity);
+  const { store } = replicas[0]!.platform;
+  const stored = (await store.table('archives').range(['org/proj'])).map(({ key }) => (key as string[])[1]!);
+  const held = (await store.table('archive-holds').range()).map(({ key }) => (key as string[])[2]!);
+  for (const ids of [stored, held]) {
+    expect(ids.filter((id) => id.includes('left-'))).toEqual([]);
+    expect(ids.filter((id) => id.includes('after-leaving'))).toHaveLength(1);
+  }
+}, 60_000);

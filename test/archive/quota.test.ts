@@ -1,4 +1,6 @@
 /** Archive creation is bounded: live archives per caller, and the total size of stored definitions. */
+import http from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { ARCHIVES_PER_READ, ArchiveService } from '../../src/archive/archives.js';
@@ -263,5 +265,74 @@ describe('a creation whose write does not take', () => {
     await expect(service.create({ org: 'org', project: 'proj' }, 'retried', definition, carol)).resolves.toMatchObject({ id: expect.stringContaining('retried') });
     // Held once: the bound of one refuses the next.
     await expect(service.create({ org: 'org', project: 'proj' }, 'second', definition, carol)).rejects.toThrow(/already hold/);
+  });
+});
+
+describe('a creation whose client leaves while it waits for the ledger\'s turn', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startServer({ auth: AUTH, clock: () => now, ttlMs: TTL, maxArchivesPerCaller: 1 });
+    await createProject(server.app, 'org', 'proj');
+  });
+  afterAll(() => server.close());
+
+  const ref = { org: 'org', project: 'proj' };
+  const definition = { resources: [{ '@type': 'Resource', resourceId: 'r1' }] };
+  const holdIds = async () => (await server.platform.store.table('archive-holds').range()).map(({ key }) => (key as string[])[2]);
+
+  /** Holds the ledger's turn, as a long write of another creation or a purge does, until the returned function is called. */
+  function holdTurn(): () => Promise<void> {
+    let giveBack!: () => void;
+    const given = new Promise<void>((resolve) => (giveBack = resolve));
+    const held = server.platform.store.writeInTurn('archive-ledger', () => given);
+    return () => (giveBack(), held);
+  }
+  /** Long enough for a creation to have got through its checks to the ledger's queue. */
+  const untilQueued = () => new Promise((resolve) => setTimeout(resolve, 300));
+
+  test('gives up its place: it stores and counts nothing, and a creation behind it still runs', async () => {
+    const giveBack = holdTurn();
+    const leaving = new AbortController();
+    const outcomes = Promise.allSettled([
+      server.archives.create(ref, 'gone', definition, userIdentity('local', 'bob', []), leaving.signal),
+      server.archives.create(ref, 'staying', definition, userIdentity('local', 'carol', []), new AbortController().signal),
+    ]);
+    await untilQueued();
+    leaving.abort(new Error('client disconnected'));
+    await giveBack();
+    const [gone, staying] = await outcomes;
+    expect(gone.status === 'rejected' && (gone.reason as Error).message).toBe('client disconnected');
+    expect(staying.status === 'fulfilled' && staying.value.id).toContain('staying');
+    expect(await exists(server, 'gone')).toBe(false);
+    expect((await holdIds()).filter((id) => id!.includes('gone'))).toEqual([]);
+    // Bob's one archive is still his to create.
+    expect((await create(server, TOKENS.bob, 'bob-after')).statusCode).toBe(201);
+  });
+
+  test('over HTTP: a client that disconnects while its creation waits leaves nothing stored', async () => {
+    await server.app.listen({ host: '127.0.0.1', port: 0 });
+    const { port } = server.app.server.address() as AddressInfo;
+    const giveBack = holdTurn();
+    const closedOnServer = new Promise((resolve) => server.app.server.once('connection', (socket: Socket) => socket.once('close', resolve)));
+    const body = JSON.stringify(definition);
+    const request = http.request({
+      host: '127.0.0.1',
+      port,
+      method: 'PUT',
+      path: '/v1/archives/org/proj/gone-over-http',
+      headers: { ...bearer(TOKENS.alice), accept: 'application/json', 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+    });
+    request.on('error', () => undefined);
+    request.end(body);
+    await untilQueued();
+    request.destroy();
+    await closedOnServer;
+    // The response's 'close' follows the socket's.
+    await new Promise((resolve) => setImmediate(resolve));
+    await giveBack();
+    expect(await exists(server, 'gone-over-http')).toBe(false);
+    expect((await holdIds()).filter((id) => id!.includes('gone-over-http'))).toEqual([]);
+    // Alice's one archive is still hers to create.
+    expect((await create(server, TOKENS.alice, 'alice-after')).statusCode).toBe(201);
   });
 });

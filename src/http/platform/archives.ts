@@ -8,7 +8,10 @@
 import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ArchiveService, StoredArchive } from '../../archive/archives.js';
+import type { Identity } from '../../platform/identities.js';
 import type { JsonObject } from '../../platform/jsonld.js';
+import type { ProjectRef } from '../../platform/refs.js';
+import { abortOnDisconnect } from '../literature/disconnect.js';
 import { typed } from '../typed.js';
 import { callerOf } from './caller.js';
 import { negotiate } from './negotiation.js';
@@ -76,15 +79,30 @@ export async function archiveRoutes(app: FastifyInstance, { archives }: { archiv
     return reply.code(201).type(wanted ?? 'application/ld+json').send(archives.metadata(archive, false));
   };
 
+  /**
+   * Creates the archive and answers; a creation whose client leaves while it waits for the quota ledger's turn
+   * gives up its place and stores nothing, and there is nobody to answer.
+   */
+  const create = async (request: FastifyRequest, reply: FastifyReply, ref: ProjectRef, id: string | undefined, payload: JsonObject, identity: Identity) => {
+    const disconnected = abortOnDisconnect(reply).signal;
+    try {
+      return created(request, reply, await archives.create(ref, id, payload, identity, disconnected));
+    } catch (error) {
+      if (!disconnected.aborted || error !== disconnected.reason) throw error;
+      request.log.info('client disconnected; archive creation given up before its turn');
+      return reply.hijack();
+    }
+  };
+
   const writeSchema = <Params extends object>(params: Params) => ({ params, body: definitionBody, response: responses(archiveSchema, 201) });
 
-  api.post('/archives/:org/:project', { bodyLimit: BODY_LIMIT, schema: writeSchema(projectParams) }, async (request, reply) =>
-    created(request, reply, await archives.create(request.params, undefined, request.body, callerOf(request))),
+  api.post('/archives/:org/:project', { bodyLimit: BODY_LIMIT, schema: writeSchema(projectParams) }, (request, reply) =>
+    create(request, reply, request.params, undefined, request.body, callerOf(request)),
   );
 
-  api.put('/archives/:org/:project/:id', { bodyLimit: BODY_LIMIT, schema: writeSchema(idParams) }, async (request, reply) => {
+  api.put('/archives/:org/:project/:id', { bodyLimit: BODY_LIMIT, schema: writeSchema(idParams) }, (request, reply) => {
     const { id, ...ref } = request.params;
-    return created(request, reply, await archives.create(ref, id, request.body, callerOf(request)));
+    return create(request, reply, ref, id, request.body, callerOf(request));
   });
 
   api.get(

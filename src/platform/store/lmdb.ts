@@ -99,9 +99,11 @@ export function openLmdbStore(directory: string): Store {
     },
   });
 
-  const write = <T>(action: () => Promise<T>): Promise<T> => {
+  /** With `signal`, a write still queued when it aborts rejects with its reason instead of running `action`. */
+  const write = <T>(action: () => Promise<T>, signal?: AbortSignal): Promise<T> => {
     if (transaction.getStore()) return action();
     const run = () => {
+      signal?.throwIfAborted();
       const overlay: Overlay = { pending: new Map(), announced: [] };
       return transaction.run(overlay, async () => {
         const result = await action();
@@ -129,7 +131,7 @@ export function openLmdbStore(directory: string): Store {
     table,
     write,
     // Writes are serialised in the process already.
-    writeInTurn: (_turn, action) => write(action),
+    writeInTurn: (_turn, action, options) => write(action, options?.signal),
     announce: async (channel, key) => void inTransaction('announce').announced.push({ channel, key }),
     onAnnounce: (channel, listener) => void listeners.set(channel, [...(listeners.get(channel) ?? []), listener]),
     close: () => root.close(),

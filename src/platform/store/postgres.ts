@@ -12,7 +12,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import pg from 'pg';
 import { StoreUnavailableError } from '../errors.js';
 import { migrate, sqlTable } from './migrations.js';
-import { type AnnounceListener, type Entry, type Store, type StoreKey, type Table, type TableName, TEXT_TABLES } from './store.js';
+import { type AnnounceListener, type Entry, type Store, type StoreKey, type Table, type TableName, type TurnOptions, TEXT_TABLES } from './store.js';
 
 interface Transaction {
   client: pg.PoolClient;
@@ -104,10 +104,14 @@ function withoutPassword(url: string): string {
  */
 const ignoreLostConnection = () => undefined;
 
-/** A turn of writes (Store.writeInTurn): its advisory lock's key, and when a write stops waiting for it. */
+/**
+ * A turn of writes (Store.writeInTurn): its advisory lock's key, when a write stops waiting for it,
+ * and the signal on which it stops waiting (its client has gone).
+ */
 interface Turn {
   key: string;
   deadline: number;
+  signal?: AbortSignal;
 }
 
 /** Longest a write waits for its turn by default, in this server's queue and for the database's lock together. */
@@ -121,10 +125,15 @@ function turnBusy(): StoreUnavailableError {
 /**
  * Takes the turn's lock on `client`, trying until the deadline (pg_try_advisory_lock: a blocking
  * pg_advisory_lock would wait without bound, or fail under the recommended lock_timeout as if the
- * database were unreachable). Gives the connection back and throws when the turn stays taken.
+ * database were unreachable). Gives the connection back and throws when the turn stays taken, or when
+ * `signal` aborts first.
  */
-async function takeTurn(client: pg.PoolClient, turn: Turn): Promise<void> {
+async function takeTurn(client: pg.PoolClient, turn: Turn, signal: AbortSignal | undefined): Promise<void> {
   for (let pause = 2; ; pause = Math.min(TURN_POLL_MAX_MS, pause * 2)) {
+    if (signal?.aborted) {
+      client.release();
+      throw signal.reason;
+    }
     let taken: boolean;
     try {
       taken = (await client.query<{ taken: boolean }>('SELECT pg_try_advisory_lock(hashtext($1)) AS taken', [turn.key])).rows[0]!.taken;
@@ -258,12 +267,17 @@ export async function openPostgresStore(url: string, logger: Logger, options: Po
       return answer?.rows[0]?.ok === true;
     };
     for (let attempt = 1; ; attempt++) {
+      // A write whose client has gone gives up its turn until its action first starts; a retry completes what was started.
+      const signal = attempt === 1 ? turn?.signal : undefined;
+      signal?.throwIfAborted();
       const client = await pool.connect().catch((error: unknown) => Promise.reject(unavailableOr(error)));
-      if (turn !== undefined) await takeTurn(client, turn);
+      if (turn !== undefined) await takeTurn(client, turn, signal);
       const current: Transaction = { client, announced: [] };
       let result: T;
       try {
         await client.query('BEGIN ISOLATION LEVEL SERIALIZABLE');
+        // Rolled back and the turn given back below, as any write that fails.
+        signal?.throwIfAborted();
         result = await transaction.run(current, action);
         for (const { channel, key } of current.announced) await client.query('SELECT pg_notify($1, $2)', [channelName(channel), key]);
         await client.query('COMMIT');
@@ -292,9 +306,9 @@ export async function openPostgresStore(url: string, logger: Logger, options: Po
    * Listeners of a write in turn run while it holds its place: one must not write in the same turn.
    */
   const turns = new Map<string, Promise<unknown>>();
-  const writeInTurn = <T>(name: string, action: () => Promise<T>, waitMs = TURN_WAIT_MS): Promise<T> => {
+  const writeInTurn = <T>(name: string, action: () => Promise<T>, { waitMs = TURN_WAIT_MS, signal }: TurnOptions = {}): Promise<T> => {
     if (transaction.getStore()) return action();
-    const turn: Turn = { key: `litserve-turn-${name}`, deadline: Date.now() + waitMs };
+    const turn: Turn = { key: `litserve-turn-${name}`, deadline: Date.now() + waitMs, signal };
     const result = (turns.get(name) ?? Promise.resolve()).then(() => write(action, turn));
     const settled = result.catch(() => undefined);
     turns.set(name, settled);

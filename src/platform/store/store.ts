@@ -38,6 +38,11 @@ export interface Table<V> {
   count(prefix?: readonly string[]): Promise<number>;
 }
 
+export interface TurnOptions {
+  waitMs?: number;
+  signal?: AbortSignal;
+}
+
 export interface Page {
   offset: number;
   limit: number;
@@ -55,9 +60,11 @@ export interface Store {
    * sharing the store, has ended: for writes that all update one record (a running total), which
    * SERIALIZABLE would abort and retry under a burst until some gave up. Waiting holds no connection
    * in this server's pool (the turns are queued in memory), and one per server in the database. A write
-   * waits `waitMs` at most (default 10 s), then fails as a busy store (503).
+   * waits `waitMs` at most (default 10 s), then fails as a busy store (503). Once `signal` aborts (its
+   * client has gone), a write still waiting gives up its place: `action` never runs and the write rejects
+   * with the signal's reason; an action already started completes.
    */
-  writeInTurn<T>(turn: string, action: () => Promise<T>, waitMs?: number): Promise<T>;
+  writeInTurn<T>(turn: string, action: () => Promise<T>, options?: TurnOptions): Promise<T>;
   /** Inside `write`: tells every server sharing the store, once the write commits, that `key` of `channel` changed. */
   announce(channel: string, key: string): Promise<void>;
   /**
