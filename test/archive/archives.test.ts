@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { MAX_CONTEXT_DEFINITIONS } from '../../src/platform/context-bound.js';
+import { MAX_CONTEXT_DEFINITIONS, MAX_CONTEXT_WORK } from '../../src/platform/context-bound.js';
 import { flatEncode } from '../../src/archive/paths.js';
 import { BASE, DEFAULT_AUTH, TOKENS, type TestServer, bearer, createProject, multipart, startServer } from '../platform/helpers.js';
 import { unzip } from './unzip.js';
@@ -189,6 +189,21 @@ describe('validation at creation', () => {
     expect(tooMany.json()).toMatchObject({ '@type': 'DecodingFailed', reason: expect.stringContaining(`defines ${MAX_CONTEXT_DEFINITIONS + 1} JSON-LD contexts`) });
     expect((await download(`/v1/archives/org/proj/context-too-large`, TOKENS.alice, 'application/json')).statusCode).toBe(404);
     const withinBound = await create({ '@context': contexts(MAX_CONTEXT_DEFINITIONS), resources: someResource }, { accept: 'application/json' });
+    expect(withinBound.statusCode).toBe(201);
+  });
+
+  test('a client @context is bounded in terms times processings too, since each processing copies the terms defined before it', async () => {
+    // 200 contexts (the bound on their number), the first defining most terms: each later one copies them.
+    const contexts = (firstTerms: number) => [
+      Object.fromEntries(Array.from({ length: firstTerms }, (_, i) => [`term${i}`, `https://example.org/${i}`])),
+      ...Array.from({ length: MAX_CONTEXT_DEFINITIONS - 1 }, (_, i) => ({ [`other${i}`]: `https://example.org/other/${i}` })),
+    ];
+    const largestAllowed = MAX_CONTEXT_WORK / MAX_CONTEXT_DEFINITIONS - (MAX_CONTEXT_DEFINITIONS - 1);
+    const tooCostly = await create({ '@id': 'context-too-costly', '@context': contexts(largestAllowed + 1), resources: someResource }, { accept: 'application/json' });
+    expect(tooCostly.statusCode).toBe(400);
+    expect(tooCostly.json()).toMatchObject({ '@type': 'DecodingFailed', reason: expect.stringContaining('too costly to process') });
+    expect((await download(`/v1/archives/org/proj/context-too-costly`, TOKENS.alice, 'application/json')).statusCode).toBe(404);
+    const withinBound = await create({ '@context': contexts(largestAllowed), resources: someResource }, { accept: 'application/json' });
     expect(withinBound.statusCode).toBe(201);
   });
 
