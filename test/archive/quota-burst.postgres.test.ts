@@ -8,6 +8,7 @@ import { afterAll, beforeAll, expect, test } from 'vitest';
 import { ArchiveService } from '../../src/archive/archives.js';
 import { userIdentity } from '../../src/platform/identities.js';
 import { DEFAULT_AUTH, type TestServer, createProject, startServer } from '../platform/helpers.js';
+import { TURN_LOCK_KEY_SQL } from '../../src/platform/store/postgres.js';
 import { schemaUrl } from '../postgres/cluster.js';
 import { testPostgresUrl } from '../postgres/project.js';
 
@@ -42,13 +43,26 @@ test(`${CREATIONS} creations at once over ${REPLICAS} replicas all succeed, and 
   expect(await store.table('archive-totals').get('stored-bytes')).toBe(holds.reduce((sum, hold) => sum + hold.value.bytes, 0));
 }, 120_000);
 
-/** Another server's session, holding the ledger's turn until `end` (or until it gives the turn back). */
-async function holdLedgerTurn(): Promise<{ giveBack(): Promise<unknown>; end(): Promise<void> }> {
-  const holder = new pg.Client({ connectionString: await schemaUrl(testPostgresUrl()!, sharedStore) });
+/** Another server's session, holding the ledger's turn of the store `storeName` until `end` (or until it gives the turn back). */
+async function holdLedgerTurn(storeName = sharedStore): Promise<{ giveBack(): Promise<unknown>; end(): Promise<void> }> {
+  const holder = new pg.Client({ connectionString: await schemaUrl(testPostgresUrl()!, storeName) });
   await holder.connect();
-  await holder.query("SELECT pg_advisory_lock(hashtext('litserve-turn-archive-ledger'))");
-  return { giveBack: () => holder.query("SELECT pg_advisory_unlock(hashtext('litserve-turn-archive-ledger'))"), end: () => holder.end() };
+  const turn = ['litserve-turn-archive-ledger'];
+  await holder.query(`SELECT pg_advisory_lock(${TURN_LOCK_KEY_SQL})`, turn);
+  return { giveBack: () => holder.query(`SELECT pg_advisory_unlock(${TURN_LOCK_KEY_SQL})`, turn), end: () => holder.end() };
 }
+
+test("the turn is the store's own: a server of another store in the same database, holding its turn, holds up no creation here", async () => {
+  const holder = await holdLedgerTurn(`${sharedStore}-elsewhere`);
+  try {
+    const started = Date.now();
+    await replicas[1]!.archives.create({ org: 'org', project: 'proj' }, 'beside-another-store', oneResource, userIdentity('local', USERS[0]!, []));
+    // Well under the 10 s a write waits for a turn held by its own store.
+    expect(Date.now() - started).toBeLessThan(5_000);
+  } finally {
+    await holder.end();
+  }
+}, 60_000);
 
 test('a creation waits its turn 10 s at most: past that (another server stuck in it), 503 too busy, nothing stored', async () => {
   // Another server stuck in the ledger's turn, never giving it back.

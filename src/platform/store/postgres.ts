@@ -114,6 +114,13 @@ interface Turn {
   signal?: AbortSignal;
 }
 
+/**
+ * The advisory lock of a turn named `$1`. Advisory locks belong to the database, so the key names the
+ * store's schema too: deployments in two schemas of one database (or tests run side by side) would
+ * otherwise take turns with each other, and one's long turn would make the other's writes "too busy".
+ */
+export const TURN_LOCK_KEY_SQL = "hashtext(current_schema() || ' ' || $1)";
+
 /** Longest a write waits for its turn by default, in this server's queue and for the database's lock together. */
 const TURN_WAIT_MS = 10_000;
 const TURN_POLL_MAX_MS = 50;
@@ -136,7 +143,7 @@ async function takeTurn(client: pg.PoolClient, turn: Turn, signal: AbortSignal |
     }
     let taken: boolean;
     try {
-      taken = (await client.query<{ taken: boolean }>('SELECT pg_try_advisory_lock(hashtext($1)) AS taken', [turn.key])).rows[0]!.taken;
+      taken = (await client.query<{ taken: boolean }>(`SELECT pg_try_advisory_lock(${TURN_LOCK_KEY_SQL}) AS taken`, [turn.key])).rows[0]!.taken;
     } catch (error) {
       client.release(true);
       throw unavailableOr(error);
@@ -263,7 +270,7 @@ export async function openPostgresStore(url: string, logger: Logger, options: Po
     // True when the turn (if any) is given back; a connection that could not is closed, which frees it.
     const unlocked = async (client: pg.PoolClient) => {
       if (turn === undefined) return true;
-      const answer = await client.query<{ ok: boolean }>('SELECT pg_advisory_unlock(hashtext($1)) AS ok', [turn.key]).catch(() => null);
+      const answer = await client.query<{ ok: boolean }>(`SELECT pg_advisory_unlock(${TURN_LOCK_KEY_SQL}) AS ok`, [turn.key]).catch(() => null);
       return answer?.rows[0]?.ok === true;
     };
     for (let attempt = 1; ; attempt++) {
