@@ -23,6 +23,7 @@ import type { StoredFields } from './stored/reader.js';
 import { COPY_FIELDS, copyFragments } from './stored/fragment-copies.js';
 import { scoreWindows, type DocRange } from './scoring/window-scorer.js';
 import { openClauses } from './scoring/open-clauses.js';
+import { bestArticleScores } from './scoring/exhaustive.js';
 import { TopKCollector, mergeScored, type ScoredDocs } from './scoring/top-k.js';
 import { bm25For, type Bm25Params, type CollectionStats, type ScoringClause } from './scoring/bm25.js';
 
@@ -41,6 +42,29 @@ export interface SearchTask {
   accept: ({ size: number; words: Uint32Array } | null)[];
   /** One shared slot per split query: the best k-th score any share has reached. */
   sharedThreshold: Float64Array | null;
+}
+
+/**
+ * A listing's ranking: each article's best paragraph score for the words of the text filters, per
+ * segment, written by the worker into `best` (shared memory, one slot per article).
+ */
+export interface ListingScoresTask {
+  clauses: ScoringClause[];
+  params: Bm25Params;
+  stats: CollectionStats;
+  /** Per segment, the paragraphs passing the filters (shared words; null: none to score). */
+  paragraphs: ({ size: number; words: Uint32Array } | null)[];
+  best: Float64Array[];
+}
+
+/** Runs a listing's ranking over every segment (see ListingScoresTask). */
+export function runListingScores(segments: readonly Segment[], task: ListingScoresTask, paragraphs: readonly (Bitset | null)[]): void {
+  const bm25 = bm25For(task.params);
+  task.best.forEach((best, s) => {
+    const docs = paragraphs[s];
+    if (docs) bestArticleScores(segments[s]!, task.clauses, bm25, task.stats, docs, best);
+    else best.fill(-1);
+  });
 }
 
 /** Postings (summed over clauses) from which a query is worth splitting, and the smallest share of paragraphs. */
@@ -246,6 +270,28 @@ export class SearchPool {
     } finally {
       this.pending--;
     }
+  }
+
+  /**
+   * Each article's best paragraph score among `paragraphs` for `clauses`, per segment (-1: none). It
+   * scores every such paragraph, as many as the filters let through, so it runs on the pool's threads
+   * (a listing of a common word over a million paragraphs would hold the calling thread for a third of
+   * a second); only a few postings' worth runs on the calling thread.
+   */
+  async listingScores(clauses: ScoringClause[], params: Bm25Params, stats: CollectionStats, paragraphs: readonly (Bitset | null)[]): Promise<Float64Array[]> {
+    const best = this.segments.map((segment) => new Float64Array(new SharedArrayBuffer(8 * segment.articleCount)));
+    const task: ListingScoresTask = { clauses, params, stats, paragraphs: paragraphs.map((bits) => bits && { size: bits.size, words: bits.words }), best };
+    if (this.pool === null || this.postings(clauses) < this.inlinePostings) {
+      runListingScores(this.segments, task, paragraphs);
+      return best;
+    }
+    this.running++;
+    try {
+      await this.pool.run(task, { name: 'listingScoresTask' });
+    } finally {
+      this.running--;
+    }
+    return best;
   }
 
   /** Every segment whole: the pieces of a query that is not split. */

@@ -10,7 +10,6 @@ import { SearchPool, segmentBases } from './pool.js';
 import { compileSegmentFilter, type SegmentFilter } from './filters/compile.js';
 import { filterKey, hasTextFilter, type FilterSpec } from './query/filter-spec.js';
 import { Bm25, type Bm25Params, type ScoringClause } from './scoring/bm25.js';
-import { scoreEach } from './scoring/exhaustive.js';
 import { TopKCollector } from './scoring/top-k.js';
 import { FilterValues } from './suggest.js';
 import type { StoredFields } from './stored/reader.js';
@@ -214,9 +213,9 @@ export class Searcher {
    * Up to `limit` matching articles: by best paragraph score for the text
    * filters' words when there are text filters (unless sortByDate), else newest first.
    */
-  listArticles(spec: FilterSpec, limit: number, sortByDate: boolean): ArticleHit[] {
+  async listArticles(spec: FilterSpec, limit: number, sortByDate: boolean): Promise<ArticleHit[]> {
     const filters = this.compiledFilter(spec);
-    const bestScores = hasTextFilter(spec) ? this.bestParagraphScores(spec, filters) : null;
+    const bestScores = hasTextFilter(spec) ? await this.bestParagraphScores(spec, filters) : null;
     // One ordinal space over all segments, so ties break the same way on every request.
     const bases: number[] = [];
     let base = 0;
@@ -230,7 +229,7 @@ export class Searcher {
       const visit = (article: number) => {
         const date = segment.articleDate[article]!;
         // Dates rank as numbers; undated articles come last.
-        const key = rankByScore ? bestScores[s]!.get(article)! : date < 0 ? -1 : date;
+        const key = rankByScore ? bestScores[s]![article]! : date < 0 ? -1 : date;
         top.collect(bases[s]! + article, key);
       };
       const articles = filters[s]!.articles;
@@ -241,24 +240,14 @@ export class Searcher {
       let s = bases.length - 1;
       while (bases[s]! > doc) s--;
       const article = doc - bases[s]!;
-      return { segment: s, article, score: bestScores ? bestScores[s]!.get(article)! : null };
+      return { segment: s, article, score: bestScores ? bestScores[s]![article]! : null };
     });
   }
 
-  /** For each segment, the best score of each article's matching paragraphs for the text filters' words. */
-  private bestParagraphScores(spec: FilterSpec, filters: SegmentFilter[]): Map<number, number>[] {
+  /** For each segment, the best score of each article's matching paragraphs for the text filters' words (-1: none). */
+  private bestParagraphScores(spec: FilterSpec, filters: SegmentFilter[]): Promise<Float64Array[]> {
     const terms = [...new Set([...spec.topics.flat(), ...spec.regions.flat()])];
-    const clauses = this.clauses(terms);
-    return this.snapshot.segments.map(({ segment }, s) => {
-      const best = new Map<number, number>();
-      const paragraphs = filters[s]!.paragraphs;
-      if (!paragraphs) return best;
-      scoreEach(segment, clauses, this.bm25, this.snapshot.stats, paragraphs, (doc, score) => {
-        const article = segment.paragraphArticle[doc]!;
-        if (score > (best.get(article) ?? -1)) best.set(article, score);
-      });
-      return best;
-    });
+    return this.pool.listingScores(this.clauses(terms), this.params, this.snapshot.stats, filters.map((filter) => filter.paragraphs));
   }
 
   /** Resolves once the worker threads are up (see SearchPool.warm). */

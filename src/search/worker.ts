@@ -2,13 +2,14 @@
  * Search worker: maps the segments' SharedArrayBuffers and shares their paged
  * postings and stored fragments (handed over once in workerData, never
  * copied). A task is one query, or one share of a split query, whose results
- * go back as two typed arrays; or a share of a response's fragment copies,
- * written straight into the response's shared body.
+ * go back as two typed arrays; a share of a response's fragment copies,
+ * written straight into the response's shared body; or a listing's ranking,
+ * written into shared arrays.
  */
 import { workerData } from 'piscina';
 import { Segment, type SegmentShare } from './segment/reader.js';
 import { Bitset } from './filters/bitset.js';
-import { runPieces, segmentBases, type CopyTask, type SearchTask } from './pool.js';
+import { runListingScores, runPieces, segmentBases, type CopyTask, type ListingScoresTask, type SearchTask } from './pool.js';
 import { StoredFields, type StoredShare } from './stored/reader.js';
 import { copyFragments } from './stored/fragment-copies.js';
 import type { ScoredDocs } from './scoring/top-k.js';
@@ -25,4 +26,8 @@ export default function runSearchTask(task: SearchTask): ScoredDocs {
 
 export function copyFragmentsTask(task: CopyTask): void {
   copyFragments(stored, task.rows, Buffer.from(task.body, task.bodyOffset, task.bodyLength));
+}
+
+export function listingScoresTask(task: ListingScoresTask): void {
+  runListingScores(segments, task, task.paragraphs.map((bits) => bits && new Bitset(bits.size, bits.words)));
 }

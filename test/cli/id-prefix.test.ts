@@ -18,7 +18,7 @@ async function articleIds(indexDir: string): Promise<string[]> {
   const searcher = await Searcher.open(indexDir, { threads: 0, k1: 0.6, b: 0.75, titleWeight: 0.25, filterCacheSize: 4 });
   try {
     const library = new Library(searcher);
-    return searcher.listArticles(compileFilterSpec({}), 100, true).map((hit) => library.articleMetadata(hit).article_id).sort();
+    return (await searcher.listArticles(compileFilterSpec({}), 100, true)).map((hit) => library.articleMetadata(hit).article_id).sort();
   } finally {
     await searcher.close();
   }

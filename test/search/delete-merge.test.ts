@@ -42,7 +42,7 @@ async function rankings(indexDir: string, queries: string[]) {
     for (const query of queries) {
       const hits = await searcher.search(query, 50, all);
       out.push(hits.map((hit) => [library.contextMetadata(hit, 0, null).paragraph_id, hit.score]));
-      out.push(searcher.listArticles(compileFilterSpec({ topics: [query.split(' ')[0]!] }), 30, false).map((hit) => library.articleMetadata(hit).article_id));
+      out.push((await searcher.listArticles(compileFilterSpec({ topics: [query.split(' ')[0]!] }), 30, false)).map((hit) => library.articleMetadata(hit).article_id));
     }
     out.push(searcher.countArticles(all), searcher.suggestions.articleTypes(), searcher.suggestions.suggestAuthors('author', 10));
     return out;
@@ -59,7 +59,7 @@ async function servedArticles(indexDir: string): Promise<string[]> {
   const library = new Library(searcher);
   try {
     const dump: string[] = [];
-    for (const item of searcher.listArticles(all, 1000, false)) {
+    for (const item of await searcher.listArticles(all, 1000, false)) {
       const { segment, stored } = searcher.snapshot.segments[item.segment]!;
       const paragraphs = [];
       for (let p = segment.articleFirstParagraph[item.article]!; p < segment.articleFirstParagraph[item.article + 1]!; p++) paragraphs.push(stored.paragraphJson(p));
@@ -95,7 +95,7 @@ describe('deletions', () => {
     expect((await searcher.search('dopamine', 10, all)).map((hit) => searcher.articleIdOf(hit))).toEqual(['keep']);
     expect(searcher.countArticles(all)).toBe(1);
     expect(searcher.countArticles(compileFilterSpec({ topics: ['reward'] }))).toBe(0);
-    expect(searcher.listArticles(all, 10, true).map((hit) => library.articleMetadata(hit).article_id)).toEqual(['keep']);
+    expect((await searcher.listArticles(all, 10, true)).map((hit) => library.articleMetadata(hit).article_id)).toEqual(['keep']);
     expect(searcher.suggestions.articleTypes()).toEqual([{ article_type: 'research-article', docs_in_db: 1 }]);
     expect(searcher.suggestions.suggestAuthors('gone', 10)).toEqual([]);
     expect(library.getArticle('gone')).toBeNull();

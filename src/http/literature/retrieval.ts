@@ -121,7 +121,7 @@ export const retrievalRoutes: FastifyPluginAsync<LiteratureServices & QaServices
       const { number_results, size, page, sort_by_date, ...filters } = request.query;
       const limit = config.maxParagraphLength;
       return index.read(async ({ searcher, library }) => {
-        const articles = searcher.listArticles(filtersOf(filters), number_results, sort_by_date);
+        const articles = await searcher.listArticles(filtersOf(filters), number_results, sort_by_date);
         const items = articles.slice((page - 1) * size, page * size);
         const counts = { total: articles.length, page, size, pages: Math.ceil(articles.length / size) };
         // Bytes copied from the stored fragments unless an abstract must be cut.

@@ -27,3 +27,23 @@ export function scoreEach(
     visit(doc, score);
   });
 }
+
+/**
+ * Writes into `best` (one slot per article of the segment) each article's best score over its
+ * paragraphs in `paragraphs`, and -1 for an article with none: the ranking of a listing by the
+ * words of its text filters.
+ */
+export function bestArticleScores(
+  segment: Segment,
+  clauses: readonly ScoringClause[],
+  bm25: Bm25,
+  stats: CollectionStats,
+  paragraphs: Bitset,
+  best: Float64Array,
+): void {
+  best.fill(-1);
+  scoreEach(segment, clauses, bm25, stats, paragraphs, (doc, score) => {
+    const article = segment.paragraphArticle[doc]!;
+    if (score > best[article]!) best[article] = score;
+  });
+}
