@@ -14,7 +14,7 @@ import { IncompleteAnswerError, ModelUnavailableError, PromptTooLongError, Queue
 import { RerankerUnavailableError } from '../../rerank/types.js';
 import { typed, type SchemaType } from '../typed.js';
 import { SECURITY_HEADERS } from '../security-headers.js';
-import { abortOnDisconnect } from './disconnect.js';
+import { abortOnDisconnect } from '../disconnect.js';
 
 export interface QaServices {
   qa: QaPipeline;

@@ -7,7 +7,7 @@ import { qaError, type QaServices } from './qa.js';
 import { cutMetadata } from './oversized.js';
 import { NO_DOCUMENTS_MESSAGE } from '../../qa/pipeline.js';
 import { typed } from '../typed.js';
-import { abortOnDisconnect } from './disconnect.js';
+import { abortOnDisconnect } from '../disconnect.js';
 
 /** What fastify sends with a body its serialiser wrote. */
 const JSON_TYPE = 'application/json; charset=utf-8';

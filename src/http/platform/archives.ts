@@ -11,7 +11,7 @@ import type { ArchiveService, StoredArchive } from '../../archive/archives.js';
 import type { Identity } from '../../platform/identities.js';
 import type { JsonObject } from '../../platform/jsonld.js';
 import type { ProjectRef } from '../../platform/refs.js';
-import { abortOnDisconnect } from '../literature/disconnect.js';
+import { abortOnDisconnect } from '../disconnect.js';
 import { typed } from '../typed.js';
 import { callerOf } from './caller.js';
 import { negotiate } from './negotiation.js';
