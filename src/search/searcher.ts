@@ -44,6 +44,7 @@ export interface IndexStatistics {
   segments: number;
   /** Live articles (replaced and deleted ones excluded). */
   articles: number;
+  /** The live articles' paragraphs. */
   paragraphs: number;
 }
 
@@ -107,8 +108,10 @@ export class Searcher {
   }
 
   statistics(): IndexStatistics {
-    const { segments, liveArticleCount, paragraphCount } = this.snapshot;
-    return { segments: segments.length, articles: liveArticleCount, paragraphs: paragraphCount };
+    const { segments, liveArticleCount } = this.snapshot;
+    // Live paragraphs, as articles counts live articles: a replaced or deleted article's paragraphs stay in its segment until a merge.
+    const paragraphs = segments.reduce((sum, { segment, liveParagraphs }) => sum + (liveParagraphs ? liveParagraphs.count() : segment.paragraphCount), 0);
+    return { segments: segments.length, articles: liveArticleCount, paragraphs };
   }
 
   /** The pre-rendered JSON fragments of a segment's articles and paragraphs. */

@@ -1,5 +1,6 @@
 /** The page's server side, without a browser: static files, the browser redirect, /docs, CORS and its setting. */
-import { gzipSync } from 'node:zlib';
+import net from 'node:net';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { loadUiAssets } from '../../src/http/ui/assets.js';
@@ -39,6 +40,65 @@ describe('the page and /docs', () => {
     expect(again.body).toBe('');
   });
 
+  it('sends gzip only when Accept-Encoding gives it a q-value above 0 and no lower than identity\'s (RFC 9110 §12.5.3)', async () => {
+    const plain = (await fixture.app.inject({ url: '/ui/js/main.js' })).rawPayload;
+    const cases: [string | undefined, 'gzip' | 'identity'][] = [
+      [undefined, 'identity'],
+      ['', 'identity'],
+      ['gzip, deflate, br', 'gzip'],
+      ['x-gzip', 'gzip'],
+      ['br, *', 'gzip'],
+      ['gzip;q=0.2', 'gzip'],
+      ['GZIP;Q=0.5, identity;q=0.5', 'gzip'],
+      ['gzip;q=0, identity', 'identity'],
+      ['gzip;q=0', 'identity'],
+      ['gzip;q=0.5, identity', 'identity'],
+      ['br, *;q=0', 'identity'],
+      ['gzip;q=nonsense', 'identity'],
+      ['identity;q=0', 'identity'],
+      // Nothing acceptable: sent as is rather than refused, as §12.5.3 says a server should.
+      ['gzip;q=0, identity;q=0', 'identity'],
+      ['*;q=0', 'identity'],
+    ];
+    const sent = [];
+    for (const [acceptEncoding] of cases) {
+      const response = await fixture.app.inject({ url: '/ui/js/main.js', headers: acceptEncoding === undefined ? {} : { 'accept-encoding': acceptEncoding } });
+      const coding = response.headers['content-encoding'] ?? 'identity';
+      sent.push([acceptEncoding, coding]);
+      expect((coding === 'gzip' ? gunzipSync(response.rawPayload) : response.rawPayload).equals(plain)).toBe(true);
+    }
+    expect(sent).toEqual(cases);
+  });
+
+  it('gives the gzip and the plain form each its own ETag, and answers 304 only for the form the request selects', async () => {
+    const zipped = await fixture.app.inject({ url: '/ui/js/main.js', headers: { 'accept-encoding': 'gzip' } });
+    const plain = await fixture.app.inject({ url: '/ui/js/main.js' });
+    for (const response of [zipped, plain]) expect(response.headers.vary).toBe('Accept-Encoding');
+    expect(zipped.headers.etag).toMatch(/^"[^"]+"$/);
+    expect(plain.headers.etag).toMatch(/^"[^"]+"$/);
+    expect(zipped.headers.etag).not.toBe(plain.headers.etag);
+    const revalidate = (etag: string, acceptEncoding?: string) =>
+      fixture.app.inject({ url: '/ui/js/main.js', headers: { 'if-none-match': etag, ...(acceptEncoding && { 'accept-encoding': acceptEncoding }) } });
+    const held = await revalidate(zipped.headers.etag as string, 'gzip');
+    expect([held.statusCode, held.headers.etag]).toEqual([304, zipped.headers.etag]);
+    // A client holding the gzip form that now asks for the plain one gets it, not a 304 for bytes it cannot use.
+    const other = await revalidate(zipped.headers.etag as string);
+    expect([other.statusCode, other.headers.etag, other.rawPayload.equals(plain.rawPayload)]).toEqual([200, plain.headers.etag, true]);
+    const otherWay = await revalidate(plain.headers.etag as string, 'gzip');
+    expect([otherWay.statusCode, otherWay.headers['content-encoding']]).toEqual([200, 'gzip']);
+  });
+
+  it('compares If-None-Match weakly (RFC 9110 §13.1.2): a weak tag, a list holding the tag, and `*` are 304; other tags are 200', async () => {
+    const etag = (await fixture.app.inject({ url: '/ui/' })).headers.etag as string;
+    const statusFor = async (ifNoneMatch: string) => (await fixture.app.inject({ url: '/ui/', headers: { 'if-none-match': ifNoneMatch } })).statusCode;
+    for (const header of [etag, `W/${etag}`, `"stale", ${etag}`, `W/"stale",W/${etag}`, '*', ` * `]) {
+      expect({ header, status: await statusFor(header) }).toEqual({ header, status: 304 });
+    }
+    for (const header of ['"stale"', 'W/"stale"', `"${etag}"`, etag.slice(1, -1), `"stale,${etag.slice(1)}`, '"*"']) {
+      expect({ header, status: await statusFor(header) }).toEqual({ header, status: 200 });
+    }
+  });
+
   it('serves only its own files: unknown names and paths out of the folder are 404 in the API vocabulary', async () => {
     for (const url of ['/ui/nope.js', '/ui/js/', '/ui/js/nope.js', '/ui/../package.json', '/ui/%2e%2e/package.json', '/ui/js/../../../package.json', '/ui/%2e%2e%2fsrc%2fapp.ts']) {
       const response = await fixture.app.inject({ url });
@@ -52,6 +112,23 @@ describe('the page and /docs', () => {
       const response = await fixture.app.inject({ url, headers: { accept: 'text/html' } });
       expect({ url, status: response.statusCode, location: response.headers.location }).toEqual({ url, status: 301, location });
     }
+  });
+
+  it('redirects a request whose target is in absolute form to the page on this server, its query string kept', async () => {
+    await fixture.app.listen({ host: '127.0.0.1', port: 0 });
+    const port = (fixture.app.server.address() as net.AddressInfo).port;
+    // Absolute form (RFC 9112 §3.2.2) cannot be sent through inject, which keeps only the path: a raw socket.
+    const locationFor = (target: string) =>
+      new Promise<string>((resolve, reject) => {
+        let answer = '';
+        const socket = net.connect(port, '127.0.0.1', () => socket.write(`GET ${target} HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/html\r\nConnection: close\r\n\r\n`));
+        socket.on('data', (chunk) => (answer += chunk.toString('latin1')));
+        socket.on('error', reject);
+        socket.on('close', () => resolve(/^HTTP\/1\.1 301 [^]*?\r\nlocation: ([^\r]*)\r\n/i.exec(answer)?.[1] ?? answer.slice(0, 200)));
+      });
+    expect(await locationFor('http://evil.example/ui?q=1')).toBe('/ui/?q=1');
+    expect(await locationFor('HTTP://evil.example:8080/ui')).toBe('/ui/');
+    expect(await locationFor('/ui?q=grid%20cells')).toBe('/ui/?q=grid%20cells');
   });
 
   it('/docs is the API reference page, which renders /openapi.json', async () => {

@@ -56,7 +56,8 @@ export const settingsRoutes: FastifyPluginAsync<LiteratureServices & ServiceInfo
       schema: {
         summary: 'Effective configuration (secrets masked), index statistics and active components',
         tags: ['service'],
-        querystring: { type: 'object', additionalProperties: false },
+        // `properties` even when empty: without it the OpenAPI document lists the schema's keywords as parameters.
+        querystring: { type: 'object', properties: {}, additionalProperties: false },
         response: { 200: { type: 'object', additionalProperties: true }, ...errorResponses(400, 422, ...GUARDED_ERRORS) },
       },
     },

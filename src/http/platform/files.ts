@@ -11,6 +11,7 @@ import { PlatformError, rejections } from '../../platform/errors.js';
 import type { Upload } from '../../platform/files.js';
 import type { Platform } from '../../platform/index.js';
 import { entityView, writeResponse } from '../../platform/metadata.js';
+import { matchesEtag } from '../entity-tags.js';
 import { typed } from '../typed.js';
 import { byteRangeOf, rangeStillApplies } from './byte-range.js';
 import { callerOf } from './caller.js';
@@ -103,15 +104,6 @@ function wantsMetadata(accept: string | undefined, mediaType: string): boolean {
   if (explicit.length === 0) return false;
   const content = rank(ranges, mediaType);
   return content === null || Math.max(...explicit) >= content.q;
-}
-
-/** Whether an If-None-Match header names this entity tag, or any (`*`); weak tags compare as strong ones here (RFC 9110 §13.1.2). */
-function matchesEtag(header: string | undefined, etag: string): boolean {
-  if (header === undefined) return false;
-  return header.split(',').some((candidate) => {
-    const tag = candidate.trim();
-    return tag === '*' || tag.replace(/^W\//, '') === etag;
-  });
 }
 
 /** `attachment` with an ASCII fallback name and the exact UTF-8 name (RFC 6266). */

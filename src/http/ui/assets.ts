@@ -15,7 +15,10 @@ export interface Asset {
   body: Buffer;
   gzip: Buffer;
   contentType: string;
+  /** The tag of `body`. */
   etag: string;
+  /** The tag of `gzip`: another representation, so another tag (RFC 9110 §8.8.3), or a cache would take one for the other. */
+  gzipEtag: string;
 }
 
 /** Asset path relative to the folder, with forward slashes (`js/main.js`) -> its content. */
@@ -32,8 +35,8 @@ const CONTENT_TYPES: Record<string, string> = {
 
 export function assetOf(name: string, body: Buffer): Asset {
   const contentType = CONTENT_TYPES[path.extname(name)] ?? 'application/octet-stream';
-  const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"`;
-  return { body, gzip: gzipSync(body, { level: 9 }), contentType, etag };
+  const digest = createHash('sha256').update(body).digest('base64url').slice(0, 22);
+  return { body, gzip: gzipSync(body, { level: 9 }), contentType, etag: `"${digest}"`, gzipEtag: `"${digest}-gzip"` };
 }
 
 export async function loadUiAssets(dir: string = UI_ASSETS_DIR): Promise<UiAssets> {

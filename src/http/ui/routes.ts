@@ -5,6 +5,8 @@
  */
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { UiAssets } from './assets.js';
+import { chooseCoding } from './content-coding.js';
+import { matchesEtag } from '../entity-tags.js';
 import { typed } from '../typed.js';
 
 /**
@@ -40,27 +42,36 @@ export function wantsHtml(request: FastifyRequest): boolean {
  */
 const NOT_RATE_LIMITED = { rateLimit: false } as const;
 
+/** The query string of a request target, with its `?` (empty when there is none). */
+function queryStringOf(url: string): string {
+  const start = url.indexOf('?');
+  return start === -1 ? '' : url.slice(start);
+}
+
 export const uiRoutes: FastifyPluginAsync<{ assets: UiAssets }> = async (app, { assets }) => {
   const api = typed(app);
   const send = (request: FastifyRequest, reply: FastifyReply, name: string) => {
     const asset = assets.get(name);
     if (!asset) return reply.callNotFound();
+    const gzipped = chooseCoding(request.headers['accept-encoding']) === 'gzip';
+    const etag = gzipped ? asset.gzipEtag : asset.etag;
     reply
       .header('content-type', asset.contentType)
-      .header('etag', asset.etag)
+      .header('etag', etag)
       // Revalidate every time (cheap: 304 on a matching ETag), so a restarted server's new page is used at once.
       .header('cache-control', 'no-cache')
       .header('x-content-type-options', 'nosniff')
       .header('vary', 'Accept-Encoding');
     if (asset.contentType.startsWith('text/html')) reply.header('content-security-policy', CONTENT_SECURITY_POLICY);
-    if (request.headers['if-none-match'] === asset.etag) return reply.code(304).send();
-    if (/\bgzip\b/.test(request.headers['accept-encoding'] ?? '')) return reply.header('content-encoding', 'gzip').send(asset.gzip);
+    if (matchesEtag(request.headers['if-none-match'], etag)) return reply.code(304).send();
+    if (gzipped) return reply.header('content-encoding', 'gzip').send(asset.gzip);
     return reply.send(asset.body);
   };
 
   app.get('/ui/', { schema: { hide: true }, config: NOT_RATE_LIMITED }, (request, reply) => send(request, reply, 'index.html'));
   // The address typed without its last slash leads to the page (its query string kept), not to an error.
-  app.get('/ui', { schema: { hide: true }, config: NOT_RATE_LIMITED }, (request, reply) => reply.redirect(`/ui/${request.url.slice('/ui'.length)}`, 301));
+  // Only the query string is taken from the request: its target may be in absolute form (`http://host/ui?q=1`).
+  app.get('/ui', { schema: { hide: true }, config: NOT_RATE_LIMITED }, (request, reply) => reply.redirect(`/ui/${queryStringOf(request.url)}`, 301));
   api.get(
     '/ui/*',
     { schema: { hide: true, params: { type: 'object', properties: { '*': { type: 'string' } }, required: ['*'] } }, config: NOT_RATE_LIMITED },
