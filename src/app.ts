@@ -2,7 +2,6 @@
  * buildApp(services) -> a fastify instance serving every API. No globals:
  * tests build their own app over their own index and stores.
  */
-import { randomBytes } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
@@ -16,7 +15,10 @@ import { isHealthProbe, healthRoutes, settingsRoutes, type ServiceInfo } from '.
 import { qaRoutes, type QaServices } from './http/literature/qa.js';
 import { RELOAD_PERMISSION, adminRoutes } from './http/literature/admin.js';
 import { shedLoad } from './http/load-shedding.js';
-import { enableCors } from './http/cors.js';
+import { addCorsHeaders, answerPreflights, enableCors } from './http/cors.js';
+import { parseLiteratureJson } from './http/json-body.js';
+import { acceptedRequestId, newRequestId } from './http/request-id.js';
+import { originForm } from './http/request-target.js';
 import { loadUiAssets, type UiAssets } from './http/ui/assets.js';
 import { uiRoutes } from './http/ui/routes.js';
 import { SECURITY_HEADERS, addSecurityHeaders } from './http/security-headers.js';
@@ -47,10 +49,13 @@ export interface AppOptions {
 export async function buildApp(services: AppServices, options: AppOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
     ...(options.logger ? { loggerInstance: options.logger } : { logger: false }),
-    requestIdHeader: 'x-request-id',
+    // A client's x-request-id is taken only when it is a short token (acceptedRequestId); otherwise one is generated.
+    requestIdHeader: false,
     // fastify logs "incoming request" and "request completed": logRequests writes one line instead.
     logController: new LogController({ disableRequestLogging: true }),
-    genReqId: () => randomBytes(16).toString('hex'),
+    genReqId: (request) => acceptedRequestId(request.headers['x-request-id']) ?? newRequestId(),
+    // Every check of request.url reads a path: a target in absolute form is taken as one (request-target.ts).
+    rewriteUrl: (request) => originForm(request.url ?? '/'),
     // Ids travel in /v1 URLs as long percent-encoded IRIs. Trailing slashes matter there
     // (`/v1/acls` and `/v1/acls/` are different routes), so they are not ignored.
     routerOptions: { maxParamLength: PLATFORM_MAX_PARAM_LENGTH },
@@ -64,13 +69,22 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
     },
     return503OnClosing: true,
     // Requests Node's HTTP parser rejects never reach fastify: answer them in the vocabulary of the API addressed.
-    clientErrorHandler: answerClientError,
+    clientErrorHandler: (error, socket) => answerClientError(error, socket, options.logger),
     // Undecodable URLs are refused by the router before any route runs: answer in the vocabulary of the API addressed.
-    frameworkErrors: (error, request, reply) => void refuseUrl(request, reply as FastifyReply, 'InvalidPathSegment', error.message),
+    // No hook runs for them: the request id and CORS headers are added here.
+    frameworkErrors: (error, request, reply) => {
+      reply.header('x-request-id', request.id);
+      addCorsHeaders(services.config.corsOrigins, request, reply as FastifyReply);
+      void refuseUrl(request, reply as FastifyReply, 'InvalidPathSegment', error.message);
+    },
     // Query strings coerced to the schemas' types, bodies not; no non-finite number passes (validation.ts).
     schemaController: { compilersFactory: { buildValidator } },
   });
   const routeMethods = RouteMethods.recordedFrom(app);
+  // Set before any route or plugin is registered, so that every one outside /v1 (the page, /docs,
+  // /openapi.json, requests no route takes) inherits it: fastify's own error body is no vocabulary of ours.
+  app.setErrorHandler(literatureErrorHandler);
+  parseLiteratureJson(app);
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
@@ -82,6 +96,8 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
   });
   logRequests(app);
   addSecurityHeaders(app);
+  // CORS headers first, so the refusals below (400, 503) can be read by a cross-origin page too.
+  enableCors(app, services.config.corsOrigins);
   refuseUndecodableQueries(app, (request, reply, reason) => refuseUrl(request, reply, 'MalformedQueryParam', reason));
 
   await app.register(swagger, {
@@ -94,7 +110,7 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
   shedLoad(app, services.config.maxInFlight);
-  enableCors(app, services.config.corsOrigins);
+  answerPreflights(app, services.config.corsOrigins);
   if (services.config.rateLimit > 0) {
     await app.register(rateLimit, {
       max: services.config.rateLimit,
@@ -141,7 +157,6 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
   await app.register(uiRoutes, { assets: options.uiAssets ?? (await loadUiAssets()) });
 
   // Requests no route takes (their bodies are still parsed, and may be refused) answer in the literature vocabulary.
-  app.setErrorHandler(literatureErrorHandler);
   app.setNotFoundHandler((request, reply) =>
     routeMethods.answerUnrouted(request, reply, {
       notFound: (path) => literatureErrorBody(ErrorCode.NOT_FOUND, `no route ${request.method} ${path}`),
@@ -212,8 +227,10 @@ function refuseUrl(request: FastifyRequest, reply: FastifyReply, platformType: s
  * Malformed HTTP (bad request line, oversized headers, conflicting lengths, slow clients): one response,
  * then close. The body is in the `/v1` vocabulary when the request addresses `/v1` (its request line in
  * the bytes the parser failed on, or a request whose body was still coming); otherwise in the literature one.
+ * Like every answer it carries a request id (a new one: the client's header may be what failed to parse),
+ * and the log a line under that id.
  */
-function answerClientError(error: Error & { code?: string; rawPacket?: unknown }, socket: Socket): void {
+function answerClientError(error: Error & { code?: string; rawPacket?: unknown }, socket: Socket, logger: FastifyBaseLogger | undefined): void {
   if (!socket.writable) {
     socket.destroy();
     return;
@@ -226,7 +243,9 @@ function answerClientError(error: Error & { code?: string; rawPacket?: unknown }
   const platform = addressesPlatform(url);
   const platformType = status === 431 ? 'HeadersTooLarge' : status === 408 ? 'RequestTimeout' : 'MalformedRequest';
   const body = JSON.stringify(platform ? platformErrorBody(platformType, message) : literatureErrorBody(ErrorCode.INVALID_INPUT, message));
+  const requestId = newRequestId();
+  logger?.info({ reqId: requestId, url, statusCode: status, code: error.code }, 'request refused by the HTTP parser');
   // Written past fastify, so past its onSend hook too: the headers every other answer carries are added here.
   const security = Object.entries(SECURITY_HEADERS).map(([name, value]) => `${name}: ${value}\r\n`).join('');
-  socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${security}Connection: close\r\n\r\n${body}`);
+  socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nx-request-id: ${requestId}\r\n${security}Connection: close\r\n\r\n${body}`);
 }

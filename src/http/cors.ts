@@ -26,28 +26,47 @@ export function allowedOrigin(origins: readonly string[], origin: string | undef
 }
 
 /**
- * Adds the CORS headers to shared routes and answers their preflights (OPTIONS
- * with Access-Control-Request-Method) before any other hook: a preflight carries
- * no token, so it must not meet authentication or the rate limit.
+ * Sets the CORS headers of a shared route's answer: for an answer written before
+ * any hook runs (a URL the router cannot decode), and by `enableCors` for the rest.
+ */
+export function addCorsHeaders(origins: readonly string[], request: FastifyRequest, reply: FastifyReply): void {
+  if (origins.length === 0 || !isSharedPath(request.url)) return;
+  const allowed = allowedOrigin(origins, request.headers.origin);
+  // Set on the raw response: the streamed QA route writes its own head, which Node merges with these.
+  // Caches must not give one origin's answer to another.
+  reply.raw.setHeader('vary', 'Origin');
+  if (allowed === null) return;
+  reply.raw.setHeader('access-control-allow-origin', allowed);
+  reply.raw.setHeader('access-control-expose-headers', EXPOSED_HEADERS);
+}
+
+/**
+ * Adds the CORS headers to shared routes' answers, refusals included (a page must be able to read a
+ * 503's Retry-After or a 400's message), so call it before any hook that may refuse a request.
  */
 export function enableCors(app: FastifyInstance, origins: readonly string[]): void {
   if (origins.length === 0) return;
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
-    if (!isSharedPath(request.url)) return;
-    const allowed = allowedOrigin(origins, request.headers.origin);
-    // Set on the raw response: the streamed QA route writes its own head, which Node merges with these.
-    // Caches must not give one origin's answer to another.
-    reply.raw.setHeader('vary', 'Origin');
-    if (allowed === null) return;
-    reply.raw.setHeader('access-control-allow-origin', allowed);
-    if (request.method === 'OPTIONS' && request.headers['access-control-request-method'] !== undefined) {
-      return reply
-        .code(204)
-        .header('access-control-allow-methods', ALLOWED_METHODS)
-        .header('access-control-allow-headers', ALLOWED_HEADERS)
-        .header('access-control-max-age', PREFLIGHT_MAX_AGE_SECONDS)
-        .send();
-    }
-    reply.raw.setHeader('access-control-expose-headers', EXPOSED_HEADERS);
+    addCorsHeaders(origins, request, reply);
+  });
+}
+
+/**
+ * Answers the preflights (OPTIONS with Access-Control-Request-Method) of shared routes from allowed
+ * origins. Call it after load shedding and the URL checks (a preflight they refuse stays refused), and
+ * before every other hook: a preflight carries no token, so it must not meet authentication or the rate limit.
+ */
+export function answerPreflights(app: FastifyInstance, origins: readonly string[]): void {
+  if (origins.length === 0) return;
+  app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
+    if (request.method !== 'OPTIONS' || request.headers['access-control-request-method'] === undefined) return;
+    if (!isSharedPath(request.url) || allowedOrigin(origins, request.headers.origin) === null) return;
+    reply.raw.removeHeader('access-control-expose-headers');
+    return reply
+      .code(204)
+      .header('access-control-allow-methods', ALLOWED_METHODS)
+      .header('access-control-allow-headers', ALLOWED_HEADERS)
+      .header('access-control-max-age', PREFLIGHT_MAX_AGE_SECONDS)
+      .send();
   });
 }

@@ -1,34 +1,13 @@
 /** Beyond --max-in-flight requests at once, the server refuses at once with 503 and Retry-After, and recovers. */
 import { afterEach, describe, expect, it } from 'vitest';
 import { fixtureApp, type Fixture } from './app-fixture.js';
-import { ExtractiveGenerator } from '../../src/llm/extractive.js';
-import type { Generator } from '../../src/llm/types.js';
+import { heldGenerator } from './held-generator.js';
 
 let fixture: Fixture | null = null;
 afterEach(async () => {
   await fixture?.close();
   fixture = null;
 });
-
-/** A generator that holds every answer until `release()` is called. */
-function heldGenerator(): { generator: Generator; release: () => void; started: Promise<void> } {
-  const extractive = new ExtractiveGenerator();
-  let release!: () => void;
-  let markStarted!: () => void;
-  const released = new Promise<void>((resolve) => (release = resolve));
-  const started = new Promise<void>((resolve) => (markStarted = resolve));
-  const generator: Generator = {
-    kind: 'extractive',
-    description: 'held',
-    async generate(question, contexts, options) {
-      markStarted();
-      await released;
-      return extractive.generate(question, contexts, options);
-    },
-    close: async () => {},
-  };
-  return { generator, release, started };
-}
 
 describe('load shedding', () => {
   it('answers 503 in both vocabularies while the limit is reached, keeps / open, and serves again afterwards', async () => {

@@ -84,7 +84,8 @@ describe('POST /qa/generative with the extractive generator', () => {
   it('accepts a 10,000-character question of 4-byte characters, and answers 413 code 4 to a body past the cap', async () => {
     const longest = await ask({ query: '🧠'.repeat(5000) });
     expect(longest.statusCode).not.toBe(413);
-    const huge = await ask({ query: 'cells', padding: 'x'.repeat(70_000) });
+    // The cap: 12 bytes (a surrogate pair as two \u escapes) per character of the longest question, plus 4 KiB.
+    const huge = await ask({ query: 'cells', padding: 'x'.repeat(12 * 10_000 + 4096) });
     expect(huge.statusCode).toBe(413);
     expect(huge.json().detail.code).toBe(4);
   });

@@ -54,6 +54,12 @@ const EVENT_STREAM_DESCRIPTION = [
   'A question waiting in the queue gets a comment line `: waiting` every 15 s until its first token (SSE clients ignore comments).',
 ].join(' ');
 
+function codePointCount(text: string): number {
+  let count = 0;
+  for (const _ of text) count++;
+  return count;
+}
+
 /** Maps the pipeline's failures to the API's error vocabulary. */
 export function qaError(error: unknown): ApiError | null {
   if (error instanceof ApiError) return error;
@@ -90,16 +96,18 @@ export const qaRoutes: FastifyPluginAsync<LiteratureServices & QaServices> = asy
 
   const prepare = (body: SchemaType<typeof bodySchema>, filterInput: SchemaType<typeof filterQuery>) => {
     const { query, retriever_k, use_reranker, reranker_k } = body;
-    if (query.length > config.maxQueryLength) {
-      throw new ApiError(413, ErrorCode.INPUT_TOO_LARGE, `query is ${query.length} characters; the limit is ${config.maxQueryLength} (--max-query-length)`);
+    // Characters are code points, as in /retrieval/'s schema (Ajv's maxLength): an emoji is one, not two UTF-16 units.
+    const characters = codePointCount(query);
+    if (characters > config.maxQueryLength) {
+      throw new ApiError(413, ErrorCode.INPUT_TOO_LARGE, `query is ${characters} characters; the limit is ${config.maxQueryLength} (--max-query-length)`);
     }
     return { request: { query, retrieverK: retriever_k, useReranker: use_reranker, rerankerK: reranker_k }, filters: filtersOf(filterInput) };
   };
 
   // Room for the longest accepted question however it is written, plus the other fields; beyond it, 413 code 4.
-  // The length counts UTF-16 units, and the longest JSON spelling of one is a 6-byte \uXXXX escape
-  // (what JSON.stringify-like encoders with ASCII output, Python's json.dumps by default, write for non-ASCII text).
-  const bodyLimit = config.maxQueryLength * 6 + 4096;
+  // The length counts code points, and the longest JSON spelling of one is two 6-byte \uXXXX escapes (a surrogate
+  // pair: what encoders with ASCII output, Python's json.dumps by default, write for characters beyond U+FFFF).
+  const bodyLimit = config.maxQueryLength * 12 + 4096;
 
   api.post(
     '/qa/generative',

@@ -1,0 +1,95 @@
+/**
+ * The JSON body parser of the literature API. Fastify's own read any bytes
+ * as UTF-8 (a Latin-1 `plàce` became `pl\uFFFDce`, and the question asked was
+ * another one, while the same text in a query string is refused), kept lone
+ * surrogates, ignored the charset and Content-Encoding, called a `__proto__`
+ * key "not valid JSON" and let a repeated key silently win. This one refuses
+ * each of those, naming what is wrong, in the literature error vocabulary.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { ApiError, ErrorCode } from './errors.js';
+import { repeatedKeys, quotedKey } from '../corpus/readers/repeated-keys.js';
+
+const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+/** With the `u` flag a surrogate pair is one code point: only a lone surrogate matches. */
+const LONE_SURROGATE = /\p{Cs}/u;
+
+/** Replaces the application/json parser of `app` and the plugins registered on it afterwards. */
+export function parseLiteratureJson(app: FastifyInstance): void {
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    try {
+      done(null, parseBody(request, body as Buffer));
+    } catch (error) {
+      done(error as Error, undefined);
+    }
+  });
+}
+
+function parseBody(request: FastifyRequest, bytes: Buffer): unknown {
+  const encoding = request.headers['content-encoding'];
+  if (encoding !== undefined && encoding.trim().toLowerCase() !== 'identity') {
+    throw new ApiError(415, ErrorCode.INVALID_INPUT, `Content-Encoding ${encoding} is not supported; send the JSON body uncompressed`);
+  }
+  const charset = charsetOf(request.headers['content-type'] ?? '');
+  if (charset !== null && charset !== 'utf-8' && charset !== 'utf8') {
+    throw new ApiError(415, ErrorCode.INVALID_INPUT, `charset ${charset} is not supported; send the JSON body in UTF-8`);
+  }
+  let text: string;
+  try {
+    text = STRICT_UTF8.decode(bytes);
+  } catch {
+    throw new ApiError(400, ErrorCode.INVALID_INPUT, 'the body is not valid UTF-8 (send JSON in UTF-8, or escape non-ASCII characters as \\uXXXX)');
+  }
+  if (text === '') throw new ApiError(400, ErrorCode.INVALID_INPUT, 'the body is empty, but Content-Type says application/json');
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new ApiError(400, ErrorCode.INVALID_INPUT, `the body is not valid JSON: ${(error as Error).message}`);
+  }
+  refuseUnsafeKeysAndText(value);
+  const repeated = repeatedKeys(text)[0];
+  if (repeated) {
+    const parameter = repeated.path === '' ? repeated.key : `${repeated.path}.${repeated.key}`;
+    throw new ApiError(422, ErrorCode.INVALID_INPUT, `${quotedKey(parameter)} may be given only once`, { parameter });
+  }
+  return value;
+}
+
+/** The charset parameter of a Content-Type, lower-cased, or null when none is given. */
+function charsetOf(contentType: string): string | null {
+  const match = /;\s*charset\s*=\s*"?([^";\s]*)/i.exec(contentType);
+  return match ? match[1]!.toLowerCase() : null;
+}
+
+/**
+ * Refuses prototype keys (fastify's parser refused them as "not valid JSON") and strings or keys holding
+ * a lone surrogate (a `\uD800` escape): no UTF-8 spells one, so a query string cannot carry it either.
+ * Walks with its own stack: a deeply nested body must not overflow the call stack.
+ */
+function refuseUnsafeKeysAndText(root: unknown): void {
+  const pending: unknown[] = [root];
+  while (pending.length > 0) {
+    const value = pending.pop();
+    if (typeof value === 'string') {
+      if (LONE_SURROGATE.test(value)) throw loneSurrogate();
+    } else if (value !== null && typeof value === 'object') {
+      for (const [key, child] of Object.entries(value)) {
+        if (reachesPrototype(key, child)) throw new ApiError(422, ErrorCode.INVALID_INPUT, `the key "${key}" is not accepted`, { parameter: key });
+        if (LONE_SURROGATE.test(key)) throw loneSurrogate();
+        pending.push(child);
+      }
+    }
+  }
+}
+
+/** The keys fastify's parser refused (secure-json-parse): a merge with Object.assign or the like would set a prototype through them. */
+function reachesPrototype(key: string, value: unknown): boolean {
+  if (key === '__proto__') return true;
+  return key === 'constructor' && value !== null && typeof value === 'object' && Object.hasOwn(value, 'prototype');
+}
+
+function loneSurrogate(): ApiError {
+  return new ApiError(400, ErrorCode.INVALID_INPUT, 'the body holds a \\uD800-\\uDFFF escape that is not half of a surrogate pair (it is no character, and UTF-8 cannot carry it)');
+}

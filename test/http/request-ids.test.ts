@@ -1,0 +1,67 @@
+/**
+ * x-request-id: a client's own id is taken only when short and of safe characters, else one is
+ * generated; the raw answers to requests the HTTP parser refuses carry one too, and leave a log line.
+ */
+import net from 'node:net';
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fixtureApp, type Fixture } from './app-fixture.js';
+
+const lines: Record<string, unknown>[] = [];
+const stream = new Writable({
+  write(chunk, _encoding, done) {
+    for (const line of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(line));
+    done();
+  },
+});
+let fixture: Fixture;
+let port: number;
+beforeAll(async () => {
+  fixture = await fixtureApp(undefined, {}, { logger: pino({ level: 'info' }, stream) });
+  await fixture.app.listen({ host: '127.0.0.1', port: 0 });
+  port = (fixture.app.server.address() as net.AddressInfo).port;
+});
+afterAll(() => fixture.close());
+
+const GENERATED = /^[0-9a-f]{32}$/;
+const idOf = async (requestId: string) =>
+  (await fixture.app.inject({ method: 'GET', url: '/retrieval/article_count', headers: { 'x-request-id': requestId } })).headers['x-request-id'];
+
+/** Sends raw bytes; the head of the answer, up to the server closing the connection. */
+function rawAnswer(request: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(port, '127.0.0.1');
+    const chunks: Buffer[] = [];
+    socket.on('data', (chunk) => chunks.push(chunk));
+    socket.on('error', reject);
+    socket.on('close', () => resolve(Buffer.concat(chunks).toString('latin1')));
+    socket.write(request);
+  });
+}
+
+describe('request ids', () => {
+  it("echoes a client's short id of safe characters", async () => {
+    for (const id of ['abc-123', 'trace:01HZ.span_7', 'x'.repeat(128)]) expect(await idOf(id)).toBe(id);
+  });
+
+  it('replaces a long id or one with other characters by a generated one', async () => {
+    for (const id of ['x'.repeat(129), 'x'.repeat(16_000), 'a b', 'id"quoted', 'ünïcode', 'a/b']) expect(await idOf(id)).toMatch(GENERATED);
+  });
+
+  it('gives the answer to a URL the router cannot decode an id', async () => {
+    for (const url of ['/retrieval/%zz', '/v1/orgs/%zz']) {
+      const answer = await fixture.app.inject({ method: 'GET', url, headers: { 'x-request-id': 'trace-7' } });
+      expect([url, answer.statusCode, answer.headers['x-request-id']]).toEqual([url, 400, 'trace-7']);
+    }
+  });
+
+  it('gives the raw answer to a malformed request an id, and logs a line under it', async () => {
+    const answer = await rawAnswer('GET /retrieval/article_count HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n');
+    expect(answer).toMatch(/^HTTP\/1\.1 400 /);
+    const id = /\r\nx-request-id: ([0-9a-f]+)\r\n/i.exec(answer)?.[1];
+    expect(id).toMatch(GENERATED);
+    await new Promise((r) => setTimeout(r, 50)); // pino writes asynchronously
+    expect(lines.filter((line) => line.reqId === id)).toEqual([expect.objectContaining({ level: 30, statusCode: 400, msg: 'request refused by the HTTP parser' })]);
+  });
+});
