@@ -9,6 +9,7 @@
 import { foldName, typeKey } from './query/filter-spec.js';
 import { NO_VALUE } from './segment/reader.js';
 import type { IndexSnapshot } from './snapshot.js';
+import { stableTopK } from './stable-top-k.js';
 
 export interface ArticleTypeCount {
   article_type: string;
@@ -71,12 +72,18 @@ export class FilterValues {
 
   suggestAuthors(name: string, limit: number): AuthorSuggestion[] {
     if (!this.authors) {
+      // Spellings with one folded form are one filter value (authors= matches the folded form):
+      // count them together under the first spelling seen, and an article once however many of
+      // its authors share that form, so docs_in_db is what article_count gives for the suggestion.
       const byFolded = new Map<string, Counted<string>>();
       this.forEachLiveArticle((s, a) => {
         const segment = this.snapshot.segments[s]!.segment;
+        const counted = new Set<string>();
         for (const id of segment.articleAuthors(a)) {
           const display = segment.authors.get(id);
           const folded = foldName(display);
+          if (counted.has(folded)) continue;
+          counted.add(folded);
           const entry = byFolded.get(folded) ?? { value: display, folded, count: 0 };
           entry.count++;
           byFolded.set(folded, entry);
@@ -85,9 +92,7 @@ export class FilterValues {
       this.authors = [...byFolded.values()];
     }
     const needle = foldName(name);
-    return rankMatches(this.authors, needle, (folded) => folded.includes(needle))
-      .slice(0, limit)
-      .map((e) => ({ name: e.value, docs_in_db: e.count }));
+    return rankMatches(this.authors, needle, limit, (folded) => folded.includes(needle)).map((e) => ({ name: e.value, docs_in_db: e.count }));
   }
 
   suggestJournals(keywords: string, limit: number): JournalSuggestion[] {
@@ -112,9 +117,9 @@ export class FilterValues {
     const needle = words.join(' ');
     const issnStarts = words.map(issnPrefix);
     const hasIssnStarting = (issns: Set<string>, prefix: string | null) => prefix !== null && [...issns].some((issn) => issn.startsWith(prefix));
-    return rankMatches(this.journals, needle, (folded, entry) => words.every((w, i) => folded.includes(w) || hasIssnStarting(entry.value.allIssns, issnStarts[i]!)))
-      .slice(0, limit)
-      .map((e) => ({ journal_name: e.value.name, journal_issn: e.value.issn, docs_in_db: e.count }));
+    return rankMatches(this.journals, needle, limit, (folded, entry) =>
+      words.every((w, i) => folded.includes(w) || hasIssnStarting(entry.value.allIssns, issnStarts[i]!)),
+    ).map((e) => ({ journal_name: e.value.name, journal_issn: e.value.issn, docs_in_db: e.count }));
   }
 }
 
@@ -128,16 +133,19 @@ function issnPrefix(word: string): string | null {
   return parts[2] ? `${parts[1]}-${parts[2]}` : parts[1]!;
 }
 
+/** Compares as String.prototype.localeCompare does, without building a collator per call. */
+const alphabetical = new Intl.Collator().compare;
+
 /**
- * Best first: exact match, then match at the start, then at the start of a
- * word, then anywhere; within a rank, more articles first, then alphabetical.
+ * The `limit` best matches, best first: exact match, then match at the start, then at the start
+ * of a word, then anywhere; within a rank, more articles first, then alphabetical, then table
+ * order. Selected without sorting every match (one letter matches most authors).
  */
-function rankMatches<T>(entries: Counted<T>[], needle: string, matches: (folded: string, entry: Counted<T>) => boolean): Counted<T>[] {
+function rankMatches<T>(entries: Counted<T>[], needle: string, limit: number, matches: (folded: string, entry: Counted<T>) => boolean): Counted<T>[] {
   const rank = (folded: string) =>
     folded === needle ? 0 : folded.startsWith(needle) ? 1 : folded.includes(` ${needle}`) ? 2 : 3;
-  return entries
-    .filter((e) => matches(e.folded, e))
-    .map((e) => ({ e, rank: rank(e.folded) }))
-    .sort((x, y) => x.rank - y.rank || y.e.count - x.e.count || x.e.folded.localeCompare(y.e.folded))
-    .map(({ e }) => e);
+  function* ranked() {
+    for (const e of entries) if (matches(e.folded, e)) yield { e, rank: rank(e.folded) };
+  }
+  return stableTopK(ranked(), limit, (x, y) => x.rank - y.rank || y.e.count - x.e.count || alphabetical(x.e.folded, y.e.folded)).map(({ e }) => e);
 }

@@ -39,12 +39,14 @@ function metadataArticles(segment: Segment, spec: FilterSpec): Bitset {
   const count = segment.articleCount;
   const wantedTypes = spec.articleTypes.length > 0 ? matchingIds(segment.types.size, (i) => spec.articleTypes.includes(typeKey(segment.types.get(i)))) : null;
   const wantedJournals = spec.journals.length > 0 ? matchingIds(segment.journals.size, (i) => spec.journals.includes(segment.journals.get(i))) : null;
-  const wantedAuthors = spec.authors.length > 0 ? matchingIds(segment.authors.size, (i) => spec.authors.includes(foldName(segment.authors.get(i)))) : null;
+  const wantedAuthors = spec.authors.length > 0 ? authorIds(segment, spec.authors) : null;
   const from = spec.dateFrom ?? -Infinity;
   const to = spec.dateTo ?? Infinity;
   const checkDate = spec.dateFrom !== null || spec.dateTo !== null;
 
   const result = new Bitset(count);
+  // A value this segment does not hold (an unknown author) matches nothing: skip the scan.
+  if ([wantedTypes, wantedJournals, wantedAuthors].some((ids) => ids?.size === 0)) return result;
   for (let a = 0; a < count; a++) {
     if (wantedTypes && !segment.articleTypes(a).some((id) => wantedTypes.has(id))) continue;
     if (wantedJournals && !segment.articleIssns(a).some((id) => wantedJournals.has(id))) continue;
@@ -56,6 +58,29 @@ function metadataArticles(segment: Segment, spec: FilterSpec): Bitset {
     result.add(a);
   }
   return result;
+}
+
+/**
+ * Author-table ids by folded name, per segment: built on the first author filter, then kept as
+ * long as the segment is, so a new author value costs a lookup instead of folding every name.
+ */
+const authorIdsByFoldedName = new WeakMap<Segment, Map<string, number | number[]>>();
+
+function authorIds(segment: Segment, foldedNames: string[]): Set<number> {
+  let index = authorIdsByFoldedName.get(segment);
+  if (!index) {
+    index = new Map();
+    for (let i = 0; i < segment.authors.size; i++) {
+      const folded = foldName(segment.authors.get(i));
+      // Most folded names have one spelling: a bare id, not a one-element array (about 30 bytes less each).
+      const ids = index.get(folded);
+      if (ids === undefined) index.set(folded, i);
+      else if (typeof ids === 'number') index.set(folded, [ids, i]);
+      else ids.push(i);
+    }
+    authorIdsByFoldedName.set(segment, index);
+  }
+  return new Set(foldedNames.flatMap((name) => index.get(name) ?? []));
 }
 
 /** Ids of a string-table entries that match. */

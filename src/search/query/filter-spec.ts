@@ -83,16 +83,37 @@ function keysOf(values: string[] | undefined, parameter: string, key: (value: st
   );
 }
 
+/**
+ * An author value's comparison key: its folded name, or '' (refused) when it has no letter or
+ * digit. The key keeps punctuation ("J.-P. Sartre" is not "J P Sartre"), so without this check
+ * "-", "." or a zero-width space alone would be a key, match no author and count zero.
+ */
+function authorKey(value: string): string {
+  const folded = foldName(value);
+  return /[\p{L}\p{N}]/u.test(folded) ? folded : '';
+}
+
+/**
+ * An ISSN as stored (XXXX-XXXX, check character an upper-case X), or null. A lower-case x is
+ * read as X, as journal suggestions read it, so an ISSN typed either way finds the same journal.
+ */
+function issnKey(value: string): string | null {
+  const issn = value.toUpperCase();
+  return ISSN_PATTERN.test(issn) ? issn : null;
+}
+
 export function compileFilterSpec(input: FilterInput): FilterSpec {
-  for (const journal of input.journals ?? []) {
-    if (!ISSN_PATTERN.test(journal)) throw new InvalidFilterError('journals', `journals must be ISSNs written XXXX-XXXX, got "${journal}"`);
-  }
+  const journals = (input.journals ?? []).map((journal) => {
+    const issn = issnKey(journal);
+    if (issn === null) throw new InvalidFilterError('journals', `journals must be ISSNs written XXXX-XXXX, got "${journal}"`);
+    return issn;
+  });
   const spec: FilterSpec = {
     topics: termGroups(input.topics, 'topics'),
     regions: termGroups(input.regions, 'regions'),
     articleTypes: keysOf(input.article_types, 'article_types', typeKey),
-    authors: keysOf(input.authors, 'authors', foldName),
-    journals: distinct(input.journals ?? []),
+    authors: keysOf(input.authors, 'authors', authorKey),
+    journals: distinct(journals),
     dateFrom: dateBound(input.date_from, 'date_from'),
     dateTo: dateBound(input.date_to, 'date_to'),
   };
