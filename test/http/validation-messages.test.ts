@@ -32,6 +32,22 @@ describe('validation messages', () => {
     expect(detail.detail).toMatch(/page must be integer/);
   });
 
+  it.each([
+    ['/retrieval/article_count?journals=1553-73', 'journals', 'journals must be ISSNs written XXXX-XXXX, got "1553-73"'],
+    ['/retrieval/article_listing?journals=0007-0920&journals=issn', 'journals', 'journals must be ISSNs written XXXX-XXXX, got "issn"'],
+    ['/retrieval/article_count?date_from=2020-1-1', 'date_from', 'date_from must be a real date written YYYY-MM-DD, got "2020-1-1"'],
+    ['/retrieval/?query=cells&date_to=yesterday', 'date_to', 'date_to must be a real date written YYYY-MM-DD, got "yesterday"'],
+  ])('%s names the shape expected, not a regular expression', async (url, parameter, message) => {
+    const detail = await rejects({ method: 'GET', url });
+    expect(detail).toMatchObject({ code: 8, parameter, detail: message });
+  });
+
+  it('an ISSN whose check character is a lower-case x is the same journal', async () => {
+    const count = async (issn: string) => (await app.inject({ method: 'GET', url: `/retrieval/article_count?journals=${issn}` })).json().article_count;
+    expect(await count('1234-567x')).toBe(await count('1234-567X'));
+    expect((await app.inject({ method: 'GET', url: '/retrieval/article_count?journals=1234-567x' })).statusCode).toBe(200);
+  });
+
   it('date_from after date_to is a 422 naming both', async () => {
     for (const route of ['/retrieval/article_count', '/retrieval/article_listing', '/retrieval/?query=cells']) {
       const url = `${route}${route.includes('?') ? '&' : '?'}date_from=2020-01-01&date_to=2019-12-31`;

@@ -13,7 +13,8 @@ const stringList = (description: string) =>
     description,
   }) as const;
 
-const date = (description: string) => ({ type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$', description }) as const;
+// Their shape is checked with the filters (compileFilterSpec), whose message names it: a schema pattern's names only a regular expression.
+const date = (description: string) => ({ type: 'string', minLength: 1, maxLength: MAX_FILTER_VALUE_LENGTH, description }) as const;
 
 export const filterProperties = {
   topics: stringList('Topics, AND-ed; the words of one topic are AND-ed anywhere in a paragraph.'),
@@ -22,9 +23,9 @@ export const filterProperties = {
   authors: stringList('Author full names, OR-ed (case- and accent-insensitive).'),
   journals: {
     type: 'array',
-    items: { type: 'string', pattern: '^\\d{4}-\\d{3}[\\dX]$' },
+    items: { type: 'string', minLength: 1, maxLength: MAX_FILTER_VALUE_LENGTH },
     maxItems: MAX_FILTER_VALUES,
-    description: 'Journal ISSNs (XXXX-XXXX), OR-ed.',
+    description: 'Journal ISSNs (XXXX-XXXX, the check character X in either case), OR-ed.',
   },
   date_from: date('Earliest publication date, inclusive (YYYY-MM-DD); after date_to is 422.'),
   date_to: date('Latest publication date, inclusive (YYYY-MM-DD).'),
