@@ -4,9 +4,8 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { request } from 'node:http';
-import { Writable } from 'node:stream';
-import { pino } from 'pino';
 import { fixtureApp, type Fixture } from './app-fixture.js';
+import { capturingLogger } from './captured-log.js';
 import type { Contexts, GenerateOptions, GenerationResult, Generator } from '../../src/llm/types.js';
 import type { Reranker } from '../../src/rerank/types.js';
 
@@ -45,17 +44,6 @@ class StallingReranker implements Reranker {
     });
   }
   async close() {}
-}
-
-function capturingLogger() {
-  const lines: { level: number; msg: string }[] = [];
-  const stream = new Writable({
-    write(chunk, _encoding, done) {
-      for (const line of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(line));
-      done();
-    },
-  });
-  return { lines, logger: pino({ level: 'info' }, stream) };
 }
 
 let fixture: Fixture | undefined;

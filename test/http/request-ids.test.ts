@@ -3,22 +3,15 @@
  * generated; the raw answers to requests the HTTP parser refuses carry one too, and leave a log line.
  */
 import net from 'node:net';
-import { Writable } from 'node:stream';
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixtureApp, type Fixture } from './app-fixture.js';
+import { capturingLogger } from './captured-log.js';
 
-const lines: Record<string, unknown>[] = [];
-const stream = new Writable({
-  write(chunk, _encoding, done) {
-    for (const line of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(line));
-    done();
-  },
-});
+const { lines, logger } = capturingLogger();
 let fixture: Fixture;
 let port: number;
 beforeAll(async () => {
-  fixture = await fixtureApp(undefined, {}, { logger: pino({ level: 'info' }, stream) });
+  fixture = await fixtureApp(undefined, {}, { logger });
   await fixture.app.listen({ host: '127.0.0.1', port: 0 });
   port = (fixture.app.server.address() as net.AddressInfo).port;
 });

@@ -1,19 +1,12 @@
 /** At the default level each request leaves one log line: request and response together (issue 12 item 14). */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Writable } from 'node:stream';
-import { pino } from 'pino';
 import { fixtureApp, type Fixture } from './app-fixture.js';
+import { capturingLogger } from './captured-log.js';
 
-const lines: Record<string, unknown>[] = [];
-const stream = new Writable({
-  write(chunk, _encoding, done) {
-    for (const line of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(line));
-    done();
-  },
-});
+const { lines, logger } = capturingLogger();
 let fixture: Fixture;
 beforeAll(async () => {
-  fixture = await fixtureApp(undefined, {}, { logger: pino({ level: 'info' }, stream) });
+  fixture = await fixtureApp(undefined, {}, { logger });
 });
 afterAll(() => fixture.close());
 
