@@ -1,5 +1,6 @@
 /**
- * The JSON body parser of the literature API. Fastify's own read any bytes
+ * The JSON body parser of the literature API, and the reading of a body's
+ * text that /v1's parser shares (jsonBodyText). Fastify's own read any bytes
  * as UTF-8 (a Latin-1 `plàce` became `pl\uFFFDce`, and the question asked was
  * another one, while the same text in a query string is refused), kept lone
  * surrogates, ignored the charset and Content-Encoding, called a `__proto__`
@@ -26,21 +27,35 @@ export function parseLiteratureJson(app: FastifyInstance): void {
   });
 }
 
-function parseBody(request: FastifyRequest, bytes: Buffer): unknown {
+/** Why a JSON body's bytes cannot be read as text: its status and the sentence saying why. */
+export interface BodyTextProblem {
+  status: 400 | 415;
+  reason: string;
+}
+
+/**
+ * The text of a JSON body, or why it has none: a content coding (nothing here decodes one), a charset
+ * other than UTF-8, or bytes that are not UTF-8. Fastify's parser read any bytes as UTF-8 with U+FFFD
+ * in place of the bad ones, so the text stored or asked was another one. Both APIs read bodies through it.
+ */
+export function jsonBodyText(request: FastifyRequest, bytes: Buffer): { text: string } | BodyTextProblem {
   const encoding = request.headers['content-encoding'];
   if (encoding !== undefined && encoding.trim().toLowerCase() !== 'identity') {
-    throw new ApiError(415, ErrorCode.INVALID_INPUT, `Content-Encoding ${encoding} is not supported; send the JSON body uncompressed`);
+    return { status: 415, reason: `Content-Encoding ${encoding} is not supported; send the JSON body uncompressed` };
   }
   const charset = charsetOf(request.headers['content-type'] ?? '');
-  if (charset !== null && charset !== 'utf-8' && charset !== 'utf8') {
-    throw new ApiError(415, ErrorCode.INVALID_INPUT, `charset ${charset} is not supported; send the JSON body in UTF-8`);
-  }
-  let text: string;
+  if (charset !== null && charset !== 'utf-8' && charset !== 'utf8') return { status: 415, reason: `charset ${charset} is not supported; send the JSON body in UTF-8` };
   try {
-    text = STRICT_UTF8.decode(bytes);
+    return { text: STRICT_UTF8.decode(bytes) };
   } catch {
-    throw new ApiError(400, ErrorCode.INVALID_INPUT, 'the body is not valid UTF-8 (send JSON in UTF-8, or escape non-ASCII characters as \\uXXXX)');
+    return { status: 400, reason: 'the body is not valid UTF-8 (send JSON in UTF-8, or escape non-ASCII characters as \\uXXXX)' };
   }
+}
+
+function parseBody(request: FastifyRequest, bytes: Buffer): unknown {
+  const read = jsonBodyText(request, bytes);
+  if (!('text' in read)) throw new ApiError(read.status, ErrorCode.INVALID_INPUT, read.reason);
+  const { text } = read;
   if (text === '') throw new ApiError(400, ErrorCode.INVALID_INPUT, 'the body is empty, but Content-Type says application/json');
   let value: unknown;
   try {

@@ -15,6 +15,8 @@ import { platformErrorBody, handleError } from './errors.js';
 import { addSharedSchemas } from './schemas.js';
 import { RouteMethods } from '../method-not-allowed.js';
 import { addSecurityHeaders } from '../security-headers.js';
+import { jsonBodyText, type BodyTextProblem } from '../json-body.js';
+import { PlatformError } from '../../platform/errors.js';
 import { fileRoutes } from './files.js';
 import { orgRoutes } from './orgs.js';
 import { projectListRoutes } from './project-list.js';
@@ -58,10 +60,12 @@ export async function platformApi(app: FastifyInstance, { platform, archives }: 
       // send `Content-Type: application/json` with nothing after it, which the JSON parser refused with 400.
       const parseJson = v1.getDefaultJsonParser('error', 'error');
       v1.removeContentTypeParser('application/json');
-      v1.addContentTypeParser(['application/json', 'application/ld+json'], { parseAs: 'string' }, (request, body, done) => {
-        const text = body.toString(); // a string: parseAs 'string'
-        if (text === '' && request.routeOptions.schema?.body === undefined) return done(null, undefined);
-        return parseJson(request, text, done);
+      v1.addContentTypeParser(['application/json', 'application/ld+json'], { parseAs: 'buffer' }, (request, body, done) => {
+        // Refused rather than stored with U+FFFD in place of what was sent (or a compressed body read as text).
+        const read = jsonBodyText(request, body as Buffer);
+        if (!('text' in read)) return done(unreadableBody(read), undefined);
+        if (read.text === '' && request.routeOptions.schema?.body === undefined) return done(null, undefined);
+        return parseJson(request, read.text, done);
       });
       v1.removeContentTypeParser('text/plain');
       await v1.register(multipart, {
@@ -76,4 +80,9 @@ export async function platformApi(app: FastifyInstance, { platform, archives }: 
     },
     { prefix: '/v1' },
   );
+}
+
+/** A body whose text cannot be read, in the /v1 vocabulary: an unsupported coding or charset, or bytes that are not UTF-8. */
+function unreadableBody({ status, reason }: BodyTextProblem): PlatformError {
+  return new PlatformError(status, status === 415 ? 'UnsupportedMediaType' : 'DecodingFailed', `${reason[0]!.toUpperCase()}${reason.slice(1)}.`);
 }
