@@ -10,10 +10,9 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError, ErrorCode } from './errors.js';
 import { repeatedKeys, quotedKey } from '../corpus/readers/repeated-keys.js';
+import { loneSurrogatePointer } from '../platform/unicode.js';
 
 const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
-/** With the `u` flag a surrogate pair is one code point: only a lone surrogate matches. */
-const LONE_SURROGATE = /\p{Cs}/u;
 
 /** Replaces the application/json parser of `app` and the plugins registered on it afterwards. */
 export function parseLiteratureJson(app: FastifyInstance): void {
@@ -79,22 +78,19 @@ function charsetOf(contentType: string): string | null {
 }
 
 /**
- * Refuses prototype keys (fastify's parser refused them as "not valid JSON") and strings or keys holding
- * a lone surrogate (a `\uD800` escape): no UTF-8 spells one, so a query string cannot carry it either.
+ * Refuses strings or keys holding a lone surrogate (a `\uD800` escape: no UTF-8 spells one, so a query
+ * string cannot carry it either), then prototype keys (fastify's parser refused them as "not valid JSON").
  * Walks with its own stack: a deeply nested body must not overflow the call stack.
  */
 function refuseUnsafeKeysAndText(root: unknown): void {
+  if (loneSurrogatePointer(root) !== null) throw loneSurrogate();
   const pending: unknown[] = [root];
   while (pending.length > 0) {
     const value = pending.pop();
-    if (typeof value === 'string') {
-      if (LONE_SURROGATE.test(value)) throw loneSurrogate();
-    } else if (value !== null && typeof value === 'object') {
-      for (const [key, child] of Object.entries(value)) {
-        if (reachesPrototype(key, child)) throw new ApiError(422, ErrorCode.INVALID_INPUT, `the key "${key}" is not accepted`, { parameter: key });
-        if (LONE_SURROGATE.test(key)) throw loneSurrogate();
-        pending.push(child);
-      }
+    if (value === null || typeof value !== 'object') continue;
+    for (const [key, child] of Object.entries(value)) {
+      if (reachesPrototype(key, child)) throw new ApiError(422, ErrorCode.INVALID_INPUT, `the key "${key}" is not accepted`, { parameter: key });
+      pending.push(child);
     }
   }
 }
