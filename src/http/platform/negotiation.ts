@@ -3,6 +3,8 @@
  * most specific media range matching it; the highest quality wins, then the
  * more specific match, then the order of the offers. A missing header is `*\/*`.
  */
+import { weightedMembers } from '../weighted-list.js';
+
 interface MediaRange {
   type: string;
   subtype: string;
@@ -17,14 +19,11 @@ const ALIASES: Record<string, string> = {
 
 export function parseAccept(header: string | undefined): MediaRange[] {
   if (header === undefined || header.trim() === '') return [{ type: '*', subtype: '*', q: 1 }];
-  return header.split(',').flatMap((part) => {
-    const [mediaType = '', ...params] = part.split(';').map((s) => s.trim().toLowerCase());
+  return weightedMembers(header).flatMap(({ name: mediaType, q }) => {
     const normalized = ALIASES[mediaType] ?? mediaType;
     const slash = normalized.indexOf('/');
     if (slash <= 0 || slash === normalized.length - 1) return [];
-    const qParam = params.find((p) => p.startsWith('q='));
-    const q = qParam === undefined ? 1 : Number(qParam.slice(2));
-    return [{ type: normalized.slice(0, slash), subtype: normalized.slice(slash + 1), q: Number.isFinite(q) ? Math.min(Math.max(q, 0), 1) : 0 }];
+    return [{ type: normalized.slice(0, slash), subtype: normalized.slice(slash + 1), q }];
   });
 }
 

@@ -7,19 +7,14 @@
  * neither form is acceptable (`gzip;q=0, identity;q=0`), where §12.5.3 says a
  * server should send no content coding rather than refuse: the page loads.
  */
+import { weightedMembers } from '../weighted-list.js';
+
 export type ContentCoding = 'gzip' | 'identity';
 
 /** The q-value of each coding the header lists, by lower-case name (`x-gzip` is gzip, RFC 9110 §8.4.1.3). */
 function qualities(header: string): Map<string, number> {
   const listed = new Map<string, number>();
-  for (const member of header.split(',')) {
-    const [name = '', ...params] = member.split(';').map((s) => s.trim().toLowerCase());
-    if (name === '') continue;
-    const weight = params.find((p) => p.startsWith('q='));
-    const q = weight === undefined ? 1 : Number(weight.slice(2));
-    // An unreadable q-value accepts nothing, as for Accept (platform/negotiation.ts).
-    listed.set(name === 'x-gzip' ? 'gzip' : name, Number.isFinite(q) ? Math.min(Math.max(q, 0), 1) : 0);
-  }
+  for (const { name, q } of weightedMembers(header)) if (name !== '') listed.set(name === 'x-gzip' ? 'gzip' : name, q);
   return listed;
 }
 
