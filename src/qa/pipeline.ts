@@ -35,8 +35,13 @@ export interface StageTimings {
 /** The one message for a search or question that no document matches (both routes answer 404 with it). */
 export const NO_DOCUMENTS_MESSAGE = 'No document found. Modify the filters or the query and try again.';
 
+/**
+ * Nothing to answer from. `reason` says why when it is not simply that no paragraph matched:
+ * a query of stopwords alone, or matches all set aside as too long for a prompt, would
+ * otherwise look like an empty corpus.
+ */
 export class NoDocumentsError extends Error {
-  constructor() {
+  constructor(readonly reason?: string) {
     super(NO_DOCUMENTS_MESSAGE);
   }
 }
@@ -92,9 +97,19 @@ export class QaPipeline {
     { dropLongerThan = Infinity }: { dropLongerThan?: number } = {},
   ): Promise<Candidate[]> {
     const hits = await searcher.search(request.query, request.retrieverK, filters);
-    return hits
+    if (hits.length === 0 && !searcher.hasSearchableWord(request.query)) {
+      throw new NoDocumentsError('the query has no searchable word (only stopwords or punctuation)');
+    }
+    const candidates = hits
       .map((hit, rank) => ({ hit, contextId: rank, rerankingScore: null }))
       .filter((c) => library.paragraphShorterThan(c.hit, dropLongerThan));
+    if (candidates.length === 0 && hits.length > 0) {
+      throw new NoDocumentsError(
+        `all ${hits.length} paragraphs found are longer than --max-paragraph-length (${dropLongerThan} characters) and were set aside`,
+      );
+    }
+    if (candidates.length === 0) throw new NoDocumentsError();
+    return candidates;
   }
 
   private async rerankIfAsked(
@@ -124,7 +139,6 @@ export class QaPipeline {
     let started = performance.now();
     // Oversized paragraphs (data dumps, whole tables) would crowd everything else out of the prompt.
     const retrieved = await this.search(view, request, filters, { dropLongerThan: this.limits.maxParagraphLength });
-    if (retrieved.length === 0) throw new NoDocumentsError();
     const retrieveMs = performance.now() - started;
 
     // Reranking runs in the generator's queue, not before it: a question the queue refuses costs no

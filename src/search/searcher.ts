@@ -175,6 +175,11 @@ export class Searcher {
     return compiled;
   }
 
+  /** Whether the query holds a word the analyser keeps, not only stopwords or punctuation. */
+  hasSearchableWord(query: string): boolean {
+    return analyzeUnique(query).length > 0;
+  }
+
   /** The `k` best paragraphs for a free-text query under the filters. */
   async search(query: string, k: number, spec: FilterSpec): Promise<ParagraphHit[]> {
     const clauses = this.clauses(analyzeUnique(query));

@@ -74,6 +74,7 @@ describe('oversized paragraphs', () => {
     const response = await fixture.app.inject({ method: 'POST', url: '/qa/generative', payload: { query: 'gigantic tables' } });
     expect(response.statusCode).toBe(404);
     expect(response.json().detail.code).toBe(1);
+    expect(response.json().detail.reason).toMatch(/longer than --max-paragraph-length \(\d+ characters\)/);
   });
 
   it('are cut in paragraph search and listings, saying so', async () => {

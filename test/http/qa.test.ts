@@ -60,6 +60,12 @@ describe('POST /qa/generative with the extractive generator', () => {
     expect(response.json().detail.code).toBe(1);
   });
 
+  it('says why in the 404 when the question is only stopwords', async () => {
+    const response = await ask({ query: 'is it the' });
+    expect(response.statusCode).toBe(404);
+    expect(response.json().detail).toMatchObject({ code: 1, reason: expect.stringContaining('no searchable word') });
+  });
+
   it.each([
     [{}, 'query'],
     [{ query: '' }, 'query'],

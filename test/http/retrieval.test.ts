@@ -107,6 +107,15 @@ describe('GET /retrieval/', () => {
     const response = await get('/retrieval/?query=zebrafish');
     expect(response.statusCode).toBe(404);
     expect(response.json().detail.code).toBe(1);
+    expect(response.json().detail.reason).toBeUndefined();
+  });
+
+  it('says why in the 404 when the query is only stopwords or punctuation', async () => {
+    for (const query of ['the', 'of%20the%20and', '%3F!']) {
+      const response = await get(`/retrieval/?query=${query}`);
+      expect(response.statusCode).toBe(404);
+      expect(response.json().detail).toMatchObject({ code: 1, reason: expect.stringContaining('only stopwords or punctuation') });
+    }
   });
 
   it.each(['', '?query=', '?query=x&retriever_k=0', '?query=x&retriever_k=1001'])('rejects %s with 422', async (query) => {

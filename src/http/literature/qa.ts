@@ -63,7 +63,7 @@ function codePointCount(text: string): number {
 /** Maps the pipeline's failures to the API's error vocabulary. */
 export function qaError(error: unknown): ApiError | null {
   if (error instanceof ApiError) return error;
-  if (error instanceof NoDocumentsError) return new ApiError(404, ErrorCode.NO_DOCUMENTS, error.message);
+  if (error instanceof NoDocumentsError) return new ApiError(404, ErrorCode.NO_DOCUMENTS, error.message, error.reason ? { reason: error.reason } : {});
   if (error instanceof ModelUnavailableError || error instanceof RerankerUnavailableError) {
     return new ApiError(503, ErrorCode.INACTIVE, error.message);
   }

@@ -1,11 +1,9 @@
 /** GET /retrieval/ (paragraph search), /retrieval/article_count and /retrieval/article_listing. */
 import type { FastifyPluginAsync } from 'fastify';
 import type { LiteratureServices } from './services.js';
-import { ApiError, ErrorCode } from '../errors.js';
 import { articleListingSchema, contextMetadataSchema, errorResponses, filterProperties, filtersOf, GUARDED_ERRORS } from './schemas.js';
 import { qaError, type QaServices } from './qa.js';
 import { cutMetadata } from './oversized.js';
-import { NO_DOCUMENTS_MESSAGE } from '../../qa/pipeline.js';
 import { typed } from '../typed.js';
 import { abortOnDisconnect } from '../disconnect.js';
 
@@ -62,7 +60,6 @@ export const retrievalRoutes: FastifyPluginAsync<LiteratureServices & QaServices
             return reply.hijack();
           }
           const { candidates } = retrieved;
-          if (candidates.length === 0) throw new ApiError(404, ErrorCode.NO_DOCUMENTS, NO_DOCUMENTS_MESSAGE);
           // Bytes copied from the stored fragments when they are exactly what the objects below would give:
           // BM25 order without reranking scores, and no text to cut.
           const asStored = candidates.every(
