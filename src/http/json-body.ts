@@ -10,6 +10,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError, ErrorCode } from './errors.js';
 import { repeatedKeys, quotedKey } from '../corpus/readers/repeated-keys.js';
+export { quotedKey };
 import { loneSurrogatePointer } from '../platform/unicode.js';
 
 const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
@@ -63,12 +64,16 @@ function parseBody(request: FastifyRequest, bytes: Buffer): unknown {
     throw new ApiError(400, ErrorCode.INVALID_INPUT, `the body is not valid JSON: ${(error as Error).message}`);
   }
   refuseUnsafeKeysAndText(value);
-  const repeated = repeatedKeys(text)[0];
-  if (repeated) {
-    const parameter = repeated.path === '' ? repeated.key : `${repeated.path}.${repeated.key}`;
-    throw new ApiError(422, ErrorCode.INVALID_INPUT, `${quotedKey(parameter)} may be given only once`, { parameter });
-  }
+  const repeated = firstRepeatedKey(text);
+  if (repeated !== null) throw new ApiError(422, ErrorCode.INVALID_INPUT, `${quotedKey(repeated)} may be given only once`, { parameter: repeated });
   return value;
+}
+
+/** The first key given twice in one object of a valid JSON text, as a path ("paragraphs[2].title"), or null. */
+export function firstRepeatedKey(text: string): string | null {
+  const repeated = repeatedKeys(text)[0];
+  if (!repeated) return null;
+  return repeated.path === '' ? repeated.key : `${repeated.path}.${repeated.key}`;
 }
 
 /** The charset parameter of a Content-Type, lower-cased, or null when none is given. */
@@ -80,25 +85,30 @@ function charsetOf(contentType: string): string | null {
 /**
  * Refuses strings or keys holding a lone surrogate (a `\uD800` escape: no UTF-8 spells one, so a query
  * string cannot carry it either), then prototype keys (fastify's parser refused them as "not valid JSON").
- * Walks with its own stack: a deeply nested body must not overflow the call stack.
  */
 function refuseUnsafeKeysAndText(root: unknown): void {
   if (loneSurrogatePointer(root) !== null) throw loneSurrogate();
+  const key = prototypeKeyIn(root);
+  if (key !== null) throw new ApiError(422, ErrorCode.INVALID_INPUT, `the key "${key}" is not accepted`, { parameter: key });
+}
+
+/**
+ * The first key of a parsed JSON value that could set a prototype if merged with Object.assign or the
+ * like (`__proto__`, or `constructor` holding a `prototype`; secure-json-parse's refusals), or null.
+ * Walks with its own stack: a deeply nested body must not overflow the call stack.
+ */
+export function prototypeKeyIn(root: unknown): string | null {
   const pending: unknown[] = [root];
   while (pending.length > 0) {
     const value = pending.pop();
     if (value === null || typeof value !== 'object') continue;
     for (const [key, child] of Object.entries(value)) {
-      if (reachesPrototype(key, child)) throw new ApiError(422, ErrorCode.INVALID_INPUT, `the key "${key}" is not accepted`, { parameter: key });
+      if (key === '__proto__') return key;
+      if (key === 'constructor' && child !== null && typeof child === 'object' && Object.hasOwn(child, 'prototype')) return key;
       pending.push(child);
     }
   }
-}
-
-/** The keys fastify's parser refused (secure-json-parse): a merge with Object.assign or the like would set a prototype through them. */
-function reachesPrototype(key: string, value: unknown): boolean {
-  if (key === '__proto__') return true;
-  return key === 'constructor' && value !== null && typeof value === 'object' && Object.hasOwn(value, 'prototype');
+  return null;
 }
 
 function loneSurrogate(): ApiError {

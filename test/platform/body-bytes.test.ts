@@ -23,6 +23,35 @@ describe('the bytes of a /v1 JSON body', () => {
     expect(await listed()).toBe(before);
   });
 
+  test.each([
+    ['a key given twice', '{"name":"a","name":"b"}', 'The key "name" is given more than once'],
+    ['a nested key given twice', '{"about":{"a":"http://x/","a":"http://y/"}}', 'The key "about.a" is given more than once'],
+    ['a key spelt with an escape given twice', '{"name":"a","\\u006eame":"b"}', 'The key "name" is given more than once'],
+    ['a __proto__ key', '{"name":"a","__proto__":{"admin":true}}', 'The key "__proto__" is not accepted'],
+    ['a constructor.prototype key', '{"x":{"constructor":{"prototype":{}}}}', 'The key "constructor" is not accepted'],
+    ['text that is not JSON', '{"name":', 'The body is not valid JSON'],
+  ])('%s: 400 DecodingFailed naming it, and nothing stored', async (_, payload, reason) => {
+    const before = await listed();
+    const created = await server().app.inject({ method: 'POST', url: '/v1/resources/org/proj/_', headers: { ...alice, 'content-type': 'application/json' }, payload });
+    expect([created.statusCode, created.json()['@type']]).toEqual([400, 'DecodingFailed']);
+    expect(created.json().reason).toContain(reason);
+    expect(await listed()).toBe(before);
+  });
+
+  test('a key given twice in an update changes nothing', async () => {
+    const created = await server().app.inject({ method: 'PUT', url: '/v1/resources/org/proj/_/twice', headers: alice, payload: { name: 'first' } });
+    expect(created.statusCode).toBe(201);
+    const updated = await server().app.inject({
+      method: 'PUT',
+      url: '/v1/resources/org/proj/_/twice?rev=1',
+      headers: { ...alice, 'content-type': 'application/json' },
+      payload: '{"name":"second","name":"third"}',
+    });
+    expect(updated.statusCode).toBe(400);
+    const read = await server().app.inject({ method: 'GET', url: '/v1/resources/org/proj/_/twice', headers: alice });
+    expect([read.json()._rev, read.json().name]).toEqual([1, 'first']);
+  });
+
   test('UTF-8, said or not, is read as sent', async () => {
     for (const contentType of ['application/json', 'application/json; charset=UTF-8']) {
       const created = await server().app.inject({

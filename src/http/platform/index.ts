@@ -16,6 +16,7 @@ import { addSharedSchemas } from './schemas.js';
 import { RouteMethods } from '../method-not-allowed.js';
 import { addSecurityHeaders } from '../security-headers.js';
 import { jsonBodyText, type BodyTextProblem } from '../json-body.js';
+import { parsePayload } from './json-payload.js';
 import { PlatformError } from '../../platform/errors.js';
 import { fileRoutes } from './files.js';
 import { orgRoutes } from './orgs.js';
@@ -58,14 +59,17 @@ export async function platformApi(app: FastifyInstance, { platform, archives }: 
       // it does not take (fastify's own text parser made it a 400 "body must be object").
       // A route that takes no body (DELETE, undeprecate) accepts an empty one however it is labelled: clients
       // send `Content-Type: application/json` with nothing after it, which the JSON parser refused with 400.
-      const parseJson = v1.getDefaultJsonParser('error', 'error');
       v1.removeContentTypeParser('application/json');
       v1.addContentTypeParser(['application/json', 'application/ld+json'], { parseAs: 'buffer' }, (request, body, done) => {
         // Refused rather than stored with U+FFFD in place of what was sent (or a compressed body read as text).
         const read = jsonBodyText(request, body as Buffer);
         if (!('text' in read)) return done(unreadableBody(read), undefined);
         if (read.text === '' && request.routeOptions.schema?.body === undefined) return done(null, undefined);
-        return parseJson(request, read.text, done);
+        try {
+          return done(null, parsePayload(read.text));
+        } catch (error) {
+          return done(error as Error, undefined);
+        }
       });
       v1.removeContentTypeParser('text/plain');
       await v1.register(multipart, {
