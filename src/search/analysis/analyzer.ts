@@ -11,12 +11,18 @@
  * number, so "5-HT", "5HT" and "5-ht" are one term ("5ht"), as are "IL-6" and
  * "IL6"; otherwise it separates words ("long-term" -> "long", "term";
  * "CA1-CA3" -> "ca1", "ca3"). A dot between digits stays ("1.5", "nav1.6").
+ * A soft hyphen (U+00AD) is no separator: "neu\u00ADron" is "neuron".
  */
 import { stemmer } from 'stemmer';
 import { ENGLISH_STOPWORDS } from './stopwords.js';
 import { WordTable } from './word-table.js';
 
 const COMBINING_MARKS = /\p{M}+/gu;
+/**
+ * Soft hyphens: invisible break points inside a word, left by typesetting and by text copied from a web
+ * page or a PDF ("neu\u00ADron"). Removed, so the word is one term and not two fragments.
+ */
+const SOFT_HYPHENS = /\u00ad/g;
 const NON_ASCII = /[^\x00-\x7f]/;
 
 /** Latin letters that Unicode does not decompose into a base letter plus a mark. */
@@ -28,6 +34,7 @@ export function fold(text: string): string {
   // ASCII text has nothing to decompose: folding is lower-casing (and much cheaper).
   if (!NON_ASCII.test(text)) return text.toLowerCase();
   return text
+    .replace(SOFT_HYPHENS, '')
     .normalize('NFKD')
     .replace(COMBINING_MARKS, '')
     .toLowerCase()

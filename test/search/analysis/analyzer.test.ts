@@ -15,6 +15,13 @@ describe('analyzer', () => {
     ]);
   });
 
+  it('reads a soft hyphen as part of its word, in text, names and folding', () => {
+    expect(analyze('neu\u00adrons fire; hippo\u00adcampal place cells')).toEqual(analyze('neurons fire; hippocampal place cells'));
+    expect(fold('Mül\u00adler')).toBe('muller');
+    // Only the soft hyphen: a hyphen, or a soft hyphen then a space (a line break kept), still separate.
+    expect(analyze('shrink\u00ad ing long-term')).toEqual(['shrink', 'ing', 'long', 'term']);
+  });
+
   it('removes stopwords and possessives, stems words but not identifiers', () => {
     expect(analyze("The neurons' firing of Alzheimer's patients in CA1")).toEqual(['neuron', 'fire', 'alzheim', 'patient', 'ca1']);
     expect(analyze('Alzheimer\u2019s Núñez')).toEqual(['alzheim', 'nunez']);
@@ -62,7 +69,7 @@ describe('the scanning analyzer against the regular-expression reference', () =>
   // stopwords, a lone "s", Greek letters, marks to fold, letters outside the BMP, lone surrogates, symbols.
   const pieces = [
     'a', 'B', 's', 'S', 'x', '1', '0', '9', '.', '-', "'", '\u2019', ' ', '  ', '/', ',', 'the', 'Of', 'running', 'CA1', 'IL-6', '5-HT',
-    'nav1.6', "'s", '.5', '1.', 'β', 'α-1', 'Δ', 'é', 'Núñez', 'Straße', '²', '½', '٣', '±', '–', '\u{1D400}', '\u{1F600}', '\uD800', '\uDC00', 'ﬁ', 'µ',
+    'nav1.6', "'s", '.5', '1.', 'β', 'α-1', 'Δ', 'é', 'Núñez', 'Straße', '²', '½', '٣', '±', '–', '\u{1D400}', '\u{1F600}', '\uD800', '\uDC00', 'ﬁ', 'µ', '\u00ad',
   ];
 
   function randomText(random: () => number): string {
