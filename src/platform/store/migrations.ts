@@ -35,11 +35,17 @@ INSERT INTO ${sqlTable('listings')} (key, key_json, value)
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
 
+/**
+ * The advisory lock replicas starting together migrate under. Advisory locks belong to the database, so
+ * the key names the schema: a server starting on another schema of the same database does not wait.
+ */
+export const MIGRATION_LOCK_KEY_SQL = "hashtext(current_schema() || ' litserve-migrations')";
+
 /** Brings the schema to SCHEMA_VERSION; refuses a database a newer server migrated. */
 export async function migrate(client: pg.PoolClient): Promise<{ from: number; to: number }> {
   await client.query('BEGIN');
   try {
-    await client.query(`SELECT pg_advisory_xact_lock(hashtext('litserve-migrations'))`);
+    await client.query(`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK_KEY_SQL})`);
     await client.query('CREATE TABLE IF NOT EXISTS litserve_schema_version (version integer NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())');
     const { rows } = await client.query<{ version: number | null }>('SELECT max(version) AS version FROM litserve_schema_version');
     const from = rows[0]?.version ?? 0;

@@ -1,7 +1,7 @@
 /** The PostgreSQL schema is created and versioned at start; a database a newer server migrated is refused, unchanged. */
 import pg from 'pg';
 import { describe, expect, test } from 'vitest';
-import { SCHEMA_VERSION } from '../../../src/platform/store/migrations.js';
+import { MIGRATION_LOCK_KEY_SQL, SCHEMA_VERSION } from '../../../src/platform/store/migrations.js';
 import { OPERATOR } from '../../../src/platform/identities.js';
 import { RevisionStore } from '../../../src/platform/revisions.js';
 import { keysUnder, openPostgresStore } from '../../../src/platform/store/postgres.js';
@@ -197,5 +197,25 @@ describe('schema migrations', () => {
       new RegExp(`schema is at version ${SCHEMA_VERSION + 1}, newer than this server's ${SCHEMA_VERSION}`),
     );
     expect(await versions(url)).toEqual([...Array.from({ length: SCHEMA_VERSION }, (_, i) => i + 1), SCHEMA_VERSION + 1]);
+  });
+
+  test("servers starting on one schema migrate one at a time; one on another schema does not wait for them", async () => {
+    const held = await schemaUrl(testPostgresUrl()!, `held-${Date.now()}`);
+    const other = await schemaUrl(testPostgresUrl()!, `other-${Date.now()}`);
+    // A server migrating the first schema, as seen from the others: the lock held in an open transaction.
+    const migrating = new pg.Client({ connectionString: held });
+    await migrating.connect();
+    await migrating.query('BEGIN');
+    await migrating.query(`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK_KEY_SQL})`);
+    const order: string[] = [];
+    const sameSchema = openPostgresStore(held, quiet).then((store) => (order.push('same schema opened'), store.close()));
+    const otherSchema = openPostgresStore(other, quiet).then((store) => (order.push('other schema opened'), store.close()));
+    // Given back once the other schema's server has started, or after 5 s if it waits for the lock too.
+    await Promise.race([otherSchema, new Promise((resolve) => setTimeout(resolve, 5_000))]);
+    await migrating.query('COMMIT');
+    order.push('lock given back');
+    await migrating.end();
+    await Promise.all([sameSchema, otherSchema]);
+    expect(order).toEqual(['other schema opened', 'lock given back', 'same schema opened']);
   });
 });
