@@ -6,6 +6,7 @@
  * Matching is case- and diacritic-insensitive substring search on folded
  * strings; user text is never turned into a regular expression.
  */
+import { authorIndex } from './filters/author-index.js';
 import { foldName, typeKey } from './query/filter-spec.js';
 import { NO_VALUE } from './segment/reader.js';
 import type { IndexSnapshot } from './snapshot.js';
@@ -76,15 +77,16 @@ export class FilterValues {
       // count them together under the first spelling seen, and an article once however many of
       // its authors share that form, so docs_in_db is what article_count gives for the suggestion.
       const byFolded = new Map<string, Counted<string>>();
+      // The folded forms the authors filter matches, read from its per-segment index, not folded again.
+      const foldedNames = this.snapshot.segments.map(({ segment }) => authorIndex(segment).foldedNames);
       this.forEachLiveArticle((s, a) => {
         const segment = this.snapshot.segments[s]!.segment;
         const counted = new Set<string>();
         for (const id of segment.articleAuthors(a)) {
-          const display = segment.authors.get(id);
-          const folded = foldName(display);
+          const folded = foldedNames[s]![id]!;
           if (counted.has(folded)) continue;
           counted.add(folded);
-          const entry = byFolded.get(folded) ?? { value: display, folded, count: 0 };
+          const entry = byFolded.get(folded) ?? { value: segment.authors.get(id), folded, count: 0 };
           entry.count++;
           byFolded.set(folded, entry);
         }

@@ -1,7 +1,8 @@
 /**
  * Turns a FilterSpec into bitsets over one segment:
  * - metadata filters (type, author, journal, dates) -> a bitset over articles,
- *   by scanning the article columns once;
+ *   by scanning the article columns once, or with an author filter only the
+ *   wanted authors' articles (author-index.ts);
  * - text filters (topics, regions) -> a bitset over paragraphs, by boolean
  *   operations on postings lists (never through a query string);
  * - both, plus replaced articles, combined into the paragraphs a search may
@@ -12,7 +13,8 @@ import { expandToParagraphs } from '../snapshot.js';
 import type { Segment } from '../segment/reader.js';
 import { NO_MORE_DOCS, PostingsCursor } from '../segment/postings.js';
 import { Bitset } from './bitset.js';
-import { foldName, hasMetadataFilter, hasTextFilter, typeKey, type FilterSpec } from '../query/filter-spec.js';
+import { authorIndex } from './author-index.js';
+import { hasMetadataFilter, hasTextFilter, typeKey, type FilterSpec } from '../query/filter-spec.js';
 
 export interface SegmentFilter {
   /** Paragraphs a search may return; null = every paragraph. */
@@ -36,51 +38,30 @@ export function compileSegmentFilter(loaded: LoadedSegment, spec: FilterSpec): S
 }
 
 function metadataArticles(segment: Segment, spec: FilterSpec): Bitset {
-  const count = segment.articleCount;
   const wantedTypes = spec.articleTypes.length > 0 ? matchingIds(segment.types.size, (i) => spec.articleTypes.includes(typeKey(segment.types.get(i)))) : null;
   const wantedJournals = spec.journals.length > 0 ? matchingIds(segment.journals.size, (i) => spec.journals.includes(segment.journals.get(i))) : null;
-  const wantedAuthors = spec.authors.length > 0 ? authorIds(segment, spec.authors) : null;
   const from = spec.dateFrom ?? -Infinity;
   const to = spec.dateTo ?? Infinity;
   const checkDate = spec.dateFrom !== null || spec.dateTo !== null;
 
-  const result = new Bitset(count);
-  // A value this segment does not hold (an unknown author) matches nothing: skip the scan.
-  if ([wantedTypes, wantedJournals, wantedAuthors].some((ids) => ids?.size === 0)) return result;
-  for (let a = 0; a < count; a++) {
-    if (wantedTypes && !segment.articleTypes(a).some((id) => wantedTypes.has(id))) continue;
-    if (wantedJournals && !segment.articleIssns(a).some((id) => wantedJournals.has(id))) continue;
+  const result = new Bitset(segment.articleCount);
+  // A type or journal this segment does not hold matches nothing: skip the scan.
+  if ([wantedTypes, wantedJournals].some((ids) => ids?.size === 0)) return result;
+  const addIfMatching = (a: number) => {
+    if (wantedTypes && !segment.articleTypes(a).some((id) => wantedTypes.has(id))) return;
+    if (wantedJournals && !segment.articleIssns(a).some((id) => wantedJournals.has(id))) return;
     if (checkDate) {
       const date = segment.articleDate[a]!;
-      if (date < 0 || date < from || date > to) continue;
+      if (date < 0 || date < from || date > to) return;
     }
-    if (wantedAuthors && !segment.articleAuthors(a).some((id) => wantedAuthors.has(id))) continue;
     result.add(a);
-  }
+  };
+  // Only the wanted authors' articles can match (none for an author the segment does not hold):
+  // check the other conditions on those rather than on every article, which a new author value
+  // would otherwise cost on the request thread.
+  if (spec.authors.length > 0) authorIndex(segment).articlesListingAny(spec.authors).forEach(addIfMatching);
+  else for (let a = 0; a < segment.articleCount; a++) addIfMatching(a);
   return result;
-}
-
-/**
- * Author-table ids by folded name, per segment: built on the first author filter, then kept as
- * long as the segment is, so a new author value costs a lookup instead of folding every name.
- */
-const authorIdsByFoldedName = new WeakMap<Segment, Map<string, number | number[]>>();
-
-function authorIds(segment: Segment, foldedNames: string[]): Set<number> {
-  let index = authorIdsByFoldedName.get(segment);
-  if (!index) {
-    index = new Map();
-    for (let i = 0; i < segment.authors.size; i++) {
-      const folded = foldName(segment.authors.get(i));
-      // Most folded names have one spelling: a bare id, not a one-element array (about 30 bytes less each).
-      const ids = index.get(folded);
-      if (ids === undefined) index.set(folded, i);
-      else if (typeof ids === 'number') index.set(folded, [ids, i]);
-      else ids.push(i);
-    }
-    authorIdsByFoldedName.set(segment, index);
-  }
-  return new Set(foldedNames.flatMap((name) => index.get(name) ?? []));
 }
 
 /** Ids of a string-table entries that match. */
