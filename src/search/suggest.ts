@@ -118,11 +118,17 @@ export class FilterValues {
     const words = foldName(keywords).split(' ').filter(Boolean);
     const needle = words.join(' ');
     const issnStarts = words.map(issnPrefix);
-    const hasIssnStarting = (issns: Set<string>, prefix: string | null) => prefix !== null && [...issns].some((issn) => issn.startsWith(prefix));
     return rankMatches(this.journals, needle, limit, (folded, entry) =>
       words.every((w, i) => folded.includes(w) || hasIssnStarting(entry.value.allIssns, issnStarts[i]!)),
     ).map((e) => ({ journal_name: e.value.name, journal_issn: e.value.issn, docs_in_db: e.count }));
   }
+}
+
+/** Whether one of `issns` starts with `prefix` (never for a word that is no ISSN start, null). */
+function hasIssnStarting(issns: Set<string>, prefix: string | null): boolean {
+  if (prefix === null) return false;
+  for (const issn of issns) if (issn.startsWith(prefix)) return true;
+  return false;
 }
 
 /**
