@@ -465,6 +465,9 @@ export function loadConfig(argv: readonly string[] = [], env: NodeJS.ProcessEnv 
     } else {
       const values = raw.map((value) => setting.parse(value, name));
       config[key] = setting.multiple ? values : values.at(-1);
+      // An empty value unsets a path; a required one may not be unset: `--index "$UNSET_VARIABLE"` had
+      // written into the default index, the one `npm start` serves.
+      if (config[key] === null && setting.requiredBy?.includes(command)) throw new ConfigError(`${command} needs --${flag}, given empty (${name}); see --help`);
     }
   }
   const resolved = config as Config;
@@ -570,7 +573,9 @@ export function helpText(command: Command = 'serve'): string {
     const shownDefault = setting.requiredBy?.includes(command) ? 'required' : `default: ${setting.shownDefault ?? (setting.default === null ? 'unset' : JSON.stringify(setting.default))}`;
     const range = (setting.parse as { range?: string }).range;
     const shown = range === undefined ? shownDefault : `${shownDefault}; ${range}`;
-    lines.push(`  ${setting.short ? `-${setting.short}, ` : ''}--${flagOf(key)}${setting.multiple ? ` ${setting.valueName ?? 'PATH'}...` : ''} / ${envOf(key)}  (${shown})`);
+    // Several values follow one flag; the variable holds one (a path or an id may hold spaces, so it is not split).
+    const variable = setting.multiple ? `${envOf(key)} (one value)` : envOf(key);
+    lines.push(`  ${setting.short ? `-${setting.short}, ` : ''}--${flagOf(key)}${setting.multiple ? ` ${setting.valueName ?? 'PATH'}...` : ''} / ${variable}  (${shown})`);
     lines.push(`      ${setting.doc}`);
   }
   return lines.join('\n');

@@ -13,6 +13,7 @@ import path from 'node:path';
 import { COMMANDS, ConfigError, helpText, loadConfig, searcherOptionsOf, type Command } from './config.js';
 import { describeSource, ingest, type IngestOptions, type IngestReport } from './corpus/ingest.js';
 import { createProgress } from './progress.js';
+import { demoCorpusPath } from './demo-corpus.js';
 import { evaluate, formatEvaluation } from './eval/evaluate.js';
 import { IndexMissingError, MANIFEST_FILE } from './search/manifest.js';
 import { mergeAll } from './search/merge.js';
@@ -39,8 +40,11 @@ async function runIngest(argv: string[]): Promise<number> {
       mergeFactor: config.mergeFactor,
       storedCompression: config.storedCompression,
     });
-    // A run with inputs fails when none of them could be indexed; deleting ids already gone is not a failure.
-    ok = config.input.length === 0 || report.indexed > 0;
+    // A run with inputs fails when they gave nothing: no record indexed and no deletion (a PubMed update file
+    // may hold only DeleteCitation elements). Deleting ids already gone is not a failure.
+    const explicitDeletions = new Set(deleteIds).size;
+    const deletionsFromInputs = report.deleted + report.notFound.length - explicitDeletions;
+    ok = config.input.length === 0 || report.indexed > 0 || deletionsFromInputs > 0;
   }
   if (config.merge) await mergeWithReport(config.index!, config.storedCompression);
   return ok ? 0 : 1;
@@ -116,6 +120,10 @@ async function runEval(argv: string[]): Promise<number> {
     const indexDir = scratch ?? config.index!;
     if (config.corpus) await ingestWithProgress([config.corpus], indexDir);
     const result = await evaluate(indexDir, config.queries!, config.qrels!, options);
+    if (result.queries === 0) {
+      process.stderr.write(`error: no query of ${config.queries} has a judgement in ${config.qrels}: nothing was evaluated (check that both files are of one dataset)\n`);
+      return 1;
+    }
     process.stdout.write(`k1 ${options.k1}  b ${options.b}  title-weight ${options.titleWeight}\n${formatEvaluation(result)}\n`);
     return 0;
   } finally {
@@ -137,8 +145,9 @@ const USAGE: Record<Command, string> = {
 async function runServe(argv: string[]): Promise<number> {
   const config = loadConfig(argv);
   if (config.indexIsDefault && !existsSync(path.join(config.index!, MANIFEST_FILE))) {
-    process.stderr.write(`No index at ${config.index}: building it from the demo corpus ${config.demoCorpus} (first start only)\n`);
-    await ingestWithProgress([config.demoCorpus], config.index!);
+    const demoCorpus = demoCorpusPath(config.demoCorpus);
+    process.stderr.write(`No index at ${config.index}: building it from the demo corpus ${demoCorpus} (first start only)\n`);
+    await ingestWithProgress([demoCorpus], config.index!);
   }
   await startServer(config);
   return -1; // keep running

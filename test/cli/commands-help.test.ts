@@ -1,6 +1,8 @@
 /** Every command prints usage generated from the settings table on --help and validates its flags through it. */
 import { describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { ConfigError, helpText, loadConfig } from '../../src/config.js';
 
 function cli(...args: string[]) {
@@ -28,6 +30,26 @@ describe('--help of every command', () => {
   it('ingest --help gives the segment size it starts a new segment at, not a reference to the code', () => {
     expect(helpText('ingest')).toContain('--max-segment-mb / MAX_SEGMENT_MB  (default: 512; 0.001 to 1000000)');
   });
+
+  it('says that the variable of a many-valued flag holds one value', () => {
+    // INGEST_INPUT="a.jsonl b.jsonl" is one path holding a space: paths and ids may hold spaces, so it is not split.
+    expect(helpText('ingest')).toContain('--input PATH... / INGEST_INPUT (one value)');
+    expect(helpText('ingest')).toContain('--delete ID... / INGEST_DELETE (one value)');
+  });
+
+  it('eval that finds no judged query fails, naming both files', async () => {
+    const dir = await mkdtemp(`${tmpdir()}/litserve-eval-`);
+    try {
+      await writeFile(`${dir}/corpus.jsonl`, JSON.stringify({ _id: 'd1', title: 'Place cells', text: 'Place cells fire in one place.' }));
+      await writeFile(`${dir}/queries.jsonl`, JSON.stringify({ _id: 'q1', text: 'place cells' }));
+      await writeFile(`${dir}/qrels.tsv`, 'query-id\tcorpus-id\tscore\nq9\td1\t1\n');
+      const { code, stderr } = cli('eval', '--corpus', `${dir}/corpus.jsonl`, '--queries', `${dir}/queries.jsonl`, '--qrels', `${dir}/qrels.tsv`);
+      expect(stderr).toContain(`error: no query of ${dir}/queries.jsonl has a judgement in ${dir}/qrels.tsv: nothing was evaluated`);
+      expect(code).toBe(1);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 30_000);
 
   it('every command lists --cache-dir, which the executable reads before any command runs', () => {
     for (const command of ['serve', 'ingest', 'eval'] as const) expect(helpText(command)).toContain('--cache-dir');

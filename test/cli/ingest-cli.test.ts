@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { tempDir } from '../search/helpers.js';
 import { readManifest } from '../../src/search/manifest.js';
 
@@ -58,6 +59,49 @@ describe('npm run ingest', () => {
       expect(code).toBe(1);
       expect(stderr).toContain('nothing indexed');
       await expect(readManifest(path.join(dir, 'index'))).rejects.toThrow(/no index/);
+    } finally {
+      await cleanup();
+    }
+  });
+
+  it('succeeds on an update file that only deletes: the deletion is published', async () => {
+    const { dir, cleanup } = await tempDir();
+    try {
+      const index = path.join(dir, 'index');
+      const articles = path.join(dir, 'articles.jsonl');
+      await writeFile(articles, [good('9000001'), good('9000002')].join('\n'));
+      expect(ingestCli('--input', articles, '--index', index).code).toBe(0);
+      const update = path.join(dir, 'deletions.xml');
+      await writeFile(
+        update,
+        '<?xml version="1.0"?>\n<PubmedArticleSet><DeleteCitation><PMID Version="1">9000001</PMID></DeleteCitation></PubmedArticleSet>\n',
+      );
+      const { code, stderr } = ingestCli('--input', update, '--format', 'pubmed', '--index', index);
+      expect(stderr).toContain('deleted 1');
+      expect(code).toBe(0);
+      expect((await readManifest(index)).generation).toBe(2);
+    } finally {
+      await cleanup();
+    }
+  });
+
+  it('refuses an empty --index instead of writing into the default index', async () => {
+    const { dir, cleanup } = await tempDir();
+    try {
+      const input = path.join(dir, 'in.jsonl');
+      await writeFile(input, good('a'));
+      // Run from `dir`: the default index there, ./var/index, is what an empty --index had written into.
+      const tsx = pathToFileURL(path.resolve('node_modules/tsx/dist/loader.mjs')).href;
+      for (const [args, env] of [[['--index', ''], {}], [[], { INDEX_DIR: '' }]] as const) {
+        const result = spawnSync(process.execPath, ['--import', tsx, path.resolve('src/main.ts'), 'ingest', ...args, '--input', input], {
+          encoding: 'utf8',
+          cwd: dir,
+          env: { ...process.env, ...env },
+        });
+        expect(result.stderr).toContain('ingest needs --index, given empty (--index / INDEX_DIR)');
+        expect(result.status).toBe(2);
+        await expect(readManifest(path.join(dir, 'var', 'index'))).rejects.toThrow(/no index/);
+      }
     } finally {
       await cleanup();
     }
