@@ -20,6 +20,7 @@ export interface ProgressOutput {
 // A step shorter than this prints no progress lines off a terminal.
 const QUIET_MS = 10_000;
 const QUARTERS = [25, 50, 75];
+const STOPPING_SIGNALS: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 
 export function createProgress(label: string, unit: 'bytes' | 'items' = 'bytes', output: ProgressOutput = {}): Progress {
   const format = (n: number) => (unit === 'bytes' ? `${(n / 1048576).toFixed(1)} MiB` : String(n));
@@ -31,15 +32,27 @@ export function createProgress(label: string, unit: 'bytes' | 'items' = 'bytes',
       Presets.shades_classic,
     );
     let started = false;
+    // The bar hides the cursor and turns line wrapping off until it stops: a job stopped by Ctrl-C or
+    // `kill` had left the terminal that way. The bar stops first, then the signal does what it would have.
+    const stopThenDie = (signal: NodeJS.Signals) => {
+      stop();
+      process.kill(process.pid, signal);
+    };
+    const stop = () => {
+      for (const signal of STOPPING_SIGNALS) process.off(signal, stopThenDie);
+      if (started) bar.stop();
+      started = false;
+    };
     return {
       update(done, total) {
         const payload = { doneText: format(done), totalText: format(total) };
         if (!started) {
           bar.start(total, done, payload);
           started = true;
+          for (const signal of STOPPING_SIGNALS) process.once(signal, stopThenDie);
         } else bar.update(done, payload);
       },
-      stop: () => started && bar.stop(),
+      stop,
     };
   }
   const started = now();
