@@ -143,13 +143,33 @@ export async function ingest(options: IngestOptions): Promise<IngestReport> {
 /** Ids travel in URLs and in --delete-file lines: one without control characters, and as long as an IRI may be. */
 const MAX_ARTICLE_ID_BYTES = 512;
 
+/**
+ * Characters an id may not hold beside control characters: format characters (\p{Cf}: zero-width
+ * spaces and joiners, bidirectional controls, BOM, soft hyphen), which show as nothing or reorder
+ * what follows, so "a1" and "a1\u200b" would be two articles every listing shows alike; lone
+ * surrogates, which the index's UTF-8 keeps as U+FFFD (another id than the one read); and
+ * noncharacters, which Unicode keeps out of interchanged text. (src/platform/unicode.ts refuses
+ * much the same in names, but corpus/ may not import the platform.)
+ */
+const INVISIBLE_OR_UNKEEPABLE = /[\p{Cf}\p{Surrogate}\p{Noncharacter_Code_Point}]/u;
+
 function articleIdProblem(articleId: string): string | null {
   if (/\p{Cc}/u.test(articleId)) return `article_id ${JSON.stringify(articleId)} holds a control character (ids travel in URLs and in --delete-file lines)`;
+  const odd = INVISIBLE_OR_UNKEEPABLE.exec(articleId)?.[0];
+  if (odd !== undefined) return `article_id ${JSON.stringify(articleId)} holds ${describeCharacter(odd)}`;
   // "a1 " would be another article than "a1" that every listing shows alike, and a --delete-file
   // line (trimmed) would delete "a1" instead.
   if (articleId !== articleId.trim()) return `article_id ${JSON.stringify(articleId)} begins or ends with white space`;
   if (Buffer.byteLength(articleId) > MAX_ARTICLE_ID_BYTES) return `article_id is over ${MAX_ARTICLE_ID_BYTES} bytes`;
   return null;
+}
+
+/** U+XXXX and what kind of character it is, for a message: an invisible one is nothing in the quoted id. */
+function describeCharacter(character: string): string {
+  const code = `U+${character.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
+  if (/\p{Surrogate}/u.test(character)) return `${code}, a lone surrogate (not a character: it would be stored as U+FFFD)`;
+  if (/\p{Cf}/u.test(character)) return `${code}, an invisible or direction-changing format character (ids that look alike would be different articles)`;
+  return `${code}, a noncharacter (reserved by Unicode, not for text)`;
 }
 
 /**

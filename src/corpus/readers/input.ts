@@ -4,8 +4,9 @@
  * on-disk bytes reported for progress.
  */
 import { isUtf8 } from 'node:buffer';
-import { createReadStream } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { constants, type Stats } from 'node:fs';
+import { open, realpath, type FileHandle } from 'node:fs/promises';
+import path from 'node:path';
 import { pipeline } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 
@@ -20,15 +21,67 @@ import { createGunzip } from 'node:zlib';
  */
 export const READ_CHUNK_BYTES = 16 * 1024;
 
-async function isGzipped(file: string): Promise<boolean> {
-  const handle = await open(file, 'r');
-  try {
-    const magic = Buffer.alloc(2);
-    const { bytesRead } = await handle.read(magic, 0, 2, 0);
-    return bytesRead === 2 && magic[0] === 0x1f && magic[1] === 0x8b;
-  } finally {
-    await handle.close();
+/**
+ * Where the kernel keeps its pseudo-files: they report a size of 0 and may never end (/proc/kmsg
+ * waits for the next kernel message), so a run reading one hangs holding the index's write lock.
+ */
+const PSEUDO_FILE_SYSTEMS = ['/proc', '/sys'];
+
+/** What a reader needs of an input, said to whoever gave something else. */
+const REGULAR_FILES_ONLY = 'inputs must be regular files (write a stream to a file first, and give that file)';
+
+type FileType = Pick<Stats, 'isFile' | 'isDirectory' | 'isFIFO' | 'isSocket' | 'isCharacterDevice' | 'isBlockDevice'>;
+
+/**
+ * Why a path of type `info`, whose real path is `realPath`, cannot be read as input, or null for a
+ * regular file or a directory. Readers open an input twice (detection, then reading) and read it
+ * at positions, which a pipe, socket or device does not allow. The type is checked first: a pipe
+ * (/dev/stdin, <(...)) has no real path to resolve, and `realPath` is not looked at for one.
+ */
+export function notAnInput(info: FileType, realPath: string): string | null {
+  if (!info.isFile() && !info.isDirectory()) return `${fileType(info)}, not a regular file`;
+  const pseudo = PSEUDO_FILE_SYSTEMS.find((root) => realPath === root || realPath.startsWith(root + path.sep));
+  return pseudo === undefined ? null : `under ${pseudo}, whose pseudo-files can go on forever`;
+}
+
+function fileType(info: FileType): string {
+  if (info.isFIFO()) return 'a pipe';
+  if (info.isSocket()) return 'a socket';
+  if (info.isCharacterDevice()) return 'a character device';
+  if (info.isBlockDevice()) return 'a block device';
+  return 'neither a file nor a directory';
+}
+
+/** Raised for an input that is no regular file (given as an input, or opened by a reader), before a byte of it is read. */
+export class NotAnInputError extends Error {
+  constructor(file: string, problem: string) {
+    super(`${file} is ${problem}: ${REGULAR_FILES_ONLY}`);
   }
+}
+
+/**
+ * `file` opened for reading, refused unless it is a regular file. Opened without blocking: opening
+ * a named pipe for reading would otherwise wait for a writer (O_NONBLOCK changes nothing for a
+ * regular file's reads).
+ */
+async function openRegularFile(file: string): Promise<FileHandle> {
+  const handle = await open(file, constants.O_RDONLY | constants.O_NONBLOCK);
+  try {
+    // The open file's type, not the path's: the path may have been replaced since it was checked.
+    const info = await handle.stat();
+    const problem = info.isDirectory() ? 'a directory' : notAnInput(info, info.isFile() ? await realpath(file) : file);
+    if (problem !== null) throw new NotAnInputError(file, problem);
+    return handle;
+  } catch (error) {
+    await handle.close();
+    throw error;
+  }
+}
+
+async function isGzipped(handle: FileHandle): Promise<boolean> {
+  const magic = Buffer.alloc(2);
+  const { bytesRead } = await handle.read(magic, 0, 2, 0);
+  return bytesRead === 2 && magic[0] === 0x1f && magic[1] === 0x8b;
 }
 
 /** The content of `file` as byte chunks; `onBytes` gets the on-disk size of each chunk read. */
@@ -36,8 +89,16 @@ export async function* readChunks(
   file: string,
   onBytes?: (bytesRead: number) => void,
 ): AsyncGenerator<Buffer> {
-  const gzipped = await isGzipped(file);
-  const raw = createReadStream(file, { highWaterMark: READ_CHUNK_BYTES });
+  const handle = await openRegularFile(file);
+  let gzipped;
+  try {
+    gzipped = await isGzipped(handle);
+  } catch (error) {
+    await handle.close();
+    throw error;
+  }
+  // One opening for the check and the reading; the stream closes it when it ends or is destroyed (a reader stopping early).
+  const raw = handle.createReadStream({ highWaterMark: READ_CHUNK_BYTES, start: 0 });
   if (!gzipped) {
     for await (const chunk of raw) {
       onBytes?.((chunk as Buffer).length);
