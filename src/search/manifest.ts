@@ -6,11 +6,12 @@
  * one, never a mix. Files the manifest does not name are garbage and are
  * removed by the next writer.
  */
-import { link, open, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { link, open, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { makeDirectories } from '../directories.js';
 import { fsyncPath } from '../fsync.js';
+import { processStartMs } from './process-start.js';
 
 export const MANIFEST_FILE = 'manifest.json';
 const LOCK_FILE = 'write.lock';
@@ -78,6 +79,8 @@ export async function readManifest(dir: string): Promise<Manifest> {
 }
 
 const isCount = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 0;
+/** Articles and paragraphs are numbered with Int32 ids, and readers size bitsets from these counts. */
+const MAX_SEGMENT_COUNT = 2 ** 31 - 1;
 
 /** What makes a parsed manifest unusable, or null. Names become file paths, so they must be the writers' own. */
 function manifestProblem(manifest: Manifest): string | null {
@@ -89,9 +92,10 @@ function manifestProblem(manifest: Manifest): string | null {
     if (typeof entry?.name !== 'string' || !/^seg-\d+$/.test(entry.name)) return `${where}.name is not a segment name (seg-<digits>)`;
     if (names.has(entry.name)) return `segment ${entry.name} is listed twice`;
     names.add(entry.name);
-    if (!isCount(entry.paragraphs) || !isCount(entry.articles) || !isCount(entry.deletedArticles) || entry.deletedArticles > entry.articles) {
-      return `${where} (${entry.name}) has invalid counts`;
+    for (const field of ['paragraphs', 'articles', 'deletedArticles'] as const) {
+      if (!isCount(entry[field]) || entry[field] > MAX_SEGMENT_COUNT) return `${where}.${field} (${entry.name}) is not a count from 0 to ${MAX_SEGMENT_COUNT}`;
     }
+    if (entry.deletedArticles > entry.articles) return `${where}.deletedArticles (${entry.name}) exceeds its articles`;
     const deletionsPattern = new RegExp(`^${entry.name}\\.del-\\d+$`);
     if (entry.deletions !== null && (typeof entry.deletions !== 'string' || !deletionsPattern.test(entry.deletions))) {
       return `${where}.deletions is not a deletions file of ${entry.name}`;
@@ -155,7 +159,8 @@ function isAbandonedLockFile(file: string): boolean {
 
 /**
  * Takes the directory's writer lock (one ingestion at a time). A lock left by a
- * process that no longer exists is taken over.
+ * process that no longer exists, or that cannot be the process now of its pid
+ * (mayHold), is taken over.
  */
 export async function acquireWriteLock(dir: string): Promise<() => Promise<void>> {
   try {
@@ -169,14 +174,23 @@ export async function acquireWriteLock(dir: string): Promise<() => Promise<void>
   // The lock appears with its holder's pid already in it (written aside, then linked in place): a
   // lock created but not yet written had read as empty, hence stale, and a second writer took it over.
   const pending = `${lockPath}.tmp-${process.pid}`;
-  await writeFile(pending, String(process.pid));
   /** The live guard last found in the way, as `process N (file)`; undefined when it had just gone. */
   let busyGuard: string | undefined;
+  let pendingKey: string | undefined;
   try {
+    // Inside the try: a write that fails midway (a full disk) still leaves the file, to be removed.
+    await writeFile(pending, String(process.pid));
+    // Known before it is linked as the lock, so no writer of this process ever sees it as another's.
+    pendingKey = fileKey(await stat(pending));
+    locksOfThisProcess.add(pendingKey);
+    const holding = (key: string) => async () => {
+      await rm(lockPath, { force: true });
+      locksOfThisProcess.delete(key);
+    };
     for (let attempt = 0; attempt < LOCK_ATTEMPTS; attempt++) {
       try {
         await linkLockFile(pending, lockPath);
-        return () => rm(lockPath, { force: true });
+        return holding(pendingKey);
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       }
@@ -184,7 +198,7 @@ export async function acquireWriteLock(dir: string): Promise<() => Promise<void>
       if (found === null) continue; // released meanwhile
       refuseUnlessStale(dir, lockPath, found);
       const outcome = await takeOverStale(lockPath, pending, found);
-      if (outcome === 'taken') return () => rm(lockPath, { force: true });
+      if (outcome === 'taken') return holding(pendingKey);
       if (outcome !== 'changed') {
         busyGuard = outcome.busy;
         await sleep(TAKEOVER_RETRY_MS);
@@ -192,10 +206,23 @@ export async function acquireWriteLock(dir: string): Promise<() => Promise<void>
     }
     const advice = busyGuard === undefined ? '' : ". If no ingestion runs, that process reused a dead writer's pid: remove the guard file";
     throw new IndexLockedError(`could not lock ${dir}: ${busyGuard ?? 'another writer'} is taking over its stale lock; try again${advice}`);
+  } catch (error) {
+    if (pendingKey !== undefined) locksOfThisProcess.delete(pendingKey);
+    throw error;
   } finally {
     await rm(pending, { force: true });
   }
 }
+
+/**
+ * The lock files (as fileKey) that writers of this process hold or are linking. A lock naming this
+ * process that is not among them is an earlier process's of the same pid (a container's writer is
+ * often pid 1 on every run), while several writers of one process (tests) still exclude each other.
+ */
+const locksOfThisProcess = new Set<string>();
+
+/** Which file: every name linked from the pid file (lock, guards) is the same file. */
+const fileKey = (file: { dev: number; ino: number }): string => `${file.dev}:${file.ino}`;
 
 /**
  * link(), whose EEXIST is what makes the lock exclusive. A file system without
@@ -221,6 +248,7 @@ const TAKEOVER_RETRY_MS = 20;
 const UNREADABLE_LOCK_STALE_MS = 60_000;
 
 interface LockFile {
+  device: number;
   /** Which file: a lock removed and created again has another inode, even with the same text. */
   inode: number;
   text: string;
@@ -237,8 +265,8 @@ async function inspectLock(file: string): Promise<LockFile | null> {
   }
   try {
     // Through one handle, so the inode and the text are those of the same file.
-    const { ino, mtimeMs } = await handle.stat();
-    return { inode: ino, text: await handle.readFile('utf8'), modifiedMs: mtimeMs };
+    const { dev, ino, mtimeMs } = await handle.stat();
+    return { device: dev, inode: ino, text: await handle.readFile('utf8'), modifiedMs: mtimeMs };
   } finally {
     await handle.close();
   }
@@ -252,12 +280,35 @@ const holderOf = (lock: LockFile): number | null => {
 /** Throws IndexLockedError unless the lock may be taken over. */
 function refuseUnlessStale(dir: string, lockPath: string, lock: LockFile): void {
   const holder = holderOf(lock);
-  if (holder !== null && processExists(holder)) {
-    throw new IndexLockedError(`${dir} is being written by process ${holder}; wait for it to finish`);
+  if (holder !== null && mayHold(holder, lock)) {
+    throw new IndexLockedError(
+      `${dir} is being written by process ${holder}; wait for it to finish. ` +
+        `If no ingestion or merge runs in that process (check with \`ps -p ${holder}\`), the lock was left by a writer that died: remove ${lockPath}`,
+    );
   }
   if (holder === null && Date.now() - lock.modifiedMs <= UNREADABLE_LOCK_STALE_MS) {
     throw new IndexLockedError(`${dir} is locked (${lockPath} names no process yet); wait, or remove it if no ingestion runs`);
   }
+}
+
+/**
+ * How much later than the lock's last change its named process may seem to have started and still
+ * hold it: file systems keep coarse times (FAT: 2 s), /proc's boot time is rounded to the second, and
+ * the clock may be adjusted while a writer runs. A lock left less than this before its pid was
+ * reused stays refused, with advice to remove it.
+ */
+const START_AFTER_LOCK_TOLERANCE_MS = 60_000;
+
+/**
+ * Whether the process a lock names can be the one holding it: it exists, it is not this process
+ * (unless one of this process's writers holds that very lock), and on Linux, it had started by the
+ * time the lock was written (otherwise it is an unrelated process that reused a dead writer's pid).
+ */
+function mayHold(holder: number, lock: LockFile): boolean {
+  if (holder === process.pid) return locksOfThisProcess.has(fileKey({ dev: lock.device, ino: lock.inode }));
+  if (!processExists(holder)) return false;
+  const started = processStartMs(holder);
+  return started === null || started <= lock.modifiedMs + START_AFTER_LOCK_TOLERANCE_MS;
 }
 
 /**
