@@ -444,6 +444,17 @@ describe.skipIf(!HAS_CHROMIUM)(`search page in Chromium (${HAS_CHROMIUM ? '/usr/
     expect(await page.getByRole('checkbox', { name: `${single.article_type} 1 article`, exact: true }).count()).toBe(1);
   });
 
+  it('a filter value repeated or empty in a hand-made link is taken once, so an unknown type can still be unchecked and no empty chip shows', async () => {
+    await page.goto(`${server.url}/ui/?q=cells&article_types=no-such-type&article_types=no-such-type&topics=&authors=Ada&authors=Ada`);
+    const unknown = page.getByRole('checkbox', { name: 'no-such-type 0 articles' });
+    await expect.poll(() => unknown.count()).toBe(1);
+    expect(await page.locator('[data-filter="topics"] .chips li').count()).toBe(0);
+    expect(await page.locator('[data-filter="authors"] .chips li').count()).toBe(1);
+    await unknown.uncheck();
+    await expect.poll(() => new URL(page.url()).searchParams.getAll('article_types')).toEqual([]);
+    expect(await unknown.isChecked()).toBe(false);
+  });
+
   it('a view that failed shows no count of the filters before it', async () => {
     await page.goto(`${server.url}/ui/?q=cells`);
     await expect.poll(shownCount).toBe(await count());

@@ -11,7 +11,9 @@ export function stateFromUrl(url) {
   const params = new URL(url).searchParams;
   const filters = emptyFilters();
   for (const key of DATE_FILTERS) filters[key] = params.get(key) ?? '';
-  for (const key of LIST_FILTERS) filters[key] = params.getAll(key);
+  // A hand-made link may repeat a value or leave one empty: a type listed twice could not be unchecked
+  // (the other box keeps it), and an empty value, which no request sends, would show as a chip.
+  for (const key of LIST_FILTERS) filters[key] = [...new Set(params.getAll(key))].filter((value) => value !== '');
   const page = Number.parseInt(params.get('page') ?? '1', 10);
   return {
     q: params.get('q') ?? '',
