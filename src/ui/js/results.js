@@ -4,9 +4,30 @@ const STOPWORDS = new Set(
   'a an and are as at be by do does for from has have how in is it its of on or that the their this to was were what when where which who why with'.split(' '),
 );
 
-/** The words of a query worth highlighting. */
+/**
+ * The text folded for matching (lower case, decomposed, marks removed), and for each folded character
+ * where its source character starts in `text`. Folding changes lengths (a Hangul syllable decomposes
+ * into two or three letters, an accent is removed), so a match in the folded text is placed back
+ * through the map; a mark then runs to the start of the next kept character, taking its word's
+ * trailing combining marks with it.
+ */
+function foldWithPositions(text) {
+  let folded = '';
+  const starts = [];
+  let offset = 0;
+  for (const char of text) {
+    const piece = char.toLowerCase().normalize('NFD').replace(/\p{M}/gu, '');
+    for (let i = 0; i < piece.length; i++) starts.push(offset);
+    folded += piece;
+    offset += char.length;
+  }
+  starts.push(text.length);
+  return { folded, starts };
+}
+
+/** The words of a query worth highlighting, folded as the text they are looked for in. */
 export function queryWords(...texts) {
-  const words = texts.flatMap((text) => text.toLowerCase().normalize('NFD').replace(/\p{M}/gu, '').match(/[\p{L}\p{N}]+/gu) ?? []);
+  const words = texts.flatMap((text) => foldWithPositions(text).folded.match(/[\p{L}\p{N}]+/gu) ?? []);
   return [...new Set(words.filter((w) => w.length > 1 && !STOPWORDS.has(w)))];
 }
 
@@ -20,17 +41,17 @@ export function highlighted(text, words) {
     fragment.append(text);
     return fragment;
   }
-  const folded = text.normalize('NFD');
-  // Folding accents may change lengths; match on a folded copy only when it lines up with the original.
-  const source = folded.replace(/\p{M}/gu, '').length === text.length ? folded.replace(/\p{M}/gu, '') : text;
-  const pattern = new RegExp(`(?<![\\p{L}\\p{N}])(?:${words.map(escapeRegExp).join('|')})[\\p{L}\\p{N}]*`, 'giu');
+  const { folded, starts } = foldWithPositions(text);
+  const pattern = new RegExp(`(?<![\\p{L}\\p{N}])(?:${words.map(escapeRegExp).join('|')})[\\p{L}\\p{N}]*`, 'gu');
   let last = 0;
-  for (const match of source.matchAll(pattern)) {
-    fragment.append(text.slice(last, match.index));
+  for (const match of folded.matchAll(pattern)) {
+    const start = starts[match.index];
+    const end = starts[match.index + match[0].length];
+    fragment.append(text.slice(last, start));
     const mark = document.createElement('mark');
-    mark.textContent = text.slice(match.index, match.index + match[0].length);
+    mark.textContent = text.slice(start, end);
     fragment.append(mark);
-    last = match.index + match[0].length;
+    last = end;
   }
   fragment.append(text.slice(last));
   return fragment;
