@@ -5,13 +5,15 @@
  * which publishes segments and deletions in one atomic manifest swap; a crash
  * before that leaves the previous index as it was.
  */
-import { open } from 'node:fs/promises';
+import { open, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { ArticleInput } from '../corpus/model.js';
 import { SegmentBuilder } from './segment/writer.js';
 import { SpareMemory } from './segment/spare-memory.js';
 import { DEFAULT_STORED_COMPRESSION, type StoredCompression } from './stored/format.js';
 import { readSegmentArticleIds } from './segment/reader.js';
+import { damagedIndexError, indexWriteError } from './segment/errors.js';
+import { openStoredFields } from './stored/open.js';
 import { Bitset } from './filters/bitset.js';
 import { readDeletions } from './snapshot.js';
 import {
@@ -57,6 +59,9 @@ export class IndexWriter {
   private replaced = 0;
   private deleted = 0;
   private closed = false;
+  /** Files written for the generation this writer publishes: removed when it gives up (they are on a disk that may be full). */
+  private readonly createdFiles: string[] = [];
+  private published = false;
 
   private constructor(
     private readonly dir: string,
@@ -83,15 +88,26 @@ export class IndexWriter {
     }
   }
 
+  /** Reads the existing segments' ids, checking each segment as a server loading it does: no new generation is built on a damaged one. */
   private async loadExistingIds(): Promise<void> {
+    const reading = async <T>(file: string, read: () => Promise<T> | T): Promise<T> => {
+      try {
+        return await read();
+      } catch (error) {
+        throw damagedIndexError(this.dir, this.manifest.generation, file, error);
+      }
+    };
     for (const entry of this.manifest.segments) {
       const index = this.segments.length;
       let deleted: Bitset | null = null;
       if (entry.deletions) {
-        deleted = await readDeletions(this.dir, entry, entry.articles);
+        deleted = await reading(path.join(this.dir, entry.deletions), () => readDeletions(this.dir, entry, entry.articles));
       }
       this.segments.push({ entry: { ...entry }, deleted });
-      const ids = await readSegmentArticleIds(segmentFile(this.dir, entry.name));
+      const file = segmentFile(this.dir, entry.name);
+      const ids = await reading(file, () => readSegmentArticleIds(file));
+      const stored = storedFile(this.dir, entry.name);
+      await reading(stored, () => openStoredFields(stored, { articleCount: ids.length, paragraphCount: entry.paragraphs }).close());
       ids.forEach((id, ordinal) => {
         if (!deleted?.has(ordinal)) this.locations.set(id, { segment: index, ordinal });
       });
@@ -142,8 +158,14 @@ export class IndexWriter {
   private async flush(): Promise<void> {
     if (this.builder.articleCount === 0) return;
     const name = this.nextSegmentName;
-    const header = await this.builder.write(segmentFile(this.dir, name));
-    this.builder.stored.write(storedFile(this.dir, name), this.storedCompression);
+    this.createdFiles.push(segmentFile(this.dir, name), storedFile(this.dir, name));
+    let header;
+    try {
+      header = await this.builder.write(segmentFile(this.dir, name));
+      this.builder.stored.write(storedFile(this.dir, name), this.storedCompression);
+    } catch (error) {
+      throw indexWriteError(this.dir, this.manifest.generation, error);
+    }
     const pending: PendingSegment = {
       entry: { name, paragraphs: header.paragraphs, articles: header.articles, deletions: null, deletedArticles: 0 },
       deleted: null,
@@ -171,6 +193,7 @@ export class IndexWriter {
         if (deletedCount === segment.entry.articles) continue; // every article replaced: drop the segment
         if (deletedCount !== segment.entry.deletedArticles) {
           const file = `${segment.entry.name}.del-${tag}`;
+          this.createdFiles.push(path.join(this.dir, file));
           await writeDurably(path.join(this.dir, file), segment.deleted!.toBytes());
           segment.entry.deletions = file;
           segment.entry.deletedArticles = deletedCount;
@@ -179,19 +202,28 @@ export class IndexWriter {
       }
       if (this.written.length > 0 || this.replaced > 0 || this.deleted > 0) {
         await publishManifest(this.dir, { formatVersion: MANIFEST_FORMAT, generation, segments: entries });
+        this.published = true;
       }
       const added = this.written.reduce((sum, s) => sum + s.entry.articles - (s.deleted?.count() ?? 0), 0);
       return { added, replaced: this.replaced, deleted: this.deleted, segments: this.written.map((s) => s.entry.name), generation };
+    } catch (error) {
+      // A publication that failed after its rename (fsyncing the directory) did publish: its files are the index now.
+      this.published ||= (await readManifestOrEmpty(this.dir).catch(() => null))?.generation === this.manifest.generation + 1;
+      throw this.published ? error : indexWriteError(this.dir, this.manifest.generation, error);
     } finally {
       await this.close();
     }
   }
 
-  /** Gives up: nothing is published; written files are garbage the next writer removes. */
+  /** Gives up (or ends after commit): files written for a generation not published are removed, under the lock. */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    await this.release();
+    try {
+      if (!this.published) await Promise.all(this.createdFiles.map((file) => rm(file, { force: true })));
+    } finally {
+      await this.release();
+    }
   }
 }
 

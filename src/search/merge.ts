@@ -26,6 +26,9 @@ import { DEFAULT_STORED_COMPRESSION, type StoredCompression } from './stored/for
 import type { StoredFields } from './stored/reader.js';
 import { writeCopiedStoredFields, type CopiedArticle } from './stored/copy.js';
 import { readDeletions } from './snapshot.js';
+import { damagedIndexError, indexWriteError } from './segment/errors.js';
+import { rm } from 'node:fs/promises';
+import path from 'node:path';
 import {
   acquireWriteLock,
   publishManifest,
@@ -133,24 +136,40 @@ export async function mergeSegments(dir: string, select: MergeSelection, options
     const name = `seg-${String(generation).padStart(6, '0')}000`;
     const builder = new SegmentBuilder();
     const opened: (MergeSource & { stored: StoredFields })[] = [];
-    const live: (CopiedArticle & { segment: Segment })[] = [];
+    const live: (CopiedArticle & { segment: Segment; storedName: string })[] = [];
     let dropped = 0;
     // Exact lengths of the deleted documents, which the sources' summed lengths still count.
     const deletedLength = { text: 0, title: 0 };
     let merged: SegmentEntry[] = [];
+    // A file of the index that cannot be read is damage, said with its name; nothing is published.
+    const reading = async <T>(file: string, read: () => Promise<T> | T): Promise<T> => {
+      try {
+        return await read();
+      } catch (error) {
+        throw damagedIndexError(dir, manifest.generation, file, error);
+      }
+    };
+    let published = false;
     try {
       for (const entry of sources) {
-        const segment = await Segment.load(segmentFile(dir, entry.name));
-        const stored = openStoredFields(storedFile(dir, entry.name), segment);
-        const deleted = entry.deletions ? await readDeletions(dir, entry, segment.articleCount) : null;
+        const file = segmentFile(dir, entry.name);
+        const segment = await reading(file, () => Segment.load(file));
+        const storedName = storedFile(dir, entry.name);
+        const stored = await reading(storedName, () => openStoredFields(storedName, segment));
+        const deleted = entry.deletions
+          ? await reading(path.join(dir, entry.deletions), () => readDeletions(dir, entry, segment.articleCount)).catch((error: unknown) => {
+              stored.close();
+              throw error;
+            })
+          : null;
         opened.push({ segment, stored, deleted });
         for (let a = 0; a < segment.articleCount; a++) {
           if (!deleted?.has(a)) {
-            live.push({ segment, source: stored, article: a, from: segment.articleFirstParagraph[a]!, to: segment.articleFirstParagraph[a + 1]! });
+            live.push({ segment, storedName, source: stored, article: a, from: segment.articleFirstParagraph[a]!, to: segment.articleFirstParagraph[a + 1]! });
             continue;
           }
           dropped++;
-          const article = storedArticleInput(segment, stored, a);
+          const article = await reading(storedName, () => storedArticleInput(segment, stored, a));
           deletedLength.title += analyze(article.title).length * article.paragraphs.length;
           for (const paragraph of article.paragraphs) deletedLength.text += analyze(paragraph.text).length;
         }
@@ -158,19 +177,33 @@ export async function mergeSegments(dir: string, select: MergeSelection, options
       if (live.length > 0) {
         // The fragments are copied as bytes; the filter columns come from each article's fragment on its way.
         writeCopiedStoredFields(storedFile(dir, name), live, options.storedCompression ?? DEFAULT_STORED_COMPRESSION, (i, articleJson) => {
-          const { segment, article, from, to } = live[i]!;
-          builder.addArticleColumns(storedArticleColumns(segment, JSON.parse(`{${articleJson}}`) as ArticleMetadata, article), to - from);
+          const { segment, storedName, article, from, to } = live[i]!;
+          let metadata: ArticleMetadata;
+          try {
+            metadata = JSON.parse(`{${articleJson}}`) as ArticleMetadata;
+          } catch (error) {
+            throw damagedIndexError(dir, manifest.generation, storedName, error);
+          }
+          builder.addArticleColumns(storedArticleColumns(segment, metadata, article), to - from);
         });
         const postings = mergePostings(opened);
         const sumLength = (field: 'text' | 'title') => opened.reduce((sum, { segment }) => sum + segment.header.fields[field].sumLength, 0) - deletedLength[field];
         const header = await builder.writeWithPostings(segmentFile(dir, name), postings.arrays, postings.terms, { text: sumLength('text'), title: sumLength('title') });
         merged = [{ name, paragraphs: header.paragraphs, articles: header.articles, deletions: null, deletedArticles: 0 }];
       }
+      const segments = [...manifest.segments.slice(0, run.from), ...merged, ...manifest.segments.slice(run.to)];
+      await publishManifest(dir, { ...manifest, generation, segments });
+      published = true;
+    } catch (error) {
+      // A publication that failed after its rename (fsyncing the directory) did publish: its files are the index now.
+      published ||= (await readManifestOrEmpty(dir).catch(() => null))?.generation === generation;
+      if (published) throw error;
+      // The merged files are on a disk that may be full: removed now, not by the next writer.
+      await Promise.all([segmentFile(dir, name), storedFile(dir, name)].map((file) => rm(file, { force: true })));
+      throw indexWriteError(dir, manifest.generation, error);
     } finally {
       for (const { stored } of opened) stored.close();
     }
-    const segments = [...manifest.segments.slice(0, run.from), ...merged, ...manifest.segments.slice(run.to)];
-    await publishManifest(dir, { ...manifest, generation, segments });
     return { merged: sources.map((s) => s.name), into: merged[0]?.name ?? null, articles: builder.articleCount, dropped, generation };
   } finally {
     await release();

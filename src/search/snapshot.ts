@@ -5,6 +5,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { Segment } from './segment/reader.js';
+import { namingFile } from './segment/errors.js';
 import { openStoredFields } from './stored/open.js';
 import type { StoredFields } from './stored/reader.js';
 import { FIELDS, type FieldName } from './segment/format.js';
@@ -150,8 +151,7 @@ async function loadSegment(file: string, identity: string): Promise<Segment> {
   try {
     segment = await Segment.load(file, { pagedPostings: true });
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT' || (error as Error).message.includes(file)) throw error;
-    throw new Error(`cannot load segment ${file}: ${(error as Error).message}`, { cause: error });
+    throw (error as NodeJS.ErrnoException).code === 'ENOENT' ? error : namingFile(file, error);
   }
   if ((await fileIdentity(file).catch(() => null)) !== identity) {
     segment.close();

@@ -79,6 +79,7 @@ export class Segment {
     header: SegmentHeader = readHeader(new Uint8Array(buffer)),
   ) {
     this.header = header;
+    checkArraysFit(header, buffer.byteLength);
     const specs = new Map(this.header.arrays.map((spec) => [spec.name, spec]));
     const view = (name: string) => {
       const spec = specs.get(name);
@@ -259,6 +260,18 @@ function readHeader(bytes: Uint8Array): SegmentHeader {
   return header;
 }
 
+/**
+ * Refuses a header whose arrays do not lie inside the file: a truncated
+ * segment, which would otherwise fail later with a RangeError naming nothing.
+ */
+function checkArraysFit(header: SegmentHeader, fileBytes: number): void {
+  for (const spec of header.arrays) {
+    const end = spec.byteOffset + spec.length * ELEMENT_BYTES[spec.type];
+    if (end > fileBytes) throw new SegmentFormatError(`array ${spec.name} ends at byte ${end} but the file has ${fileBytes} bytes (truncated?)`);
+    if (spec.byteOffset % ELEMENT_BYTES[spec.type] !== 0) throw new SegmentFormatError(`array ${spec.name} is misaligned (damaged header?)`);
+  }
+}
+
 /** Runs `make`, naming the file in a format error. */
 function withFileName<T>(file: string, make: () => T): T {
   try {
@@ -301,11 +314,12 @@ export async function readSegmentArticleIds(file: string): Promise<string[]> {
     const headerBytes = Buffer.alloc(preamble.readUInt32LE(8));
     await handle.read(headerBytes, 0, headerBytes.length, PREAMBLE_BYTES);
     const header = unpack(headerBytes) as SegmentHeader;
-    try {
+    // The checks loading it for serving makes, so that ingestion does not build on a segment no server can load.
+    const { size } = await handle.stat();
+    withFileName(file, () => {
       checkFormatVersion(header);
-    } catch (error) {
-      throw new SegmentFormatError(`${file}: ${(error as Error).message}`);
-    }
+      checkArraysFit(header, size);
+    });
     const readArray = async (name: string) => {
       const spec = header.arrays.find((a) => a.name === name);
       if (!spec) throw new SegmentFormatError(`${file} lacks array ${name}`);

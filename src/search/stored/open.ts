@@ -3,7 +3,8 @@ import type { Segment } from '../segment/reader.js';
 import { StoredFormatError } from './format.js';
 import { StoredFields } from './reader.js';
 
-export function openStoredFields(file: string, segment: Segment): StoredFields {
+/** `segment` is the loaded segment, or (for a writer checking the file) its counts. */
+export function openStoredFields(file: string, segment: Pick<Segment, 'articleCount' | 'paragraphCount'>): StoredFields {
   let stored: StoredFields;
   try {
     stored = StoredFields.open(file);
