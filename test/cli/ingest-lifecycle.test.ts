@@ -3,10 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { tempDir } from '../search/helpers.js';
+import { liveIds, tempDir } from '../search/helpers.js';
 import { readManifest } from '../../src/search/manifest.js';
-import { Library } from '../../src/corpus/library.js';
-import { Searcher } from '../../src/search/searcher.js';
 
 function ingestCli(...args: string[]) {
   const result = spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts', 'ingest', ...args], { encoding: 'utf8' });
@@ -14,15 +12,6 @@ function ingestCli(...args: string[]) {
 }
 
 const line = (id: string) => JSON.stringify({ article_id: id, title: `Title ${id}`, paragraphs: [{ section: 'Results', text: `text of ${id}` }] });
-
-async function liveIds(indexDir: string): Promise<string[]> {
-  const searcher = await Searcher.open(indexDir, { threads: 0, k1: 0.9, b: 0.4, titleWeight: 0.5, filterCacheSize: 4 });
-  try {
-    return new Library(searcher).listArticleIds(0, 100).sort();
-  } finally {
-    await searcher.close();
-  }
-}
 
 describe('npm run ingest -- --delete / --delete-file / --merge', () => {
   it('deletes by id and from a file, reports what it did, merges the deletions away, and re-ingests', async () => {

@@ -3,18 +3,8 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { describeSource, ingest } from '../../src/corpus/ingest.js';
-import { Library } from '../../src/corpus/library.js';
-import { Searcher } from '../../src/search/searcher.js';
+import { liveIds } from '../search/helpers.js';
 import { fixtureDir } from './fixtures.js';
-
-async function liveIds(indexDir: string): Promise<string[]> {
-  const searcher = await Searcher.open(indexDir, { threads: 0, k1: 0.9, b: 0.4, titleWeight: 0.5, filterCacheSize: 4 });
-  try {
-    return new Library(searcher).listArticleIds(0, 100).sort();
-  } finally {
-    await searcher.close();
-  }
-}
 
 describe('article ids', () => {
   it('refuse format characters, lone surrogates and noncharacters, and keep the other records', async () => {

@@ -5,6 +5,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { ArticleInput } from '../../src/corpus/model.js';
 import { IndexWriter } from '../../src/search/index-writer.js';
+import { Searcher } from '../../src/search/searcher.js';
+import { Library } from '../../src/corpus/library.js';
 import type { StoredCompression } from '../../src/search/stored/format.js';
 import { random } from '../../scripts/lib/random.js';
 
@@ -62,4 +64,14 @@ export async function writeIndex(dir: string, articles: ArticleInput[], maxSegme
   const writer = await IndexWriter.open(dir, { maxSegmentBytes, storedCompression });
   for (const a of articles) await writer.add(a);
   await writer.commit();
+}
+
+/** The ids of the index's live articles, sorted (at most 100). */
+export async function liveIds(indexDir: string): Promise<string[]> {
+  const searcher = await Searcher.open(indexDir, { threads: 0, k1: 0.9, b: 0.4, titleWeight: 0.5, filterCacheSize: 4 });
+  try {
+    return new Library(searcher).listArticleIds(0, 100).sort();
+  } finally {
+    await searcher.close();
+  }
 }
