@@ -366,6 +366,33 @@ describe.skipIf(!HAS_CHROMIUM)(`search page in Chromium (${HAS_CHROMIUM ? '/usr/
     expect(await focusedId()).toBe('prev-page');
   });
 
+  it('a date a date field cannot hold, from a link, is set aside rather than left as an error nobody can correct', async () => {
+    for (const bad of ['2020-13-45', 'yesterday', '2021-02-29']) {
+      await page.goto(`${server.url}/ui/?q=cells&date_from=${bad}&date_to=2030-01-01`);
+      await expect.poll(shownCount).toBe(await count('?date_to=2030-01-01'));
+      expect(await page.getByText(/Invalid input/).count()).toBe(0);
+      expect(await page.getByLabel('To', { exact: true }).inputValue()).toBe('2030-01-01');
+    }
+  });
+
+  it('a listing page past the end, from a link, says so and goes back to the last page', async () => {
+    const first = await api('/retrieval/article_listing?size=10&page=1&number_results=1000');
+    await page.goto(`${server.url}/ui/?mode=list&page=100000`);
+    await expect.poll(() => page.locator('#page-label').textContent()).toBe(`Page 100000 of ${first.pages}`);
+    expect(await page.getByText('This page is past the end of the listing.').isVisible()).toBe(true);
+    await page.getByRole('button', { name: 'Previous page' }).click();
+    await expect.poll(() => page.locator('#page-label').textContent()).toBe(`Page ${first.pages} of ${first.pages}`);
+    expect(new URL(page.url()).searchParams.get('page')).toBe(String(first.pages));
+    // A listing of one page, past its end: the pager is there to go back.
+    const one = await api('/retrieval/article_listing?size=10&page=1&number_results=1000&authors=Jos%C3%A9%20N%C3%BA%C3%B1ez');
+    expect(one.pages).toBe(1);
+    await page.goto(`${server.url}/ui/?mode=list&page=3&authors=Jos%C3%A9%20N%C3%BA%C3%B1ez`);
+    await expect.poll(() => page.locator('#page-label').textContent()).toBe('Page 3 of 1');
+    await page.getByRole('button', { name: 'Previous page' }).click();
+    await expect.poll(() => page.locator('#page-label').textContent()).toBe('Page 1 of 1');
+    expect(await titles()).toEqual(one.items.map((a: { article_title: string }) => a.article_title));
+  });
+
   it('tells screen readers that results arrived, in a status region, also when only the query changed', async () => {
     await page.goto(`${server.url}/ui/?q=cells`);
     const status = page.getByRole('status').and(page.locator('#results-status'));

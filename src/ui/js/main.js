@@ -73,6 +73,8 @@ function showParts(parts) {
 
 /** The path and query of the view on the page, to tell a new view from a move to a fragment. */
 let shownUrl = location.pathname + location.search;
+/** The last page of the listing shown (at least 1). */
+let lastListingPage = 1;
 
 /** A change to the view: shown, unless its address would pass the limit (then refused, with a sentence). */
 function navigate(patch) {
@@ -140,7 +142,8 @@ queryInput.addEventListener('input', () => {
 $('#mode-search').addEventListener('click', () => navigate({ mode: 'search', page: 1 }));
 $('#mode-list').addEventListener('click', () => navigate({ mode: 'list', page: 1 }));
 $('#sort-by-date').addEventListener('change', (event) => navigate({ sortByDate: event.target.checked, page: 1 }));
-$('#prev-page').addEventListener('click', () => navigate({ page: Math.max(1, state.page - 1) }));
+// Past the end of a listing (a page number from a link), the page before is the last one there is.
+$('#prev-page').addEventListener('click', () => navigate({ page: Math.max(1, Math.min(state.page - 1, lastListingPage)) }));
 $('#next-page').addEventListener('click', () => navigate({ page: state.page + 1 }));
 $('#ask-button').addEventListener('click', () => void ask());
 stopButton.addEventListener('click', () => askController?.abort());
@@ -229,7 +232,9 @@ async function showListing(params, words, signal) {
   );
   resultList.replaceChildren(...listing.items.map((item) => card(item, { paragraph: item.abstract ?? '', section: 'Abstract', words, cart })));
   const pager = $('#pager');
-  pager.hidden = listing.pages <= 1;
+  lastListingPage = Math.max(listing.pages, 1);
+  // Shown past the end too, so a page number from a link has a way back.
+  pager.hidden = listing.pages <= 1 && listing.page <= 1;
   $('#page-label').textContent = `Page ${listing.page} of ${Math.max(listing.pages, 1)}`;
   if (listing.items.length > 0) resultsStatus.textContent = `Listing, page ${listing.page} of ${listing.pages}: ${listing.items.length} article${listing.items.length === 1 ? '' : 's'}.`;
   const [previous, next] = [$('#prev-page'), $('#next-page')];

@@ -7,10 +7,20 @@ export function emptyFilters() {
   return { date_from: '', date_to: '', article_types: [], authors: [], journals: [], topics: [], regions: [] };
 }
 
+/**
+ * A date as a date field holds one (a real day, YYYY-MM-DD), else '': a field cannot show another value,
+ * so a link's `date_from=2020-13-45` had left an error about a filter nobody could see or correct.
+ */
+function dayOrEmpty(value) {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(value)) return '';
+  const day = new Date(`${value}T00:00:00Z`);
+  return !Number.isNaN(day.getTime()) && day.toISOString().slice(0, 10) === value ? value : '';
+}
+
 export function stateFromUrl(url) {
   const params = new URL(url).searchParams;
   const filters = emptyFilters();
-  for (const key of DATE_FILTERS) filters[key] = params.get(key) ?? '';
+  for (const key of DATE_FILTERS) filters[key] = dayOrEmpty(params.get(key) ?? '');
   // A hand-made link may repeat a value or leave one empty: a type listed twice could not be unchecked
   // (the other box keeps it), and an empty value, which no request sends, would show as a chip.
   for (const key of LIST_FILTERS) filters[key] = [...new Set(params.getAll(key))].filter((value) => value !== '');
