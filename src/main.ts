@@ -105,6 +105,7 @@ export async function ingestWithProgress(
       `skipped ${report.skipped}; added ${report.added}, replaced ${report.replaced}, deleted ${report.deleted}` +
       `${report.notFound.length ? ` (${report.notFound.length} not found)` : ''} in ${seconds}s -> ${indexDir}${unchanged ? ' (nothing indexed; index unchanged)' : ''}\n`,
   );
+  if (report.mergeSkipped !== null) process.stderr.write(`merge policy: left to a later run (${report.mergeSkipped})\n`);
   for (const merge of report.merges) {
     process.stderr.write(`merge policy: ${merge.merged.length} segments -> ${merge.into ?? 'none'} (${merge.articles} articles, ${merge.dropped} deleted dropped)\n`);
   }

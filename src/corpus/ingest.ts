@@ -10,6 +10,7 @@ import { detectFormat, expandInputs, readArticles } from './readers/index.js';
 import type { InputFormat, RecordSource } from './readers/types.js';
 import { IndexWriter } from '../search/index-writer.js';
 import { mergeByPolicy, type MergeSummary } from '../search/merge.js';
+import { IndexLockedError } from '../search/manifest.js';
 import type { StoredCompression } from '../search/stored/format.js';
 
 export interface IngestOptions {
@@ -52,6 +53,8 @@ export interface IngestReport {
   segments: string[];
   /** Merges the policy made after publishing. */
   merges: MergeSummary[];
+  /** Why the policy's merges were left to a later run (another writer held the lock), or null. */
+  mergeSkipped: string | null;
 }
 
 export function describeSource(source: RecordSource): string {
@@ -81,6 +84,7 @@ export async function ingest(options: IngestOptions): Promise<IngestReport> {
     skipped: 0,
     segments: [],
     merges: [],
+    mergeSkipped: null,
   };
   const remove = (articleId: string) => {
     if (writer.delete(articleId)) report.deleted++;
@@ -132,7 +136,16 @@ export async function ingest(options: IngestOptions): Promise<IngestReport> {
     const summary = await writer.commit();
     report.indexed = report.read - report.skipped;
     report.segments = summary.segments;
-    if (options.mergeFactor !== 0) report.merges = await mergeByPolicy(options.indexDir, options.mergeFactor, { storedCompression });
+    if (options.mergeFactor !== 0) {
+      try {
+        report.merges = await mergeByPolicy(options.indexDir, options.mergeFactor, { storedCompression });
+      } catch (error) {
+        // The lock is taken again for merging, after publishing: another writer that took it meanwhile
+        // leaves the merge to a later run. What this run indexed is published; it has not failed.
+        if (!(error instanceof IndexLockedError)) throw error;
+        report.mergeSkipped = error.message;
+      }
+    }
     return report;
   } catch (error) {
     await writer.close();
