@@ -64,6 +64,14 @@ describe('detectFormat', () => {
     await expect(detectFormat(stump)).rejects.toThrow(/gzip data is damaged or cut short \(unexpected end of file\)/);
   });
 
+  it('says that a UTF-16 file is not UTF-8, with or without its byte-order mark', async () => {
+    const dir = await fixtureDir();
+    const line = `${JSON.stringify({ article_id: 'a1', title: 'T', paragraphs: [{ section: 'S', text: 'x' }] })}\n`;
+    const withMark = await writeFixture(dir, 'bom.jsonl', Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(line, 'utf16le')]));
+    const withoutMark = await writeFixture(dir, 'plain16.jsonl', Buffer.from(line, 'utf16le'));
+    for (const file of [withMark, withoutMark]) await expect(detectFormat(file)).rejects.toThrow(`Cannot read ${file}: it is not UTF-8 (UTF-16, say`);
+  });
+
   it('names the file it cannot recognise', async () => {
     const dir = await fixtureDir();
     const csv = await writeFixture(dir, 'table.csv', 'a,b\n1,2\n');

@@ -9,18 +9,24 @@ import type { InputFormat } from './types.js';
 const SNIFF_CHARS = 64 * 1024;
 
 export async function detectFormat(file: string): Promise<InputFormat> {
-  const head = await readHead(file);
+  const { head, notUtf8 } = await readHead(file);
   const trimmed = head.trimStart();
   const format = trimmed.startsWith('<') ? xmlFormat(trimmed) : trimmed.startsWith('{') ? jsonFormat(trimmed) : null;
   if (format) return format;
+  // UTF-16 text reads as NUL bytes between its letters, or (after a byte-order mark) as no UTF-8 at all.
+  if (head.includes('\u0000') || (notUtf8 && trimmed === '')) {
+    throw new Error(`Cannot read ${file}: it is not UTF-8 (UTF-16, say: NUL bytes or a byte-order mark at its start); inputs are read as UTF-8, so convert it first (iconv -f UTF-16 -t UTF-8)`);
+  }
   throw new Error(
     `Cannot tell the format of ${file}: expected JSON lines with "article_id"/"paragraphs" (articles-jsonl) ` +
       `or "_id" and "text" (beir), or XML with <PubmedArticleSet>/<PubmedArticle> (pubmed) or <article> (jats)`,
   );
 }
 
-async function readHead(file: string): Promise<string> {
+/** The first SNIFF_CHARS characters of `file`, and whether its bytes stopped being UTF-8 before them. */
+async function readHead(file: string): Promise<{ head: string; notUtf8: boolean }> {
   let head = '';
+  let notUtf8 = false;
   try {
     for await (const text of readText(file)) {
       head += text;
@@ -29,10 +35,11 @@ async function readHead(file: string): Promise<string> {
   } catch (error) {
     // The text before bytes that are not UTF-8, or before a cut in gzipped data, still tells the
     // format; the reader then keeps the records before it and reports the break.
-    const readable = error instanceof InvalidUtf8Error || (error instanceof BrokenGzipError && head !== '');
+    notUtf8 = error instanceof InvalidUtf8Error;
+    const readable = notUtf8 || (error instanceof BrokenGzipError && head !== '');
     if (!readable) throw error;
   }
-  return head.slice(0, SNIFF_CHARS);
+  return { head: head.slice(0, SNIFF_CHARS), notUtf8 };
 }
 
 function xmlFormat(head: string): InputFormat | null {
