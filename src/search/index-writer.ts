@@ -12,13 +12,14 @@ import { SegmentBuilder } from './segment/writer.js';
 import { SpareMemory } from './segment/spare-memory.js';
 import { DEFAULT_STORED_COMPRESSION, type StoredCompression } from './stored/format.js';
 import { readSegmentArticleIds } from './segment/reader.js';
-import { damagedIndexError, indexWriteError } from './segment/errors.js';
+import { indexFileReader, indexWriteError } from './segment/errors.js';
 import { openStoredFields } from './stored/open.js';
 import { Bitset } from './filters/bitset.js';
 import { readDeletions } from './snapshot.js';
 import {
   MANIFEST_FORMAT,
   acquireWriteLock,
+  isPublished,
   publishManifest,
   readManifestOrEmpty,
   removeUnreferenced,
@@ -90,13 +91,7 @@ export class IndexWriter {
 
   /** Reads the existing segments' ids, checking each segment as a server loading it does: no new generation is built on a damaged one. */
   private async loadExistingIds(): Promise<void> {
-    const reading = async <T>(file: string, read: () => Promise<T> | T): Promise<T> => {
-      try {
-        return await read();
-      } catch (error) {
-        throw damagedIndexError(this.dir, this.manifest.generation, file, error);
-      }
-    };
+    const reading = indexFileReader(this.dir, this.manifest.generation);
     for (const entry of this.manifest.segments) {
       const index = this.segments.length;
       let deleted: Bitset | null = null;
@@ -207,8 +202,7 @@ export class IndexWriter {
       const added = this.written.reduce((sum, s) => sum + s.entry.articles - (s.deleted?.count() ?? 0), 0);
       return { added, replaced: this.replaced, deleted: this.deleted, segments: this.written.map((s) => s.entry.name), generation };
     } catch (error) {
-      // A publication that failed after its rename (fsyncing the directory) did publish: its files are the index now.
-      this.published ||= (await readManifestOrEmpty(this.dir).catch(() => null))?.generation === this.manifest.generation + 1;
+      this.published ||= await isPublished(this.dir, this.manifest.generation + 1);
       throw this.published ? error : indexWriteError(this.dir, this.manifest.generation, error);
     } finally {
       await this.close();

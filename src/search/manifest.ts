@@ -104,6 +104,14 @@ function manifestProblem(manifest: Manifest): string | null {
   return null;
 }
 
+/**
+ * Whether `generation` is the index's published one, asked by a writer whose publication failed: one
+ * that failed after its rename (fsyncing the directory) did publish, and its files are the index now.
+ */
+export async function isPublished(dir: string, generation: number): Promise<boolean> {
+  return (await readManifestOrEmpty(dir).catch(() => null))?.generation === generation;
+}
+
 export async function readManifestOrEmpty(dir: string): Promise<Manifest> {
   try {
     return await readManifest(dir);

@@ -26,11 +26,12 @@ import { DEFAULT_STORED_COMPRESSION, type StoredCompression } from './stored/for
 import type { StoredFields } from './stored/reader.js';
 import { writeCopiedStoredFields, type CopiedArticle } from './stored/copy.js';
 import { readDeletions } from './snapshot.js';
-import { damagedIndexError, indexWriteError } from './segment/errors.js';
+import { damagedIndexError, indexFileReader, indexWriteError } from './segment/errors.js';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import {
   acquireWriteLock,
+  isPublished,
   publishManifest,
   readManifestOrEmpty,
   removeUnreferenced,
@@ -142,13 +143,7 @@ export async function mergeSegments(dir: string, select: MergeSelection, options
     const deletedLength = { text: 0, title: 0 };
     let merged: SegmentEntry[] = [];
     // A file of the index that cannot be read is damage, said with its name; nothing is published.
-    const reading = async <T>(file: string, read: () => Promise<T> | T): Promise<T> => {
-      try {
-        return await read();
-      } catch (error) {
-        throw damagedIndexError(dir, manifest.generation, file, error);
-      }
-    };
+    const reading = indexFileReader(dir, manifest.generation);
     let published = false;
     try {
       for (const entry of sources) {
@@ -195,8 +190,7 @@ export async function mergeSegments(dir: string, select: MergeSelection, options
       await publishManifest(dir, { ...manifest, generation, segments });
       published = true;
     } catch (error) {
-      // A publication that failed after its rename (fsyncing the directory) did publish: its files are the index now.
-      published ||= (await readManifestOrEmpty(dir).catch(() => null))?.generation === generation;
+      published ||= await isPublished(dir, generation);
       if (published) throw error;
       // The merged files are on a disk that may be full: removed now, not by the next writer.
       await Promise.all([segmentFile(dir, name), storedFile(dir, name)].map((file) => rm(file, { force: true })));

@@ -19,6 +19,17 @@ export function damagedIndexError(dir: string, generation: number, file: string,
   );
 }
 
+/** How a writer reads the index's existing files: one that cannot be read is damagedIndexError, naming it. */
+export function indexFileReader(dir: string, generation: number) {
+  return async <T>(file: string, read: () => Promise<T> | T): Promise<T> => {
+    try {
+      return await read();
+    } catch (error) {
+      throw damagedIndexError(dir, generation, file, error);
+    }
+  };
+}
+
 /** A write that failed for lack of space (ENOSPC) or quota (EDQUOT), said with the index it was for. */
 export function indexWriteError(dir: string, generation: number, error: unknown): unknown {
   const code = (error as NodeJS.ErrnoException).code;
