@@ -42,9 +42,7 @@ async function runIngest(argv: string[]): Promise<number> {
     });
     // A run with inputs fails when they gave nothing: no record indexed and no deletion (a PubMed update file
     // may hold only DeleteCitation elements). Deleting ids already gone is not a failure.
-    const explicitDeletions = new Set(deleteIds).size;
-    const deletionsFromInputs = report.deleted + report.notFound.length - explicitDeletions;
-    ok = config.input.length === 0 || report.indexed > 0 || deletionsFromInputs > 0;
+    ok = config.input.length === 0 || report.indexed > 0 || report.deletionsInInputs > 0;
   }
   if (config.merge) await mergeWithReport(config.index!, config.storedCompression);
   return ok ? 0 : 1;

@@ -47,6 +47,8 @@ export interface IngestReport {
   replaced: number;
   /** Articles deleted (by DeleteCitation or explicit id). */
   deleted: number;
+  /** Deletions the inputs asked for (DeleteCitation), found or not. */
+  deletionsInInputs: number;
   /** Ids asked to be deleted that no live article has (already deleted, or never ingested). */
   notFound: string[];
   skipped: number;
@@ -80,6 +82,7 @@ export async function ingest(options: IngestOptions): Promise<IngestReport> {
     added: 0,
     replaced: 0,
     deleted: 0,
+    deletionsInInputs: 0,
     notFound: [],
     skipped: 0,
     segments: [],
@@ -106,6 +109,7 @@ export async function ingest(options: IngestOptions): Promise<IngestReport> {
       const onBytes = (delta: number) => options.onProgress?.((doneBytes += delta), totalBytes);
       for await (const event of readArticles(file, format, { onBytes })) {
         if (event.kind === 'delete') {
+          report.deletionsInInputs++;
           remove((options.idPrefix ?? '') + event.articleId);
           continue;
         }
