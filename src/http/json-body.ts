@@ -10,8 +10,10 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError, ErrorCode } from './errors.js';
 import { repeatedKeys, quotedKey } from '../corpus/readers/repeated-keys.js';
-export { quotedKey };
 import { loneSurrogatePointer } from '../platform/unicode.js';
+
+// /v1's payload parser names keys as this one does; it may not import corpus/ itself.
+export { quotedKey };
 
 const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
