@@ -383,6 +383,10 @@ describe.skipIf(!HAS_CHROMIUM)(`search page in Chromium (${HAS_CHROMIUM ? '/usr/
     await page.getByRole('button', { name: 'Previous page' }).click();
     await expect.poll(() => page.locator('#page-label').textContent()).toBe(`Page ${first.pages} of ${first.pages}`);
     expect(new URL(page.url()).searchParams.get('page')).toBe(String(first.pages));
+    // A number past the API's largest page is that page, past the end like it, not an error.
+    await page.goto(`${server.url}/ui/?mode=list&page=99999999999`);
+    await expect.poll(() => page.locator('#page-label').textContent()).toBe(`Page 1000000 of ${first.pages}`);
+    expect(await page.getByText('This page is past the end of the listing.').isVisible()).toBe(true);
     // A listing of one page, past its end: the pager is there to go back.
     const one = await api('/retrieval/article_listing?size=10&page=1&number_results=1000&authors=Jos%C3%A9%20N%C3%BA%C3%B1ez');
     expect(one.pages).toBe(1);

@@ -2,6 +2,8 @@
 
 export const LIST_FILTERS = ['article_types', 'authors', 'journals', 'topics', 'regions'];
 export const DATE_FILTERS = ['date_from', 'date_to'];
+/** The listing API's largest page: a link's larger number asks for that one, past the end like it, instead of an error. */
+const LAST_ASKABLE_PAGE = 1_000_000;
 
 export function emptyFilters() {
   return { date_from: '', date_to: '', article_types: [], authors: [], journals: [], topics: [], regions: [] };
@@ -30,7 +32,7 @@ export function stateFromUrl(url) {
     // The last question asked: brought back into the field, never answered by loading the address.
     question: (params.get('ask') ?? '').trim(),
     mode: params.get('mode') === 'list' ? 'list' : 'search',
-    page: Number.isInteger(page) && page > 0 ? page : 1,
+    page: Number.isInteger(page) && page > 0 ? Math.min(page, LAST_ASKABLE_PAGE) : 1,
     sortByDate: params.get('sort') === 'date',
     filters,
   };
