@@ -47,6 +47,18 @@ describe('with render threads', () => {
     expect(unzipped.names).toEqual(['r1/compacted', 'r1/dot', 'r1/expanded', 'r1/n-triples']);
     expect(unzipped.entries.get('r1/n-triples')!.toString()).toContain('"rendered elsewhere"');
   });
+
+  test("an archive's own @context is checked without JSON-LD processing on the main thread", async () => {
+    const resources = [{ '@type': 'Resource', resourceId: 'r1', path: '/r1.json' }];
+    const withContext = (context: unknown) => ({ '@context': context, resources });
+    const created = await server.app.inject({ method: 'PUT', url: '/v1/archives/org/proj/a2', headers: { ...alice, accept: 'application/json' }, payload: withContext({ ex: 'https://example.org/' }) });
+    expect(created.statusCode).toBe(201);
+    // A context the processor refuses is still refused, by the render thread's processor.
+    const remote = await server.app.inject({ method: 'PUT', url: '/v1/archives/org/proj/a3', headers: { ...alice, accept: 'application/json' }, payload: withContext('https://example.org/ctx.json') });
+    expect(remote.statusCode).toBe(400);
+    expect(remote.json()['@type']).toBe('InvalidJsonLdFormat');
+    expect(remote.json().details).not.toContain('main thread');
+  });
 });
 
 describe('without render threads (the control)', () => {
