@@ -3,7 +3,8 @@
  * `{"detail": {"code": N, "detail": "..."}}` (plus `parameter` on 422).
  * Codes 1-6 are the public reference's; the others are ours.
  */
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger, FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { damagedFileOf } from '../search/searcher.js';
 
 export const ErrorCode = {
   NO_DOCUMENTS: 1,
@@ -19,6 +20,7 @@ export const ErrorCode = {
   INTERNAL: 12,
   OVERLOADED: 13,
   METHOD_NOT_ALLOWED: 14,
+  DAMAGED_INDEX: 15,
 } as const;
 
 export class ApiError extends Error {
@@ -80,8 +82,33 @@ function repeatedInQuery(url: string, parameter: string): boolean {
   return query >= 0 && new URLSearchParams(url.slice(query + 1)).getAll(parameter).length > 1;
 }
 
+/** Files of the served index already reported damaged: each is logged once, not once per request that meets it. */
+const reportedDamagedFiles = new Set<string>();
+
+/**
+ * A file of the served index found truncated or damaged while answering, as
+ * the 503 it is answered with: the server keeps serving what does not read
+ * it, and only a new index mends it. The file is logged once, at error level.
+ */
+export function damagedIndexAnswer(error: unknown, log: FastifyBaseLogger): ApiError | null {
+  const file = damagedFileOf(error);
+  if (file === null) return null;
+  if (!reportedDamagedFiles.has(file)) {
+    reportedDamagedFiles.add(file);
+    log.error({ err: error, file }, `index file ${file} is damaged or truncated: re-ingest the corpus into a new index directory and serve that`);
+  }
+  return new ApiError(
+    503,
+    ErrorCode.DAMAGED_INDEX,
+    'the index is damaged (a file was truncated or changed after the server loaded it): ' +
+      'the operator must re-ingest the corpus into a new index directory; the server log names the file',
+  );
+}
+
 /** Maps every error to the vocabulary; anything unexpected is logged and answered as 500 code 12. */
 export function literatureErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  const damaged = damagedIndexAnswer(error, request.log);
+  if (damaged) return reply.code(damaged.status).send(literatureErrorBody(damaged.code, damaged.message));
   if (error instanceof ApiError) {
     return reply.code(error.status).headers(error.headers).send(literatureErrorBody(error.code, error.message, error.extra));
   }

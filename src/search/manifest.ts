@@ -125,14 +125,21 @@ export async function readManifestOrEmpty(dir: string): Promise<Manifest> {
 /** Atomically replaces the manifest, then removes files no manifest names any more. */
 export async function publishManifest(dir: string, manifest: Manifest): Promise<void> {
   const temporary = path.join(dir, `${MANIFEST_FILE}.tmp-${process.pid}`);
-  const handle = await open(temporary, 'w');
   try {
-    await handle.writeFile(JSON.stringify(manifest, null, 2));
-    await handle.sync();
-  } finally {
-    await handle.close();
+    const handle = await open(temporary, 'w');
+    try {
+      await handle.writeFile(JSON.stringify(manifest, null, 2));
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await rename(temporary, path.join(dir, MANIFEST_FILE));
+  } catch (error) {
+    // Not left for the next writer to remove: on a full disk it holds space the operator is trying to free.
+    // The write's error is the one to report, not a failure to clean up after it.
+    await rm(temporary, { force: true }).catch(() => undefined);
+    throw error;
   }
-  await rename(temporary, path.join(dir, MANIFEST_FILE));
   await fsyncPath(dir);
   await removeUnreferenced(dir, manifest);
 }

@@ -25,6 +25,7 @@ import { scoreWindows, type DocRange } from './scoring/window-scorer.js';
 import { openClauses } from './scoring/open-clauses.js';
 import { bestArticleScores } from './scoring/exhaustive.js';
 import { TopKCollector, mergeScored, type ScoredDocs } from './scoring/top-k.js';
+import { restoredFromThread } from './segment/errors.js';
 import { bm25For, type Bm25Params, type CollectionStats, type ScoringClause } from './scoring/bm25.js';
 
 export interface Piece {
@@ -287,7 +288,7 @@ export class SearchPool {
     }
     this.running++;
     try {
-      await this.pool.run(task, { name: 'listingScoresTask' });
+      await this.run(task, 'listingScoresTask');
     } finally {
       this.running--;
     }
@@ -305,7 +306,7 @@ export class SearchPool {
     const sharedThreshold = shares.length > 1 ? new Float64Array(new SharedArrayBuffer(8)).fill(-Infinity) : null;
     this.running++;
     try {
-      const partials = await Promise.all(shares.map((pieces) => this.pool!.run(taskOf(query, pieces, sharedThreshold)) as Promise<ScoredDocs>));
+      const partials = await Promise.all(shares.map((pieces) => this.run(taskOf(query, pieces, sharedThreshold)) as Promise<ScoredDocs>));
       return mergeScored(partials, query.k);
     } finally {
       this.running--;
@@ -345,11 +346,20 @@ export class SearchPool {
     }
     this.running++;
     try {
-      await Promise.all(tasks.map((task) => this.pool!.run(task, { name: 'copyFragmentsTask' })));
+      await Promise.all(tasks.map((task) => this.run(task, 'copyFragmentsTask')));
     } finally {
       this.running--;
     }
     return Buffer.from(body);
+  }
+
+  /** Runs a task on the pool's threads; a damaged index file a worker met comes back as the error it was there (restoredFromThread). */
+  private async run(task: SearchTask | ListingScoresTask | CopyTask, name?: 'listingScoresTask' | 'copyFragmentsTask'): Promise<unknown> {
+    try {
+      return await this.pool!.run(task, name === undefined ? {} : { name });
+    } catch (error) {
+      throw restoredFromThread(error);
+    }
   }
 
   /** Tasks the pool's threads have completed (queries, shares of them, fragment copies). */

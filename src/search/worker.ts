@@ -13,21 +13,31 @@ import { runListingScores, runPieces, segmentBases, type CopyTask, type ListingS
 import { StoredFields, type StoredShare } from './stored/reader.js';
 import { copyFragments } from './stored/fragment-copies.js';
 import type { ScoredDocs } from './scoring/top-k.js';
+import { carriedAcrossThreads } from './segment/errors.js';
 
 const shares = workerData as { segments: SegmentShare[]; stored: StoredShare[] };
 const segments: Segment[] = shares.segments.map((share) => Segment.fromShare(share));
 const stored = shares.stored.map((share) => StoredFields.fromShare(share));
 const bases = segmentBases(segments);
 
+/** Runs a task, throwing a damaged index file in the form the pool restores (carriedAcrossThreads). */
+function carrying<T>(run: () => T): T {
+  try {
+    return run();
+  } catch (error) {
+    throw carriedAcrossThreads(error);
+  }
+}
+
 export default function runSearchTask(task: SearchTask): ScoredDocs {
   const accept = task.accept.map((bits) => bits && new Bitset(bits.size, bits.words));
-  return runPieces(segments, bases, task, accept);
+  return carrying(() => runPieces(segments, bases, task, accept));
 }
 
 export function copyFragmentsTask(task: CopyTask): void {
-  copyFragments(stored, task.rows, Buffer.from(task.body, task.bodyOffset, task.bodyLength));
+  carrying(() => copyFragments(stored, task.rows, Buffer.from(task.body, task.bodyOffset, task.bodyLength)));
 }
 
 export function listingScoresTask(task: ListingScoresTask): void {
-  runListingScores(segments, task, task.paragraphs.map((bits) => bits && new Bitset(bits.size, bits.words)));
+  carrying(() => runListingScores(segments, task, task.paragraphs.map((bits) => bits && new Bitset(bits.size, bits.words))));
 }

@@ -5,7 +5,7 @@
  */
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { LiteratureServices } from './services.js';
-import { ApiError, ErrorCode, literatureErrorBody } from '../errors.js';
+import { ApiError, damagedIndexAnswer, ErrorCode, literatureErrorBody } from '../errors.js';
 import { contextMetadataSchema, errorResponses, filterProperties, filtersOf, GUARDED_ERRORS } from './schemas.js';
 import { NoDocumentsError, type QaPipeline, type QaRequest } from '../../qa/pipeline.js';
 import type { FilterSpec } from '../../search/query/filter-spec.js';
@@ -207,7 +207,7 @@ async function streamAnswer(
     } else if (!started) {
       throw qaError(error) ?? error;
     } else {
-      const mapped = qaError(error);
+      const mapped = qaError(error) ?? damagedIndexAnswer(error, request.log);
       if (!mapped) request.log.error({ err: error }, 'streamed generation failed');
       send('error', mapped ? literatureErrorBody(mapped.code, mapped.message, mapped.extra) : literatureErrorBody(ErrorCode.INTERNAL, 'generation failed; see the server log'));
     }

@@ -1,5 +1,41 @@
 /** A segment file that cannot be read: not a segment, another format version, truncated or damaged. */
-export class SegmentFormatError extends Error {}
+export class SegmentFormatError extends Error {
+  /**
+   * The file, when a read of a loaded index found it truncated or damaged (it
+   * changed on disk after its checks at load): the server then answers 503
+   * and logs the file. Null for a file refused when it was opened.
+   */
+  readonly damagedFile: string | null;
+
+  constructor(message: string, options: ErrorOptions & { damagedFile?: string } = {}) {
+    super(message, options);
+    this.damagedFile = options.damagedFile ?? null;
+  }
+}
+
+/** The file a read of a loaded index found truncated or damaged, if `error` says one did. */
+export function damagedFileOf(error: unknown): string | null {
+  return error instanceof SegmentFormatError ? error.damagedFile : null;
+}
+
+/** A damaged file as a worker thread hands it back: structured cloning keeps an error's message, not its class or fields. */
+interface CarriedDamage {
+  damagedFile: string;
+  message: string;
+}
+
+/** What a worker thread throws for `error`: a damaged file as a plain object, anything else as it is. */
+export function carriedAcrossThreads(error: unknown): unknown {
+  const damagedFile = damagedFileOf(error);
+  return damagedFile === null ? error : ({ damagedFile, message: (error as Error).message } satisfies CarriedDamage);
+}
+
+/** The error a worker thread threw (see carriedAcrossThreads), with its kind back. */
+export function restoredFromThread(error: unknown): unknown {
+  const carried = error as Partial<CarriedDamage> | null;
+  if (error instanceof Error || typeof carried?.damagedFile !== 'string' || typeof carried.message !== 'string') return error;
+  return new SegmentFormatError(carried.message, { damagedFile: carried.damagedFile });
+}
 
 /** An error about reading `file` that names it (a RangeError or SyntaxError out of a damaged file names none). */
 export function namingFile(file: string, error: unknown): Error {

@@ -20,23 +20,29 @@ import type { FieldName } from './format.js';
 
 /** A segment's file and paging flags, as every thread mapping the segment shares them. */
 export interface PagedFile {
+  /** The file's path, named when a read finds it cut short. */
+  file: string;
   fd: number;
   /** Per field, one byte per term: 1 once its postings are in the segment's buffer. */
   flags: Record<FieldName, SharedArrayBuffer>;
 }
 
 export class PostingsPager {
+  private readonly file: string;
+  private readonly fd: number;
   private readonly paged: Uint8Array;
   private readonly bytes: Uint8Array;
 
   constructor(
-    private readonly fd: number,
+    { file, fd }: Pick<PagedFile, 'file' | 'fd'>,
     flags: SharedArrayBuffer,
     /** The field's postings array (a view over the segment's buffer, at the same offset as in the file). */
     postings: Uint32Array,
     private readonly blockStart: Uint32Array,
     private readonly blockOffset: Uint32Array,
   ) {
+    this.file = file;
+    this.fd = fd;
     this.paged = new Uint8Array(flags);
     this.bytes = new Uint8Array(postings.buffer, postings.byteOffset, postings.byteLength);
   }
@@ -49,7 +55,9 @@ export class PostingsPager {
     const from = firstBlock < this.blockOffset.length ? this.blockOffset[firstBlock]! * 4 : this.bytes.length;
     const to = endBlock < this.blockOffset.length ? this.blockOffset[endBlock]! * 4 : this.bytes.length;
     const ended = readExactly(this.fd, this.bytes, from, to - from, this.bytes.byteOffset + from);
-    if (ended >= 0) throw new SegmentFormatError(`segment file ended at byte ${ended}: truncated after it was opened`);
+    if (ended >= 0) {
+      throw new SegmentFormatError(`segment file ${this.file} ended at byte ${ended}: truncated after it was opened`, { damagedFile: this.file });
+    }
     Atomics.store(this.paged, termOrdinal, 1);
   }
 }

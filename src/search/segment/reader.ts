@@ -105,7 +105,7 @@ export class Segment {
         blockMinNorm: view(fieldArray(field, 'blockMinNorm')) as Uint8Array,
         postings,
         norms: view(fieldArray(field, 'norms')) as Uint8Array,
-        pager: paging && new PostingsPager(paging.fd, paging.flags[field], postings, blockStart, blockOffset),
+        pager: paging && new PostingsPager(paging, paging.flags[field], postings, blockStart, blockOffset),
       };
     };
     this.fields = Object.fromEntries(FIELDS.map((f) => [f, fieldData(f)])) as Record<FieldName, FieldData>;
@@ -163,7 +163,7 @@ export class Segment {
       }
       await readRange(Math.min(from, size), size);
       const flags = Object.fromEntries(FIELDS.map((field) => [field, new SharedArrayBuffer(header.terms)])) as Record<FieldName, SharedArrayBuffer>;
-      return withFileName(file, () => new Segment(buffer, { fd, flags }, header));
+      return withFileName(file, () => new Segment(buffer, { file, fd, flags }, header));
     } catch (error) {
       closeSync(fd);
       throw error;

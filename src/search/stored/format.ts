@@ -21,6 +21,8 @@
  * the coded data, and the coded lengths say how many bytes to read.
  * Starts are f64 (exact integers to 2^53), so a segment is not limited to 4 GiB.
  */
+import { SegmentFormatError } from '../segment/errors.js';
+
 export const STORED_MAGIC = 'LITSTORE';
 /** Version 2: the `dictionary` compression, and the token table's size in the preamble. Version 1 is refused. */
 export const STORED_FORMAT_VERSION = 2;
@@ -31,7 +33,8 @@ export type StoredCompression = (typeof COMPRESSIONS)[number];
 /** Written unless configured otherwise: in bench:stored, 0.4× the plain size at a fraction of a µs per hit over plain reads. */
 export const DEFAULT_STORED_COMPRESSION: StoredCompression = 'dictionary';
 
-export class StoredFormatError extends Error {}
+/** A stored-fields file that cannot be read; one of its segment's files, so a SegmentFormatError (see damagedFile there). */
+export class StoredFormatError extends SegmentFormatError {}
 
 export interface StoredHeader {
   version: number;

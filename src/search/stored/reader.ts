@@ -229,7 +229,7 @@ export class StoredFields {
       return;
     }
     const scratch = this.scratchFor(span);
-    readFully(this.fd, this.file, scratch, 0, span, this.dataStart + articleStart);
+    this.readData(scratch, 0, span, this.dataStart + articleStart);
     this.place(scratch, 0, articleStored, target, articleAt, this.articleLengths[article]!);
     this.place(scratch, paragraphStart - articleStart, this.paragraphCodedLengths[paragraph]!, target, paragraphAt, this.paragraphLengths[paragraph]!);
   }
@@ -269,11 +269,11 @@ export class StoredFields {
       return at + length;
     }
     if (!this.dictionary) {
-      readFully(this.fd, this.file, target, at, length, position);
+      this.readData(target, at, length, position);
       return at + length;
     }
     const scratch = this.scratchFor(stored);
-    readFully(this.fd, this.file, scratch, 0, stored, position);
+    this.readData(scratch, 0, stored, position);
     this.place(scratch, 0, stored, target, at, length);
     return at + length;
   }
@@ -286,7 +286,7 @@ export class StoredFields {
       const ended = readExactly(this.fd, ahead, 0, ahead.length, position);
       this.aheadStart = position;
       this.aheadEnd = ended < 0 ? position + ahead.length : ended;
-      if (this.aheadEnd < position + bytes) throw new StoredFormatError(`${this.file} ended early: a read at ${this.aheadEnd} found no data (file truncated after load?)`);
+      if (this.aheadEnd < position + bytes) throw this.endedEarly(this.aheadEnd);
     }
     return position - this.aheadStart;
   }
@@ -300,8 +300,23 @@ export class StoredFields {
     try {
       this.dictionary.decode(source, from, from + stored, target, at, length);
     } catch (error) {
-      throw error instanceof DictionaryDamagedError ? new StoredFormatError(`${this.file} is damaged (${error.message})`) : error;
+      throw error instanceof DictionaryDamagedError ? this.damaged(`is damaged (${error.message})`) : error;
     }
+  }
+
+  /** Reads fragment data, which the checks at open say is there: a read that ends early met a file cut short since. */
+  private readData(target: Uint8Array, at: number, length: number, position: number): void {
+    const ended = readExactly(this.fd, target, at, length, position);
+    if (ended >= 0) throw this.endedEarly(ended);
+  }
+
+  private endedEarly(at: number): StoredFormatError {
+    return this.damaged(`ended early: a read at ${at} found no data (file truncated after load?)`);
+  }
+
+  /** Fragment data found damaged after the file was checked at open: named for the server's answer and log (see damagedFileOf). */
+  private damaged(what: string): StoredFormatError {
+    return new StoredFormatError(`${this.file} ${what}`, { damagedFile: this.file });
   }
 
   /** A buffer for reading `bytes`: the reused one, or for the rare longer read, one of its own. */
@@ -333,15 +348,15 @@ export class StoredFields {
     }
     const position = this.chunkOffsets[c]!;
     const compressed = Buffer.allocUnsafe(this.chunkOffsets[c + 1]! - position);
-    readFully(this.fd, this.file, compressed, 0, compressed.length, position);
+    this.readData(compressed, 0, compressed.length, position);
     let chunk: Buffer;
     try {
       chunk = inflateSync(compressed);
     } catch (error) {
-      throw new StoredFormatError(`${this.file}: chunk ${c} is damaged (${(error as Error).message})`);
+      throw this.damaged(`chunk ${c} is damaged (${(error as Error).message})`);
     }
     const expected = Math.min(this.header.chunkSize, this.header.dataLength - c * this.header.chunkSize);
-    if (chunk.length !== expected) throw new StoredFormatError(`${this.file}: chunk ${c} inflates to ${chunk.length} bytes, expected ${expected}`);
+    if (chunk.length !== expected) throw this.damaged(`chunk ${c} inflates to ${chunk.length} bytes, expected ${expected}`);
     if (this.chunkCache.size >= this.maxCachedChunks) this.chunkCache.delete(this.chunkCache.keys().next().value!);
     this.chunkCache.set(c, chunk);
     return chunk;
@@ -367,9 +382,10 @@ export class StoredFields {
   }
 }
 
+/** Reads what opening the file needs: a read that ends early is a file shorter than its size said. */
 function readFully(fd: number, file: string, target: Uint8Array, at: number, length: number, position: number): void {
   const ended = readExactly(fd, target, at, length, position);
-  if (ended >= 0) throw new StoredFormatError(`${file} ended early: a read at ${ended} found no data (file truncated after load?)`);
+  if (ended >= 0) throw new StoredFormatError(`${file} ended early: a read at ${ended} found no data (truncated while it was opened?)`);
 }
 
 function openDictionary(tokenTable: Uint8Array, file: string): TokenDictionary {
