@@ -179,6 +179,11 @@ export class FileService {
         `File name '${filename}' is not allowed: it must be 1 to ${MAX_FILENAME_LENGTH} characters, not '.' or '..', without '/', '\\', control, bidirectional or invisible characters.`,
       );
     }
+    if (filename.includes('\uFFFD')) {
+      discard(upload.content);
+      // What a name's bytes that were not UTF-8 became: stored, it would name another file than the one sent.
+      throw rejections.invalidFile(`File name '${filename}' is not valid UTF-8 (it holds U+FFFD, the replacement for undecodable bytes).`);
+    }
     const mediaType = MEDIA_TYPE.test(upload.mediaType) ? upload.mediaType.toLowerCase() : 'application/octet-stream';
     const { digest, bytes, release } = await this.blobs.write(upload.content, upload.isTruncated, () => rejections.fileTooLarge(this.maxFileBytes));
     return { file: { digest, bytes, filename, mediaType }, release };

@@ -13,6 +13,8 @@ import { StoreUnavailableError } from '../../src/platform/errors.js';
 interface LogLine {
   level: number;
   msg: string;
+  status?: number;
+  reason?: string;
   cause?: string;
   err?: { message: string; stack?: string };
 }
@@ -32,6 +34,16 @@ beforeAll(async () => {
   app.setErrorHandler(handleError);
   app.get('/away', async () => {
     throw new StoreUnavailableError(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }));
+  });
+  const errno = (code: string) => Object.assign(new Error(`${code}: in the test`), { code });
+  app.get('/busy', async () => {
+    throw Object.assign(new Error('server busy: 8 requests in progress; retry shortly'), { statusCode: 503 });
+  });
+  app.get('/full', async () => {
+    throw errno('ENOSPC');
+  });
+  app.get('/no-descriptors', async () => {
+    throw errno('EMFILE');
   });
   app.get('/fault', async () => {
     throw new Error('a bug');
@@ -58,4 +70,19 @@ test('a fault of the server is an error line with its stack', async () => {
   expect(lines).toHaveLength(1);
   expect(lines[0]).toMatchObject({ level: 50, msg: 'platform request failed', err: { message: 'a bug' } });
   expect(lines[0]!.err!.stack).toContain('a bug');
+});
+
+test('overload, a full disk and no descriptors left are one warn line each, without a stack', async () => {
+  const answers = [];
+  for (const url of ['/busy', '/full', '/no-descriptors']) answers.push(await app.inject({ method: 'GET', url }));
+  expect(answers.map((response) => [response.statusCode, response.json()['@type']])).toEqual([
+    [503, 'ServiceUnavailable'],
+    [507, 'InsufficientStorage'],
+    [503, 'ServiceUnavailable'],
+  ]);
+  expect(lines.map(({ level, msg, status, err }) => ({ level, msg, status, err }))).toEqual([
+    { level: 40, msg: 'platform request refused', status: 503, err: undefined },
+    { level: 40, msg: 'platform request refused', status: 507, err: undefined },
+    { level: 40, msg: 'platform request refused', status: 503, err: undefined },
+  ]);
 });

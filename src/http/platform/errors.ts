@@ -70,6 +70,10 @@ export function toErrorReply(error: FastifyError | Error): { status: number; bod
   if (fastifyError.code === 'ENOSPC' || fastifyError.code === 'EDQUOT') {
     return { status: 507, body: platformErrorBody('InsufficientStorage', 'The server has no space left to store this request; retry later.') };
   }
+  // Out of file descriptors (a flood of connections): a condition of the moment, not a fault; the client may retry.
+  if (fastifyError.code === 'EMFILE' || fastifyError.code === 'ENFILE') {
+    return { status: 503, body: platformErrorBody('ServiceUnavailable', 'The server has too many files open; retry shortly.') };
+  }
   const known = fastifyError.code ? CLIENT_ERRORS[fastifyError.code] : undefined;
   if (known) return { status: known[0], body: platformErrorBody(known[1], fastifyError.message) };
   // JSON syntax errors from the body parser, and busboy's malformed-multipart errors, carry a 4xx status.
@@ -99,11 +103,28 @@ export function handleError(error: FastifyError, request: FastifyRequest, reply:
     return reply.code(400).send(platformErrorBody('MalformedRequest', 'The connection closed before the request was complete.'));
   }
   const { status, body } = toErrorReply(error);
+  withoutRepresentationHeaders(reply);
   if (error instanceof StoreUnavailableError) {
     // One line per request while the database is away, often thousands a second: the cause, without a stack.
     request.log.warn({ cause: (error.cause as Error | undefined)?.message }, 'platform store unavailable');
     reply.header('retry-after', String(StoreUnavailableError.RETRY_AFTER_SECONDS));
+  } else if (status === 503 || status === 507) {
+    // Overload, a full disk, no descriptors left: conditions the operator reads about, not bugs with a stack.
+    // Under overload they come by the thousand, so one short line each.
+    request.log.warn({ status, reason: error.message }, 'platform request refused');
   } else if (status >= 500) request.log.error({ err: error }, 'platform request failed');
   if (status === 401) reply.header('WWW-Authenticate', 'Bearer');
   return reply.code(status).send(body);
+}
+
+/** What a handler set about the content it meant to send (a download's type, range, length, name, tag): the error body is another. */
+const REPRESENTATION_HEADERS = ['content-type', 'content-length', 'content-range', 'content-disposition', 'content-encoding', 'etag', 'last-modified', 'accept-ranges'];
+
+/**
+ * A download whose content fails to open fails after its handler set the file's headers: sent with the
+ * error body, they had described it as the file (and fastify, finding the error body an object under the
+ * file's media type, answered its own 500 instead).
+ */
+function withoutRepresentationHeaders(reply: FastifyReply): void {
+  for (const name of REPRESENTATION_HEADERS) reply.removeHeader(name);
 }

@@ -51,10 +51,28 @@ const storageQuery = { storage: { type: 'string' } } as const;
  */
 const UPLOAD_OPTIONS = { preservePath: true, limits: { files: 1 } };
 
+const MAX_BOUNDARY_LENGTH = 70;
+
+/** The boundary parameter of a multipart media type, unquoted, or null without one. */
+function multipartBoundary(contentType: string): string | null {
+  const match = /;\s*boundary=(?:"([^"]*)"|([^;\s]*))/i.exec(contentType);
+  return match === null ? null : (match[1] ?? match[2] ?? '');
+}
+
 /** Reads the `file` part of a multipart body as an upload; the caller consumes its stream. */
 async function uploadOf(request: FastifyRequest): Promise<Upload> {
   if (!request.isMultipart()) {
     throw new PlatformError(415, 'UnsupportedMediaType', "Files are uploaded as multipart/form-data with a part named 'file'.");
+  }
+  // Content codings are refused as on the JSON routes: a gzipped body would be stored as its compressed bytes.
+  const coding = request.headers['content-encoding'];
+  if (coding !== undefined && coding.trim().toLowerCase() !== 'identity') {
+    throw new PlatformError(415, 'UnsupportedMediaType', `Uploads are taken without a content coding, not '${coding}'.`);
+  }
+  // RFC 2046 bounds a boundary at 70 characters; the multipart parser fails past 252 with an error of its own.
+  const boundary = multipartBoundary(request.headers['content-type'] ?? '');
+  if (boundary !== null && boundary.length > MAX_BOUNDARY_LENGTH) {
+    throw rejections.invalidFile(`The multipart boundary has ${boundary.length} characters; at most ${MAX_BOUNDARY_LENGTH} are allowed (RFC 2046).`);
   }
   // A connection that closed before its body was read would never deliver a part: fail with the
   // connection's own error (answered as a client disconnect) instead of waiting for ever.
