@@ -15,6 +15,8 @@ import { isHealthProbe, healthRoutes, settingsRoutes, type ServiceInfo } from '.
 import { qaRoutes, type QaServices } from './http/literature/qa.js';
 import { RELOAD_PERMISSION, adminRoutes } from './http/literature/admin.js';
 import { shedLoad } from './http/load-shedding.js';
+import { limitConnections } from './http/connection-limits.js';
+import { cutStalledResponses } from './http/send-stall.js';
 import { addCorsHeaders, answerPreflights, enableCors } from './http/cors.js';
 import { parseLiteratureJson } from './http/json-body.js';
 import { acceptedRequestId, newRequestId } from './http/request-id.js';
@@ -24,8 +26,8 @@ import { uiRoutes } from './http/ui/routes.js';
 import { SECURITY_HEADERS, addSecurityHeaders } from './http/security-headers.js';
 import { refuseUndecodableQueries } from './http/query-encoding.js';
 import { buildValidator } from './http/validation.js';
-import { RouteMethods } from './http/method-not-allowed.js';
-import { PLATFORM_MAX_PARAM_LENGTH, platformApi } from './http/platform/index.js';
+import { RouteMethods, type UnroutedBodies } from './http/method-not-allowed.js';
+import { PLATFORM_MAX_PARAM_LENGTH, platformApi, platformUnroutedBodies } from './http/platform/index.js';
 import { identifyRequest } from './http/platform/caller.js';
 import { platformErrorBody } from './http/platform/errors.js';
 import { AuthenticationError, AuthorizationError, type Platform } from './platform/index.js';
@@ -81,6 +83,8 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
     schemaController: { compilersFactory: { buildValidator } },
   });
   const routeMethods = RouteMethods.recordedFrom(app);
+  limitConnections(app.server, { total: services.config.maxConnections, perClient: services.config.maxConnectionsPerClient }, app.log);
+  cutStalledResponses(app, services.config.sendStallTimeout);
   // Set before any route or plugin is registered, so that every one outside /v1 (the page, /docs,
   // /openapi.json, requests no route takes) inherits it: fastify's own error body is no vocabulary of ours.
   app.setErrorHandler(literatureErrorHandler);
@@ -111,6 +115,15 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
 
   shedLoad(app, services.config.maxInFlight);
   answerPreflights(app, services.config.corsOrigins);
+  // After the preflights, which no route takes either.
+  // A request no route takes is answered before its body is read: the not-found handlers run after it,
+  // and a body sent slowly to a path that does not exist (even without credentials) had held a slot.
+  app.addHook('onRequest', async (request, reply) => {
+    if (!request.is404) return;
+    // Node would read the unread body to its end to keep the connection: closed instead, it frees its descriptor at once.
+    if (request.headers['content-length'] !== undefined || request.headers['transfer-encoding'] !== undefined) reply.header('connection', 'close');
+    return routeMethods.answerUnrouted(request, reply, unroutedBodies(request));
+  });
   if (services.config.rateLimit > 0) {
     await app.register(rateLimit, {
       max: services.config.rateLimit,
@@ -157,13 +170,18 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
   await app.register(uiRoutes, { assets: options.uiAssets ?? (await loadUiAssets()) });
 
   // Requests no route takes (their bodies are still parsed, and may be refused) answer in the literature vocabulary.
-  app.setNotFoundHandler((request, reply) =>
-    routeMethods.answerUnrouted(request, reply, {
-      notFound: (path) => literatureErrorBody(ErrorCode.NOT_FOUND, `no route ${request.method} ${path}`),
-      notAllowed: (path, allowed) => literatureErrorBody(ErrorCode.METHOD_NOT_ALLOWED, `${path} takes ${allowed}, not ${request.method}`),
-    }),
-  );
+  app.setNotFoundHandler((request, reply) => routeMethods.answerUnrouted(request, reply, unroutedBodies(request)));
   return app;
+}
+
+/** The answers to a request no route takes, in the vocabulary of the API its path is under. */
+function unroutedBodies(request: FastifyRequest): UnroutedBodies {
+  const path = request.url.split('?')[0]!;
+  if (path === '/v1' || path.startsWith('/v1/')) return platformUnroutedBodies(request.method);
+  return {
+    notFound: (path) => literatureErrorBody(ErrorCode.NOT_FOUND, `no route ${request.method} ${path}`),
+    notAllowed: (path, allowed) => literatureErrorBody(ErrorCode.METHOD_NOT_ALLOWED, `${path} takes ${allowed}, not ${request.method}`),
+  };
 }
 
 /**

@@ -393,6 +393,23 @@ const SETTINGS = {
     parse: integer(0, 1_000_000),
     doc: 'Requests served at once; further ones get 503 with Retry-After instead of queueing without bound. 0 = no limit.',
   },
+  sendStallTimeout: {
+    default: 60_000,
+    parse: durationFrom(1000),
+    shownDefault: '60s',
+    doc: 'Longest a client may leave a response unread (nothing of it taken while some is waiting) before its connection is cut; a slow but steady reader is never cut.',
+  },
+  maxConnections: {
+    default: null as number | null,
+    parse: integer(1, 10_000_000),
+    shownDefault: '80% of the open-file limit',
+    doc: 'Connections open at once; further ones are closed as they arrive, so descriptors stay for index files, the store and uploads. Default: 80% of the open-file limit (ulimit -n).',
+  },
+  maxConnectionsPerClient: {
+    default: 1024,
+    parse: integer(0, 10_000_000),
+    doc: 'Connections one IP address may hold open at once; further ones are closed as they arrive (a flood from one address had taken every descriptor). Behind a reverse proxy every client has its address: raise it or set 0 = no limit.',
+  },
   requestTimeout: {
     default: 300_000,
     // It covers receiving a request (headers and body), not answering it: QA streams and downloads run past it.

@@ -13,7 +13,7 @@ import { archiveRoutes } from './archives.js';
 import { identifyCallers } from './caller.js';
 import { platformErrorBody, handleError } from './errors.js';
 import { addSharedSchemas } from './schemas.js';
-import { RouteMethods } from '../method-not-allowed.js';
+import { RouteMethods, type UnroutedBodies } from '../method-not-allowed.js';
 import { addSecurityHeaders } from '../security-headers.js';
 import { jsonBodyText, type BodyTextProblem } from '../json-body.js';
 import { parsePayload } from './json-payload.js';
@@ -34,6 +34,14 @@ export interface PlatformApiOptions {
  * than fastify's default limit of 100 characters per path parameter. The
  * server must be created with at least this `maxParamLength`.
  */
+/** How /v1 answers a request no route takes: 404 NotFound, or 405 naming the methods its path takes. */
+export function platformUnroutedBodies(method: string): UnroutedBodies {
+  return {
+    notFound: (path) => platformErrorBody('NotFound', `No route ${method} ${path} in the /v1 API.`),
+    notAllowed: (_path, allowed) => platformErrorBody('MethodNotSupported', `HTTP method not allowed, supported methods: ${allowed}.`),
+  };
+}
+
 export const PLATFORM_MAX_PARAM_LENGTH = 4096;
 
 export async function platformApi(app: FastifyInstance, { platform, archives }: PlatformApiOptions): Promise<void> {
@@ -49,12 +57,7 @@ export async function platformApi(app: FastifyInstance, { platform, archives }: 
       addSharedSchemas(v1);
       addSecurityHeaders(v1);
       const routeMethods = RouteMethods.recordedFrom(v1);
-      v1.setNotFoundHandler((request, reply) =>
-        routeMethods.answerUnrouted(request, reply, {
-          notFound: (path) => platformErrorBody('NotFound', `No route ${request.method} ${path} in the /v1 API.`),
-          notAllowed: (_path, allowed) => platformErrorBody('MethodNotSupported', `HTTP method not allowed, supported methods: ${allowed}.`),
-        }),
-      );
+      v1.setNotFoundHandler((request, reply) => routeMethods.answerUnrouted(request, reply, platformUnroutedBodies(request.method)));
       // JSON-LD payloads are JSON. Plain text is no payload of this API: 415, as for any other media type
       // it does not take (fastify's own text parser made it a 400 "body must be object").
       // A route that takes no body (DELETE, undeprecate) accepts an empty one however it is labelled: clients
