@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { COMMANDS, ConfigError, helpText, loadConfig, searcherOptionsOf, type Command } from './config.js';
 import { describeSource, ingest, type IngestOptions, type IngestReport } from './corpus/ingest.js';
-import { createProgress } from './progress.js';
+import { createProgress, type Progress } from './progress.js';
 import { demoCorpusPath } from './demo-corpus.js';
 import { evaluate, formatEvaluation } from './eval/evaluate.js';
 import { IndexMissingError, MANIFEST_FILE } from './search/manifest.js';
@@ -62,7 +62,8 @@ async function readIdFiles(files: string[]): Promise<string[]> {
 
 async function mergeWithReport(indexDir: string, storedCompression: StoredCompression): Promise<void> {
   const started = Date.now();
-  const merge = await mergeAll(indexDir, { storedCompression });
+  const progress = createProgress('merge', 'items');
+  const merge = await mergeAll(indexDir, { storedCompression, onProgress: (done, total) => progress.update(done, total) }).finally(() => progress.stop());
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   process.stderr.write(
     merge
@@ -78,6 +79,7 @@ export async function ingestWithProgress(
 ): Promise<IngestReport> {
   const { maxSegmentMb, ...rest } = options;
   const progress = createProgress('ingest');
+  let mergeProgress: Progress | undefined;
   let printed = 0;
   const started = Date.now();
   const report = await ingest({
@@ -86,11 +88,21 @@ export async function ingestWithProgress(
     ...rest,
     maxSegmentBytes: maxSegmentMb === undefined ? undefined : maxSegmentMb * 1024 * 1024,
     onProgress: (done, total) => progress.update(done, total),
+    // A bar of its own per merge (each starts at 0), made at its first step: its clock (quiet under 10 s off a terminal) starts there.
+    onMergeProgress: (done, total) => {
+      if (mergeProgress === undefined || done === 0) {
+        progress.stop();
+        mergeProgress?.stop();
+        mergeProgress = createProgress('merge', 'items');
+      }
+      mergeProgress.update(done, total);
+    },
     onSkip: (source, message) => {
       if (printed++ < MAX_PRINTED_SKIPS) process.stderr.write(`skipped ${describeSource(source)}: ${message}\n`);
     },
   });
   progress.stop();
+  mergeProgress?.stop();
   if (printed > MAX_PRINTED_SKIPS) process.stderr.write(`... and ${printed - MAX_PRINTED_SKIPS} more skipped records\n`);
   if (report.notFound.length > 0) {
     const shown = report.notFound.slice(0, MAX_PRINTED_SKIPS).join(', ');

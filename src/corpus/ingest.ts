@@ -32,6 +32,8 @@ export interface IngestOptions {
   storedCompression?: StoredCompression;
   /** Called with (bytes consumed, total bytes) as inputs are read. */
   onProgress?: (done: number, total: number) => void;
+  /** Progress of each merge the merge policy runs after publishing (see MergeOptions.onProgress). */
+  onMergeProgress?: (done: number, total: number) => void;
   /** Called for each skipped record. */
   onSkip?: (source: RecordSource, message: string) => void;
 }
@@ -142,7 +144,7 @@ export async function ingest(options: IngestOptions): Promise<IngestReport> {
     report.segments = summary.segments;
     if (options.mergeFactor !== 0) {
       try {
-        report.merges = await mergeByPolicy(options.indexDir, options.mergeFactor, { storedCompression });
+        report.merges = await mergeByPolicy(options.indexDir, options.mergeFactor, { storedCompression, ...(options.onMergeProgress && { onProgress: options.onMergeProgress }) });
       } catch (error) {
         // The lock is taken again for merging, after publishing: another writer that took it meanwhile
         // leaves the merge to a later run. What this run indexed is published; it has not failed.

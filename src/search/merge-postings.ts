@@ -168,12 +168,17 @@ class FieldMerger {
 }
 
 /** Merges the sources' dictionaries and postings (sources in index order). */
-export function mergePostings(sources: readonly MergeSource[]): MergedPostings {
+/** Terms merged between two progress reports: often enough for a bar, rarely enough to cost nothing. */
+const TERMS_PER_REPORT = 4096;
+
+/** Merges the sources' postings; `onTerms` hears now and then how many of the sources' terms (summed) have been read. */
+export function mergePostings(sources: readonly MergeSource[], onTerms?: (read: number) => void): MergedPostings {
   const fields = FIELDS.map((field) => new FieldMerger(sources, field));
   const termTable = new StringTableBuilder();
   const next = sources.map(() => 0);
   const ordinals = sources.map(() => -1);
-  for (;;) {
+  for (let round = 1; ; round++) {
+    if (onTerms && round % TERMS_PER_REPORT === 0) onTerms(next.reduce((sum, read) => sum + read, 0));
     // The smallest term not yet merged (a handful of sources: a linear scan beats a heap).
     let smallest: Uint8Array | null = null;
     for (let s = 0; s < sources.length; s++) {

@@ -122,7 +122,15 @@ export function tiered(factor: number): MergeSelection {
 export interface MergeOptions {
   /** Layout of the merged segment's stored-fields file (default plain, as ingestion's). */
   storedCompression?: StoredCompression;
+  /**
+   * Progress of a merge, in steps: the live articles copied, then the sources' terms merged (a term
+   * counts once per source holding it). A 1M-paragraph merge had been half a minute of silence.
+   */
+  onProgress?: (done: number, total: number) => void;
 }
+
+/** Articles copied between two progress reports. */
+const ARTICLES_PER_REPORT = 1024;
 
 /** Merges the run `select` picks (under the writer lock); null when it picks none. */
 export async function mergeSegments(dir: string, select: MergeSelection, options: MergeOptions = {}): Promise<MergeSummary | null> {
@@ -170,8 +178,10 @@ export async function mergeSegments(dir: string, select: MergeSelection, options
         }
       }
       if (live.length > 0) {
+        const steps = live.length + opened.reduce((sum, { segment }) => sum + segment.terms.size, 0);
         // The fragments are copied as bytes; the filter columns come from each article's fragment on its way.
         writeCopiedStoredFields(storedFile(dir, name), live, options.storedCompression ?? DEFAULT_STORED_COMPRESSION, (i, articleJson) => {
+          if (i % ARTICLES_PER_REPORT === 0) options.onProgress?.(i, steps);
           const { segment, storedName, article, from, to } = live[i]!;
           let metadata: ArticleMetadata;
           try {
@@ -181,10 +191,12 @@ export async function mergeSegments(dir: string, select: MergeSelection, options
           }
           builder.addArticleColumns(storedArticleColumns(segment, metadata, article), to - from);
         });
-        const postings = mergePostings(opened);
+        options.onProgress?.(live.length, steps);
+        const postings = mergePostings(opened, options.onProgress && ((terms) => options.onProgress!(live.length + terms, steps)));
         const sumLength = (field: 'text' | 'title') => opened.reduce((sum, { segment }) => sum + segment.header.fields[field].sumLength, 0) - deletedLength[field];
         const header = await builder.writeWithPostings(segmentFile(dir, name), postings.arrays, postings.terms, { text: sumLength('text'), title: sumLength('title') });
         merged = [{ name, paragraphs: header.paragraphs, articles: header.articles, deletions: null, deletedArticles: 0 }];
+        options.onProgress?.(steps, steps);
       }
       const segments = [...manifest.segments.slice(0, run.from), ...merged, ...manifest.segments.slice(run.to)];
       await publishManifest(dir, { ...manifest, generation, segments });

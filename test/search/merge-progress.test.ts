@@ -1,0 +1,39 @@
+/**
+ * A merge reports its progress (a 1M-paragraph merge had been half a minute of silence): the live
+ * articles copied, then the sources' terms merged, from 0 to the whole, never going back.
+ */
+import { afterEach, expect, it } from 'vitest';
+import { mergeAll } from '../../src/search/merge.js';
+import { article, tempDir, writeIndex } from './helpers.js';
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0)) await cleanup();
+});
+
+it('reports the copy of every live article, then the terms, up to the total it announced', async () => {
+  const { dir, cleanup } = await tempDir();
+  cleanups.push(cleanup);
+  // Three segments of 1,500 articles, each with words of its own: about 13,500 terms to merge.
+  for (let segment = 0; segment < 3; segment++) {
+    const articles = Array.from({ length: 1500 }, (_, i) =>
+      article(`s${segment}-${i}`, [`w${segment}x${i}a w${segment}x${i}b shared words`], { title: `t${segment}x${i}` }),
+    );
+    await writeIndex(dir, articles);
+  }
+  const reports: [number, number][] = [];
+  const merge = await mergeAll(dir, { onProgress: (done, total) => reports.push([done, total]) });
+  expect(merge?.articles).toBe(4500);
+  const total = reports[0]![1];
+  expect(reports.every(([, t]) => t === total)).toBe(true);
+  expect(reports[0]![0]).toBe(0);
+  expect(reports.at(-1)).toEqual([total, total]);
+  for (let i = 1; i < reports.length; i++) expect(reports[i]![0]).toBeGreaterThanOrEqual(reports[i - 1]![0]);
+  const done = reports.map(([d]) => d);
+  // The copy: a report every 1,024 articles, then all 4,500 copied.
+  expect(done.filter((d) => d > 0 && d < 4500).length).toBeGreaterThanOrEqual(4);
+  expect(done).toContain(4500);
+  // The terms: reports between the copy and the end.
+  expect(done.filter((d) => d > 4500 && d < total).length).toBeGreaterThanOrEqual(2);
+  expect(total).toBeGreaterThan(4500 + 13_000);
+});
