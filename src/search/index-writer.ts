@@ -5,7 +5,8 @@
  * which publishes segments and deletions in one atomic manifest swap; a crash
  * before that leaves the previous index as it was.
  */
-import { open, rm } from 'node:fs/promises';
+import { statSync } from 'node:fs';
+import { open, rm, rmdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { ArticleInput } from '../corpus/model.js';
 import { SegmentBuilder } from './segment/writer.js';
@@ -63,6 +64,8 @@ export class IndexWriter {
   /** Files written for the generation this writer publishes: removed when it gives up (they are on a disk that may be full). */
   private readonly createdFiles: string[] = [];
   private published = false;
+  /** Directories this writer made for the index (deepest first): removed again when it publishes nothing. */
+  private madeDirectories: string[] = [];
 
   private constructor(
     private readonly dir: string,
@@ -76,11 +79,13 @@ export class IndexWriter {
   }
 
   static async open(dir: string, options: { maxSegmentBytes?: number; storedCompression?: StoredCompression } = {}): Promise<IndexWriter> {
+    const missing = missingDirectories(dir);
     const release = await acquireWriteLock(dir);
     try {
       const manifest = await readManifestOrEmpty(dir);
       await removeUnreferenced(dir, manifest);
       const writer = new IndexWriter(dir, manifest, [], release, options.maxSegmentBytes ?? DEFAULT_MAX_SEGMENT_BYTES, options.storedCompression ?? DEFAULT_STORED_COMPRESSION);
+      writer.madeDirectories = missing;
       await writer.loadExistingIds();
       return writer;
     } catch (error) {
@@ -217,6 +222,28 @@ export class IndexWriter {
       if (!this.published) await Promise.all(this.createdFiles.map((file) => rm(file, { force: true })));
     } finally {
       await this.release();
+    }
+    // A run that published nothing leaves no empty index directory behind (the lock is gone, so it is empty).
+    if (!this.published) await removeEmptyDirectories(this.madeDirectories);
+  }
+}
+
+/** The directories `dir` lacks, from itself up to the first that exists (deepest first). */
+function missingDirectories(dir: string): string[] {
+  const missing: string[] = [];
+  for (let directory = path.resolve(dir); statSync(directory, { throwIfNoEntry: false }) === undefined; directory = path.dirname(directory)) {
+    missing.push(directory);
+  }
+  return missing;
+}
+
+/** Removes each directory while it is empty: one another writer has put a file in meanwhile stays, with its parents. */
+async function removeEmptyDirectories(deepestFirst: readonly string[]): Promise<void> {
+  for (const directory of deepestFirst) {
+    try {
+      await rmdir(directory);
+    } catch {
+      return;
     }
   }
 }
