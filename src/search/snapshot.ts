@@ -10,6 +10,7 @@ import { openStoredFields } from './stored/open.js';
 import type { StoredFields } from './stored/reader.js';
 import { FIELDS, type FieldName } from './segment/format.js';
 import { Bitset } from './filters/bitset.js';
+import { warmAuthorIndexes, type AuthorIndexWarmUp } from './filters/author-index.js';
 import { readManifest, segmentFile, storedFile, type Manifest, type SegmentEntry } from './manifest.js';
 import type { CollectionStats } from './scoring/bm25.js';
 
@@ -27,12 +28,17 @@ export interface LoadedSegment {
 }
 
 export class IndexSnapshot {
+  /** The segments' author indexes, built in the background from the load on (see author-index.ts). */
+  readonly authorIndexWarmUp: AuthorIndexWarmUp;
+
   private constructor(
     readonly dir: string,
     readonly manifest: Manifest,
     readonly segments: LoadedSegment[],
     readonly stats: CollectionStats,
-  ) {}
+  ) {
+    this.authorIndexWarmUp = warmAuthorIndexes(segments.map((s) => s.segment));
+  }
 
   /**
    * Loads the index the manifest names. Segments are immutable, so those
@@ -99,6 +105,8 @@ export class IndexSnapshot {
 
   /** Closes the segment and stored-fields files no newer snapshot shares. */
   close(): void {
+    // Segments a newer snapshot shares go on warming under that snapshot's warm-up.
+    this.authorIndexWarmUp.stop();
     for (const { segment, stored } of this.segments) {
       segment.close();
       stored.close();

@@ -6,7 +6,7 @@
  * Matching is case- and diacritic-insensitive substring search on folded
  * strings; user text is never turned into a regular expression.
  */
-import { authorIndex } from './filters/author-index.js';
+import { foldedAuthorNames } from './filters/author-index.js';
 import { foldName, typeKey } from './query/filter-spec.js';
 import { NO_VALUE } from './segment/reader.js';
 import type { IndexSnapshot } from './snapshot.js';
@@ -77,8 +77,9 @@ export class FilterValues {
       // count them together under the first spelling seen, and an article once however many of
       // its authors share that form, so docs_in_db is what article_count gives for the suggestion.
       const byFolded = new Map<string, Counted<string>>();
-      // The folded forms the authors filter matches, read from its per-segment index, not folded again.
-      const foldedNames = this.snapshot.segments.map(({ segment }) => authorIndex(segment).foldedNames);
+      // The folded forms the authors filter matches, read from its per-segment index (without the
+      // articles-by-author part, which only the filter needs), not folded again.
+      const foldedNames = this.snapshot.segments.map(({ segment }) => foldedAuthorNames(segment));
       this.forEachLiveArticle((s, a) => {
         const segment = this.snapshot.segments[s]!.segment;
         const counted = new Set<string>();
