@@ -115,9 +115,9 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
 
   shedLoad(app, services.config.maxInFlight);
   answerPreflights(app, services.config.corsOrigins);
-  // After the preflights, which no route takes either.
-  // A request no route takes is answered before its body is read: the not-found handlers run after it,
-  // and a body sent slowly to a path that does not exist (even without credentials) had held a slot.
+  // A request no route takes is answered before its body is read (after the preflights, which no route
+  // takes either): the not-found handlers run after the body, and one sent slowly to a path that does
+  // not exist (even without credentials) had held a slot.
   app.addHook('onRequest', async (request, reply) => {
     if (!request.is404) return;
     // Node would read the unread body to its end to keep the connection: closed instead, it frees its descriptor at once.
@@ -169,7 +169,7 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
   if (services.platform && services.archives) await app.register(platformApi, { platform: services.platform, archives: services.archives });
   await app.register(uiRoutes, { assets: options.uiAssets ?? (await loadUiAssets()) });
 
-  // Requests no route takes (their bodies are still parsed, and may be refused) answer in the literature vocabulary.
+  // What a route hands on as not found (callNotFound) is answered as a request no route takes.
   app.setNotFoundHandler((request, reply) => routeMethods.answerUnrouted(request, reply, unroutedBodies(request)));
   return app;
 }

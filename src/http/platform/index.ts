@@ -34,6 +34,8 @@ export interface PlatformApiOptions {
  * than fastify's default limit of 100 characters per path parameter. The
  * server must be created with at least this `maxParamLength`.
  */
+export const PLATFORM_MAX_PARAM_LENGTH = 4096;
+
 /** How /v1 answers a request no route takes: 404 NotFound, or 405 naming the methods its path takes. */
 export function platformUnroutedBodies(method: string): UnroutedBodies {
   return {
@@ -41,8 +43,6 @@ export function platformUnroutedBodies(method: string): UnroutedBodies {
     notAllowed: (_path, allowed) => platformErrorBody('MethodNotSupported', `HTTP method not allowed, supported methods: ${allowed}.`),
   };
 }
-
-export const PLATFORM_MAX_PARAM_LENGTH = 4096;
 
 export async function platformApi(app: FastifyInstance, { platform, archives }: PlatformApiOptions): Promise<void> {
   const maxParamLength = app.initialConfig.routerOptions?.maxParamLength ?? app.initialConfig.maxParamLength ?? 100;
