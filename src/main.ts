@@ -79,7 +79,18 @@ export async function ingestWithProgress(
 ): Promise<IngestReport> {
   const { maxSegmentMb, ...rest } = options;
   const progress = createProgress('ingest');
+  let writeProgress: Progress | undefined;
   let mergeProgress: Progress | undefined;
+  const phaseStep = (label: string, current: Progress | undefined, done: number, total: number): Progress => {
+    let bar = current;
+    if (bar === undefined || done === 0) {
+      for (const other of [progress, writeProgress, mergeProgress]) other?.stop();
+      bar = createProgress(label, 'items');
+    }
+    bar.update(done, total);
+    if (done === total) bar.stop();
+    return bar;
+  };
   let printed = 0;
   const started = Date.now();
   const report = await ingest({
@@ -88,20 +99,17 @@ export async function ingestWithProgress(
     ...rest,
     maxSegmentBytes: maxSegmentMb === undefined ? undefined : maxSegmentMb * 1024 * 1024,
     onProgress: (done, total) => progress.update(done, total),
-    // A bar of its own per merge (each starts at 0), made at its first step: its clock (quiet under 10 s off a terminal) starts there.
-    onMergeProgress: (done, total) => {
-      if (mergeProgress === undefined || done === 0) {
-        progress.stop();
-        mergeProgress?.stop();
-        mergeProgress = createProgress('merge', 'items');
-      }
-      mergeProgress.update(done, total);
-    },
+    // A bar of its own for each segment written and each merge (each starts at 0), made at its first
+    // step: its clock (quiet under 10 s off a terminal) starts there. The reading's bar stops meanwhile
+    // (a segment may be written in the middle of the reading) and starts again at its next step.
+    onWriteProgress: (done, total) => (writeProgress = phaseStep('write', writeProgress, done, total)),
+    onMergeProgress: (done, total) => (mergeProgress = phaseStep('merge', mergeProgress, done, total)),
     onSkip: (source, message) => {
       if (printed++ < MAX_PRINTED_SKIPS) process.stderr.write(`skipped ${describeSource(source)}: ${message}\n`);
     },
   });
   progress.stop();
+  writeProgress?.stop();
   mergeProgress?.stop();
   if (printed > MAX_PRINTED_SKIPS) process.stderr.write(`... and ${printed - MAX_PRINTED_SKIPS} more skipped records\n`);
   if (report.notFound.length > 0) {

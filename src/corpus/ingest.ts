@@ -32,6 +32,8 @@ export interface IngestOptions {
   storedCompression?: StoredCompression;
   /** Called with (bytes consumed, total bytes) as inputs are read. */
   onProgress?: (done: number, total: number) => void;
+  /** Progress of each segment's writing (see IndexWriterOptions.onWriteProgress). */
+  onWriteProgress?: (done: number, total: number) => void;
   /** Progress of each merge the merge policy runs after publishing (see MergeOptions.onProgress). */
   onMergeProgress?: (done: number, total: number) => void;
   /** Called for each skipped record. */
@@ -96,7 +98,11 @@ export async function ingest(options: IngestOptions): Promise<IngestReport> {
     else report.notFound.push(articleId);
   };
   const { storedCompression } = options;
-  const writer = await IndexWriter.open(options.indexDir, { maxSegmentBytes: options.maxSegmentBytes, storedCompression });
+  const writer = await IndexWriter.open(options.indexDir, {
+    maxSegmentBytes: options.maxSegmentBytes,
+    storedCompression,
+    ...(options.onWriteProgress && { onWriteProgress: options.onWriteProgress }),
+  });
   try {
     let doneBytes = 0;
     for (const [index, file] of files.entries()) {

@@ -48,6 +48,16 @@ interface PendingSegment {
   deleted: Bitset | null;
 }
 
+export interface IndexWriterOptions {
+  maxSegmentBytes?: number;
+  storedCompression?: StoredCompression;
+  /**
+   * Progress of each segment's writing, in steps (each field's terms encoded, then each article's
+   * fragments written), from 0: the writing of a large segment had printed nothing.
+   */
+  onWriteProgress?: (done: number, total: number) => void;
+}
+
 export class IndexWriter {
   /** Each segment's builder writes into the arrays of the one before (spare-memory.ts). */
   private readonly memory = new SpareMemory();
@@ -66,6 +76,7 @@ export class IndexWriter {
   private published = false;
   /** Directories this writer made for the index (deepest first): removed again when it publishes nothing. */
   private madeDirectories: string[] = [];
+  private onWriteProgress: IndexWriterOptions['onWriteProgress'];
 
   private constructor(
     private readonly dir: string,
@@ -78,7 +89,7 @@ export class IndexWriter {
     this.segments = existing;
   }
 
-  static async open(dir: string, options: { maxSegmentBytes?: number; storedCompression?: StoredCompression } = {}): Promise<IndexWriter> {
+  static async open(dir: string, options: IndexWriterOptions = {}): Promise<IndexWriter> {
     const missing = missingDirectories(dir);
     const release = await acquireWriteLock(dir);
     try {
@@ -86,6 +97,7 @@ export class IndexWriter {
       await removeUnreferenced(dir, manifest);
       const writer = new IndexWriter(dir, manifest, [], release, options.maxSegmentBytes ?? DEFAULT_MAX_SEGMENT_BYTES, options.storedCompression ?? DEFAULT_STORED_COMPRESSION);
       writer.madeDirectories = missing;
+      writer.onWriteProgress = options.onWriteProgress;
       await writer.loadExistingIds();
       return writer;
     } catch (error) {
@@ -161,8 +173,14 @@ export class IndexWriter {
     this.createdFiles.push(segmentFile(this.dir, name), storedFile(this.dir, name));
     let header;
     try {
-      header = await this.builder.write(segmentFile(this.dir, name));
-      this.builder.stored.write(storedFile(this.dir, name), this.storedCompression);
+      // Progress in steps: each field's terms encoded, then each article's fragments written.
+      const onWrite = this.onWriteProgress;
+      const articles = this.builder.articleCount;
+      let terms = 0;
+      header = await this.builder.write(segmentFile(this.dir, name), onWrite && ((done, total) => onWrite(done, (terms = total) + articles)));
+      onWrite?.(terms, terms + articles);
+      this.builder.stored.write(storedFile(this.dir, name), this.storedCompression, undefined, onWrite && ((done) => onWrite(terms + done, terms + articles)));
+      onWrite?.(terms + articles, terms + articles);
     } catch (error) {
       throw indexWriteError(this.dir, this.manifest.generation, error);
     }

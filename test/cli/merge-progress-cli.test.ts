@@ -1,4 +1,4 @@
-/** `ingest --merge`, and the merges of the merge policy, show a bar of their own on a terminal, as the reading does. */
+/** The writing of a segment, `ingest --merge` and the merges of the merge policy show a bar of their own on a terminal, as the reading does. */
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
@@ -20,7 +20,7 @@ function onTerminal(...args: string[]): string {
 }
 
 describe.skipIf(!existsSync(script))('merge progress on a terminal', () => {
-  it('ingest --merge and the merge policy each show a merge bar that reaches 100%', async () => {
+  it('ingestion shows a write bar, ingest --merge and the merge policy a merge bar, each reaching 100%', async () => {
     const { dir, cleanup } = await tempDir();
     try {
       const indexDir = path.join(dir, 'index');
@@ -28,6 +28,7 @@ describe.skipIf(!existsSync(script))('merge progress on a terminal', () => {
         const input = path.join(dir, `${batch}.jsonl`);
         await writeFile(input, [1, 2, 3].map((n) => line(`${batch}${n}`)).join('\n'));
         const ingested = onTerminal('--input', input, '--index', indexDir, '--merge-factor', '0');
+        expect(ingested).toMatch(/write \[[^\]]*\] 100%/);
         expect(ingested).not.toContain('merge [');
       }
       const merged = onTerminal('--index', indexDir, '--merge');

@@ -65,7 +65,11 @@ export class FieldPostings {
  * the list) is written only when it differs, for fields whose documents are
  * articles.
  */
-export function encodePostings(postings: FieldPostings, ordinalOfId: Uint32Array, perArticle: boolean): [FieldPart, TypedArray][] {
+/** Terms encoded between two progress reports. */
+const TERMS_PER_REPORT = 4096;
+
+/** Encodes a field's postings term by term; `onTerms` hears now and then how many terms are done. */
+export function encodePostings(postings: FieldPostings, ordinalOfId: Uint32Array, perArticle: boolean, onTerms?: (done: number) => void): [FieldPart, TypedArray][] {
   const termCount = ordinalOfId.length;
   const count = postings.docs.length;
   const termIds = postings.termIds.view();
@@ -92,6 +96,7 @@ export function encodePostings(postings: FieldPostings, ordinalOfId: Uint32Array
   const tfs = new Uint32Array(BLOCK_SIZE);
   const blockStart = new Uint32Array(termCount + 1);
   for (let t = 0; t < termCount; t++) {
+    if (onTerms && t % TERMS_PER_REPORT === 0) onTerms(t);
     blockStart[t] = blocks.lastDoc.length;
     let previous = -1;
     for (let first = start[t]!; first < start[t + 1]!; first += BLOCK_SIZE) {

@@ -174,8 +174,11 @@ export class SegmentBuilder {
     return journal;
   }
 
-  /** Writes the segment file and fsyncs it. The caller publishes it through the manifest. */
-  async write(file: string): Promise<SegmentHeader> {
+  /**
+   * Writes the segment file and fsyncs it. The caller publishes it through the manifest. `onTerms`
+   * hears now and then how many terms of all fields are encoded, of FIELDS.length × terms.
+   */
+  async write(file: string, onTerms?: (done: number, total: number) => void): Promise<SegmentHeader> {
     const sortedTerms = [...this.termIds.keys()].sort(compareUtf8);
     const ordinalOfId = new Uint32Array(sortedTerms.length);
     sortedTerms.forEach((term, ordinal) => (ordinalOfId[this.termIds.get(term)!] = ordinal));
@@ -186,8 +189,10 @@ export class SegmentBuilder {
       ['terms.bytes', termTable.bytes.view()],
       ['terms.offsets', termTable.offsets.view()],
     ];
-    for (const field of FIELDS) {
-      for (const [part, array] of encodePostings(this.fields[field], ordinalOfId, field === 'title')) postings.push([fieldArray(field, part), array]);
+    const total = FIELDS.length * sortedTerms.length;
+    for (const [index, field] of FIELDS.entries()) {
+      const onFieldTerms = onTerms && ((done: number) => onTerms(index * sortedTerms.length + done, total));
+      for (const [part, array] of encodePostings(this.fields[field], ordinalOfId, field === 'title', onFieldTerms)) postings.push([fieldArray(field, part), array]);
       postings.push([fieldArray(field, 'norms'), this.fields[field].norms.view()]);
     }
     return this.writeWithPostings(file, postings, sortedTerms.length, { text: this.fields.text.sumLength, title: this.fields.title.sumLength });

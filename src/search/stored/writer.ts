@@ -9,6 +9,9 @@ import { renderArticle, renderParagraph } from './render.js';
 import { DEFAULT_CHUNK_SIZE, StoredFileWriter, chooseDictionary } from './file-writer.js';
 import { DEFAULT_STORED_COMPRESSION, type StoredCompression } from './format.js';
 
+/** Articles written between two progress reports. */
+const ARTICLES_PER_REPORT = 1024;
+
 export class StoredFieldsBuilder {
   private readonly stream: GrowableBytes;
   private readonly articleStarts: number[] = [];
@@ -43,8 +46,8 @@ export class StoredFieldsBuilder {
     this.articleFirstParagraph.push(this.paragraphStarts.length);
   }
 
-  /** Writes the file and fsyncs it; the caller publishes it with its segment. */
-  write(file: string, compression: StoredCompression = DEFAULT_STORED_COMPRESSION, chunkSize = DEFAULT_CHUNK_SIZE): void {
+  /** Writes the file and fsyncs it; the caller publishes it with its segment. `onArticles` hears now and then how many articles are written. */
+  write(file: string, compression: StoredCompression = DEFAULT_STORED_COMPRESSION, chunkSize = DEFAULT_CHUNK_SIZE, onArticles?: (done: number, total: number) => void): void {
     const view = this.stream.view();
     const stream = Buffer.from(view.buffer, view.byteOffset, view.length);
     const shape = { articles: this.articleStarts.length, paragraphs: this.paragraphStarts.length, dataLength: stream.length };
@@ -56,6 +59,7 @@ export class StoredFieldsBuilder {
     const writer = StoredFileWriter.create(file, shape, compression, dictionary, chunkSize);
     try {
       for (let article = 0, paragraph = 0; article < shape.articles; article++) {
+        if (onArticles && article % ARTICLES_PER_REPORT === 0) onArticles(article, shape.articles);
         writer.addArticle(stream, this.articleStarts[article]!, this.articleStarts[article]! + this.articleLengths[article]!);
         for (const end = this.articleFirstParagraph[article + 1]!; paragraph < end; paragraph++) {
           writer.addParagraph(stream, this.paragraphStarts[paragraph]!, this.paragraphStarts[paragraph]! + this.paragraphLengths[paragraph]!);
