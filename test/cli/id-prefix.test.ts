@@ -1,6 +1,5 @@
 /** `--id-prefix` keeps sources with overlapping ids apart (issue 12 item 15). */
 import { describe, expect, it } from 'vitest';
-import { spawnSync } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { tempDir } from '../search/helpers.js';
@@ -8,11 +7,8 @@ import { Searcher } from '../../src/search/searcher.js';
 import { Library } from '../../src/corpus/library.js';
 import { compileFilterSpec } from '../../src/search/query/filter-spec.js';
 import { ingest } from '../../src/corpus/ingest.js';
+import { ingestCli } from './ingest-command.js';
 
-function ingestCli(...args: string[]) {
-  const result = spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts', 'ingest', ...args], { encoding: 'utf8' });
-  return { code: result.status, stderr: result.stderr };
-}
 
 async function articleIds(indexDir: string): Promise<string[]> {
   const searcher = await Searcher.open(indexDir, { threads: 0, k1: 0.6, b: 0.75, titleWeight: 0.25, filterCacheSize: 4 });

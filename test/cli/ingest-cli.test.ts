@@ -6,11 +6,8 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { tempDir } from '../search/helpers.js';
 import { readManifest } from '../../src/search/manifest.js';
+import { ingestCli } from './ingest-command.js';
 
-function ingestCli(...args: string[]) {
-  const result = spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts', 'ingest', ...args], { encoding: 'utf8' });
-  return { code: result.status, stderr: result.stderr };
-}
 
 const good = (id: string) => JSON.stringify({ article_id: id, title: `Title ${id}`, paragraphs: [{ section: 'Results', text: `text of ${id}` }] });
 

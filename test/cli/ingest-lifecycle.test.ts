@@ -1,15 +1,11 @@
 /** The ingestion command's deletions and merge as a user runs them: counts printed, index changed, exit codes. */
 import { describe, expect, it } from 'vitest';
-import { spawnSync } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { liveIds, tempDir } from '../search/helpers.js';
 import { readManifest } from '../../src/search/manifest.js';
+import { ingestCli } from './ingest-command.js';
 
-function ingestCli(...args: string[]) {
-  const result = spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts', 'ingest', ...args], { encoding: 'utf8' });
-  return { code: result.status, stderr: result.stderr };
-}
 
 const line = (id: string) => JSON.stringify({ article_id: id, title: `Title ${id}`, paragraphs: [{ section: 'Results', text: `text of ${id}` }] });
 

@@ -1,15 +1,11 @@
 /** A run that indexes nothing leaves no index directory it had to make, and one that existed as it was. */
 import { describe, expect, it } from 'vitest';
-import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { tempDir } from '../search/helpers.js';
+import { ingestCli } from './ingest-command.js';
 
-function ingestCli(...args: string[]) {
-  const result = spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts', 'ingest', ...args], { encoding: 'utf8' });
-  return { code: result.status, stderr: result.stderr };
-}
 
 /** Records the reader parses but ingestion skips: their ids hold an invisible character. */
 const badIds = ['a\u200b', 'b\u200b'].map((id) => JSON.stringify({ article_id: id, title: 't', paragraphs: [{ section: 'Results', text: 'x' }] })).join('\n');
