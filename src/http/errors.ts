@@ -5,6 +5,7 @@
  */
 import type { FastifyBaseLogger, FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { damagedFileOf } from '../search/searcher.js';
+import { shownName } from './shown-name.js';
 
 export const ErrorCode = {
   NO_DOCUMENTS: 1,
@@ -58,7 +59,8 @@ function parameterOf(error: FastifyError): string {
   if (!first) return error.validationContext ?? 'request';
   const missing = (first.params as { missingProperty?: string; additionalProperty?: string }) ?? {};
   const fromPath = first.instancePath.split('/').filter(Boolean)[0];
-  return missing.missingProperty ?? missing.additionalProperty ?? fromPath ?? error.validationContext ?? 'request';
+  const named = missing.missingProperty ?? missing.additionalProperty ?? fromPath;
+  return named === undefined ? (error.validationContext ?? 'request') : shownName(named);
 }
 
 // The schemas' pattern for "has a non-space character": failing it means the text is blank.
@@ -68,7 +70,7 @@ function validationMessage(error: FastifyError, parameter: string, request: Fast
   const first = error.validation?.[0];
   const params = (first?.params ?? {}) as { additionalProperty?: string; pattern?: string };
   if (params.additionalProperty === '') return `a parameter without a name ("=value") in ${error.validationContext ?? 'request'}`;
-  if (params.additionalProperty) return `unknown parameter "${params.additionalProperty}" in ${error.validationContext ?? 'request'}`;
+  if (params.additionalProperty) return `unknown parameter "${shownName(params.additionalProperty)}" in ${error.validationContext ?? 'request'}`;
   // A single-valued query parameter given twice arrives as an array, which Ajv reports as a wrong type.
   if (first?.keyword === 'type' && error.validationContext === 'querystring' && repeatedInQuery(request.url, parameter)) {
     return `${parameter} may be given only once`;

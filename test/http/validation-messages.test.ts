@@ -153,6 +153,16 @@ describe('blank text and unknown parameters, alike on every literature route', (
     expect((await app.inject({ method: 'GET', url: '/retrieval/article_count?authors=Jos%C3%A9%20N%C3%BA%C3%B1ez&article_types=research-article' })).statusCode).toBe(200);
   });
 
+  it('a long unknown name is quoted by its start, in the message and as the parameter', async () => {
+    // An astral character at the cut: it is kept whole or left out, never halved into a lone surrogate.
+    const name = `${'p'.repeat(63)}${'𝛼'.repeat(5_000)}`;
+    const shown = `${'p'.repeat(63)}𝛼… (5063 characters)`;
+    const fromQuery = await rejects({ method: 'GET', url: `/retrieval/?query=cells&${encodeURIComponent(name)}=1` });
+    expect(fromQuery).toMatchObject({ code: 8, parameter: shown, detail: `unknown parameter "${shown}" in querystring` });
+    const fromBody = await rejects({ method: 'POST', url: '/qa/generative', payload: { query: 'cells', [name]: 1 } });
+    expect(fromBody).toMatchObject({ code: 8, parameter: shown, detail: `unknown parameter "${shown}" in body` });
+  });
+
   it('a parameter without a name is named as such', async () => {
     expect(await rejects({ method: 'GET', url: '/retrieval/?query=cells&=x' })).toMatchObject({ code: 8, parameter: '', detail: 'a parameter without a name ("=value") in querystring' });
   });

@@ -40,6 +40,14 @@ describe('unknown query parameters', () => {
     expect(response.json().reason).toContain(`'${name}'`);
   });
 
+  test('a long unknown name is quoted by its start, not whole', async () => {
+    const name = `x${'é'.repeat(9_999)}`;
+    const response = await server.app.inject({ method: 'GET', url: `/v1/orgs/org?${encodeURIComponent(name)}=1`, headers: alice });
+    expect(response.statusCode).toBe(400);
+    expect(response.json().reason).toContain(`'x${'é'.repeat(63)}… (10000 characters)'`);
+    expect(response.body.length).toBeLessThan(400);
+  });
+
   test('a refused deprecation changes nothing', async () => {
     const response = await server.app.inject({ method: 'GET', url: '/v1/resources/org/proj/_/live', headers: alice });
     expect(response.json()).toMatchObject({ _rev: 1, _deprecated: false });

@@ -8,6 +8,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { ERROR_CONTEXT } from '../../platform/contexts.js';
 import { PlatformError, StoreUnavailableError } from '../../platform/errors.js';
+import { shownName } from '../shown-name.js';
 
 export interface ErrorBody {
   '@context': string;
@@ -56,7 +57,7 @@ const CLIENT_ERRORS: Record<string, [number, string]> = {
 /** Ajv's message, naming the unknown parameter or field it leaves unnamed ("must NOT have additional properties"). */
 function validationReason(error: FastifyError): string {
   const unknown = error.validation?.[0]?.params['additionalProperty'];
-  return typeof unknown === 'string' ? `${error.message}: '${unknown}'` : error.message;
+  return typeof unknown === 'string' ? `${error.message}: '${shownName(unknown)}'` : error.message;
 }
 
 export function toErrorReply(error: FastifyError | Error): { status: number; body: ErrorBody } {
