@@ -346,6 +346,24 @@ describe.skipIf(!HAS_CHROMIUM)(`Ask in Chromium (${HAS_CHROMIUM ? '/usr/bin/chro
       expect(address()).toEqual({ ask: question, article_types: 'research-article' });
     });
 
+    it('a hand-made link with a query and a question shows the question alone, as an answer\'s view does', async () => {
+      const sent = answerRequests();
+      const searched: string[] = [];
+      page.on('request', (request) => {
+        if (new URL(request.url()).pathname === '/retrieval/') searched.push(request.url());
+      });
+      await page.goto(`${server.url}/ui/?q=cells&ask=${encodeURIComponent(question)}`);
+      await expect.poll(() => page.getByTestId('article-count').textContent()).not.toBe('…');
+      expect(await searchBox().inputValue()).toBe(question);
+      expect(await hint().isVisible()).toBe(true);
+      // The field's question is not what results below it would answer: no query's results are shown.
+      await page.waitForTimeout(300);
+      expect(searched).toEqual([]);
+      expect(await page.getByTestId('result').count()).toBe(0);
+      expect(address()).toEqual({ ask: question });
+      expect(sent).toEqual([]);
+    });
+
     it('each Ask is one history entry: Back brings the view before it, Forward the question again, unanswered', async () => {
       const asked = countAnswers();
       await page.goto(`${server.url}/ui/?q=cells`);

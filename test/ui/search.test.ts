@@ -372,6 +372,10 @@ describe.skipIf(!HAS_CHROMIUM)(`search page in Chromium (${HAS_CHROMIUM ? '/usr/
       await expect.poll(shownCount).toBe(await count('?date_to=2030-01-01'));
       expect(await page.getByText(/Invalid input/).count()).toBe(0);
       expect(await page.getByLabel('To', { exact: true }).inputValue()).toBe('2030-01-01');
+      // The address says what the page shows, in the same history entry.
+      expect(Object.fromEntries(new URL(page.url()).searchParams)).toEqual({ q: 'cells', date_to: '2030-01-01' });
+      await page.goBack();
+      expect(page.url()).not.toContain(bad);
     }
   });
 

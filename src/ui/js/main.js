@@ -72,7 +72,10 @@ function showParts(parts) {
 }
 
 /** The path and query of the view on the page, to tell a new view from a move to a fragment. */
-let shownUrl = location.pathname + location.search;
+let shownUrl = urlOf(state);
+// A hand-made address may hold what the page set aside (a date that is no day, a query beside a question):
+// it is rewritten to what the page shows, in place, so that a link copied from it shares this view.
+if (shownUrl !== location.pathname + location.search) history.replaceState(null, '', shownUrl + location.hash);
 /** The last page of the listing shown (at least 1). */
 let lastListingPage = 1;
 

@@ -27,10 +27,12 @@ export function stateFromUrl(url) {
   // (the other box keeps it), and an empty value, which no request sends, would show as a chip.
   for (const key of LIST_FILTERS) filters[key] = [...new Set(params.getAll(key))].filter((value) => value !== '');
   const page = Number.parseInt(params.get('page') ?? '1', 10);
+  // The last question asked: brought back into the field, never answered by loading the address.
+  const question = (params.get('ask') ?? '').trim();
   return {
-    q: params.get('q') ?? '',
-    // The last question asked: brought back into the field, never answered by loading the address.
-    question: (params.get('ask') ?? '').trim(),
+    // The page never writes both; a hand-made link with both would show the question over another query's results.
+    q: question ? '' : (params.get('q') ?? ''),
+    question,
     mode: params.get('mode') === 'list' ? 'list' : 'search',
     page: Number.isInteger(page) && page > 0 ? Math.min(page, LAST_ASKABLE_PAGE) : 1,
     sortByDate: params.get('sort') === 'date',
