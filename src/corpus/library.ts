@@ -6,13 +6,8 @@
  */
 import type { ArticleMetadata, ContextMetadata } from './model.js';
 import type { ArticleLocation, Searcher, ParagraphHit } from '../search/searcher.js';
+import type { ParagraphFields } from '../search/stored/fragment-fields.js';
 import { contextsJson, listingJson, type ListingPage } from './hits-json.js';
-
-interface ParagraphFields {
-  paragraph: string;
-  paragraph_id: string;
-  section: string;
-}
 
 export class Library {
   private byId?: Map<string, ArticleLocation>;
@@ -20,11 +15,11 @@ export class Library {
   constructor(private readonly searcher: Searcher) {}
 
   articleMetadata({ segment, article }: ArticleLocation): ArticleMetadata {
-    return JSON.parse(`{${this.searcher.storedFields(segment).articleJson(article)}}`) as ArticleMetadata;
+    return this.searcher.storedFields(segment).articleFields(article);
   }
 
   private paragraphFields(hit: Pick<ParagraphHit, 'segment' | 'paragraph'>): ParagraphFields {
-    return JSON.parse(`{${this.searcher.storedFields(hit.segment).paragraphJson(hit.paragraph)}}`) as ParagraphFields;
+    return this.searcher.storedFields(hit.segment).paragraphFields(hit.paragraph);
   }
 
   paragraphText(hit: Pick<ParagraphHit, 'segment' | 'paragraph'>): string {

@@ -73,10 +73,10 @@ function storedArticleColumns(segment: Segment, article: ArticleMetadata, ordina
 
 /** An article's ingestion input, rebuilt from its segment's stored fields (the pre-rendered JSON fragments). */
 export function storedArticleInput(segment: Segment, stored: StoredFields, ordinal: number): ArticleInput {
-  const article = JSON.parse(`{${stored.articleJson(ordinal)}}`) as ArticleMetadata;
+  const article = stored.articleFields(ordinal);
   const paragraphs: ParagraphInput[] = [];
   for (let p = segment.articleFirstParagraph[ordinal]!; p < segment.articleFirstParagraph[ordinal + 1]!; p++) {
-    const { paragraph, section } = JSON.parse(`{${stored.paragraphJson(p)}}`) as { paragraph: string; section: string };
+    const { paragraph, section } = stored.paragraphFields(p);
     paragraphs.push({ section, text: paragraph });
   }
   return {
@@ -182,10 +182,10 @@ export async function mergeSegments(dir: string, select: MergeSelection, options
         // The fragments are copied as bytes; the filter columns come from each article's fragment on its way.
         writeCopiedStoredFields(storedFile(dir, name), live, options.storedCompression ?? DEFAULT_STORED_COMPRESSION, (i, articleJson) => {
           if (i % ARTICLES_PER_REPORT === 0) options.onProgress?.(i, steps);
-          const { segment, storedName, article, from, to } = live[i]!;
+          const { segment, storedName, source, article, from, to } = live[i]!;
           let metadata: ArticleMetadata;
           try {
-            metadata = JSON.parse(`{${articleJson}}`) as ArticleMetadata;
+            metadata = source.articleFields(article, articleJson);
           } catch (error) {
             throw damagedIndexError(dir, manifest.generation, storedName, error);
           }

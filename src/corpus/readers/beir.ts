@@ -3,9 +3,11 @@
  * "metadata"} object per line, where "text" is the document's abstract.
  * BEIR carries no bibliographic metadata, so everything but the id, title and
  * text takes its empty value; the article type is the neutral "article".
+ * A line giving one of its fields twice is refused, as in articles-jsonl.
  */
 import { ABSTRACT_SECTION, type ArticleInput } from '../model.js';
 import { readJsonLineRecords } from './lines.js';
+import { quotedKey, repeatedKeys } from './repeated-keys.js';
 import type { ReadEvent, ReadOptions } from './types.js';
 
 export const BEIR_ARTICLE_TYPE = 'article';
@@ -24,6 +26,11 @@ export function parseBeirLine(text: string): { article: ArticleInput } | { error
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return { error: 'line is not a JSON object' };
   }
+  // JSON.parse would keep the last of a field given twice, silently deciding which title or text is indexed:
+  // refused as in articles-jsonl.ts. Only the line's own fields are read, so a key repeated inside "metadata"
+  // decides nothing and is let be.
+  const repeated = repeatedKeys(text).filter(({ path }) => path === '');
+  if (repeated.length > 0) return { error: repeated.map(({ key }) => `field ${quotedKey(key)} is given twice`).join('; ') };
   const { _id: rawId, title = '', text: body } = value as Record<string, unknown>;
   // Some BEIR exports write numeric ids; they are identifiers all the same.
   const id = typeof rawId === 'number' && Number.isInteger(rawId) ? String(rawId) : rawId;

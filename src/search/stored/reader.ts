@@ -8,7 +8,9 @@
 import { closeSync, fstatSync, openSync } from 'node:fs';
 import { crc32, inflateSync } from 'node:zlib';
 import { readExactly } from '../positional-read.js';
+import type { ArticleMetadata } from '../../corpus/model.js';
 import { DictionaryDamagedError, TokenDictionary } from './dictionary.js';
+import { FragmentDamagedError, articleFieldsOf, paragraphFieldsOf, type ParagraphFields } from './fragment-fields.js';
 import {
   STORED_PREAMBLE_BYTES,
   StoredFormatError,
@@ -255,9 +257,27 @@ export class StoredFields {
     return this.paragraphBytes(paragraph).toString('utf8');
   }
 
+  /** An article's fields, parsed out of its fragment (`fragment`: its JSON, when the caller has read it already). */
+  articleFields(article: number, fragment = this.articleJson(article)): ArticleMetadata {
+    return this.parsed(() => articleFieldsOf(fragment), `article ${article}`);
+  }
+
+  paragraphFields(paragraph: number): ParagraphFields {
+    return this.parsed(() => paragraphFieldsOf(this.paragraphJson(paragraph)), `paragraph ${paragraph}`);
+  }
+
   /** A paragraph's text, parsed back out of its fragment (for the reranker and the generator). */
   paragraphText(paragraph: number): string {
-    return (JSON.parse(`{${this.paragraphJson(paragraph)}}`) as { paragraph: string }).paragraph;
+    return this.paragraphFields(paragraph).paragraph;
+  }
+
+  /** A fragment's fields; one that is not what was written changed on disk since the file was opened (named, as any damage found by a read). */
+  private parsed<T>(parse: () => T, which: string): T {
+    try {
+      return parse();
+    } catch (error) {
+      throw error instanceof FragmentDamagedError ? this.damaged(`is damaged (the fragment of ${which} ${error.message})`) : error;
+    }
   }
 
   /** A fragment at `start` of the addressed data, `stored` bytes there, `length` bytes once copied to `target` at `at`. */
