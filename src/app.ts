@@ -16,6 +16,7 @@ import { qaRoutes, type QaServices } from './http/literature/qa.js';
 import { RELOAD_PERMISSION, adminRoutes } from './http/literature/admin.js';
 import { shedLoad } from './http/load-shedding.js';
 import { limitConnections } from './http/connection-limits.js';
+import { continueWhenBodyIsRead } from './http/expect-continue.js';
 import { cutStalledResponses } from './http/send-stall.js';
 import { addCorsHeaders, answerPreflights, enableCors } from './http/cors.js';
 import { parseLiteratureJson } from './http/json-body.js';
@@ -84,6 +85,8 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
   });
   const routeMethods = RouteMethods.recordedFrom(app);
   limitConnections(app.server, { total: services.config.maxConnections, perClient: services.config.maxConnectionsPerClient }, app.log);
+  // `Expect: 100-continue` answered once the route, its hooks and the body limit have let the body in.
+  continueWhenBodyIsRead(app.server);
   cutStalledResponses(app, services.config.sendStallTimeout);
   // Set before any route or plugin is registered, so that every one outside /v1 (the page, /docs,
   // /openapi.json, requests no route takes) inherits it: fastify's own error body is no vocabulary of ours.
