@@ -349,6 +349,7 @@ const SETTINGS = {
   rerankerModel: { default: null as string | null, parse: optionalPath, doc: 'Directory with model.onnx and tokenizer.json; unset disables reranking.' },
   rerankerThreads: { default: 1, parse: integer(1, 256), doc: 'Intra-op threads of the reranker.' },
   rerankerBatchSize: { default: 32, parse: integer(1, 1024), doc: 'Pairs scored per reranker batch.' },
+  rerankerQueueSize: { default: 8, parse: integer(1, 10_000), doc: 'Rerankings waiting for the reranker (one scores at a time) before 429.' },
   authFile: { default: null as string | null, parse: optionalPath, doc: 'JSON file of bearer tokens and ACLs; unset = anonymous read-only.' },
   platformStore: {
     default: 'lmdb',

@@ -40,11 +40,20 @@ export class BoundedQueue {
   private readonly durations: number[] = [];
   private runningSince = 0;
 
-  /** `clock` gives milliseconds (tests pass their own). */
+  private readonly clock: () => number;
+  private readonly waitingFor: string;
+
+  /**
+   * `clock` gives milliseconds (tests pass their own); `waitingFor` names what waits, in the refusal
+   * ("too many questions are waiting for an answer").
+   */
   constructor(
     private readonly maxWaiting: number,
-    private readonly clock: () => number = () => performance.now(),
-  ) {}
+    { clock = () => performance.now(), waitingFor = 'questions are waiting for an answer' }: { clock?: () => number; waitingFor?: string } = {},
+  ) {
+    this.clock = clock;
+    this.waitingFor = waitingFor;
+  }
 
   get waiting(): number {
     return this.waiters.length;
@@ -66,7 +75,7 @@ export class BoundedQueue {
   async run<T>(job: (slot: Slot) => Promise<T>, { signal, onAdmitted }: RunOptions = {}): Promise<T> {
     signal?.throwIfAborted();
     if (this.busy) {
-      if (this.waiters.length >= this.maxWaiting) throw new QueueFullError(this.retryAfterSeconds, this.waiters.length);
+      if (this.waiters.length >= this.maxWaiting) throw new QueueFullError(this.retryAfterSeconds, this.waiters.length, this.waitingFor);
       const turn = this.wait(signal);
       onAdmitted?.();
       await turn;

@@ -55,12 +55,12 @@ export interface Logger {
   warn(details: object, message: string): void;
 }
 
-/** Too many questions already wait for the generator (HTTP 429 with Retry-After). */
+/** Too many questions already wait for the generator, or rerankings for the reranker (HTTP 429 with Retry-After). */
 export class QueueFullError extends Error {
   readonly retryAfterSeconds: number;
 
-  constructor(retryAfterSeconds: number, waiting: number) {
-    super(`too many questions are waiting for an answer (${waiting}); retry in about ${retryAfterSeconds} s`);
+  constructor(retryAfterSeconds: number, waiting: number, waitingFor: string) {
+    super(`too many ${waitingFor} (${waiting}); retry in about ${retryAfterSeconds} s`);
     this.name = 'QueueFullError';
     this.retryAfterSeconds = retryAfterSeconds;
   }

@@ -8,23 +8,25 @@ import path from 'node:path';
 import { Tokenizer } from '@huggingface/tokenizers';
 import type { Config } from '../config.js';
 import { InputEncoder, type Encoding } from './encoder.js';
+import { QueuedReranker } from './queued.js';
 import type { ModelOutput, OnnxEncoderModel } from './onnx-model.js';
 import { type Reranker, RerankerUnavailableError } from './types.js';
 import { cosine, meanPool, relevance, rows } from './vectors.js';
 
 export { type Reranker, RerankerUnavailableError } from './types.js';
 
-export type RerankerConfig = Pick<Config, 'rerankerModel' | 'rerankerThreads' | 'rerankerBatchSize'>;
+export type RerankerConfig = Pick<Config, 'rerankerModel' | 'rerankerThreads' | 'rerankerBatchSize' | 'rerankerQueueSize'>;
 
 const SETTING = '--reranker-model / RERANKER_MODEL';
 // Where Hugging Face repositories keep the graph: at the top or under onnx/.
 const MODEL_FILES = ['model.onnx', path.join('onnx', 'model.onnx')];
 const DEFAULT_MAX_LENGTH = 512;
 
-/** The configured reranker, or null when none is configured (reranking off). */
+/** The configured reranker, taken one scoring at a time, or null when none is configured (reranking off). */
 export async function createReranker(config: RerankerConfig): Promise<Reranker | null> {
   if (config.rerankerModel === null) return null;
-  return loadOnnxReranker(config.rerankerModel, { threads: config.rerankerThreads, batchSize: config.rerankerBatchSize });
+  const reranker = await loadOnnxReranker(config.rerankerModel, { threads: config.rerankerThreads, batchSize: config.rerankerBatchSize });
+  return new QueuedReranker(reranker, config.rerankerQueueSize);
 }
 
 export async function loadOnnxReranker(directory: string, options: { threads: number; batchSize: number }): Promise<OnnxReranker> {

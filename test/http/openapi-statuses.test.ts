@@ -26,7 +26,7 @@ class ScriptedGenerator implements Generator {
   async generate(question: string, contexts: Context[], options?: GenerateOptions) {
     if (question.includes('INCOMPLETE')) throw new IncompleteAnswerError('Partial', '{"has_answer": true, "answer": "Partial', 16);
     if (question.includes('UNAVAILABLE')) throw new ModelUnavailableError('the language model was shut down');
-    if (question.includes('BUSY')) throw new QueueFullError(3, 8);
+    if (question.includes('BUSY')) throw new QueueFullError(3, 8, 'questions are waiting for an answer');
     if (question.includes('STALL')) await new Promise<void>((resolve) => (this.release = resolve));
     return this.extractive.generate(question, contexts, options);
   }

@@ -132,7 +132,7 @@ describe('QA with other generators and a reranker', () => {
       },
     });
     const busy = await fixtureApp(undefined, {
-      generator: () => ({ ...scriptedGenerator(() => []), generate: async () => Promise.reject(new QueueFullError(7, 8)) }),
+      generator: () => ({ ...scriptedGenerator(() => []), generate: async () => Promise.reject(new QueueFullError(7, 8, 'questions are waiting for an answer')) }),
     });
     try {
       const unavailable = await failing.app.inject({ method: 'POST', url: '/qa/generative', payload: { query: 'cells' } });

@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixtureApp, type Fixture } from './app-fixture.js';
 import type { Reranker } from '../../src/rerank/types.js';
+import { QueuedReranker } from '../../src/rerank/queued.js';
 
 /** Scores a paragraph by how often it says "CA" (so the order differs from BM25's for "cells"). */
 const reranker: Reranker = {
@@ -65,5 +66,40 @@ describe('GET /retrieval/ without a reranker', () => {
     const response = await get(without, `&${query}`);
     expect(response.statusCode).toBe(422);
     expect(response.json().detail).toMatchObject({ code: 8, parameter: query.split('=')[0] });
+  });
+});
+
+describe('GET /retrieval/ with the reranker busy', () => {
+  it('waits its turn behind a reranking, and beyond --reranker-queue-size waiting is 429 code 5 with Retry-After', async () => {
+    const releases: (() => void)[] = [];
+    let started = 0;
+    const held: Reranker = {
+      ...reranker,
+      score: async (query, passages) => {
+        started++;
+        await new Promise<void>((resolve) => releases.push(resolve));
+        return reranker.score(query, passages);
+      },
+    };
+    const busy = await fixtureApp(undefined, { reranker: new QueuedReranker(held, 1) });
+    try {
+      const running = get(busy, '');
+      const waiting = get(busy, '');
+      await expect.poll(() => started).toBe(1);
+      const refused = await get(busy, '');
+      expect(refused.statusCode).toBe(429);
+      expect(refused.json().detail).toMatchObject({ code: 5, detail: expect.stringMatching(/^too many rerankings are waiting for the reranker/) });
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+      // Only one scores at a time: the second starts once the first is done.
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(started).toBe(1);
+      releases.shift()!();
+      expect((await running).statusCode).toBe(200);
+      await expect.poll(() => started).toBe(2);
+      releases.shift()!();
+      expect((await waiting).statusCode).toBe(200);
+    } finally {
+      await busy.close();
+    }
   });
 });

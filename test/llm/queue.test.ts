@@ -38,7 +38,7 @@ describe('BoundedQueue', () => {
   it('refuses at once beyond the waiting limit; before any job finished, the estimate is the running job so far', async () => {
     const log: string[] = [];
     let now = 0;
-    const queue = new BoundedQueue(1, () => now);
+    const queue = new BoundedQueue(1, { clock: () => now });
     const a = gate(log, 'a');
     const first = queue.run(a.job);
     now = 3_000;
@@ -54,7 +54,7 @@ describe('BoundedQueue', () => {
 
   it('computes Retry-After from the measured service time, not a fixed guess', async () => {
     let now = 0;
-    const queue = new BoundedQueue(4, () => now);
+    const queue = new BoundedQueue(4, { clock: () => now });
     // Three questions of 2 s each that ran the model.
     for (let i = 0; i < 3; i++) {
       await queue.run(async (slot) => {
@@ -77,7 +77,7 @@ describe('BoundedQueue', () => {
 
   it('estimates only from jobs that ran the model: not from those answered without it, nor from cancelled ones', async () => {
     let now = 0;
-    const queue = new BoundedQueue(1, () => now);
+    const queue = new BoundedQueue(1, { clock: () => now });
     for (let i = 0; i < 2; i++) {
       await queue.run(async (slot) => {
         slot.served();

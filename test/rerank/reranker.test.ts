@@ -9,7 +9,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TINY_VOCAB, writeTinyOnnxModel, type TinyOnnxOptions, type TinyOnnxWeights } from '../../scripts/make-tiny-onnx.js';
 import { Tokenizer } from '@huggingface/tokenizers';
-import { createReranker, highestTokenId, OnnxReranker, RerankerUnavailableError, type Reranker } from '../../src/rerank/index.js';
+import { createReranker, highestTokenId, loadOnnxReranker, OnnxReranker, RerankerUnavailableError, type Reranker } from '../../src/rerank/index.js';
+import { QueueFullError } from '../../src/llm/types.js';
 import { InputEncoder } from '../../src/rerank/encoder.js';
 import { detectHead, OnnxEncoderModel } from '../../src/rerank/onnx-model.js';
 
@@ -93,7 +94,7 @@ const passages = [
 async function build(name: string, options: TinyOnnxOptions, batchSize = 32): Promise<{ reranker: Reranker; weights: TinyOnnxWeights }> {
   const dir = path.join(root, name);
   const weights = await writeTinyOnnxModel(dir, options);
-  const reranker = await createReranker({ rerankerModel: dir, rerankerThreads: 1, rerankerBatchSize: batchSize });
+  const reranker = await createReranker({ rerankerModel: dir, rerankerThreads: 1, rerankerBatchSize: batchSize, rerankerQueueSize: 8 });
   return { reranker: reranker!, weights };
 }
 
@@ -165,7 +166,7 @@ describe('cross-encoder', () => {
   it.each(['cross-encoder', 'bi-encoder'] as const)('%s: stops between batches once its signal aborts, with the signal\'s reason', async (kind) => {
     const dir = path.join(root, `aborted-${kind}`);
     await writeTinyOnnxModel(dir, { kind });
-    const reranker = (await createReranker({ rerankerModel: dir, rerankerThreads: 1, rerankerBatchSize: 2 })) as OnnxReranker;
+    const reranker = await loadOnnxReranker(dir, { threads: 1, batchSize: 2 });
     const model = (reranker as unknown as { model: OnnxEncoderModel }).model;
     const controller = new AbortController();
     let batches = 0;
@@ -216,11 +217,11 @@ describe('bi-encoder', () => {
 
 describe('loading', () => {
   it('is off when no model is configured', async () => {
-    expect(await createReranker({ rerankerModel: null, rerankerThreads: 1, rerankerBatchSize: 8 })).toBeNull();
+    expect(await createReranker({ rerankerModel: null, rerankerThreads: 1, rerankerBatchSize: 8, rerankerQueueSize: 8 })).toBeNull();
   });
 
   it('names the setting to fix when the directory or a file is missing', async () => {
-    const load = (dir: string) => createReranker({ rerankerModel: dir, rerankerThreads: 1, rerankerBatchSize: 8 }).catch((e: unknown) => e);
+    const load = (dir: string) => createReranker({ rerankerModel: dir, rerankerThreads: 1, rerankerBatchSize: 8, rerankerQueueSize: 8 }).catch((e: unknown) => e);
     const missing = await load(path.join(root, 'absent'));
     expect(missing).toBeInstanceOf(RerankerUnavailableError);
     expect((missing as Error).message).toMatch(/directory not found: .*absent; set --reranker-model \/ RERANKER_MODEL/);
@@ -247,7 +248,7 @@ describe('loading', () => {
     const tokenizer = JSON.parse(await readFile(tokenizerFile, 'utf8')) as { model: { vocab: Record<string, number> } };
     tokenizer.model.vocab.zebra = TINY_VOCAB.length + 1000;
     await writeFile(tokenizerFile, JSON.stringify(tokenizer));
-    const refused = await createReranker({ rerankerModel: dir, rerankerThreads: 1, rerankerBatchSize: 8 }).catch((e: unknown) => e);
+    const refused = await createReranker({ rerankerModel: dir, rerankerThreads: 1, rerankerBatchSize: 8, rerankerQueueSize: 8 }).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(RerankerUnavailableError);
     expect((refused as Error).message).toMatch(
       new RegExp(`cannot load the reranker model in .*mismatched-tokenizer: the tokenizer's ids go up to ${TINY_VOCAB.length + 1000}, which the model cannot read .*; check --reranker-model`),
@@ -257,7 +258,7 @@ describe('loading', () => {
   it('answers a model that fails while scoring as unavailable, naming the setting, never as a crash', async () => {
     const dir = path.join(root, 'scores-then-fails');
     await writeTinyOnnxModel(dir, { kind: 'cross-encoder' });
-    const reranker = (await createReranker({ rerankerModel: dir, rerankerThreads: 1, rerankerBatchSize: 8 })) as OnnxReranker;
+    const reranker = await loadOnnxReranker(dir, { threads: 1, batchSize: 8 });
     try {
       expect(await reranker.score('memory', ['sleep'])).toHaveLength(1);
       // The graph fails from now on (a broken runtime, an input it cannot take).
@@ -265,6 +266,26 @@ describe('loading', () => {
       const failure = await reranker.score('memory', ['sleep']).catch((e: unknown) => e);
       expect(failure).toBeInstanceOf(RerankerUnavailableError);
       expect((failure as Error).message).toMatch(/the reranker failed to score: graph failed; check --reranker-model \/ RERANKER_MODEL/);
+    } finally {
+      await reranker.close();
+    }
+  });
+
+  it('the configured reranker scores one request at a time and refuses beyond --reranker-queue-size waiting', async () => {
+    const dir = path.join(root, 'queued');
+    await writeTinyOnnxModel(dir, { kind: 'cross-encoder' });
+    const reranker = (await createReranker({ rerankerModel: dir, rerankerThreads: 1, rerankerBatchSize: 2, rerankerQueueSize: 1 }))!;
+    try {
+      const many = Array.from({ length: 20 }, (_, i) => passages[i % passages.length]!);
+      const first = reranker.score(query, many);
+      const second = reranker.score(query, many);
+      const refused = await reranker.score(query, many).catch((e: unknown) => e);
+      expect(refused).toBeInstanceOf(QueueFullError);
+      expect((refused as Error).message).toMatch(/^too many rerankings are waiting for the reranker \(1\); retry in about \d+ s$/);
+      const [a, b] = await Promise.all([first, second]);
+      expect(b).toEqual(a);
+      // Once they are done, there is room again.
+      expect(await reranker.score(query, many)).toEqual(a);
     } finally {
       await reranker.close();
     }
@@ -280,7 +301,7 @@ describe('loading', () => {
     const dir = path.join(root, 'hf-layout');
     await writeTinyOnnxModel(path.join(dir, 'onnx'), { kind: 'cross-encoder' });
     await rename(path.join(dir, 'onnx', 'tokenizer.json'), path.join(dir, 'tokenizer.json'));
-    const reranker = await createReranker({ rerankerModel: dir, rerankerThreads: 1, rerankerBatchSize: 8 });
+    const reranker = await createReranker({ rerankerModel: dir, rerankerThreads: 1, rerankerBatchSize: 8, rerankerQueueSize: 8 });
     expect(reranker!.kind).toBe('cross-encoder');
     await reranker!.close();
   });

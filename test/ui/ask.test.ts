@@ -460,7 +460,7 @@ describe.skipIf(!HAS_CHROMIUM)(`Ask in Chromium (${HAS_CHROMIUM ? '/usr/bin/chro
 
   it('shows a full queue (429) with when to retry', async () => {
     generator.script = async () => {
-      throw new QueueFullError(7, 8);
+      throw new QueueFullError(7, 8, 'questions are waiting for an answer');
     };
     await ask('What do place cells encode?');
     await expect.poll(() => message().textContent()).toContain('Try again in 7 seconds');
@@ -489,7 +489,7 @@ describe.skipIf(!HAS_CHROMIUM)(`Ask in Chromium (${HAS_CHROMIUM ? '/usr/bin/chro
   it('shows an error event in the middle of the stream', async () => {
     generator.script = async (_question, _contexts, { onToken }) => {
       onToken?.('Half an ');
-      throw new QueueFullError(3, 8);
+      throw new QueueFullError(3, 8, 'questions are waiting for an answer');
     };
     await ask('What do place cells encode?');
     await expect.poll(() => message().textContent()).toMatch(/^The answer failed part-way: too many questions are waiting for an answer/);

@@ -92,7 +92,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   413: 'Input too large (code 4).',
   415: 'The body is not application/json (code 8).',
   422: 'Invalid input; `parameter` names it (code 8).',
-  429: 'Rate limit used up, or too many questions waiting for the model (code 5); see Retry-After.',
+  429: 'Rate limit used up, or too many questions waiting for the model or rerankings for the reranker (code 5); see Retry-After.',
   502: 'Incomplete answer: the model reached its token limit (code 6); `answer` and `raw_answer` hold what it generated.',
   503: 'Server at --max-in-flight (code 13, Retry-After), the language model or reranker unavailable (code 3), or the index damaged: a file truncated or changed since it was loaded (code 15).',
 };
