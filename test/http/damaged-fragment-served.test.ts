@@ -50,7 +50,7 @@ async function damage(file: string, member: 'abstract' | 'paragraph', how: 'not 
 
 async function servedDamaged(member: 'abstract' | 'paragraph', how: 'not JSON' | 'member renamed') {
   const { lines, logger } = capturingLogger();
-  fixture = await fixtureApp(ARTICLES, { reranker }, { logger, storedCompression: 'none' });
+  fixture = await fixtureApp(ARTICLES, { reranker }, { logger, storedCompression: 'none', auth: null });
   const [segment] = (await readManifest(fixture.indexDir)).segments;
   const file = storedFile(fixture.indexDir, segment!.name);
   await damage(file, member, how);
@@ -87,6 +87,21 @@ describe('a served none-compressed index with a fragment changed in place', () =
         expect([response.statusCode, response.json()]).toEqual([503, DAMAGED]);
       }
       expect(namingFile()).toHaveLength(1);
+    },
+  );
+
+  it.each(DAMAGES.filter(([member]) => member === 'abstract'))(
+    'answers the /v1 read of the article whose %s fragment changed (%s) with 503 ServiceUnavailable, and another article',
+    async (member, how) => {
+      const { app, namingFile } = await servedDamaged(member, how);
+      const read = (id: string) => app.inject({ method: 'GET', url: `/v1/resources/literature/articles/_/${id}` });
+      for (let request = 0; request < 2; request++) {
+        const response = await read('zebrafish-59');
+        expect(response.statusCode).toBe(503);
+        expect(response.json()).toMatchObject({ '@type': 'ServiceUnavailable', reason: expect.stringMatching(/index is damaged.*re-ingest/) });
+      }
+      expect(namingFile()).toHaveLength(1);
+      expect((await read('zebrafish-0')).statusCode).toBe(200);
     },
   );
 });

@@ -8,6 +8,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { ERROR_CONTEXT } from '../../platform/contexts.js';
 import { PlatformError, StoreUnavailableError } from '../../platform/errors.js';
+import { damagedIndexAnswer } from '../errors.js';
 import { shownName } from '../shown-name.js';
 
 export interface ErrorBody {
@@ -103,8 +104,11 @@ export function handleError(error: FastifyError, request: FastifyRequest, reply:
     request.log.info({ method: request.method, url: request.url }, 'client disconnected before the request was complete');
     return reply.code(400).send(platformErrorBody('MalformedRequest', 'The connection closed before the request was complete.'));
   }
-  const { status, body } = toErrorReply(error);
   withoutRepresentationHeaders(reply);
+  // An article of the literature project read from an index file damaged since the load: as on the literature routes.
+  const damaged = damagedIndexAnswer(error, request.log);
+  if (damaged) return reply.code(damaged.status).send(platformErrorBody('ServiceUnavailable', damaged.message));
+  const { status, body } = toErrorReply(error);
   if (error instanceof StoreUnavailableError) {
     // One line per request while the database is away, often thousands a second: the cause, without a stack.
     request.log.warn({ cause: (error.cause as Error | undefined)?.message }, 'platform store unavailable');
