@@ -15,6 +15,7 @@ import { isHealthProbe, healthRoutes, settingsRoutes, type ServiceInfo } from '.
 import { qaRoutes, type QaServices } from './http/literature/qa.js';
 import { RELOAD_PERMISSION, adminRoutes } from './http/literature/admin.js';
 import { shedLoad } from './http/load-shedding.js';
+import { warnOfUntrustedForwarding } from './http/untrusted-forwarding.js';
 import { limitConnections } from './http/connection-limits.js';
 import { continueWhenBodyIsRead } from './http/expect-continue.js';
 import { cutStalledResponses } from './http/send-stall.js';
@@ -63,6 +64,8 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
     // (`/v1/acls` and `/v1/acls/` are different routes), so they are not ignored.
     routerOptions: { maxParamLength: PLATFORM_MAX_PARAM_LENGTH },
     bodyLimit: 1024 * 1024,
+    // request.ip is the client X-Forwarded-For names only when a listed proxy sent it (the rate limit and in-flight share key on it).
+    trustProxy: services.config.trustProxy.length > 0 ? services.config.trustProxy : false,
     requestTimeout: services.config.requestTimeout,
     // Node checks request timeouts every 30 s by default (a 3 s timeout fired after up to 33 s), and
     // its 60 s headers timeout outlived a shorter request timeout.
@@ -116,7 +119,8 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
   });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
-  shedLoad(app, services.config.maxInFlight);
+  warnOfUntrustedForwarding(app);
+  shedLoad(app, { total: services.config.maxInFlight, perClient: services.config.maxInFlightPerClient });
   answerPreflights(app, services.config.corsOrigins);
   // A request no route takes is answered before its body is read (after the preflights, which no route
   // takes either): the not-found handlers run after the body, and one sent slowly to a path that does

@@ -7,6 +7,7 @@
  * variables its upper snake case (`LLM_MODEL`); `--port` also has a one-letter alias, `-p`.
  * `npm start -- --help` lists them.
  */
+import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import type { SearcherOptions } from './search/searcher.js';
@@ -164,6 +165,35 @@ function originList(raw: string, name: string): string[] {
     }
   }
   return origins;
+}
+
+/** Ranges @fastify/proxy-addr knows by name: loopback (127.0.0.1/8, ::1), linklocal, uniquelocal (10/8, 172.16/12, 192.168/16, fc00::/7). */
+const PROXY_RANGE_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
+
+/**
+ * The reverse proxies whose X-Forwarded-For is believed (comma-separated addresses, CIDR ranges or
+ * range names), as fastify's trustProxy takes them; empty or `false` = none. Trusting every sender
+ * (`true`, `*`, a /0 range) and hop counts are refused: a client reaching the server directly could
+ * then name any address in the header, and take a fresh rate limit and in-flight share with each.
+ */
+function proxyList(raw: string, name: string): string[] {
+  if (/^\s*(false)?\s*$/i.test(raw)) return [];
+  const entries = raw.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+  for (const entry of entries) {
+    if (PROXY_RANGE_NAMES.includes(entry)) continue;
+    const [address = '', prefix, ...rest] = entry.split('/');
+    const family = isIP(address);
+    const prefixFits = prefix === undefined || (/^\d+$/.test(prefix) && Number(prefix) >= 1 && Number(prefix) <= (family === 4 ? 32 : 128));
+    if (family !== 0 && rest.length === 0 && prefixFits) continue;
+    if (/^(true|\*|all)$/i.test(entry) || (family !== 0 && /^0+$/.test(prefix ?? ''))) {
+      throw new ConfigError(`${name} must name the proxies to trust: "${entry}" trusts every sender, so any client could choose its address with X-Forwarded-For`);
+    }
+    if (/^\d+$/.test(entry)) throw new ConfigError(`${name} takes the proxies' addresses, not a hop count ("${entry}"): a count cannot tell who sent X-Forwarded-For`);
+    throw new ConfigError(
+      `${name} must list proxy addresses or CIDR ranges, comma-separated (e.g. 10.0.0.7, 10.0.0.0/8, ::1, or loopback, linklocal, uniquelocal), got "${entry}"`,
+    );
+  }
+  return entries;
 }
 
 const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
@@ -381,7 +411,7 @@ const SETTINGS = {
   rateLimit: {
     default: 600,
     parse: integer(0, 1_000_000),
-    doc: 'Requests per minute per caller (the user a bearer token identifies, else the IP address) before 429; 0 disables the limit.',
+    doc: 'Requests per minute per caller (the user a bearer token identifies, else the IP address: the client\'s behind a --trust-proxy proxy) before 429; 0 disables the limit.',
   },
   shutdownTimeout: {
     default: 30_000,
@@ -393,6 +423,12 @@ const SETTINGS = {
     default: 256,
     parse: integer(0, 1_000_000),
     doc: 'Requests served at once; further ones get 503 with Retry-After instead of queueing without bound. 0 = no limit.',
+  },
+  maxInFlightPerClient: {
+    default: null as number | null,
+    parse: integer(0, 1_000_000),
+    shownDefault: 'half of --max-in-flight',
+    doc: 'Requests one IP address (the client behind a --trust-proxy proxy) may have served at once; further ones from it get the 503 of --max-in-flight while other callers are served. Default: half of --max-in-flight (none when that is 0); 0 = no limit. Behind a proxy not in --trust-proxy, all clients together get this share.',
   },
   sendStallTimeout: {
     default: 60_000,
@@ -410,6 +446,12 @@ const SETTINGS = {
     default: 1024,
     parse: integer(0, 10_000_000),
     doc: 'Connections one IP address may hold open at once; further ones are closed as they arrive (a flood from one address had taken every descriptor). Behind a reverse proxy every client has its address: raise it or set 0 = no limit.',
+  },
+  trustProxy: {
+    default: [] as string[],
+    parse: proxyList,
+    shownDefault: 'none',
+    doc: 'Reverse proxies whose X-Forwarded-For names the client (comma-separated addresses or CIDR ranges, or loopback, linklocal, uniquelocal), so the rate limit and --max-in-flight-per-client count each client behind them; connection caps stay per socket address. Default: none, every client is its socket address.',
   },
   requestTimeout: {
     default: 300_000,

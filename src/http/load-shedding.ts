@@ -1,8 +1,12 @@
 /**
- * Bounded concurrency: beyond `maxInFlight` requests being served at once,
- * new ones are answered 503 with Retry-After at once, so an overloaded server
- * degrades into fast refusals instead of a queue that grows without bound
- * (and timeouts for everyone). The health routes are never refused.
+ * Bounded concurrency: beyond `total` requests being served at once, new ones are answered 503
+ * with Retry-After at once, so an overloaded server degrades into fast refusals instead of a queue
+ * that grows without bound (and timeouts for everyone). The health routes are never refused.
+ *
+ * One caller (its address, request.ip: the client's own behind a proxy --trust-proxy names) holds at
+ * most `perClient` of those slots: a few clients holding many slow responses each had taken every
+ * slot, and every other client got 503. By default half of the total: one client with many connections
+ * (a benchmark) still has half of an idle server, and the other half is always left to other callers.
  *
  * A request is counted once it is ready for its handler (preHandler), its body read: a JSON body is
  * at most 1 MiB and costs nothing to wait for, and counted from the first byte, bodies sent a byte a
@@ -12,29 +16,57 @@
 import type { FastifyInstance } from 'fastify';
 import { isHealthProbe } from './literature/health-and-settings.js';
 
-export class OverloadedError extends Error {
-  readonly statusCode = 503;
-  constructor(limit: number) {
-    super(`server busy: ${limit} requests in progress; retry shortly`);
-  }
+export interface InFlightLimits {
+  /** Requests served at once; 0 = no limit. */
+  total: number;
+  /** Requests one address may have served at once; null = half of `total` (none when `total` is 0); 0 = no limit. */
+  perClient: number | null;
 }
 
-export function shedLoad(app: FastifyInstance, maxInFlight: number): void {
-  if (maxInFlight <= 0) return;
+export class OverloadedError extends Error {
+  readonly statusCode = 503;
+}
+
+/** The share of `total` one address may hold when none is set: at least one slot. */
+export function defaultPerClient(total: number): number {
+  return total > 0 ? Math.max(1, Math.floor(total / 2)) : 0;
+}
+
+export function shedLoad(app: FastifyInstance, limits: InFlightLimits): void {
+  const total = limits.total;
+  const perClient = limits.perClient ?? defaultPerClient(total);
+  if (total <= 0 && perClient <= 0) return;
   let inFlight = 0;
+  // Only addresses with a request in flight: an entry goes when its count reaches 0, so the map
+  // stays as small as the number of callers being served.
+  const heldByAddress = new Map<string, number>();
+  const release = (address: string) => {
+    inFlight--;
+    const left = heldByAddress.get(address)! - 1;
+    if (left === 0) heldByAddress.delete(address);
+    else heldByAddress.set(address, left);
+  };
   app.addHook('preHandler', async (request, reply) => {
     if (isHealthProbe(request.url)) return;
-    if (inFlight >= maxInFlight) {
+    // Read once: the same key must be given back, whatever the socket says once it is gone.
+    const address = request.ip;
+    const held = heldByAddress.get(address) ?? 0;
+    if (perClient > 0 && held >= perClient) {
       reply.header('retry-after', '1');
-      throw new OverloadedError(maxInFlight);
+      throw new OverloadedError(`server busy: this client already has as many requests in progress as it may (--max-in-flight-per-client: ${perClient}); retry shortly`);
+    }
+    if (total > 0 && inFlight >= total) {
+      reply.header('retry-after', '1');
+      throw new OverloadedError(`server busy: ${total} requests in progress; retry shortly`);
     }
     // A client gone while an earlier hook waited (authentication, the body) has had its 'close' already:
     // counted now, its slot would never be given back.
     if (reply.raw.destroyed) return;
     inFlight++;
+    heldByAddress.set(address, held + 1);
     // The response's 'close' comes once for every request: sent, or cut by a client that left. Neither
     // onResponse nor onRequestAbort would do: a handler that answers a departed client nothing (or took
     // the reply over) gets no onResponse, and Fastify sees no abort once the body was read.
-    reply.raw.once('close', () => inFlight--);
+    reply.raw.once('close', () => release(address));
   });
 }

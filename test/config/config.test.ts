@@ -1,3 +1,4 @@
+import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, helpText, loadConfig, parseDuration, publicSettings } from '../../src/config.js';
 
@@ -152,6 +153,36 @@ describe('configuration', () => {
     expect(() => loadConfig(['--cors-origins', 'HTTPS://App.Example'], {})).toThrow(/got "HTTPS:\/\/App.Example"; browsers send it as https:\/\/app.example$/);
     expect(() => loadConfig(['--cors-origins', 'https://app.example:443'], {})).toThrow(/; browsers send it as https:\/\/app.example$/);
     expect(() => loadConfig(['--cors-origins', 'https://app.example/path'], {})).toThrow(/no path\), got "https:\/\/app.example\/path"$/);
+  });
+
+  it('takes the proxies to trust as addresses, CIDR ranges or range names, each as fastify accepts it; none by default', () => {
+    expect(loadConfig([], {}).trustProxy).toEqual([]);
+    expect(loadConfig([], { TRUST_PROXY: '' }).trustProxy).toEqual([]);
+    expect(loadConfig(['--trust-proxy', 'false'], {}).trustProxy).toEqual([]);
+    const list = loadConfig(['--trust-proxy', '10.0.0.7, 10.0.0.0/8,::1,fd00::/8,::ffff:10.1.2.3,loopback,uniquelocal,'], {}).trustProxy;
+    expect(list).toEqual(['10.0.0.7', '10.0.0.0/8', '::1', 'fd00::/8', '::ffff:10.1.2.3', 'loopback', 'uniquelocal']);
+    expect(() => Fastify({ trustProxy: list })).not.toThrow();
+    expect(helpText()).toContain('--trust-proxy / TRUST_PROXY  (default: none)');
+  });
+
+  it('refuses a proxy list that would trust every sender, a hop count, or what is no address or range, naming the setting', () => {
+    for (const raw of ['true', '*', '10.0.0.1, 0.0.0.0/0', '::/0']) {
+      expect(() => loadConfig(['--trust-proxy', raw], {})).toThrow(/^--trust-proxy \/ TRUST_PROXY must name the proxies to trust: "[^"]+" trusts every sender/);
+    }
+    expect(() => loadConfig([], { TRUST_PROXY: '1' })).toThrow('--trust-proxy / TRUST_PROXY takes the proxies\' addresses, not a hop count ("1")');
+    for (const raw of ['proxy.example', '10.0.0.0/33', '::1/129', '10.0.0.0/255.0.0.0', '10.0.0', '127.1', '10.0.0.0/8/1', '10.0.0.0/']) {
+      expect(() => loadConfig(['--trust-proxy', raw], {})).toThrow(`--trust-proxy / TRUST_PROXY must list proxy addresses or CIDR ranges, comma-separated (e.g. 10.0.0.7, 10.0.0.0/8, ::1, or loopback, linklocal, uniquelocal), got "${raw}"`);
+    }
+  });
+
+  it('takes the in-flight share of one client, by default half of --max-in-flight', () => {
+    expect(loadConfig([], {}).maxInFlightPerClient).toBeNull();
+    expect(loadConfig([], { MAX_IN_FLIGHT_PER_CLIENT: '0' }).maxInFlightPerClient).toBe(0);
+    expect(loadConfig(['--max-in-flight-per-client', '32'], {}).maxInFlightPerClient).toBe(32);
+    for (const raw of ['-1', 'half', '', '1.5']) {
+      expect(() => loadConfig(['--max-in-flight-per-client', raw], {})).toThrow(`--max-in-flight-per-client / MAX_IN_FLIGHT_PER_CLIENT must be an integer between 0 and 1000000, got "${raw}"`);
+    }
+    expect(helpText()).toContain('--max-in-flight-per-client / MAX_IN_FLIGHT_PER_CLIENT  (default: half of --max-in-flight; 0 to 1000000)');
   });
 
   it('lists every setting in /settings', () => {

@@ -1,5 +1,9 @@
-/** Beyond --max-in-flight requests at once, the server refuses at once with 503 and Retry-After, and recovers. */
+/**
+ * Beyond --max-in-flight requests at once, or one address's --max-in-flight-per-client share of them, the server
+ * refuses at once with 503 and Retry-After, and recovers.
+ */
 import { afterEach, describe, expect, it } from 'vitest';
+import { defaultPerClient } from '../../src/http/load-shedding.js';
 import { fixtureApp, type Fixture } from './app-fixture.js';
 import { heldGenerator } from './held-generator.js';
 
@@ -28,5 +32,46 @@ describe('load shedding', () => {
     held.release();
     expect((await slow).statusCode).toBe(200);
     expect((await fixture.app.inject({ method: 'GET', url: '/retrieval/article_count' })).statusCode).toBe(200);
+  });
+
+  const QUESTION = { query: 'place cells CA1', use_reranker: false };
+
+  it('refuses one address past its share (by default half of --max-in-flight) in both vocabularies, while other addresses are served', async () => {
+    const held = heldGenerator();
+    fixture = await fixtureApp(undefined, { generator: () => held.generator }, { auth: null, flags: ['--max-in-flight', '2'] });
+    const { app } = fixture;
+    const slow = app.inject({ method: 'POST', url: '/qa/generative', payload: QUESTION, remoteAddress: '192.0.2.1' });
+    await held.started;
+
+    const refused = await app.inject({ method: 'GET', url: '/retrieval/article_count', remoteAddress: '192.0.2.1' });
+    expect(refused.statusCode).toBe(503);
+    expect(refused.headers['retry-after']).toBe('1');
+    expect(refused.json().detail).toMatchObject({ code: 13, detail: expect.stringContaining('--max-in-flight-per-client') });
+    const refusedV1 = await app.inject({ method: 'GET', url: '/v1/orgs/literature', remoteAddress: '192.0.2.1' });
+    expect(refusedV1.statusCode).toBe(503);
+    expect(refusedV1.headers['retry-after']).toBe('1');
+    expect(refusedV1.json()['@type']).toBe('ServiceUnavailable');
+    expect((await app.inject({ method: 'GET', url: '/', remoteAddress: '192.0.2.1' })).statusCode).toBe(200);
+    expect((await app.inject({ method: 'GET', url: '/retrieval/article_count', remoteAddress: '192.0.2.2' })).statusCode).toBe(200);
+
+    held.release();
+    expect((await slow).statusCode).toBe(200);
+    expect((await app.inject({ method: 'GET', url: '/retrieval/article_count', remoteAddress: '192.0.2.1' })).statusCode).toBe(200);
+  });
+
+  for (const share of ['2', '0']) {
+    it(`takes --max-in-flight-per-client ${share} from its settings (0 = no share)`, async () => {
+      const held = heldGenerator();
+      fixture = await fixtureApp(undefined, { generator: () => held.generator }, { auth: null, flags: ['--max-in-flight', '2', '--max-in-flight-per-client', share] });
+      const slow = fixture.app.inject({ method: 'POST', url: '/qa/generative', payload: QUESTION, remoteAddress: '192.0.2.1' });
+      await held.started;
+      expect((await fixture.app.inject({ method: 'GET', url: '/retrieval/article_count', remoteAddress: '192.0.2.1' })).statusCode).toBe(200);
+      held.release();
+      expect((await slow).statusCode).toBe(200);
+    });
+  }
+
+  it('shares half of --max-in-flight by default, at least one slot, none when it is off', () => {
+    expect([1, 2, 3, 4, 256, 0].map(defaultPerClient)).toEqual([1, 1, 1, 2, 128, 0]);
   });
 });

@@ -4,7 +4,7 @@
  * connections by the thousand. Each bound found by an attacker round.
  */
 import { readFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
+import { createServer, get as httpGet, type IncomingHttpHeaders, type Server } from 'node:http';
 import net from 'node:net';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -25,6 +25,33 @@ function connect(port: number): Promise<net.Socket> {
     socket.once('error', reject);
     cleanups.push(() => void socket.destroy());
   });
+}
+
+function connectFrom(port: number, localAddress: string): Promise<net.Socket> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect({ port, host: '127.0.0.1', localAddress }, () => resolve(socket));
+    socket.once('error', reject);
+    cleanups.push(() => void socket.destroy());
+  });
+}
+
+/** A GET sent from `localAddress` (any of 127.0.0.0/8 on Linux), on its own connection. */
+function get(port: number, path: string, localAddress: string): Promise<{ status: number; headers: IncomingHttpHeaders }> {
+  return new Promise((resolve, reject) => {
+    const request = httpGet({ host: '127.0.0.1', port, path, localAddress, agent: false }, (response) => {
+      response.resume();
+      response.once('end', () => resolve({ status: response.statusCode!, headers: response.headers }));
+    });
+    request.once('error', reject);
+  });
+}
+
+/** Resolves once `condition` holds, checked every 20 ms for at most 5 s. */
+async function until(condition: () => boolean): Promise<void> {
+  for (let waited = 0; !condition(); waited += 20) {
+    if (waited > 5000) throw new Error('condition not met within 5 s');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }
 
 /** Resolves when the server has closed the socket (true), or after `ms` with it still open (false). */
@@ -78,14 +105,59 @@ describe('slots of --max-in-flight', () => {
     expect(response.status).toBe(200);
   });
 
+  it('one address holds at most its share while others are served; the share comes back after answers and after departures', async () => {
+    const app = Fastify();
+    shedLoad(app, { total: 10, perClient: 2 });
+    const waiting: (() => void)[] = [];
+    // Counted by a 'close' listener added after the one that gives the slot back: once it counts, the slot is back.
+    let heldClosed = 0;
+    app.get('/held', (_request, reply) => {
+      reply.raw.once('close', () => heldClosed++);
+      return new Promise((resolve) => waiting.push(() => resolve('done')));
+    });
+    app.get('/quick', async () => 'ok');
+    const port = await listening(app);
+    cleanups.push(() => waiting.splice(0).forEach((finish) => finish()));
+    const held = async (from: string) => {
+      const before = waiting.length;
+      const socket = await connectFrom(port, from);
+      socket.write('GET /held HTTP/1.1\r\nHost: x\r\n\r\n');
+      await until(() => waiting.length > before);
+      return socket;
+    };
+
+    const first = await held('127.0.0.2');
+    const second = await held('127.0.0.2');
+    const refused = await get(port, '/quick', '127.0.0.2');
+    expect(refused.status).toBe(503);
+    expect(refused.headers['retry-after']).toBe('1');
+    expect((await get(port, '/quick', '127.0.0.3')).status).toBe(200);
+
+    // An answer sent gives its place back.
+    const answered = statusLine(first);
+    waiting.shift()!();
+    expect(await answered).toBe('HTTP/1.1 200 OK');
+    await until(() => heldClosed === 1);
+    expect((await get(port, '/quick', '127.0.0.2')).status).toBe(200);
+    // So does a client that leaves before its answer: then the address has exactly its share again, no more.
+    second.destroy();
+    await until(() => heldClosed === 2);
+    await held('127.0.0.2');
+    await held('127.0.0.2');
+    expect((await get(port, '/quick', '127.0.0.2')).status).toBe(503);
+  });
+
   it('a client gone while an earlier hook waited does not keep its slot', async () => {
     const app = Fastify();
+    // Read while the client is still there, as the rate limit does: a share wrongly kept for the departed client then
+    // counts against the address the next request comes from.
+    app.addHook('onRequest', async (request) => void request.ip);
     // A hook that takes its time, as authentication does before the body is read: the client leaves meanwhile.
     app.addHook('preParsing', async (_request, _reply, payload) => {
       await new Promise((resolve) => setTimeout(resolve, 300));
       return payload;
     });
-    shedLoad(app, 1);
+    shedLoad(app, { total: 1, perClient: 1 });
     app.get('/counted', async () => 'ok');
     const port = await listening(app);
     for (let i = 0; i < 3; i++) {

@@ -94,7 +94,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   422: 'Invalid input; `parameter` names it (code 8).',
   429: 'Rate limit used up, or too many questions waiting for the model or rerankings for the reranker (code 5); see Retry-After.',
   502: 'Incomplete answer: the model reached its token limit (code 6); `answer` and `raw_answer` hold what it generated.',
-  503: 'Server at --max-in-flight (code 13, Retry-After), the language model or reranker unavailable (code 3), or the index damaged: a file truncated or changed since it was loaded (code 15).',
+  503: 'Server at --max-in-flight, or the caller at its --max-in-flight-per-client share (code 13, Retry-After), the language model or reranker unavailable (code 3), or the index damaged: a file truncated or changed since it was loaded (code 15).',
 };
 
 /** What every guarded literature route may answer besides its own errors: ACLs, the rate limit, load shedding. */
