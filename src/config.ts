@@ -477,6 +477,15 @@ const SETTINGS = {
     shownDefault: '$XDG_CACHE_HOME/litserve',
     doc: 'Single executable only: where it writes the native libraries it carries (first start; checked by hash on every start). Default: $XDG_CACHE_HOME/litserve, else ~/.cache/litserve.',
   },
+  quiet: {
+    default: false,
+    parse: boolean,
+    // QUIET alone is too generic a name for the environment.
+    env: 'LITSERVE_QUIET',
+    // serve builds the demo index on its first start, with progress like ingest's.
+    commands: ['serve', 'ingest', 'eval'],
+    doc: 'No progress output (no bars on a terminal, no progress lines elsewhere); warnings, errors and summary lines still print.',
+  },
   ...COMMAND_SETTINGS,
 } satisfies Record<string, Setting<unknown>>;
 

@@ -39,12 +39,13 @@ async function runIngest(argv: string[]): Promise<number> {
       deleteIds,
       mergeFactor: config.mergeFactor,
       storedCompression: config.storedCompression,
+      quiet: config.quiet,
     });
     // A run with inputs fails when they gave nothing: no record indexed and no deletion (a PubMed update file
     // may hold only DeleteCitation elements). Deleting ids already gone is not a failure.
     ok = config.input.length === 0 || report.indexed > 0 || report.deletionsInInputs > 0;
   }
-  if (config.merge) await mergeWithReport(config.index!, config.storedCompression);
+  if (config.merge) await mergeWithReport(config.index!, config.storedCompression, config.quiet);
   return ok ? 0 : 1;
 }
 
@@ -60,9 +61,9 @@ async function readIdFiles(files: string[]): Promise<string[]> {
   return ids;
 }
 
-async function mergeWithReport(indexDir: string, storedCompression: StoredCompression): Promise<void> {
+async function mergeWithReport(indexDir: string, storedCompression: StoredCompression, quiet: boolean): Promise<void> {
   const started = Date.now();
-  const progress = createProgress('merge', 'items');
+  const progress = createProgress('merge', 'items', { quiet });
   const merge = await mergeAll(indexDir, { storedCompression, onProgress: (done, total) => progress.update(done, total) }).finally(() => progress.stop());
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   process.stderr.write(
@@ -75,17 +76,17 @@ async function mergeWithReport(indexDir: string, storedCompression: StoredCompre
 export async function ingestWithProgress(
   inputs: string[],
   indexDir: string,
-  options: Pick<IngestOptions, 'format' | 'idPrefix' | 'deleteIds' | 'mergeFactor' | 'storedCompression'> & { maxSegmentMb?: number } = {},
+  options: Pick<IngestOptions, 'format' | 'idPrefix' | 'deleteIds' | 'mergeFactor' | 'storedCompression'> & { maxSegmentMb?: number; quiet?: boolean } = {},
 ): Promise<IngestReport> {
-  const { maxSegmentMb, ...rest } = options;
-  const progress = createProgress('ingest');
+  const { maxSegmentMb, quiet, ...rest } = options;
+  const progress = createProgress('ingest', 'bytes', { quiet });
   let writeProgress: Progress | undefined;
   let mergeProgress: Progress | undefined;
   const phaseStep = (label: string, current: Progress | undefined, done: number, total: number): Progress => {
     let bar = current;
     if (bar === undefined || done === 0) {
       for (const other of [progress, writeProgress, mergeProgress]) other?.stop();
-      bar = createProgress(label, 'items');
+      bar = createProgress(label, 'items', { quiet });
     }
     bar.update(done, total);
     if (done === total) bar.stop();
@@ -100,7 +101,7 @@ export async function ingestWithProgress(
     maxSegmentBytes: maxSegmentMb === undefined ? undefined : maxSegmentMb * 1024 * 1024,
     onProgress: (done, total) => progress.update(done, total),
     // A bar of its own for each segment written and each merge (each starts at 0), made at its first
-    // step: its clock (quiet under 10 s off a terminal) starts there. The reading's bar stops meanwhile
+    // step: its clock (silent under 10 s off a terminal) starts there. The reading's bar stops meanwhile
     // (a segment may be written in the middle of the reading) and starts again at its next step.
     onWriteProgress: (done, total) => (writeProgress = phaseStep('write', writeProgress, done, total)),
     onMergeProgress: (done, total) => (mergeProgress = phaseStep('merge', mergeProgress, done, total)),
@@ -137,7 +138,7 @@ async function runEval(argv: string[]): Promise<number> {
   const scratch = config.corpus ? await mkdtemp(path.join(tmpdir(), 'litserve-eval-')) : null;
   try {
     const indexDir = scratch ?? config.index!;
-    if (config.corpus) await ingestWithProgress([config.corpus], indexDir);
+    if (config.corpus) await ingestWithProgress([config.corpus], indexDir, { quiet: config.quiet });
     const result = await evaluate(indexDir, config.queries!, config.qrels!, options);
     if (result.queries === 0) {
       process.stderr.write(`error: no query of ${config.queries} has a judgement in ${config.qrels}: nothing was evaluated (check that both files are of one dataset)\n`);
@@ -166,7 +167,7 @@ async function runServe(argv: string[]): Promise<number> {
   if (config.indexIsDefault && !existsSync(path.join(config.index!, MANIFEST_FILE))) {
     const demoCorpus = demoCorpusPath(config.demoCorpus);
     process.stderr.write(`No index at ${config.index}: building it from the demo corpus ${demoCorpus} (first start only)\n`);
-    await ingestWithProgress([demoCorpus], config.index!);
+    await ingestWithProgress([demoCorpus], config.index!, { quiet: config.quiet });
   }
   await startServer(config);
   return -1; // keep running

@@ -2,7 +2,7 @@
  * Progress output for long jobs: a bar on an interactive terminal. Elsewhere
  * (logs, CI) a step prints once per quarter it crosses, and only when it has
  * run long enough for that to help: a short step leaves just its caller's
- * summary line.
+ * summary line. With `quiet` (--quiet) nothing at all.
  */
 import { SingleBar, Presets } from 'cli-progress';
 
@@ -15,10 +15,14 @@ export interface ProgressOutput {
   stream?: NodeJS.WritableStream & { isTTY?: boolean };
   /** Milliseconds; tests pass their own clock. */
   now?: () => number;
+  /** No output at all (--quiet): the caller's summary, warnings and errors are the only lines. */
+  quiet?: boolean;
 }
 
+const SILENT: Progress = { update() {}, stop() {} };
+
 // A step shorter than this prints no progress lines off a terminal.
-const QUIET_MS = 10_000;
+const SHORT_STEP_MS = 10_000;
 const QUARTERS = [25, 50, 75];
 const STOPPING_SIGNALS: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 
@@ -26,6 +30,7 @@ export function createProgress(label: string, unit: 'bytes' | 'items' = 'bytes',
   const format = (n: number) => (unit === 'bytes' ? `${(n / 1048576).toFixed(1)} MiB` : String(n));
   const stream = output.stream ?? process.stderr;
   const now = output.now ?? Date.now;
+  if (output.quiet) return SILENT;
   if (stream.isTTY) {
     const bar = new SingleBar(
       { format: `${label} [{bar}] {percentage}% | {doneText} / {totalText} | ETA {eta}s`, stream, hideCursor: true },
@@ -62,9 +67,9 @@ export function createProgress(label: string, unit: 'bytes' | 'items' = 'bytes',
       const percent = total > 0 ? (100 * done) / total : 100;
       let crossed = printedQuarters;
       while (crossed < QUARTERS.length && percent >= QUARTERS[crossed]!) crossed++;
-      if (crossed === printedQuarters || now() - started < QUIET_MS) return;
+      if (crossed === printedQuarters || now() - started < SHORT_STEP_MS) return;
       printedQuarters = crossed;
-      // The share reached, not the quarter crossed: a step that passes QUIET_MS late is further on.
+      // The share reached, not the quarter crossed: a step that passes SHORT_STEP_MS late is further on.
       stream.write(`${label}: ${Math.floor(percent)}% (${format(done)} / ${format(total)})\n`);
     },
     stop() {},

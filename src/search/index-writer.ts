@@ -52,8 +52,10 @@ export interface IndexWriterOptions {
   maxSegmentBytes?: number;
   storedCompression?: StoredCompression;
   /**
-   * Progress of each segment's writing, in steps (each field's terms encoded, then each article's
-   * fragments written), from 0: the writing of a large segment had printed nothing.
+   * Progress of each segment's writing, in steps from 0 to a total told from the first report: the
+   * terms sorted, each field's postings grouped by term and its terms encoded, the stored fragments'
+   * token table chosen, then each article's fragments written. The writing of a large segment had
+   * printed nothing, then sat seconds before its first step.
    */
   onWriteProgress?: (done: number, total: number) => void;
 }
@@ -173,14 +175,13 @@ export class IndexWriter {
     this.createdFiles.push(segmentFile(this.dir, name), storedFile(this.dir, name));
     let header;
     try {
-      // Progress in steps: each field's terms encoded, then each article's fragments written.
+      // Progress in steps: the segment file's (terms and postings), then the stored-fields file's.
       const onWrite = this.onWriteProgress;
-      const articles = this.builder.articleCount;
-      let terms = 0;
-      header = await this.builder.write(segmentFile(this.dir, name), onWrite && ((done, total) => onWrite(done, (terms = total) + articles)));
-      onWrite?.(terms, terms + articles);
-      this.builder.stored.write(storedFile(this.dir, name), this.storedCompression, undefined, onWrite && ((done) => onWrite(terms + done, terms + articles)));
-      onWrite?.(terms + articles, terms + articles);
+      const segmentSteps = this.builder.writeSteps;
+      const total = segmentSteps + this.builder.stored.writeSteps(this.storedCompression);
+      header = await this.builder.write(segmentFile(this.dir, name), onWrite && ((done) => onWrite(done, total)));
+      this.builder.stored.write(storedFile(this.dir, name), this.storedCompression, undefined, onWrite && ((done) => onWrite(segmentSteps + done, total)));
+      onWrite?.(total, total);
     } catch (error) {
       throw indexWriteError(this.dir, this.manifest.generation, error);
     }

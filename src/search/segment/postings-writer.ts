@@ -60,16 +60,19 @@ export class FieldPostings {
   }
 }
 
+/** Terms encoded between two progress reports. */
+const TERMS_PER_REPORT = 4096;
+/** Postings grouped by term between two progress reports. */
+const POSTINGS_PER_REPORT = 1 << 16;
+
 /**
  * The field's arrays. `df` counts paragraphs; `postingCount` (documents in
  * the list) is written only when it differs, for fields whose documents are
- * articles.
+ * articles. `onSteps` hears now and then how many of 2 × terms steps are done:
+ * the grouping of the postings by term (two passes over all of them, about a
+ * second on a large segment) as the first `terms` steps, then one per term encoded.
  */
-/** Terms encoded between two progress reports. */
-const TERMS_PER_REPORT = 4096;
-
-/** Encodes a field's postings term by term; `onTerms` hears now and then how many terms are done. */
-export function encodePostings(postings: FieldPostings, ordinalOfId: Uint32Array, perArticle: boolean, onTerms?: (done: number) => void): [FieldPart, TypedArray][] {
+export function encodePostings(postings: FieldPostings, ordinalOfId: Uint32Array, perArticle: boolean, onSteps?: (done: number) => void): [FieldPart, TypedArray][] {
   const termCount = ordinalOfId.length;
   const count = postings.docs.length;
   const termIds = postings.termIds.view();
@@ -78,9 +81,12 @@ export function encodePostings(postings: FieldPostings, ordinalOfId: Uint32Array
   const norms = postings.norms.view();
   const paragraphs = postings.paragraphs.view();
 
+  // Pass 0 or 1 at posting i, as a share of the grouping's `termCount` steps.
+  const onGrouped = onSteps && ((pass: number, i: number) => onSteps(Math.floor((termCount * (pass * count + i)) / (2 * count))));
   const postingCount = new Uint32Array(termCount);
   const df = new Uint32Array(termCount);
   for (let i = 0; i < count; i++) {
+    if (onGrouped && i % POSTINGS_PER_REPORT === 0) onGrouped(0, i);
     const ordinal = ordinalOfId[termIds[i]!]!;
     postingCount[ordinal]!++;
     df[ordinal]! += paragraphs[docs[i]!]!;
@@ -89,14 +95,17 @@ export function encodePostings(postings: FieldPostings, ordinalOfId: Uint32Array
   for (let t = 0; t < termCount; t++) start[t + 1] = start[t]! + postingCount[t]!;
   const cursor = start.slice(0, termCount);
   const order = new Uint32Array(count);
-  for (let i = 0; i < count; i++) order[cursor[ordinalOfId[termIds[i]!]!]!++] = i;
+  for (let i = 0; i < count; i++) {
+    if (onGrouped && i % POSTINGS_PER_REPORT === 0) onGrouped(1, i);
+    order[cursor[ordinalOfId[termIds[i]!]!]!++] = i;
+  }
 
   const blocks = new BlockArrays(count);
   const gaps = new Uint32Array(BLOCK_SIZE);
   const tfs = new Uint32Array(BLOCK_SIZE);
   const blockStart = new Uint32Array(termCount + 1);
   for (let t = 0; t < termCount; t++) {
-    if (onTerms && t % TERMS_PER_REPORT === 0) onTerms(t);
+    if (onSteps && t % TERMS_PER_REPORT === 0) onSteps(termCount + t);
     blockStart[t] = blocks.lastDoc.length;
     let previous = -1;
     for (let first = start[t]!; first < start[t + 1]!; first += BLOCK_SIZE) {

@@ -175,27 +175,42 @@ export class SegmentBuilder {
   }
 
   /**
-   * Writes the segment file and fsyncs it. The caller publishes it through the manifest. `onTerms`
-   * hears now and then how many terms of all fields are encoded, of FIELDS.length × terms.
+   * Steps `write` reports, known before it starts, one per term in each of: sorting the terms, then
+   * for each field, grouping its postings by term and encoding them. The sort and the grouping had
+   * taken seconds before the first report on a large segment.
    */
-  async write(file: string, onTerms?: (done: number, total: number) => void): Promise<SegmentHeader> {
+  get writeSteps(): number {
+    return (1 + 2 * FIELDS.length) * this.termIds.size;
+  }
+
+  /**
+   * Writes the segment file and fsyncs it. The caller publishes it through the manifest. `onSteps`
+   * hears now and then how many of the `writeSteps` are done, from 0 to all of them (before the
+   * file itself is written).
+   */
+  async write(file: string, onSteps?: (done: number, total: number) => void): Promise<SegmentHeader> {
+    const terms = this.termIds.size;
+    const total = this.writeSteps;
+    const report = onSteps && ((done: number) => onSteps(done, total));
+    report?.(0);
     const sortedTerms = [...this.termIds.keys()].sort(compareUtf8);
-    const ordinalOfId = new Uint32Array(sortedTerms.length);
+    const ordinalOfId = new Uint32Array(terms);
     sortedTerms.forEach((term, ordinal) => (ordinalOfId[this.termIds.get(term)!] = ordinal));
     const termTable = new StringTableBuilder();
     for (const term of sortedTerms) termTable.append(term);
+    report?.(terms);
 
     const postings: [string, TypedArray][] = [
       ['terms.bytes', termTable.bytes.view()],
       ['terms.offsets', termTable.offsets.view()],
     ];
-    const total = FIELDS.length * sortedTerms.length;
     for (const [index, field] of FIELDS.entries()) {
-      const onFieldTerms = onTerms && ((done: number) => onTerms(index * sortedTerms.length + done, total));
-      for (const [part, array] of encodePostings(this.fields[field], ordinalOfId, field === 'title', onFieldTerms)) postings.push([fieldArray(field, part), array]);
+      const onFieldSteps = report && ((done: number) => report((1 + 2 * index) * terms + done));
+      for (const [part, array] of encodePostings(this.fields[field], ordinalOfId, field === 'title', onFieldSteps)) postings.push([fieldArray(field, part), array]);
       postings.push([fieldArray(field, 'norms'), this.fields[field].norms.view()]);
     }
-    return this.writeWithPostings(file, postings, sortedTerms.length, { text: this.fields.text.sumLength, title: this.fields.title.sumLength });
+    report?.(total);
+    return this.writeWithPostings(file, postings, terms, { text: this.fields.text.sumLength, title: this.fields.title.sumLength });
   }
 
   /**
@@ -245,9 +260,24 @@ export class SegmentBuilder {
 
 /** Byte-wise UTF-8 order, the order the reader's binary search uses. */
 export function compareUtf8(a: string, b: string): number {
-  // For strings without surrogate pairs, UTF-16 code unit order equals UTF-8 byte order;
-  // Buffer.compare handles the general case.
-  return Buffer.compare(Buffer.from(a), Buffer.from(b));
+  // Outside the surrogates, UTF-16 code units order as their UTF-8 bytes do, so most comparisons need
+  // no encoding: encoding both strings for each of the n·log(n) comparisons made the sort of 430,000
+  // terms take 2.6 s instead of 0.3 s. Surrogates (pairs, and lone ones, which UTF-8 writes as U+FFFD)
+  // go the general way.
+  const common = Math.min(a.length, b.length);
+  for (let i = 0; i < common; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x === y) continue;
+    return isSurrogate(x) || isSurrogate(y) ? Buffer.compare(Buffer.from(a), Buffer.from(b)) : x - y;
+  }
+  // A prefix's bytes come first even when it ends in half a pair: its U+FFFD (EF BF BD) is below any
+  // four-byte sequence (F0-F4) the whole pair starts with.
+  return a.length - b.length;
+}
+
+function isSurrogate(unit: number): boolean {
+  return unit >= 0xd800 && unit <= 0xdfff;
 }
 
 function arrayType(array: TypedArray): ArrayType {

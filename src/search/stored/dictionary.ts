@@ -20,6 +20,8 @@ const FIRST_CODE = 0x100;
 const ESCAPE = 0x00;
 /** Bytes of a token's slot in the decoding table: four 32-bit words. */
 const SLOT = 16;
+/** Sampled fragments counted between two progress reports of `build`. */
+const FRAGMENTS_PER_REPORT = 1024;
 
 interface DecodingTable {
   /** Every token's first SLOT bytes, zero-padded, token i at SLOT * i. */
@@ -80,11 +82,15 @@ export class TokenDictionary {
     return this.offsets.length - 1;
   }
 
-  /** Chooses the tokens that save the most bytes over `sample` (fragments' bytes): count × (length − 2), most first. */
-  static build(sample: readonly Buffer[]): TokenDictionary {
+  /**
+   * Chooses the tokens that save the most bytes over `sample` (fragments' bytes): count × (length − 2), most
+   * first. `onCounted` hears now and then how many fragments of the sample are counted.
+   */
+  static build(sample: readonly Buffer[], onCounted?: (done: number) => void): TokenDictionary {
     // Keyed by the token's bytes as latin1 (one char per byte, exact and cheap).
     const counts = new Map<string, number>();
-    for (const fragment of sample) {
+    for (const [index, fragment] of sample.entries()) {
+      if (onCounted && index % FRAGMENTS_PER_REPORT === 0) onCounted(index);
       for (let start = 0; start < fragment.length; ) {
         const end = tokenEnd(fragment, start, fragment.length);
         if (end - start >= 3) {

@@ -25,17 +25,29 @@ export interface StoredFileShape {
   dataLength: number;
 }
 
+/** The token table is chosen from every stride-th fragment of a file of `shape`. */
+function sampleStride(shape: StoredFileShape): number {
+  return Math.max(1, Math.round(shape.dataLength / DICTIONARY_SAMPLE_BYTES));
+}
+
+/** Fragments `chooseDictionary` samples from a file of `shape`: the steps of its progress. */
+export function dictionarySampleSize(shape: StoredFileShape): number {
+  const stride = sampleStride(shape);
+  return Math.ceil(shape.articles / stride) + Math.ceil(shape.paragraphs / stride);
+}
+
 /**
  * The token table of a file of `shape`, chosen from every stride-th article
  * and paragraph (about DICTIONARY_SAMPLE_BYTES of them, evenly spread):
- * `article(i)` and `paragraph(i)` give fragment i of its kind.
+ * `article(i)` and `paragraph(i)` give fragment i of its kind. `onSampled`
+ * hears now and then how many of the sampled fragments are counted.
  */
-export function chooseDictionary(shape: StoredFileShape, article: (i: number) => Buffer, paragraph: (i: number) => Buffer): TokenDictionary {
-  const stride = Math.max(1, Math.round(shape.dataLength / DICTIONARY_SAMPLE_BYTES));
+export function chooseDictionary(shape: StoredFileShape, article: (i: number) => Buffer, paragraph: (i: number) => Buffer, onSampled?: (done: number) => void): TokenDictionary {
+  const stride = sampleStride(shape);
   const sample: Buffer[] = [];
   for (let i = 0; i < shape.articles; i += stride) sample.push(article(i));
   for (let i = 0; i < shape.paragraphs; i += stride) sample.push(paragraph(i));
-  return TokenDictionary.build(sample);
+  return TokenDictionary.build(sample, onSampled);
 }
 
 export class StoredFileWriter {

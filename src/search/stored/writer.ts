@@ -6,7 +6,7 @@ import type { ArticleInput } from '../../corpus/model.js';
 import { GrowableBytes } from '../segment/growable.js';
 import { memoryFor, type SpareMemory } from '../segment/spare-memory.js';
 import { renderArticle, renderParagraph } from './render.js';
-import { DEFAULT_CHUNK_SIZE, StoredFileWriter, chooseDictionary } from './file-writer.js';
+import { DEFAULT_CHUNK_SIZE, StoredFileWriter, chooseDictionary, dictionarySampleSize, type StoredFileShape } from './file-writer.js';
 import { DEFAULT_STORED_COMPRESSION, type StoredCompression } from './format.js';
 
 /** Articles written between two progress reports. */
@@ -31,6 +31,20 @@ export class StoredFieldsBuilder {
     return this.stream.length;
   }
 
+  private get shape(): StoredFileShape {
+    return { articles: this.articleStarts.length, paragraphs: this.paragraphStarts.length, dataLength: this.stream.length };
+  }
+
+  /**
+   * Steps `write` reports with `compression`, known before it starts: with a token table, one per
+   * fragment its choice samples (a fraction of a second of silence before the first article), then one
+   * per article written.
+   */
+  writeSteps(compression: StoredCompression = DEFAULT_STORED_COMPRESSION): number {
+    const { shape } = this;
+    return (compression === 'dictionary' ? dictionarySampleSize(shape) : 0) + shape.articles;
+  }
+
   private append(fragment: string, starts: number[], lengths: number[]): void {
     const bytes = Buffer.from(fragment, 'utf8');
     starts.push(this.stream.length);
@@ -46,20 +60,30 @@ export class StoredFieldsBuilder {
     this.articleFirstParagraph.push(this.paragraphStarts.length);
   }
 
-  /** Writes the file and fsyncs it; the caller publishes it with its segment. `onArticles` hears now and then how many articles are written. */
-  write(file: string, compression: StoredCompression = DEFAULT_STORED_COMPRESSION, chunkSize = DEFAULT_CHUNK_SIZE, onArticles?: (done: number, total: number) => void): void {
+  /**
+   * Writes the file and fsyncs it; the caller publishes it with its segment. `onSteps` hears now and
+   * then how many of the `writeSteps` are done (the token table's choice, then the articles written).
+   */
+  write(file: string, compression: StoredCompression = DEFAULT_STORED_COMPRESSION, chunkSize = DEFAULT_CHUNK_SIZE, onSteps?: (done: number, total: number) => void): void {
     const view = this.stream.view();
     const stream = Buffer.from(view.buffer, view.byteOffset, view.length);
-    const shape = { articles: this.articleStarts.length, paragraphs: this.paragraphStarts.length, dataLength: stream.length };
+    const { shape } = this;
+    const total = this.writeSteps(compression);
+    const sampleSteps = total - shape.articles;
     const fragment = (starts: number[], lengths: number[], i: number) => stream.subarray(starts[i], starts[i]! + lengths[i]!);
     const dictionary =
       compression === 'dictionary'
-        ? chooseDictionary(shape, (article) => fragment(this.articleStarts, this.articleLengths, article), (paragraph) => fragment(this.paragraphStarts, this.paragraphLengths, paragraph))
+        ? chooseDictionary(
+            shape,
+            (article) => fragment(this.articleStarts, this.articleLengths, article),
+            (paragraph) => fragment(this.paragraphStarts, this.paragraphLengths, paragraph),
+            onSteps && ((done) => onSteps(done, total)),
+          )
         : null;
     const writer = StoredFileWriter.create(file, shape, compression, dictionary, chunkSize);
     try {
       for (let article = 0, paragraph = 0; article < shape.articles; article++) {
-        if (onArticles && article % ARTICLES_PER_REPORT === 0) onArticles(article, shape.articles);
+        if (onSteps && article % ARTICLES_PER_REPORT === 0) onSteps(sampleSteps + article, total);
         writer.addArticle(stream, this.articleStarts[article]!, this.articleStarts[article]! + this.articleLengths[article]!);
         for (const end = this.articleFirstParagraph[article + 1]!; paragraph < end; paragraph++) {
           writer.addParagraph(stream, this.paragraphStarts[paragraph]!, this.paragraphStarts[paragraph]! + this.paragraphLengths[paragraph]!);
