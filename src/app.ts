@@ -15,6 +15,7 @@ import { isHealthProbe, healthRoutes, settingsRoutes, type ServiceInfo } from '.
 import { qaRoutes, type QaServices } from './http/literature/qa.js';
 import { RELOAD_PERMISSION, adminRoutes } from './http/literature/admin.js';
 import { shedLoad } from './http/load-shedding.js';
+import { clientKey } from './http/client-address.js';
 import { warnOfUntrustedForwarding } from './http/untrusted-forwarding.js';
 import { limitConnections } from './http/connection-limits.js';
 import { continueWhenBodyIsRead } from './http/expect-continue.js';
@@ -34,6 +35,7 @@ import { identifyRequest } from './http/platform/caller.js';
 import { platformErrorBody } from './http/platform/errors.js';
 import { AuthenticationError, AuthorizationError, type Platform } from './platform/index.js';
 import { principalKey } from './platform/identities.js';
+import { inFlightPerClient } from './config.js';
 import type { ArchiveService } from './archive/archives.js';
 
 export interface AppServices extends LiteratureServices, ServiceInfo, QaServices {
@@ -120,7 +122,7 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
   warnOfUntrustedForwarding(app);
-  shedLoad(app, { total: services.config.maxInFlight, perClient: services.config.maxInFlightPerClient });
+  shedLoad(app, { total: services.config.maxInFlight, perClient: inFlightPerClient(services.config) });
   answerPreflights(app, services.config.corsOrigins);
   // A request no route takes is answered before its body is read (after the preflights, which no route
   // takes either): the not-found handlers run after the body, and one sent slowly to a path that does
@@ -207,13 +209,14 @@ function logRequests(app: FastifyInstance): void {
 /**
  * Rate-limit identity: the user a bearer token identifies (never the token: a user with several file
  * tokens, or a fresh JWT from the identity provider per request, still has one budget), else the
- * client address. Unknown and invalid tokens count against the address: otherwise each made-up token
- * would open a fresh budget and a flood of them would never be limited.
+ * client address (an IPv6 one as its /64: clientKey). Unknown and invalid tokens count against the
+ * address: otherwise each made-up token would open a fresh budget and a flood of them would never be limited.
  */
 async function callerKey(request: FastifyRequest, platform: Platform | undefined): Promise<string> {
-  if (!platform || !/^Bearer\s+\S/i.test(request.headers.authorization ?? '')) return `ip:${request.ip}`;
+  const byAddress = `ip:${clientKey(request.ip)}`;
+  if (!platform || !/^Bearer\s+\S/i.test(request.headers.authorization ?? '')) return byAddress;
   const identity = await identifyRequest(platform, request).catch(() => null);
-  return identity?.subject.type === 'User' ? `user:${principalKey(identity.subject)}` : `ip:${request.ip}`;
+  return identity?.subject.type === 'User' ? `user:${principalKey(identity.subject)}` : byAddress;
 }
 
 /** The literature routes need `resources/read` on the built-in literature project, so ACLs can close them. */

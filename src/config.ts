@@ -411,7 +411,7 @@ const SETTINGS = {
   rateLimit: {
     default: 600,
     parse: integer(0, 1_000_000),
-    doc: 'Requests per minute per caller (the user a bearer token identifies, else the IP address: the client\'s behind a --trust-proxy proxy) before 429; 0 disables the limit.',
+    doc: 'Requests per minute per caller (the user a bearer token identifies, else the IP address, an IPv6 one by its /64: the client\'s behind a --trust-proxy proxy) before 429; 0 disables the limit.',
   },
   shutdownTimeout: {
     default: 30_000,
@@ -428,7 +428,7 @@ const SETTINGS = {
     default: null as number | null,
     parse: integer(0, 1_000_000),
     shownDefault: 'half of --max-in-flight',
-    doc: 'Requests one IP address (the client behind a --trust-proxy proxy) may have served at once; further ones from it get the 503 of --max-in-flight while other callers are served. Default: half of --max-in-flight (none when that is 0); 0 = no limit. Behind a proxy not in --trust-proxy, all clients together get this share.',
+    doc: 'Requests one IP address (an IPv6 one by its /64; the client behind a --trust-proxy proxy) may have served at once; further ones from it get the 503 of --max-in-flight while other callers are served. Default: half of --max-in-flight (none when that is 0); 0 = no limit. Behind a proxy not in --trust-proxy, all clients together get this share.',
   },
   sendStallTimeout: {
     default: 60_000,
@@ -445,7 +445,7 @@ const SETTINGS = {
   maxConnectionsPerClient: {
     default: 1024,
     parse: integer(0, 10_000_000),
-    doc: 'Connections one IP address may hold open at once; further ones are closed as they arrive (a flood from one address had taken every descriptor). Behind a reverse proxy every client has its address: raise it or set 0 = no limit.',
+    doc: 'Connections one IP address (an IPv6 one by its /64) may hold open at once; further ones are closed as they arrive (a flood from one address had taken every descriptor). Behind a reverse proxy every client has its address: raise it or set 0 = no limit.',
   },
   trustProxy: {
     default: [] as string[],
@@ -621,6 +621,12 @@ function editDistance(a: string, b: string): number {
 
 function camelOf(flag: string): string {
   return flag.replace(/-([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+}
+
+/** The --max-in-flight-per-client share in force: unset, half of --max-in-flight (at least one slot; none without that limit). */
+export function inFlightPerClient(config: Pick<Config, 'maxInFlight' | 'maxInFlightPerClient'>): number {
+  if (config.maxInFlightPerClient !== null) return config.maxInFlightPerClient;
+  return config.maxInFlight > 0 ? Math.max(1, Math.floor(config.maxInFlight / 2)) : 0;
 }
 
 /** The effective configuration for /settings: secrets masked, nothing else hidden. */

@@ -3,16 +3,18 @@
  * Node's timeouts cut a connection that sends its headers slowly only after a minute: 21,000
  * connections from one address, each sending `GET /hea`, had held every descriptor of the process
  * (health checks unanswered, the index watch and uploads failing with EMFILE). A total below the
- * open-file limit keeps descriptors for files; a cap per address keeps one client from taking them all.
+ * open-file limit keeps descriptors for files; a cap per address keeps one client from taking them all
+ * (an IPv6 address counts as its /64, see clientKey, so rotating addresses in it gains nothing).
  */
 import { readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { FastifyBaseLogger } from 'fastify';
+import { clientKey } from './client-address.js';
 
 export interface ConnectionLimits {
   /** Connections open at once; null for 80% of the open-file limit (none where it cannot be read). */
   total: number | null;
-  /** Connections one address may hold open; 0 = no limit. */
+  /** Connections one address (an IPv6 one: its /64) may hold open; 0 = no limit. */
   perClient: number;
 }
 
@@ -29,7 +31,7 @@ export function limitConnections(server: Server, limits: ConnectionLimits, log: 
   let refused = 0;
   let lastReport = -Infinity;
   server.on('connection', (socket) => {
-    const address = socket.remoteAddress ?? '';
+    const address = clientKey(socket.remoteAddress);
     const open = openByAddress.get(address) ?? 0;
     if (open >= limits.perClient) {
       socket.destroy();

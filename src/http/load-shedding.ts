@@ -3,10 +3,11 @@
  * with Retry-After at once, so an overloaded server degrades into fast refusals instead of a queue
  * that grows without bound (and timeouts for everyone). The health routes are never refused.
  *
- * One caller (its address, request.ip: the client's own behind a proxy --trust-proxy names) holds at
- * most `perClient` of those slots: a few clients holding many slow responses each had taken every
- * slot, and every other client got 503. By default half of the total: one client with many connections
- * (a benchmark) still has half of an idle server, and the other half is always left to other callers.
+ * One caller (its address, request.ip: the client's own behind a proxy --trust-proxy names; an IPv6
+ * address counts as its /64, see clientKey) holds at most `perClient` of those slots: a few clients
+ * holding many slow responses each had taken every slot, and every other client got 503. By default
+ * half of the total: one client with many connections (a benchmark) still has half of an idle server,
+ * and the other half is always left to other callers.
  *
  * A request is counted once it is ready for its handler (preHandler), its body read: a JSON body is
  * at most 1 MiB and costs nothing to wait for, and counted from the first byte, bodies sent a byte a
@@ -15,26 +16,22 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { isHealthProbe } from './literature/health-and-settings.js';
+import { clientKey } from './client-address.js';
 
 export interface InFlightLimits {
   /** Requests served at once; 0 = no limit. */
   total: number;
-  /** Requests one address may have served at once; null = half of `total` (none when `total` is 0); 0 = no limit. */
-  perClient: number | null;
+  /** Requests one address may have served at once; 0 = no limit. */
+  perClient: number;
 }
 
 export class OverloadedError extends Error {
   readonly statusCode = 503;
 }
 
-/** The share of `total` one address may hold when none is set: at least one slot. */
-export function defaultPerClient(total: number): number {
-  return total > 0 ? Math.max(1, Math.floor(total / 2)) : 0;
-}
-
 export function shedLoad(app: FastifyInstance, limits: InFlightLimits): void {
   const total = limits.total;
-  const perClient = limits.perClient ?? defaultPerClient(total);
+  const perClient = limits.perClient;
   if (total <= 0 && perClient <= 0) return;
   let inFlight = 0;
   // Only addresses with a request in flight: an entry goes when its count reaches 0, so the map
@@ -49,7 +46,7 @@ export function shedLoad(app: FastifyInstance, limits: InFlightLimits): void {
   app.addHook('preHandler', async (request, reply) => {
     if (isHealthProbe(request.url)) return;
     // Read once: the same key must be given back, whatever the socket says once it is gone.
-    const address = request.ip;
+    const address = clientKey(request.ip);
     const held = heldByAddress.get(address) ?? 0;
     if (perClient > 0 && held >= perClient) {
       reply.header('retry-after', '1');

@@ -3,7 +3,7 @@
  * refuses at once with 503 and Retry-After, and recovers.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { defaultPerClient } from '../../src/http/load-shedding.js';
+import { inFlightPerClient } from '../../src/config.js';
 import { fixtureApp, type Fixture } from './app-fixture.js';
 import { heldGenerator } from './held-generator.js';
 
@@ -71,7 +71,21 @@ describe('load shedding', () => {
     });
   }
 
+  it('shows in /settings the share in force: half of --max-in-flight when none is set, else the one set', async () => {
+    const settingsWith = async (flags: string[]) => {
+      fixture = await fixtureApp(undefined, {}, { auth: null, flags });
+      const settings = (await fixture.app.inject({ url: '/settings' })).json();
+      await fixture.close();
+      fixture = null;
+      return settings;
+    };
+    expect(await settingsWith(['--max-in-flight', '10'])).toMatchObject({ maxInFlight: 10, maxInFlightPerClient: 5 });
+    expect(await settingsWith(['--max-in-flight', '0'])).toMatchObject({ maxInFlight: 0, maxInFlightPerClient: 0 });
+    expect(await settingsWith(['--max-in-flight', '10', '--max-in-flight-per-client', '3'])).toMatchObject({ maxInFlightPerClient: 3 });
+  });
+
   it('shares half of --max-in-flight by default, at least one slot, none when it is off', () => {
-    expect([1, 2, 3, 4, 256, 0].map(defaultPerClient)).toEqual([1, 1, 1, 2, 128, 0]);
+    expect([1, 2, 3, 4, 256, 0].map((maxInFlight) => inFlightPerClient({ maxInFlight, maxInFlightPerClient: null }))).toEqual([1, 1, 1, 2, 128, 0]);
+    expect(inFlightPerClient({ maxInFlight: 256, maxInFlightPerClient: 7 })).toBe(7);
   });
 });

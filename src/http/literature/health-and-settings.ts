@@ -1,7 +1,7 @@
 /** GET / and /healthz (always open), and /settings (guarded like the literature routes: it names paths and models). */
 import type { FastifyPluginAsync } from 'fastify';
 import type { LiteratureServices } from './services.js';
-import { publicSettings } from '../../config.js';
+import { inFlightPerClient, publicSettings } from '../../config.js';
 import { errorResponses, GUARDED_ERRORS } from './schemas.js';
 import { wantsHtml } from '../ui/routes.js';
 
@@ -65,6 +65,8 @@ export const settingsRoutes: FastifyPluginAsync<LiteratureServices & ServiceInfo
       const { searcher, generation } = index.current;
       return {
         ...publicSettings(config),
+        // Unset, it is half of --max-in-flight: the share in force is shown, not null.
+        maxInFlightPerClient: inFlightPerClient(config),
         searchThreads: searcher.threads,
         index_stats: {
           ...searcher.statistics(),
