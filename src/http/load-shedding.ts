@@ -16,6 +16,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { isHealthProbe } from './literature/health-and-settings.js';
+import { whenRequestEnds } from './request-end.js';
 import { clientKey } from './client-address.js';
 
 export interface InFlightLimits {
@@ -56,14 +57,12 @@ export function shedLoad(app: FastifyInstance, limits: InFlightLimits): void {
       reply.header('retry-after', '1');
       throw new OverloadedError(`server busy: ${total} requests in progress; retry shortly`);
     }
-    // A client gone while an earlier hook waited (authentication, the body) has had its 'close' already:
-    // counted now, its slot would never be given back.
-    if (reply.raw.destroyed) return;
+    // Given back when the request ends (whenRequestEnds). Neither onResponse nor onRequestAbort would do: a
+    // handler that answers a departed client nothing (or took the reply over) gets no onResponse, and Fastify
+    // sees no abort once the body was read. A client gone while an earlier hook waited (authentication, the
+    // body) is not counted: its end has come already and would not come again.
+    if (!whenRequestEnds(request, reply, () => release(address))) return;
     inFlight++;
     heldByAddress.set(address, held + 1);
-    // The response's 'close' comes once for every request: sent, or cut by a client that left. Neither
-    // onResponse nor onRequestAbort would do: a handler that answers a departed client nothing (or took
-    // the reply over) gets no onResponse, and Fastify sees no abort once the body was read.
-    reply.raw.once('close', () => release(address));
   });
 }

@@ -7,9 +7,13 @@
  */
 import type { Socket } from 'node:net';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { whenRequestEnds } from './request-end.js';
 
 interface Progress {
+  /** The connection's latest request, to name in the log. */
   request: FastifyRequest;
+  /** Its responses not yet closed: several while requests are pipelined. */
+  open: number;
   /** The socket's output counts at the last look (outputState). */
   state: string;
   /** When they last changed, or nothing was waiting. */
@@ -27,6 +31,8 @@ function outputState(socket: Socket): string {
 }
 
 export function cutStalledResponses(app: FastifyInstance, stallMs: number): void {
+  // Per connection, not per response: the output counts are the connection's, and a response queued
+  // behind another (pipelining) is watched through the one being sent.
   const watched = new Map<Socket, Progress>();
   const sweepEveryMs = Math.max(100, stallMs / 4);
   // Armed only while some response is open: an idle server wakes for nothing.
@@ -53,8 +59,18 @@ export function cutStalledResponses(app: FastifyInstance, stallMs: number): void
   // From the request on, not from onSend: streamed answers and downloads take their replies over and skip onSend.
   app.addHook('onRequest', async (request, reply) => {
     const socket = request.raw.socket;
-    watched.set(socket, { request, state: outputState(socket), since: Date.now() });
-    reply.raw.once('close', () => watched.delete(socket));
+    const progress = watched.get(socket);
+    const ended = () => {
+      const current = watched.get(socket);
+      if (current && --current.open === 0) watched.delete(socket);
+    };
+    if (!whenRequestEnds(request, reply, ended)) return;
+    if (progress) {
+      progress.request = request;
+      progress.open++;
+    } else {
+      watched.set(socket, { request, open: 1, state: outputState(socket), since: Date.now() });
+    }
     armSweep();
   });
   app.addHook('onClose', async () => {

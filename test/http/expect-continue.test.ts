@@ -146,11 +146,17 @@ describe('Expect: 100-continue', () => {
     expect(unrouted.closed).toBe(true);
   });
 
-  it('a Content-Length over the body limit is answered 413 without a 100', async () => {
+  it('a Content-Length over the body limit is answered 413 without a 100, and without waiting for the body', async () => {
     const oversized = await exchange(expectingQa({ Authorization: `Bearer ${TOKENS.writer}`, 'Content-Length': 100 * 1024 * 1024 }), qaBody);
     expect(oversized.interim).toEqual([]);
     expect(oversized.status).toBe(413);
     expect(oversized.closed).toBe(true);
+    const unannounced = await exchange(
+      request('POST', '/qa/generative', { Authorization: `Bearer ${TOKENS.writer}`, 'Content-Type': 'application/json', 'Content-Length': 100 * 1024 * 1024 }),
+    );
+    expect(unannounced.status).toBe(413);
+    expect(unannounced.headers.connection).toBe('close');
+    expect(unannounced.closed).toBe(true);
   });
 
   it('an authorised, routed request gets its 100, then its answer once the body is sent, and keeps the connection', async () => {
@@ -199,5 +205,27 @@ describe('Expect: 100-continue', () => {
     const unknownExpectation = await exchange(expectingQa({ Authorization: `Bearer ${TOKENS.writer}`, Expect: 'something-else' }), qaBody);
     expect(unknownExpectation.interim).toEqual([]);
     expect(unknownExpectation.status).toBe(417);
+    // The client may send its body anyway: on a connection kept, it would be read as the next request.
+    expect(unknownExpectation.headers.connection).toBe('close');
+    expect(unknownExpectation.closed).toBe(true);
+  });
+
+  it('a /v1 upload declared longer than any file that fits is 413 before its body, with or without Expect', async () => {
+    // The largest file is --max-upload-bytes (10 GiB by default); this body could not hold a file that fits.
+    for (const expectation of [{ Expect: '100-continue' }, {}] as Record<string, string>[]) {
+      const declared = await exchange(
+        request('PUT', '/v1/files/org/proj/huge', {
+          Authorization: `Bearer ${TOKENS.writer}`,
+          'Content-Type': 'multipart/form-data; boundary=x',
+          'Content-Length': 20 * 1024 ** 3,
+          ...expectation,
+        }),
+      );
+      expect(declared.interim).toEqual([]);
+      expect(declared.status).toBe(413);
+      expect(JSON.parse(declared.body)).toMatchObject({ '@type': 'FileTooLarge' });
+      expect(declared.headers.connection).toBe('close');
+      expect(declared.closed).toBe(true);
+    }
   });
 });

@@ -11,6 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { limitConnections } from '../../src/http/connection-limits.js';
 import { shedLoad } from '../../src/http/load-shedding.js';
 import { cutStalledResponses } from '../../src/http/send-stall.js';
+import { abortOnDisconnect } from '../../src/http/disconnect.js';
 import { fixtureApp, type Fixture } from './app-fixture.js';
 
 const silentLog = Fastify().log;
@@ -172,6 +173,52 @@ describe('slots of --max-in-flight', () => {
   });
 });
 
+describe('requests pipelined behind one still being answered, when the connection closes', () => {
+  /** An app whose /held answers when the test says so, and whose /quick answers at once, counting its calls. */
+  const pipeliningApp = async (register: (app: FastifyInstance) => void) => {
+    const app = Fastify();
+    register(app);
+    const waiting: (() => void)[] = [];
+    const calls = { quick: 0 };
+    app.get('/held', () => new Promise((resolve) => waiting.push(() => resolve('done'))));
+    app.get('/quick', async () => (calls.quick++, 'ok'));
+    const port = await listening(app);
+    cleanups.push(() => waiting.splice(0).forEach((finish) => finish()));
+    return { port, waiting, calls };
+  };
+
+  it('give their slots back (a response queued behind another gets no close of its own)', async () => {
+    const { port, waiting, calls } = await pipeliningApp((app) => shedLoad(app, { total: 2, perClient: 0 }));
+    const leaving = await connect(port);
+    // /held and the first /quick take the two slots; the other two are refused; all four answers wait behind /held.
+    leaving.write('GET /held HTTP/1.1\r\nHost: x\r\n\r\n' + 'GET /quick HTTP/1.1\r\nHost: x\r\n\r\n'.repeat(3));
+    await until(() => waiting.length === 1 && calls.quick === 1);
+    leaving.destroy();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Both slots are free: one held again, and another request still served.
+    const holding = await connect(port);
+    holding.write('GET /held HTTP/1.1\r\nHost: x\r\n\r\n');
+    await until(() => waiting.length === 2);
+    expect((await fetch(`http://127.0.0.1:${port}/quick`)).status).toBe(200);
+  });
+
+  it('abort the work done for them', async () => {
+    const aborted: string[] = [];
+    const { port, waiting } = await pipeliningApp((app) =>
+      app.get('/work', (_request, reply) => {
+        const { signal } = abortOnDisconnect(reply);
+        return new Promise((resolve) => signal.addEventListener('abort', () => resolve(aborted.push('work'))));
+      }),
+    );
+    const leaving = await connect(port);
+    leaving.write('GET /held HTTP/1.1\r\nHost: x\r\n\r\n' + 'GET /work HTTP/1.1\r\nHost: x\r\n\r\n');
+    await until(() => waiting.length === 1);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    leaving.destroy();
+    await until(() => aborted.length === 1);
+  });
+});
+
 describe('responses left unread', () => {
   const BIG = Buffer.alloc(96 * 1024 * 1024, 'x');
   const stallingApp = async (stallMs: number) => {
@@ -185,6 +232,7 @@ describe('responses left unread', () => {
       reply.raw.end(BIG);
     });
     app.get('/slow-to-compute', async () => new Promise((resolve) => setTimeout(() => resolve('computed'), 2500)));
+    app.get('/small', async () => 'small');
     return listening(app);
   };
 
@@ -214,6 +262,17 @@ describe('responses left unread', () => {
       expect(bytes).toBeLessThan(BIG.length);
     });
   }
+
+  it('a response pipelined behind an answered one, read by nobody, is cut after the stall time', async () => {
+    const port = await stallingApp(1000);
+    const reader = await connect(port);
+    reader.pause();
+    reader.write('GET /small HTTP/1.1\r\nHost: x\r\n\r\nGET /big HTTP/1.1\r\nHost: x\r\n\r\n');
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    const { bytes, cut } = await readRest(reader);
+    expect(cut).toBe(true);
+    expect(bytes).toBeLessThan(BIG.length);
+  });
 
   it('a slow but steady reader, and a response slow to compute, are not cut', async () => {
     const port = await stallingApp(1000);

@@ -53,6 +53,12 @@ const UPLOAD_OPTIONS = { preservePath: true, limits: { files: 1 } };
 
 const MAX_BOUNDARY_LENGTH = 70;
 
+/**
+ * What a multipart body may hold besides its file, at most, with the limits the multipart parser is
+ * given (index.ts: 10 fields of 64 KiB, 20 parts with their headers and boundaries): well under this.
+ */
+const MULTIPART_REST_BYTES = 4 * 1024 * 1024;
+
 /** The boundary parameter of a multipart media type, unquoted, or null without one. */
 function multipartBoundary(contentType: string): string | null {
   const match = /;\s*boundary=(?:"([^"]*)"|([^;\s]*))/i.exec(contentType);
@@ -60,7 +66,7 @@ function multipartBoundary(contentType: string): string | null {
 }
 
 /** Reads the `file` part of a multipart body as an upload; the caller consumes its stream. */
-async function uploadOf(request: FastifyRequest): Promise<Upload> {
+async function uploadOf(request: FastifyRequest, maxFileBytes: number): Promise<Upload> {
   if (!request.isMultipart()) {
     throw new PlatformError(415, 'UnsupportedMediaType', "Files are uploaded as multipart/form-data with a part named 'file'.");
   }
@@ -74,6 +80,10 @@ async function uploadOf(request: FastifyRequest): Promise<Upload> {
   if (boundary !== null && boundary.length > MAX_BOUNDARY_LENGTH) {
     throw rejections.invalidFile(`The multipart boundary has ${boundary.length} characters; at most ${MAX_BOUNDARY_LENGTH} are allowed (RFC 2046).`);
   }
+  // A body declared too long for any file that fits is refused before it is read (and before a 100 Continue):
+  // it had been read whole, up to the request timeout, for a 413 at its end.
+  const declared = Number(request.headers['content-length'] ?? 0);
+  if (declared > maxFileBytes + MULTIPART_REST_BYTES) throw rejections.fileTooLarge(maxFileBytes);
   // A connection that closed before its body was read would never deliver a part: fail with the
   // connection's own error (answered as a client disconnect) instead of waiting for ever.
   if (request.raw.errored) throw request.raw.errored;
@@ -137,7 +147,7 @@ export async function fileRoutes(app: FastifyInstance, { platform }: { platform:
     '/files/:org/:project',
     { schema: { params: projectParams, querystring: { ...noQuery, properties: storageQuery }, response: responses(entitySchema, 201) } },
     async (request, reply) => {
-      const state = await files.create(request.params, undefined, request.query.storage, () => uploadOf(request), callerOf(request));
+      const state = await files.create(request.params, undefined, request.query.storage, () => uploadOf(request, files.maxFileBytes), callerOf(request));
       return reply.code(201).send(writeResponse(state, baseUri));
     },
   );
@@ -151,7 +161,7 @@ export async function fileRoutes(app: FastifyInstance, { platform }: { platform:
       const { id: segment, ...ref } = request.params;
       const identity = callerOf(request);
       const { rev, storage } = request.query;
-      const upload = () => uploadOf(request);
+      const upload = () => uploadOf(request, files.maxFileBytes);
       const state =
         rev === undefined ? await files.create(ref, segment, storage, upload, identity) : await files.update(ref, segment, rev, storage, upload, identity);
       return reply.code(rev === undefined ? 201 : 200).send(writeResponse(state, baseUri));
