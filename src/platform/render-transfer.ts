@@ -3,11 +3,10 @@
  * small enough that the main thread never stalls on one: a resource's payload
  * goes out as JSON text written in slices (the event loop runs between them;
  * a structured clone of a 100k-key payload is one uninterruptible copy of a
- * tenth of a second or more), and rendered archive entries come back as
- * slices of at most RENDER_SLICE_BYTES, each a transferred ArrayBuffer, read
+ * tenth of a second or more), and a rendered archive entry comes back as one
+ * transferred buffer (no copy), read in slices of at most RENDER_SLICE_BYTES,
  * one per turn of the event loop (the ZIP writer checksums each in JavaScript).
  */
-import type { MessagePort } from 'node:worker_threads';
 import { Readable } from 'node:stream';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 
@@ -72,25 +71,12 @@ export async function slicedJson(value: unknown): Promise<string> {
   return parts.join('');
 }
 
-/** Render thread side: posts `bytes` as transferred slices; returns how many. */
-export function postSlices(port: MessagePort, bytes: Buffer): number {
-  let slices = 0;
-  for (let start = 0; start < bytes.length; start += RENDER_SLICE_BYTES) {
-    const end = Math.min(bytes.length, start + RENDER_SLICE_BYTES);
-    const slice = new ArrayBuffer(end - start);
-    new Uint8Array(slice).set(bytes.subarray(start, end));
-    port.postMessage(slice, [slice]);
-    slices++;
-  }
-  return slices;
-}
-
 /**
- * Main thread side: a stream of `count` slices taken one at a time from
- * `take` (undefined: the slice is missing), one per turn of the event loop;
- * `release` runs once when the stream ends or is destroyed.
+ * A stream of `count` slices taken one at a time from `take` (undefined: the
+ * slice is missing), one per turn of the event loop; `release` runs once when
+ * the stream ends or is destroyed.
  */
-export function sliceStream(count: number, take: () => Uint8Array | ArrayBuffer | undefined, release: () => void): Readable {
+function sliceStream(count: number, take: () => Uint8Array | ArrayBuffer | undefined, release: () => void): Readable {
   let taken = 0;
   return new Readable({
     read() {
@@ -110,7 +96,7 @@ export function sliceStream(count: number, take: () => Uint8Array | ArrayBuffer 
   });
 }
 
-/** The same stream over bytes already on this thread (rendering inline). */
+/** Bytes on this thread (rendered inline, or transferred from a render thread) as a stream of slices. */
 export function localSlices(bytes: Buffer): Readable {
   let start = 0;
   const count = Math.ceil(bytes.length / RENDER_SLICE_BYTES);

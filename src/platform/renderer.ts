@@ -3,18 +3,18 @@
  * (Piscina), or, with no threads, inline on the calling thread (tests of
  * the inline path and the benchmark's "before" use it). Either way the
  * output of one representation is bounded. Payloads cross to the threads as
- * JSON written in slices, archive entries come back in slices
- * (render-transfer.ts), so the main thread never holds the CPU long for them.
+ * JSON written in slices, archive entries come back as one transferred buffer
+ * read in slices (render-transfer.ts), so the main thread never holds the CPU
+ * long for them.
  */
 import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import { MessageChannel, receiveMessageOnPort } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { carriedFile } from '../runtime/carried.js';
 import { PlatformError } from './errors.js';
-import { localSlices, sliceStream, slicedJson } from './render-transfer.js';
+import { localSlices, slicedJson } from './render-transfer.js';
 import { storedJsonOf } from './stored-json.js';
-import { type Refusal, type RenderOutcome, type RenderTask, type SlicedOutcome, type ThreadTask, render } from './render-worker.js';
+import { type BytesOutcome, type Refusal, type RenderOutcome, type RenderTask, type ThreadTask, render } from './render-worker.js';
 import type { Format, ResourceView } from './rendering.js';
 
 export type JsonFormat = 'source' | 'annotated-source' | 'compacted' | 'expanded';
@@ -73,16 +73,9 @@ export function createRenderer(options: RendererOptions): Renderer {
       const bytes = Buffer.from(await run(task));
       return { bytes: bytes.length, content: localSlices(bytes) };
     }
-    const { port1, port2 } = new MessageChannel();
-    try {
-      const outcome: SlicedOutcome = await pool.run({ ...(await threadTask(task, true)), port: port2 }, { transferList: [port2] });
-      if ('refused' in outcome) return refuse(outcome);
-      const { bytes, slices } = outcome.sliced;
-      return { bytes, content: sliceStream(slices, () => receiveMessageOnPort(port1)?.message as ArrayBuffer | undefined, () => port1.close()) };
-    } catch (error) {
-      port1.close();
-      throw error;
-    }
+    const outcome: BytesOutcome = await pool.run({ ...(await threadTask(task, true)), asBytes: true });
+    if ('refused' in outcome) return refuse(outcome);
+    return { bytes: outcome.byteLength, content: localSlices(Buffer.from(outcome.buffer, outcome.byteOffset, outcome.byteLength)) };
   };
   return {
     text: (view, format) => run({ view, format, as: 'text', maxBytes: options.maxBytes }),
