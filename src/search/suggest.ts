@@ -7,7 +7,7 @@
  * strings; user text is never turned into a regular expression.
  */
 import { foldedAuthorNames } from './filters/author-index.js';
-import { foldName, typeKey } from './query/filter-spec.js';
+import { foldName, isAuthorKey, typeKey } from './query/filter-spec.js';
 import { NO_VALUE } from './segment/reader.js';
 import type { IndexSnapshot } from './snapshot.js';
 import { stableTopK } from './stable-top-k.js';
@@ -51,7 +51,8 @@ export class FilterValues {
   articleTypes(): ArticleTypeCount[] {
     if (!this.types) {
       // Types with one filter key (typeKey) are one filter value: count them together under the
-      // first spelling seen. An article counts once under each of its types.
+      // first spelling seen. An article counts once under each of its types. A type whose key is
+      // empty ("---", "\u0301") is left out: article_types= refuses it, so it could not be picked.
       const byKey = new Map<string, ArticleTypeCount>();
       this.forEachLiveArticle((s, a) => {
         const segment = this.snapshot.segments[s]!.segment;
@@ -59,7 +60,7 @@ export class FilterValues {
         for (const id of segment.articleTypes(a)) {
           const name = segment.types.get(id);
           const key = typeKey(name);
-          if (keys.has(key)) continue;
+          if (key === '' || keys.has(key)) continue;
           keys.add(key);
           const entry = byKey.get(key) ?? { article_type: name.trim(), docs_in_db: 0 };
           entry.docs_in_db++;
@@ -92,7 +93,9 @@ export class FilterValues {
           byFolded.set(folded, entry);
         }
       });
-      this.authors = [...byFolded.values()];
+      // A name without a letter or digit ("😀", "-") is left out: authors= refuses it. Tested once
+      // per folded form here rather than once per article link above.
+      this.authors = [...byFolded.values()].filter((entry) => isAuthorKey(entry.folded));
     }
     const needle = foldName(name);
     return rankMatches(this.authors, needle, limit, (folded) => folded.includes(needle)).map((e) => ({ name: e.value, docs_in_db: e.count }));

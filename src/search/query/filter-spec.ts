@@ -90,7 +90,12 @@ function keysOf(values: string[] | undefined, parameter: string, key: (value: st
  */
 function authorKey(value: string): string {
   const folded = foldName(value);
-  return /[\p{L}\p{N}]/u.test(folded) ? folded : '';
+  return isAuthorKey(folded) ? folded : '';
+}
+
+/** Whether a folded name (foldName) is one the authors filter accepts: it has a letter or digit. */
+export function isAuthorKey(folded: string): boolean {
+  return /[\p{L}\p{N}]/u.test(folded);
 }
 
 /**
