@@ -10,7 +10,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ExtractiveGenerator } from '../../src/llm/extractive.js';
 import { unzip } from '../archive/unzip.js';
-import { HAS_CHROMIUM, SKIP_REASON, launchBrowser, startServer, type Browser, type UiServer } from './browser.js';
+import { HAS_CHROMIUM, SKIP_REASON, demoArticles, launchBrowser, startServer, type Browser, type UiServer } from './browser.js';
 
 // Browser globals: used only in functions that Playwright runs inside the page.
 declare const sessionStorage: any, localStorage: any;
@@ -210,6 +210,58 @@ describe.skipIf(!HAS_CHROMIUM)(`archive cart in Chromium (${HAS_CHROMIUM ? '/usr
     await page.getByLabel('Access token').press('Tab');
     await expect.poll(() => page.locator('#cart-message').textContent()).toBe('The access token was not accepted. Check it in the Archive panel.');
     expect(browser.foreignRequests).toEqual([]);
+    await page.close();
+  });
+});
+
+describe.skipIf(!HAS_CHROMIUM)(`archive cart with article ids a short id cannot name (${HAS_CHROMIUM ? '/usr/bin/chromium' : SKIP_REASON})`, () => {
+  let server: UiServer;
+  let browser: Browser;
+  let downloads: string;
+
+  beforeAll(async () => {
+    const extractive = new ExtractiveGenerator();
+    // A prefix ending in a colon (the README's `--id-prefix scifact:`), an escaped slash and a space: read as a short
+    // id, the first names a scheme, the second the article `a/b…`, the third no IRI at all.
+    const spellings = (id: string, i: number) => [`scifact:${id}`, `a%2F${id}`, `x y ${id}`][i % 3]!;
+    const articles = demoArticles().map((article, i) => ({ ...article, article_id: spellings(article.article_id, i) }));
+    server = await startServer(() => extractive, { auth: AUTH }, articles);
+    for (const url of ['/v1/orgs/neuro', '/v1/projects/neuro/lab1']) {
+      const created = await server.fixture.app.inject({ method: 'PUT', url, headers: { authorization: `Bearer ${WRITER}`, 'content-type': 'application/json' }, payload: '{}' });
+      expect(created.statusCode).toBe(201);
+    }
+    downloads = await mkdtemp(path.join(tmpdir(), 'litserve-downloads-'));
+    browser = await launchBrowser(server.url, downloads);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+    if (downloads) await rm(downloads, { recursive: true, force: true });
+  });
+
+  it('archives each article by its full id', async () => {
+    const page = await browser.newPage();
+    await page.goto(`${server.url}/ui/?q=dopamine%20reward`);
+    const cards = page.getByTestId('result');
+    await expect.poll(() => cards.count()).toBeGreaterThan(2);
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      ids.push((await cards.nth(i).getAttribute('data-article-id'))!);
+      await cards.nth(i).getByRole('button', { name: 'Add to archive' }).click();
+    }
+    expect(new Set(ids.map((id) => id.slice(0, 2))).size).toBeGreaterThan(1);
+    await page.getByLabel('Access token').fill(WRITER);
+    await page.getByLabel('Access token').press('Tab');
+    await expect.poll(() => page.getByLabel('Project').locator('option').allTextContents()).toEqual(['neuro/lab1']);
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download archive' }).click()]);
+    const file = path.join(downloads, 'odd-ids.zip');
+    await download.saveAs(file);
+    const zip = await unzip(await readFile(file));
+    for (const id of ids) {
+      const entry = zip.entries.get(`articles/${id.replace(/[^\w.-]/g, '_')}.json`);
+      expect(entry).toBeDefined();
+      expect(JSON.stringify(JSON.parse(entry!.toString()))).toContain(id);
+    }
     await page.close();
   });
 });

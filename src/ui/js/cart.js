@@ -133,10 +133,20 @@ export function createCart(root, { literatureProject, onTokenChange }) {
 
 /** Creates the archive in `project` (POST /v1/archives), then downloads its ZIP. */
 async function createAndFetch(project, articleIds, literatureProject) {
-  const definition = {
-    resources: articleIds.map((id) => ({ '@type': 'Resource', project: literatureProject, resourceId: id, path: `/articles/${id.replace(/[^\w.-]/g, '_')}.json` })),
-  };
   try {
+    // Each article by its full @id (the literature project's base and the id escaped): a short id is read as an
+    // IRI or a CURIE first, so `scifact:4983` named a scheme, `a%2Fb` the article `a/b`, and `x y` nothing.
+    const literature = await fetch(`/v1/projects/${literatureProject}`, { headers: authHeaders({ accept: 'application/json' }) });
+    if (!literature.ok) throw await errorOf(literature);
+    const { base } = await literature.json();
+    const definition = {
+      resources: articleIds.map((id) => ({
+        '@type': 'Resource',
+        project: literatureProject,
+        resourceId: `${base}${encodeURIComponent(id)}`,
+        path: `/articles/${id.replace(/[^\w.-]/g, '_')}.json`,
+      })),
+    };
     const created = await fetch(`/v1/archives/${project}`, {
       method: 'POST',
       headers: authHeaders({ 'content-type': 'application/json', accept: 'application/json' }),
