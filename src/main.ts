@@ -7,14 +7,14 @@
  * Every command's flags are rows of the settings table (src/config.ts); `--help` lists them.
  */
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { COMMANDS, ConfigError, helpText, loadConfig, searcherOptionsOf, type Command } from './config.js';
 import { describeSource, ingest, type IngestOptions, type IngestReport } from './corpus/ingest.js';
 import { createProgress, type Progress } from './progress.js';
 import { demoCorpusPath } from './demo-corpus.js';
-import { evaluate, formatEvaluation } from './eval/evaluate.js';
+import { describeMismatch, evaluate, formatEvaluation } from './eval/evaluate.js';
+import { withScratchDir } from './eval/scratch-dir.js';
 import { IndexMissingError, MANIFEST_FILE } from './search/manifest.js';
 import { mergeAll } from './search/merge.js';
 import type { StoredCompression } from './search/stored/format.js';
@@ -135,20 +135,33 @@ async function runEval(argv: string[]): Promise<number> {
   const config = loadConfig(argv, process.env, 'eval');
   if (!config.corpus && config.indexIsDefault) throw new ConfigError('eval needs --corpus or --index; see --help');
   const options = searcherOptionsOf(config);
-  const scratch = config.corpus ? await mkdtemp(path.join(tmpdir(), 'litserve-eval-')) : null;
-  try {
-    const indexDir = scratch ?? config.index!;
-    if (config.corpus) await ingestWithProgress([config.corpus], indexDir, { quiet: config.quiet });
-    const result = await evaluate(indexDir, config.queries!, config.qrels!, options);
+  const evaluateIndex = async (indexDir: string): Promise<number> => {
+    let printed = 0;
+    const onSkip = (source: { file: string; line: number }, message: string) => {
+      if (printed++ < MAX_PRINTED_SKIPS) process.stderr.write(`skipped ${describeSource(source)}: ${message}\n`);
+    };
+    const result = await evaluate(indexDir, config.queries!, config.qrels!, options, { onSkip });
+    if (printed > MAX_PRINTED_SKIPS) process.stderr.write(`... and ${printed - MAX_PRINTED_SKIPS} more skipped lines\n`);
+    const { skippedLines, judgedDocuments } = result;
+    if (skippedLines.queries + skippedLines.qrels > 0) process.stderr.write(`eval: skipped ${skippedLines.queries} line(s) of ${config.queries} and ${skippedLines.qrels} of ${config.qrels}\n`);
     if (result.queries === 0) {
       process.stderr.write(`error: no query of ${config.queries} has a judgement in ${config.qrels}: nothing was evaluated (check that both files are of one dataset)\n`);
       return 1;
     }
+    if (judgedDocuments.inIndex < judgedDocuments.judged) {
+      process.stderr.write(
+        `warning: only ${judgedDocuments.inIndex} of the ${judgedDocuments.judged} document ids judged in ${config.qrels} are in the index ` +
+          `${describeMismatch(judgedDocuments)}: the metrics count the others as never found\n`,
+      );
+    }
     process.stdout.write(`k1 ${options.k1}  b ${options.b}  title-weight ${options.titleWeight}\n${formatEvaluation(result)}\n`);
     return 0;
-  } finally {
-    if (scratch) await rm(scratch, { recursive: true, force: true });
-  }
+  };
+  if (!config.corpus) return evaluateIndex(config.index!);
+  return withScratchDir('litserve-eval-', async (scratch) => {
+    await ingestWithProgress([config.corpus!], scratch, { quiet: config.quiet });
+    return evaluateIndex(scratch);
+  });
 }
 
 /** From a checkout the commands are npm scripts; in the single executable they are its own arguments. */

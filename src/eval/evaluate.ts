@@ -6,7 +6,7 @@ import { readFile } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
 import { Searcher, type ParagraphHit, type SearcherOptions } from '../search/searcher.js';
 import { compileFilterSpec } from '../search/query/filter-spec.js';
-import { mrrAt, ndcgAt, parseQrels, recallAt } from './metrics.js';
+import { mrrAt, ndcgAt, parseQrels, recallAt, type OnBadLine } from './metrics.js';
 
 export interface EvaluationResult {
   queries: number;
@@ -14,20 +14,50 @@ export interface EvaluationResult {
   recall100: number;
   mrr10: number;
   queriesPerSecond: number;
+  /** Lines of the queries and qrels files left out (each told to `onSkip`). */
+  skippedLines: { queries: number; qrels: number };
+  /** The distinct document ids judged for the evaluated queries, and how many of them the index holds. */
+  judgedDocuments: JudgedDocuments;
 }
 
-export async function readQueries(file: string): Promise<Map<string, string>> {
+export interface JudgedDocuments {
+  judged: number;
+  inIndex: number;
+  /** A judged id the index lacks, and an id the index has, to show how they differ (null: none). */
+  missingExample: string | null;
+  indexExample: string | null;
+}
+
+/** BEIR queries.jsonl: `{"_id": ..., "text": ...}` per line; other non-blank lines are told to `onBadLine`. */
+export async function readQueries(file: string, onBadLine: OnBadLine = () => {}): Promise<Map<string, string>> {
   const queries = new Map<string, string>();
-  for (const line of (await readFile(file, 'utf8')).split('\n')) {
-    if (!line.trim()) continue;
-    const { _id, text } = JSON.parse(line) as { _id: string; text: string };
-    queries.set(String(_id), text);
-  }
+  (await readFile(file, 'utf8')).split('\n').forEach((line, index) => {
+    if (!line.trim()) return;
+    const query = parseQueryLine(line);
+    if ('error' in query) onBadLine(index + 1, query.error);
+    else queries.set(query.id, query.text);
+  });
   return queries;
 }
 
-/** Optional changes to an evaluation run, for benchmarks of rerankers and held-out splits. */
+function parseQueryLine(line: string): { id: string; text: string } | { error: string } {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch (error) {
+    return { error: `invalid JSON: ${(error as Error).message}` };
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return { error: 'line is not a JSON object' };
+  const { _id: id, text } = value as Record<string, unknown>;
+  if (!((typeof id === 'string' && id.trim() !== '') || typeof id === 'number')) return { error: '_id must be a non-empty string' };
+  if (typeof text !== 'string' || text.trim() === '') return { error: `query ${id}: text must be a non-empty string` };
+  return { id: String(id), text };
+}
+
+/** Optional changes to an evaluation run (for benchmarks of rerankers and held-out splits), and what it tells. */
 export interface EvaluationHooks {
+  /** Told of each line of the queries or qrels file left out, and why. */
+  onSkip?: (source: { file: string; line: number }, message: string) => void;
   /** Runs only the judged queries it accepts (e.g. a held-out half); all of them by default. */
   includeQuery?: (queryId: string) => boolean;
   /** Reorders a query's BM25 top-100 paragraphs before they are ranked as articles (e.g. by a reranker). */
@@ -42,19 +72,29 @@ export async function evaluate(
   options: SearcherOptions,
   hooks: EvaluationHooks = {},
 ): Promise<EvaluationResult> {
-  const queries = await readQueries(queriesFile);
-  const qrels = parseQrels(await readFile(qrelsFile, 'utf8'));
+  const skippedLines = { queries: 0, qrels: 0 };
+  const skipLineOf = (file: string, kind: keyof typeof skippedLines): OnBadLine => (line, message) => {
+    skippedLines[kind]++;
+    hooks.onSkip?.({ file, line }, message);
+  };
+  const queries = await readQueries(queriesFile, skipLineOf(queriesFile, 'queries'));
+  const qrels = parseQrels(await readFile(qrelsFile, 'utf8'), skipLineOf(qrelsFile, 'qrels'));
   const searcher = await Searcher.open(indexDir, options);
   const noFilter = compileFilterSpec({});
   try {
+    const evaluated = [...qrels].filter(([queryId]) => queries.has(queryId) && hooks.includeQuery?.(queryId) !== false);
+    const judgedDocuments = judgedDocumentsIn(searcher, new Set(evaluated.flatMap(([, judged]) => [...judged.keys()])));
+    // Every metric would be 0 and look like a bad engine, when the index is of other ids (an --id-prefix, another dataset).
+    if (judgedDocuments.judged > 0 && judgedDocuments.inIndex === 0) {
+      throw new Error(`none of the ${judgedDocuments.judged} document ids judged in ${qrelsFile} is in the index ${indexDir} ${describeMismatch(judgedDocuments)}`);
+    }
     let ndcg = 0;
     let recall = 0;
     let mrr = 0;
     let judgedQueries = 0;
     const started = performance.now();
-    for (const [queryId, judged] of qrels) {
-      const text = queries.get(queryId);
-      if (text === undefined || hooks.includeQuery?.(queryId) === false) continue;
+    for (const [queryId, judged] of evaluated) {
+      const text = queries.get(queryId)!;
       let hits = await searcher.search(text, 100, noFilter);
       if (hooks.rerank) hits = await hooks.rerank(text, hits, searcher);
       // Paragraph hits -> article ranking (first, i.e. best, paragraph of each article).
@@ -66,10 +106,35 @@ export async function evaluate(
     }
     const seconds = (performance.now() - started) / 1000;
     const n = Math.max(1, judgedQueries);
-    return { queries: judgedQueries, ndcg10: ndcg / n, recall100: recall / n, mrr10: mrr / n, queriesPerSecond: judgedQueries / seconds };
+    return {
+      queries: judgedQueries,
+      ndcg10: ndcg / n,
+      recall100: recall / n,
+      mrr10: mrr / n,
+      queriesPerSecond: judgedQueries / seconds,
+      skippedLines,
+      judgedDocuments,
+    };
   } finally {
     await searcher.close();
   }
+}
+
+function judgedDocumentsIn(searcher: Searcher, judgedIds: Set<string>): JudgedDocuments {
+  const found = new Set<string>();
+  let indexExample: string | null = null;
+  searcher.forEachLiveArticle((articleId) => {
+    indexExample ??= articleId;
+    if (judgedIds.has(articleId)) found.add(articleId);
+  });
+  const missingExample = [...judgedIds].find((id) => !found.has(id)) ?? null;
+  return { judged: judgedIds.size, inIndex: found.size, missingExample, indexExample };
+}
+
+/** Shows a judged id the index lacks beside one it has, so that a prefix or another dataset is seen at once. */
+export function describeMismatch({ missingExample, indexExample }: JudgedDocuments): string {
+  const has = indexExample === null ? 'the index has no article' : `the index has ids such as ${JSON.stringify(indexExample)}`;
+  return `(e.g. ${JSON.stringify(missingExample)} is not; ${has}; was it built with --id-prefix, or from another dataset?)`;
 }
 
 export function formatEvaluation(result: EvaluationResult): string {

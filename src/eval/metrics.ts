@@ -29,14 +29,33 @@ export function mrrAt(k: number, ranking: readonly string[], judged: Map<string,
   return rank < 0 ? 0 : 1 / (rank + 1);
 }
 
-/** Parses a BEIR qrels TSV (`query-id corpus-id score`, optional header line). */
-export function parseQrels(text: string): Qrels {
+/** Told of each line a reader leaves out: its number (from 1) and why. */
+export type OnBadLine = (line: number, message: string) => void;
+
+const INTEGER = /^-?\d+$/;
+
+/**
+ * Parses qrels: BEIR's TSV (`query-id corpus-id score`, optional header line) or TREC's
+ * whitespace-separated `query-id iteration doc-id relevance`. Every other non-blank line is
+ * left out and told to `onBadLine`: a dropped judgement changes every metric silently.
+ */
+export function parseQrels(text: string, onBadLine: OnBadLine = () => {}): Qrels {
   const qrels: Qrels = new Map();
-  for (const line of text.split(/\r?\n/)) {
-    const [query, doc, score] = line.split('\t');
-    if (!query || !doc || score === undefined || !/^-?\d+$/.test(score.trim())) continue;
+  let firstLine = true;
+  text.split(/\r?\n/).forEach((line, index) => {
+    if (!line.trim()) return;
+    const fields = (line.includes('\t') ? line.split('\t') : line.trim().split(/\s+/)).map((field) => field.trim());
+    const header = firstLine && fields.length === 3 && !INTEGER.test(fields[2]!);
+    firstLine = false;
+    if (header) return;
+    if (fields.length !== 3 && fields.length !== 4) {
+      return onBadLine(index + 1, `expected 3 tab-separated columns (query-id, corpus-id, score) or TREC's 4 (query-id, iteration, doc-id, relevance), found ${fields.length}`);
+    }
+    const [query, doc, score] = fields.length === 3 ? fields : [fields[0], fields[2], fields[3]];
+    if (!query || !doc) return onBadLine(index + 1, 'empty query or document id');
+    if (!INTEGER.test(score!)) return onBadLine(index + 1, `score ${JSON.stringify(score)} is not an integer`);
     if (!qrels.has(query)) qrels.set(query, new Map());
     qrels.get(query)!.set(doc, Number(score));
-  }
+  });
   return qrels;
 }
