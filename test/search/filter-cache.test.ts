@@ -1,27 +1,19 @@
 /** The compiled-filter cache holds at most --filter-cache-size entries, and cached filters give the same answers. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Searcher } from '../../src/search/searcher.js';
+import type { Searcher } from '../../src/search/searcher.js';
 import { compileFilterSpec } from '../../src/search/query/filter-spec.js';
-import { article, tempDir, writeIndex } from './helpers.js';
+import { article, searcherOver } from './helpers.js';
 
 let searcher: Searcher;
-let cleanup: () => Promise<void>;
+let close: () => Promise<void>;
 
 beforeAll(async () => {
-  const temp = await tempDir();
-  cleanup = temp.cleanup;
   const years = ['2001', '2005', '2010', '2015', '2020'];
-  await writeIndex(
-    temp.dir,
-    years.map((year, i) => article(`a${i}`, [`place cells recorded in ${year}`], { date: `${year}-06-01` })),
-  );
-  searcher = await Searcher.open(temp.dir, { threads: 0, k1: 0.9, b: 0.4, titleWeight: 0, filterCacheSize: 2 });
+  const articles = years.map((year, i) => article(`a${i}`, [`place cells recorded in ${year}`], { date: `${year}-06-01` }));
+  ({ searcher, close } = await searcherOver(articles, 2));
 });
 
-afterAll(async () => {
-  await searcher.close();
-  await cleanup();
-});
+afterAll(() => close());
 
 describe('filter cache', () => {
   it('never holds more than its size, and answers the same from the cache', () => {

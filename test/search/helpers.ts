@@ -66,6 +66,14 @@ export async function writeIndex(dir: string, articles: ArticleInput[], maxSegme
   await writer.commit();
 }
 
+/** A searcher on the calling thread over `articles` in a temporary index (no title weight); `close` also removes the index. */
+export async function searcherOver(articles: ArticleInput[], filterCacheSize = 8): Promise<{ searcher: Searcher; close: () => Promise<void> }> {
+  const { dir, cleanup } = await tempDir();
+  await writeIndex(dir, articles);
+  const searcher = await Searcher.open(dir, { threads: 0, k1: 0.9, b: 0.4, titleWeight: 0, filterCacheSize });
+  return { searcher, close: async () => (await searcher.close(), await cleanup()) };
+}
+
 /** The ids of the index's live articles, sorted (at most 100). */
 export async function liveIds(indexDir: string): Promise<string[]> {
   const searcher = await Searcher.open(indexDir, { threads: 0, k1: 0.9, b: 0.4, titleWeight: 0.5, filterCacheSize: 4 });

@@ -5,10 +5,10 @@
  * types with an empty key must not be counted together as one.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Searcher } from '../../src/search/searcher.js';
+import type { Searcher } from '../../src/search/searcher.js';
 import { compileFilterSpec, type FilterInput } from '../../src/search/query/filter-spec.js';
 import type { ArticleInput } from '../../src/corpus/model.js';
-import { article, tempDir, writeIndex } from './helpers.js';
+import { article, searcherOver } from './helpers.js';
 
 const UNFILTERABLE_TYPES = ['---', '😀', '\u0301'];
 const UNFILTERABLE_AUTHORS = ['😀', '—', '...', '-', '\u0301'];
@@ -25,19 +25,9 @@ const articles: ArticleInput[] = [
 ];
 
 let searcher: Searcher;
-let cleanup: () => Promise<void>;
-
-beforeAll(async () => {
-  const temp = await tempDir();
-  cleanup = temp.cleanup;
-  await writeIndex(temp.dir, articles);
-  searcher = await Searcher.open(temp.dir, { threads: 0, k1: 0.9, b: 0.4, titleWeight: 0, filterCacheSize: 8 });
-});
-
-afterAll(async () => {
-  await searcher.close();
-  await cleanup();
-});
+let close: () => Promise<void>;
+beforeAll(async () => ({ searcher, close } = await searcherOver(articles)));
+afterAll(() => close());
 
 const count = (input: FilterInput) => searcher.countArticles(compileFilterSpec(input));
 

@@ -3,14 +3,14 @@
  * filter counts it; the best `limit` in the documented order, picked without sorting every match.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { Searcher } from '../../src/search/searcher.js';
+import type { Searcher } from '../../src/search/searcher.js';
 import { compileFilterSpec, foldName } from '../../src/search/query/filter-spec.js';
 import type { ArticleInput } from '../../src/corpus/model.js';
 import { random } from '../../scripts/lib/random.js';
-import { article, tempDir, writeIndex } from './helpers.js';
+import { article, searcherOver } from './helpers.js';
 
 let searcher: Searcher;
-let cleanup: () => Promise<void>;
+let close: () => Promise<void>;
 const articles: ArticleInput[] = [];
 
 /** Spellings of a few names, so folded forms collide within and across articles. */
@@ -36,16 +36,10 @@ beforeAll(async () => {
     });
     articles.push(article(`a${i}`, ['grid cells'], { authors }));
   }
-  const temp = await tempDir();
-  cleanup = temp.cleanup;
-  await writeIndex(temp.dir, articles);
-  searcher = await Searcher.open(temp.dir, { threads: 0, k1: 0.9, b: 0.4, titleWeight: 0, filterCacheSize: 8 });
+  ({ searcher, close } = await searcherOver(articles));
 });
 
-afterAll(async () => {
-  await searcher.close();
-  await cleanup();
-});
+afterAll(() => close());
 
 /** The documented order, by sorting every match: what suggestions gave before top-k selection. */
 function sortEverything(needle: string, limit: number): { name: string; docs_in_db: number }[] {

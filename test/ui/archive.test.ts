@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ArticleInput } from '../../src/corpus/model.js';
 import { ExtractiveGenerator } from '../../src/llm/extractive.js';
 import { unzip } from '../archive/unzip.js';
 import { HAS_CHROMIUM, SKIP_REASON, demoArticles, launchBrowser, startServer, type Browser, type UiServer } from './browser.js';
@@ -22,26 +23,37 @@ const AUTH = {
   acls: { '/': { anonymous: ['resources/read'], 'local/writer': ['*'], 'local/reader': ['resources/read'] } },
 };
 
+interface CartSetup {
+  server: UiServer;
+  browser: Browser;
+  downloads: string;
+}
+
+/** A server with the org `neuro` and its `projects` made by the writer, and Chromium saving downloads to a fresh directory. */
+async function cartSetup(projects: string[], articles?: ArticleInput[]): Promise<CartSetup> {
+  const extractive = new ExtractiveGenerator();
+  const server = await startServer(() => extractive, { auth: AUTH }, articles);
+  for (const url of ['/v1/orgs/neuro', ...projects.map((project) => `/v1/projects/neuro/${project}`)]) {
+    const created = await server.fixture.app.inject({ method: 'PUT', url, headers: { authorization: `Bearer ${WRITER}`, 'content-type': 'application/json' }, payload: '{}' });
+    expect(created.statusCode).toBe(201);
+  }
+  const downloads = await mkdtemp(path.join(tmpdir(), 'litserve-downloads-'));
+  return { server, browser: await launchBrowser(server.url, downloads), downloads };
+}
+
+async function closeCartSetup({ server, browser, downloads }: Partial<CartSetup>): Promise<void> {
+  await browser?.close();
+  await server?.close();
+  if (downloads) await rm(downloads, { recursive: true, force: true });
+}
+
 describe.skipIf(!HAS_CHROMIUM)(`archive cart in Chromium (${HAS_CHROMIUM ? '/usr/bin/chromium' : SKIP_REASON})`, () => {
   let server: UiServer;
   let browser: Browser;
   let downloads: string;
 
-  const asWriter = (method: 'PUT', url: string) =>
-    server.fixture.app.inject({ method, url, headers: { authorization: `Bearer ${WRITER}`, 'content-type': 'application/json' }, payload: '{}' });
-
-  beforeAll(async () => {
-    const extractive = new ExtractiveGenerator();
-    server = await startServer(() => extractive, { auth: AUTH });
-    for (const url of ['/v1/orgs/neuro', '/v1/projects/neuro/lab1', '/v1/projects/neuro/lab2']) expect((await asWriter('PUT', url)).statusCode).toBe(201);
-    downloads = await mkdtemp(path.join(tmpdir(), 'litserve-downloads-'));
-    browser = await launchBrowser(server.url, downloads);
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-    if (downloads) await rm(downloads, { recursive: true, force: true });
-  });
+  beforeAll(async () => ({ server, browser, downloads } = await cartSetup(['lab1', 'lab2'])));
+  afterAll(() => closeCartSetup({ server, browser, downloads }));
 
   const chooseTwoArticles = async (page: Page) => {
     await page.goto(`${server.url}/ui/?q=dopamine%20reward`);
@@ -220,24 +232,12 @@ describe.skipIf(!HAS_CHROMIUM)(`archive cart with article ids a short id cannot 
   let downloads: string;
 
   beforeAll(async () => {
-    const extractive = new ExtractiveGenerator();
     // A prefix ending in a colon (the README's `--id-prefix scifact:`), an escaped slash and a space: read as a short
     // id, the first names a scheme, the second the article `a/b…`, the third no IRI at all.
     const spellings = (id: string, i: number) => [`scifact:${id}`, `a%2F${id}`, `x y ${id}`][i % 3]!;
-    const articles = demoArticles().map((article, i) => ({ ...article, article_id: spellings(article.article_id, i) }));
-    server = await startServer(() => extractive, { auth: AUTH }, articles);
-    for (const url of ['/v1/orgs/neuro', '/v1/projects/neuro/lab1']) {
-      const created = await server.fixture.app.inject({ method: 'PUT', url, headers: { authorization: `Bearer ${WRITER}`, 'content-type': 'application/json' }, payload: '{}' });
-      expect(created.statusCode).toBe(201);
-    }
-    downloads = await mkdtemp(path.join(tmpdir(), 'litserve-downloads-'));
-    browser = await launchBrowser(server.url, downloads);
+    ({ server, browser, downloads } = await cartSetup(['lab1'], demoArticles().map((article, i) => ({ ...article, article_id: spellings(article.article_id, i) }))));
   });
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-    if (downloads) await rm(downloads, { recursive: true, force: true });
-  });
+  afterAll(() => closeCartSetup({ server, browser, downloads }));
 
   it('archives each article by its full id', async () => {
     const page = await browser.newPage();
