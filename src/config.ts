@@ -308,7 +308,7 @@ const COMMAND_SETTINGS = {
   },
   corpus: { default: null as string | null, parse: optionalPath, env: 'EVAL_CORPUS', commands: ['eval'], doc: 'BEIR corpus.jsonl indexed into a scratch index (or give --index).' },
   queries: { default: null as string | null, parse: optionalPath, env: 'EVAL_QUERIES', commands: ['eval'], requiredBy: ['eval'], doc: 'BEIR queries.jsonl.' },
-  qrels: { default: null as string | null, parse: optionalPath, env: 'EVAL_QRELS', commands: ['eval'], requiredBy: ['eval'], doc: 'BEIR qrels .tsv (query-id, corpus-id, score).' },
+  qrels: { default: null as string | null, parse: optionalPath, env: 'EVAL_QRELS', commands: ['eval'], requiredBy: ['eval'], doc: 'Qrels: BEIR .tsv (query-id, corpus-id, score) or TREC (query-id, iteration, doc-id, relevance; white space between).' },
 } satisfies Record<string, Setting<unknown>>;
 
 const SETTINGS = {

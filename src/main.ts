@@ -30,6 +30,11 @@ async function runIngest(argv: string[]): Promise<number> {
     throw new ConfigError('ingest needs --input, --delete, --delete-file or --merge; see --help');
   }
   const deleteIds = [...config.delete, ...(await readIdFiles(config.deleteFile))];
+  // Deleting and merging work on an index that exists: a mistyped --index had been made, empty, and the run
+  // said "nothing to merge" (or listed the ids as not found) with exit 0.
+  if (config.input.length === 0 && !existsSync(path.join(config.index!, MANIFEST_FILE))) {
+    throw new IndexMissingError(config.index!, `no index in ${config.index} (${MANIFEST_FILE} not found): nothing to delete or merge`);
+  }
   let ok = true;
   if (config.input.length > 0 || config.delete.length > 0 || config.deleteFile.length > 0) {
     const report = await ingestWithProgress(config.input, config.index!, {

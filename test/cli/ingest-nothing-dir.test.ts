@@ -60,4 +60,19 @@ describe('npm run ingest that indexes nothing', () => {
       await cleanup();
     }
   });
+
+  it('refuses to delete from or merge an index that does not exist, and makes no directory', async () => {
+    const { dir, cleanup } = await tempDir();
+    try {
+      const index = path.join(dir, 'typo', 'index');
+      for (const args of [['--merge'], ['--delete', 'a1'], ['--delete', 'a1', '--merge']]) {
+        const { code, stderr } = ingestCli('--index', index, ...args);
+        expect(code).toBe(1);
+        expect(stderr).toContain(`error: no index in ${index} (manifest.json not found): nothing to delete or merge`);
+        expect(existsSync(path.join(dir, 'typo'))).toBe(false);
+      }
+    } finally {
+      await cleanup();
+    }
+  });
 });
