@@ -248,6 +248,10 @@ async function showListing(params, words, signal) {
   if (focused === next && next.disabled && !previous.disabled) previous.focus();
   if (focused === previous && previous.disabled && !next.disabled) next.focus();
   if (listing.items.length === 0) show(listing.total === 0 ? 'No article matches these filters.' : 'This page is past the end of the listing.', 'notice');
+  // The listing fetches at most LISTING_FETCH articles: the count above may be larger, and the pager ends there.
+  else if (listing.total >= LISTING_FETCH) {
+    show(`Only the first ${LISTING_FETCH.toLocaleString('en')} articles are listed; narrow the filters to list the others.`, 'notice');
+  }
 }
 
 /** Streams an answer to the text of the search field, then lists the cited paragraphs as numbered cards. */
