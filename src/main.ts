@@ -66,6 +66,22 @@ async function readIdFiles(files: string[]): Promise<string[]> {
   return ids;
 }
 
+/**
+ * An id as the command prints it: as it is when every character shows, else quoted with the hidden ones
+ * written as code points (`"demo-003\u{200b}"`), so an id holding a zero-width or control character, white
+ * space or a comma does not look like another one in the list.
+ */
+function shownId(id: string): string {
+  if (/^[^\p{C}\p{Z},"]+$/u.test(id)) return id;
+  let quoted = '"';
+  for (const character of id) {
+    if (character === '"' || character === '\\') quoted += `\\${character}`;
+    else if (character !== ' ' && /[\p{C}\p{Z}]/u.test(character)) quoted += `\\u{${character.codePointAt(0)!.toString(16)}}`;
+    else quoted += character;
+  }
+  return `${quoted}"`;
+}
+
 async function mergeWithReport(indexDir: string, storedCompression: StoredCompression, quiet: boolean): Promise<void> {
   const started = Date.now();
   const progress = createProgress('merge', 'items', { quiet });
@@ -119,7 +135,7 @@ export async function ingestWithProgress(
   mergeProgress?.stop();
   if (printed > MAX_PRINTED_SKIPS) process.stderr.write(`... and ${printed - MAX_PRINTED_SKIPS} more skipped records\n`);
   if (report.notFound.length > 0) {
-    const shown = report.notFound.slice(0, MAX_PRINTED_SKIPS).join(', ');
+    const shown = report.notFound.slice(0, MAX_PRINTED_SKIPS).map(shownId).join(', ');
     process.stderr.write(`not deleted (no live article has the id): ${shown}${report.notFound.length > MAX_PRINTED_SKIPS ? ', ...' : ''}\n`);
   }
   const seconds = ((Date.now() - started) / 1000).toFixed(1);

@@ -22,6 +22,9 @@ describe('npm run ingest -- --delete / --delete-file / --merge', () => {
       expect(byId.code).toBe(0);
       expect(byId.stderr).toMatch(/added 0, replaced 0, deleted 2 \(1 not found\)/);
       expect(byId.stderr).toContain('not deleted (no live article has the id): nope');
+      // An id that would look like another (a zero-width space, a comma and a space) is quoted with its hidden characters shown.
+      const lookalikes = ingestCli('--index', indexDir, '--delete', 'c\u200b', 'x, y');
+      expect(lookalikes.stderr).toContain('not deleted (no live article has the id): "c\\u{200b}", "x, y"');
       const idFile = path.join(dir, 'withdrawn.txt');
       await writeFile(idFile, 'c\n\n  d  \n');
       expect(ingestCli('--index', indexDir, '--delete-file', idFile).stderr).toMatch(/deleted 2 in/);
