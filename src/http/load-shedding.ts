@@ -31,8 +31,7 @@ export class OverloadedError extends Error {
 }
 
 export function shedLoad(app: FastifyInstance, limits: InFlightLimits): void {
-  const total = limits.total;
-  const perClient = limits.perClient;
+  const { total, perClient } = limits;
   if (total <= 0 && perClient <= 0) return;
   let inFlight = 0;
   // Only addresses with a request in flight: an entry goes when its count reaches 0, so the map

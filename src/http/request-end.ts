@@ -21,16 +21,7 @@ const endsOfConnection = new WeakMap<Socket, Set<() => void>>();
 export function whenRequestEnds(request: FastifyRequest, reply: FastifyReply, ended: () => void): boolean {
   const socket = request.raw.socket;
   if (reply.raw.destroyed || socket.destroyed) return false;
-  let ends = endsOfConnection.get(socket);
-  if (ends === undefined) {
-    const waiting = new Set<() => void>();
-    ends = waiting;
-    endsOfConnection.set(socket, waiting);
-    socket.once('close', () => {
-      for (const end of waiting) end();
-    });
-  }
-  const connectionEnds = ends;
+  const connectionEnds = endsOf(socket);
   const end = () => {
     reply.raw.off('close', end);
     connectionEnds.delete(end);
@@ -39,4 +30,16 @@ export function whenRequestEnds(request: FastifyRequest, reply: FastifyReply, en
   reply.raw.once('close', end);
   connectionEnds.add(end);
   return true;
+}
+
+/** The ends waiting for `socket`'s close, listening for it on the first request. */
+function endsOf(socket: Socket): Set<() => void> {
+  const known = endsOfConnection.get(socket);
+  if (known !== undefined) return known;
+  const ends = new Set<() => void>();
+  socket.once('close', () => {
+    for (const end of ends) end();
+  });
+  endsOfConnection.set(socket, ends);
+  return ends;
 }
