@@ -247,13 +247,25 @@ export class IndexWriter {
   }
 }
 
-/** The directories `dir` lacks, from itself up to the first that exists (deepest first). */
+/**
+ * The directories `dir` lacks, from itself up to the first that exists (deepest first). A path
+ * under a file stops the walk: the writer lock, taken next, refuses it and names the setting.
+ */
 function missingDirectories(dir: string): string[] {
   const missing: string[] = [];
-  for (let directory = path.resolve(dir); statSync(directory, { throwIfNoEntry: false }) === undefined; directory = path.dirname(directory)) {
+  for (let directory = path.resolve(dir); !existsOrUnderFile(directory); directory = path.dirname(directory)) {
     missing.push(directory);
   }
   return missing;
+}
+
+function existsOrUnderFile(directory: string): boolean {
+  try {
+    return statSync(directory, { throwIfNoEntry: false }) !== undefined;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOTDIR') return true;
+    throw error;
+  }
 }
 
 /** Removes each directory while it is empty: one another writer has put a file in meanwhile stays, with its parents. */

@@ -120,6 +120,9 @@ describe('npm run ingest', () => {
       const indexFile = ingestCli('--input', input, '--index', input);
       expect(indexFile.code).toBe(1);
       expect(indexFile.stderr).toContain(`the index directory ${input} is a file, or lies under one`);
+      const underFile = ingestCli('--input', input, '--index', path.join(input, 'index'));
+      expect(underFile.code).toBe(1);
+      expect(underFile.stderr).toContain(`the index directory ${path.join(input, 'index')} is a file, or lies under one`);
       // Node 20's recursive mkdir spins forever on this path; the timeout turns a regression into a failure.
       const underProc = spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts', 'ingest', '--input', input, '--index', '/proc/self/litserve-index'], { encoding: 'utf8', timeout: 60_000 });
       expect(underProc.status).toBe(1);
