@@ -62,6 +62,11 @@ describe('articles-jsonl reader', () => {
     expect(abstractOf(article.paragraphs)).toBe('First abstract paragraph.\nSecond abstract paragraph.');
   });
 
+  it('stores a lower-case ISSN check character as the X the journals filter reads it as', () => {
+    const result = parseArticleLine(line({ article_id: 'b', title: 'T', journal_issn: '0028-081x', paragraphs: [{ section: 'S', text: 'x' }] }));
+    expect(result).toMatchObject({ article: { journal_issn: '0028-081X' } });
+  });
+
   it('fills defaults for optional fields', () => {
     const result = parseArticleLine(line({ article_id: 'b', title: 'T', paragraphs: [{ section: 'S', text: 'x' }] }));
     expect(result).toEqual({

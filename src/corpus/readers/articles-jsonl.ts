@@ -149,13 +149,16 @@ class FieldReader {
     return value;
   }
 
+  /** The ISSN as filters and suggestions key it: a check character `x` is stored as `X`, as they read it. */
   issn(): string | null {
     const issn = this.optionalText('journal_issn');
-    if (issn !== null && !ISSN_PATTERN.test(issn)) {
+    if (issn === null) return null;
+    const upper = issn.toUpperCase();
+    if (!ISSN_PATTERN.test(upper)) {
       this.problem(`journal_issn ${JSON.stringify(issn)} is not an ISSN (XXXX-XXXX)`);
       return null;
     }
-    return issn;
+    return upper;
   }
 
   /** Absent means unknown (null), not zero citations. */
