@@ -1,15 +1,27 @@
 /**
  * Archive definitions: decoding the payload into entries and checking them.
  * Unlike the reference, which stops at the first type error, every problem of
- * the payload is collected and reported together in one DecodingFailed.
+ * the payload is collected and reported together in one DecodingFailed: those
+ * of each entry, then the path conflicts among the entries that are valid,
+ * each line naming the entries it concerns.
  */
 import { resolveIri } from '../platform/iri.js';
 import { type ProjectRef, parseProjectRef, projectKey } from '../platform/refs.js';
 import { type Format, FORMATS, isFormat } from '../platform/rendering.js';
 import type { RevisionSelector } from '../platform/revisions.js';
 import { parseFileSelf } from './file-self.js';
-import { normalizeArchivePath } from './paths.js';
-import { hasLoneSurrogate } from '../platform/unicode.js';
+import {
+  MAX_FILE_NAME_LENGTH,
+  MAX_PARENT_LENGTH,
+  defaultResourceFileName,
+  defaultResourceName,
+  entryNameOf,
+  findEntryConflicts,
+  normalizeArchivePath,
+  unportableNameMessages,
+  withinLengthLimits,
+} from './paths.js';
+import { hasLoneSurrogate, shownName } from '../platform/unicode.js';
 
 interface Revisioned {
   rev?: number;
@@ -52,6 +64,10 @@ export interface FileSelfEntry {
 export type ArchiveEntry = ResourceEntry | FileEntry | FileSelfEntry;
 
 export const MAX_ENTRIES = 10_000;
+/** Problem lines one refusal lists: a line for each of 10,000 bad entries would be an answer far larger than the definition. */
+export const MAX_REPORTED_PROBLEMS = 100;
+/** Entries a conflict line names before it only counts the rest. */
+const MAX_NAMED_ENTRIES = 10;
 
 export interface DecodeContext {
   archiveProject: ProjectRef;
@@ -70,13 +86,47 @@ export function decodeEntries(payload: Record<string, unknown>, context: DecodeC
   if (resources.length > MAX_ENTRIES) {
     return { entries: [], problems: [`An archive may hold at most ${MAX_ENTRIES} entries; ${resources.length} were given.`] };
   }
-  const entries = new Map<string, ArchiveEntry>();
+  // Identical entries are one entry, as in the reference (which keeps a set), named after the first in messages;
+  // spelling a default out changes nothing.
+  const entries = new Map<string, { entry: ArchiveEntry; index: number }>();
   resources.forEach((raw, index) => {
-    const entry = decodeEntry(raw, `resources[${index}]`, context, problems);
-    // Identical entries are one entry, as in the reference (which keeps a set); spelling a default out changes nothing.
-    if (entry) entries.set(JSON.stringify({ ...entry, given: undefined }), entry);
+    const entry = decodeEntry(raw, index, context, problems);
+    if (!entry) return;
+    const key = JSON.stringify({ ...entry, given: undefined });
+    entries.set(key, { entry, index: entries.get(key)?.index ?? index });
   });
-  return { entries: [...entries.values()], problems };
+  problems.push(...conflictProblems([...entries.values()]));
+  return { entries: [...entries.values()].map(({ entry }) => entry), problems: bounded(problems) };
+}
+
+/** How a problem line names the entries it concerns. */
+function entriesLabel(indexes: readonly number[]): string {
+  const named = indexes.slice(0, MAX_NAMED_ENTRIES).map((index) => `resources[${index}]`);
+  const rest = indexes.length - named.length;
+  return rest > 0 ? `${named.join(', ')} and ${rest} more entries` : named.join(', ');
+}
+
+/**
+ * Path conflicts among the valid entries whose names are known without looking anything up: explicit
+ * paths and default resource names. Default names of files follow the files' current names, which the
+ * creation looks up (and checks with the whole layout) once the definition is otherwise valid.
+ */
+function conflictProblems(entries: readonly { entry: ArchiveEntry; index: number }[]): string[] {
+  const named = entries.flatMap(({ entry, index }) => {
+    const name = knownName(entry);
+    return name === null ? [] : [{ name, index }];
+  });
+  return findEntryConflicts(named).map(({ indexes, message }) => `${entriesLabel(indexes)}: ${message}`);
+}
+
+function knownName(entry: ArchiveEntry): string | null {
+  if (entry.path !== undefined) return entryNameOf(entry.path);
+  return entry.type === 'Resource' ? defaultResourceName(entry.project, entry.format, originalOf(entry)) : null;
+}
+
+function bounded(problems: string[]): string[] {
+  if (problems.length <= MAX_REPORTED_PROBLEMS) return problems;
+  return [...problems.slice(0, MAX_REPORTED_PROBLEMS), `… and ${problems.length - MAX_REPORTED_PROBLEMS} more problems.`];
 }
 
 export function selectorOf(entry: Revisioned): RevisionSelector {
@@ -94,16 +144,27 @@ export function originalOf(entry: ResourceEntry | FileEntry): string {
 
 const TYPES = ['Resource', 'File', 'FileSelf'];
 
+/**
+ * The fields of every entry type. A field of another type is ignored, as in the reference (`format`
+ * on a File); one of no type is a mistake (`pth`), which the reference would silently ignore too.
+ */
+const ENTRY_FIELDS = new Set(['@type', 'resourceId', 'value', 'project', 'path', 'rev', 'tag', 'format', 'originalSource']);
+/** JSON-LD keywords an entry, a node object, may carry; payloads are read as plain JSON, so they change nothing. */
+const JSON_LD_KEYWORDS = new Set(['@context', '@id', '@index']);
+
 const NOT_WELL_FORMED = (field: string) => `'${field}' is not well-formed Unicode: it holds a lone surrogate.`;
 
-function decodeEntry(raw: unknown, at: string, context: DecodeContext, problems: string[]): ArchiveEntry | null {
+function decodeEntry(raw: unknown, index: number, context: DecodeContext, problems: string[]): ArchiveEntry | null {
   const before = problems.length;
-  const fail = (message: string) => problems.push(`${at}: ${message}`);
+  const fail = (message: string) => problems.push(`resources[${index}]: ${message}`);
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
     fail('each entry must be an object.');
     return null;
   }
   const fields = raw as Record<string, unknown>;
+  for (const field of Object.keys(fields)) {
+    if (!ENTRY_FIELDS.has(field) && !JSON_LD_KEYWORDS.has(field)) fail(`unknown field '${shownName(field)}'.`);
+  }
   const type = fields['@type'];
   if (typeof type !== 'string' || !TYPES.includes(type)) {
     fail(`'@type' must be one of ${TYPES.join(', ')}.`);
@@ -134,9 +195,19 @@ function decodeEntry(raw: unknown, at: string, context: DecodeContext, problems:
     return problems.length > before ? null : { type, resourceId: resourceId!, project: projectKey(project!), ...(path && { path }), ...revisioned, ...echoed };
   }
   const format = decodeFormat(fields, fail);
-  return problems.length > before
-    ? null
-    : { type: 'Resource', resourceId: resourceId!, project: projectKey(project!), ...(path && { path }), ...revisioned, format: format!, ...echoed };
+  if (problems.length > before) return null;
+  const entry: ResourceEntry = { type: 'Resource', resourceId: resourceId!, project: projectKey(project!), ...(path && { path }), ...revisioned, format: format!, ...echoed };
+  if (path === undefined) checkDefaultName(entry, fail);
+  return problems.length > before ? null : entry;
+}
+
+/** A resource without a path is named after its id, which may make a name too long or one some system cannot create. */
+function checkDefaultName(entry: ResourceEntry, fail: (message: string) => void): void {
+  const original = originalOf(entry);
+  if ([...defaultResourceFileName(entry.format, original)].length > MAX_FILE_NAME_LENGTH) {
+    fail(`The resource ids '${original}' generate a file name exceeding ${MAX_FILE_NAME_LENGTH} characters, please define a path for each of them.`);
+  }
+  for (const message of unportableNameMessages([defaultResourceName(entry.project, entry.format, original)])) fail(message);
 }
 
 function decodePath(raw: unknown, fail: (message: string) => void): string | undefined {
@@ -148,6 +219,10 @@ function decodePath(raw: unknown, fail: (message: string) => void): string | und
   const checked = normalizeArchivePath(raw);
   if ('problem' in checked) {
     fail(checked.problem);
+    return undefined;
+  }
+  if (!withinLengthLimits(checked.path)) {
+    fail(`The paths '${checked.path}' must have a file path prefix less than ${MAX_PARENT_LENGTH} characters long and a file path name less than ${MAX_FILE_NAME_LENGTH} characters long.`);
     return undefined;
   }
   return checked.path;

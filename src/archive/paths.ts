@@ -133,6 +133,38 @@ export function findPathConflicts(names: readonly string[]): { duplicates: strin
   return { duplicates: [...duplicates].sort(), lookAlike: lookAlike.sort(), fileAndDirectory: fileAndDirectory.sort() };
 }
 
+/**
+ * The conflicts of findPathConflicts, one per name or group, with the indexes of the entries each
+ * concerns: for a name used both as a file and as a directory, the entries inside that directory too.
+ */
+export function findEntryConflicts(named: readonly { name: string; index: number }[]): { indexes: number[]; message: string }[] {
+  const conflicts = findPathConflicts(named.map(({ name }) => name));
+  // Indexes by name and by folded directory, so that thousands of conflicts do not each go through every entry;
+  // directories only when some name is also one (folding every directory of every name takes time).
+  const byName = new Map<string, number[]>();
+  const insideDirectory = new Map<string, number[]>();
+  const add = (map: Map<string, number[]>, key: string, index: number) => {
+    const indexes = map.get(key);
+    if (indexes) indexes.push(index);
+    else map.set(key, [index]);
+  };
+  for (const { name, index } of named) {
+    add(byName, name, index);
+    if (conflicts.fileAndDirectory.length === 0) continue;
+    for (let cut = name.indexOf('/'); cut !== -1; cut = name.indexOf('/', cut + 1)) add(insideDirectory, folded(name.slice(0, cut)), index);
+  }
+  const sorted = (indexes: number[]) => [...new Set(indexes)].sort((a, b) => a - b);
+  const one = (kind: Partial<ReturnType<typeof findPathConflicts>>) => conflictMessages({ duplicates: [], lookAlike: [], fileAndDirectory: [], ...kind })[0]!;
+  return [
+    ...conflicts.duplicates.map((name) => ({ indexes: byName.get(name)!, message: one({ duplicates: [name] }) })),
+    ...conflicts.lookAlike.map((group) => ({ indexes: sorted(group.flatMap((name) => byName.get(name)!)), message: one({ lookAlike: [group] }) })),
+    ...conflicts.fileAndDirectory.map((name) => ({
+      indexes: sorted([...byName.get(name)!, ...(insideDirectory.get(folded(name)) ?? [])]),
+      message: one({ fileAndDirectory: [name] }),
+    })),
+  ];
+}
+
 export function conflictMessages(conflicts: ReturnType<typeof findPathConflicts>): string[] {
   const quoted = (names: string[]) => names.map((n) => `'${n}'`).join(', ');
   return [

@@ -5,7 +5,7 @@
  */
 import type { FastifyBaseLogger, FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { damagedFileOf } from '../search/searcher.js';
-import { shownName } from './shown-name.js';
+import { shownName } from '../platform/unicode.js';
 
 export const ErrorCode = {
   NO_DOCUMENTS: 1,

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { type DecodeContext, decodeEntries } from '../../src/archive/definition.js';
+import { type ArchiveEntry, type DecodeContext, MAX_REPORTED_PROBLEMS, decodeEntries } from '../../src/archive/definition.js';
 import { layoutProblems } from '../../src/archive/layout.js';
 import { findPathConflicts, flatEncode, normalizeArchivePath, withinLengthLimits } from '../../src/archive/paths.js';
 
@@ -81,6 +81,72 @@ describe('decoding', () => {
     ]);
   });
 
+  test('a field of no entry type is refused, named; one of the other type is ignored, as in the reference', () => {
+    const long = `x${'é'.repeat(99)}`;
+    const { problems } = decode([
+      { '@type': 'Resource', resourceId: 'r1', pth: '/a.json' },
+      { '@type': 'File', resourceId: 'f1', fromat: 'source', [long]: 1 },
+      { '@typ': 'FileSelf', value: `${BASE}/v1/files/org/proj/f1` },
+    ]);
+    expect(problems).toEqual([
+      "resources[0]: unknown field 'pth'.",
+      "resources[1]: unknown field 'fromat'.",
+      `resources[1]: unknown field '${long.slice(0, 64)}… (100 characters)'.`,
+      "resources[2]: unknown field '@typ'.",
+      "resources[2]: '@type' must be one of Resource, File, FileSelf.",
+    ]);
+    const { entries, problems: none } = decode([
+      { '@type': 'File', resourceId: 'f1', format: 'source', originalSource: true, value: 'ignored' },
+      { '@type': 'FileSelf', value: `${BASE}/v1/files/org/proj/f1`, resourceId: 'ignored', project: 'ignored', rev: 'ignored', format: 'turtle' },
+      { '@context': { x: 'http://x.test/' }, '@id': '_:entry', '@index': 'first', '@type': 'Resource', resourceId: 'r1' },
+    ]);
+    expect(none).toEqual([]);
+    expect(entries).toEqual([
+      { type: 'File', resourceId: `${BASE}/v1/resources/org/proj/_/f1`, project: 'org/proj' },
+      { type: 'FileSelf', value: `${BASE}/v1/files/org/proj/f1` },
+      { type: 'Resource', resourceId: `${BASE}/v1/resources/org/proj/_/r1`, project: 'org/proj', format: 'compacted' },
+    ]);
+  });
+
+  test('path conflicts among the valid entries come with the entry problems, each line naming its entries', () => {
+    const { problems } = decode([
+      { '@type': 'Resource', resourceId: 'r1', path: '/same.json' },
+      { '@type': 'Resource', resourceId: 'r1', pth: '/x' },
+      { '@type': 'Resource', resourceId: 'r2', path: '/same.json' },
+      { '@type': 'Resource', resourceId: 'r3', path: '/Same.json' },
+      { '@type': 'Resource', resourceId: 'r4', path: '/dir' },
+      { '@type': 'Resource', resourceId: 'r5', path: '/dir/inside.json' },
+      { '@type': 'Resource', resourceId: 'r6', path: '/Dir/other.json' },
+      { '@type': 'Resource', resourceId: 'r7', path: `/${'n'.repeat(100)}` },
+      { '@type': 'Resource', resourceId: `r${'x'.repeat(60)}` },
+      { '@type': 'Resource', resourceId: 'r1' },
+      { '@type': 'Resource', resourceId: 'r8', path: '/org/proj/compacted' },
+      { '@type': 'Resource', resourceId: 'r1', path: '/same.json' },
+    ]);
+    expect(problems).toEqual([
+      "resources[1]: unknown field 'pth'.",
+      `resources[7]: The paths '/${'n'.repeat(100)}' must have a file path prefix less than 154 characters long and a file path name less than 99 characters long.`,
+      `resources[8]: The resource ids '${BASE}/v1/resources/org/proj/_/r${'x'.repeat(60)}' generate a file name exceeding 99 characters, please define a path for each of them.`,
+      // resources[11] is resources[0] written again: one entry, no conflict.
+      "resources[0], resources[2]: The paths 'same.json' have been used multiple times in the archive.",
+      "resources[0], resources[2], resources[3]: The paths 'Same.json', 'same.json' differ only in letter case or Unicode normalisation: they would be one file on Windows and macOS.",
+      "resources[4], resources[5], resources[6]: The paths 'dir' are used both as a file and as a directory in the archive.",
+      "resources[9], resources[10]: The paths 'org/proj/compacted' are used both as a file and as a directory in the archive.",
+    ]);
+  });
+
+  test('the list of problems is bounded; so are the entries a conflict line names', () => {
+    const many = Array.from({ length: MAX_REPORTED_PROBLEMS + 50 }, (_, i) => ({ '@type': 'Resource', resourceId: `r${i}`, path: '/same.json' }));
+    const { problems: conflict } = decode(many);
+    expect(conflict).toEqual([
+      `${Array.from({ length: 10 }, (_, i) => `resources[${i}]`).join(', ')} and ${MAX_REPORTED_PROBLEMS + 40} more entries: The paths 'same.json' have been used multiple times in the archive.`,
+    ]);
+    const { problems } = decode(many.map((entry) => ({ ...entry, pth: 'x' })));
+    expect(problems).toHaveLength(MAX_REPORTED_PROBLEMS + 1);
+    expect(problems[MAX_REPORTED_PROBLEMS - 1]).toBe(`resources[${MAX_REPORTED_PROBLEMS - 1}]: unknown field 'pth'.`);
+    expect(problems[MAX_REPORTED_PROBLEMS]).toBe('… and 50 more problems.');
+  });
+
   test('resources must be a non-empty array', () => {
     expect(decode([]).problems).toEqual(["The 'resources' field must be a non-empty array of entries."]);
     expect(decodeEntries({}, context).problems).toEqual(["The 'resources' field must be a non-empty array of entries."]);
@@ -129,14 +195,16 @@ describe('paths', () => {
 
 describe('layout', () => {
   test('explicit and default names are checked together, before anything is stored', () => {
-    const { entries } = decode([
-      { '@type': 'Resource', resourceId: 'r1', path: `/org/proj/compacted/${flatEncode(`${BASE}/v1/resources/org/proj/_/r2`)}.json` },
-      { '@type': 'Resource', resourceId: 'r2' },
-      { '@type': 'File', resourceId: 'f1' },
-      { '@type': 'File', resourceId: 'f2' },
-      { '@type': 'Resource', resourceId: `r${'x'.repeat(60)}` },
-      { '@type': 'File', resourceId: 'f3', path: `/${'n'.repeat(100)}` },
-    ]);
+    // Written out: decoding refuses the last two entries itself, but the layout is checked again at creation.
+    const id = (name: string) => `${BASE}/v1/resources/org/proj/_/${name}`;
+    const entries: ArchiveEntry[] = [
+      { type: 'Resource', resourceId: id('r1'), project: 'org/proj', format: 'compacted', path: `/org/proj/compacted/${flatEncode(id('r2'))}.json` },
+      { type: 'Resource', resourceId: id('r2'), project: 'org/proj', format: 'compacted' },
+      { type: 'File', resourceId: id('f1'), project: 'org/proj' },
+      { type: 'File', resourceId: id('f2'), project: 'org/proj' },
+      { type: 'Resource', resourceId: id(`r${'x'.repeat(60)}`), project: 'org/proj', format: 'compacted' },
+      { type: 'File', resourceId: id('f3'), project: 'org/proj', path: `/${'n'.repeat(100)}` },
+    ];
     // f1 and f2 are two files both named "same.txt".
     const problems = layoutProblems(entries, () => ({ project: 'org/proj', filename: 'same.txt' }));
     expect(problems).toEqual([

@@ -9,7 +9,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { ERROR_CONTEXT } from '../../platform/contexts.js';
 import { PlatformError, StoreUnavailableError } from '../../platform/errors.js';
 import { damagedIndexAnswer } from '../errors.js';
-import { shownName } from '../shown-name.js';
+import { shownName } from '../../platform/unicode.js';
 
 export interface ErrorBody {
   '@context': string;

@@ -137,7 +137,9 @@ function wantsMetadata(accept: string | undefined, mediaType: string): boolean {
 /** `attachment` with an ASCII fallback name and the exact UTF-8 name (RFC 6266). */
 function contentDisposition(filename: string): string {
   const ascii = filename.replace(/[^\x20-\x7e]|["\\]/g, '_');
-  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(filename)}`;
+  // encodeURIComponent leaves ' ( ) * as they are, which RFC 8187's attr-char does not allow (' delimits the charset and language).
+  const encoded = encodeURIComponent(filename).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${encoded}`;
 }
 
 export async function fileRoutes(app: FastifyInstance, { platform }: { platform: Platform }): Promise<void> {
