@@ -101,6 +101,8 @@ export const rejections = {
       `Revision requested '${requested}' not found: it predates the keeping of past revisions, the earliest kept is '${earliestKept}'.`,
     ),
   tagNotFound: (tag: string) => new PlatformError(404, 'TagNotFound', `Tag requested '${tag}' not found.`),
+  /** A tag written with a name Nexus's UserTag refuses (tags.ts): `rule` says which. */
+  invalidTagName: (rule: string) => new PlatformError(400, 'DecodingFailed', `Invalid tag name: ${rule}.`),
   unknownPermissions: (permissions: readonly string[]) =>
     new PlatformError(400, 'UnknownPermissions', `Permissions '${permissions.join("', '")}' are not known.`),
   storageNotFound: (storage: string) => new PlatformError(404, 'StorageNotFound', `Storage '${storage}' not found.`),

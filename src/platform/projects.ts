@@ -144,8 +144,7 @@ export class ProjectService {
     const project = await this.forRead(ref);
     if (project.readOnly) throw rejections.projectIsReadOnly(projectKey(ref));
     if (project.deprecated) throw rejections.projectIsDeprecated(projectKey(ref));
-    // As in Nexus: a deprecated organization takes no new project, and no change in the ones it holds.
-    if ((await this.orgs.fetch(ref.org)).deprecated) throw rejections.orgIsDeprecated(ref.org);
+    await this.requireActiveOrg(ref);
     return project;
   }
 
@@ -189,8 +188,7 @@ export class ProjectService {
       const current = await this.db.get(key);
       const now = this.clock();
       if (rev === undefined) {
-        const org = await this.orgs.fetch(ref.org);
-        if (org.deprecated) throw rejections.orgIsDeprecated(ref.org);
+        await this.requireActiveOrg(ref);
         if (current) throw rejections.projectAlreadyExists(key);
         const defaults = projectDefaults(this.baseUri, ref);
         const project: ProjectState = {
@@ -213,6 +211,7 @@ export class ProjectService {
         return project;
       }
       const project = this.checkedForChange(ref, current, rev);
+      await this.requireActiveOrg(ref);
       return this.replace(key, project, {
         ...project,
         ...updatedBy(project, identity, now),
@@ -225,13 +224,18 @@ export class ProjectService {
     });
   }
 
-  /** Deprecates the project, or with `prune` marks it for deletion: it then stops answering. */
+  /**
+   * Deprecates the project, or with `prune` marks it for deletion: it then stops answering. Marking for
+   * deletion is Nexus's project deletion, which does not look at the organization: a deprecated
+   * organization's projects can still be deleted.
+   */
   async deprecate(ref: ProjectRef, rev: number, prune: boolean, identity: Identity): Promise<ProjectState> {
     this.acls.require(identity, 'projects/write', projectAddress(ref));
     const key = projectKey(ref);
     if ((await this.get(ref))?.readOnly) throw rejections.projectIsReadOnly(key);
     return this.store.write(async () => {
       const project = this.checkedForChange(ref, await this.db.get(key), rev, prune);
+      if (!prune) await this.requireActiveOrg(ref);
       return this.replace(key, project, {
         ...project,
         ...updatedBy(project, identity, this.clock()),
@@ -250,7 +254,7 @@ export class ProjectService {
     return this.store.write(async () => {
       const project = this.checkedForChange(ref, await this.db.get(key), rev, true);
       if (!project.deprecated) throw rejections.projectIsNotDeprecated(key);
-      if ((await this.orgs.fetch(ref.org)).deprecated) throw rejections.orgIsDeprecated(ref.org);
+      await this.requireActiveOrg(ref);
       return this.replace(key, project, { ...project, ...updatedBy(project, identity, this.clock()), deprecated: false, rev: project.rev + 1 });
     });
   }
@@ -260,6 +264,15 @@ export class ProjectService {
     await this.past.keep(key, current);
     await this.db.put(key, next);
     return next;
+  }
+
+  /**
+   * As in Nexus (its projects' `fetchActiveOrg`): a deprecated organization takes no new project and no change
+   * in the ones it holds, neither of their resources and files nor of the projects themselves (update,
+   * deprecation, undeprecation) until it is undeprecated.
+   */
+  private async requireActiveOrg(ref: ProjectRef): Promise<void> {
+    if ((await this.orgs.fetch(ref.org)).deprecated) throw rejections.orgIsDeprecated(ref.org);
   }
 
   private checkedForChange(ref: ProjectRef, project: ProjectState | undefined, rev: number, deprecatedAllowed = false): ProjectState {

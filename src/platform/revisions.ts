@@ -8,6 +8,7 @@ import { PlatformError, rejections } from './errors.js';
 import type { Identity } from './identities.js';
 import type { Page, Store, Table } from './store/store.js';
 import { storedJsonOf, withChanges, withoutSource, withStoredSource } from './stored-json.js';
+import { checkNewTagName } from './tags.js';
 
 export type EntityKind = 'resource' | 'file';
 
@@ -275,7 +276,8 @@ export class RevisionStore {
     return this.decoded((await this.revisions.get([project, id, head.rev]))!);
   }
 
-  tag(project: string, id: string, kind: EntityKind, rev: number, tag: string, target: number, identity: Identity): Promise<EntityState> {
+  async tag(project: string, id: string, kind: EntityKind, rev: number, tag: string, target: number, identity: Identity): Promise<EntityState> {
+    checkNewTagName(tag);
     return this.update(project, id, kind, rev, identity, (latest) => {
       if (target < 1 || target > latest.rev) throw rejections.revisionNotFound(target, latest.rev);
       return { tags: { ...latest.tags, [tag]: target } };

@@ -11,6 +11,7 @@ import type { Platform } from '../../platform/index.js';
 import { aclRoutes } from './acls.js';
 import { archiveRoutes } from './archives.js';
 import { identifyCallers } from './caller.js';
+import { refuseNonIntegerText } from './integer-query.js';
 import { platformErrorBody, handleError } from './errors.js';
 import { addSharedSchemas } from './schemas.js';
 import { RouteMethods, type UnroutedBodies } from '../method-not-allowed.js';
@@ -80,6 +81,8 @@ export async function platformApi(app: FastifyInstance, { platform, archives }: 
         limits: { fileSize: platform.files.maxFileBytes, files: 1, fields: 10, parts: 20, fieldSize: 64 * 1024 },
       });
       identifyCallers(v1, platform);
+      // Before the schemas coerce the query string: `rev=1.0` would reach a route as 1.
+      v1.addHook('preValidation', refuseNonIntegerText);
       for (const routes of [orgRoutes, projectRoutes, projectListRoutes, aclRoutes, resourceRoutes, fileRoutes]) {
         await v1.register(routes, { platform });
       }

@@ -20,7 +20,10 @@ export const idParams = {
 export const rev = { type: 'integer', minimum: 1, maximum: 2 ** 31 } as const;
 /** Deepest page start of a listing: a listing pages by skipping entries, and LMDB counts the skip in 32 bits. */
 export const MAX_LISTING_FROM = 1_000_000;
-export const tag = { type: 'string', minLength: 1, maxLength: 256 } as const;
+/** A tag being written: its rules are the platform's (platform/tags.ts), which answer which one a name breaks. */
+export const tag = { type: 'string' } as const;
+/** A tag read or deleted: any name a tag may have been stored under, before the rules of new tags too. */
+const storedTag = { type: 'string', minLength: 1, maxLength: 256 } as const;
 
 /**
  * An entity's path parameters and a last segment `tag` (the tag deletion routes). The type parameters
@@ -32,7 +35,7 @@ export function withTagParam<const Required extends readonly string[], const Pro
   readonly required: Required;
   readonly properties: Properties;
 }) {
-  return { type: 'object', required: [...params.required, 'tag'], properties: { ...params.properties, tag } } as const;
+  return { type: 'object', required: [...params.required, 'tag'], properties: { ...params.properties, tag: storedTag } } as const;
 }
 
 /**
@@ -42,7 +45,7 @@ export function withTagParam<const Required extends readonly string[], const Pro
 export const noQuery = { type: 'object', additionalProperties: false } as const;
 export const revQuery = { ...noQuery, properties: { rev } } as const;
 export const requiredRevQuery = { ...noQuery, required: ['rev'], properties: { rev } } as const;
-export const selectorQuery = { ...noQuery, properties: { rev, tag } } as const;
+export const selectorQuery = { ...noQuery, properties: { rev, tag: storedTag } } as const;
 /** A page of a listing: `from` entries skipped, at most `size` returned. */
 const listingQuery = {
   ...noQuery,
