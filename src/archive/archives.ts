@@ -22,7 +22,7 @@ import type { Entry, Store, Table } from '../platform/store/store.js';
 import { DEFAULT_RENDER_BOUNDS, type Download, type RenderBounds, prepareDownload } from './download.js';
 import { ArchiveLedger, type HoldKey, definitionBytes } from './quota.js';
 import { type ResolveDeps, creationFileFinder } from './resolve.js';
-import { type ArchiveEntry, type FileEntry, type FileSelfEntry, decodeEntries, selectorOf } from './definition.js';
+import { type ArchiveEntry, type FileEntry, type FileSelfEntry, boundedProblems, decodeEntries, selectorOf } from './definition.js';
 import { layoutProblems } from './layout.js';
 import { hasLoneSurrogate } from '../platform/unicode.js';
 
@@ -133,7 +133,7 @@ export class ArchiveService {
     if (shapeProblem !== null) throw rejections.decodingFailed([shapeProblem]);
     await checkContext(payload, id, project, this.renderer);
     const bases = new Map((await this.projects.all()).map((p) => [projectKey({ org: p.org, project: p.label }), p.base]));
-    const { entries, problems } = decodeEntries(payload, {
+    const { entries, indexes, problems } = decodeEntries(payload, {
       archiveProject: ref,
       // A project's own base only for whoever may read it: the stored ids must not reveal that an unreadable project exists, nor its base.
       baseOf: (entryProject) =>
@@ -141,11 +141,11 @@ export class ArchiveService {
         defaultBase(this.baseUri, entryProject),
       baseUri: this.baseUri,
     });
-    if (problems.length > 0) throw rejections.decodingFailed(problems);
+    // The valid entries' conflicts come in the same answer as the others' problems: one round trip shows all.
     const files = new Map<ArchiveEntry, { project: string; filename: string } | null>();
     for (const entry of entries) if (entry.type !== 'Resource' && entry.path === undefined) files.set(entry, await this.findFile(entry, identity));
-    const layout = layoutProblems(entries, (entry) => files.get(entry) ?? null);
-    if (layout.length > 0) throw rejections.decodingFailed(layout);
+    problems.push(...layoutProblems(entries, indexes, (entry) => files.get(entry) ?? null));
+    if (problems.length > 0) throw rejections.decodingFailed(boundedProblems(problems));
     const key = projectKey(ref);
     const bytes = definitionBytes(entries);
     return this.quota.write(async () => {

@@ -2,8 +2,8 @@
  * Archive definitions: decoding the payload into entries and checking them.
  * Unlike the reference, which stops at the first type error, every problem of
  * the payload is collected and reported together in one DecodingFailed: those
- * of each entry, then the path conflicts among the entries that are valid,
- * each line naming the entries it concerns.
+ * of each entry here, then the path conflicts among the entries that are valid
+ * (layout.ts), each line naming the entries it concerns.
  */
 import { resolveIri } from '../platform/iri.js';
 import { type ProjectRef, parseProjectRef, projectKey } from '../platform/refs.js';
@@ -15,8 +15,6 @@ import {
   MAX_PARENT_LENGTH,
   defaultResourceFileName,
   defaultResourceName,
-  entryNameOf,
-  findEntryConflicts,
   normalizeArchivePath,
   unportableNameMessages,
   withinLengthLimits,
@@ -66,8 +64,6 @@ export type ArchiveEntry = ResourceEntry | FileEntry | FileSelfEntry;
 export const MAX_ENTRIES = 10_000;
 /** Problem lines one refusal lists: a line for each of 10,000 bad entries would be an answer far larger than the definition. */
 export const MAX_REPORTED_PROBLEMS = 100;
-/** Entries a conflict line names before it only counts the rest. */
-const MAX_NAMED_ENTRIES = 10;
 
 export interface DecodeContext {
   archiveProject: ProjectRef;
@@ -76,15 +72,22 @@ export interface DecodeContext {
   baseUri: string;
 }
 
-/** Entries in order, identical ones removed; `problems` lists everything wrong, empty when the payload is valid. */
-export function decodeEntries(payload: Record<string, unknown>, context: DecodeContext): { entries: ArchiveEntry[]; problems: string[] } {
+/**
+ * Entries in order, identical ones removed, with the index in `resources` of each (the first, for entries
+ * written more than once); `problems` lists everything wrong with the entries themselves, empty when each
+ * is valid. How they fit together in one ZIP (path conflicts) is layout.ts's `layoutProblems`.
+ */
+export function decodeEntries(
+  payload: Record<string, unknown>,
+  context: DecodeContext,
+): { entries: ArchiveEntry[]; indexes: number[]; problems: string[] } {
   const problems: string[] = [];
   const resources = payload.resources;
   if (!Array.isArray(resources) || resources.length === 0) {
-    return { entries: [], problems: ["The 'resources' field must be a non-empty array of entries."] };
+    return { entries: [], indexes: [], problems: ["The 'resources' field must be a non-empty array of entries."] };
   }
   if (resources.length > MAX_ENTRIES) {
-    return { entries: [], problems: [`An archive may hold at most ${MAX_ENTRIES} entries; ${resources.length} were given.`] };
+    return { entries: [], indexes: [], problems: [`An archive may hold at most ${MAX_ENTRIES} entries; ${resources.length} were given.`] };
   }
   // Identical entries are one entry, as in the reference (which keeps a set), named after the first in messages;
   // spelling a default out changes nothing.
@@ -95,36 +98,12 @@ export function decodeEntries(payload: Record<string, unknown>, context: DecodeC
     const key = JSON.stringify({ ...entry, given: undefined });
     entries.set(key, { entry, index: entries.get(key)?.index ?? index });
   });
-  problems.push(...conflictProblems([...entries.values()]));
-  return { entries: [...entries.values()].map(({ entry }) => entry), problems: bounded(problems) };
+  const kept = [...entries.values()];
+  return { entries: kept.map(({ entry }) => entry), indexes: kept.map(({ index }) => index), problems };
 }
 
-/** How a problem line names the entries it concerns. */
-function entriesLabel(indexes: readonly number[]): string {
-  const named = indexes.slice(0, MAX_NAMED_ENTRIES).map((index) => `resources[${index}]`);
-  const rest = indexes.length - named.length;
-  return rest > 0 ? `${named.join(', ')} and ${rest} more entries` : named.join(', ');
-}
-
-/**
- * Path conflicts among the valid entries whose names are known without looking anything up: explicit
- * paths and default resource names. Default names of files follow the files' current names, which the
- * creation looks up (and checks with the whole layout) once the definition is otherwise valid.
- */
-function conflictProblems(entries: readonly { entry: ArchiveEntry; index: number }[]): string[] {
-  const named = entries.flatMap(({ entry, index }) => {
-    const name = knownName(entry);
-    return name === null ? [] : [{ name, index }];
-  });
-  return findEntryConflicts(named).map(({ indexes, message }) => `${entriesLabel(indexes)}: ${message}`);
-}
-
-function knownName(entry: ArchiveEntry): string | null {
-  if (entry.path !== undefined) return entryNameOf(entry.path);
-  return entry.type === 'Resource' ? defaultResourceName(entry.project, entry.format, originalOf(entry)) : null;
-}
-
-function bounded(problems: string[]): string[] {
+/** At most MAX_REPORTED_PROBLEMS lines, and a last one counting the rest. */
+export function boundedProblems(problems: string[]): string[] {
   if (problems.length <= MAX_REPORTED_PROBLEMS) return problems;
   return [...problems.slice(0, MAX_REPORTED_PROBLEMS), `… and ${problems.length - MAX_REPORTED_PROBLEMS} more problems.`];
 }

@@ -167,11 +167,14 @@ describe('validation at creation', () => {
     expect((await download('/v1/archives/org/proj/broken', TOKENS.alice, 'application/json')).statusCode).toBe(404);
   });
 
-  test('duplicate default paths are found at creation (two files with the same name)', async () => {
+  test('duplicate default paths are found at creation (two files with the same name), with the other problems', async () => {
     await uploadFile('twin', 'hello.txt', 'another hello');
-    const response = await create({ resources: [{ '@type': 'File', resourceId: 'f1' }, { '@type': 'FileSelf', value: `${BASE}/v1/files/org/proj/twin` }] }, { accept: 'application/json' });
+    const resources = [{ '@type': 'File', resourceId: 'f1' }, { '@type': 'Resource', resourceId: 'r1', fromat: 'source' }, { '@type': 'FileSelf', value: `${BASE}/v1/files/org/proj/twin` }];
+    const response = await create({ resources }, { accept: 'application/json' });
     expect(response.statusCode).toBe(400);
-    expect(response.json().reason).toBe("The paths 'org/proj/file/hello.txt' have been used multiple times in the archive.");
+    expect(response.json().reason).toBe(
+      "resources[1]: unknown field 'fromat'.\nresources[0], resources[2]: The paths 'org/proj/file/hello.txt' have been used multiple times in the archive.",
+    );
   });
 
   test('a remote @context is 400 InvalidJsonLdFormat; the bundled archives context is fine', async () => {

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { type ArchiveEntry, type DecodeContext, MAX_REPORTED_PROBLEMS, decodeEntries } from '../../src/archive/definition.js';
+import { type DecodeContext, MAX_REPORTED_PROBLEMS, boundedProblems, decodeEntries } from '../../src/archive/definition.js';
 import { layoutProblems } from '../../src/archive/layout.js';
 import { findPathConflicts, flatEncode, normalizeArchivePath, withinLengthLimits } from '../../src/archive/paths.js';
 
@@ -11,6 +11,12 @@ const context: DecodeContext = {
   baseUri: BASE,
 };
 const decode = (resources: unknown) => decodeEntries({ resources }, context);
+type FileOf = Parameters<typeof layoutProblems>[2];
+/** The problems a creation reports, as the archives service gathers them: the entries', then the layout's. */
+function problemsOf(resources: unknown, fileOf: FileOf = () => null): string[] {
+  const { entries, indexes, problems } = decode(resources);
+  return boundedProblems([...problems, ...layoutProblems(entries, indexes, fileOf)]);
+}
 
 describe('decoding', () => {
   test('a valid definition: defaults, relative ids resolved against the entry project base, originalSource as format', () => {
@@ -109,7 +115,7 @@ describe('decoding', () => {
   });
 
   test('path conflicts among the valid entries come with the entry problems, each line naming its entries', () => {
-    const { problems } = decode([
+    const problems = problemsOf([
       { '@type': 'Resource', resourceId: 'r1', path: '/same.json' },
       { '@type': 'Resource', resourceId: 'r1', pth: '/x' },
       { '@type': 'Resource', resourceId: 'r2', path: '/same.json' },
@@ -137,11 +143,10 @@ describe('decoding', () => {
 
   test('the list of problems is bounded; so are the entries a conflict line names', () => {
     const many = Array.from({ length: MAX_REPORTED_PROBLEMS + 50 }, (_, i) => ({ '@type': 'Resource', resourceId: `r${i}`, path: '/same.json' }));
-    const { problems: conflict } = decode(many);
-    expect(conflict).toEqual([
+    expect(problemsOf(many)).toEqual([
       `${Array.from({ length: 10 }, (_, i) => `resources[${i}]`).join(', ')} and ${MAX_REPORTED_PROBLEMS + 40} more entries: The paths 'same.json' have been used multiple times in the archive.`,
     ]);
-    const { problems } = decode(many.map((entry) => ({ ...entry, pth: 'x' })));
+    const problems = problemsOf(many.map((entry) => ({ ...entry, pth: 'x' })));
     expect(problems).toHaveLength(MAX_REPORTED_PROBLEMS + 1);
     expect(problems[MAX_REPORTED_PROBLEMS - 1]).toBe(`resources[${MAX_REPORTED_PROBLEMS - 1}]: unknown field 'pth'.`);
     expect(problems[MAX_REPORTED_PROBLEMS]).toBe('… and 50 more problems.');
@@ -194,31 +199,32 @@ describe('paths', () => {
 });
 
 describe('layout', () => {
-  test('explicit and default names are checked together, before anything is stored', () => {
-    // Written out: decoding refuses the last two entries itself, but the layout is checked again at creation.
+  test("files' default names are checked with the other names, each line naming its entries", () => {
     const id = (name: string) => `${BASE}/v1/resources/org/proj/_/${name}`;
-    const entries: ArchiveEntry[] = [
-      { type: 'Resource', resourceId: id('r1'), project: 'org/proj', format: 'compacted', path: `/org/proj/compacted/${flatEncode(id('r2'))}.json` },
-      { type: 'Resource', resourceId: id('r2'), project: 'org/proj', format: 'compacted' },
-      { type: 'File', resourceId: id('f1'), project: 'org/proj' },
-      { type: 'File', resourceId: id('f2'), project: 'org/proj' },
-      { type: 'Resource', resourceId: id(`r${'x'.repeat(60)}`), project: 'org/proj', format: 'compacted' },
-      { type: 'File', resourceId: id('f3'), project: 'org/proj', path: `/${'n'.repeat(100)}` },
-    ];
-    // f1 and f2 are two files both named "same.txt".
-    const problems = layoutProblems(entries, () => ({ project: 'org/proj', filename: 'same.txt' }));
-    expect(problems).toEqual([
-      `The paths '/${'n'.repeat(100)}' must have a file path prefix less than 154 characters long and a file path name less than 99 characters long.`,
-      `The resource ids '${BASE}/v1/resources/org/proj/_/r${'x'.repeat(60)}' generate a file name exceeding 99 characters, please define a path for each of them.`,
-      `The paths 'org/proj/compacted/${flatEncode(`${BASE}/v1/resources/org/proj/_/r2`)}.json', 'org/proj/file/same.txt' have been used multiple times in the archive.`,
-    ]);
+    // f1 and f2 are two files both named "same.txt"; f3's name holds a character Windows refuses.
+    const fileOf: FileOf = (entry) => ({ project: 'org/proj', filename: entry.type === 'File' && entry.resourceId === id('f3') ? 'a?b.txt' : 'same.txt' });
+    const problems = problemsOf(
+      [
+        { '@type': 'Resource', resourceId: 'r1', path: '/org/proj/file/same.txt' },
+        { '@type': 'Resource', resourceId: 'r2', pth: '/x' },
+        { '@type': 'File', resourceId: 'f1' },
+        { '@type': 'File', resourceId: 'f2' },
+        { '@type': 'File', resourceId: 'f3' },
+      ],
+      fileOf,
+    );
+    expect(problems).toHaveLength(3);
+    expect(problems[0]).toBe("resources[1]: unknown field 'pth'.");
+    expect(problems[1]).toMatch(/^resources\[4\]: The path '\/org\/proj\/file\/a\?b\.txt' cannot be extracted on every system/);
+    expect(problems[2]).toBe("resources[0], resources[2], resources[3]: The paths 'org/proj/file/same.txt' have been used multiple times in the archive.");
   });
 
   test('default names of files that cannot be looked up yet are left to the download', () => {
-    const { entries } = decode([
-      { '@type': 'File', resourceId: 'f1' },
-      { '@type': 'File', resourceId: 'f2' },
-    ]);
-    expect(layoutProblems(entries, () => null)).toEqual([]);
+    expect(
+      problemsOf([
+        { '@type': 'File', resourceId: 'f1' },
+        { '@type': 'File', resourceId: 'f2' },
+      ]),
+    ).toEqual([]);
   });
 });
