@@ -66,11 +66,18 @@ const TERMS_PER_REPORT = 4096;
 const POSTINGS_PER_REPORT = 1 << 16;
 
 /**
+ * Progress steps per posting of a field: one for grouping them by term (two quick passes), three for
+ * encoding them, which takes about three times as long.
+ */
+const ENCODING_STEPS = 3;
+export const POSTING_STEPS = 1 + ENCODING_STEPS;
+
+/**
  * The field's arrays. `df` counts paragraphs; `postingCount` (documents in
  * the list) is written only when it differs, for fields whose documents are
- * articles. `onSteps` hears now and then how many of 2 × terms steps are done:
- * the grouping of the postings by term (two passes over all of them, about a
- * second on a large segment) as the first `terms` steps, then one per term encoded.
+ * articles. `onSteps` hears now and then how many of POSTING_STEPS × postings
+ * steps are done: the grouping of the postings by term (two passes over all of
+ * them, about a second on a large segment), then their encoding, term by term.
  */
 export function encodePostings(postings: FieldPostings, ordinalOfId: Uint32Array, perArticle: boolean, onSteps?: (done: number) => void): [FieldPart, TypedArray][] {
   const termCount = ordinalOfId.length;
@@ -81,8 +88,8 @@ export function encodePostings(postings: FieldPostings, ordinalOfId: Uint32Array
   const norms = postings.norms.view();
   const paragraphs = postings.paragraphs.view();
 
-  // Pass 0 or 1 at posting i, as a share of the grouping's `termCount` steps.
-  const onGrouped = onSteps && ((pass: number, i: number) => onSteps(Math.floor((termCount * (pass * count + i)) / (2 * count))));
+  // Pass 0 or 1 at posting i: half a step per posting each.
+  const onGrouped = onSteps && ((pass: number, i: number) => onSteps(Math.floor((pass * count + i) / 2)));
   const postingCount = new Uint32Array(termCount);
   const df = new Uint32Array(termCount);
   for (let i = 0; i < count; i++) {
@@ -105,7 +112,7 @@ export function encodePostings(postings: FieldPostings, ordinalOfId: Uint32Array
   const tfs = new Uint32Array(BLOCK_SIZE);
   const blockStart = new Uint32Array(termCount + 1);
   for (let t = 0; t < termCount; t++) {
-    if (onSteps && t % TERMS_PER_REPORT === 0) onSteps(termCount + t);
+    if (onSteps && t % TERMS_PER_REPORT === 0) onSteps(count + ENCODING_STEPS * start[t]!);
     blockStart[t] = blocks.lastDoc.length;
     let previous = -1;
     for (let first = start[t]!; first < start[t + 1]!; first += BLOCK_SIZE) {

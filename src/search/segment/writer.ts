@@ -8,7 +8,7 @@ import { analyze } from '../analysis/analyzer.js';
 import type { ArticleInput } from '../../corpus/model.js';
 import { GrowableBytes, GrowableUint32 } from './growable.js';
 import { StringTableBuilder } from './string-table.js';
-import { FieldPostings, encodePostings, type TermCounts, type TypedArray } from './postings-writer.js';
+import { FieldPostings, POSTING_STEPS, encodePostings, type TermCounts, type TypedArray } from './postings-writer.js';
 import { StoredFieldsBuilder } from '../stored/writer.js';
 import type { SpareMemory } from './spare-memory.js';
 import {
@@ -175,12 +175,13 @@ export class SegmentBuilder {
   }
 
   /**
-   * Steps `write` reports, known before it starts, one per term in each of: sorting the terms, then
-   * for each field, grouping its postings by term and encoding them. The sort and the grouping had
-   * taken seconds before the first report on a large segment.
+   * Steps `write` reports, known before it starts: one per term for sorting the terms, then for each
+   * field POSTING_STEPS per posting (its grouping by term, then its encoding), so that each phase's
+   * share of the steps follows its share of the time. The sort and the grouping had taken
+   * seconds before the first report on a large segment.
    */
   get writeSteps(): number {
-    return (1 + 2 * FIELDS.length) * this.termIds.size;
+    return this.termIds.size + FIELDS.reduce((steps, field) => steps + POSTING_STEPS * this.fields[field].postingCount, 0);
   }
 
   /**
@@ -204,10 +205,13 @@ export class SegmentBuilder {
       ['terms.bytes', termTable.bytes.view()],
       ['terms.offsets', termTable.offsets.view()],
     ];
-    for (const [index, field] of FIELDS.entries()) {
-      const onFieldSteps = report && ((done: number) => report((1 + 2 * index) * terms + done));
+    let fieldStart = terms;
+    for (const field of FIELDS) {
+      const start = fieldStart;
+      const onFieldSteps = report && ((done: number) => report(start + done));
       for (const [part, array] of encodePostings(this.fields[field], ordinalOfId, field === 'title', onFieldSteps)) postings.push([fieldArray(field, part), array]);
       postings.push([fieldArray(field, 'norms'), this.fields[field].norms.view()]);
+      fieldStart += POSTING_STEPS * this.fields[field].postingCount;
     }
     report?.(total);
     return this.writeWithPostings(file, postings, terms, { text: this.fields.text.sumLength, title: this.fields.title.sumLength });
