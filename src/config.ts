@@ -376,10 +376,22 @@ const SETTINGS = {
   llmMaxTokens: { default: 512, parse: integer(16, 16_384), doc: 'Most tokens generated per answer.' },
   llmTemperature: { default: 0, parse: decimal(0, 2), doc: 'Sampling temperature (0 = greedy).' },
   llmQueueSize: { default: 8, parse: integer(1, 10_000), doc: 'Questions waiting for the generator (the model, or QA reranking) before 429.' },
+  llmQueuePerClient: {
+    default: null as number | null,
+    parse: integer(0, 10_000),
+    shownDefault: 'half of the queue, rounded up',
+    doc: "Places in the generator's queue one IP address (an IPv6 one by its /64; the client behind a --trust-proxy proxy) may hold, the question being answered and those waiting; further questions from it get the 429 of --llm-queue-size while other callers are still admitted. Default: half of the queue's --llm-queue-size + 1 places, rounded up (5 of 9); 0 = no limit.",
+  },
   rerankerModel: { default: null as string | null, parse: optionalPath, doc: 'Directory with model.onnx and tokenizer.json; unset disables reranking.' },
   rerankerThreads: { default: 1, parse: integer(1, 256), doc: 'Intra-op threads of the reranker.' },
   rerankerBatchSize: { default: 32, parse: integer(1, 1024), doc: 'Pairs scored per reranker batch.' },
   rerankerQueueSize: { default: 8, parse: integer(1, 10_000), doc: 'Rerankings waiting for the reranker (one scores at a time) before 429.' },
+  rerankerQueuePerClient: {
+    default: null as number | null,
+    parse: integer(0, 10_000),
+    shownDefault: 'half of the queue, rounded up',
+    doc: "Places in the reranker's queue one IP address (an IPv6 one by its /64; the client behind a --trust-proxy proxy) may hold, the reranking being scored and those waiting; further rerankings from it get the 429 of --reranker-queue-size while other callers are still admitted. Default: half of the queue's --reranker-queue-size + 1 places, rounded up (5 of 9); 0 = no limit.",
+  },
   authFile: { default: null as string | null, parse: optionalPath, doc: 'JSON file of bearer tokens and ACLs; unset = anonymous read-only.' },
   platformStore: {
     default: 'lmdb',

@@ -22,6 +22,8 @@ export interface ExtractiveOptions {
   maxQuoteChars?: number;
   /** Questions waiting before QueueFullError (--llm-queue-size). */
   queueSize?: number;
+  /** Places of the queue (answered or waiting) one caller may hold (--llm-queue-per-client); 0 = no per-caller bound. */
+  queuePerClient?: number;
 }
 
 // minCoverage 0.25: on SciFact claims, the best sentence of the gold abstracts reaches it for 62% of the
@@ -31,7 +33,8 @@ export interface ExtractiveOptions {
 // to an answerable question (bench/results/qa.md; 0.4 coverage or half the question's words cost far more recall).
 // maxQuoteChars 600: four times a typical abstract sentence (~150 characters), so real sentences are quoted whole;
 // a table or sequence dump with no sentence punctuation (30 KB seen) is cut instead of quoted whole.
-const DEFAULTS: Required<ExtractiveOptions> = { maxContexts: 5, maxSentences: 3, minCoverage: 0.25, minMatched: 2, maxQuoteChars: 600, queueSize: 8 };
+// queuePerClient 0: the server's share (half the places by default) comes from its configuration (createGenerator).
+const DEFAULTS: Required<ExtractiveOptions> = { maxContexts: 5, maxSentences: 3, minCoverage: 0.25, minMatched: 2, maxQuoteChars: 600, queueSize: 8, queuePerClient: 0 };
 
 // A sentence joins the answer only if it scores at least this share of the best one.
 const RELATIVE_CUTOFF = 0.5;
@@ -49,14 +52,14 @@ export class ExtractiveGenerator implements Generator {
 
   constructor(options: ExtractiveOptions = {}) {
     this.options = { ...DEFAULTS, ...options };
-    this.queue = new BoundedQueue(this.options.queueSize);
+    this.queue = new BoundedQueue(this.options.queueSize, { perCaller: { places: this.options.queuePerClient, setting: '--llm-queue-per-client' } });
     this.description =
       `extractive: up to ${this.options.maxSentences} best-matching sentences ` +
       `of the top ${this.options.maxContexts} contexts (no language model configured)`;
   }
 
   async generate(question: string, contexts: Contexts, options: GenerateOptions = {}): Promise<GenerationResult> {
-    const { signal, onAdmitted } = options;
+    const { signal, onAdmitted, caller } = options;
     if (Array.isArray(contexts)) {
       onAdmitted?.();
       return this.answer(question, contexts, options);
@@ -68,7 +71,7 @@ export class ExtractiveGenerator implements Generator {
         slot.served();
         return result;
       },
-      { signal, onAdmitted },
+      { signal, onAdmitted, caller },
     );
   }
 

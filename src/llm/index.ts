@@ -5,15 +5,17 @@
 import type { Config } from '../config.js';
 import { ExtractiveGenerator } from './extractive.js';
 import { loadLlamaGenerator } from './llama.js';
+import { perCallerPlaces } from './queue.js';
 import type { Generator, Logger } from './types.js';
 
 export type GeneratorConfig = Pick<
   Config,
-  'llmModel' | 'llmGpu' | 'llmThreads' | 'llmContextSize' | 'llmMaxTokens' | 'llmTemperature' | 'llmQueueSize'
+  'llmModel' | 'llmGpu' | 'llmThreads' | 'llmContextSize' | 'llmMaxTokens' | 'llmTemperature' | 'llmQueueSize' | 'llmQueuePerClient'
 >;
 
 export async function createGenerator(config: GeneratorConfig, logger?: Logger): Promise<Generator> {
-  if (config.llmModel === null) return new ExtractiveGenerator({ queueSize: config.llmQueueSize });
+  const queuePerClient = perCallerPlaces(config.llmQueuePerClient, config.llmQueueSize);
+  if (config.llmModel === null) return new ExtractiveGenerator({ queueSize: config.llmQueueSize, queuePerClient });
   const generator = await loadLlamaGenerator({
     modelPath: config.llmModel,
     gpu: config.llmGpu,
@@ -21,6 +23,7 @@ export async function createGenerator(config: GeneratorConfig, logger?: Logger):
     maxTokens: config.llmMaxTokens,
     temperature: config.llmTemperature,
     queueSize: config.llmQueueSize,
+    queuePerClient,
     threads: config.llmThreads,
     logger,
   });

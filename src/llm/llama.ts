@@ -48,6 +48,8 @@ export interface LlamaGeneratorOptions {
   temperature: number;
   /** Questions allowed to wait while one is generated. */
   queueSize: number;
+  /** Places of the queue (generated or waiting) one caller may hold (--llm-queue-per-client); absent or 0 = no per-caller bound. */
+  queuePerClient?: number;
   /** CPU threads; default half the cores, leaving the rest to HTTP and search. */
   threads?: number;
   /**
@@ -133,7 +135,7 @@ export class LlamaGenerator implements Generator {
     private readonly options: LlamaGeneratorOptions,
   ) {
     this.sequence = context.getSequence();
-    this.queue = new BoundedQueue(options.queueSize);
+    this.queue = new BoundedQueue(options.queueSize, { perCaller: { places: options.queuePerClient ?? 0, setting: '--llm-queue-per-client' } });
     // Only a template shipped in the file counts: resolveChatWrapper would otherwise guess one from the architecture.
     this.prompting = model.fileInfo.metadata.tokenizer?.chat_template
       ? { kind: 'chat', wrapper: nodeLlama.resolveChatWrapper(model) }
@@ -151,8 +153,8 @@ export class LlamaGenerator implements Generator {
   }
 
   generate(question: string, contexts: Contexts, options: GenerateOptions = {}): Promise<GenerationResult> {
-    const { signal, onAdmitted } = options;
-    return this.queue.run(async (slot) => this.answer(question, await contextsOf(contexts), options, slot), { signal, onAdmitted });
+    const { signal, onAdmitted, caller } = options;
+    return this.queue.run(async (slot) => this.answer(question, await contextsOf(contexts), options, slot), { signal, onAdmitted, caller });
   }
 
   async close(): Promise<void> {

@@ -2,11 +2,18 @@
  * Serialises work on the single model context: one job runs, at most
  * `maxWaiting` wait, and anything beyond is refused at once with a
  * QueueFullError, so a burst of questions cannot pile up in memory.
+ *
+ * A job may name its caller (the client's key, see src/http/client-address.ts): one caller then holds
+ * at most `perCaller` of the places (the running job and the waiting ones), and its next job is refused
+ * with a QueueFullError naming its share while other callers are still admitted. Without that bound,
+ * one client had held every place and every other caller got 429. Jobs without a caller (the CLI,
+ * eval, benchmarks) are bounded by the queue alone.
  */
 import { performance } from 'node:perf_hooks';
 import { QueueFullError } from './types.js';
 
 interface Waiter {
+  caller: string | undefined;
   start: () => void;
   cancel: (reason: unknown) => void;
 }
@@ -27,6 +34,28 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** Called once the job has a place (running or waiting), never for a refused one. */
   onAdmitted?: () => void;
+  /** Whose job it is (the client's key): counted against the queue's per-caller share. None: no share applies. */
+  caller?: string;
+}
+
+/** The bound on one caller's places, and the setting that sets it (named in the refusal). */
+export interface PerCallerShare {
+  places: number;
+  setting: string;
+}
+
+/**
+ * The share one caller holds by default: half the places of a queue of `maxWaiting` (the running job
+ * and the waiting ones), rounded up, as --max-in-flight-per-client is half of --max-in-flight. One client
+ * still has most of an idle queue, and the rest is always left to other callers.
+ */
+export function defaultPerCallerPlaces(maxWaiting: number): number {
+  return Math.ceil((maxWaiting + 1) / 2);
+}
+
+/** The share in force for a queue of `maxWaiting`: the setting's (0 = no bound), or unset, the default. */
+export function perCallerPlaces(setting: number | null, maxWaiting: number): number {
+  return setting ?? defaultPerCallerPlaces(maxWaiting);
 }
 
 // Finished jobs whose durations make the service-time estimate: enough to smooth one odd question,
@@ -39,44 +68,101 @@ export class BoundedQueue {
   /** Durations of the latest finished jobs that were served (see Slot), oldest first. */
   private readonly durations: number[] = [];
   private runningSince = 0;
+  private runningCaller: string | undefined;
+  /** Places held (running or waiting) by callers that hold any: an entry goes when its count reaches 0. */
+  private readonly heldByCaller = new Map<string, number>();
 
   private readonly clock: () => number;
   private readonly waitingFor: string;
+  private readonly perCaller: PerCallerShare | undefined;
 
   /**
    * `clock` gives milliseconds (tests pass their own); `waitingFor` names what waits, in the refusal
-   * ("too many questions are waiting for an answer").
+   * ("too many questions are waiting for an answer"); `perCaller` bounds the places of a job's caller
+   * (none, or 0 places: no per-caller bound).
    */
   constructor(
     private readonly maxWaiting: number,
-    { clock = () => performance.now(), waitingFor = 'questions are waiting for an answer' }: { clock?: () => number; waitingFor?: string } = {},
+    {
+      clock = () => performance.now(),
+      waitingFor = 'questions are waiting for an answer',
+      perCaller,
+    }: { clock?: () => number; waitingFor?: string; perCaller?: PerCallerShare } = {},
   ) {
     this.clock = clock;
     this.waitingFor = waitingFor;
+    this.perCaller = perCaller && perCaller.places > 0 ? perCaller : undefined;
   }
 
   get waiting(): number {
     return this.waiters.length;
   }
 
-  /**
-   * Seconds until the questions present now have been served, from the
-   * measured service time: what remains of the running job plus one service
-   * time per waiting question. Before any job has finished, the running job's
-   * elapsed time is the only measurement (it has taken at least that long).
-   */
+  /** Seconds until the questions present now have been served (see secondsUntilDone). */
   get retryAfterSeconds(): number {
+    return this.secondsUntilDone(this.waiters.length);
+  }
+
+  async run<T>(job: (slot: Slot) => Promise<T>, { signal, onAdmitted, caller }: RunOptions = {}): Promise<T> {
+    signal?.throwIfAborted();
+    this.refuseOverShare(caller);
+    if (this.busy && this.waiters.length >= this.maxWaiting) throw new QueueFullError(this.retryAfterSeconds, this.waiters.length, this.waitingFor);
+    this.hold(caller);
+    try {
+      return await this.take(job, signal, onAdmitted, caller);
+    } finally {
+      // However the job left (done, failed, aborted while waiting, cleared): its place is given back.
+      this.letGo(caller);
+    }
+  }
+
+  /**
+   * Seconds until the running job and the first `waitersAhead` waiting ones have been served, from
+   * the measured service time: what remains of the running job plus one service time per waiting
+   * one. Before any job has finished, the running job's elapsed time is the only measurement (it
+   * has taken at least that long).
+   */
+  private secondsUntilDone(waitersAhead: number): number {
     const elapsed = this.busy ? this.clock() - this.runningSince : 0;
     const serviceMs = this.durations.length > 0 ? this.durations.reduce((sum, d) => sum + d, 0) / this.durations.length : elapsed;
-    const remainingMs = Math.max(serviceMs - elapsed, 0) + this.waiters.length * serviceMs;
+    const remainingMs = Math.max(serviceMs - elapsed, 0) + waitersAhead * serviceMs;
     return Math.max(1, Math.ceil(remainingMs / 1000));
   }
 
-  async run<T>(job: (slot: Slot) => Promise<T>, { signal, onAdmitted }: RunOptions = {}): Promise<T> {
-    signal?.throwIfAborted();
+  /** A caller at its share is refused until its first place frees: when its running job, or its first waiting one, is done. */
+  private refuseOverShare(caller: string | undefined): void {
+    if (caller === undefined || this.perCaller === undefined) return;
+    const held = this.heldBy(caller);
+    if (held < this.perCaller.places) return;
+    const firstWaiting = this.waiters.findIndex((waiter) => waiter.caller === caller);
+    const retryAfter = this.busy && this.runningCaller === caller ? this.secondsUntilDone(0) : this.secondsUntilDone(firstWaiting + 1);
+    throw new QueueFullError(retryAfter, held, this.waitingFor, this.perCaller.setting);
+  }
+
+  /** Places `caller` holds now, running or waiting. */
+  private heldBy(caller: string): number {
+    return this.heldByCaller.get(caller) ?? 0;
+  }
+
+  private hold(caller: string | undefined): void {
+    if (caller !== undefined) this.heldByCaller.set(caller, this.heldBy(caller) + 1);
+  }
+
+  private letGo(caller: string | undefined): void {
+    if (caller === undefined) return;
+    const left = this.heldBy(caller) - 1;
+    if (left === 0) this.heldByCaller.delete(caller);
+    else this.heldByCaller.set(caller, left);
+  }
+
+  private async take<T>(
+    job: (slot: Slot) => Promise<T>,
+    signal: AbortSignal | undefined,
+    onAdmitted: (() => void) | undefined,
+    caller: string | undefined,
+  ): Promise<T> {
     if (this.busy) {
-      if (this.waiters.length >= this.maxWaiting) throw new QueueFullError(this.retryAfterSeconds, this.waiters.length, this.waitingFor);
-      const turn = this.wait(signal);
+      const turn = this.wait(signal, caller);
       onAdmitted?.();
       await turn;
     } else {
@@ -84,6 +170,7 @@ export class BoundedQueue {
     }
     this.busy = true;
     this.runningSince = this.clock();
+    this.runningCaller = caller;
     let served = false;
     try {
       return await job({ served: () => (served = true) });
@@ -98,13 +185,14 @@ export class BoundedQueue {
     if (this.durations.length > SAMPLES) this.durations.shift();
   }
 
-  private wait(signal?: AbortSignal): Promise<void> {
+  private wait(signal: AbortSignal | undefined, caller: string | undefined): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       const onAbort = () => {
         this.waiters.splice(this.waiters.indexOf(waiter), 1);
         reject(signal!.reason);
       };
       const waiter: Waiter = {
+        caller,
         start: () => {
           signal?.removeEventListener('abort', onAbort);
           resolve();

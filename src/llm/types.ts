@@ -38,6 +38,11 @@ export interface GenerateOptions {
   onToken?: (text: string) => void;
   /** Called once the question has a place in the generator's queue (not when it is refused with QueueFullError). */
   onAdmitted?: () => void;
+  /**
+   * The asking client's key (clientKey): it holds at most its share of the generator's queue, and of
+   * the reranker's for the question's reranking. None (the CLI, eval): no per-caller bound.
+   */
+  caller?: string;
 }
 
 export interface Generator {
@@ -55,12 +60,20 @@ export interface Logger {
   warn(details: object, message: string): void;
 }
 
-/** Too many questions already wait for the generator, or rerankings for the reranker (HTTP 429 with Retry-After). */
+/**
+ * Too many questions already wait for the generator, or rerankings for the reranker (HTTP 429 with
+ * Retry-After); or, given `callerShareSetting`, this caller already holds its share of the queue's
+ * places (`count` of them), set by that setting, while other callers are still admitted.
+ */
 export class QueueFullError extends Error {
   readonly retryAfterSeconds: number;
 
-  constructor(retryAfterSeconds: number, waiting: number, waitingFor: string) {
-    super(`too many ${waitingFor} (${waiting}); retry in about ${retryAfterSeconds} s`);
+  constructor(retryAfterSeconds: number, count: number, waitingFor: string, callerShareSetting?: string) {
+    const whose =
+      callerShareSetting === undefined
+        ? `(${count})`
+        : `from this client: it holds its share of the queue (${count} ${count === 1 ? 'place' : 'places'}, ${callerShareSetting})`;
+    super(`too many ${waitingFor} ${whose}; retry in about ${retryAfterSeconds} s`);
     this.name = 'QueueFullError';
     this.retryAfterSeconds = retryAfterSeconds;
   }

@@ -46,6 +46,12 @@ export class NoDocumentsError extends Error {
   }
 }
 
+/** Who asks for a reranking: the signal of its request, and its client's key (none from the CLI or eval). */
+export interface Asker {
+  signal?: AbortSignal;
+  caller?: string;
+}
+
 /** A retrieved paragraph on its way through the pipeline. */
 export interface Candidate {
   hit: ParagraphHit;
@@ -69,18 +75,19 @@ export class QaPipeline {
    * is configured, the rerankerK best by reranker score (else BM25 order, all
    * retrieverK kept). GET /retrieval/'s; the QA endpoints take the same two
    * steps, the second in the generator's queue (see answerFrom). The hits are
-   * positions in `view`'s generation, so the caller reads them from it.
+   * positions in `view`'s generation, so the caller reads them from it. The asker's client
+   * key counts the reranking against its share of the reranker's queue.
    */
   async retrieve(
     view: IndexView,
     request: QaRequest,
     filters: FilterSpec,
-    { signal }: { signal?: AbortSignal } = {},
+    asker: Asker = {},
   ): Promise<{ candidates: Candidate[]; retrieveMs: number; rerankMs: number }> {
     const started = performance.now();
     const retrieved = await this.search(view, request, filters);
     const retrieveMs = performance.now() - started;
-    const { candidates, rerankMs } = await this.rerankIfAsked(view.library, request, retrieved, signal);
+    const { candidates, rerankMs } = await this.rerankIfAsked(view.library, request, retrieved, asker);
     return { candidates, retrieveMs, rerankMs };
   }
 
@@ -116,11 +123,11 @@ export class QaPipeline {
     library: Library,
     request: QaRequest,
     candidates: Candidate[],
-    signal: AbortSignal | undefined,
+    asker: Asker,
   ): Promise<{ candidates: Candidate[]; rerankMs: number }> {
     if (!this.willRerank(request) || candidates.length === 0) return { candidates, rerankMs: 0 };
     const started = performance.now();
-    const reranked = await this.rerank(library, request, candidates, signal);
+    const reranked = await this.rerank(library, request, candidates, asker);
     return { candidates: reranked, rerankMs: performance.now() - started };
   }
 
@@ -150,7 +157,7 @@ export class QaPipeline {
     const asContexts = (kept: Candidate[]): Context[] => kept.map((c) => ({ id: c.contextId, text: library.paragraphText(c.hit) }));
     const contexts: Contexts = this.willRerank(request)
       ? async () => {
-          ({ candidates, rerankMs } = await this.rerankIfAsked(library, request, retrieved, options.signal));
+          ({ candidates, rerankMs } = await this.rerankIfAsked(library, request, retrieved, options));
           return asContexts(candidates);
         }
       : asContexts(retrieved);
@@ -173,11 +180,12 @@ export class QaPipeline {
   }
 
   /** Scores every retrieved paragraph and keeps the rerankerK best (ties keep BM25 order). */
-  private async rerank(library: Library, request: QaRequest, candidates: Candidate[], signal: AbortSignal | undefined): Promise<Candidate[]> {
+  private async rerank(library: Library, request: QaRequest, candidates: Candidate[], { signal, caller }: Asker): Promise<Candidate[]> {
     const scores = await this.reranker!.score(
       request.query,
       candidates.map((c) => library.paragraphText(c.hit)),
       signal,
+      caller,
     );
     // A missing score or NaN can be neither ordered nor written as JSON: such a model is broken (503 naming the setting).
     if (scores.length !== candidates.length || !scores.every(Number.isFinite)) {

@@ -9,13 +9,14 @@ import { Tokenizer } from '@huggingface/tokenizers';
 import type { Config } from '../config.js';
 import { InputEncoder, type Encoding } from './encoder.js';
 import { QueuedReranker } from './queued.js';
+import { perCallerPlaces } from '../llm/queue.js';
 import type { ModelOutput, OnnxEncoderModel } from './onnx-model.js';
 import { type Reranker, RerankerUnavailableError } from './types.js';
 import { cosine, meanPool, relevance, rows } from './vectors.js';
 
 export { type Reranker, RerankerUnavailableError } from './types.js';
 
-export type RerankerConfig = Pick<Config, 'rerankerModel' | 'rerankerThreads' | 'rerankerBatchSize' | 'rerankerQueueSize'>;
+export type RerankerConfig = Pick<Config, 'rerankerModel' | 'rerankerThreads' | 'rerankerBatchSize' | 'rerankerQueueSize' | 'rerankerQueuePerClient'>;
 
 const SETTING = '--reranker-model / RERANKER_MODEL';
 // Where Hugging Face repositories keep the graph: at the top or under onnx/.
@@ -26,7 +27,7 @@ const DEFAULT_MAX_LENGTH = 512;
 export async function createReranker(config: RerankerConfig): Promise<Reranker | null> {
   if (config.rerankerModel === null) return null;
   const reranker = await loadOnnxReranker(config.rerankerModel, { threads: config.rerankerThreads, batchSize: config.rerankerBatchSize });
-  return new QueuedReranker(reranker, config.rerankerQueueSize);
+  return new QueuedReranker(reranker, config.rerankerQueueSize, perCallerPlaces(config.rerankerQueuePerClient, config.rerankerQueueSize));
 }
 
 export async function loadOnnxReranker(directory: string, options: { threads: number; batchSize: number }): Promise<OnnxReranker> {

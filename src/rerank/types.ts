@@ -6,8 +6,10 @@ export interface Reranker {
   /**
    * One score per passage, in the passages' order; higher is more relevant. An aborted `signal`
    * (the client went away) stops the scoring between batches; the promise rejects with its reason.
+   * `caller`, the asking client's key (clientKey), counts against its share of a queued reranker's
+   * places; none (the CLI, eval): no per-caller bound.
    */
-  score(query: string, passages: string[], signal?: AbortSignal): Promise<number[]>;
+  score(query: string, passages: string[], signal?: AbortSignal, caller?: string): Promise<number[]>;
   close(): Promise<void>;
 }
 

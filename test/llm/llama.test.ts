@@ -34,6 +34,7 @@ function config(modelPath: string, overrides: Record<string, unknown> = {}) {
     llmMaxTokens: 400,
     llmTemperature: 0,
     llmQueueSize: 4,
+    llmQueuePerClient: null,
     llmThreads: 1,
     ...overrides,
   };

@@ -30,6 +30,7 @@ describe.skipIf(!present)('stories260K.gguf (real trained weights)', () => {
       llmMaxTokens: 256,
       llmTemperature: 0,
       llmQueueSize: 2,
+      llmQueuePerClient: null,
       llmThreads: 1,
     });
     generator = created as LlamaGenerator;

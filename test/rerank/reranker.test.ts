@@ -94,7 +94,7 @@ const passages = [
 async function build(name: string, options: TinyOnnxOptions, batchSize = 32): Promise<{ reranker: Reranker; weights: TinyOnnxWeights }> {
   const dir = path.join(root, name);
   const weights = await writeTinyOnnxModel(dir, options);
-  const reranker = await createReranker({ rerankerModel: dir, rerankerThreads: 1, rerankerBatchSize: batchSize, rerankerQueueSize: 8 });
+  const reranker = await createReranker({ rerankerModel: dir, rerankerThreads: 1, rerankerBatchSize: batchSize, rerankerQueueSize: 8, rerankerQueuePerClient: null });
   return { reranker: reranker!, weights };
 }
 
@@ -217,11 +217,11 @@ describe('bi-encoder', () => {
 
 describe('loading', () => {
   it('is off when no model is configured', async () => {
-    expect(await createReranker({ rerankerModel: null, rerankerThreads: 1, rerankerBatchSize: 8, rerankerQueueSize: 8 })).toBeNull();
+    expect(await createReranker({ rerankerModel: null, rerankerThreads: 1, rerankerBatchSize: 8, rerankerQueueSize: 8, rerankerQueuePerClient: null })).toBeNull();
   });
 
   it('names the setting to fix when the directory or a file is missing', async () => {
-    const load = (dir: string) => createReranker({ rerankerModel: dir, rerankerThreads: 1, rerankerBatchSize: 8, rerankerQueueSize: 8 }).catch((e: unknown) => e);
+    const load = (dir: string) => createReranker({ rerankerModel: dir, rerankerThreads: 1, rerankerBatchSize: 8, rerankerQueueSize: 8, rerankerQueuePerClient: null }).catch((e: unknown) => e);
     const missing = await load(path.join(root, 'absent'));
     expect(missing).toBeInstanceOf(RerankerUnavailableError);
     expect((missing as Error).message).toMatch(/directory not found: .*absent; set --reranker-model \/ RERANKER_MODEL/);
@@ -248,7 +248,7 @@ describe('loading', () => {
     const tokenizer = JSON.parse(await readFile(tokenizerFile, 'utf8')) as { model: { vocab: Record<string, number> } };
     tokenizer.model.vocab.zebra = TINY_VOCAB.length + 1000;
     await writeFile(tokenizerFile, JSON.stringify(tokenizer));
-    const refused = await createReranker({ rerankerModel: dir, rerankerThreads: 1, rerankerBatchSize: 8, rerankerQueueSize: 8 }).catch((e: unknown) => e);
+    const refused = await createReranker({ rerankerModel: dir, rerankerThreads: 1, rerankerBatchSize: 8, rerankerQueueSize: 8, rerankerQueuePerClient: null }).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(RerankerUnavailableError);
     expect((refused as Error).message).toMatch(
       new RegExp(`cannot load the reranker model in .*mismatched-tokenizer: the tokenizer's ids go up to ${TINY_VOCAB.length + 1000}, which the model cannot read .*; check --reranker-model`),
@@ -274,7 +274,7 @@ describe('loading', () => {
   it('the configured reranker scores one request at a time and refuses beyond --reranker-queue-size waiting', async () => {
     const dir = path.join(root, 'queued');
     await writeTinyOnnxModel(dir, { kind: 'cross-encoder' });
-    const reranker = (await createReranker({ rerankerModel: dir, rerankerThreads: 1, rerankerBatchSize: 2, rerankerQueueSize: 1 }))!;
+    const reranker = (await createReranker({ rerankerModel: dir, rerankerThreads: 1, rerankerBatchSize: 2, rerankerQueueSize: 1, rerankerQueuePerClient: null }))!;
     try {
       const many = Array.from({ length: 20 }, (_, i) => passages[i % passages.length]!);
       const first = reranker.score(query, many);
@@ -301,7 +301,7 @@ describe('loading', () => {
     const dir = path.join(root, 'hf-layout');
     await writeTinyOnnxModel(path.join(dir, 'onnx'), { kind: 'cross-encoder' });
     await rename(path.join(dir, 'onnx', 'tokenizer.json'), path.join(dir, 'tokenizer.json'));
-    const reranker = await createReranker({ rerankerModel: dir, rerankerThreads: 1, rerankerBatchSize: 8, rerankerQueueSize: 8 });
+    const reranker = await createReranker({ rerankerModel: dir, rerankerThreads: 1, rerankerBatchSize: 8, rerankerQueueSize: 8, rerankerQueuePerClient: null });
     expect(reranker!.kind).toBe('cross-encoder');
     await reranker!.close();
   });

@@ -2,6 +2,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { LiteratureServices } from './services.js';
 import { inFlightPerClient, publicSettings } from '../../config.js';
+import { perCallerPlaces } from '../../llm/queue.js';
 import { errorResponses, GUARDED_ERRORS } from './schemas.js';
 import { wantsHtml } from '../ui/routes.js';
 
@@ -65,8 +66,10 @@ export const settingsRoutes: FastifyPluginAsync<LiteratureServices & ServiceInfo
       const { searcher, generation } = index.current;
       return {
         ...publicSettings(config),
-        // Unset, it is half of --max-in-flight: the share in force is shown, not null.
+        // Unset, each share is half of its bound: the share in force is shown, not null.
         maxInFlightPerClient: inFlightPerClient(config),
+        llmQueuePerClient: perCallerPlaces(config.llmQueuePerClient, config.llmQueueSize),
+        rerankerQueuePerClient: perCallerPlaces(config.rerankerQueuePerClient, config.rerankerQueueSize),
         searchThreads: searcher.threads,
         index_stats: {
           ...searcher.statistics(),

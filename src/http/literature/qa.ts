@@ -15,6 +15,7 @@ import { RerankerUnavailableError } from '../../rerank/types.js';
 import { typed, type SchemaType } from '../typed.js';
 import { SECURITY_HEADERS } from '../security-headers.js';
 import { abortOnDisconnect } from '../disconnect.js';
+import { clientKey } from '../client-address.js';
 
 export interface QaServices {
   qa: QaPipeline;
@@ -116,7 +117,7 @@ export const qaRoutes: FastifyPluginAsync<LiteratureServices & QaServices> = asy
       const { request: qaRequest, filters } = prepare(request.body, request.query);
       const controller = abortOnDisconnect(reply);
       try {
-        const { timings, ...answer } = await answerOf({ signal: controller.signal }, qaRequest, filters);
+        const { timings, ...answer } = await answerOf({ signal: controller.signal, caller: clientKey(request.ip) }, qaRequest, filters);
         // Bound to the request's logger, so its one 'request completed' line carries them.
         request.log = request.log.child({ timings, cited: answer.metadata.length });
         return answer;
@@ -163,7 +164,7 @@ const WAITING_COMMENT = ': waiting\n\n';
 async function streamAnswer(
   request: FastifyRequest,
   reply: FastifyReply,
-  run: (options: { signal: AbortSignal; onToken: (text: string) => void; onAdmitted: () => void }) => ReturnType<QaPipeline['answer']>,
+  run: (options: { signal: AbortSignal; onToken: (text: string) => void; onAdmitted: () => void; caller: string }) => ReturnType<QaPipeline['answer']>,
 ): Promise<void> {
   const controller = abortOnDisconnect(reply);
   let started = false;
@@ -197,6 +198,7 @@ async function streamAnswer(
       signal: controller.signal,
       onToken: (text) => send('token', { text }),
       onAdmitted: () => (waiting = setInterval(() => write(WAITING_COMMENT), WAITING_COMMENT_INTERVAL_MS)),
+      caller: clientKey(request.ip),
     });
     request.log = request.log.child({ timings, cited: answer.metadata.length });
     send('result', answer);

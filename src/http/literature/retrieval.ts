@@ -6,6 +6,7 @@ import { qaError, type QaServices } from './qa.js';
 import { cutMetadata } from './oversized.js';
 import { typed } from '../typed.js';
 import { abortOnDisconnect } from '../disconnect.js';
+import { clientKey } from '../client-address.js';
 
 /** What fastify sends with a body its serialiser wrote. */
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -48,9 +49,11 @@ export const retrievalRoutes: FastifyPluginAsync<LiteratureServices & QaServices
         const qaRequest = { query, retrieverK: retriever_k, useReranker: use_reranker, rerankerK: reranker_k };
         const limit = config.maxParagraphLength;
         const controller = abortOnDisconnect(reply);
+        // The reranking counts against this client's share of the reranker's queue.
+        const asker = { signal: controller.signal, caller: clientKey(request.ip) };
         return index.read(async (view) => {
           const { library } = view;
-          const retrieved = await qa.retrieve(view, qaRequest, filtersOf(filters), { signal: controller.signal }).catch((error: unknown) => {
+          const retrieved = await qa.retrieve(view, qaRequest, filtersOf(filters), asker).catch((error: unknown) => {
             if (controller.signal.aborted) return null;
             throw qaError(error) ?? error;
           });
