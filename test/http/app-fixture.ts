@@ -135,3 +135,13 @@ export async function fixtureApp(articles = FIXTURE_ARTICLES, models: FixtureMod
     },
   };
 }
+
+/** The /settings answer of a server started with `flags` (the server is closed again). */
+export async function settingsWith(flags: string[]): Promise<Record<string, unknown>> {
+  const fixture = await fixtureApp(undefined, {}, { auth: null, flags });
+  try {
+    return (await fixture.app.inject({ url: '/settings' })).json();
+  } finally {
+    await fixture.close();
+  }
+}

@@ -4,7 +4,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { inFlightPerClient } from '../../src/config.js';
-import { fixtureApp, type Fixture } from './app-fixture.js';
+import { fixtureApp, settingsWith, type Fixture } from './app-fixture.js';
 import { heldGenerator } from './held-generator.js';
 
 let fixture: Fixture | null = null;
@@ -72,13 +72,6 @@ describe('load shedding', () => {
   }
 
   it('shows in /settings the share in force: half of --max-in-flight when none is set, else the one set', async () => {
-    const settingsWith = async (flags: string[]) => {
-      fixture = await fixtureApp(undefined, {}, { auth: null, flags });
-      const settings = (await fixture.app.inject({ url: '/settings' })).json();
-      await fixture.close();
-      fixture = null;
-      return settings;
-    };
     expect(await settingsWith(['--max-in-flight', '10'])).toMatchObject({ maxInFlight: 10, maxInFlightPerClient: 5 });
     expect(await settingsWith(['--max-in-flight', '0'])).toMatchObject({ maxInFlight: 0, maxInFlightPerClient: 0 });
     expect(await settingsWith(['--max-in-flight', '10', '--max-in-flight-per-client', '3'])).toMatchObject({ maxInFlightPerClient: 3 });

@@ -5,7 +5,7 @@
  * the client a --trust-proxy proxy names).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { fixtureApp, type Fixture } from './app-fixture.js';
+import { fixtureApp, settingsWith, type Fixture } from './app-fixture.js';
 import { ExtractiveGenerator } from '../../src/llm/extractive.js';
 import { defaultPerCallerPlaces } from '../../src/llm/queue.js';
 import { QueuedReranker } from '../../src/rerank/queued.js';
@@ -134,13 +134,6 @@ describe("QA with one client holding its share of the generator's queue", () => 
 
 describe('/settings', () => {
   it('shows each queue share in force: unset, half of its places; 0 when turned off', async () => {
-    const settingsWith = async (flags: string[]) => {
-      fixture = await fixtureApp(undefined, {}, { auth: null, flags });
-      const settings = (await fixture.app.inject({ url: '/settings' })).json();
-      await fixture.close();
-      fixture = undefined;
-      return settings;
-    };
     expect(await settingsWith([])).toMatchObject({ llmQueueSize: 8, llmQueuePerClient: 5, rerankerQueueSize: 8, rerankerQueuePerClient: 5 });
     expect(await settingsWith(['--llm-queue-size', '3', '--reranker-queue-per-client', '0'])).toMatchObject({ llmQueuePerClient: 2, rerankerQueuePerClient: 0 });
   });
