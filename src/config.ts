@@ -26,13 +26,14 @@ export type Command = (typeof COMMANDS)[number];
 interface Setting<T> {
   default: T;
   parse: (raw: string, name: string) => T;
-  doc: string;
+  /** What --help says; per command where the setting means something else to each. */
+  doc: string | Partial<Record<Command, string>>;
   /** Masked in /settings and in logs. */
   secret?: boolean;
   /** Environment variable, when the default name (upper snake case of the key) would be too generic. */
   env?: string;
-  /** How --help shows the default, when the stored form is not what a user types. */
-  shownDefault?: string;
+  /** How --help shows the default, when the stored form is not what a user types; per command where it differs. */
+  shownDefault?: string | Partial<Record<Command, string>>;
   /** Commands taking this setting; default: serve only. */
   commands?: readonly Command[];
   /** Takes several values (`--input a b c`, or the flag repeated); the default is then an array. */
@@ -75,6 +76,8 @@ function decimal(min: number, max: number) {
 }
 
 const BYTE_UNITS: Record<string, number> = { '': 1, b: 1, kib: 1024, mib: 1024 ** 2, gib: 1024 ** 3, tib: 1024 ** 4 };
+/** The largest size a number holds exactly (2^53 - 1 bytes), in the largest unit. */
+const MAX_SIZE_SHOWN = `${Math.floor(Number.MAX_SAFE_INTEGER / 1024 ** 4)}TiB`;
 
 /** A size in bytes, or with a binary unit as --help shows the defaults (`1GiB`, `512 MiB`, `1.5GiB`). */
 function byteSize(min: number, minShown: string) {
@@ -83,6 +86,7 @@ function byteSize(min: number, minShown: string) {
     const unit = match ? BYTE_UNITS[(match[2] ?? '').toLowerCase()]! : NaN;
     // A fraction of a unit is rounded down to whole bytes; a fraction of a byte is refused.
     const value = unit === 1 ? Number(match![1]) : Math.floor(Number(match?.[1]) * unit);
+    if (value > Number.MAX_SAFE_INTEGER) throw new ConfigError(`${name} must be a size of at most ${MAX_SIZE_SHOWN}, got "${raw}"`);
     if (!Number.isSafeInteger(value) || value < min) {
       throw new ConfigError(`${name} must be a size of at least ${minShown}, in bytes or with a unit (KiB, MiB, GiB, TiB; e.g. 1GiB), got "${raw}"`);
     }
@@ -112,7 +116,7 @@ function platformStore(raw: string, name: string): string {
 function boolean(raw: string, name: string): boolean {
   if (/^(1|true|yes|on)$/i.test(raw)) return true;
   if (/^(0|false|no|off)$/i.test(raw)) return false;
-  throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+  throw new ConfigError(`${name} must be true or false (or 1/0, yes/no, on/off), got "${raw}"`);
 }
 
 function oneOf<T extends string>(...values: T[]) {
@@ -322,8 +326,12 @@ const SETTINGS = {
     commands: ['serve', 'ingest', 'eval'],
     requiredBy: ['ingest'],
     // eval has no default index (it needs --corpus or --index); ingest requires one.
-    shownDefault: '<data>/index (serve)',
-    doc: 'Index directory to serve (serve), write into (ingest, required) or evaluate (eval, instead of --corpus). Default: <data>/index, built from the demo corpus on first start.',
+    shownDefault: { serve: '<data>/index' },
+    doc: {
+      serve: 'Index directory to serve. Default: <data>/index, built from the demo corpus on first start.',
+      ingest: 'Index directory to write into (made if missing).',
+      eval: 'Index directory to evaluate, built already (instead of --corpus).',
+    },
   },
   demoCorpus: {
     default: 'data/demo/articles.jsonl',
@@ -657,15 +665,21 @@ export function helpText(command: Command = 'serve'): string {
   const lines = ['Options (flag / environment variable, default):'];
   for (const [key, setting] of Object.entries(TABLE)) {
     if (!takes(setting, command)) continue;
-    const shownDefault = setting.requiredBy?.includes(command) ? 'required' : `default: ${setting.shownDefault ?? (setting.default === null ? 'unset' : JSON.stringify(setting.default))}`;
+    const shownDefault = setting.requiredBy?.includes(command)
+      ? 'required'
+      : `default: ${forCommand(setting.shownDefault, command) ?? (setting.default === null ? 'unset' : JSON.stringify(setting.default))}`;
     const range = (setting.parse as { range?: string }).range;
     const shown = range === undefined ? shownDefault : `${shownDefault}; ${range}`;
     // Several values follow one flag; the variable holds one (a path or an id may hold spaces, so it is not split).
     const variable = setting.multiple ? `${envOf(key)} (one value)` : envOf(key);
     lines.push(`  ${setting.short ? `-${setting.short}, ` : ''}--${flagOf(key)}${setting.multiple ? ` ${setting.valueName ?? 'PATH'}...` : ''} / ${variable}  (${shown})`);
-    lines.push(`      ${setting.doc}`);
+    lines.push(`      ${forCommand(setting.doc, command)}`);
   }
   return lines.join('\n');
+}
+
+function forCommand(text: string | Partial<Record<Command, string>> | undefined, command: Command): string | undefined {
+  return typeof text === 'object' ? text[command] : text;
 }
 
 /** The engine's settings out of the configuration (what Searcher.open takes). */

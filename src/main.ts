@@ -155,6 +155,7 @@ export async function ingestWithProgress(
 async function runEval(argv: string[]): Promise<number> {
   const config = loadConfig(argv, process.env, 'eval');
   if (!config.corpus && config.indexIsDefault) throw new ConfigError('eval needs --corpus or --index; see --help');
+  if (config.corpus && !config.indexIsDefault) throw new ConfigError('eval takes --corpus (indexed into a scratch index) or --index (an index built already), not both');
   const options = searcherOptionsOf(config);
   const evaluateIndex = async (indexDir: string): Promise<number> => {
     let printed = 0;
@@ -191,7 +192,9 @@ const USAGE_PREFIX: Record<Command, string> = inExecutable
   ? { serve: 'litserve [serve]', ingest: 'litserve ingest', eval: 'litserve eval' }
   : { serve: 'npm start --', ingest: 'npm run ingest --', eval: 'npm run eval --' };
 const USAGE: Record<Command, string> = {
-  serve: inExecutable ? `${USAGE_PREFIX.serve} [options]    (also: litserve ingest ..., litserve eval ..., litserve --version)` : `${USAGE_PREFIX.serve} [options]`,
+  serve: inExecutable
+    ? `${USAGE_PREFIX.serve} [options]    (also: litserve ingest ..., litserve eval ..., litserve --version)`
+    : `${USAGE_PREFIX.serve} [options]    (also: npm run ingest -- --help, npm run eval -- --help)`,
   ingest: `${USAGE_PREFIX.ingest} --index DIR [--input PATH...] [--delete ID...] [--delete-file FILE] [--merge] [options]`,
   eval: `${USAGE_PREFIX.eval} (--corpus corpus.jsonl | --index DIR) --queries queries.jsonl --qrels qrels.tsv [options]`,
 };

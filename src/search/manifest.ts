@@ -58,9 +58,10 @@ export async function readManifest(dir: string): Promise<Manifest> {
   try {
     text = await readFile(path.join(dir, MANIFEST_FILE), 'utf8');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
-      throw new IndexMissingError(dir, `no index in ${dir} (${MANIFEST_FILE} not found)`);
-    }
+    const { code } = error as NodeJS.ErrnoException;
+    if (code === 'ENOENT') throw new IndexMissingError(dir, `no index in ${dir} (${MANIFEST_FILE} not found)`);
+    // The system's "ENOTDIR: not a directory, open '…/manifest.json'" names a file the user never gave.
+    if (code === 'ENOTDIR') throw new Error(`the index directory ${dir} is a file, or lies under one`);
     throw error;
   }
   const file = path.join(dir, MANIFEST_FILE);

@@ -27,6 +27,12 @@ describe('--help of every command', () => {
     expect(stdout).not.toContain('--llm-model');
   }, 30_000);
 
+  it('says what --index is to each command: served (with its default), written into (required), or evaluated (no default)', () => {
+    expect(helpText('serve')).toContain('--index / INDEX_DIR  (default: <data>/index)\n      Index directory to serve. Default: <data>/index, built from the demo corpus on first start.');
+    expect(helpText('ingest')).toContain('--index / INDEX_DIR  (required)\n      Index directory to write into (made if missing).');
+    expect(helpText('eval')).toContain('--index / INDEX_DIR  (default: unset)\n      Index directory to evaluate, built already (instead of --corpus).');
+  });
+
   it('ingest --help gives the segment size it starts a new segment at, not a reference to the code', () => {
     expect(helpText('ingest')).toContain('--max-segment-mb / MAX_SEGMENT_MB  (default: 512; 0.001 to 1000000)');
   });
@@ -71,7 +77,7 @@ describe('--help of every command', () => {
   it('short options may come first, standing for serve: -h prints its help, -p is --port', () => {
     const help = cli('-h');
     expect(help.code).toBe(0);
-    expect(help.stdout).toContain('usage: npm start -- [options]');
+    expect(help.stdout).toContain('usage: npm start -- [options]    (also: npm run ingest -- --help, npm run eval -- --help)');
     expect(help.stdout).toContain('-p, --port / PORT');
     const port = cli('-p', '70000');
     expect(port.code).toBe(2);

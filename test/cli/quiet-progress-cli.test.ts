@@ -133,7 +133,7 @@ describe('--quiet off a terminal', () => {
 
       const invalid = offTerminal(['ingest', '--index', path.join(dir, 'index'), '--merge', '--quiet=sometimes']);
       expect(invalid.status).toBe(2);
-      expect(invalid.stderr).toBe('error: --quiet / LITSERVE_QUIET must be true or false, got "sometimes"\n');
+      expect(invalid.stderr).toBe('error: --quiet / LITSERVE_QUIET must be true or false (or 1/0, yes/no, on/off), got "sometimes"\n');
     } finally {
       await cleanup();
     }

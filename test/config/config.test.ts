@@ -115,6 +115,9 @@ describe('configuration', () => {
     expect(loadConfig([], { MAX_UPLOAD_BYTES: '1000' }).maxUploadBytes).toBe(1000);
     for (const raw of ['', '1GB', '1.5', '-1', '1e9', '0']) expect(() => loadConfig([], { MAX_UPLOAD_BYTES: raw })).toThrow(/--max-upload-bytes \/ MAX_UPLOAD_BYTES must be a size of at least 1 byte/);
     expect(() => loadConfig(['--max-archive-store-bytes', '1023KiB'], {})).toThrow(/must be a size of at least 1MiB/);
+    // A size no number holds exactly names the maximum, not the minimum.
+    expect(() => loadConfig(['--max-upload-bytes', '100000TiB'], {})).toThrow('--max-upload-bytes / MAX_UPLOAD_BYTES must be a size of at most 8191TiB, got "100000TiB"');
+    expect(loadConfig(['--max-upload-bytes', '8191TiB'], {}).maxUploadBytes).toBe(8191 * 1024 ** 4);
   });
 
   it('suggests the option meant, and names the command an option belongs to', () => {
@@ -134,7 +137,7 @@ describe('configuration', () => {
   it('shows unset defaults as such in --help, and the defaults the README gives', () => {
     const help = helpText();
     expect(help).not.toContain('null');
-    expect(help).toContain('--index / INDEX_DIR  (default: <data>/index (serve))');
+    expect(help).toContain('--index / INDEX_DIR  (default: <data>/index)');
     expect(help).toContain('--public-url / PUBLIC_URL  (default: http://<host>:<port>)');
     expect(help).toContain('--blob-dir / BLOB_DIR  (default: <data>/platform/files)');
     expect(help).toContain('--llm-model / LLM_MODEL  (default: unset)');

@@ -115,4 +115,23 @@ describe('npm run eval', () => {
       await cleanup();
     }
   }, 60_000);
+
+  it('refuses --corpus with --index, and an --index that is a file, naming what is wrong', async () => {
+    const { dir, cleanup } = await tempDir();
+    try {
+      const [corpus, queries, qrels] = ['corpus.jsonl', 'queries.jsonl', 'qrels.tsv'].map((name) => path.join(dir, name)) as [string, string, string];
+      await writeFile(corpus, CORPUS);
+      await writeFile(queries, '{"_id": "q1", "text": "place cells"}\n');
+      await writeFile(qrels, 'q1\td1\t1\n');
+      // Both given, the corpus had been evaluated and the index ignored without a word.
+      const both = evalCli('--corpus', corpus, '--index', path.join(dir, 'index'), '--queries', queries, '--qrels', qrels, '--quiet');
+      expect(both.code).toBe(2);
+      expect(both.stderr).toBe('error: eval takes --corpus (indexed into a scratch index) or --index (an index built already), not both\n');
+      const aFile = evalCli('--index', corpus, '--queries', queries, '--qrels', qrels, '--quiet');
+      expect(aFile.code).toBe(1);
+      expect(aFile.stderr).toBe(`error: the index directory ${corpus} is a file, or lies under one\n`);
+    } finally {
+      await cleanup();
+    }
+  }, 60_000);
 });
