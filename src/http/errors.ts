@@ -76,10 +76,13 @@ function validationMessage(error: FastifyError, parameter: string, request: Fast
     return `${parameter} may be given only once`;
   }
   if (first?.keyword === 'pattern' && params.pattern === NOT_BLANK_PATTERN) return `${parameter} is blank`;
+  // Ajv's own words ("must NOT have fewer than 1 characters") say less.
+  if (first?.keyword === 'minLength' && first.params['limit'] === 1) return `${parameter} is empty`;
   return `${parameter} ${first?.message ?? 'is invalid'}`;
 }
 
-function repeatedInQuery(url: string, parameter: string): boolean {
+/** Whether a single-valued query parameter came more than once (Ajv then reports an array of the wrong type). */
+export function repeatedInQuery(url: string, parameter: string): boolean {
   const query = url.indexOf('?');
   return query >= 0 && new URLSearchParams(url.slice(query + 1)).getAll(parameter).length > 1;
 }

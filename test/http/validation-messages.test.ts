@@ -77,6 +77,11 @@ describe('validation messages', () => {
     expect(detail).toMatchObject({ code: 8, parameter, detail: `${parameter} is blank once accents are set aside` });
   });
 
+  it('an empty filter value says it is empty', async () => {
+    const detail = await rejects({ method: 'GET', url: '/retrieval/article_count?date_to=' });
+    expect(detail).toMatchObject({ code: 8, parameter: 'date_to', detail: 'date_to is empty' });
+  });
+
   it('a blank question says it is blank', async () => {
     const detail = await rejects({ method: 'POST', url: '/qa/generative', payload: { query: '   ' } });
     expect(detail).toMatchObject({ code: 8, parameter: 'query', detail: 'query is blank' });

@@ -8,7 +8,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { ERROR_CONTEXT } from '../../platform/contexts.js';
 import { PlatformError, StoreUnavailableError } from '../../platform/errors.js';
-import { damagedIndexAnswer } from '../errors.js';
+import { damagedIndexAnswer, repeatedInQuery } from '../errors.js';
 import { shownName } from '../../platform/unicode.js';
 
 export interface ErrorBody {
@@ -55,18 +55,37 @@ const CLIENT_ERRORS: Record<string, [number, string]> = {
   FST_PROTO_VIOLATION: [400, 'InvalidFile'],
 };
 
-/** Ajv's message, naming the unknown parameter or field it leaves unnamed ("must NOT have additional properties"). */
-function validationReason(error: FastifyError): string {
-  const unknown = error.validation?.[0]?.params['additionalProperty'];
-  return typeof unknown === 'string' ? `${error.message}: '${shownName(unknown)}'` : error.message;
+/**
+ * Ajv's message, with what it leaves unsaid: the unknown parameter or field it does not name ("must NOT
+ * have additional properties"), the values an enum allows, and a parameter given twice (which it
+ * reports as "must be integer").
+ */
+function validationReason(error: FastifyError, url: string): string {
+  const first = error.validation?.[0];
+  const unknown = first?.params['additionalProperty'];
+  if (typeof unknown === 'string') return `${error.message}: '${shownName(unknown)}'`;
+  const name = first?.instancePath.split('/').filter(Boolean)[0];
+  if (first?.keyword === 'type' && error.validationContext === 'querystring' && name !== undefined && repeatedInQuery(url, name)) {
+    return `querystring/${name} may be given only once`;
+  }
+  const allowed = allowedValuesOf(error);
+  return allowed === null ? error.message : `${error.message}: ${allowed}`;
 }
 
-export function toErrorReply(error: FastifyError | Error): { status: number; body: ErrorBody } {
+/** The values an enum allows, quoted, when that is what a validation error is about; else null. */
+function allowedValuesOf(error: FastifyError): string | null {
+  const first = error.validation?.[0];
+  const allowed = first?.keyword === 'enum' ? first.params['allowedValues'] : undefined;
+  return Array.isArray(allowed) ? allowed.map((value) => `'${String(value)}'`).join(', ') : null;
+}
+
+/** `url`: the request's, whose query a validation error may concern. */
+export function toErrorReply(error: FastifyError | Error, url = ''): { status: number; body: ErrorBody } {
   if (error instanceof PlatformError) return { status: error.status, body: platformErrorBody(error.type, error.reason, error.details) };
   const fastifyError = error as FastifyError;
   if (fastifyError.validation) {
     const context = fastifyError.validationContext ?? 'body';
-    return { status: 400, body: platformErrorBody(VALIDATION_TYPES[context] ?? 'DecodingFailed', validationReason(fastifyError)) };
+    return { status: 400, body: platformErrorBody(VALIDATION_TYPES[context] ?? 'DecodingFailed', validationReason(fastifyError, url)) };
   }
   // A full disk (or quota) is no fault of the request: the operator must make room; the client may retry.
   if (fastifyError.code === 'ENOSPC' || fastifyError.code === 'EDQUOT') {
@@ -111,7 +130,7 @@ export function handleError(error: FastifyError, request: FastifyRequest, reply:
   // An article of the literature project read from an index file damaged since the load: as on the literature routes.
   const damaged = damagedIndexAnswer(error, request.log);
   if (damaged) return reply.code(damaged.status).send(platformErrorBody('ServiceUnavailable', damaged.message));
-  const { status, body } = toErrorReply(error);
+  const { status, body } = toErrorReply(error, request.url);
   if (error instanceof StoreUnavailableError) {
     // One line per request while the database is away, often thousands a second: the cause, without a stack.
     request.log.warn({ cause: (error.cause as Error | undefined)?.message }, 'platform store unavailable');
