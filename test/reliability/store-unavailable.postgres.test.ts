@@ -61,6 +61,9 @@ describe('a platform store that cannot be reached at start', () => {
     const quiet = { info: () => undefined, warn: () => undefined };
     const opening = openPostgresStore('postgresql://bob:secret@127.0.0.1:1/db', quiet);
     await expect(opening).rejects.toThrow("cannot reach the platform store's database (--platform-store postgresql://bob:***@127.0.0.1:1/db): connect ECONNREFUSED");
+    // A socket URL with an empty host, which pg takes and WHATWG's URL parser refuses: named too, still without its password.
+    const socket = openPostgresStore('postgresql://bob:s3cr@t@/db?host=/nonexistent-litserve', quiet);
+    await expect(socket).rejects.toThrow("(--platform-store postgresql://bob:***@/db?host=/nonexistent-litserve): connect ENOENT");
     await expect(opening).rejects.not.toThrow(/secret/);
   });
 });

@@ -84,14 +84,17 @@ function isConnectionFailure(error: unknown): boolean {
 /** PostgreSQL's disk_full (53100): as a full disk under LMDB, an ENOSPC error (507 InsufficientStorage); the transaction was rolled back. */
 const DISK_FULL = '53100';
 
-/** The URL as it may be printed. */
+/**
+ * The URL as it may be printed. pg also takes URLs WHATWG's parser refuses (`postgresql://u:pw@/db?host=/run`,
+ * a socket with an empty host): their password is cut by pattern, everything up to the last `@`.
+ */
 function withoutPassword(url: string): string {
   try {
     const parsed = new URL(url);
     if (parsed.password !== '') parsed.password = '***';
     return parsed.href;
   } catch {
-    return '(an unparsable URL)';
+    return url.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/@]*:).*@/i, '$1***@');
   }
 }
 
