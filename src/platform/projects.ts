@@ -67,7 +67,10 @@ export class ProjectService {
   private readonly db: Table<ProjectState>;
   private readonly past: PastStates<ProjectState>;
 
-  /** Opens the service; the literature project's base and vocab are fixed in the store the first time. */
+  /**
+   * Opens the service; the literature project's base and vocab are fixed in the store the first time. Throws
+   * (the start fails) when the literature label names a project users created: see literatureShadows.
+   */
   static async open(
     store: Store,
     orgs: OrgService,
@@ -82,6 +85,9 @@ export class ProjectService {
     const literatureDefaults = store.table<{ base: string; vocab: string }>('literature-project');
     const literatureKey = projectKey(literatureRef);
     const fixed = await store.write(async () => {
+      // Checked before anything is written, so a refused start leaves the store as it was.
+      const userProject = await store.table<ProjectState>('projects').get(literatureKey);
+      if (userProject && !userProject.markedForDeletion) throw literatureShadows(literatureKey, userProject);
       const stored = await literatureDefaults.get(literatureKey);
       if (stored) return stored;
       const defaults = projectDefaults(baseUri, literatureRef);
@@ -284,6 +290,21 @@ export class ProjectService {
     if (project.deprecated && !deprecatedAllowed) throw rejections.projectIsDeprecated(key);
     return project;
   }
+}
+
+/**
+ * Why the server does not start when the literature project is named after a project users created: the
+ * virtual project would answer in its place, hiding its resources and files, and the grants its creator
+ * holds on its path (every permission) would apply to the literature, index reloads included. An empty
+ * project counts as well, for those grants and its own settings. A project marked for deletion does not:
+ * it answers nothing under any setting, and deleting it is how the label is handed over.
+ */
+function literatureShadows(key: string, project: ProjectState): Error {
+  return new Error(
+    `--literature-project / LITERATURE_PROJECT names '${key}', a project users created (rev ${project.rev}); serving the literature there ` +
+      `would hide its resources and files. Choose another label for --literature-project, or delete that project first: start with ` +
+      `another label, DELETE /v1/projects/${key}?rev=${project.rev}&prune=true, and review the ACLs on /${key}, which then apply to the literature project`,
+  );
 }
 
 function projectDefaults(baseUri: string, ref: ProjectRef): { base: string; vocab: string } {
