@@ -101,19 +101,26 @@ export async function openPlatform(options: PlatformOptions): Promise<Platform> 
   const root = path.join(options.dataDir, 'platform');
   const store = await openPlatformStore(options.platformStore ?? 'lmdb', path.join(root, 'store'), logger);
   const blobs = new BlobStore(options.blobDir ?? path.join(root, 'files'));
-  await blobs.init(options.blobDir !== undefined && options.blobDir !== null);
-
   const opened: Audit = { createdAt: clock(), createdBy: OPERATOR.subject, updatedAt: clock(), updatedBy: OPERATOR.subject };
-  const acls = await AclService.open(store, auth.acls, options.authFile !== null, clock);
+  // A start refused past this point (a blob directory it cannot use, a literature label naming a user's
+  // project) closes the store again: a caller that goes on (a test, an embedding) keeps no open database.
+  let acls: AclService, orgs: OrgService, projects: ProjectService, literature: LiteratureResources, revisions: RevisionStore;
+  try {
+    await blobs.init(options.blobDir !== undefined && options.blobDir !== null);
+    acls = await AclService.open(store, auth.acls, options.authFile !== null, clock);
+    orgs = new OrgService(store, acls, clock);
+    projects = await ProjectService.open(store, orgs, acls, baseUri, literatureRef, opened, clock);
+    await orgs.ensureLiterature(literatureRef.org, OPERATOR);
+    literature = new LiteratureResources(options.literature, (await projects.get(literatureRef))!, opened);
+    revisions = await RevisionStore.open(store, clock);
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
   const inert = acls.inertGrants();
   if (inert.length > 0) {
     logger.warn(`${inert.length} stored ACL grant(s) name users or groups no token can carry (control, bidirectional or invisible characters, or white space at an end), so they grant nothing; remove them: ${inert.slice(0, 10).join('; ')}${inert.length > 10 ? '; …' : ''}`);
   }
-  const orgs = new OrgService(store, acls, clock);
-  const projects = await ProjectService.open(store, orgs, acls, baseUri, literatureRef, opened, clock);
-  await orgs.ensureLiterature(literatureRef.org, OPERATOR);
-  const literature = new LiteratureResources(options.literature, (await projects.get(literatureRef))!, opened);
-  const revisions = await RevisionStore.open(store, clock);
   const renderer = createRenderer({
     threads: options.renderThreads ?? Math.max(1, Math.min(2, availableParallelism() - 1)),
     maxBytes: options.maxRenderedBytes ?? DEFAULT_MAX_RENDERED_BYTES,
