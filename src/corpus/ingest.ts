@@ -42,7 +42,10 @@ export interface IngestOptions {
 
 export interface IngestReport {
   files: number;
-  /** Files whose format could not be recognised (e.g. a README in an input directory), or that could not be read. */
+  /**
+   * Files whose format could not be recognised (e.g. a README in an input directory), or that are not of the
+   * format given (a JATS article read as --format pubmed), or that could not be read.
+   */
   skippedFiles: number;
   read: number;
   indexed: number;
@@ -116,6 +119,11 @@ export async function ingest(options: IngestOptions): Promise<IngestReport> {
       // Readers report bytes consumed since their previous call.
       const onBytes = (delta: number) => options.onProgress?.((doneBytes += delta), totalBytes);
       for await (const event of readArticles(file, format, { onBytes })) {
+        if (event.kind === 'unrecognised') {
+          report.skippedFiles++;
+          options.onSkip?.(event.source, options.format === undefined ? event.message : `${event.message} (${forcedFormatHint(options.format)})`);
+          continue;
+        }
         if (event.kind === 'delete') {
           report.deletionsInInputs++;
           remove((options.idPrefix ?? '') + event.articleId);
@@ -195,6 +203,11 @@ function describeCharacter(character: string): string {
   if (/\p{Surrogate}/u.test(character)) return `${code}, a lone surrogate (not a character: it would be stored as U+FFFD)`;
   if (/\p{Cf}/u.test(character)) return `${code}, an invisible or direction-changing format character (ids that look alike would be different articles)`;
   return `${code}, a noncharacter (reserved by Unicode, not for text)`;
+}
+
+/** Why a file of another format was read as this one at all: the run's --format is every file's. */
+function forcedFormatHint(format: InputFormat): string {
+  return `every input is read as --format ${format}; without --format each file's format is detected`;
 }
 
 /**

@@ -19,7 +19,7 @@ export async function detectFormat(file: string): Promise<InputFormat> {
   }
   throw new Error(
     `Cannot tell the format of ${file}: expected JSON lines with "article_id"/"paragraphs" (articles-jsonl) ` +
-      `or "_id" and "text" (beir), or XML with <PubmedArticleSet>/<PubmedArticle> (pubmed) or <article> (jats)`,
+      `or "_id", "title" and "text" (a beir corpus; a BEIR queries file has no "title" and is not an input), or XML with <PubmedArticleSet>/<PubmedArticle> (pubmed) or <article> (jats)`,
   );
 }
 
@@ -51,7 +51,8 @@ function xmlFormat(head: string): InputFormat | null {
 function jsonFormat(head: string): InputFormat | null {
   const firstLine = head.split('\n', 1)[0] ?? '';
   const keys = topLevelKeys(firstLine);
-  if (keys.has('_id') && keys.has('text')) return 'beir';
+  // A BEIR queries file has "_id" and "text" too, but no "title": read as a corpus, its queries would be indexed as documents.
+  if (keys.has('_id') && keys.has('title') && keys.has('text')) return 'beir';
   if (keys.has('article_id') || keys.has('paragraphs')) return 'articles-jsonl';
   return null;
 }

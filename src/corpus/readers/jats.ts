@@ -53,6 +53,8 @@ export function readJats(file: string, options: ReadOptions = {}): AsyncGenerato
 }
 
 class JatsBuilder implements XmlRecordBuilder {
+  readonly formatName = 'JATS';
+  readonly roots = ['article', 'pmc-articleset'];
   private record: JatsRecord | null = null;
   private recordCount = 0;
   /** Depth of the skipped element being passed over, if any. */

@@ -50,6 +50,8 @@ export function readPubmed(file: string, options: ReadOptions = {}): AsyncGenera
 }
 
 class PubmedBuilder implements XmlRecordBuilder {
+  readonly formatName = 'PubMed';
+  readonly roots = ['PubmedArticleSet', RECORD];
   private record: PubmedRecord | null = null;
   private recordCount = 0;
   private readonly collected = new ElementText();

@@ -16,11 +16,16 @@ export interface RecordSource {
  * What a reader produces: an article, a deletion (PubMed update files'
  * <DeleteCitation>), or a record it had to reject. Readers report bad records
  * and keep going, so one broken line or file does not stop a bulk ingestion.
+ * A file that is not of the format read at all (XML whose root element is
+ * another format's, and no record in it) is one 'unrecognised' event and
+ * nothing else: it is skipped as a file, like one whose format detection could
+ * not tell, rather than read as holding no records.
  */
 export type ReadEvent =
   | { kind: 'article'; article: ArticleInput; source: RecordSource }
   | { kind: 'delete'; articleId: string; source: RecordSource }
-  | { kind: 'error'; source: RecordSource; message: string };
+  | { kind: 'error'; source: RecordSource; message: string }
+  | { kind: 'unrecognised'; source: RecordSource; message: string };
 
 export interface ReadOptions {
   /**

@@ -27,6 +27,10 @@ export interface XmlRecordBuilder {
   drain(): ReadEvent[];
   /** Names the record being built, for the error of a file that breaks off inside it. */
   currentRecord(): string | undefined;
+  /** The format's name in messages, e.g. "PubMed". */
+  readonly formatName: string;
+  /** The root elements of the format's files: a file with another root and no record in it is not of the format. */
+  readonly roots: readonly string[];
 }
 
 /**
@@ -99,9 +103,20 @@ export async function* readXmlRecords(
   Object.assign(parser.ENTITIES, COMMON_ENTITIES);
   const path: string[] = [];
   let failure: XmlFailure | null = null;
+  let root: string | undefined;
+  let recordsSeen = false;
+  const drain = (): ReadEvent[] => {
+    const events = builder.drain();
+    if (events.length > 0) recordsSeen = true;
+    return events;
+  };
+  // Where a file ends (or breaks off) having given no record: one of another format says so, rather than
+  // count as an empty file of this one (a JATS <article> read as PubMed, say), or as malformed.
+  const otherFormat = (): ReadEvent | null => (recordsSeen || root === undefined || builder.roots.includes(root) ? null : notOfFormat(file, builder, root));
 
   parser.on('opentag', (tag) => {
     if (failure) return;
+    root ??= tag.name;
     path.push(tag.name);
     builder.open({ name: tag.name, attributes: tag.attributes as Record<string, string> }, path, parser.line);
   });
@@ -132,25 +147,31 @@ export async function* readXmlRecords(
     for await (const text of readText(file, options.onBytes)) {
       if (!gap.accept(text)) {
         const message = `over ${maxTextRun} characters without markup, the longest run a reader keeps`;
-        yield failureEvent(file, { message, line: parser.line, column: parser.column, record: builder.currentRecord(), path: path.join('/') });
+        yield otherFormat() ?? failureEvent(file, { message, line: parser.line, column: parser.column, record: builder.currentRecord(), path: path.join('/') });
         return;
       }
       parser.write(text);
-      yield* builder.drain();
+      yield* drain();
       if (failure) {
-        yield failureEvent(file, failure);
+        yield otherFormat() ?? failureEvent(file, failure);
         return;
       }
     }
   } catch (error) {
     if (!(error instanceof InvalidUtf8Error)) throw error;
     // Where the parser stands is where the bytes stopped being text.
-    yield failureEvent(file, { message: INVALID_UTF8, line: parser.line, column: parser.column, record: builder.currentRecord(), path: path.join('/') });
+    yield otherFormat() ?? failureEvent(file, { message: INVALID_UTF8, line: parser.line, column: parser.column, record: builder.currentRecord(), path: path.join('/') });
     return;
   }
   parser.close();
-  yield* builder.drain();
-  if (failure) yield failureEvent(file, failure);
+  yield* drain();
+  const ending = otherFormat() ?? (failure && failureEvent(file, failure));
+  if (ending) yield ending;
+}
+
+function notOfFormat(file: string, builder: XmlRecordBuilder, root: string): ReadEvent {
+  const roots = builder.roots.map((name) => `<${name}>`).join(' or ');
+  return { kind: 'unrecognised', source: { file }, message: `not ${builder.formatName} XML: its root element is <${root}>, not ${roots}` };
 }
 
 function failureEvent(file: string, failure: XmlFailure): ReadEvent {
