@@ -15,12 +15,12 @@ describe('the page and /docs', () => {
   });
   afterAll(() => fixture.close());
 
-  it('GET / answers API clients with the status and sends browsers to /ui/', async () => {
+  it('GET / answers API clients with the status and sends browsers to the page, by a relative address (kept under a proxy\'s path)', async () => {
     const api = await fixture.app.inject({ url: '/' });
     expect(api.json()).toEqual({ status: 'ok' });
     const browser = await fixture.app.inject({ url: '/', headers: { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' } });
     expect(browser.statusCode).toBe(302);
-    expect(browser.headers.location).toBe('/ui/');
+    expect(browser.headers.location).toBe('ui/');
   });
 
   it('serves the page with a policy that forbids every other host, gzip on request, and 304 on a matching ETag', async () => {
@@ -107,8 +107,9 @@ describe('the page and /docs', () => {
     }
   });
 
-  it('the address typed without its last slash leads to the page, its query string kept', async () => {
-    for (const [url, location] of [['/ui', '/ui/'], ['/ui?q=grid%20cells&mode=list', '/ui/?q=grid%20cells&mode=list']]) {
+  it('the address typed without its last slash leads to the page, its query string kept, by a relative address', async () => {
+    // `ui/` read against `…/ui` is `…/ui/`, whatever path a proxy serves the server under.
+    for (const [url, location] of [['/ui', 'ui/'], ['/ui?q=grid%20cells&mode=list', 'ui/?q=grid%20cells&mode=list']]) {
       const response = await fixture.app.inject({ url, headers: { accept: 'text/html' } });
       expect({ url, status: response.statusCode, location: response.headers.location }).toEqual({ url, status: 301, location });
     }
@@ -126,24 +127,35 @@ describe('the page and /docs', () => {
         socket.on('error', reject);
         socket.on('close', () => resolve(/^HTTP\/1\.1 301 [^]*?\r\nlocation: ([^\r]*)\r\n/i.exec(answer)?.[1] ?? answer.slice(0, 200)));
       });
-    expect(await locationFor('http://evil.example/ui?q=1')).toBe('/ui/?q=1');
-    expect(await locationFor('HTTP://evil.example:8080/ui')).toBe('/ui/');
-    expect(await locationFor('/ui?q=grid%20cells')).toBe('/ui/?q=grid%20cells');
+    expect(await locationFor('http://evil.example/ui?q=1')).toBe('ui/?q=1');
+    expect(await locationFor('HTTP://evil.example:8080/ui')).toBe('ui/');
+    expect(await locationFor('/ui?q=grid%20cells')).toBe('ui/?q=grid%20cells');
   });
 
   it('/docs is the API reference page, which renders /openapi.json', async () => {
     const docs = await fixture.app.inject({ url: '/docs' });
     expect(docs.statusCode).toBe(200);
-    expect(docs.body).toContain('/ui/js/docs.js');
-    expect((await fixture.app.inject({ url: '/ui/js/docs.js' })).body).toContain("fetch('/openapi.json')");
+    expect(docs.body).toContain('src="ui/js/docs.js"');
+    expect((await fixture.app.inject({ url: '/ui/js/docs.js' })).body).toContain("fetch(serverUrl('/openapi.json'))");
   });
 
-  it('every script, style and icon the HTML names is served by the server itself', async () => {
-    for (const name of ['index.html', 'docs.html']) {
+  it('every script, style, icon and link the HTML names is served by the server itself, by an address relative to the page', async () => {
+    for (const [name, servedAt] of [['index.html', '/ui/'], ['docs.html', '/docs']] as const) {
       const html = (await loadUiAssets()).get(name)!.body.toString();
       const references = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]!);
       expect(references.length).toBeGreaterThan(2);
-      for (const reference of references) expect(reference).toMatch(/^(\/(ui\/|docs|openapi\.json)|#|data:)/);
+      for (const reference of references.filter((r) => !r.startsWith('#') && !r.startsWith('data:'))) {
+        // Neither from the root (`/ui/…`) nor on another host: under a proxy's path, either would leave it.
+        const url = new URL(reference, `http://server${servedAt}`);
+        const response = await fixture.app.inject({ url: url.pathname });
+        expect({ name, reference, fromRoot: reference.startsWith('/'), origin: url.origin, status: response.statusCode }).toEqual({
+          name,
+          reference,
+          fromRoot: false,
+          origin: 'http://server',
+          status: 200,
+        });
+      }
     }
   });
 
@@ -151,7 +163,8 @@ describe('the page and /docs', () => {
     const limited = await fixtureApp(undefined, {}, { flags: ['--rate-limit', '5'] });
     try {
       const html = (await loadUiAssets()).get('index.html')!.body.toString();
-      const files = [...html.matchAll(/(?:src|href)="(\/ui\/[^"]+)"/g)].map((m) => m[1]!);
+      // The page's own files (`js/main.js`), as the server sees them (`/ui/js/main.js`); not its links to other pages.
+      const files = [...html.matchAll(/(?:src|href)="([^"#.:][^"]*\.(?:js|css))"/g)].map((m) => new URL(m[1]!, 'http://server/ui/').pathname);
       expect(files.length).toBeGreaterThan(5);
       // Three loads of the page and /docs: far more files than the budget of 5.
       for (let load = 0; load < 3; load++) {

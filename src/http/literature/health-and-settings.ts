@@ -4,7 +4,7 @@ import type { LiteratureServices } from './services.js';
 import { inFlightPerClient, publicSettings } from '../../config.js';
 import { perCallerPlaces } from '../../llm/queue.js';
 import { errorResponses, GUARDED_ERRORS } from './schemas.js';
-import { wantsHtml } from '../ui/routes.js';
+import { PAGE_FROM_ROOT, wantsHtml } from '../ui/routes.js';
 
 export interface ServiceInfo {
   /** Which answer generator and reranker are active, for /settings. */
@@ -29,12 +29,12 @@ export const healthRoutes: FastifyPluginAsync = async (app) => {
         tags: ['service'],
         response: {
           200: { type: 'object', properties: { status: { type: 'string', enum: ['ok'] } }, required: ['status'] },
-          302: { description: 'Asked with Accept: text/html: redirected to /ui/', type: 'null' },
+          302: { description: 'Asked with Accept: text/html: redirected to the web page (relative Location `ui/`)', type: 'null' },
           ...errorResponses(400),
         },
       },
     },
-    async (request, reply) => (wantsHtml(request) ? reply.redirect('/ui/', 302) : { status: 'ok' }),
+    async (request, reply) => (wantsHtml(request) ? reply.redirect(PAGE_FROM_ROOT, 302) : { status: 'ok' }),
   );
 
   app.get(

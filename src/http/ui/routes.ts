@@ -29,6 +29,12 @@ const CONTENT_SECURITY_POLICY = [
   "trusted-types 'none'",
 ].join('; ');
 
+/**
+ * The page's address relative to the server's root (`/` and `/ui` alike: both are at the root): a redirect
+ * to `/ui/` would take a browser out of the path a reverse proxy serves the server under (`https://host/base/`).
+ */
+export const PAGE_FROM_ROOT = 'ui/';
+
 /** True when a client asks for a page (a browser) rather than JSON. */
 export function wantsHtml(request: FastifyRequest): boolean {
   const accept = request.headers.accept ?? '';
@@ -71,7 +77,8 @@ export const uiRoutes: FastifyPluginAsync<{ assets: UiAssets }> = async (app, { 
   app.get('/ui/', { schema: { hide: true }, config: NOT_RATE_LIMITED }, (request, reply) => send(request, reply, 'index.html'));
   // The address typed without its last slash leads to the page (its query string kept), not to an error.
   // Only the query string is taken from the request: its target may be in absolute form (`http://host/ui?q=1`).
-  app.get('/ui', { schema: { hide: true }, config: NOT_RATE_LIMITED }, (request, reply) => reply.redirect(`/ui/${queryStringOf(request.url)}`, 301));
+  // Relative (`…/ui` + `ui/` is `…/ui/`), so that it stays under the path a reverse proxy may serve the server at.
+  app.get('/ui', { schema: { hide: true }, config: NOT_RATE_LIMITED }, (request, reply) => reply.redirect(`${PAGE_FROM_ROOT}${queryStringOf(request.url)}`, 301));
   api.get(
     '/ui/*',
     { schema: { hide: true, params: { type: 'object', properties: { '*': { type: 'string' } }, required: ['*'] } }, config: NOT_RATE_LIMITED },

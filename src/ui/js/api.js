@@ -2,6 +2,21 @@
 
 const TOKEN_KEY = 'litserve.accessToken';
 
+/**
+ * The server's root as this browser reaches it: this file is `<root>ui/js/api.js`, and `<root>` is `/`, or a path
+ * a reverse proxy serves the server under (`https://host/base/`), which the server itself never sees.
+ */
+const SERVER_ROOT = new URL('../../', import.meta.url);
+
+/**
+ * The address of one of the server's paths (`/retrieval/`, `/ui/`, an OpenAPI path), under the root the page was
+ * loaded from: every request and every address the pages make goes through here, never straight to `/…`.
+ */
+export function serverUrl(path) {
+  // Relative to the root (`./`), or a path would replace the proxy's prefix, and a first segment with `:` read as a scheme.
+  return new URL(`./${path.replace(/^\/+/, '')}`, SERVER_ROOT).href;
+}
+
 /** The access token lives in this tab's sessionStorage only: never in the URL, never in localStorage. */
 export const accessToken = {
   get: () => sessionStorage.getItem(TOKEN_KEY) ?? '',
@@ -35,7 +50,7 @@ export function queryString(params) {
 export async function getJson(path, params = {}, { signal } = {}) {
   let response;
   try {
-    response = await fetch(path + queryString(params), { headers: authHeaders({ accept: 'application/json' }), signal });
+    response = await fetch(serverUrl(path) + queryString(params), { headers: authHeaders({ accept: 'application/json' }), signal });
   } catch (error) {
     throw networkError(error);
   }

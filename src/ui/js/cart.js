@@ -1,5 +1,5 @@
 // The archive cart: chosen articles, the access token, a project the token may write, and the ZIP download.
-import { accessToken, authHeaders, errorOf, getJson, networkError } from './api.js';
+import { accessToken, authHeaders, errorOf, getJson, networkError, serverUrl } from './api.js';
 
 const CART_KEY = 'litserve.cart';
 
@@ -136,7 +136,7 @@ async function createAndFetch(project, articleIds, literatureProject) {
   try {
     // Each article by its full @id (the literature project's base and the id escaped): a short id is read as an
     // IRI or a CURIE first, so `scifact:4983` named a scheme, `a%2Fb` the article `a/b`, and `x y` nothing.
-    const literature = await fetch(`/v1/projects/${literatureProject}`, { headers: authHeaders({ accept: 'application/json' }) });
+    const literature = await fetch(serverUrl(`/v1/projects/${literatureProject}`), { headers: authHeaders({ accept: 'application/json' }) });
     if (!literature.ok) throw await errorOf(literature);
     const { base } = await literature.json();
     const definition = {
@@ -147,7 +147,7 @@ async function createAndFetch(project, articleIds, literatureProject) {
         path: `/articles/${id.replace(/[^\w.-]/g, '_')}.json`,
       })),
     };
-    const created = await fetch(`/v1/archives/${project}`, {
+    const created = await fetch(serverUrl(`/v1/archives/${project}`), {
       method: 'POST',
       headers: authHeaders({ 'content-type': 'application/json', accept: 'application/json' }),
       body: JSON.stringify(definition),
@@ -155,7 +155,7 @@ async function createAndFetch(project, articleIds, literatureProject) {
     if (!created.ok) throw await errorOf(created);
     // The archive's own address on this server (its _self uses --public-url, which may name another host).
     const { '@id': id } = await created.json();
-    const zip = await fetch(`/v1/archives/${project}/${encodeURIComponent(id)}`, { headers: authHeaders({ accept: 'application/zip' }) });
+    const zip = await fetch(serverUrl(`/v1/archives/${project}/${encodeURIComponent(id)}`), { headers: authHeaders({ accept: 'application/zip' }) });
     if (!zip.ok) throw await errorOf(zip);
     return await zip.blob();
   } catch (error) {

@@ -1,5 +1,5 @@
 // The interactive API reference at /docs: renders the server's OpenAPI document and sends trial requests.
-import { accessToken, authHeaders } from './api.js';
+import { accessToken, authHeaders, serverUrl } from './api.js';
 
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
 
@@ -67,7 +67,7 @@ function operationView(path, method, operation) {
     output.hidden = false;
     output.textContent = 'Sending…';
     try {
-      const response = await fetch(url + (search ? `?${search}` : ''), {
+      const response = await fetch(serverUrl(url) + (search ? `?${search}` : ''), {
         method: method.toUpperCase(),
         headers: authHeaders(body ? { 'content-type': 'application/json' } : {}),
         ...(body && { body: body.value }),
@@ -109,7 +109,7 @@ async function main() {
   tokenInput.addEventListener('change', () => accessToken.set(tokenInput.value.trim()));
   const container = document.querySelector('#operations');
   try {
-    const response = await fetch('/openapi.json');
+    const response = await fetch(serverUrl('/openapi.json'));
     if (!response.ok) throw new Error(`HTTP ${response.status}`);
     const spec = await response.json();
     document.querySelector('#title').textContent = `${spec.info?.title ?? 'API'} ${spec.info?.version ?? ''} — API reference`;

@@ -1,9 +1,12 @@
 // What the page shows, as a value that round-trips through the URL (shareable links, back button).
+import { serverUrl } from './api.js';
 
 export const LIST_FILTERS = ['article_types', 'authors', 'journals', 'topics', 'regions'];
 export const DATE_FILTERS = ['date_from', 'date_to'];
 /** The listing API's largest page: a link's larger number asks for that one, past the end like it, instead of an error. */
 const LAST_ASKABLE_PAGE = 1_000_000;
+/** The page's path as the browser sees it (`/ui/`, or `/base/ui/` behind a proxy serving the server under `/base/`). */
+const PAGE_PATH = new URL(serverUrl('/ui/')).pathname;
 
 export function emptyFilters() {
   return { date_from: '', date_to: '', article_types: [], authors: [], journals: [], topics: [], regions: [] };
@@ -40,6 +43,7 @@ export function stateFromUrl(url) {
   };
 }
 
+/** The page's address (path and query) for `state`: what goes into the history, and what a copied link holds. */
 export function urlOf(state) {
   const params = new URLSearchParams();
   if (state.q) params.set('q', state.q);
@@ -51,7 +55,7 @@ export function urlOf(state) {
     for (const item of [value].flat()) params.append(key, item);
   }
   const text = params.toString();
-  return `/ui/${text ? `?${text}` : ''}`;
+  return `${PAGE_PATH}${text ? `?${text}` : ''}`;
 }
 
 /** The filters as API query parameters (the names are the API's own). */
