@@ -125,6 +125,11 @@ export function literatureErrorHandler(error: FastifyError, request: FastifyRequ
   if (status === 413) return reply.code(413).send(literatureErrorBody(ErrorCode.INPUT_TOO_LARGE, 'request body too large'));
   if (status === 429) return reply.code(429).send(literatureErrorBody(ErrorCode.RATE_LIMITED, error.message));
   if (status === 503) return reply.code(503).send(literatureErrorBody(ErrorCode.OVERLOADED, error.message));
+  if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
+    // Fastify says only "Unsupported Media Type": the sender needs to know what is taken.
+    const sent = request.headers['content-type'] ?? 'none';
+    return reply.code(415).send(literatureErrorBody(ErrorCode.INVALID_INPUT, `the body must be application/json, got Content-Type ${shownName(sent)}`));
+  }
   if (status >= 400 && status < 500) {
     // Fastify's own client errors: malformed JSON, unsupported media type, bad encoding...
     return reply.code(status).send(literatureErrorBody(ErrorCode.INVALID_INPUT, error.message));

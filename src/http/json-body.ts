@@ -17,8 +17,13 @@ export { quotedKey };
 
 const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
-/** Replaces the application/json parser of `app` and the plugins registered on it afterwards. */
+/**
+ * Replaces the application/json parser of `app` and the plugins registered on it afterwards, and removes
+ * fastify's text/plain one: plain text is no body of this API, so it is 415 as any other media type is
+ * (read as a string, it reached the schema and was refused as 422 "body must be object").
+ */
 export function parseLiteratureJson(app: FastifyInstance): void {
+  app.removeContentTypeParser('text/plain');
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
     try {

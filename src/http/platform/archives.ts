@@ -15,7 +15,7 @@ import { abortOnDisconnect } from '../disconnect.js';
 import { typed } from '../typed.js';
 import { callerOf } from './caller.js';
 import { negotiate } from './negotiation.js';
-import { common, idParams, projectParams, responses } from './schemas.js';
+import { bytesSchema, common, errorResponses, idParams, jsonMetadata, mediaTypeResponse, projectParams } from './schemas.js';
 
 const OFFERS = ['application/zip', 'application/ld+json', 'application/json'] as const;
 
@@ -60,6 +60,26 @@ const archiveSchema = {
  */
 const definitionBody = { type: 'object' } as const;
 
+/** What creating an archive answers, by `Accept` (`created` below). */
+const writeResponses = {
+  201: mediaTypeResponse('The archive metadata, for a caller that asks for JSON (or any type other than a ZIP)', jsonMetadata(archiveSchema)),
+  303: {
+    description: 'See Other, for a caller that accepts a ZIP (or sends no Accept): GET the archive named by Location for its ZIP',
+    headers: { Location: { type: 'string', description: "The archive's address (_self)" } },
+    content: { 'text/html': { schema: { type: 'string' } } },
+  },
+  ...errorResponses,
+};
+
+/** What reading an archive answers, by `Accept`: its ZIP by default, its metadata for JSON. */
+const readResponses = {
+  200: mediaTypeResponse('The archive as a ZIP (for no Accept, a wildcard or a ZIP type), or its metadata for a caller that asks for JSON', {
+    'application/zip': bytesSchema,
+    ...jsonMetadata(archiveSchema),
+  }),
+  ...errorResponses,
+};
+
 function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
@@ -94,7 +114,7 @@ export async function archiveRoutes(app: FastifyInstance, { archives }: { archiv
     }
   };
 
-  const writeSchema = <Params extends object>(params: Params) => ({ params, body: definitionBody, response: responses(archiveSchema, 201) });
+  const writeSchema = <Params extends object>(params: Params) => ({ params, body: definitionBody, response: writeResponses });
 
   api.post('/archives/:org/:project', { bodyLimit: BODY_LIMIT, schema: writeSchema(projectParams) }, (request, reply) =>
     create(request, reply, request.params, undefined, request.body, callerOf(request)),
@@ -111,7 +131,7 @@ export async function archiveRoutes(app: FastifyInstance, { archives }: { archiv
       schema: {
         params: idParams,
         querystring: { type: 'object', properties: { ignoreNotFound: { type: 'string', enum: Object.keys(BOOLEAN_WORDS) } } } as const,
-        response: responses(archiveSchema, 200),
+        response: readResponses,
       },
     },
     async (request, reply) => {

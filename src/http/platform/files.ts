@@ -20,7 +20,9 @@ import { platformErrorBody } from './errors.js';
 import { parseAccept, rank } from './negotiation.js';
 import { selectorFrom } from './selectors.js';
 import {
+  bytesSchema,
   entitySchema,
+  errorResponses,
   idParams,
   filteredListingQuery,
   listSchema,
@@ -32,14 +34,23 @@ import {
   tag,
   tagList,
   tagListSchema,
+  mediaTypeResponse,
   responses,
   withTagParam,
 } from './schemas.js';
 
-/** The download's answers: metadata or content (200), part of the content for a `Range` (206), errors. */
-const downloadResponses: Record<string, object> = {
-  ...responses(entitySchema, 200),
-  206: { description: 'The bytes the Range header selects', type: 'string', format: 'binary' },
+/**
+ * The download's answers: the content in the file's own media type, or its metadata for a caller naming JSON
+ * (200, `wantsMetadata`), part of the content for a `Range` (206), nothing for a client holding it (304), errors.
+ */
+const downloadResponses = {
+  200: mediaTypeResponse("The file's bytes, in its own media type (_mediaType); its metadata for a caller that names JSON in Accept", {
+    '*/*': bytesSchema,
+    'application/ld+json': entitySchema,
+  }),
+  206: mediaTypeResponse('The bytes the Range header selects (named by Content-Range), in the media type of the file', { '*/*': bytesSchema }),
+  304: { description: "Not Modified: If-None-Match names the file's ETag, so the client holds its bytes already", type: 'null' },
+  ...errorResponses,
 };
 
 const storageQuery = { storage: { type: 'string' } } as const;

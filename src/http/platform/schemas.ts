@@ -84,6 +84,23 @@ export function responses(schema: object, ...codes: number[]): Record<string, ob
   return { ...Object.fromEntries(codes.map((code) => [code, schema])), ...errorResponses };
 }
 
+/** Bytes sent as they are (a file's content, a ZIP): documented only, as the routes send them as streams, which fastify never serialises. */
+export const bytesSchema = { type: 'string', format: 'binary' } as const;
+
+/**
+ * A response documented per media type (OpenAPI `content`), for a route whose answer is not always JSON.
+ * Fastify serialises a JSON answer with the schema declared for its Content-Type (none for other types,
+ * nor for streams and text), so JSON declared here is serialised as a plain response schema would be.
+ */
+export function mediaTypeResponse(description: string, schemas: Record<string, object>): object {
+  return { description, content: Object.fromEntries(Object.entries(schemas).map(([mediaType, schema]) => [mediaType, { schema }])) };
+}
+
+/** Metadata under the two JSON types the download routes negotiate. */
+export function jsonMetadata(schema: object): Record<string, object> {
+  return { 'application/ld+json': schema, 'application/json': schema };
+}
+
 /** The fields of every stored entity's metadata (organizations, projects, ACLs, resources, files, archives). */
 export const common = {
   '@context': {},
