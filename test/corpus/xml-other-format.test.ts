@@ -32,6 +32,17 @@ describe('an XML reader given a file of another format', () => {
     expect(await readAll(broken, 'pubmed')).toEqual([{ kind: 'unrecognised', source: { file: broken }, message: NOT_PUBMED }]);
   });
 
+  it('says the same of a file with no element at all (text, or empty), but names bytes that are not UTF-8 as such', async () => {
+    const dir = await fixtureDir();
+    const text = await writeFixture(dir, 'SOURCES.txt', 'Downloaded from PMC on 2024-01-01.\n');
+    const empty = await writeFixture(dir, 'empty.xml', '');
+    const noElement = 'not PubMed XML: no XML element in it (its root would be <PubmedArticleSet> or <PubmedArticle>)';
+    expect(await readAll(text, 'pubmed')).toEqual([{ kind: 'unrecognised', source: { file: text }, message: noElement }]);
+    expect(await readAll(empty, 'pubmed')).toEqual([{ kind: 'unrecognised', source: { file: empty }, message: noElement }]);
+    const utf16 = await writeFixture(dir, 'utf16.xml', Buffer.from('\ufeff<PubmedArticleSet/>', 'utf16le'));
+    expect(await readAll(utf16, 'pubmed')).toEqual([expect.objectContaining({ kind: 'error', message: expect.stringContaining('not valid UTF-8') })]);
+  });
+
   it('reads records under another root, and says nothing of an empty set of its own format', async () => {
     const dir = await fixtureDir();
     const wrapped = await writeFixture(dir, 'wrapped.xml', PUBMED.replace(/PubmedArticleSet/g, 'Export'));

@@ -111,8 +111,12 @@ export async function* readXmlRecords(
     return events;
   };
   // Where a file ends (or breaks off) having given no record: one of another format says so, rather than
-  // count as an empty file of this one (a JATS <article> read as PubMed, say), or as malformed.
-  const otherFormat = (): ReadEvent | null => (recordsSeen || root === undefined || builder.roots.includes(root) ? null : notOfFormat(file, builder, root));
+  // count as an empty file of this one (a JATS <article> read as PubMed, say), or as malformed; so does
+  // one with no element at all (a text file, an empty one, in a folder read with --format).
+  const otherFormat = (): ReadEvent | null => {
+    if (recordsSeen || (root !== undefined && builder.roots.includes(root))) return null;
+    return notOfFormat(file, builder, root);
+  };
 
   parser.on('opentag', (tag) => {
     if (failure) return;
@@ -159,8 +163,9 @@ export async function* readXmlRecords(
     }
   } catch (error) {
     if (!(error instanceof InvalidUtf8Error)) throw error;
-    // Where the parser stands is where the bytes stopped being text.
-    yield otherFormat() ?? failureEvent(file, { message: INVALID_UTF8, line: parser.line, column: parser.column, record: builder.currentRecord(), path: path.join('/') });
+    // Where the parser stands is where the bytes stopped being text. Bytes that are no text before any
+    // element are said as such (a UTF-16 file is named as not UTF-8), not as a file of no element.
+    yield (root === undefined ? null : otherFormat()) ?? failureEvent(file, { message: INVALID_UTF8, line: parser.line, column: parser.column, record: builder.currentRecord(), path: path.join('/') });
     return;
   }
   parser.close();
@@ -169,9 +174,10 @@ export async function* readXmlRecords(
   if (ending) yield ending;
 }
 
-function notOfFormat(file: string, builder: XmlRecordBuilder, root: string): ReadEvent {
+function notOfFormat(file: string, builder: XmlRecordBuilder, root: string | undefined): ReadEvent {
   const roots = builder.roots.map((name) => `<${name}>`).join(' or ');
-  return { kind: 'unrecognised', source: { file }, message: `not ${builder.formatName} XML: its root element is <${root}>, not ${roots}` };
+  const why = root === undefined ? `no XML element in it (its root would be ${roots})` : `its root element is <${root}>, not ${roots}`;
+  return { kind: 'unrecognised', source: { file }, message: `not ${builder.formatName} XML: ${why}` };
 }
 
 function failureEvent(file: string, failure: XmlFailure): ReadEvent {
