@@ -2,7 +2,8 @@
  * /openapi.json tells the truth about the /v1 routes whose answers are not always JSON: every status and
  * media type a request draws from them is declared, and every success status declared is drawn. Archive
  * creation had declared only its 201 JSON (its default answer is a 303 to the download), an archive's
- * download only JSON (its default answer is a ZIP), a file's download JSON for its bytes and no 304.
+ * download only JSON (its default answer is a ZIP), a file's download JSON for its bytes and no 304, a
+ * resource's read JSON only (it answers JSON-LD, or RDF as text by Accept).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { InjectOptions } from 'fastify';
@@ -28,6 +29,7 @@ const CREATE: Probe['operation'] = ['post', '/v1/archives/{org}/{project}'];
 const CREATE_WITH_ID: Probe['operation'] = ['put', '/v1/archives/{org}/{project}/{id}'];
 const ARCHIVE: Probe['operation'] = ['get', '/v1/archives/{org}/{project}/{id}'];
 const DOWNLOAD: Probe['operation'] = ['get', '/v1/files/{org}/{project}/{id}'];
+const RESOURCE: Probe['operation'] = ['get', '/v1/resources/{org}/{project}/{schema}/{id}'];
 
 function probes(etag: string): Probe[] {
   const create = (accept?: string): InjectOptions => ({
@@ -51,6 +53,11 @@ function probes(etag: string): Probe[] {
     { operation: DOWNLOAD, request: read(FILE, { accept: 'application/ld+json' }) },
     { operation: DOWNLOAD, request: read(FILE, { range: 'bytes=0-3' }) },
     { operation: DOWNLOAD, request: read(FILE, { 'if-none-match': etag }) },
+    ...['application/ld+json', 'application/json', 'application/n-triples', 'application/n-quads', 'text/vnd.graphviz'].map((accept) => ({
+      operation: RESOURCE,
+      request: read('/v1/resources/org/proj/_/r1', { accept }),
+    })),
+    { operation: RESOURCE, request: read('/v1/resources/org/proj/_/r1?format=expanded') },
   ];
 }
 
@@ -97,7 +104,7 @@ describe('OpenAPI media types of the /v1 downloads', () => {
     }
   });
 
-  it.each([CREATE, CREATE_WITH_ID, ARCHIVE, DOWNLOAD])('%s %s declares no success its requests do not draw', (method, path) => {
+  it.each([CREATE, CREATE_WITH_ID, ARCHIVE, DOWNLOAD, RESOURCE])('%s %s declares no success its requests do not draw', (method, path) => {
     const successes = Object.keys(paths[path]![method]!.responses).filter((status) => /^[23]\d\d$/.test(status));
     expect(successes.sort()).toEqual([...drawn.get(`${method.toUpperCase()} ${path}`)!].sort());
   });

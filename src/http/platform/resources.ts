@@ -23,6 +23,7 @@ import {
   documentSchema,
   entitySchema,
   errorResponses,
+  mediaTypeResponse,
   responses,
   idParams,
   filteredListingQuery,
@@ -49,6 +50,12 @@ const RDF_FORMATS: Partial<Record<(typeof OFFERS)[number], Format>> = {
   'application/n-quads': 'n-quads',
   'text/vnd.graphviz': 'dot',
 };
+
+/** A resource as its `Accept` asks: JSON-LD (compacted, or expanded as an array) or RDF as text. */
+const representationResponse = mediaTypeResponse(
+  'The resource: compacted JSON-LD by default, expanded with format=expanded, or N-Triples, N-Quads or Graphviz dot by Accept',
+  Object.fromEntries(OFFERS.map((mediaType) => [mediaType, RDF_FORMATS[mediaType] ? { type: 'string' } : { anyOf: [documentSchema, { type: 'array' }] }])),
+);
 
 function assertUnconstrained(schema: string): void {
   if (schema !== '_' && schema !== 'resource' && schema !== UNCONSTRAINED_SCHEMA) {
@@ -124,7 +131,7 @@ export async function resourceRoutes(app: FastifyInstance, { platform }: { platf
       schema: {
         params: resourceParams,
         querystring: { ...selectorQuery, properties: { ...selectorQuery.properties, format: { enum: ['compacted', 'expanded'] } } },
-        response: { 200: { anyOf: [documentSchema, { type: 'array' }] }, ...errorResponses },
+        response: { 200: representationResponse, ...errorResponses },
       },
     },
     async (request, reply) => {
