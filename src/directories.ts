@@ -8,7 +8,8 @@
 import { mkdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 
-export function makeDirectories(dir: string): void {
+/** Makes `dir` and its missing parents; gives the directories it made, deepest first (none made meanwhile by another process). */
+export function makeDirectories(dir: string): string[] {
   const missing: string[] = [];
   let existing = path.resolve(dir);
   let found = statSync(existing, { throwIfNoEntry: false });
@@ -20,12 +21,15 @@ export function makeDirectories(dir: string): void {
   if (!found.isDirectory()) {
     throw Object.assign(new Error(`ENOTDIR: not a directory, mkdir '${existing}'`), { code: 'ENOTDIR', path: existing });
   }
+  const made: string[] = [];
   for (const directory of missing.reverse()) {
     try {
       mkdirSync(directory);
+      made.unshift(directory);
     } catch (error) {
       // Made meanwhile by another process: what was wanted.
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     }
   }
+  return made;
 }

@@ -5,7 +5,6 @@
  * which publishes segments and deletions in one atomic manifest swap; a crash
  * before that leaves the previous index as it was.
  */
-import { statSync } from 'node:fs';
 import { open, rm, rmdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { ArticleInput } from '../corpus/model.js';
@@ -92,13 +91,12 @@ export class IndexWriter {
   }
 
   static async open(dir: string, options: IndexWriterOptions = {}): Promise<IndexWriter> {
-    const missing = missingDirectories(dir);
-    const release = await acquireWriteLock(dir);
+    const { release, madeDirectories } = await acquireWriteLock(dir);
     try {
       const manifest = await readManifestOrEmpty(dir);
       await removeUnreferenced(dir, manifest);
       const writer = new IndexWriter(dir, manifest, [], release, options.maxSegmentBytes ?? DEFAULT_MAX_SEGMENT_BYTES, options.storedCompression ?? DEFAULT_STORED_COMPRESSION);
-      writer.madeDirectories = missing;
+      writer.madeDirectories = madeDirectories;
       writer.onWriteProgress = options.onWriteProgress;
       await writer.loadExistingIds();
       return writer;
@@ -244,27 +242,6 @@ export class IndexWriter {
     }
     // A run that published nothing leaves no empty index directory behind (the lock is gone, so it is empty).
     if (!this.published) await removeEmptyDirectories(this.madeDirectories);
-  }
-}
-
-/**
- * The directories `dir` lacks, from itself up to the first that exists (deepest first). A path
- * under a file stops the walk: the writer lock, taken next, refuses it and names the setting.
- */
-function missingDirectories(dir: string): string[] {
-  const missing: string[] = [];
-  for (let directory = path.resolve(dir); !existsOrUnderFile(directory); directory = path.dirname(directory)) {
-    missing.push(directory);
-  }
-  return missing;
-}
-
-function existsOrUnderFile(directory: string): boolean {
-  try {
-    return statSync(directory, { throwIfNoEntry: false }) !== undefined;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOTDIR') return true;
-    throw error;
   }
 }
 

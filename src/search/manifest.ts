@@ -173,14 +173,21 @@ function isAbandonedLockFile(file: string): boolean {
   return writer !== null && !processExists(Number(writer[1]));
 }
 
+/** A writer lock held: how to give it back, and the directories taking it made (deepest first). */
+export interface WriteLock {
+  release: () => Promise<void>;
+  madeDirectories: string[];
+}
+
 /**
- * Takes the directory's writer lock (one ingestion at a time). A lock left by a
- * process that no longer exists, or that cannot be the process now of its pid
- * (mayHold), is taken over.
+ * Takes the directory's writer lock (one ingestion at a time), making the directory if it is missing. A
+ * lock left by a process that no longer exists, or that cannot be the process now of its pid (mayHold),
+ * is taken over.
  */
-export async function acquireWriteLock(dir: string): Promise<() => Promise<void>> {
+export async function acquireWriteLock(dir: string): Promise<WriteLock> {
+  let madeDirectories: string[];
   try {
-    makeDirectories(dir);
+    madeDirectories = makeDirectories(dir);
   } catch (error) {
     // mkdir's own message names the syscall, not what the directory was for.
     const { code, message } = error as NodeJS.ErrnoException;
@@ -199,10 +206,13 @@ export async function acquireWriteLock(dir: string): Promise<() => Promise<void>
     // Known before it is linked as the lock, so no writer of this process ever sees it as another's.
     pendingKey = fileKey(await stat(pending));
     locksOfThisProcess.add(pendingKey);
-    const holding = (key: string) => async () => {
-      await rm(lockPath, { force: true });
-      locksOfThisProcess.delete(key);
-    };
+    const holding = (key: string): WriteLock => ({
+      release: async () => {
+        await rm(lockPath, { force: true });
+        locksOfThisProcess.delete(key);
+      },
+      madeDirectories,
+    });
     for (let attempt = 0; attempt < LOCK_ATTEMPTS; attempt++) {
       try {
         await linkLockFile(pending, lockPath);

@@ -134,7 +134,7 @@ const ARTICLES_PER_REPORT = 1024;
 
 /** Merges the run `select` picks (under the writer lock); null when it picks none. */
 export async function mergeSegments(dir: string, select: MergeSelection, options: MergeOptions = {}): Promise<MergeSummary | null> {
-  const release = await acquireWriteLock(dir);
+  const { release } = await acquireWriteLock(dir);
   try {
     const manifest = await readManifestOrEmpty(dir);
     await removeUnreferenced(dir, manifest);

@@ -20,7 +20,7 @@ vi.mock('../../src/search/merge.js', async (importOriginal) => {
   return {
     ...original,
     mergeByPolicy: async (...args: Parameters<typeof original.mergeByPolicy>) => {
-      otherWriter.release = await acquireWriteLock(args[0]);
+      otherWriter.release = (await acquireWriteLock(args[0])).release;
       return original.mergeByPolicy(...args);
     },
   };

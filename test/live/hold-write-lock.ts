@@ -7,7 +7,7 @@ import { acquireWriteLock } from '../../src/search/manifest.js';
 
 const dir = process.argv[2]!;
 try {
-  const release = await acquireWriteLock(dir);
+  const { release } = await acquireWriteLock(dir);
   process.stdout.write('held\n');
   process.stdin.resume();
   process.stdin.on('end', () => void release().then(() => process.exit(0)));

@@ -40,7 +40,7 @@ async function bystander(): Promise<number> {
 describe('a write lock naming a live process that cannot hold it', () => {
   it("is taken over when it names this process but none of this process's writers holds it", async () => {
     const { dir, lockFile } = await lockedDir(process.pid);
-    const release = await acquireWriteLock(dir);
+    const { release } = await acquireWriteLock(dir);
     // Now held here: another writer of the same process is refused.
     await expect(acquireWriteLock(dir)).rejects.toThrow(IndexLockedError);
     await release();
@@ -52,7 +52,7 @@ describe('a write lock naming a live process that cannot hold it', () => {
     const { dir, lockFile } = await lockedDir(pid);
     const hourAgo = new Date(Date.now() - 3_600_000);
     await utimes(lockFile, hourAgo, hourAgo);
-    const release = await acquireWriteLock(dir);
+    const { release } = await acquireWriteLock(dir);
     expect(await readFile(lockFile, 'utf8')).toBe(String(process.pid));
     await release();
   });

@@ -73,7 +73,7 @@ describe('taking over a stale writer lock', () => {
     const inspected = new Promise<void>((resolve) => (pauseAfterLockRead.gate.reached = resolve));
     Object.assign(pauseAfterLockRead.gate, { armed: true, file: 'write.lock' });
     const mine = acquireWriteLock(dir).then(
-      (release) => (cleanups.unshift(release), 'held'),
+      ({ release }) => (cleanups.unshift(release), 'held'),
       (error: Error) => (error instanceof IndexLockedError ? 'refused' : Promise.reject(error)),
     );
     await inspected; // this writer has read the stale lock and is about to take it over
@@ -104,7 +104,7 @@ describe('taking over a stale writer lock', () => {
     const lockFile = path.join(dir, 'write.lock');
     await writeFile(lockFile, '999999999');
     await writeFile(`${lockFile}.takeover-0`, '999999998');
-    const release = await acquireWriteLock(dir);
+    const { release } = await acquireWriteLock(dir);
     expect(await readFile(lockFile, 'utf8')).toBe(String(process.pid));
     expect((await readdir(dir)).sort()).toEqual(['write.lock', 'write.lock.takeover-0']);
     // What every writer does once it holds the lock.
@@ -138,7 +138,7 @@ describe('taking over a stale writer lock', () => {
     const lockFile = path.join(dir, 'write.lock');
     await writeFile(lockFile, '999999999');
     await writeFile(`${lockFile}.takeover-0`, String(process.pid));
-    const release = await acquireWriteLock(dir);
+    const { release } = await acquireWriteLock(dir);
     expect(await readFile(lockFile, 'utf8')).toBe(String(process.pid));
     await release();
   });
@@ -159,7 +159,7 @@ describe('taking over a stale writer lock', () => {
     }
     expect(await readFile(lockFile, 'utf8')).toBe('999999999');
     await rm(lockFile);
-    const release = await acquireWriteLock(dir);
+    const { release } = await acquireWriteLock(dir);
     await removeUnreferenced(dir, { formatVersion: MANIFEST_FORMAT, generation: 0, segments: [] });
     expect((await readdir(dir)).sort()).toEqual(['write.lock', 'write.lock.takeover-0']);
     await release();

@@ -29,11 +29,11 @@ describe('the index writer lock', () => {
     cleanups.push(cleanup);
     const lockFile = path.join(dir, 'write.lock');
     await writeFile(lockFile, '999999999');
-    const release = await acquireWriteLock(dir);
+    const { release } = await acquireWriteLock(dir);
     expect(await readFile(lockFile, 'utf8')).toBe(String(process.pid));
     await expect(acquireWriteLock(dir)).rejects.toThrow(`process ${process.pid}`);
     await release();
-    await (await acquireWriteLock(dir))();
+    await (await acquireWriteLock(dir)).release();
   });
 
   it("a writer's cleanup removes the pid file a killed writer left while locking, not a live writer's", async () => {
