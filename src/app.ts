@@ -11,6 +11,7 @@ import { ApiError, ErrorCode, literatureErrorBody, literatureErrorHandler } from
 import type { LiteratureServices } from './http/literature/services.js';
 import { retrievalRoutes } from './http/literature/retrieval.js';
 import { suggestionRoutes } from './http/literature/suggestions.js';
+import { forwardedPrefixReader } from './http/forwarded-prefix.js';
 import { isHealthProbe, healthRoutes, settingsRoutes, type ServiceInfo } from './http/literature/health-and-settings.js';
 import { qaRoutes, type QaServices } from './http/literature/qa.js';
 import { RELOAD_PERMISSION, adminRoutes } from './http/literature/admin.js';
@@ -149,7 +150,7 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
 
   await app.register(async (literature) => {
     literature.setErrorHandler(literatureErrorHandler);
-    await literature.register(healthRoutes);
+    await literature.register(healthRoutes, { forwardedPrefix: forwardedPrefixReader(services.config.trustProxy) });
     const { platform } = services;
     await literature.register(async (guarded) => {
       // preParsing: after the rate limit (a route-level onRequest hook), before the body is read or validated.

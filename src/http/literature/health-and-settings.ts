@@ -5,6 +5,7 @@ import { inFlightPerClient, publicSettings } from '../../config.js';
 import { perCallerPlaces } from '../../llm/queue.js';
 import { errorResponses, GUARDED_ERRORS } from './schemas.js';
 import { PAGE_FROM_ROOT, wantsHtml } from '../ui/routes.js';
+import type { PrefixReader } from '../forwarded-prefix.js';
 
 export interface ServiceInfo {
   /** Which answer generator and reranker are active, for /settings. */
@@ -19,7 +20,7 @@ export function isHealthProbe(url: string): boolean {
   return HEALTH_PATHS.has(query === -1 ? url : url.slice(0, query));
 }
 
-export const healthRoutes: FastifyPluginAsync = async (app) => {
+export const healthRoutes: FastifyPluginAsync<{ forwardedPrefix: PrefixReader }> = async (app, { forwardedPrefix }) => {
   // API clients get the status; a browser (Accept: text/html) is sent to the web page.
   app.get(
     '/',
@@ -29,12 +30,19 @@ export const healthRoutes: FastifyPluginAsync = async (app) => {
         tags: ['service'],
         response: {
           200: { type: 'object', properties: { status: { type: 'string', enum: ['ok'] } }, required: ['status'] },
-          302: { description: 'Asked with Accept: text/html: redirected to the web page (relative Location `ui/`)', type: 'null' },
+          302: {
+            description: 'Asked with Accept: text/html: redirected to the web page (relative Location `ui/`; `<prefix>/ui/` under the X-Forwarded-Prefix of a --trust-proxy proxy)',
+            type: 'null',
+          },
           ...errorResponses(400),
         },
       },
     },
-    async (request, reply) => (wantsHtml(request) ? reply.redirect(PAGE_FROM_ROOT, 302) : { status: 'ok' }),
+    async (request, reply) => {
+      if (!wantsHtml(request)) return { status: 'ok' };
+      const prefix = forwardedPrefix(request);
+      return reply.redirect(prefix === null ? PAGE_FROM_ROOT : `${prefix}/${PAGE_FROM_ROOT}`, 302);
+    },
   );
 
   app.get(
