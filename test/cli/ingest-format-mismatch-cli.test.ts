@@ -22,7 +22,7 @@ describe('npm run ingest -- --format pubmed over a folder with a JATS article', 
       await writeFile(path.join(papers, 'b.xml'), PUBMED);
       const { code, stderr } = ingestCli('--input', papers, '--index', path.join(dir, 'index'), '--format', 'pubmed');
       expect(code).toBe(0);
-      expect(stderr).toContain(`skipped ${jats}: not PubMed XML: its root element is <article>, not <PubmedArticleSet> or <PubmedArticle> (every input is read as --format pubmed`);
+      expect(stderr).toContain(`skipped ${jats}: not PubMed XML: its root element is <article>, not <PubmedArticleSet>, <PubmedArticle>, <MedlineCitationSet> or <MedlineCitation> (every input is read as --format pubmed`);
       expect(stderr).toContain('ingest: 2 file(s) (1 skipped: not recognised or unreadable), read 1, indexed 1');
     } finally {
       await cleanup();

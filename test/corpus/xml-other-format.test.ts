@@ -17,7 +17,7 @@ const JATS = `<?xml version="1.0"?>
 <title-group><article-title>T</article-title></title-group></article-meta></front>
 <body><p>Place cells.</p></body></article>`;
 
-const NOT_PUBMED = 'not PubMed XML: its root element is <article>, not <PubmedArticleSet> or <PubmedArticle>';
+const NOT_PUBMED = 'not PubMed XML: its root element is <article>, not <PubmedArticleSet>, <PubmedArticle>, <MedlineCitationSet> or <MedlineCitation>';
 const NOT_JATS = 'not JATS XML: its root element is <PubmedArticleSet>, not <article> or <pmc-articleset>';
 
 describe('an XML reader given a file of another format', () => {
@@ -36,7 +36,7 @@ describe('an XML reader given a file of another format', () => {
     const dir = await fixtureDir();
     const text = await writeFixture(dir, 'SOURCES.txt', 'Downloaded from PMC on 2024-01-01.\n');
     const empty = await writeFixture(dir, 'empty.xml', '');
-    const noElement = 'not PubMed XML: no XML element in it (its root would be <PubmedArticleSet> or <PubmedArticle>)';
+    const noElement = 'not PubMed XML: no XML element in it (its root would be <PubmedArticleSet>, <PubmedArticle>, <MedlineCitationSet> or <MedlineCitation>)';
     expect(await readAll(text, 'pubmed')).toEqual([{ kind: 'unrecognised', source: { file: text }, message: noElement }]);
     expect(await readAll(empty, 'pubmed')).toEqual([{ kind: 'unrecognised', source: { file: empty }, message: noElement }]);
     const utf16 = await writeFixture(dir, 'utf16.xml', Buffer.from('\ufeff<PubmedArticleSet/>', 'utf16le'));
@@ -68,15 +68,15 @@ describe('ingest with --format of a folder holding files of another format', () 
     }
   });
 
-  it('reports a detected PubMed file that holds no <PubmedArticle>, without the --format hint', async () => {
+  it('reads a detected MEDLINE file of bare <MedlineCitation> records rather than skipping it', async () => {
     const { dir, cleanup } = await tempDir();
     try {
-      // Detected as pubmed by its <MedlineCitation>, which the reader does not read outside a <PubmedArticle>.
+      // Detected as pubmed by its <MedlineCitation>, a record of its own outside a <PubmedArticle> (test/corpus/medline-citation.test.ts).
       const citations = await writeFixture(dir, 'medline.xml', '<MedlineCitationSet><MedlineCitation><PMID>3</PMID></MedlineCitation></MedlineCitationSet>');
       const skipped: string[] = [];
       const report = await ingest({ inputs: [citations], indexDir: path.join(dir, 'index'), onSkip: (source, message) => skipped.push(`${source.file}: ${message}`) });
-      expect(report).toMatchObject({ files: 1, skippedFiles: 1, read: 0 });
-      expect(skipped).toEqual([`${citations}: not PubMed XML: its root element is <MedlineCitationSet>, not <PubmedArticleSet> or <PubmedArticle>`]);
+      expect(report).toMatchObject({ files: 1, skippedFiles: 0, read: 1, skipped: 1 });
+      expect(skipped).toEqual([`${citations}: MedlineCitation #1 (PMID 3) has no ArticleTitle`]);
     } finally {
       await cleanup();
     }

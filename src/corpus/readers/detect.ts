@@ -19,7 +19,7 @@ export async function detectFormat(file: string): Promise<InputFormat> {
   }
   throw new Error(
     `Cannot tell the format of ${file}: expected JSON lines with "article_id"/"paragraphs" (articles-jsonl) ` +
-      `or "_id", "title" and "text" (a beir corpus; a BEIR queries file has no "title" and is not an input), or XML with <PubmedArticleSet>/<PubmedArticle> (pubmed) or <article> (jats)`,
+      `or "_id", "title" and "text" (a beir corpus; a BEIR queries file has no "title" and is not an input), or XML with <PubmedArticleSet>/<PubmedArticle> or <MedlineCitationSet>/<MedlineCitation> (pubmed) or <article> (jats)`,
   );
 }
 
@@ -43,7 +43,8 @@ async function readHead(file: string): Promise<{ head: string; notUtf8: boolean 
 }
 
 function xmlFormat(head: string): InputFormat | null {
-  if (/<(PubmedArticleSet|PubmedArticle|MedlineCitation)[\s>]/.test(head)) return 'pubmed';
+  // A MEDLINE update file may hold only <DeleteCitation>s, so the set's own name counts, not just its records'.
+  if (/<(PubmedArticleSet|PubmedArticle|MedlineCitationSet|MedlineCitation)[\s>]/.test(head)) return 'pubmed';
   if (/<(article|pmc-articleset)[\s>]/.test(head)) return 'jats';
   return null;
 }

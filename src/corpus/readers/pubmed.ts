@@ -1,13 +1,16 @@
 /**
- * Reader for MEDLINE/PubMed citation XML (<PubmedArticleSet> files of
- * <PubmedArticle> records, e.g. the annual baseline, optionally gzipped).
- * Records are built one at a time from SAX events, so memory stays bounded by
- * the largest record whatever the file size.
+ * Reader for MEDLINE/PubMed citation XML, optionally gzipped: <PubmedArticleSet>
+ * files of <PubmedArticle> records (e.g. the annual baseline), and MEDLINE-format
+ * <MedlineCitationSet> files of bare <MedlineCitation> records (NLM's older
+ * MEDLINE distributions and some exports), which are the <MedlineCitation> of a
+ * <PubmedArticle> without its <PubmedData> (so their DOI can only come from
+ * ELocationID). Records are built one at a time from SAX events, so memory
+ * stays bounded by the largest record whatever the file size.
  *
- * <PubmedArticle> records become articles (a revised citation in a daily
- * update file replaces the earlier one, as any repeated article id does);
- * each PMID of a <DeleteCitation> becomes a deletion; <PubmedBookArticle>
- * entries are ignored.
+ * Records become articles (a revised citation in a daily update file replaces
+ * the earlier one, as any repeated article id does); each PMID of a
+ * <DeleteCitation>, in either kind of set, becomes a deletion;
+ * <PubmedBookArticle> entries are ignored.
  */
 import { ABSTRACT_SECTION, type ArticleInput } from '../model.js';
 import { isoDate, medlineDateParts, type DateParts } from './dates.js';
@@ -16,6 +19,8 @@ import type { ReadEvent, ReadOptions } from './types.js';
 import { ElementText, pathEndsWith, readXmlRecords, type XmlElement, type XmlRecordBuilder } from './xml-stream.js';
 
 const RECORD = 'PubmedArticle';
+/** A record of its own outside a <PubmedArticle>; inside one it is part of that record. */
+const CITATION = 'MedlineCitation';
 const DELETION = 'DeleteCitation';
 
 interface AuthorParts {
@@ -27,6 +32,8 @@ interface AuthorParts {
 }
 
 interface PubmedRecord {
+  /** The record's element: PubmedArticle, or a bare MedlineCitation. */
+  element: typeof RECORD | typeof CITATION;
   index: number;
   line: number;
   depth: number;
@@ -51,7 +58,7 @@ export function readPubmed(file: string, options: ReadOptions = {}): AsyncGenera
 
 class PubmedBuilder implements XmlRecordBuilder {
   readonly formatName = 'PubMed';
-  readonly roots = ['PubmedArticleSet', RECORD];
+  readonly roots = ['PubmedArticleSet', RECORD, 'MedlineCitationSet', CITATION];
   private record: PubmedRecord | null = null;
   private recordCount = 0;
   private readonly collected = new ElementText();
@@ -67,9 +74,9 @@ class PubmedBuilder implements XmlRecordBuilder {
       });
       return;
     }
-    if (element.name === RECORD && !this.record) {
+    if ((element.name === RECORD || element.name === CITATION) && !this.record) {
       this.recordCount += 1;
-      this.record = emptyRecord(this.recordCount, line, path.length);
+      this.record = emptyRecord(element.name, this.recordCount, line, path.length);
       return;
     }
     const record = this.record;
@@ -81,7 +88,7 @@ class PubmedBuilder implements XmlRecordBuilder {
 
     switch (element.name) {
       case 'PMID':
-        if (parent === 'MedlineCitation') collect((text) => (record.pmid ??= nonEmpty(text)));
+        if (parent === CITATION) collect((text) => (record.pmid ??= nonEmpty(text)));
         break;
       case 'ArticleTitle':
         if (parent === 'Article') collect((text) => (record.title ??= nonEmpty(text)));
@@ -165,7 +172,7 @@ class PubmedBuilder implements XmlRecordBuilder {
       const author = authorName(record.author);
       if (author) record.authors.push(author);
       record.author = null;
-    } else if (name === RECORD && path.length === record.depth) {
+    } else if (name === record.element && path.length === record.depth) {
       this.events.push(this.finish(record));
       this.record = null;
     }
@@ -232,8 +239,9 @@ class PubmedBuilder implements XmlRecordBuilder {
   }
 }
 
-function emptyRecord(index: number, line: number, depth: number): PubmedRecord {
+function emptyRecord(element: PubmedRecord['element'], index: number, line: number, depth: number): PubmedRecord {
   return {
+    element,
     index,
     line,
     depth,
@@ -254,7 +262,7 @@ function emptyRecord(index: number, line: number, depth: number): PubmedRecord {
 }
 
 function recordLabel(record: PubmedRecord): string {
-  return `${RECORD} #${record.index}`;
+  return `${record.element} #${record.index}`;
 }
 
 function authorField(element: string): 'lastName' | 'foreName' | 'initials' | 'collectiveName' {

@@ -175,7 +175,8 @@ export async function* readXmlRecords(
 }
 
 function notOfFormat(file: string, builder: XmlRecordBuilder, root: string | undefined): ReadEvent {
-  const roots = builder.roots.map((name) => `<${name}>`).join(' or ');
+  const names = builder.roots.map((name) => `<${name}>`);
+  const roots = names.length > 1 ? `${names.slice(0, -1).join(', ')} or ${names.at(-1)}` : names.join('');
   const why = root === undefined ? `no XML element in it (its root would be ${roots})` : `its root element is <${root}>, not ${roots}`;
   return { kind: 'unrecognised', source: { file }, message: `not ${builder.formatName} XML: ${why}` };
 }
