@@ -412,7 +412,7 @@ const SETTINGS = {
   maxArchivesPerCaller: {
     default: 100,
     parse: integer(1, 1_000_000),
-    doc: 'Live (unexpired) archives one caller may hold; creating more is 429 ArchiveQuotaExceeded until one expires.',
+    doc: 'Live (unexpired) archives one caller may hold (a user whatever its address; anonymous callers each by IP address, an IPv6 one by its /64, the client behind a --trust-proxy proxy); creating more is 429 ArchiveQuotaExceeded until one expires.',
   },
   maxArchiveStoreBytes: {
     default: 1024 ** 3,

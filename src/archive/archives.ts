@@ -34,6 +34,11 @@ export interface StoredArchive {
   createdAt: number;
   createdBy: Subject;
   expiresAt: number;
+  /**
+   * Whom the quota ledger counts the archive against (holderOf). Absent from archives stored by earlier
+   * versions, which counted each against its creator's principal, every anonymous one against `anonymous`.
+   */
+  heldBy?: string;
 }
 
 /** Finds the file behind an entry, if the creator may read it; used to check default names at creation. */
@@ -53,8 +58,30 @@ export interface ArchiveOptions {
 export const DEFAULT_MAX_ARCHIVES_PER_CALLER = 100;
 export const DEFAULT_MAX_ARCHIVE_STORE_BYTES = 1024 ** 3;
 
-/** How the quota ledger names a stored archive. */
-const holdKeyOf = (archive: StoredArchive): HoldKey => ({ caller: principalKey(archive.createdBy), project: archive.project, id: archive.id });
+/**
+ * Whom the quota counts a new archive against: a user by its principal key; an anonymous caller by its
+ * client address (`client`, a clientKey: an IPv6 address by its /64), since every anonymous caller is the
+ * same principal and one of them would otherwise use up the bound of all. Without an address (a creation
+ * from inside the server), anonymous creations share the principal's key, as all did before.
+ */
+function holderOf(identity: Identity, client: string | undefined): string {
+  const principal = principalKey(identity.subject);
+  return identity.subject.type === 'Anonymous' && client !== undefined ? `${principal}@${client}` : principal;
+}
+
+/** How the quota ledger names a stored archive; one an earlier version stored is counted against its creator's principal. */
+const holdKeyOf = (archive: StoredArchive): HoldKey => ({ caller: archive.heldBy ?? principalKey(archive.createdBy), project: archive.project, id: archive.id });
+
+/**
+ * Every key the ledger may count a stored archive under: holdKeyOf's, and its creator's principal key,
+ * under which a server of an earlier version sharing the store counts it again when it refills the ledger.
+ */
+function holdKeysOf(archive: StoredArchive): HoldKey[] {
+  const held = holdKeyOf(archive);
+  const byPrincipal = { ...held, caller: principalKey(archive.createdBy) };
+  return held.caller === byPrincipal.caller ? [held] : [held, byPrincipal];
+}
+
 /** Stored archives read at a time when all are gone through (each up to 1 MiB of definition). */
 export const ARCHIVES_PER_READ = 64;
 /** Expired archives removed per write of the purge. */
@@ -124,9 +151,17 @@ export class ArchiveService {
   /**
    * Stores a new archive. Once `signal` aborts (the client has gone), a creation still waiting for the
    * ledger's turn gives up its place and stores nothing, rejecting with the signal's reason: nobody would
-   * learn of the archive, which would count against its caller until it expired.
+   * learn of the archive, which would count against its caller until it expired. `client`: the address
+   * key (clientKey) of the request's client, which an anonymous caller's archives count against.
    */
-  async create(ref: ProjectRef, idSegment: string | undefined, payload: JsonObject, identity: Identity, signal?: AbortSignal): Promise<StoredArchive> {
+  async create(
+    ref: ProjectRef,
+    idSegment: string | undefined,
+    payload: JsonObject,
+    identity: Identity,
+    signal?: AbortSignal,
+    client?: string,
+  ): Promise<StoredArchive> {
     const project = await this.readableProject(ref, identity);
     const id = this.idFor(project, idSegment, payload);
     const shapeProblem = depthProblem(payload) ?? contextProblem(payload);
@@ -151,9 +186,17 @@ export class ArchiveService {
     return this.quota.write(async () => {
       const existing = await this.db.get([key, id]);
       if (existing && !this.isExpired(existing)) throw rejections.resourceAlreadyExists(id, key);
-      if (existing) await this.quota.release(holdKeyOf(existing));
+      if (existing) await this.releaseHold(existing);
       const now = this.clock();
-      const archive: StoredArchive = { id, project: key, entries, createdAt: now, createdBy: identity.subject, expiresAt: now + this.ttlMs };
+      const archive: StoredArchive = {
+        id,
+        project: key,
+        entries,
+        createdAt: now,
+        createdBy: identity.subject,
+        expiresAt: now + this.ttlMs,
+        heldBy: holderOf(identity, client),
+      };
       // Counted in the same write as it is stored: a concurrent creation, on this server or another, sees it.
       await this.quota.admit(holdKeyOf(archive), { bytes, expiresAt: archive.expiresAt }, now);
       await this.db.put([key, id], archive);
@@ -215,6 +258,11 @@ export class ArchiveService {
       ...audit,
       _expiresInSeconds: Math.max(0, Math.ceil((archive.expiresAt - this.clock()) / 1000)),
     };
+  }
+
+  /** Inside a ledger write: stops counting a stored archive, under whichever of its keys the ledger holds it. */
+  private async releaseHold(archive: StoredArchive): Promise<void> {
+    for (const key of holdKeysOf(archive)) if (await this.quota.release(key)) return;
   }
 
   private isExpired(archive: StoredArchive): boolean {

@@ -20,6 +20,7 @@ export interface ArchiveHold {
 }
 
 export interface HoldKey {
+  /** Whom the archive counts against: its creator's principal key, an anonymous creator's with its client address. */
   caller: string;
   project: string;
   id: string;

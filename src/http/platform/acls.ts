@@ -12,7 +12,7 @@ import type { Platform } from '../../platform/index.js';
 import type { AclAddress } from '../../platform/refs.js';
 import { typed } from '../typed.js';
 import { callerOf } from './caller.js';
-import { aclEntries, aclListSchema, aclSchema, orgParams, projectParams, requiredRevQuery, responses } from './schemas.js';
+import { aclBodyErrorFormatter, aclEntries, aclListSchema, aclSchema, orgParams, projectParams, requiredRevQuery, responses } from './schemas.js';
 
 const PATHS = [
   { url: '/acls', params: undefined },
@@ -73,6 +73,7 @@ export async function aclRoutes(app: FastifyInstance, { platform }: { platform: 
       url,
       {
         bodyLimit: 256 * 1024,
+        schemaErrorFormatter: aclBodyErrorFormatter,
         schema: {
           ...paramsSchema,
           querystring: zeroOrMoreRev,
@@ -91,6 +92,7 @@ export async function aclRoutes(app: FastifyInstance, { platform }: { platform: 
       url,
       {
         bodyLimit: 256 * 1024,
+        schemaErrorFormatter: aclBodyErrorFormatter,
         schema: {
           ...paramsSchema,
           querystring: zeroOrMoreRev,

@@ -11,6 +11,7 @@ import type { ArchiveService, StoredArchive } from '../../archive/archives.js';
 import type { Identity } from '../../platform/identities.js';
 import type { JsonObject } from '../../platform/jsonld.js';
 import type { ProjectRef } from '../../platform/refs.js';
+import { clientKey } from '../client-address.js';
 import { abortOnDisconnect } from '../disconnect.js';
 import { typed } from '../typed.js';
 import { callerOf } from './caller.js';
@@ -106,7 +107,7 @@ export async function archiveRoutes(app: FastifyInstance, { archives }: { archiv
   const create = async (request: FastifyRequest, reply: FastifyReply, ref: ProjectRef, id: string | undefined, payload: JsonObject, identity: Identity) => {
     const disconnected = abortOnDisconnect(reply).signal;
     try {
-      return created(request, reply, await archives.create(ref, id, payload, identity, disconnected));
+      return created(request, reply, await archives.create(ref, id, payload, identity, disconnected, clientKey(request.ip)));
     } catch (error) {
       if (!disconnected.aborted || error !== disconnected.reason) throw error;
       request.log.info('client disconnected; archive creation given up before its turn');

@@ -1,5 +1,5 @@
 /** JSON schemas shared by the /v1 routes. */
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest, FastifySchemaValidationError } from 'fastify';
 import { METADATA_CONTEXT } from '../../platform/contexts.js';
 import { LABEL_PATTERN } from '../../platform/refs.js';
 import type { EntityState } from '../../platform/revisions.js';
@@ -179,16 +179,46 @@ export const projectSchema = {
   },
 } as const;
 
-const identity = {
-  anyOf: [
-    { type: 'string', minLength: 1 },
-    {
-      type: 'object',
-      required: ['@type'],
-      properties: { '@type': { type: 'string' }, realm: { type: 'string' }, subject: { type: 'string' }, group: { type: 'string' } },
-    },
-  ],
-} as const;
+const text = { type: 'string' } as const;
+
+/** The Nexus identity objects, one per `@type`, with the fields each needs. */
+const identityObjects = [
+  { type: 'object', required: ['@type'], properties: { '@type': { const: 'Anonymous' } } },
+  { type: 'object', required: ['@type'], properties: { '@type': { const: 'Authenticated' }, realm: text } },
+  { type: 'object', required: ['@type', 'realm', 'subject'], properties: { '@type': { const: 'User' }, realm: text, subject: text } },
+  { type: 'object', required: ['@type', 'realm', 'group'], properties: { '@type': { const: 'Group' }, realm: text, group: text } },
+] as const;
+
+/** An ACL entry's identity: the auth-file string form or a Nexus object (platform/identities.ts reads both). */
+const identity = { anyOf: [{ type: 'string', minLength: 1 }, ...identityObjects] } as const;
+
+/** "User (realm, subject)": a `@type` and its fields, as the identity schema above requires them. */
+function identityForm({ required, properties }: (typeof identityObjects)[number]): string {
+  const fields = Object.keys(properties).filter((field) => field !== '@type');
+  const needed = fields.filter((field) => (required as readonly string[]).includes(field));
+  const optional = fields.filter((field) => !needed.includes(field)).map((field) => `${field} optional`);
+  const listed = [...needed, ...optional];
+  return listed.length === 0 ? properties['@type'].const : `${properties['@type'].const} (${listed.join(', ')})`;
+}
+
+const IDENTITY_FORMS = identityObjects.map(identityForm);
+const ACCEPTED_IDENTITIES =
+  `must be an auth-file principal string (such as 'anonymous' or 'local/alice') or an object whose '@type' is ` +
+  `${IDENTITY_FORMS.slice(0, -1).join(', ')} or ${IDENTITY_FORMS.at(-1)}`;
+
+/** Where an ACL entry's identity, or a field of it, failed the schema: `/acl/{n}/identity`. */
+const IDENTITY_PATH = /^\/acl\/\d+\/identity(?=\/|$)/;
+
+/**
+ * The validation message of an ACL write. A bad identity fails every alternative of its `anyOf`, and Ajv
+ * reports each failure and then the `anyOf`: the caller is told once what an identity may be instead.
+ * Other failures read as fastify writes them.
+ */
+export function aclBodyErrorFormatter(errors: FastifySchemaValidationError[], dataVar: string): Error {
+  const identityPath = errors.map((error) => IDENTITY_PATH.exec(error.instancePath)?.[0]).find((path) => path !== undefined);
+  if (identityPath !== undefined) return new Error(`${dataVar}${identityPath} ${ACCEPTED_IDENTITIES}`);
+  return new Error(errors.map((error) => `${dataVar}${error.instancePath} ${error.message}`).join(', '));
+}
 
 export const aclEntries = {
   type: 'array',
