@@ -30,6 +30,7 @@ import { uiRoutes } from './http/ui/routes.js';
 import { SECURITY_HEADERS, addSecurityHeaders } from './http/security-headers.js';
 import { refuseUndecodableQueries } from './http/query-encoding.js';
 import { buildValidator } from './http/validation.js';
+import { openapiTransform } from './http/openapi-transform.js';
 import { RouteMethods, type UnroutedBodies } from './http/method-not-allowed.js';
 import { PLATFORM_MAX_PARAM_LENGTH, platformApi, platformUnroutedBodies } from './http/platform/index.js';
 import { identifyRequest } from './http/platform/caller.js';
@@ -119,6 +120,9 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
     },
     // Schemas shared with addSchema appear in components under their $id (PlatformError...), not def-N.
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
+    // Fastify answers HEAD for every GET route: listed too, with the GET's schema (and its `hide`), without a body.
+    exposeHeadRoutes: true,
+    transform: openapiTransform,
   });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 

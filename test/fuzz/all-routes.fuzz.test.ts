@@ -209,12 +209,17 @@ describe('every documented route under random input', () => {
           const vocabulary = isV1 ? V1_STATUSES : requestedPath === '/' ? [...LITERATURE_STATUSES, 302] : LITERATURE_STATUSES;
           expect(vocabulary, context).toContain(response.statusCode);
           if (response.statusCode >= 400) {
-            const error = JSON.parse(response.body);
-            if (isV1) {
-              expect(typeof error['@type'], context).toBe('string');
-              expect(typeof error.reason, context).toBe('string');
+            if (route.method === 'HEAD') {
+              // A HEAD's answer has no body to show its vocabulary in.
+              expect(response.body, context).toBe('');
             } else {
-              expect(typeof error.detail.code, context).toBe('number');
+              const error = JSON.parse(response.body);
+              if (isV1) {
+                expect(typeof error['@type'], context).toBe('string');
+                expect(typeof error.reason, context).toBe('string');
+              } else {
+                expect(typeof error.detail.code, context).toBe('number');
+              }
             }
             expect(await fingerprint(), `a rejected request changed the store: ${context}`).toBe(before);
           }

@@ -23,6 +23,7 @@ import {
   bytesSchema,
   entitySchema,
   errorResponses,
+  fileUploadBody,
   idParams,
   filteredListingQuery,
   listSchema,
@@ -158,7 +159,9 @@ export async function fileRoutes(app: FastifyInstance, { platform }: { platform:
   const { files, baseUri } = platform;
   api.post(
     '/files/:org/:project',
-    { schema: { params: projectParams, querystring: { ...noQuery, properties: storageQuery }, response: responses(entitySchema, 201) } },
+    {
+      schema: { params: projectParams, querystring: { ...noQuery, properties: storageQuery }, documentedBody: fileUploadBody, response: responses(entitySchema, 201) },
+    },
     async (request, reply) => {
       const state = await files.create(request.params, undefined, request.query.storage, () => uploadOf(request, files.maxFileBytes), callerOf(request));
       return reply.code(201).send(writeResponse(state, baseUri));
@@ -168,7 +171,12 @@ export async function fileRoutes(app: FastifyInstance, { platform }: { platform:
   api.put(
     '/files/:org/:project/:id',
     {
-      schema: { params: idParams, querystring: { ...noQuery, properties: { rev, ...storageQuery } }, response: responses(entitySchema, 200, 201) },
+      schema: {
+        params: idParams,
+        querystring: { ...noQuery, properties: { rev, ...storageQuery } },
+        documentedBody: fileUploadBody,
+        response: responses(entitySchema, 200, 201),
+      },
     },
     async (request, reply) => {
       const { id: segment, ...ref } = request.params;

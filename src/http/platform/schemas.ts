@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyRequest, FastifySchemaValidationError } fr
 import { METADATA_CONTEXT } from '../../platform/contexts.js';
 import { LABEL_PATTERN } from '../../platform/refs.js';
 import type { EntityState } from '../../platform/revisions.js';
+import type { DocumentedBody } from '../openapi-transform.js';
 import { errorSchema } from './errors.js';
 
 const label = { type: 'string', pattern: LABEL_PATTERN } as const;
@@ -86,6 +87,24 @@ export function responses(schema: object, ...codes: number[]): Record<string, ob
 
 /** Bytes sent as they are (a file's content, a ZIP): documented only, as the routes send them as streams, which fastify never serialises. */
 export const bytesSchema = { type: 'string', format: 'binary' } as const;
+
+/**
+ * A file upload's body, documented only (fastify does not validate it: files.ts streams the part to the store).
+ * The handler reads the `file` part alone: other fields are skipped, a second file part is refused.
+ */
+export const fileUploadBody: DocumentedBody = {
+  mediaType: 'multipart/form-data',
+  schema: {
+    type: 'object',
+    required: ['file'],
+    properties: {
+      file: {
+        ...bytesSchema,
+        description: "The file's bytes: the part's filename becomes _filename, its Content-Type _mediaType. One file part per request.",
+      },
+    },
+  },
+};
 
 /**
  * A response documented per media type (OpenAPI `content`), for a route whose answer is not always JSON.
