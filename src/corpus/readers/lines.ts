@@ -97,6 +97,10 @@ export async function* readJsonLineRecords(
       continue;
     }
     const result = parse(line.text);
+    // A generator keeps its variables while it waits at a yield, here while the article is indexed: the
+    // line's text (up to maxLineBytes, a string of two bytes a character once one is not Latin-1) is let
+    // go first. Held, it raised the peak of ingesting one 51 MB line by 50 to 300 MB.
+    line.text = '';
     yield 'article' in result ? { kind: 'article', article: result.article, source } : { kind: 'error', source, message: result.error };
   }
 }

@@ -87,4 +87,20 @@ describe('the scanning analyzer against the regular-expression reference', () =>
       expect(analyze(text), JSON.stringify(text)).toEqual(referenceAnalyze(text));
     }
   });
+
+  it('makes the same terms on a text of over a million words, and on the next text (its word arrays grown, then given back)', () => {
+    let seed = 777;
+    const random = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
+    const parts: string[] = [];
+    for (let words = 0; words < 1_800_000; words += 4) parts.push(randomText(random), ' ');
+    const huge = parts.join('');
+    const [terms, expected] = [analyze(huge), referenceAnalyze(huge)];
+    // Compared in summary: a failing comparison of two million-term arrays takes minutes to print.
+    const firstDifference = expected.findIndex((term, i) => terms[i] !== term);
+    expect({ length: terms.length, firstDifference }).toEqual({ length: expected.length, firstDifference: -1 });
+    // More terms than words the arrays keep (KEPT_WORDS, 2^20): they were grown past it and given back.
+    expect(expected.length).toBeGreaterThan(1_100_000);
+    const next = 'Nav1.6 and IL-6 in CA1';
+    expect(analyze(next)).toEqual(referenceAnalyze(next));
+  });
 });
