@@ -33,25 +33,77 @@ function example(schema, depth = 0) {
   return '';
 }
 
-function operationView(path, method, operation) {
+/** A table row for one field to fill in (a parameter, a form part): its name, kind, meaning and input. */
+function fieldRow(name, required, kind, description, input) {
+  return element('tr', {}, element('td', {}, element('code', { textContent: name }), required ? ' *' : ''), element('td', { textContent: kind }), element('td', { textContent: description ?? '' }), element('td', {}, input));
+}
+
+function fieldTable(rows) {
+  return element('table', {}, element('thead', {}, element('tr', {}, ...['name', 'in, type', 'meaning', 'value'].map((h) => element('th', { textContent: h })))), element('tbody', {}, ...rows));
+}
+
+/**
+ * The inputs of a `multipart/form-data` body, one per part: a file picker for a binary part, a text field otherwise.
+ * Sent as FormData, so the browser writes the multipart body and its boundary.
+ */
+function formParts(schema) {
+  const required = new Set(schema.required ?? []);
+  const parts = new Map();
+  const rows = Object.entries(schema.properties ?? {}).map(([name, part]) => {
+    const isFile = part.type === 'string' && part.format === 'binary';
+    const input = element('input', { type: isFile ? 'file' : 'text', name });
+    input.setAttribute('aria-label', `${name} (${isFile ? 'file' : 'form field'})`);
+    parts.set(name, input);
+    return fieldRow(name, required.has(name), `body, ${isFile ? 'file' : part.type ?? ''}`, part.description, input);
+  });
+  const formData = () => {
+    const form = new FormData();
+    for (const [name, input] of parts) {
+      if (input.type === 'file') for (const file of input.files) form.append(name, file);
+      else if (input.value.trim()) form.append(name, input.value);
+    }
+    return form;
+  };
+  return { rows, formData };
+}
+
+/** A HEAD's answer as text: its status line and headers (it has no body). */
+function headersText(response) {
+  return [`HTTP ${response.status} ${response.statusText}`, ...[...response.headers].map(([name, value]) => `${name}: ${value}`)].join('\n');
+}
+
+/** Shown on a GET's entry when the same path answers HEAD: one entry per path and parameters, not two nearly alike. */
+function headView(head) {
+  return element(
+    'details',
+    {},
+    element('summary', { textContent: `HEAD: the GET's headers, without its body (${Object.keys(head.responses ?? {}).join(', ')})` }),
+    element('ul', {}, ...Object.entries(head.responses ?? {}).map(([status, r]) => element('li', { textContent: `${status} ${r.description ?? ''}` }))),
+  );
+}
+
+/** One operation's entry; `head`, for a GET, is the HEAD at the same path, tried with the same parameters. */
+function operationView(path, method, operation, head) {
   const parameters = operation.parameters ?? [];
-  const bodySchema = operation.requestBody?.content?.['application/json']?.schema;
+  const content = operation.requestBody?.content ?? {};
+  const jsonSchema = content['application/json']?.schema;
+  const multipartSchema = jsonSchema ? undefined : content['multipart/form-data']?.schema;
   const inputs = new Map();
   const rows = parameters.map((p) => {
     const input = element('input', { type: 'text', name: p.name });
     input.setAttribute('aria-label', `${p.name} (${p.in})`);
     inputs.set(p, input);
     const type = p.schema?.type === 'array' ? `${p.schema.items?.type ?? ''}[] (comma-separated)` : p.schema?.type ?? '';
-    return element('tr', {}, element('td', {}, element('code', { textContent: p.name }), p.required ? ' *' : ''), element('td', { textContent: `${p.in}, ${type}` }), element('td', { textContent: p.description ?? '' }), element('td', {}, input));
+    return fieldRow(p.name, p.required, `${p.in}, ${type}`, p.description, input);
   });
-  const body = bodySchema ? element('textarea', { value: JSON.stringify(example(bodySchema), null, 2) }) : null;
+  const body = jsonSchema ? element('textarea', { value: JSON.stringify(example(jsonSchema), null, 2) }) : null;
   body?.setAttribute('aria-label', 'Request body (JSON)');
+  const form = multipartSchema ? formParts(multipartSchema) : null;
   const output = element('pre', { hidden: true });
   output.setAttribute('aria-live', 'polite');
-  const send = element('button', { type: 'button', textContent: 'Send' });
-  /** The request on its way: Send again stops it, or its answer, if slower, would replace the newer one's. */
+  /** The request on its way: a new one stops it, or its answer, if slower, would replace the newer one's. */
   let sending = null;
-  send.addEventListener('click', async () => {
+  const sendAs = async (sentMethod) => {
     sending?.abort();
     const request = new AbortController();
     sending = request;
@@ -64,15 +116,22 @@ function operationView(path, method, operation) {
       else if (p.in === 'query') for (const item of p.schema?.type === 'array' ? value.split(',') : [value]) query.append(p.name, item.trim());
     }
     const search = query.toString();
+    const isHead = sentMethod === 'head';
+    const sentBody = isHead ? undefined : body ? body.value : form?.formData();
     output.hidden = false;
     output.textContent = 'Sending…';
     try {
       const response = await fetch(serverUrl(url) + (search ? `?${search}` : ''), {
-        method: method.toUpperCase(),
-        headers: authHeaders(body ? { 'content-type': 'application/json' } : {}),
-        ...(body && { body: body.value }),
+        method: sentMethod.toUpperCase(),
+        // No Content-Type for a form: the browser sets multipart/form-data with the boundary it chose.
+        headers: authHeaders(body && !isHead ? { 'content-type': 'application/json' } : {}),
+        ...(sentBody !== undefined && { body: sentBody }),
         signal: request.signal,
       });
+      if (isHead) {
+        output.textContent = headersText(response);
+        return;
+      }
       const text = await response.text();
       let shown = text;
       try {
@@ -84,22 +143,29 @@ function operationView(path, method, operation) {
     } catch (error) {
       if (!request.signal.aborted) output.textContent = `The request failed: ${error.message}`;
     }
-  });
+  };
+  const send = element('button', { type: 'button', textContent: 'Send' });
+  send.addEventListener('click', () => sendAs(method));
+  const sendHead = head ? element('button', { type: 'button', textContent: 'HEAD (headers only)' }) : null;
+  sendHead?.addEventListener('click', () => sendAs('head'));
   const responses = Object.entries(operation.responses ?? {}).map(([status, r]) =>
     element('details', {}, element('summary', { textContent: `${status} ${r.description ?? ''}` }), element('pre', { textContent: JSON.stringify(r.content?.['application/json']?.schema ?? r.content ?? {}, null, 2) })),
   );
+  const badge = head ? element('span', { className: 'also-head', textContent: 'head', title: 'Also answers HEAD: the headers of GET, without its body' }) : '';
   return element(
     'details',
     { className: 'operation' },
-    element('summary', {}, element('span', { className: 'method', textContent: method }), element('code', { textContent: path }), element('span', { textContent: operation.summary ?? '' })),
+    element('summary', {}, element('span', { className: 'method' }, method, head ? ' ' : '', badge), element('code', { textContent: path }), element('span', { textContent: operation.summary ?? '' })),
     operation.description ? element('p', { textContent: operation.description }) : '',
-    rows.length ? element('table', {}, element('thead', {}, element('tr', {}, ...['name', 'in, type', 'meaning', 'value'].map((h) => element('th', { textContent: h })))), element('tbody', {}, ...rows)) : '',
-    body ? element('p', {}, element('strong', { textContent: 'Body' })) : '',
+    rows.length ? fieldTable(rows) : '',
+    body || form ? element('p', {}, element('strong', { textContent: 'Body' }), ` (${body ? 'application/json' : 'multipart/form-data'})`) : '',
     body ?? '',
-    element('p', {}, send),
+    form ? fieldTable(form.rows) : '',
+    element('p', {}, send, sendHead ? ' ' : '', sendHead ?? ''),
     output,
     element('h4', { textContent: 'Responses' }),
     ...responses,
+    head ? headView(head) : '',
   );
 }
 
@@ -121,7 +187,8 @@ async function main() {
         if (!item[method]) continue;
         const tag = item[method].tags?.[0] ?? (path.startsWith('/v1') ? 'platform (/v1)' : 'other');
         if (!byTag.has(tag)) byTag.set(tag, []);
-        byTag.get(tag).push(operationView(path, method, item[method]));
+        // A HEAD is tried from its GET's entry (same path, same parameters): see operationView.
+        byTag.get(tag).push(operationView(path, method, item[method], method === 'get' ? item.head : undefined));
       }
     }
     container.replaceChildren(...[...byTag].flatMap(([tag, views]) => [element('h2', { textContent: tag }), ...views]));
