@@ -7,10 +7,16 @@ import type { ArticleInput } from '../../src/corpus/model.js';
 import { readArticles } from '../../src/corpus/readers/index.js';
 import type { InputFormat, ReadEvent, ReadOptions } from '../../src/corpus/readers/types.js';
 
+/** The directories fixtureDir made in this test file. */
+const madeDirectories: string[] = [];
+// Registered as the test file imports this module: an afterAll called inside a test had never run, and
+// every run had left its directories behind.
+afterAll(() => Promise.all(madeDirectories.splice(0).map((dir) => rm(dir, { recursive: true, force: true }))));
+
 /** A fresh temporary directory, removed after the test file's tests. */
 export async function fixtureDir(): Promise<string> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'readers-test-'));
-  afterAll(() => rm(dir, { recursive: true, force: true }));
+  madeDirectories.push(dir);
   return dir;
 }
 
