@@ -5,6 +5,7 @@
  * The first well-formedness error ends the file: what follows a broken tag
  * cannot be trusted, but the records completed before it are kept.
  */
+import { characterEntities } from 'character-entities';
 import { SaxesParser } from 'saxes';
 import { INVALID_UTF8, InvalidUtf8Error, readText } from './input.js';
 import { collapseWhitespace } from './normalise.js';
@@ -34,33 +35,42 @@ export interface XmlRecordBuilder {
 }
 
 /**
- * Named entities beyond XML's five that hand-made JATS and HTML-flavoured
- * exports tend to use without declaring; PMC and PubMed files use numeric
- * references, which the parser resolves itself.
+ * Every HTML5 named character reference (2,125 names), which takes in the common names of the ISO 8879
+ * and MathML entity sets (isolat1, isogrk3, isonum, isotech, mmlalias, ...) that the JATS and PubMed
+ * DTDs declare: files that name the DTD in their DOCTYPE may write `&eacute;` or `&InvisibleTimes;`,
+ * and the parser reads no DTD. A Map, so that `&constructor;` is no entity.
  */
-const COMMON_ENTITIES: Record<string, string> = {
-  nbsp: '\u00a0',
-  ndash: '\u2013',
-  mdash: '\u2014',
-  hellip: '\u2026',
-  lsquo: '\u2018',
-  rsquo: '\u2019',
-  ldquo: '\u201c',
-  rdquo: '\u201d',
-  plusmn: '\u00b1',
-  times: '\u00d7',
-  deg: '\u00b0',
-  micro: '\u00b5',
-  le: '\u2264',
-  ge: '\u2265',
-  alpha: '\u03b1',
-  beta: '\u03b2',
-  gamma: '\u03b3',
-  delta: '\u03b4',
-  mu: '\u03bc',
-  copy: '\u00a9',
-  reg: '\u00ae',
-};
+const NAMED_CHARACTERS: ReadonlyMap<string, string> = new Map(Object.entries(characterEntities));
+
+/** The longest entity name an error message repeats; a name is bounded only by MAX_TEXT_RUN. */
+const MAX_NAME_SHOWN = 64;
+
+/**
+ * Has the parser resolve the HTML5 names besides XML's five (saxes's own table, consulted first), and
+ * returns what tells the name it last failed to resolve, which saxes's "undefined entity" leaves out.
+ * saxes reads its table only to resolve a `&name;`, so wrapping the lookup costs a call per reference
+ * and spares copying 2,125 names into each file's parser.
+ */
+function resolveNamedCharacters(parser: SaxesParser): () => string | undefined {
+  let unresolved: string | undefined;
+  parser.ENTITIES = new Proxy(parser.ENTITIES, {
+    get(predefined, name) {
+      if (typeof name !== 'string') return undefined;
+      const characters = predefined[name] ?? NAMED_CHARACTERS.get(name);
+      if (characters === undefined) unresolved = name;
+      return characters;
+    },
+  });
+  return () => unresolved;
+}
+
+/** saxes's message for a name in no table, without its full stop. */
+const UNDEFINED_ENTITY = 'undefined entity';
+
+function undefinedEntityMessage(name: string): string {
+  const shown = name.length > MAX_NAME_SHOWN ? `${name.slice(0, MAX_NAME_SHOWN)}…` : name;
+  return `${UNDEFINED_ENTITY} &${shown}; (neither one of XML's five nor an HTML5 named character reference)`;
+}
 
 /**
  * The most characters of text (or of one tag, comment or CDATA section) between two `<`. The
@@ -100,7 +110,7 @@ export async function* readXmlRecords(
   options: ReadOptions = {},
 ): AsyncGenerator<ReadEvent> {
   const parser = new SaxesParser({ xmlns: false, position: true });
-  Object.assign(parser.ENTITIES, COMMON_ENTITIES);
+  const unresolvedEntity = resolveNamedCharacters(parser);
   const path: string[] = [];
   let failure: XmlFailure | null = null;
   let root: string | undefined;
@@ -135,9 +145,11 @@ export async function* readXmlRecords(
   parser.on('text', onText);
   parser.on('cdata', onText);
   parser.on('error', (error) => {
+    // saxes prefixes "line:column: "; the position is reported separately.
+    const message = error.message.replace(/^\d+:\d+:\s*/, '').replace(/\.$/, '');
+    const entity = message === UNDEFINED_ENTITY ? unresolvedEntity() : undefined;
     failure ??= {
-      // saxes prefixes "line:column: "; the position is reported separately.
-      message: error.message.replace(/^\d+:\d+:\s*/, '').replace(/\.$/, ''),
+      message: entity === undefined ? message : undefinedEntityMessage(entity),
       line: parser.line,
       column: parser.column,
       record: builder.currentRecord(),
