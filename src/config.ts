@@ -7,6 +7,7 @@
  * variables its upper snake case (`LLM_MODEL`); `--port` also has a one-letter alias, `-p`.
  * `npm start -- --help` lists them.
  */
+import { existsSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
@@ -40,6 +41,8 @@ interface Setting<T> {
   multiple?: boolean;
   /** What each value of a `multiple` setting is, in --help (default PATH). */
   valueName?: string;
+  /** The values are paths: one that starts with a dash and names nothing is taken for a mistyped option, not a path. */
+  paths?: boolean;
   /** Must be given for these commands (usage error otherwise). */
   requiredBy?: readonly Command[];
   /** One-letter alias (`-p 9000`), for the few settings typed by hand all the time. */
@@ -248,6 +251,7 @@ const mergeFactor = bounded('0, or 2 to 1000', (raw: string, name: string): numb
 });
 
 const INPUT_FORMATS = ['articles-jsonl', 'jats', 'pubmed', 'beir'] as const;
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 /** Settings of the ingest and eval commands only (shared ones carry `commands` in the table below). */
 const COMMAND_SETTINGS = {
@@ -255,6 +259,7 @@ const COMMAND_SETTINGS = {
     default: [] as string[],
     parse: text,
     multiple: true,
+    paths: true,
     env: 'INGEST_INPUT',
     commands: ['ingest'],
     doc: 'Files or folders to ingest (several may follow one --input); folders are read recursively.',
@@ -272,6 +277,8 @@ const COMMAND_SETTINGS = {
     default: [] as string[],
     parse: text,
     multiple: true,
+    paths: true,
+    valueName: 'FILE',
     env: 'INGEST_DELETE_FILE',
     commands: ['ingest'],
     doc: 'Files of article ids to delete, one per line.',
@@ -370,8 +377,8 @@ const SETTINGS = {
   },
   logLevel: {
     default: 'info' as const,
-    parse: oneOf('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'),
-    doc: 'Log level.',
+    parse: oneOf(...LOG_LEVELS),
+    doc: `Log level: ${LOG_LEVELS.join(', ')}.`,
   },
   llmModel: { default: null as string | null, parse: optionalPath, doc: 'GGUF file of the language model; unset uses the extractive generator.' },
   llmGpu: { default: false, parse: boolean, doc: 'Run the language model on the GPU.' },
@@ -510,8 +517,12 @@ const SETTINGS = {
 } satisfies Record<string, Setting<unknown>>;
 
 type Settings = typeof SETTINGS;
-export type Config = { [K in keyof Settings]: Settings[K]['default'] } & { indexIsDefault: boolean };
 export type SettingName = keyof Settings;
+export type Config = { [K in keyof Settings]: Settings[K]['default'] } & {
+  indexIsDefault: boolean;
+  /** Where each setting not left at its default was given, so that messages name what the user typed or exported. */
+  givenIn: Partial<Record<SettingName, 'flag' | 'environment'>>;
+};
 
 export function flagOf(key: string): string {
   return key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
@@ -519,6 +530,15 @@ export function flagOf(key: string): string {
 
 export function envOf(key: string): string {
   return (SETTINGS as Record<string, Setting<unknown>>)[key]?.env ?? flagOf(key).replace(/-/g, '_').toUpperCase();
+}
+
+/**
+ * A setting as the user gave it, for a message about its value: `--corpus scifact/corpus.jsonl`, or
+ * `INDEX_DIR=/srv/index (from the environment)`, since a variable exported long ago is easily forgotten.
+ */
+export function givenAs<K extends SettingName>(config: Pick<Config, K | 'givenIn'>, key: K): string {
+  const value = String(config[key]);
+  return config.givenIn[key] === 'environment' ? `${envOf(key)}=${value} (from the environment)` : `--${flagOf(key)} ${value}`;
 }
 
 const TABLE = SETTINGS as Record<string, Setting<unknown>>;
@@ -544,10 +564,12 @@ function takes(setting: Setting<unknown>, command: Command): boolean {
 export function loadConfig(argv: readonly string[] = [], env: NodeJS.ProcessEnv = process.env, command: Command = 'serve'): Config {
   const fromFlags = parseFlags(argv, command);
   const config: Record<string, unknown> = {};
+  const givenIn: Config['givenIn'] = {};
   for (const [key, setting] of Object.entries(TABLE)) {
     const flag = flagOf(key);
     const name = `--${flag} / ${envOf(key)}`;
     const raw = takes(setting, command) ? (fromFlags.get(flag) ?? (env[envOf(key)] === undefined ? undefined : [env[envOf(key)]!])) : undefined;
+    if (raw !== undefined) givenIn[key as SettingName] = fromFlags.has(flag) ? 'flag' : 'environment';
     if (raw === undefined) {
       if (setting.requiredBy?.includes(command)) throw new ConfigError(`${command} needs --${flag}; see --help`);
       config[key] = setting.default;
@@ -560,6 +582,7 @@ export function loadConfig(argv: readonly string[] = [], env: NodeJS.ProcessEnv 
     }
   }
   const resolved = config as Config;
+  resolved.givenIn = givenIn;
   resolved.indexIsDefault = resolved.index === null;
   if (resolved.index === null) resolved.index = path.join(resolved.data, 'index');
   return resolved;
@@ -582,10 +605,13 @@ function parseFlags(argv: readonly string[], command: Command): Map<string, stri
     if (!match) {
       // `--input a b c`: values after a multi-valued flag belong to it.
       if (lastMultiple !== null) {
+        checkPathValue(arg, lastMultiple, command);
         values.get(lastMultiple)!.push(arg);
         continue;
       }
-      throw new ConfigError(`unexpected argument "${arg}"; see --help`);
+      const meant = DASH_WORD.test(arg) ? meantFlags(arg, command) : [];
+      const hint = DASH_WORD.test(arg) ? ` (an unknown option?${meant.length > 0 ? ` did you mean ${listFlags(meant)}?` : ''})` : '';
+      throw new ConfigError(`unexpected argument "${arg}"${hint}; see --help`);
     }
     const name = match[1]!;
     const setting = /^[a-z0-9-]+$/.test(name) ? settingOf(camelOf(name)) : undefined;
@@ -598,6 +624,7 @@ function parseFlags(argv: readonly string[], command: Command): Map<string, stri
         if (setting.parse === boolean) value = 'true';
         else throw new ConfigError(`option --${name} needs a value`);
       } else {
+        if (setting.multiple) checkPathValue(next, name, command);
         value = next;
         i++;
       }
@@ -608,22 +635,64 @@ function parseFlags(argv: readonly string[], command: Command): Map<string, stri
   return values;
 }
 
-/** Names the command an option belongs to, or the option the user probably meant (`--prot`, `--Port`, `--llm_model`). */
+/** A value of a many-valued path flag that names nothing and starts with a dash is a mistyped option: `--input f.nxml -q` had read -q as an input, then failed on a missing "-q". */
+function checkPathValue(value: string, flag: string, command: Command): void {
+  if (DASH_WORD.test(value) && settingOf(camelOf(flag))!.paths && !existsSync(value)) {
+    throw new ConfigError(`${value}, after --${flag}, is no file or folder and looks like an option: unknown option ${value} for ${command}${didYouMean(value, command)}; see --help`);
+  }
+}
+
+/** Names the command an option belongs to, or the option the user probably meant. */
 function unknownOption(name: string, command: Command): string {
   const known = settingOf(camelOf(name));
   if (known) {
     const owners = COMMANDS.filter((other) => takes(known, other)).join(', ');
     return `unknown option --${name} for ${command} (an option of ${owners}); see --help`;
   }
-  const typed = name.toLowerCase().replace(/_/g, '-');
-  const candidates = Object.entries(TABLE)
-    .filter(([, setting]) => takes(setting, command))
-    .map(([key]) => flagOf(key))
-    .map((flag) => ({ flag, distance: editDistance(typed, flag) }))
-    .filter(({ distance }) => distance <= Math.max(1, Math.floor(typed.length / 4)))
+  return `unknown option --${name} for ${command}${didYouMean(name, command)}; see --help`;
+}
+
+/** A word with one dash (`-q`, `-quiet`, `-x=1`): an option mistyped, not a value. */
+const DASH_WORD = /^-[a-zA-Z]/;
+
+/** ` (did you mean --port?)`, or nothing when no option of the command is near what was typed. */
+function didYouMean(typed: string, command: Command): string {
+  const meant = meantFlags(typed, command);
+  return meant.length > 0 ? ` (did you mean ${listFlags(meant)}?)` : '';
+}
+
+function listFlags(flags: string[]): string {
+  const shown = flags.map((flag) => `--${flag}`);
+  return shown.length > 1 ? `${shown.slice(0, -1).join(', ')} or ${shown.at(-1)}` : shown[0]!;
+}
+
+/** A lone letter (`-i`) is answered with the flags it starts, when they are this few. */
+const MAX_LETTER_SUGGESTIONS = 3;
+
+/**
+ * The options of `command` a mistyped one probably stands for: the flag of an environment variable written
+ * as a flag (`--index-dir` for INDEX_DIR), a near spelling (`--prot`, `--Port`, `--llm_model`), a flag with
+ * a word added (`--index-path`), or the flags a lone letter starts (`-q`).
+ */
+function meantFlags(typed: string, command: Command): string[] {
+  const name = typed.replace(/^-+/, '').replace(/=.*$/, '').toLowerCase().replace(/_/g, '-');
+  const keys = Object.keys(TABLE).filter((key) => takes(TABLE[key]!, command));
+  const byVariable = keys.filter((key) => envOf(key).toLowerCase().replace(/_/g, '-') === name);
+  if (byVariable.length > 0) return byVariable.map(flagOf);
+  const flags = keys.map(flagOf);
+  if (name.length === 1) {
+    const starting = flags.filter((flag) => flag.startsWith(name));
+    return starting.length <= MAX_LETTER_SUGGESTIONS ? starting : [];
+  }
+  const near = flags
+    .map((flag) => ({ flag, distance: editDistance(name, flag) }))
+    .filter(({ distance }) => distance <= Math.max(1, Math.floor(name.length / 4)))
     .sort((a, b) => a.distance - b.distance);
-  const hint = candidates.length > 0 ? ` (did you mean --${candidates[0]!.flag}?)` : '';
-  return `unknown option --${name} for ${command}${hint}; see --help`;
+  // A one-letter slip beats a word added; a word added beats a flag two letters off (`--index-path` is not `--index-watch`).
+  if (near.length > 0 && near[0]!.distance <= 1) return [near[0]!.flag];
+  const extended = flags.filter((flag) => name.startsWith(`${flag}-`)).sort((a, b) => b.length - a.length);
+  if (extended.length > 0) return [extended[0]!];
+  return near.slice(0, 1).map(({ flag }) => flag);
 }
 
 /** Edit distance counting insertions, deletions, substitutions and swaps of neighbours (`prot` is one from `port`). */

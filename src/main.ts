@@ -1,7 +1,7 @@
 /**
  * The one command-line entry: `serve` (default), `ingest` and `eval`.
  *   npm start -- [--port N --host H --index DIR ...]      (see --help)
- *   npm run ingest -- --index DIR [--input PATH...] [--format F] [--delete ID...] [--delete-file F] [--merge]
+ *   npm run ingest -- --index DIR [--input PATH...] [--format F] [--delete ID...] [--delete-file F...] [--merge]
  *                      [--stored-compression dictionary|none|deflate]
  *   npm run eval -- --corpus F --queries F --qrels F [--bm25-k1 X --bm25-b X --title-weight X]
  * Every command's flags are rows of the settings table (src/config.ts); `--help` lists them.
@@ -9,11 +9,13 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { COMMANDS, ConfigError, helpText, loadConfig, searcherOptionsOf, type Command } from './config.js';
+import { COMMANDS, ConfigError, givenAs, helpText, loadConfig, searcherOptionsOf, type Command } from './config.js';
 import { describeSource, ingest, type IngestOptions, type IngestReport } from './corpus/ingest.js';
 import { createProgress, type Progress } from './progress.js';
+import { reportInterruption } from './ingest-interruption.js';
 import { demoCorpusPath } from './demo-corpus.js';
-import { describeMismatch, evaluate, formatEvaluation } from './eval/evaluate.js';
+import { describeMismatch, evaluate, formatEvaluation, whyNothingEvaluated } from './eval/evaluate.js';
+import { checkEvalFiles, corpusYieldedNothing } from './eval/inputs.js';
 import { withScratchDir } from './eval/scratch-dir.js';
 import { IndexMissingError, MANIFEST_FILE } from './search/manifest.js';
 import { mergeAll } from './search/merge.js';
@@ -35,23 +37,28 @@ async function runIngest(argv: string[]): Promise<number> {
   if (config.input.length === 0 && !existsSync(path.join(config.index!, MANIFEST_FILE))) {
     throw new IndexMissingError(config.index!, `no index in ${config.index} (${MANIFEST_FILE} not found): nothing to delete or merge`);
   }
-  let ok = true;
-  if (config.input.length > 0 || config.delete.length > 0 || config.deleteFile.length > 0) {
-    const report = await ingestWithProgress(config.input, config.index!, {
-      format: config.format ?? undefined,
-      maxSegmentMb: config.maxSegmentMb ?? undefined,
-      idPrefix: config.idPrefix ?? undefined,
-      deleteIds,
-      mergeFactor: config.mergeFactor,
-      storedCompression: config.storedCompression,
-      quiet: config.quiet,
-    });
-    // A run with inputs fails when they gave nothing: no record indexed and no deletion (a PubMed update file
-    // may hold only DeleteCitation elements). Deleting ids already gone is not a failure.
-    ok = config.input.length === 0 || report.indexed > 0 || report.deletionsInInputs > 0;
+  const stopReportingInterruption = reportInterruption('ingest', config.index!);
+  try {
+    let ok = true;
+    if (config.input.length > 0 || config.delete.length > 0 || config.deleteFile.length > 0) {
+      const report = await ingestWithProgress(config.input, config.index!, {
+        format: config.format ?? undefined,
+        maxSegmentMb: config.maxSegmentMb ?? undefined,
+        idPrefix: config.idPrefix ?? undefined,
+        deleteIds,
+        mergeFactor: config.mergeFactor,
+        storedCompression: config.storedCompression,
+        quiet: config.quiet,
+      });
+      // A run with inputs fails when they gave nothing: no record indexed and no deletion (a PubMed update file
+      // may hold only DeleteCitation elements). Deleting ids already gone is not a failure.
+      ok = config.input.length === 0 || report.indexed > 0 || report.deletionsInInputs > 0;
+    }
+    if (config.merge) await mergeWithReport(config.index!, config.storedCompression, config.quiet);
+    return ok ? 0 : 1;
+  } finally {
+    stopReportingInterruption();
   }
-  if (config.merge) await mergeWithReport(config.index!, config.storedCompression, config.quiet);
-  return ok ? 0 : 1;
 }
 
 /** Ids from files of one id per line (blank lines and surrounding spaces ignored). */
@@ -84,7 +91,7 @@ function shownId(id: string): string {
 
 async function mergeWithReport(indexDir: string, storedCompression: StoredCompression, quiet: boolean): Promise<void> {
   const started = Date.now();
-  const progress = createProgress('merge', 'items', { quiet });
+  const progress = createProgress('merge', 'steps', { quiet });
   const merge = await mergeAll(indexDir, { storedCompression, onProgress: (done, total) => progress.update(done, total) }).finally(() => progress.stop());
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   process.stderr.write(
@@ -107,7 +114,7 @@ export async function ingestWithProgress(
     let bar = current;
     if (bar === undefined || done === 0) {
       for (const other of [progress, writeProgress, mergeProgress]) other?.stop();
-      bar = createProgress(label, 'items', { quiet });
+      bar = createProgress(label, 'steps', { quiet });
     }
     bar.update(done, total);
     if (done === total) bar.stop();
@@ -129,6 +136,8 @@ export async function ingestWithProgress(
     onSkip: (source, message) => {
       if (printed++ < MAX_PRINTED_SKIPS) process.stderr.write(`skipped ${describeSource(source)}: ${message}\n`);
     },
+    // Bounded by the run itself (a repeated id is told MAX_REPEATS_TOLD times at most, then counted).
+    onWarning: (message) => process.stderr.write(`warning: ${message}\n`),
   });
   progress.stop();
   writeProgress?.stop();
@@ -141,8 +150,9 @@ export async function ingestWithProgress(
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   const unchanged = report.indexed === 0 && report.deleted === 0;
   process.stderr.write(
-    `ingest: ${report.files} file(s)${report.skippedFiles ? ` (${report.skippedFiles} skipped: not recognised or unreadable)` : ''}, read ${report.read}, indexed ${report.indexed} (replaced ${report.replaced}), ` +
-      `skipped ${report.skipped}; added ${report.added}, replaced ${report.replaced}, deleted ${report.deleted}` +
+    `ingest: ${report.files} file(s)${describeFilesSkipped(report)}, read ${report.read}, indexed ${report.indexed} (replaced ${report.replaced}), ` +
+      `skipped ${report.skipped}; added ${report.added}, replaced ${report.replaced}` +
+      `${report.repeatedIds ? ` (${report.repeatedIds} id(s) read more than once in this run)` : ''}, deleted ${report.deleted}` +
       `${report.notFound.length ? ` (${report.notFound.length} not found)` : ''} in ${seconds}s -> ${indexDir}${unchanged ? ' (nothing indexed; index unchanged)' : ''}\n`,
   );
   if (report.mergeSkipped !== null) process.stderr.write(`merge policy: left to a later run (${report.mergeSkipped})\n`);
@@ -152,22 +162,37 @@ export async function ingestWithProgress(
   return report;
 }
 
+/** The files a run passed over, for its summary line: none, or in parentheses. */
+function describeFilesSkipped({ skippedFiles, hiddenEntries }: IngestReport): string {
+  const parts = [
+    ...(skippedFiles ? [`${skippedFiles} skipped: not recognised or unreadable`] : []),
+    ...(hiddenEntries ? [`${hiddenEntries} hidden ${hiddenEntries === 1 ? 'entry' : 'entries'} skipped`] : []),
+  ];
+  return parts.length === 0 ? '' : ` (${parts.join('; ')})`;
+}
+
 async function runEval(argv: string[]): Promise<number> {
   const config = loadConfig(argv, process.env, 'eval');
   if (!config.corpus && config.indexIsDefault) throw new ConfigError('eval needs --corpus or --index; see --help');
-  if (config.corpus && !config.indexIsDefault) throw new ConfigError('eval takes --corpus (indexed into a scratch index) or --index (an index built already), not both');
+  if (config.corpus && !config.indexIsDefault) {
+    // An INDEX_DIR exported for serve and ingest had made `eval --corpus` fail on an --index never typed: name what was given where.
+    const fromEnvironment = config.givenIn.corpus === 'environment' || config.givenIn.index === 'environment';
+    const given = fromEnvironment ? `; got ${givenAs(config, 'corpus')} and ${givenAs(config, 'index')}` : '';
+    throw new ConfigError(`eval takes --corpus (indexed into a scratch index) or --index (an index built already), not both${given}`);
+  }
+  await checkEvalFiles(config);
   const options = searcherOptionsOf(config);
-  const evaluateIndex = async (indexDir: string): Promise<number> => {
+  const evaluateIndex = async (indexDir: string, indexName?: string): Promise<number> => {
     let printed = 0;
     const onSkip = (source: { file: string; line: number }, message: string) => {
       if (printed++ < MAX_PRINTED_SKIPS) process.stderr.write(`skipped ${describeSource(source)}: ${message}\n`);
     };
-    const result = await evaluate(indexDir, config.queries!, config.qrels!, options, { onSkip });
+    const result = await evaluate(indexDir, config.queries!, config.qrels!, options, { onSkip, indexName });
     if (printed > MAX_PRINTED_SKIPS) process.stderr.write(`... and ${printed - MAX_PRINTED_SKIPS} more skipped lines\n`);
     const { skippedLines, judgedDocuments } = result;
     if (skippedLines.queries + skippedLines.qrels > 0) process.stderr.write(`eval: skipped ${skippedLines.queries} line(s) of ${config.queries} and ${skippedLines.qrels} of ${config.qrels}\n`);
     if (result.queries === 0) {
-      process.stderr.write(`error: no query of ${config.queries} has a judgement in ${config.qrels}: nothing was evaluated (check that both files are of one dataset)\n`);
+      process.stderr.write(`error: ${whyNothingEvaluated(result, config.queries!, config.qrels!)}\n`);
       return 1;
     }
     if (judgedDocuments.inIndex < judgedDocuments.judged) {
@@ -181,8 +206,9 @@ async function runEval(argv: string[]): Promise<number> {
   };
   if (!config.corpus) return evaluateIndex(config.index!);
   return withScratchDir('litserve-eval-', async (scratch) => {
-    await ingestWithProgress([config.corpus!], scratch, { quiet: config.quiet });
-    return evaluateIndex(scratch);
+    const report = await ingestWithProgress([config.corpus!], scratch, { quiet: config.quiet });
+    if (report.indexed === 0) throw corpusYieldedNothing(config, report);
+    return evaluateIndex(scratch, `the index built from ${givenAs(config, 'corpus')}`);
   });
 }
 
@@ -191,11 +217,19 @@ const inExecutable = carriedRoot() !== null;
 const USAGE_PREFIX: Record<Command, string> = inExecutable
   ? { serve: 'litserve [serve]', ingest: 'litserve ingest', eval: 'litserve eval' }
   : { serve: 'npm start --', ingest: 'npm run ingest --', eval: 'npm run eval --' };
+/** The top-level help names every command, serve's options following. */
+const COMMANDS_HELP = [
+  'Commands:',
+  `  serve   the HTTP server: search, QA, archives, the /v1 platform (the default command; its options are below)`,
+  `  ingest  builds or updates an index from article files (${USAGE_PREFIX.ingest} --help)`,
+  `  eval    measures retrieval on a BEIR dataset: nDCG@10, Recall@100, MRR@10 (${USAGE_PREFIX.eval} --help)`,
+  '  --version prints the version, --help this text.',
+].join('\n');
 const USAGE: Record<Command, string> = {
   serve: inExecutable
-    ? `${USAGE_PREFIX.serve} [options]    (also: litserve ingest ..., litserve eval ..., litserve --version)`
-    : `${USAGE_PREFIX.serve} [options]    (also: npm run ingest -- --help, npm run eval -- --help)`,
-  ingest: `${USAGE_PREFIX.ingest} --index DIR [--input PATH...] [--delete ID...] [--delete-file FILE] [--merge] [options]`,
+    ? `${USAGE_PREFIX.serve} [options]    (also: litserve ingest ..., litserve eval ..., litserve --version)\n\n${COMMANDS_HELP}`
+    : `${USAGE_PREFIX.serve} [options]    (also: npm run ingest -- --help, npm run eval -- --help)\n\n${COMMANDS_HELP}`,
+  ingest: `${USAGE_PREFIX.ingest} --index DIR [--input PATH...] [--delete ID...] [--delete-file FILE...] [--merge] [options]`,
   eval: `${USAGE_PREFIX.eval} (--corpus corpus.jsonl | --index DIR) --queries queries.jsonl --qrels qrels.tsv [options]`,
 };
 

@@ -3,6 +3,10 @@
  * (logs, CI) a step prints once per quarter it crosses, and only when it has
  * run long enough for that to help: a short step leaves just its caller's
  * summary line. With `quiet` (--quiet) nothing at all.
+ *
+ * A step counted in bytes shows them (MiB), one counted in items a user knows (paragraphs)
+ * their number; one counted in `steps` (a writer's or a merge's internal units, which mean
+ * nothing to a user) shows its percentage only.
  */
 import { SingleBar, Presets } from 'cli-progress';
 
@@ -25,15 +29,23 @@ const SILENT: Progress = { update() {}, stop() {} };
 const SHORT_STEP_MS = 10_000;
 const QUARTERS = [25, 50, 75];
 const STOPPING_SIGNALS: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+/** The stop() of every bar on the terminal now. */
+const barsShown = new Set<() => void>();
 
-export function createProgress(label: string, unit: 'bytes' | 'items' = 'bytes', output: ProgressOutput = {}): Progress {
+/** Stops every bar shown, so that a line written next (a command saying it was interrupted) starts on a line of its own. */
+export function stopProgressBars(): void {
+  for (const stop of [...barsShown]) stop();
+}
+
+export function createProgress(label: string, unit: 'bytes' | 'items' | 'steps' = 'bytes', output: ProgressOutput = {}): Progress {
   const format = (n: number) => (unit === 'bytes' ? `${(n / 1048576).toFixed(1)} MiB` : String(n));
+  const counted = unit !== 'steps';
   const stream = output.stream ?? process.stderr;
   const now = output.now ?? Date.now;
   if (output.quiet) return SILENT;
   if (stream.isTTY) {
     const bar = new SingleBar(
-      { format: `${label} [{bar}] {percentage}% | {doneText} / {totalText} | ETA {eta}s`, stream, hideCursor: true },
+      { format: `${label} [{bar}] {percentage}% | ${counted ? '{doneText} / {totalText} | ' : ''}ETA {eta}s`, stream, hideCursor: true },
       Presets.shades_classic,
     );
     let started = false;
@@ -45,6 +57,7 @@ export function createProgress(label: string, unit: 'bytes' | 'items' = 'bytes',
     };
     const stop = () => {
       for (const signal of STOPPING_SIGNALS) process.off(signal, stopThenDie);
+      barsShown.delete(stop);
       if (started) bar.stop();
       started = false;
     };
@@ -54,6 +67,7 @@ export function createProgress(label: string, unit: 'bytes' | 'items' = 'bytes',
         if (!started) {
           bar.start(total, done, payload);
           started = true;
+          barsShown.add(stop);
           for (const signal of STOPPING_SIGNALS) process.once(signal, stopThenDie);
         } else bar.update(done, payload);
       },
@@ -70,7 +84,7 @@ export function createProgress(label: string, unit: 'bytes' | 'items' = 'bytes',
       if (crossed === printedQuarters || now() - started < SHORT_STEP_MS) return;
       printedQuarters = crossed;
       // The share reached, not the quarter crossed: a step that passes SHORT_STEP_MS late is further on.
-      stream.write(`${label}: ${Math.floor(percent)}% (${format(done)} / ${format(total)})\n`);
+      stream.write(`${label}: ${Math.floor(percent)}%${counted ? ` (${format(done)} / ${format(total)})` : ''}\n`);
     },
     stop() {},
   };

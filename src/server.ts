@@ -1,4 +1,5 @@
 /** Opens the index, models and services named by the configuration and serves them until SIGTERM/SIGINT. */
+import { createServer } from 'node:net';
 import { pino } from 'pino';
 import { searcherOptionsOf, type Config } from './config.js';
 import { buildApp } from './app.js';
@@ -18,7 +19,37 @@ export function publicUrlOf(config: Config): string {
   return `http://${host}:${config.port}`;
 }
 
-export async function startServer(config: Config): Promise<void> {
+/**
+ * The port to listen on. Port 0 asks the system for a free one; ids and links are made before the server
+ * listens (the platform is opened with its public URL), and had named port 0. So the free port is taken
+ * at once, held by a listener that refuses every connection until `release`, just before the server
+ * listens on it, so that no other process takes it meanwhile (loading the index takes seconds).
+ */
+async function reservePort(host: string, port: number): Promise<{ port: number; release: () => Promise<void> }> {
+  if (port !== 0) return { port, release: async () => {} };
+  const holder = createServer((socket) => socket.destroy());
+  await new Promise<void>((resolve, reject) => {
+    holder.once('error', reject);
+    holder.listen({ host, port: 0 }, resolve);
+  });
+  return {
+    port: (holder.address() as { port: number }).port,
+    release: () => new Promise<void>((resolve) => holder.close(() => resolve())),
+  };
+}
+
+/** Node's message names the system call; the operator needs the settings to change. */
+function listenError(config: Config, error: unknown): Error {
+  return new Error(`cannot listen on ${config.host} port ${config.port} (--host / HOST, --port / PORT): ${(error as Error).message}`);
+}
+
+export async function startServer(configured: Config): Promise<void> {
+  const reserved = await reservePort(configured.host, configured.port).catch((error) => {
+    throw listenError(configured, error);
+  });
+  // The port and public URL in force, which /settings shows too (not 0 and null).
+  const bound = { ...configured, port: reserved.port };
+  const config: Config = { ...bound, publicUrl: publicUrlOf(bound) };
   const logger = pino({ level: config.logLevel });
   // Before anything is loaded: a second server on the same embedded store is refused at once.
   const releaseData = config.platformStore === 'lmdb' ? await lockDataDirectory(config.data) : async () => {};
@@ -116,9 +147,9 @@ export async function startServer(config: Config): Promise<void> {
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
   try {
+    await reserved.release();
     await app.listen({ host: config.host, port: config.port });
   } catch (error) {
-    // Node's message names the system call; the operator needs the settings to change.
-    throw new Error(`cannot listen on ${config.host} port ${config.port} (--host / HOST, --port / PORT): ${(error as Error).message}`);
+    throw listenError(config, error);
   }
 }

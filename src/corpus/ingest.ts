@@ -5,12 +5,13 @@
  * bad records with their file and line or element, and publishes everything
  * in one atomic step. The merge policy then runs on the published index.
  */
-import { open, stat } from 'node:fs/promises';
+import { open, readdir, realpath, stat } from 'node:fs/promises';
 import { detectFormat, expandInputs, readArticles } from './readers/index.js';
+import { isWithin, type WalkCounts } from './readers/expand.js';
 import type { InputFormat, RecordSource } from './readers/types.js';
 import { IndexWriter } from '../search/index-writer.js';
 import { mergeByPolicy, type MergeSummary } from '../search/merge.js';
-import { IndexLockedError } from '../search/manifest.js';
+import { IndexLockedError, MANIFEST_FILE } from '../search/manifest.js';
 import type { StoredCompression } from '../search/stored/format.js';
 
 export interface IngestOptions {
@@ -38,6 +39,11 @@ export interface IngestOptions {
   onMergeProgress?: (done: number, total: number) => void;
   /** Called for each skipped record. */
   onSkip?: (source: RecordSource, message: string) => void;
+  /**
+   * Called with what the run notices that skips nothing but may not be what was meant: an input folder
+   * with no file to read, an article id read again in the same run (the first MAX_REPEATS_TOLD of them).
+   */
+  onWarning?: (message: string) => void;
 }
 
 export interface IngestReport {
@@ -59,6 +65,10 @@ export interface IngestReport {
   /** Ids asked to be deleted that no live article has (already deleted, or never ingested). */
   notFound: string[];
   skipped: number;
+  /** Hidden entries (.git, .DS_Store) inside input folders, not read. */
+  hiddenEntries: number;
+  /** Article ids read more than once in this run (each counted once): all but the last reading of each were replaced. */
+  repeatedIds: number;
   segments: string[];
   /** Merges the policy made after publishing. */
   merges: MergeSummary[];
@@ -71,13 +81,26 @@ export function describeSource(source: RecordSource): string {
 }
 
 export async function ingest(options: IngestOptions): Promise<IngestReport> {
+  // Before a file is read or the index is touched: an input taken for the index, or the index for an input, is refused.
+  // A missing index has no input in it; one that is a file is the writer's to report.
+  const indexReal = (await stat(options.indexDir).catch(() => null))?.isDirectory() ? await realpath(options.indexDir) : null;
+  if (indexReal !== null) await refuseInputsInIndex(options.inputs, options.indexDir, indexReal);
+  await refuseDirectoryOfOtherFiles(options.indexDir);
   const files: string[] = [];
   let unreadable = 0;
+  let hiddenEntries = 0;
   const onUnreadable = (file: string, message: string) => {
     unreadable++;
     options.onSkip?.({ file }, message);
   };
-  for await (const file of expandInputs(options.inputs, onUnreadable)) files.push(file);
+  const walk = expandInputs(options.inputs, onUnreadable, {
+    // An index kept inside its input folder: its own files are no input (and no longer called UTF-16).
+    ...(indexReal !== null && { skipDirectory: indexReal }),
+    onSkippedDirectory: (directory) => options.onSkip?.({ file: directory }, 'the index this run writes (--index): not read as input'),
+    onHidden: () => hiddenEntries++,
+    onEmptyDirectory: (directory, found) => options.onWarning?.(`input folder ${directory} ${describeEmpty(found)}`),
+  });
+  for await (const file of walk) files.push(file);
   const sizes = await Promise.all(files.map(async (file) => (await stat(file)).size));
   const totalBytes = sizes.reduce((sum, size) => sum + size, 0);
 
@@ -92,11 +115,15 @@ export async function ingest(options: IngestOptions): Promise<IngestReport> {
     deletionsInInputs: 0,
     notFound: [],
     skipped: 0,
+    hiddenEntries,
+    repeatedIds: 0,
     segments: [],
     merges: [],
     mergeSkipped: null,
   };
+  const repeats = new RepeatedIds(files, options.onWarning);
   const remove = (articleId: string) => {
+    repeats.forget(articleId);
     if (writer.delete(articleId)) report.deleted++;
     else report.notFound.push(articleId);
   };
@@ -142,6 +169,7 @@ export async function ingest(options: IngestOptions): Promise<IngestReport> {
           options.onSkip?.(event.source, idProblem);
           continue;
         }
+        repeats.note(article.article_id, index, event.source);
         report[await writer.add(article)]++;
       }
       doneBytes = fileStart + sizes[index]!;
@@ -149,6 +177,7 @@ export async function ingest(options: IngestOptions): Promise<IngestReport> {
     }
     // Each id once: an id listed twice is deleted by its first mention, not "not found" by its second.
     for (const articleId of new Set(options.deleteIds)) remove(articleId);
+    report.repeatedIds = repeats.finish();
     if (report.read === report.skipped && report.deleted === 0) {
       await writer.close();
       return report;
@@ -223,5 +252,97 @@ async function formatOrSkip(file: string, { format, onSkip }: IngestOptions): Pr
   } catch (error) {
     onSkip?.({ file }, (error as Error).message);
     return null;
+  }
+}
+
+/** How a folder given as an input that yielded no file is described, after its name. */
+function describeEmpty({ visible, hidden }: WalkCounts): string {
+  if (visible === 0 && hidden === 0) return 'is empty: nothing to read';
+  if (visible === 0) return `holds only hidden entries (${hidden}), which are not read: nothing to read`;
+  return 'holds no file to read';
+}
+
+/** An input that is the index directory, or lies in it, would be read as articles (and its files changed under the reading). */
+async function refuseInputsInIndex(inputs: readonly string[], indexDir: string, indexReal: string): Promise<void> {
+  for (const input of inputs) {
+    // A missing input is reported by the walk, also before the index is touched.
+    const inputReal = await realpath(input).catch(() => null);
+    if (inputReal === null || !isWithin(inputReal, indexReal)) continue;
+    const where = inputReal === indexReal ? 'is the index directory' : 'lies inside the index directory';
+    throw new Error(`--input ${input} ${where} ${indexDir}: an index is not an input (were --input and --index swapped?)`);
+  }
+}
+
+/** The files an index directory holds (see search/manifest.ts): a crashed first run may leave them without a manifest. */
+const INDEX_FILE = /^(manifest\.json(\.tmp-\d+)?|write\.lock.*|seg-\d+\.(seg|stored|del-\d+))$/;
+/** How many of a refused directory's files its message names. */
+const NAMES_SHOWN = 5;
+
+/**
+ * An --index naming a folder that holds files and no index (a folder of papers, when --input and --index
+ * are swapped) is refused: the index's files would be written among them. An empty folder, or one of
+ * hidden entries only (.gitkeep), becomes a new index.
+ */
+async function refuseDirectoryOfOtherFiles(indexDir: string): Promise<void> {
+  // A missing directory is made by the writer; one that cannot be listed, the writer reports.
+  const names = await readdir(indexDir).catch(() => null);
+  if (names === null || names.includes(MANIFEST_FILE)) return;
+  const others = names.filter((name) => !name.startsWith('.') && !INDEX_FILE.test(name)).sort();
+  if (others.length === 0) return;
+  const shown = others.slice(0, NAMES_SHOWN).join(', ') + (others.length > NAMES_SHOWN ? `, and ${others.length - NAMES_SHOWN} more` : '');
+  throw new Error(
+    `--index ${indexDir} holds no index (no ${MANIFEST_FILE}) but other files: ${shown}; ` +
+      'give a new or empty folder for a new index (were --input and --index swapped?)',
+  );
+}
+
+/** How many article ids read again in one run are told one by one; the rest are counted at the end. */
+export const MAX_REPEATS_TOLD = 20;
+
+/**
+ * The article ids one run reads more than once (the same file given twice, JATS files whose ids fall
+ * back to the same file name): each is told once, naming where it was first read. The writer counts
+ * them as replaced like an id already in the index, which had said nothing of it.
+ */
+class RepeatedIds {
+  /**
+   * Where each id was first read in this run, as one number (the file's index plus the line times the
+   * number of files): a map of source objects would hold as much again as the writer's own map of ids.
+   */
+  private readonly firstRead = new Map<string, number>();
+  private readonly repeated = new Set<string>();
+
+  constructor(
+    private readonly files: readonly string[],
+    private readonly onWarning: ((message: string) => void) | undefined,
+  ) {}
+
+  note(articleId: string, fileIndex: number, source: RecordSource): void {
+    const first = this.firstRead.get(articleId);
+    if (first === undefined) {
+      this.firstRead.set(articleId, fileIndex + (source.line ?? 0) * this.files.length);
+      return;
+    }
+    if (this.repeated.has(articleId)) return;
+    this.repeated.add(articleId);
+    if (this.repeated.size > MAX_REPEATS_TOLD) return;
+    const file = this.files[first % this.files.length]!;
+    const line = Math.floor(first / this.files.length);
+    this.onWarning?.(
+      `article_id ${JSON.stringify(articleId)} read again in this run at ${describeSource(source)} ` +
+        `(first at ${describeSource({ file, ...(line > 0 && { line }) })}): the later one is kept`,
+    );
+  }
+
+  /** A deleted id read again afterwards is brought back, not repeated. */
+  forget(articleId: string): void {
+    this.firstRead.delete(articleId);
+  }
+
+  /** How many ids were repeated; those past the ones told are counted in one warning. */
+  finish(): number {
+    const untold = this.repeated.size - MAX_REPEATS_TOLD;
+    if (untold > 0) this.onWarning?.(`... and ${untold} more article ids read more than once in this run`);
+    return this.repeated.size;
   }
 }

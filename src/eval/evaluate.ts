@@ -14,10 +14,18 @@ export interface EvaluationResult {
   recall100: number;
   mrr10: number;
   queriesPerSecond: number;
-  /** Lines of the queries and qrels files left out (each told to `onSkip`). */
+  /** Lines of the queries and qrels files left out (each told to `onSkip`), and the first of each file. */
   skippedLines: { queries: number; qrels: number };
+  firstSkippedLine: { queries: SkippedLine | null; qrels: SkippedLine | null };
+  /** Queries read from the queries file, and queries with judgements read from the qrels file. */
+  read: { queries: number; judgedQueries: number };
   /** The distinct document ids judged for the evaluated queries, and how many of them the index holds. */
   judgedDocuments: JudgedDocuments;
+}
+
+export interface SkippedLine {
+  line: number;
+  message: string;
 }
 
 export interface JudgedDocuments {
@@ -62,6 +70,8 @@ export interface EvaluationHooks {
   includeQuery?: (queryId: string) => boolean;
   /** Reorders a query's BM25 top-100 paragraphs before they are ranked as articles (e.g. by a reranker). */
   rerank?: (query: string, hits: ParagraphHit[], searcher: Searcher) => Promise<ParagraphHit[]>;
+  /** How messages name the index (default: `the index DIR`); a scratch index is gone when they are read. */
+  indexName?: string;
 }
 
 /** Ranks articles for each judged query and averages the metrics over those queries. */
@@ -73,8 +83,10 @@ export async function evaluate(
   hooks: EvaluationHooks = {},
 ): Promise<EvaluationResult> {
   const skippedLines = { queries: 0, qrels: 0 };
+  const firstSkippedLine: EvaluationResult['firstSkippedLine'] = { queries: null, qrels: null };
   const skipLineOf = (file: string, kind: keyof typeof skippedLines): OnBadLine => (line, message) => {
     skippedLines[kind]++;
+    firstSkippedLine[kind] ??= { line, message };
     hooks.onSkip?.({ file, line }, message);
   };
   const queries = await readQueries(queriesFile, skipLineOf(queriesFile, 'queries'));
@@ -86,7 +98,7 @@ export async function evaluate(
     const judgedDocuments = judgedDocumentsIn(searcher, new Set(evaluated.flatMap(([, judged]) => [...judged.keys()])));
     // Every metric would be 0 and look like a bad engine, when the index is of other ids (an --id-prefix, another dataset).
     if (judgedDocuments.judged > 0 && judgedDocuments.inIndex === 0) {
-      throw new Error(`none of the ${judgedDocuments.judged} document ids judged in ${qrelsFile} is in the index ${indexDir} ${describeMismatch(judgedDocuments)}`);
+      throw new Error(`none of the ${judgedDocuments.judged} document ids judged in ${qrelsFile} is in ${hooks.indexName ?? `the index ${indexDir}`} ${describeMismatch(judgedDocuments)}`);
     }
     let ndcg = 0;
     let recall = 0;
@@ -113,6 +125,8 @@ export async function evaluate(
       mrr10: mrr / n,
       queriesPerSecond: judgedQueries / seconds,
       skippedLines,
+      firstSkippedLine,
+      read: { queries: queries.size, judgedQueries: qrels.size },
       judgedDocuments,
     };
   } finally {
@@ -129,6 +143,22 @@ function judgedDocumentsIn(searcher: Searcher, judgedIds: Set<string>): JudgedDo
   });
   const missingExample = [...judgedIds].find((id) => !found.has(id)) ?? null;
   return { judged: judgedIds.size, inIndex: found.size, missingExample, indexExample };
+}
+
+/**
+ * Why no query was evaluated, for the error line. A file of which no line could be read says so with its
+ * first bad line: blaming two datasets had sent users looking for the wrong cause (qrels scored `1.5`).
+ */
+export function whyNothingEvaluated(result: EvaluationResult, queriesFile: string, qrelsFile: string): string {
+  const unread = (file: string, kind: 'queries' | 'qrels', what: string): string => {
+    const first = result.firstSkippedLine[kind];
+    return first === null
+      ? `${file} holds no ${what}: nothing was evaluated`
+      : `every line of ${file} was skipped (the first, line ${first.line}: ${first.message}): no ${what} was read, nothing was evaluated`;
+  };
+  if (result.read.judgedQueries === 0) return unread(qrelsFile, 'qrels', 'judgement');
+  if (result.read.queries === 0) return unread(queriesFile, 'queries', 'query');
+  return `no query of ${queriesFile} has a judgement in ${qrelsFile}: nothing was evaluated (check that both files are of one dataset)`;
 }
 
 /** Shows a judged id the index lacks beside one it has, so that a prefix or another dataset is seen at once. */

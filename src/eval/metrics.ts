@@ -32,7 +32,9 @@ export function mrrAt(k: number, ranking: readonly string[], judged: Map<string,
 /** Told of each line a reader leaves out: its number (from 1) and why. */
 export type OnBadLine = (line: number, message: string) => void;
 
-const INTEGER = /^-?\d+$/;
+/** A relevance grade: an integer, also when written as a decimal with no fraction (`1.0`, as some tools write qrels). */
+const GRADE = /^-?\d+(?:\.0+)?$/;
+const NUMBER = /^-?(\d+\.?\d*|\.\d+)$/;
 
 /**
  * Parses qrels: BEIR's TSV (`query-id corpus-id score`, optional header line) or TREC's
@@ -45,7 +47,8 @@ export function parseQrels(text: string, onBadLine: OnBadLine = () => {}): Qrels
   text.split(/\r?\n/).forEach((line, index) => {
     if (!line.trim()) return;
     const fields = (line.includes('\t') ? line.split('\t') : line.trim().split(/\s+/)).map((field) => field.trim());
-    const header = firstLine && fields.length === 3 && !INTEGER.test(fields[2]!);
+    // BEIR's `query-id corpus-id score`; a first line scored `1.5` is a bad line to tell, not a header.
+    const header = firstLine && fields.length === 3 && !NUMBER.test(fields[2]!);
     firstLine = false;
     if (header) return;
     if (fields.length !== 3 && fields.length !== 4) {
@@ -53,7 +56,7 @@ export function parseQrels(text: string, onBadLine: OnBadLine = () => {}): Qrels
     }
     const [query, doc, score] = fields.length === 3 ? fields : [fields[0], fields[2], fields[3]];
     if (!query || !doc) return onBadLine(index + 1, 'empty query or document id');
-    if (!INTEGER.test(score!)) return onBadLine(index + 1, `score ${JSON.stringify(score)} is not an integer`);
+    if (!GRADE.test(score!)) return onBadLine(index + 1, `score ${JSON.stringify(score)} is not an integer`);
     if (!qrels.has(query)) qrels.set(query, new Map());
     qrels.get(query)!.set(doc, Number(score));
   });

@@ -313,7 +313,10 @@ function refuseUnlessStale(dir: string, lockPath: string, lock: LockFile): void 
     );
   }
   if (holder === null && Date.now() - lock.modifiedMs <= UNREADABLE_LOCK_STALE_MS) {
-    throw new IndexLockedError(`${dir} is locked (${lockPath} names no process yet); wait, or remove it if no ingestion runs`);
+    throw new IndexLockedError(
+      `${dir} is locked (${lockPath} names no process yet: a writer is starting, or one died leaving it empty); ` +
+        `wait: it is taken over once ${UNREADABLE_LOCK_STALE_MS / 1000} s old, or remove it if no ingestion runs`,
+    );
   }
 }
 

@@ -5,7 +5,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { Segment } from './segment/reader.js';
-import { namingFile } from './segment/errors.js';
+import { unloadableIndexFileError } from './segment/errors.js';
 import { openStoredFields } from './stored/open.js';
 import type { StoredFields } from './stored/reader.js';
 import { FIELDS, type FieldName } from './segment/format.js';
@@ -55,7 +55,7 @@ export class IndexSnapshot {
         // A directory replaced by another index may hold other contents under a name the previous snapshot knows.
         const candidate = loaded.get(entry.name);
         const shared = candidate?.file === identity ? candidate : undefined;
-        const segment = shared ? shared.segment.retain() : await loadSegment(file, identity);
+        const segment = shared ? shared.segment.retain() : await loadSegment(dir, file, identity);
         // A shared segment and stored-fields file gain a holder: closing `previous` leaves them open for this snapshot.
         let stored: StoredFields;
         try {
@@ -153,13 +153,13 @@ async function fileIdentity(file: string): Promise<string> {
   return `${dev}:${ino}`;
 }
 
-/** Loads a segment file, which must still be the file `identity` names; a failure names the file. */
-async function loadSegment(file: string, identity: string): Promise<Segment> {
+/** Loads a segment file of the index `dir`, which must still be the file `identity` names; a failure names the file. */
+async function loadSegment(dir: string, file: string, identity: string): Promise<Segment> {
   let segment: Segment;
   try {
     segment = await Segment.load(file, { pagedPostings: true });
   } catch (error) {
-    throw (error as NodeJS.ErrnoException).code === 'ENOENT' ? error : namingFile(file, error);
+    throw (error as NodeJS.ErrnoException).code === 'ENOENT' ? error : unloadableIndexFileError(dir, file, error);
   }
   if ((await fileIdentity(file).catch(() => null)) !== identity) {
     segment.close();

@@ -48,6 +48,17 @@ describe('progress off a terminal', () => {
     expect(lines).toEqual(['build: 25% (250 / 1000)', 'build: 50% (500 / 1000)', 'build: 75% (750 / 1000)']);
   });
 
+  it('a step counted in steps (a writer\'s or a merge\'s units, which mean nothing to a user) prints its percentage only', () => {
+    const { lines, stream } = recorder();
+    let now = 0;
+    const progress = createProgress('write', 'steps', { stream, now: () => now });
+    for (let done = 0; done <= 1000; done += 10) {
+      now += 500;
+      progress.update(done * 126_214, 1000 * 126_214);
+    }
+    expect(lines).toEqual(['write: 25%', 'write: 50%', 'write: 75%']);
+  });
+
   it('a step that crossed quarters while quiet prints once where it stands, not the quarter crossed', () => {
     const { lines, stream } = recorder();
     let now = 0;

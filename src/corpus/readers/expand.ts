@@ -6,10 +6,31 @@ import { NotAnInputError, notAnInput } from './input.js';
 /** Told of each entry of an input directory that is skipped (a dangling link, no permission, a link out of the directory, a pipe), and why. */
 export type OnUnreadable = (file: string, message: string) => void;
 
+/** What else a walk of input directories tells its caller, beside the entries it cannot read. */
+export interface WalkOptions {
+  /** A directory (its real path) never read as input: the index the run writes, which may lie inside an input folder. */
+  skipDirectory?: string;
+  /** Told of each directory passed over as `skipDirectory`. */
+  onSkippedDirectory?: (directory: string) => void;
+  /** Told of each hidden entry (.git, .DS_Store) left unread inside an input directory. */
+  onHidden?: (entry: string) => void;
+  /** Told of each directory given as an input that yields no file to read, with what the walk found in it. */
+  onEmptyDirectory?: (directory: string, found: WalkCounts) => void;
+}
+
+/** What a walk found under one directory given as an input (at any depth), to tell an empty one. */
+export interface WalkCounts {
+  /** Files yielded. */
+  files: number;
+  /** Entries not hidden: files, directories, and entries skipped as unreadable. */
+  visible: number;
+  hidden: number;
+}
+
 /**
  * Yields each path that is a file, and the files under each directory
  * (recursively, in sorted order, skipping hidden files and directories such
- * as .DS_Store or .git). A path given that does not exist is an error, not an
+ * as .DS_Store or .git, each told to `onHidden`). A path given that does not exist is an error, not an
  * empty input: it is almost always a typo; so is one that is no regular file
  * (a pipe, a device, a pseudo-file of /proc or /sys): readers open a file more
  * than once and read it at positions, and a pseudo-file may never end.
@@ -17,11 +38,15 @@ export type OnUnreadable = (file: string, message: string) => void;
  * A path given may be a link to anywhere: the operator chose it. Inside a
  * directory, a link is followed only to a place inside that directory's real
  * path, so a folder of papers holding a link to /proc/kmsg or to someone's
- * home does not read it; an entry that cannot be read or is no regular file
- * is reported and skipped, and a directory is walked once however many links
+ * home does not read it; an entry that cannot be read (a subdirectory without permission too)
+ * or is no regular file is reported and skipped, and a directory is walked once however many links
  * lead to it (a link to an ancestor would loop).
  */
-export async function* expandInputs(paths: string[], onUnreadable: OnUnreadable = () => undefined): AsyncIterable<string> {
+export async function* expandInputs(
+  paths: string[],
+  onUnreadable: OnUnreadable = () => undefined,
+  options: WalkOptions = {},
+): AsyncIterable<string> {
   const walked = new Set<string>();
   for (const input of paths) {
     const info = await stat(input).catch((error: NodeJS.ErrnoException) => {
@@ -32,19 +57,49 @@ export async function* expandInputs(paths: string[], onUnreadable: OnUnreadable 
     const real = info.isFile() || info.isDirectory() ? await realpath(input) : input;
     const problem = notAnInput(info, real);
     if (problem !== null) throw new NotAnInputError(input, problem);
-    if (info.isDirectory()) yield* filesUnder(input, real, walked, onUnreadable);
-    else yield input;
+    if (!info.isDirectory()) {
+      yield input;
+      continue;
+    }
+    const counts: WalkCounts = { files: 0, visible: 0, hidden: 0 };
+    // A directory walked already (given twice) is not empty: its files were read the first time.
+    const first = !walked.has(real);
+    yield* filesUnder(input, real, { walked, onUnreadable, options, counts });
+    if (first && counts.files === 0) options.onEmptyDirectory?.(input, counts);
   }
 }
 
-async function* filesUnder(directory: string, root: string, walked: Set<string>, onUnreadable: OnUnreadable): AsyncGenerator<string> {
+interface Walk {
+  walked: Set<string>;
+  onUnreadable: OnUnreadable;
+  options: WalkOptions;
+  counts: WalkCounts;
+}
+
+async function* filesUnder(directory: string, root: string, walk: Walk): AsyncGenerator<string> {
+  const { walked, onUnreadable, options, counts } = walk;
   const real = await realpath(directory);
   if (walked.has(real)) return;
   walked.add(real);
-  const entries = await readdir(directory, { withFileTypes: true });
-  const visible = entries
-    .filter((entry) => !entry.name.startsWith('.'))
-    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  let entries;
+  try {
+    entries = await readdir(directory, { withFileTypes: true });
+  } catch (error) {
+    // The directory given itself ends the run, as any input given that cannot be read does; one found inside it is skipped.
+    if (real === root) throw error;
+    onUnreadable(directory, `cannot be read (${(error as Error).message}): skipped`);
+    return;
+  }
+  const visible = [];
+  for (const entry of entries) {
+    if (!entry.name.startsWith('.')) visible.push(entry);
+    else {
+      counts.hidden++;
+      options.onHidden?.(path.join(directory, entry.name));
+    }
+  }
+  visible.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  counts.visible += visible.length;
   for (const entry of visible) {
     const full = path.join(directory, entry.name);
     let info;
@@ -67,12 +122,17 @@ async function* filesUnder(directory: string, root: string, walked: Set<string>,
     // Also inside a directory: an input directory of / holds /proc, and a link inside it may lead there.
     const problem = notAnInput(info, target);
     if (problem !== null) onUnreadable(full, `${problem}: skipped`);
-    else if (info.isDirectory()) yield* filesUnder(full, root, walked, onUnreadable);
-    else yield full;
+    else if (info.isDirectory() && target === options.skipDirectory) options.onSkippedDirectory?.(full);
+    else if (info.isDirectory()) yield* filesUnder(full, root, walk);
+    else {
+      counts.files++;
+      yield full;
+    }
   }
 }
 
-function isWithin(target: string, root: string): boolean {
+/** Whether `target` is `root` or lies under it (both real paths). */
+export function isWithin(target: string, root: string): boolean {
   const relative = path.relative(root, target);
   return relative !== '..' && !relative.startsWith('..' + path.sep) && !path.isAbsolute(relative);
 }

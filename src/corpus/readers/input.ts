@@ -84,6 +84,16 @@ async function isGzipped(handle: FileHandle): Promise<boolean> {
   return bytesRead === 2 && magic[0] === 0x1f && magic[1] === 0x8b;
 }
 
+/** Whether `file` is gzipped (the readers gunzip it as they read). */
+export async function isGzippedFile(file: string): Promise<boolean> {
+  const handle = await openRegularFile(file);
+  try {
+    return await isGzipped(handle);
+  } finally {
+    await handle.close();
+  }
+}
+
 /** The content of `file` as byte chunks; `onBytes` gets the on-disk size of each chunk read. */
 export async function* readChunks(
   file: string,

@@ -43,16 +43,28 @@ export function namingFile(file: string, error: unknown): Error {
   return new Error(`cannot load ${file}: ${(error as Error).message ?? error}`, { cause: error });
 }
 
+/** What the operator can do about a damaged index: the same words whichever command found it. */
+const damagedIndexAdvice = (dir: string) => `the index ${dir} is damaged: re-ingest the corpus into a new index directory`;
+
 /**
  * A writer (ingestion, merge) cannot read an existing file of the index: it
  * refuses to build on it, and says what the operator can do.
  */
 export function damagedIndexError(dir: string, generation: number, file: string, error: unknown): SegmentFormatError {
   return new SegmentFormatError(
-    `${namingFile(file, error).message}; the index ${dir} is damaged: re-ingest the corpus into a new index directory ` +
-      `(nothing was written: servers keep serving generation ${generation})`,
+    `${namingFile(file, error).message}; ${damagedIndexAdvice(dir)} (nothing was written: servers keep serving generation ${generation})`,
     { cause: error },
   );
+}
+
+/**
+ * A file of the index that a reader (serve, eval) cannot load, named. One found truncated or damaged
+ * comes with the advice writers give; any other failure (permissions, too many open files) is no damage
+ * and says what it is.
+ */
+export function unloadableIndexFileError(dir: string, file: string, error: unknown): Error {
+  if (!(error instanceof SegmentFormatError)) return namingFile(file, error);
+  return new SegmentFormatError(`${namingFile(file, error).message}; ${damagedIndexAdvice(dir)}`, { cause: error });
 }
 
 /** How a writer reads the index's existing files: one that cannot be read is damagedIndexError, naming it. */

@@ -152,6 +152,7 @@ export class Segment {
         return segment;
       }
       await readRange(0, Math.min(size, PREAMBLE_BYTES));
+      withFileName(file, () => checkPreamble(bytes));
       await readRange(PREAMBLE_BYTES, Math.min(size, PREAMBLE_BYTES + headerLength(bytes)));
       const header = withFileName(file, () => readHeader(bytes));
       // Every array but the postings, in file order (the gaps between arrays are a few bytes of padding).
@@ -251,11 +252,27 @@ function headerLength(bytes: Uint8Array): number {
   return new DataView(bytes.buffer, bytes.byteOffset).getUint32(8, true);
 }
 
-function readHeader(bytes: Uint8Array): SegmentHeader {
-  if (bytes.length < PREAMBLE_BYTES || Buffer.from(bytes.subarray(0, 8)).toString('latin1') !== MAGIC) {
+/** Refuses a file that does not start as a segment, or is too short to hold a segment's preamble. */
+function checkPreamble(bytes: Uint8Array): void {
+  // Whatever of the magic the file holds is checked first: a short file of something else is no truncated segment.
+  if (Buffer.from(bytes.subarray(0, MAGIC.length)).toString('latin1') !== MAGIC.slice(0, bytes.length)) {
     throw new SegmentFormatError('not a segment file (bad magic)');
   }
-  const header = unpack(Buffer.from(bytes.slice(PREAMBLE_BYTES, PREAMBLE_BYTES + headerLength(bytes)))) as SegmentHeader;
+  if (bytes.length < PREAMBLE_BYTES) throw new SegmentFormatError(`truncated: the file has ${bytes.length} bytes, fewer than a segment's ${PREAMBLE_BYTES}-byte preamble`);
+}
+
+/** `bytes`: the file's first bytes, at least through its header when the file holds it all. */
+function readHeader(bytes: Uint8Array, fileBytes = bytes.length): SegmentHeader {
+  checkPreamble(bytes.subarray(0, Math.min(fileBytes, PREAMBLE_BYTES)));
+  const end = PREAMBLE_BYTES + headerLength(bytes);
+  if (end > fileBytes) throw new SegmentFormatError(`truncated: the file has ${fileBytes} bytes, but its header ends at byte ${end}`);
+  let header: SegmentHeader;
+  try {
+    header = unpack(Buffer.from(bytes.slice(PREAMBLE_BYTES, end))) as SegmentHeader;
+  } catch {
+    // The decoder's message quotes what it decoded (a JSON dump of the header): of no use to the operator.
+    throw new SegmentFormatError('damaged: its header cannot be decoded');
+  }
   checkFormatVersion(header);
   return header;
 }
@@ -308,17 +325,17 @@ function typedView(buffer: SharedArrayBuffer, spec: ArraySpec): Uint8Array | Uin
 export async function readSegmentArticleIds(file: string): Promise<string[]> {
   const handle = await open(file, 'r');
   try {
-    const preamble = Buffer.alloc(PREAMBLE_BYTES);
-    await handle.read(preamble, 0, PREAMBLE_BYTES, 0);
-    if (preamble.toString('latin1', 0, 8) !== MAGIC) throw new SegmentFormatError(`${file} is not a segment file`);
-    const headerBytes = Buffer.alloc(preamble.readUInt32LE(8));
-    await handle.read(headerBytes, 0, headerBytes.length, PREAMBLE_BYTES);
-    const header = unpack(headerBytes) as SegmentHeader;
-    // The checks loading it for serving makes, so that ingestion does not build on a segment no server can load.
     const { size } = await handle.stat();
-    withFileName(file, () => {
-      checkFormatVersion(header);
-      checkArraysFit(header, size);
+    const preamble = Buffer.alloc(Math.min(size, PREAMBLE_BYTES));
+    await handle.read(preamble, 0, preamble.length, 0);
+    withFileName(file, () => checkPreamble(preamble));
+    const start = Buffer.alloc(Math.min(size, PREAMBLE_BYTES + preamble.readUInt32LE(8)));
+    await handle.read(start, 0, start.length, 0);
+    // The checks loading it for serving makes, so that ingestion does not build on a segment no server can load.
+    const header = withFileName(file, () => {
+      const read = readHeader(start, size);
+      checkArraysFit(read, size);
+      return read;
     });
     const readArray = async (name: string) => {
       const spec = header.arrays.find((a) => a.name === name);
