@@ -432,7 +432,7 @@ const SETTINGS = {
     default: null as string | null,
     parse: publicUrl,
     shownDefault: 'http://<host>:<port>',
-    doc: 'URL clients reach the server at: prefix of resource ids, _self links and archive redirects. Default: http://<host>:<port>.',
+    doc: 'URL clients reach the server at: prefix of resource ids, _self links and archive redirects. Default: http://<host>:<port>, with the port listened on (the one the system picked for --port 0).',
   },
   maxUploadBytes: { default: 10 * 1024 ** 3, parse: byteSize(1, '1 byte'), shownDefault: '10GiB', doc: 'Largest file upload, in bytes or with a unit such as MiB or GiB (413 above).' },
   rateLimit: {

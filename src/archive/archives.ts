@@ -20,10 +20,11 @@ import type { Platform } from '../platform/index.js';
 import type { Renderer } from '../platform/renderer.js';
 import type { Entry, Store, Table } from '../platform/store/store.js';
 import { DEFAULT_RENDER_BOUNDS, type Download, type RenderBounds, prepareDownload } from './download.js';
+import { renderCallerOf, type RenderCaller } from '../platform/render-queue.js';
 import { ArchiveLedger, type HoldKey, definitionBytes } from './quota.js';
 import { type ResolveDeps, creationFileFinder } from './resolve.js';
 import { type ArchiveEntry, type FileEntry, type FileSelfEntry, boundedProblems, decodeEntries, selectorOf } from './definition.js';
-import { layoutProblems } from './layout.js';
+import { layoutProblems, mergeSpeltOutFileDefaults } from './layout.js';
 import { hasLoneSurrogate } from '../platform/unicode.js';
 
 export interface StoredArchive {
@@ -143,9 +144,9 @@ export class ArchiveService {
    * up for the caller, who needs `resources/read` on every referenced project, and every entry
    * is resolved. The ZIP is produced later, as the client reads.
    */
-  async download(ref: ProjectRef, idSegment: string, identity: Identity, ignoreNotFound: boolean): Promise<Download> {
+  async download(ref: ProjectRef, idSegment: string, identity: Identity, ignoreNotFound: boolean, client?: string): Promise<Download> {
     const archive = await this.fetch(ref, idSegment, identity);
-    return prepareDownload(archive, identity, ignoreNotFound, this.resolveDeps, this.renderer, this.renderBounds);
+    return prepareDownload(archive, identity, ignoreNotFound, this.resolveDeps, this.renderer, this.renderBounds, renderCallerOf(identity, client));
   }
 
   /**
@@ -166,9 +167,9 @@ export class ArchiveService {
     const id = this.idFor(project, idSegment, payload);
     const shapeProblem = depthProblem(payload) ?? contextProblem(payload);
     if (shapeProblem !== null) throw rejections.decodingFailed([shapeProblem]);
-    await checkContext(payload, id, project, this.renderer);
+    await checkContext(payload, id, project, this.renderer, renderCallerOf(identity, client));
     const bases = new Map((await this.projects.all()).map((p) => [projectKey({ org: p.org, project: p.label }), p.base]));
-    const { entries, indexes, problems } = decodeEntries(payload, {
+    const decoded = decodeEntries(payload, {
       archiveProject: ref,
       // A project's own base only for whoever may read it: the stored ids must not reveal that an unreadable project exists, nor its base.
       baseOf: (entryProject) =>
@@ -178,8 +179,10 @@ export class ArchiveService {
     });
     // The valid entries' conflicts come in the same answer as the others' problems: one round trip shows all.
     const files = new Map<ArchiveEntry, { project: string; filename: string } | null>();
-    for (const entry of entries) if (entry.type !== 'Resource' && entry.path === undefined) files.set(entry, await this.findFile(entry, identity));
-    problems.push(...layoutProblems(entries, indexes, (entry) => files.get(entry) ?? null));
+    for (const entry of decoded.entries) if (entry.type !== 'Resource' && entry.path === undefined) files.set(entry, await this.findFile(entry, identity));
+    const fileOf = (entry: FileEntry | FileSelfEntry) => files.get(entry) ?? null;
+    const { entries, indexes } = mergeSpeltOutFileDefaults(decoded.entries, decoded.indexes, fileOf);
+    const problems = [...decoded.problems, ...layoutProblems(entries, indexes, fileOf)];
     if (problems.length > 0) throw rejections.decodingFailed(boundedProblems(problems));
     const key = projectKey(ref);
     const bytes = definitionBytes(entries);
@@ -300,11 +303,11 @@ function invalidArchiveId(id: string): PlatformError {
  * A client `@context` must be processable (bundled or inline); the archives context is appended to it, as in the reference.
  * Processed on a render thread like every other payload: within the context bound it may still take 0.2 s.
  */
-async function checkContext(payload: JsonObject, id: string, project: ProjectState, renderer: Renderer): Promise<void> {
+async function checkContext(payload: JsonObject, id: string, project: ProjectState, renderer: Renderer, caller: RenderCaller): Promise<void> {
   const context = payload['@context'];
   if (context === undefined) return;
   const source = { '@context': [...(Array.isArray(context) ? context : [context]), ARCHIVES_CONTEXT], resources: [] };
-  await renderer.json({ id, source, metadata: {}, base: project.base, vocab: project.vocab }, 'expanded');
+  await renderer.json({ id, source, metadata: {}, base: project.base, vocab: project.vocab }, 'expanded', caller);
 }
 
 /** An entry as shown in the archive metadata: what the creator wrote, with `resourceId` resolved; defaults left out. */

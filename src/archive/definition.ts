@@ -12,9 +12,9 @@ import type { RevisionSelector } from '../platform/revisions.js';
 import { parseFileSelf } from './file-self.js';
 import {
   MAX_FILE_NAME_LENGTH,
-  MAX_PARENT_LENGTH,
   defaultResourceFileName,
   defaultResourceName,
+  lengthLimitMessage,
   normalizeArchivePath,
   unportableNameMessages,
   withinLengthLimits,
@@ -95,11 +95,22 @@ export function decodeEntries(
   resources.forEach((raw, index) => {
     const entry = decodeEntry(raw, index, context, problems);
     if (!entry) return;
-    const key = JSON.stringify({ ...entry, given: undefined });
+    const key = sameEntryKey(entry);
     entries.set(key, { entry, index: entries.get(key)?.index ?? index });
   });
   const kept = [...entries.values()];
   return { entries: kept.map(({ entry }) => entry), indexes: kept.map(({ index }) => index), problems };
+}
+
+/**
+ * What two entries share when they are one: every field but those kept only to be echoed, with defaults filled in
+ * (decodeEntry does that for `project` and `format`), and the path, `path` when given (a file's default name spelt out,
+ * layout.ts), none when it is a resource's default name. A file's default name follows the file's current name, known
+ * only once the file is looked up.
+ */
+export function sameEntryKey(entry: ArchiveEntry, path = entry.path): string {
+  const defaultPath = entry.type === 'Resource' && path === `/${defaultResourceName(entry.project, entry.format, originalOf(entry))}`;
+  return JSON.stringify([{ ...entry, given: undefined, path: undefined }, defaultPath ? null : (path ?? null)]);
 }
 
 /** At most MAX_REPORTED_PROBLEMS lines, and a last one counting the rest. */
@@ -201,7 +212,7 @@ function decodePath(raw: unknown, fail: (message: string) => void): string | und
     return undefined;
   }
   if (!withinLengthLimits(checked.path)) {
-    fail(`The paths '${checked.path}' must have a file path prefix less than ${MAX_PARENT_LENGTH} characters long and a file path name less than ${MAX_FILE_NAME_LENGTH} characters long.`);
+    fail(lengthLimitMessage(checked.path));
     return undefined;
   }
   return checked.path;

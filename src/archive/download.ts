@@ -9,6 +9,7 @@ import type { Readable } from 'node:stream';
 import { PlatformError } from '../platform/errors.js';
 import type { Identity } from '../platform/identities.js';
 import { entityView } from '../platform/metadata.js';
+import { renderCallerOf, type RenderCaller } from '../platform/render-queue.js';
 import type { Renderer } from '../platform/renderer.js';
 import type { EntityState } from '../platform/revisions.js';
 import { storedJsonOf } from '../platform/stored-json.js';
@@ -39,6 +40,7 @@ export async function prepareDownload(
   deps: ResolveDeps,
   renderer: Renderer,
   bounds: RenderBounds = DEFAULT_RENDER_BOUNDS,
+  caller: RenderCaller = renderCallerOf(identity),
 ): Promise<Download> {
   let sourceBytes = 0;
   // Counted as entries are read: every revision read holds its payload, so a total checked at the end would let
@@ -55,6 +57,7 @@ export async function prepareDownload(
     }
   });
   let rendered = 0;
+  // The download's entries take their turns on the render threads as its caller's, one entry in flight at a time (zip.ts).
   return {
     archiveId: archive.id,
     entryCount: entries.length,
@@ -63,7 +66,7 @@ export async function prepareDownload(
         entries,
         {
           render: async (entry) => {
-            const { bytes, content } = await renderer.entry(entityView(entry.state, entry.project, deps.baseUri), entry.format!);
+            const { bytes, content } = await renderer.entry(entityView(entry.state, entry.project, deps.baseUri), entry.format!, caller);
             rendered += bytes;
             if (rendered > bounds.maxRenderedBytes) {
               content.destroy();

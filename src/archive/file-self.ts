@@ -1,9 +1,14 @@
 /**
  * FileSelf entries name a file by its `_self`:
  * `{base}/v1/files/{org}/{project}/{encoded id}[?rev=N | ?tag=t]`.
+ * One parser for creation and download: a value accepted when the archive is
+ * created is read the same way by every download, so no archive is stored
+ * that could only ever answer 400 InvalidFileSelf.
  */
+import { expandIdSegment } from '../platform/iri.js';
 import { type ProjectRef, parseProjectRef } from '../platform/refs.js';
 import type { RevisionSelector } from '../platform/revisions.js';
+import { shownName } from '../platform/unicode.js';
 
 export interface ParsedFileSelf {
   project: ProjectRef;
@@ -11,6 +16,19 @@ export interface ParsedFileSelf {
   idSegment: string;
   selector: RevisionSelector;
 }
+
+/** The query parameters of a file's address, as its route takes them. */
+const SELECTOR_PARAMETERS = new Set(['rev', 'tag']);
+/** The highest revision a /v1 route takes (`rev` in src/http/platform/schemas.ts). */
+const MAX_REVISION = 2 ** 31;
+/**
+ * The shortest base a project may have (a one-letter scheme and its colon): an id segment that expands
+ * to no IRI even on it, without mappings, expands to none in any project (a character an IRI may not
+ * hold, such as a space or NUL, or an id too long for the store). The one segment refused here that a
+ * mapping could save, over 1024 bytes and starting with a prefix longer than its namespace, is no
+ * `_self` this server writes (those carry whole ids). The project's own base and mappings apply at download.
+ */
+const SHORTEST_BASE = 'x:';
 
 export function parseFileSelf(value: string, baseUri: string): ParsedFileSelf | { problem: string } {
   let url: URL;
@@ -33,13 +51,29 @@ export function parseFileSelf(value: string, baseUri: string): ParsedFileSelf | 
   } catch {
     return expectedPath;
   }
-  const rev = url.searchParams.get('rev');
-  const tag = url.searchParams.get('tag');
+  if (expandIdSegment(idSegment, SHORTEST_BASE, []) === null) return { problem: `'${value}' does not name a file id.` };
+  const read = selectorOf(value, url.searchParams);
+  return 'problem' in read ? read : { project, idSegment, selector: read.selector };
+}
+
+/** `?rev=N` or `?tag=t`, read as the file routes read them: each at most once, nothing else, `rev` in decimal digits. */
+function selectorOf(value: string, query: URLSearchParams): { selector: RevisionSelector } | { problem: string } {
+  const names = [...query.keys()];
+  const unknown = names.find((name) => !SELECTOR_PARAMETERS.has(name));
+  if (unknown !== undefined) return { problem: `'${value}' has the query parameter '${shownName(unknown)}': a file's address takes only 'rev' or 'tag'.` };
+  const repeated = names.find((name, index) => names.indexOf(name) !== index);
+  if (repeated !== undefined) return { problem: `'${value}' gives the query parameter '${repeated}' more than once.` };
+  const rev = query.get('rev');
+  const tag = query.get('tag');
   if (rev !== null && tag !== null) return { problem: `'${value}' cannot use both 'rev' and 'tag'.` };
   if (rev !== null) {
-    if (!/^[1-9]\d{0,9}$/.test(rev)) return { problem: `'${value}' has an invalid revision '${rev}'.` };
-    return { project, idSegment, selector: { rev: Number(rev) } };
+    // Leading zeros are digits (`rev=01` is 1), as on every /v1 route (src/http/platform/integer-query.ts).
+    const number = /^[0-9]+$/.test(rev) ? Number(rev) : NaN;
+    if (!(number >= 1 && number <= MAX_REVISION)) {
+      return { problem: `'${value}' has an invalid revision '${shownName(rev)}': a revision is written in decimal digits, from 1 to ${MAX_REVISION}.` };
+    }
+    return { selector: { rev: number } };
   }
-  if (tag !== null) return tag === '' ? { problem: `'${value}' has an empty tag.` } : { project, idSegment, selector: { tag } };
-  return { project, idSegment, selector: {} };
+  if (tag !== null) return tag === '' ? { problem: `'${value}' has an empty tag.` } : { selector: { tag } };
+  return { selector: {} };
 }

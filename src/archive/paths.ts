@@ -68,6 +68,19 @@ export function withinLengthLimits(path: string): boolean {
   return length(path.slice(cut + 1)) <= MAX_FILE_NAME_LENGTH && length(path.slice(0, cut)) <= MAX_PARENT_LENGTH;
 }
 
+/** The refusal of a path beyond those limits. */
+export function lengthLimitMessage(path: string): string {
+  return `The paths '${path}' must have a file path prefix at most ${MAX_PARENT_LENGTH} characters long and a file path name at most ${MAX_FILE_NAME_LENGTH} characters long.`;
+}
+
+/**
+ * Messages for the names of a layout beyond the length limits: a file's default name follows its
+ * `_filename`, which may be longer (up to 255 characters) than an entry's file name may be.
+ */
+export function overlongNameMessages(names: readonly string[]): string[] {
+  return names.flatMap((name) => (withinLengthLimits(`/${name}`) ? [] : [`${lengthLimitMessage(`/${name}`)} Please define a path for it.`]));
+}
+
 /** The entry name inside the ZIP for a normalised explicit path. */
 export function entryNameOf(path: string): string {
   return path.slice(1);

@@ -10,7 +10,7 @@
  * allowed N times the bounds), and a write that is retried or does not take
  * counts exactly what it stored.
  */
-import { PlatformError } from '../platform/errors.js';
+import { PlatformError, RetryLaterError } from '../platform/errors.js';
 import type { Store, Table } from '../platform/store/store.js';
 
 /** One stored archive as the ledger counts it; keyed [caller, project, id], so one range reads a caller's. */
@@ -87,28 +87,48 @@ export class ArchiveLedger {
     return this.store.writeInTurn(LEDGER_TURN, action, { signal });
   }
 
-  /** Inside a write: throws unless `hold.caller` may store one more archive of `bytes`, then counts it. */
+  /**
+   * Inside a write: throws unless `hold.caller` may store one more archive of `bytes`, then counts it.
+   * A refusal that lifts when an archive expires says when, in its reason and as `Retry-After`.
+   */
   async admit(key: HoldKey, hold: ArchiveHold, now: number): Promise<void> {
     const live = (await this.holds.range([key.caller])).filter((entry) => entry.value.expiresAt > now);
     if (live.length >= this.maxPerCaller) {
-      const nextExpiry = Math.min(...live.map((entry) => entry.value.expiresAt));
-      throw new PlatformError(
+      const wait = secondsUntil(Math.min(...live.map((entry) => entry.value.expiresAt)), now);
+      throw new RetryLaterError(
         429,
         'ArchiveQuotaExceeded',
-        `You already hold ${live.length} live archives, the most one caller may (--max-archives-per-caller); the first expires in ${Math.ceil((nextExpiry - now) / 1000)} s.`,
+        `You already hold ${live.length} live archives, the most one caller may (--max-archives-per-caller); the first expires in ${wait} s.`,
+        wait,
       );
     }
     const stored = (await this.totals.get(STORED_BYTES)) ?? 0;
     // Expired archives are erased by the purge job; until then their bytes count, unless that alone makes the difference.
-    if (stored + hold.bytes > this.maxStoreBytes && (await this.liveBytes(now)) + hold.bytes > this.maxStoreBytes) {
-      throw new PlatformError(
-        503,
-        'ArchiveStorageFull',
-        `The stored archive definitions have reached their total bound of ${this.maxStoreBytes} bytes (--max-archive-store-bytes); retry once archives have expired.`,
-      );
+    if (stored + hold.bytes > this.maxStoreBytes) {
+      const { bytes: liveBytes, firstExpiry } = await this.liveHolds(now);
+      if (liveBytes + hold.bytes > this.maxStoreBytes) throw this.storageFull(hold.bytes, liveBytes, firstExpiry, now);
     }
     await this.holds.put([key.caller, key.project, key.id], hold);
     await this.totals.put(STORED_BYTES, stored + hold.bytes);
+  }
+
+  /** The 503 for a definition that does not fit: worth a retry (when the first live archive expires) only if it fits an empty store. */
+  private storageFull(bytes: number, liveBytes: number, firstExpiry: number, now: number): PlatformError {
+    const bound = `the total bound of stored archive definitions, ${this.maxStoreBytes} bytes (--max-archive-store-bytes)`;
+    if (bytes > this.maxStoreBytes) {
+      return new PlatformError(
+        503,
+        'ArchiveStorageFull',
+        `The new archive definition (${bytes} bytes) would not fit within ${bound} even with no other archive stored: split it into several archives.`,
+      );
+    }
+    const wait = secondsUntil(firstExpiry, now);
+    return new RetryLaterError(
+      503,
+      'ArchiveStorageFull',
+      `The new archive definition (${bytes} bytes) would not fit within ${bound}: live archives hold ${liveBytes} bytes; retry once archives have expired (the first expires in ${wait} s).`,
+      wait,
+    );
   }
 
   /**
@@ -133,10 +153,16 @@ export class ArchiveLedger {
     return found;
   }
 
-  private async liveBytes(now: number): Promise<number> {
-    let total = 0;
-    for await (const { value } of this.allHolds()) if (value.expiresAt > now) total += value.bytes;
-    return total;
+  /** The bytes of the archives live at `now`, and when the first of them expires (Infinity when none is live). */
+  private async liveHolds(now: number): Promise<{ bytes: number; firstExpiry: number }> {
+    let bytes = 0;
+    let firstExpiry = Infinity;
+    for await (const { value } of this.allHolds()) {
+      if (value.expiresAt <= now) continue;
+      bytes += value.bytes;
+      firstExpiry = Math.min(firstExpiry, value.expiresAt);
+    }
+    return { bytes, firstExpiry };
   }
 
   private async *allHolds() {
@@ -146,6 +172,11 @@ export class ArchiveLedger {
       if (page.length < HOLDS_PER_READ) return;
     }
   }
+}
+
+/** Whole seconds from `now` until `time`, at least 1 (a `Retry-After` of 0 would invite a retry that fails again). */
+function secondsUntil(time: number, now: number): number {
+  return Math.max(1, Math.ceil((time - now) / 1000));
 }
 
 /** The size a definition takes in the store, near enough: its entries as JSON. */

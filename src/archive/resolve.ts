@@ -22,7 +22,7 @@ import type { FileFinder, StoredArchive } from './archives.js';
 import { type ArchiveEntry, originalOf, selectorOf } from './definition.js';
 import { parseFileSelf } from './file-self.js';
 import { entryName } from './layout.js';
-import { conflictMessages, findPathConflicts, unportableNameMessages } from './paths.js';
+import { conflictMessages, findPathConflicts, overlongNameMessages, unportableNameMessages } from './paths.js';
 
 export interface ResolveDeps {
   baseUri: string;
@@ -103,9 +103,9 @@ export async function resolveForDownload(
     resolved.push(entry);
   }
 
-  // Default names of files follow their current names, which may have changed since creation.
+  // Default names of files follow their current names, which may have changed since creation (or could not be looked up then).
   const names = resolved.map((r) => r.name);
-  const conflicts = [...unportableNameMessages(names), ...conflictMessages(findPathConflicts(names))];
+  const conflicts = [...unportableNameMessages(names), ...overlongNameMessages(names), ...conflictMessages(findPathConflicts(names))];
   if (conflicts.length > 0) throw new PlatformError(409, 'ArchivePathConflict', conflicts.join('\n'));
   return resolved.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }

@@ -9,7 +9,7 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError, ErrorCode } from './errors.js';
-import { repeatedKeys, quotedKey } from '../corpus/readers/repeated-keys.js';
+import { repeatedKeys, quotedKey, writtenKeyCount } from '../corpus/readers/repeated-keys.js';
 import { loneSurrogatePointer } from '../platform/unicode.js';
 
 // /v1's payload parser names keys as this one does; it may not import corpus/ itself.
@@ -76,8 +76,13 @@ function parseBody(request: FastifyRequest, bytes: Buffer): unknown {
   return value;
 }
 
-/** The first key given twice in one object of a valid JSON text, as a path ("paragraphs[2].title"), or null. */
-export function firstRepeatedKey(text: string): string | null {
+/**
+ * The first key given twice in one object of a valid JSON text, as a path ("paragraphs[2].title"), or null.
+ * `parsedKeys`, the keys its parse holds in all (see keysIn), spares the scan of every object's keys when
+ * none repeats: the parse then holds as many as the text writes.
+ */
+export function firstRepeatedKey(text: string, parsedKeys?: number): string | null {
+  if (parsedKeys !== undefined && parsedKeys === writtenKeyCount(text)) return null;
   const repeated = repeatedKeys(text)[0];
   if (!repeated) return null;
   return repeated.path === '' ? repeated.key : `${repeated.path}.${repeated.key}`;
@@ -102,20 +107,39 @@ function refuseUnsafeKeysAndText(root: unknown): void {
 /**
  * The first key of a parsed JSON value that could set a prototype if merged with Object.assign or the
  * like (`__proto__`, or `constructor` holding a `prototype`; secure-json-parse's refusals), or null.
- * Walks with its own stack: a deeply nested body must not overflow the call stack.
  */
 export function prototypeKeyIn(root: unknown): string | null {
+  return keysIn(root).prototypeKey;
+}
+
+/**
+ * What one walk over a parsed JSON value's keys finds: its first prototype key (see prototypeKeyIn), or
+ * else how many keys its objects hold in all (for firstRepeatedKey). Walks with its own stack: a deeply
+ * nested body must not overflow the call stack. Only containers are stacked and keys are read by index:
+ * an entry array made a body of 100,000 keys cost twice as much.
+ */
+export function keysIn(root: unknown): { prototypeKey: string | null; keys: number } {
+  let keys = 0;
   const pending: unknown[] = [root];
   while (pending.length > 0) {
     const value = pending.pop();
     if (value === null || typeof value !== 'object') continue;
-    for (const [key, child] of Object.entries(value)) {
-      if (key === '__proto__') return key;
-      if (key === 'constructor' && child !== null && typeof child === 'object' && Object.hasOwn(child, 'prototype')) return key;
-      pending.push(child);
+    if (Array.isArray(value)) {
+      for (const item of value) if (item !== null && typeof item === 'object') pending.push(item);
+      continue;
+    }
+    const names = Object.keys(value);
+    keys += names.length;
+    for (let i = 0; i < names.length; i++) {
+      const key = names[i]!;
+      const child = (value as Record<string, unknown>)[key];
+      if (key === '__proto__') return { prototypeKey: key, keys };
+      const isObject = child !== null && typeof child === 'object';
+      if (key === 'constructor' && isObject && Object.hasOwn(child, 'prototype')) return { prototypeKey: key, keys };
+      if (isObject) pending.push(child);
     }
   }
-  return null;
+  return { prototypeKey: null, keys };
 }
 
 function loneSurrogate(): ApiError {

@@ -1,11 +1,12 @@
 /**
  * File contents, content-addressed by SHA-256 under `<root>/sha256/ab/cd/<digest>`.
- * Uploads are streamed to `<root>/tmp` while hashed, then renamed into place,
+ * Uploads are streamed to `<root>/tmp` while hashed, then moved into place,
  * so a partial or rejected upload never becomes visible, and nothing is
  * buffered whole. Paths are built only from validated hex digests.
  *
- * Contents no file revision references (an upload whose write was refused
- * after its bytes were stored, or a crash between the two) are collected at
+ * A write refused after its bytes were stored removes them (StoredBlob.discard).
+ * Contents no file revision references all the same (a crash between storing
+ * and committing, or a content another writer had stored too) are collected at
  * start and periodically; a content just stored stays "pending" until its
  * writer has committed the reference or given up, and is never collected.
  * Servers sharing the directory (replicas) cannot see each other's pending
@@ -14,7 +15,7 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { createReadStream, createWriteStream, existsSync, rmSync, statSync, type ReadStream } from 'node:fs';
-import { mkdir, open, readdir, rename, rm } from 'node:fs/promises';
+import { link, mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { type Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -37,6 +38,18 @@ export interface StoredBlob {
   bytes: number;
   /** Call once the store references the content (or never will): until then it cannot be collected. */
   release(): void;
+  /**
+   * Removes the content when this write stored it first and nobody stored it again since: for a write
+   * refused once its bytes were stored (the store's transaction rolled back, so nothing references them).
+   * A content that was there before, or that another writer has stored again since, is left to the collector.
+   */
+  discard(): Promise<void>;
+}
+
+/** What tells the file this write put in place from one another writer put there later: its inode and modification time. */
+interface Placed {
+  ino: bigint;
+  mtimeNs: bigint;
 }
 
 export class BlobStore {
@@ -84,19 +97,36 @@ export class BlobStore {
       const target = this.pathOf(digest);
       // Pending before it is visible: the collector must never take a content a writer is about to reference.
       const release = this.markPending(digest);
+      let placed: Placed | null;
       try {
         await mkdir(path.dirname(target), { recursive: true });
-        // Same content already stored: renaming over it is harmless and atomic.
-        await rename(temporary, target);
+        placed = await place(temporary, target);
         await fsyncPath(path.dirname(target));
       } catch (error) {
         release();
         throw error;
       }
-      return { digest, bytes, release };
+      return { digest, bytes, release, discard: () => (placed === null ? Promise.resolve() : this.discardPlaced(target, placed)) };
     } finally {
       await rm(temporary, { force: true });
     }
+  }
+
+  /**
+   * Removes `target` if it is still the file `placed` describes. It is first moved aside (atomic), so that
+   * a writer storing the same content meanwhile puts its own file in place, which is kept (moved back
+   * if it was the one moved aside).
+   */
+  private async discardPlaced(target: string, placed: Placed): Promise<void> {
+    const aside = path.join(this.tmp, randomUUID());
+    try {
+      await rename(target, aside);
+    } catch {
+      return; // gone already
+    }
+    const found = await stat(aside, { bigint: true });
+    if (found.ino === placed.ino && found.mtimeNs === placed.mtimeNs) await rm(aside, { force: true });
+    else await rename(aside, target);
   }
 
   private markPending(digest: string): () => void {
@@ -160,5 +190,21 @@ export class BlobStore {
     } finally {
       await handle.close();
     }
+  }
+}
+
+/**
+ * Puts the fsynced `temporary` at `target`; returns what identifies it there when this call created the
+ * content, null when it was stored already. A hard link creates `target` only if absent (atomically);
+ * when present, the content is renamed over it as before, which is harmless and atomic (same bytes).
+ */
+async function place(temporary: string, target: string): Promise<Placed | null> {
+  const { ino, mtimeNs } = await stat(temporary, { bigint: true });
+  try {
+    await link(temporary, target);
+    return { ino, mtimeNs };
+  } catch {
+    await rename(temporary, target);
+    return null;
   }
 }

@@ -29,30 +29,56 @@ export interface ContextCost {
   processings: number;
 }
 
+// Where a value stands, for contextCost: outside the contexts (a possible use), inside one, as a context
+// itself (its keys are terms), or as an `@context` array (its items are contexts).
+const OUTSIDE = 0;
+const IN_CONTEXT = 1;
+const CONTEXT = 2;
+const CONTEXT_LIST = 3;
+
+/**
+ * One pass over the payload, in which only containers are stacked (their places beside them), scalars
+ * are counted where they are met, keys are read by index and a context's terms are counted as its keys
+ * are visited: an entry array, an object per child and a pass of its own over each context made a
+ * payload of 100,000 keys cost 130 to 270 ms.
+ */
 export function contextCost(value: unknown): ContextCost {
   let definitions = 0;
   let terms = 0;
   let values = 0;
   let scoped = false;
-  const pending: { value: unknown; inContext: boolean }[] = [{ value, inContext: false }];
-  while (pending.length > 0) {
-    const { value: current, inContext } = pending.pop()!;
+  const pending: object[] = [];
+  const places: number[] = [];
+  const visit = (child: unknown, place: number): void => {
     // Values inside contexts are definitions, not uses.
-    if (!inContext) values++;
-    if (typeof current !== 'object' || current === null) continue;
+    if (place === OUTSIDE) values++;
+    if (typeof child === 'object' && child !== null) {
+      pending.push(child);
+      places.push(place);
+    }
+  };
+  visit(value, OUTSIDE);
+  while (pending.length > 0) {
+    const current = pending.pop()!;
+    const place = places.pop()!;
+    const inner = place === OUTSIDE ? OUTSIDE : IN_CONTEXT;
     if (Array.isArray(current)) {
-      for (const item of current) pending.push({ value: item, inContext });
+      for (const item of current) visit(item, place === CONTEXT_LIST ? CONTEXT : inner);
       continue;
     }
-    for (const [key, child] of Object.entries(current)) {
-      if (key === '@context') {
-        const contexts: unknown[] = Array.isArray(child) ? child : [child];
-        definitions += contexts.length;
-        for (const context of contexts) if (typeof context === 'object' && context !== null && !Array.isArray(context)) terms += Object.keys(context).length;
-        // A context inside a context belongs to a term definition: it is processed at each use of its term or type.
-        if (inContext) scoped = true;
+    const keys = Object.keys(current);
+    if (place === CONTEXT) terms += keys.length;
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i]!;
+      const child = (current as Record<string, unknown>)[key];
+      if (key !== '@context') {
+        visit(child, inner);
+        continue;
       }
-      pending.push({ value: child, inContext: inContext || key === '@context' });
+      definitions += Array.isArray(child) ? child.length : 1;
+      // A context inside a context belongs to a term definition: it is processed at each use of its term or type.
+      if (place !== OUTSIDE) scoped = true;
+      visit(child, Array.isArray(child) ? CONTEXT_LIST : CONTEXT);
     }
   }
   return { definitions, terms, processings: definitions + (scoped ? values : 0) };

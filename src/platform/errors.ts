@@ -17,6 +17,19 @@ export class PlatformError extends Error {
   }
 }
 
+/** A refusal that lifts after a wait the server can tell (a quota until an archive expires): answered with `Retry-After`. */
+export class RetryLaterError extends PlatformError {
+  constructor(
+    status: number,
+    type: string,
+    reason: string,
+    /** Whole seconds, at least 1. */
+    readonly retryAfterSeconds: number,
+  ) {
+    super(status, type, reason);
+  }
+}
+
 /** 401: the bearer token is unknown, invalid or malformed. */
 export class AuthenticationError extends PlatformError {
   constructor(type: 'InvalidAccessToken' | 'InvalidAccessTokenFormat', reason: string) {
@@ -60,8 +73,9 @@ export const rejections = {
     new PlatformError(400, 'DecodingFailed', `The ${what} holds a lone surrogate at ${pointer}: it is not well-formed Unicode.`),
   invalidJsonLd: (details: string) =>
     new PlatformError(400, 'InvalidJsonLdFormat', 'The provided JSON-LD document could not be processed.', details),
-  invalidResourceId: (id: string) =>
-    new PlatformError(400, 'InvalidResourceId', `Resource identifier '${id}' cannot be expanded to an Iri.`),
+  /** `problem` says why, when it is more than the id not being an IRI (its length: iri.ts). */
+  invalidResourceId: (id: string, problem: string | null = null) =>
+    new PlatformError(400, 'InvalidResourceId', `Resource identifier '${id}' cannot be expanded to an Iri${problem === null ? '' : `: ${problem}`}.`),
   unexpectedId: (id: string, payloadId: string) =>
     new PlatformError(400, 'UnexpectedId', `Id '${id}' does not match the id on payload '${payloadId}'.`),
   orgNotFound: (org: string) => new PlatformError(404, 'OrganizationNotFound', `Organization '${org}' not found.`),

@@ -1,12 +1,14 @@
 /**
  * Files: uploaded content plus metadata (`_bytes _digest _filename
  * _mediaType`), with revisions, tags and deprecation. Every precondition is
- * checked before the upload is read, so a rejected request stores nothing.
+ * checked before the upload is read, so a rejected request stores nothing; the
+ * project is checked again where the file is committed, and a write refused
+ * then removes the bytes it stored.
  */
 import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type { AclService } from './acls.js';
-import type { BlobStore, ByteRange } from './blobs.js';
+import type { BlobStore, ByteRange, StoredBlob } from './blobs.js';
 import { NXV } from './contexts.js';
 import { PlatformError, rejections } from './errors.js';
 import type { Identity } from './identities.js';
@@ -25,10 +27,19 @@ export interface Upload {
   isTruncated(): boolean;
 }
 
+/** An upload's bytes in the content store, with the metadata they are committed with. */
+type StoredUpload = Pick<StoredBlob, 'release' | 'discard'> & { file: FileAttributes };
+
 /** The file name becomes a path inside archives and a download name: it must be one plain path segment. */
 const isUnsafeFilename = (name: string) => name.includes('/') || UNSAFE_IN_NAMES.test(name);
 const MAX_FILENAME_LENGTH = 255;
 const MEDIA_TYPE = /^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*\/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*$/;
+/**
+ * RFC 6838 bounds a media type's type and subtype at 127 characters each; with parameters, 255 in all is
+ * plenty. The type is echoed as Content-Type: an unbounded one would overflow clients' header limits.
+ */
+const MAX_MEDIA_TYPE_LENGTH = 255;
+const MAX_MEDIA_TYPE_NAME_LENGTH = 127;
 
 /** The only storage: the platform's disk storage, named as in Nexus. */
 const STORAGE_NAMES = new Set(['defaultStorage', 'nxv:diskStorageDefault', `${NXV}diskStorageDefault`]);
@@ -58,12 +69,9 @@ export class FileService {
     return this.whileReserved(projectKey(ref), id, rejections.resourceAlreadyExists(id, projectKey(ref)), async () => {
       // Checked once the id is reserved: no write of this id can commit between this check and ours.
       await this.revisions.assertCreatable(projectKey(ref), id);
-      const stored = await this.store(await upload());
-      try {
-        return await this.revisions.create(projectKey(ref), id, 'file', { source: {}, file: stored.file }, identity);
-      } finally {
-        stored.release();
-      }
+      return this.committed(ref, await this.store(await upload()), (file) =>
+        this.revisions.create(projectKey(ref), id, 'file', { source: {}, file }, identity),
+      );
     });
   }
 
@@ -75,13 +83,26 @@ export class FileService {
     const busy = new PlatformError(409, 'IncorrectRev', `Another write of '${id}' is in progress: its revision is about to change.`);
     return this.whileReserved(projectKey(ref), id, busy, async () => {
       await this.revisions.assertUpdatable(projectKey(ref), id, 'file', rev);
-      const stored = await this.store(await upload());
-      try {
-        return await this.revisions.update(projectKey(ref), id, 'file', rev, identity, () => ({ file: stored.file }));
-      } finally {
-        stored.release();
-      }
+      return this.committed(ref, await this.store(await upload()), (file) =>
+        this.revisions.update(projectKey(ref), id, 'file', rev, identity, () => ({ file })),
+      );
     });
+  }
+
+  /**
+   * Commits the stored upload with `write`, once the project is checked again in the same transaction: the
+   * upload took its time, and the project may no longer take writes. A refused commit removes the bytes.
+   */
+  private async committed(ref: ProjectRef, stored: StoredUpload, write: (file: FileAttributes) => Promise<EntityState>): Promise<EntityState> {
+    try {
+      return await this.projects.whileWritable(ref, () => write(stored.file));
+    } catch (error) {
+      // A refusal rolled the transaction back: nothing references the bytes. After any other failure the commit may have happened.
+      if (error instanceof PlatformError && error.status < 500) await stored.discard();
+      throw error;
+    } finally {
+      stored.release();
+    }
   }
 
   private async whileReserved<T>(project: string, id: string, refusal: PlatformError, write: () => Promise<T>): Promise<T> {
@@ -171,7 +192,7 @@ export class FileService {
     return this.revisions.fileDigests(projects.filter((project) => !project.readOnly).map((project) => projectKey({ org: project.org, project: project.label })));
   }
 
-  private async store(upload: Upload): Promise<{ file: FileAttributes; release(): void }> {
+  private async store(upload: Upload): Promise<StoredUpload> {
     const filename = upload.filename;
     if (filename === '' || filename === '.' || filename === '..' || isUnsafeFilename(filename) || filename.length > MAX_FILENAME_LENGTH) {
       discard(upload.content);
@@ -184,9 +205,14 @@ export class FileService {
       // What a name's bytes that were not UTF-8 became: stored, it would name another file than the one sent.
       throw rejections.invalidFile(`File name '${filename}' is not valid UTF-8 (it holds U+FFFD, the replacement for undecodable bytes).`);
     }
+    const lengthProblem = mediaTypeLengthProblem(upload.mediaType);
+    if (lengthProblem !== null) {
+      discard(upload.content);
+      throw rejections.invalidFile(lengthProblem);
+    }
     const mediaType = MEDIA_TYPE.test(upload.mediaType) ? upload.mediaType.toLowerCase() : 'application/octet-stream';
-    const { digest, bytes, release } = await this.blobs.write(upload.content, upload.isTruncated, () => rejections.fileTooLarge(this.maxFileBytes));
-    return { file: { digest, bytes, filename, mediaType }, release };
+    const blob = await this.blobs.write(upload.content, upload.isTruncated, () => rejections.fileTooLarge(this.maxFileBytes));
+    return { file: { digest: blob.digest, bytes: blob.bytes, filename, mediaType }, release: blob.release, discard: blob.discard };
   }
 }
 
@@ -196,6 +222,16 @@ export class FileService {
  */
 function discard(content: Readable): void {
   content.on('error', () => undefined).resume();
+}
+
+/** Why the media type sent is too long to keep, or null. */
+function mediaTypeLengthProblem(mediaType: string): string | null {
+  const [type = '', subtype = ''] = mediaType.split(';', 1)[0]!.split('/');
+  if (mediaType.length <= MAX_MEDIA_TYPE_LENGTH && type.length <= MAX_MEDIA_TYPE_NAME_LENGTH && subtype.length <= MAX_MEDIA_TYPE_NAME_LENGTH) return null;
+  return (
+    `The file's media type (Content-Type of its part) has ${mediaType.length} characters: at most ${MAX_MEDIA_TYPE_LENGTH} are allowed, ` +
+    `with at most ${MAX_MEDIA_TYPE_NAME_LENGTH} for its type and ${MAX_MEDIA_TYPE_NAME_LENGTH} for its subtype (RFC 6838).`
+  );
 }
 
 function assertStorage(storage: string | undefined): void {

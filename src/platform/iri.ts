@@ -29,10 +29,15 @@ export function isAbsoluteIri(value: string): boolean {
  * would have percent-encoded it); absolute IRIs are kept as they are. Null when no IRI results.
  */
 export function resolveIri(reference: string, base: string): string | null {
-  if (SCHEME.test(reference)) return isAbsoluteIri(reference) ? reference : null;
-  // Bases such as `urn:x:` are not hierarchical; a plain suffix is the only sensible reading.
-  const resolved = HIERARCHICAL.test(base) ? resolveReference(base, reference) : base + reference;
+  const resolved = resolutionOf(reference, base);
   return isAbsoluteIri(resolved) ? resolved : null;
+}
+
+/** What `reference` resolves to against `base`, not yet checked to be an IRI. */
+function resolutionOf(reference: string, base: string): string {
+  if (SCHEME.test(reference)) return reference;
+  // Bases such as `urn:x:` are not hierarchical; a plain suffix is the only sensible reading.
+  return HIERARCHICAL.test(base) ? resolveReference(base, reference) : base + reference;
 }
 
 const HIERARCHICAL = /^[A-Za-z][A-Za-z0-9+.-]*:\//;
@@ -50,13 +55,35 @@ export function isRelativeIri(reference: string): boolean {
  */
 export function expandIdSegment(segment: string, base: string, mappings: readonly ApiMapping[]): string | null {
   if (segment === '') return null;
-  if (SCHEME.test(segment)) {
-    const expanded = expandMappedPrefix(segment, mappings);
-    return isAbsoluteIri(expanded) ? expanded : null;
-  }
-  const alias = mappings.find((m) => m.prefix === segment);
-  const expanded = alias ? alias.namespace : base + segment;
+  const expanded = expansionOf(segment, base, mappings);
   return isAbsoluteIri(expanded) ? expanded : null;
+}
+
+/** What a URL segment expands to (see expandIdSegment), not yet checked to be an IRI. */
+function expansionOf(segment: string, base: string, mappings: readonly ApiMapping[]): string {
+  if (SCHEME.test(segment)) return expandMappedPrefix(segment, mappings);
+  const alias = mappings.find((m) => m.prefix === segment);
+  return alias ? alias.namespace : base + segment;
+}
+
+/**
+ * Why expandIdSegment refused `segment`, when it is for the length of its expansion: the bound counts
+ * the base or namespace it is appended to, which the client does not see. Null for any other reason.
+ */
+export function expandedLengthProblem(segment: string, base: string, mappings: readonly ApiMapping[]): string | null {
+  return lengthProblem(expansionOf(segment, base, mappings));
+}
+
+/** As expandedLengthProblem, for a reference resolveIri refused. */
+export function resolvedLengthProblem(reference: string, base: string): string | null {
+  return lengthProblem(resolutionOf(reference, base));
+}
+
+/** Why `iri`, an IRI but for its length, is refused; null when its length is not why. */
+function lengthProblem(iri: string): string | null {
+  const bytes = Buffer.byteLength(iri);
+  if (bytes <= MAX_IRI_BYTES || !SCHEME.test(iri) || FORBIDDEN.test(iri) || hasLoneSurrogate(iri)) return null;
+  return `expanded (the project base or mapping namespace included), it has ${bytes} bytes; an id has at most ${MAX_IRI_BYTES} bytes`;
 }
 
 /** `prefix:rest` with a mapped prefix as `namespace + rest`; any other value as it is. */

@@ -154,6 +154,19 @@ export class ProjectService {
     return project;
   }
 
+  /**
+   * Runs `write` in one store write that first checks again that the project takes writes: for a write
+   * whose checks came long before its commit (an upload), as the project may have been deprecated,
+   * marked for deletion or had its organization deprecated meanwhile. Reading the project inside the
+   * write orders it with those changes (LMDB: serialised; PostgreSQL: a conflict, retried).
+   */
+  async whileWritable<T>(ref: ProjectRef, write: () => Promise<T>): Promise<T> {
+    return this.store.write(async () => {
+      await this.forWrite(ref);
+      return write();
+    });
+  }
+
   effectiveMappings(project: ProjectState): ApiMapping[] {
     const own = new Set(project.apiMappings.map((m) => m.prefix));
     return [...project.apiMappings, ...DEFAULT_API_MAPPINGS.filter((m) => !own.has(m.prefix))];
@@ -211,6 +224,7 @@ export class ProjectService {
           markedForDeletion: false,
           readOnly: false,
         };
+        checkSchemePrefixes(project, this.baseUri);
         await this.db.put(key, project);
         // In the same transaction: a crash between two would leave a project its creator cannot write to.
         await this.acls.grantOwner(projectAddress(ref), identity);
@@ -218,7 +232,7 @@ export class ProjectService {
       }
       const project = this.checkedForChange(ref, current, rev);
       await this.requireActiveOrg(ref);
-      return this.replace(key, project, {
+      const updated: ProjectState = {
         ...project,
         ...updatedBy(project, identity, now),
         description: fields.description,
@@ -226,7 +240,9 @@ export class ProjectService {
         vocab: fields.vocab ?? project.vocab,
         apiMappings: fields.apiMappings ?? project.apiMappings,
         rev: project.rev + 1,
-      });
+      };
+      checkSchemePrefixes(updated, this.baseUri);
+      return this.replace(key, project, updated);
     });
   }
 
@@ -314,6 +330,25 @@ function projectDefaults(baseUri: string, ref: ProjectRef): { base: string; voca
 function uuidFrom(text: string): string {
   const hex = createHash('sha256').update(text).digest('hex');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
+}
+
+/**
+ * An id in a URL segment (`_self` links hold whole ids: `https%3A%2F%2F…`) is expanded with the API mappings
+ * when its scheme is a mapped prefix: a prefix `https` would turn every `https:` id into another IRI, and
+ * every link of the project would answer 404. The schemes of the ids and links this server produces are
+ * refused as prefixes: http and https, and those of the server's public URL and the project's base and vocab.
+ */
+function checkSchemePrefixes(project: Pick<ProjectState, 'base' | 'vocab' | 'apiMappings'>, baseUri: string): void {
+  const schemeOf = (iri: string) => iri.slice(0, iri.indexOf(':')).toLowerCase();
+  const schemes = new Set(['http', 'https', schemeOf(baseUri), schemeOf(project.base), schemeOf(project.vocab)]);
+  const problems = project.apiMappings
+    .filter((mapping) => schemes.has(mapping.prefix.toLowerCase()))
+    .map(
+      (mapping) =>
+        `The prefix '${mapping.prefix}' is a URI scheme of the project's ids and links ('${mapping.prefix}:…'): mapped, it would expand every such id ` +
+        `into another IRI, and their links would no longer answer. Choose another prefix.`,
+    );
+  if (problems.length > 0) throw rejections.decodingFailed(problems);
 }
 
 function checkIris(fields: ProjectFields): void {

@@ -5,13 +5,15 @@
  * output of one representation is bounded. Payloads cross to the threads as
  * JSON written in slices, archive entries come back as one transferred buffer
  * read in slices (render-transfer.ts), so the main thread never holds the CPU
- * long for them.
+ * long for them. Jobs wait for the threads in a queue fair between callers
+ * (render-queue.ts): each names whom it renders for.
  */
 import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import { carriedFile } from '../runtime/carried.js';
 import { PlatformError } from './errors.js';
+import { type RenderCaller, UNATTRIBUTED, fairQueue } from './render-queue.js';
 import { localSlices, slicedJson } from './render-transfer.js';
 import { storedJsonOf } from './stored-json.js';
 import { type BytesOutcome, type Refusal, type RenderOutcome, type RenderTask, type ThreadTask, render } from './render-worker.js';
@@ -25,13 +27,14 @@ export interface RenderedEntry {
   content: Readable;
 }
 
+/** `caller`: whom the job is done for (renderCallerOf), its turn in the threads' queue; unnamed, the job shares one turn with all others unnamed. */
 export interface Renderer {
   /** The representation as text: JSON printed for people (archive entries) or RDF. */
-  text(view: ResourceView, format: Format): Promise<string>;
+  text(view: ResourceView, format: Format, caller?: RenderCaller): Promise<string>;
   /** A JSON representation, serialised compactly (API answers). */
-  json(view: ResourceView, format: JsonFormat): Promise<string>;
+  json(view: ResourceView, format: JsonFormat, caller?: RenderCaller): Promise<string>;
   /** The `text` representation as UTF-8 bytes, streamed in slices (archive entries). */
-  entry(view: ResourceView, format: Format): Promise<RenderedEntry>;
+  entry(view: ResourceView, format: Format, caller?: RenderCaller): Promise<RenderedEntry>;
   close(): Promise<void>;
 }
 
@@ -47,6 +50,8 @@ export const DEFAULT_MAX_RENDERED_BYTES = 64 * 1024 ** 2;
 
 export function createRenderer(options: RendererOptions): Renderer {
   const pool = options.threads > 0 ? workerPool(options.threads) : null;
+  // In front of Piscina's own queue, which is first come first served: this one never gives it more jobs than threads.
+  const queue = fairQueue(options.threads);
   // An archive renders one stored payload (never changed once read) in several formats: it is written as JSON once.
   const written = new WeakMap<object, Promise<string>>();
   const threadTask = async (task: RenderTask, reuse = false): Promise<ThreadTask> => {
@@ -63,23 +68,24 @@ export function createRenderer(options: RendererOptions): Renderer {
     }
     return { ...task, view, sourceJson: await sourceJson };
   };
-  const run = async (task: RenderTask): Promise<string> => {
-    const outcome: RenderOutcome = pool ? await pool.run(await threadTask(task)) : await render(task);
+  const onThread = <Outcome>(caller: RenderCaller, task: ThreadTask) => queue.run(caller, () => pool!.run(task) as Promise<Outcome>);
+  const run = async (task: RenderTask, caller: RenderCaller): Promise<string> => {
+    const outcome: RenderOutcome = pool ? await onThread(caller, await threadTask(task)) : await render(task);
     return 'refused' in outcome ? refuse(outcome) : outcome.output;
   };
-  const entry = async (view: ResourceView, format: Format): Promise<RenderedEntry> => {
+  const entry = async (view: ResourceView, format: Format, caller: RenderCaller = UNATTRIBUTED): Promise<RenderedEntry> => {
     const task: RenderTask = { view, format, as: 'text', maxBytes: options.maxBytes };
     if (!pool) {
-      const bytes = Buffer.from(await run(task));
+      const bytes = Buffer.from(await run(task, caller));
       return { bytes: bytes.length, content: localSlices(bytes) };
     }
-    const outcome: BytesOutcome = await pool.run({ ...(await threadTask(task, true)), asBytes: true });
+    const outcome: BytesOutcome = await onThread(caller, { ...(await threadTask(task, true)), asBytes: true });
     if ('refused' in outcome) return refuse(outcome);
     return { bytes: outcome.byteLength, content: localSlices(Buffer.from(outcome.buffer, outcome.byteOffset, outcome.byteLength)) };
   };
   return {
-    text: (view, format) => run({ view, format, as: 'text', maxBytes: options.maxBytes }),
-    json: (view, format) => run({ view, format, as: 'json', maxBytes: options.maxBytes }),
+    text: (view, format, caller = UNATTRIBUTED) => run({ view, format, as: 'text', maxBytes: options.maxBytes }, caller),
+    json: (view, format, caller = UNATTRIBUTED) => run({ view, format, as: 'json', maxBytes: options.maxBytes }, caller),
     entry,
     close: async () => {
       await pool?.destroy();

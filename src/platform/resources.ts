@@ -10,12 +10,13 @@ import type { Identity } from './identities.js';
 import { contextProblem } from './context-bound.js';
 import { depthProblem } from './json-depth.js';
 import { loneSurrogatePointer } from './unicode.js';
-import { expandIdSegment, expandMappedPrefix, isRelativeIri, resolveIri } from './iri.js';
+import { expandIdSegment, expandedLengthProblem, expandMappedPrefix, isRelativeIri, resolveIri, resolvedLengthProblem } from './iri.js';
 import type { JsonObject } from './jsonld.js';
 import { type FilterRequest, hasFilters, listingPredicate } from './listing-filter.js';
 import type { LiteratureResources } from './literature.js';
 import type { ProjectService, ProjectState } from './projects.js';
 import { type ProjectRef, projectAddress, projectKey } from './refs.js';
+import { type RenderCaller, renderCallerOf } from './render-queue.js';
 import type { Renderer } from './renderer.js';
 import { idKeys } from './rendering.js';
 import type { EntityState, ListedState, RevisionSelector, RevisionStore } from './revisions.js';
@@ -31,24 +32,27 @@ export class ResourceService {
 
   /** Expands an id from a URL segment with the project's mappings and base. */
   expandId(project: ProjectState, segment: string): string {
-    const id = expandIdSegment(segment, project.base, this.projects.effectiveMappings(project));
-    if (id === null) throw rejections.invalidResourceId(segment);
+    const mappings = this.projects.effectiveMappings(project);
+    const id = expandIdSegment(segment, project.base, mappings);
+    if (id === null) throw rejections.invalidResourceId(segment, expandedLengthProblem(segment, project.base, mappings));
     return id;
   }
 
   async create(ref: ProjectRef, idSegment: string | undefined, payload: JsonObject, identity: Identity): Promise<EntityState> {
     this.acls.require(identity, 'resources/write', projectAddress(ref));
     const project = await this.projects.forWrite(ref);
-    const id = (await this.checkedId(project, idSegment, payload)) ?? project.base + randomUUID();
-    const types = await this.checkJsonLd(id, payload, project);
+    const caller = renderCallerOf(identity);
+    const id = (await this.checkedId(project, idSegment, payload, caller)) ?? project.base + randomUUID();
+    const types = await this.checkJsonLd(id, payload, project, caller);
     return this.revisions.create(projectKey(ref), id, 'resource', { source: payload, types }, identity);
   }
 
   async update(ref: ProjectRef, idSegment: string, rev: number, payload: JsonObject, identity: Identity): Promise<EntityState> {
     this.acls.require(identity, 'resources/write', projectAddress(ref));
     const project = await this.projects.forWrite(ref);
-    const id = await this.notAFile(ref, (await this.checkedId(project, idSegment, payload))!);
-    const types = await this.checkJsonLd(id, payload, project);
+    const caller = renderCallerOf(identity);
+    const id = await this.notAFile(ref, (await this.checkedId(project, idSegment, payload, caller))!);
+    const types = await this.checkJsonLd(id, payload, project, caller);
     return this.revisions.update(projectKey(ref), id, 'resource', rev, identity, () => ({ source: payload, types }));
   }
 
@@ -134,14 +138,14 @@ export class ResourceService {
    * when neither names one. A payload naming it twice is refused by the JSON-LD check (colliding keywords).
    * The payload is checked for depth and contexts first, as its contexts are processed here.
    */
-  private async checkedId(project: ProjectState, idSegment: string | undefined, payload: JsonObject): Promise<string | undefined> {
+  private async checkedId(project: ProjectState, idSegment: string | undefined, payload: JsonObject, caller: RenderCaller): Promise<string | undefined> {
     checkShape(payload);
     const fromPath = idSegment === undefined ? undefined : this.expandId(project, idSegment);
     const [key] = idKeys(payload);
     if (key === undefined) return fromPath;
     const raw = payload[key];
     if (typeof raw !== 'string') throw rejections.decodingFailed([`The payload '${key}' must be a string.`]);
-    const fromPayload = await this.payloadId(project, payload, raw);
+    const fromPayload = await this.payloadId(project, payload, raw, caller);
     if (fromPayload === undefined) return fromPath;
     if (fromPath !== undefined && fromPath !== fromPayload) throw rejections.unexpectedId(idSegment!, raw);
     return fromPayload;
@@ -154,21 +158,21 @@ export class ResourceService {
    * project base. Undefined for a blank node id (`_:b0`), which names no resource: the URL's id or a new
    * one is used.
    */
-  private async payloadId(project: ProjectState, payload: JsonObject, reference: string): Promise<string | undefined> {
+  private async payloadId(project: ProjectState, payload: JsonObject, reference: string, caller: RenderCaller): Promise<string | undefined> {
     if (reference.startsWith('_:')) return undefined;
     const mappings = this.projects.effectiveMappings(project);
-    const expanded = isRelativeIri(reference) ? reference : expandMappedPrefix(await this.withOwnPrefixes(project, payload, reference), mappings);
+    const expanded = isRelativeIri(reference) ? reference : expandMappedPrefix(await this.withOwnPrefixes(project, payload, reference, caller), mappings);
     const id = resolveIri(expanded, project.base);
-    if (id === null) throw rejections.invalidResourceId(reference);
+    if (id === null) throw rejections.invalidResourceId(reference, resolvedLengthProblem(expanded, project.base));
     return id;
   }
 
   /** `prefix:rest` as JSON-LD expands it with the payload's contexts (on a render thread, like the payload). */
-  private async withOwnPrefixes(project: ProjectState, payload: JsonObject, reference: string): Promise<string> {
+  private async withOwnPrefixes(project: ProjectState, payload: JsonObject, reference: string, caller: RenderCaller): Promise<string> {
     if (!('@context' in payload)) return reference;
     // One metadata field keeps the node from being dropped as empty.
     const probe = { id: reference, source: { '@context': payload['@context'] }, metadata: { _rev: 1 }, base: project.base, vocab: project.vocab };
-    const [node] = JSON.parse(await this.renderer.json(probe, 'expanded')) as { '@id'?: string }[];
+    const [node] = JSON.parse(await this.renderer.json(probe, 'expanded', caller)) as { '@id'?: string }[];
     return node?.['@id'] ?? reference;
   }
 
@@ -176,12 +180,12 @@ export class ResourceService {
    * Rejects payloads the JSON-LD processor cannot expand (bad contexts, remote contexts, invalid keywords);
    * returns the types the expansion gave the resource's node, recorded for the listings' `type` filter.
    */
-  private async checkJsonLd(id: string, payload: JsonObject, project: ProjectState): Promise<string[]> {
+  private async checkJsonLd(id: string, payload: JsonObject, project: ProjectState, caller: RenderCaller): Promise<string[]> {
     // After the id's own check (InvalidResourceId). Kept as UTF-8, a lone surrogate turns into U+FFFD where
     // a field is stored apart (the listed @type) while the payload keeps it: one resource, two texts.
     const surrogate = loneSurrogatePointer(payload);
     if (surrogate !== null) throw rejections.loneSurrogate('payload', surrogate);
-    const expanded = await this.renderer.json({ id, source: payload, metadata: {}, base: project.base, vocab: project.vocab }, 'expanded');
+    const expanded = await this.renderer.json({ id, source: payload, metadata: {}, base: project.base, vocab: project.vocab }, 'expanded', caller);
     return expandedTypes(JSON.parse(expanded) as unknown, id);
   }
 }

@@ -131,7 +131,7 @@ describe('decoding', () => {
     ]);
     expect(problems).toEqual([
       "resources[1]: unknown field 'pth'.",
-      `resources[7]: The paths '/${'n'.repeat(100)}' must have a file path prefix less than 154 characters long and a file path name less than 99 characters long.`,
+      `resources[7]: The paths '/${'n'.repeat(100)}' must have a file path prefix at most 154 characters long and a file path name at most 99 characters long.`,
       `resources[8]: The resource ids '${BASE}/v1/resources/org/proj/_/r${'x'.repeat(60)}' generate a file name exceeding 99 characters, please define a path for each of them.`,
       // resources[11] is resources[0] written again: one entry, no conflict.
       "resources[0], resources[2]: The paths 'same.json' have been used multiple times in the archive.",

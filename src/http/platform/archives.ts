@@ -15,7 +15,7 @@ import { clientKey } from '../client-address.js';
 import { abortOnDisconnect } from '../disconnect.js';
 import { typed } from '../typed.js';
 import { callerOf } from './caller.js';
-import { negotiate } from './negotiation.js';
+import { negotiate, varyOnAccept } from './negotiation.js';
 import { bytesSchema, common, errorResponses, idParams, jsonMetadata, mediaTypeResponse, projectParams } from './schemas.js';
 
 const OFFERS = ['application/zip', 'application/ld+json', 'application/json'] as const;
@@ -88,6 +88,7 @@ function escapeHtml(text: string): string {
 export async function archiveRoutes(app: FastifyInstance, { archives }: { archives: ArchiveService }): Promise<void> {
   const api = typed(app);
   const created = (request: FastifyRequest, reply: FastifyReply, archive: StoredArchive) => {
+    varyOnAccept(reply);
     const wanted = negotiate(request.headers.accept, OFFERS);
     if (wanted === 'application/zip') {
       const location = archives.selfOf(archive);
@@ -139,9 +140,10 @@ export async function archiveRoutes(app: FastifyInstance, { archives }: { archiv
       const { id, ...ref } = request.params;
       const identity = callerOf(request);
       // As in the reference, whoever does not accept a ZIP gets the metadata.
+      varyOnAccept(reply);
       const wanted = negotiate(request.headers.accept, OFFERS) ?? 'application/ld+json';
       if (wanted !== 'application/zip') return reply.type(wanted).send(archives.metadata(await archives.fetch(ref, id, identity), true));
-      const download = await archives.download(ref, id, identity, BOOLEAN_WORDS[request.query.ignoreNotFound ?? 'false']!);
+      const download = await archives.download(ref, id, identity, BOOLEAN_WORDS[request.query.ignoreNotFound ?? 'false']!, clientKey(request.ip));
       reply.type('application/zip').header('Content-Disposition', 'attachment; filename="archive.zip"');
       // HEAD answers what GET would, without producing the ZIP: Fastify would read a stream to its end and throw it away,
       // however large, and after the client has gone. An empty stream keeps Fastify from announcing `Content-Length: 0`.

@@ -1,6 +1,8 @@
 /** The authenticated caller of each request, identified once whoever asks first (the rate limit or a route's guard). */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Identity, Platform } from '../../platform/index.js';
+import { renderCallerOf, type RenderCaller } from '../../platform/render-queue.js';
+import { clientKey } from '../client-address.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -41,4 +43,9 @@ export function identifyCallers(app: FastifyInstance, platform: Platform): void 
 export function callerOf(request: FastifyRequest): Identity {
   if (!request.caller) throw new Error('caller not identified: identifyCallers must be installed on this context');
   return request.caller;
+}
+
+/** Whose turn a rendering for this request takes on the render threads: its user, or an anonymous caller's address. */
+export function renderCallerOfRequest(request: FastifyRequest): RenderCaller {
+  return renderCallerOf(callerOf(request), clientKey(request.ip));
 }

@@ -7,7 +7,7 @@
  */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { ERROR_CONTEXT } from '../../platform/contexts.js';
-import { PlatformError, StoreUnavailableError } from '../../platform/errors.js';
+import { PlatformError, RetryLaterError, StoreUnavailableError } from '../../platform/errors.js';
 import { damagedIndexAnswer, repeatedInQuery } from '../errors.js';
 import { shownName } from '../../platform/unicode.js';
 
@@ -140,6 +140,7 @@ export function handleError(error: FastifyError, request: FastifyRequest, reply:
     // Under overload they come by the thousand, so one short line each.
     request.log.warn({ status, reason: error.message }, 'platform request refused');
   } else if (status >= 500) request.log.error({ err: error }, 'platform request failed');
+  if (error instanceof RetryLaterError) reply.header('retry-after', String(error.retryAfterSeconds));
   if (status === 401) reply.header('WWW-Authenticate', 'Bearer');
   return reply.code(status).send(body);
 }

@@ -14,10 +14,10 @@ import { entityView, writeResponse } from '../../platform/metadata.js';
 import { matchesEtag } from '../entity-tags.js';
 import { typed } from '../typed.js';
 import { byteRangeOf, rangeStillApplies } from './byte-range.js';
-import { callerOf } from './caller.js';
+import { callerOf, renderCallerOfRequest } from './caller.js';
 import { filteredListingPage } from './listing-pages.js';
 import { platformErrorBody } from './errors.js';
-import { parseAccept, rank } from './negotiation.js';
+import { parseAccept, rank, varyOnAccept } from './negotiation.js';
 import { selectorFrom } from './selectors.js';
 import {
   bytesSchema,
@@ -193,11 +193,13 @@ export async function fileRoutes(app: FastifyInstance, { platform }: { platform:
     '/files/:org/:project/:id',
     { schema: { params: idParams, querystring: selectorQuery, response: downloadResponses } },
     async (request, reply) => {
+      // Bytes or metadata, by Accept.
+      varyOnAccept(reply);
       const { id: segment, ...ref } = request.params;
       const { state, project } = await files.fetch(ref, segment, selectorFrom(request.query), callerOf(request));
       const file = state.file!;
       if (wantsMetadata(request.headers.accept, file.mediaType)) {
-        return reply.type('application/ld+json').send(await platform.renderer.json(entityView(state, project, baseUri), 'compacted'));
+        return reply.type('application/ld+json').send(await platform.renderer.json(entityView(state, project, baseUri), 'compacted', renderCallerOfRequest(request)));
       }
       const content = rank(parseAccept(request.headers.accept), file.mediaType);
       if (content === null || content.q === 0) {

@@ -4,7 +4,7 @@
  * naming the key, in the /v1 vocabulary.
  */
 import { PlatformError } from '../../platform/errors.js';
-import { firstRepeatedKey, prototypeKeyIn, quotedKey } from '../json-body.js';
+import { firstRepeatedKey, keysIn, quotedKey } from '../json-body.js';
 
 export function parsePayload(text: string): unknown {
   let value: unknown;
@@ -13,9 +13,9 @@ export function parsePayload(text: string): unknown {
   } catch (error) {
     throw decodingFailed(`The body is not valid JSON: ${(error as Error).message}.`);
   }
-  const prototypeKey = prototypeKeyIn(value);
+  const { prototypeKey, keys } = keysIn(value);
   if (prototypeKey !== null) throw decodingFailed(`The key "${prototypeKey}" is not accepted: merged into an object, it could set its prototype.`);
-  const repeated = firstRepeatedKey(text);
+  const repeated = firstRepeatedKey(text, keys);
   if (repeated !== null) throw decodingFailed(`The key ${quotedKey(repeated)} is given more than once in one object; JSON leaves which value counts undefined.`);
   return value;
 }

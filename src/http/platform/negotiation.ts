@@ -3,6 +3,7 @@
  * most specific media range matching it; the highest quality wins, then the
  * more specific match, then the order of the offers. A missing header is `*\/*`.
  */
+import type { FastifyReply } from 'fastify';
 import { weightedMembers } from '../weighted-list.js';
 
 interface MediaRange {
@@ -49,4 +50,19 @@ export function negotiate<T extends string>(header: string | undefined, offers: 
     if (chosen === null || m.q > chosen.q || (m.q === chosen.q && m.specificity > chosen.specificity)) chosen = { offer, ...m };
   }
   return chosen?.offer ?? null;
+}
+
+/**
+ * Tells caches that the answer depends on the request's Accept (RFC 9110 §12.5.5), so that one client's
+ * representation is not served to another asking for a different one. Appended to the Vary already set
+ * (CORS's `Origin`, set on the raw response, which the reply's own header would replace).
+ */
+export function varyOnAccept(reply: FastifyReply): void {
+  const current = reply.getHeader('vary');
+  const names = (Array.isArray(current) ? current : current === undefined ? [] : [String(current)])
+    .flatMap((value) => value.split(','))
+    .map((name) => name.trim())
+    .filter((name) => name !== '');
+  if (names.some((name) => name === '*' || name.toLowerCase() === 'accept')) return;
+  reply.header('vary', [...names, 'Accept'].join(', '));
 }

@@ -15,9 +15,9 @@ import type { JsonObject } from '../../platform/jsonld.js';
 import { entityView, writeResponse } from '../../platform/metadata.js';
 import { type Format, FORMAT_MEDIA_TYPES } from '../../platform/rendering.js';
 import { typed } from '../typed.js';
-import { callerOf } from './caller.js';
+import { callerOf, renderCallerOfRequest } from './caller.js';
 import { filteredListingPage } from './listing-pages.js';
-import { negotiate } from './negotiation.js';
+import { negotiate, varyOnAccept } from './negotiation.js';
 import { selectorFrom } from './selectors.js';
 import {
   documentSchema,
@@ -135,6 +135,8 @@ export async function resourceRoutes(app: FastifyInstance, { platform }: { platf
       },
     },
     async (request, reply) => {
+      // JSON-LD or RDF, by Accept.
+      varyOnAccept(reply);
       const { schema, id, ...ref } = request.params;
       assertUnconstrained(schema);
       const { state, project } = await resources.fetch(ref, id, selectorFrom(request.query), callerOf(request), kindReadUnder(schema));
@@ -142,8 +144,8 @@ export async function resourceRoutes(app: FastifyInstance, { platform }: { platf
       if (offer === null) throw new PlatformError(406, 'NotAcceptable', `Acceptable media types are ${OFFERS.join(', ')}.`);
       const view = entityView(state, project, baseUri);
       const rdf = RDF_FORMATS[offer];
-      if (rdf) return reply.type(FORMAT_MEDIA_TYPES[rdf]).send(await renderer.text(view, rdf));
-      return reply.type(offer).send(await renderer.json(view, request.query.format ?? 'compacted'));
+      if (rdf) return reply.type(FORMAT_MEDIA_TYPES[rdf]).send(await renderer.text(view, rdf, renderCallerOfRequest(request)));
+      return reply.type(offer).send(await renderer.json(view, request.query.format ?? 'compacted', renderCallerOfRequest(request)));
     },
   );
 
@@ -161,7 +163,7 @@ export async function resourceRoutes(app: FastifyInstance, { platform }: { platf
       assertUnconstrained(schema);
       const { state, project } = await resources.fetch(ref, id, selectorFrom(request.query), callerOf(request));
       const format = request.query.annotate ? 'annotated-source' : 'source';
-      return reply.type('application/json; charset=utf-8').send(await renderer.json(entityView(state, project, baseUri), format));
+      return reply.type('application/json; charset=utf-8').send(await renderer.json(entityView(state, project, baseUri), format, renderCallerOfRequest(request)));
     },
   );
 
