@@ -7,17 +7,9 @@ import { existsSync } from 'node:fs';
 import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { writeSlowCorpus } from './slow-corpus.js';
 import { tempDir } from '../search/helpers.js';
 
-// Enough to keep the indexing going for a few seconds after it took its write lock.
-async function writeCorpus(file: string, documents: number): Promise<void> {
-  const words = ['place', 'grid', 'cell', 'neuron', 'cortex', 'spike', 'theta', 'memory'];
-  const lines = Array.from({ length: documents }, (_, i) => {
-    const text = Array.from({ length: 40 }, (_, w) => `${words[(i + w) % words.length]}${(i * 31 + w * 7) % 499}`).join(' ');
-    return JSON.stringify({ _id: `d${i}`, title: `Document ${i}`, text });
-  });
-  await writeFile(file, lines.join('\n'));
-}
 
 async function scratchDirsIn(dir: string): Promise<string[]> {
   return (await readdir(dir)).filter((name) => name.startsWith('litserve-eval-'));
@@ -29,7 +21,7 @@ describe('npm run eval -- --corpus, stopped by a signal', () => {
     const { dir, cleanup } = await tempDir();
     try {
       const [corpus, queries, qrels, tmp] = ['corpus.jsonl', 'queries.jsonl', 'qrels.tsv', 'tmp'].map((name) => path.join(dir, name)) as [string, string, string, string];
-      await writeCorpus(corpus, 30_000);
+      await writeSlowCorpus(corpus, 30_000);
       await writeFile(queries, '{"_id": "q1", "text": "place cells"}\n');
       await writeFile(qrels, 'q1\td1\t1\n');
       await mkdir(tmp);

@@ -5,21 +5,13 @@
  */
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { writeSlowCorpus } from './slow-corpus.js';
 import { article, tempDir, writeIndex } from '../search/helpers.js';
 import { interruptedIndexState } from '../../src/ingest-interruption.js';
 
-// Enough to keep the ingestion going for a few seconds after it took its write lock.
-async function writeCorpus(file: string, documents: number): Promise<void> {
-  const words = ['place', 'grid', 'cell', 'neuron', 'cortex', 'spike', 'theta', 'memory'];
-  const lines = Array.from({ length: documents }, (_, i) => {
-    const text = Array.from({ length: 40 }, (_, w) => `${words[(i + w) % words.length]}${(i * 31 + w * 7) % 499}`).join(' ');
-    return JSON.stringify({ _id: `d${i}`, title: `Document ${i}`, text });
-  });
-  await writeFile(file, lines.join('\n'));
-}
 
 const generationOf = async (indexDir: string) => (JSON.parse(await readFile(path.join(indexDir, 'manifest.json'), 'utf8')) as { generation: number }).generation;
 
@@ -31,7 +23,7 @@ describe('npm run ingest, stopped by a signal', () => {
       await writeIndex(indexDir, [article('a1', ['place cells fire in CA1'])]);
       const generation = await generationOf(indexDir);
       const corpus = path.join(dir, 'corpus.jsonl');
-      await writeCorpus(corpus, 30_000);
+      await writeSlowCorpus(corpus, 30_000);
       const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'ingest', '--index', indexDir, '--input', corpus], { stdio: ['ignore', 'ignore', 'pipe'] });
       let stderr = '';
       child.stderr.on('data', (chunk) => (stderr += chunk));
