@@ -44,7 +44,8 @@ export class ResourceService {
     const caller = renderCallerOf(identity);
     const id = (await this.checkedId(project, idSegment, payload, caller)) ?? project.base + randomUUID();
     const types = await this.checkJsonLd(id, payload, project, caller);
-    return this.revisions.create(projectKey(ref), id, 'resource', { source: payload, types }, identity);
+    // The checks take a render thread's turn (up to seconds): the project may have stopped taking writes meanwhile.
+    return this.projects.whileWritable(ref, () => this.revisions.create(projectKey(ref), id, 'resource', { source: payload, types }, identity));
   }
 
   async update(ref: ProjectRef, idSegment: string, rev: number, payload: JsonObject, identity: Identity): Promise<EntityState> {
@@ -53,7 +54,7 @@ export class ResourceService {
     const caller = renderCallerOf(identity);
     const id = await this.notAFile(ref, (await this.checkedId(project, idSegment, payload, caller))!);
     const types = await this.checkJsonLd(id, payload, project, caller);
-    return this.revisions.update(projectKey(ref), id, 'resource', rev, identity, () => ({ source: payload, types }));
+    return this.projects.whileWritable(ref, () => this.revisions.update(projectKey(ref), id, 'resource', rev, identity, () => ({ source: payload, types })));
   }
 
   async tag(ref: ProjectRef, idSegment: string, rev: number, tag: string, target: number, identity: Identity): Promise<EntityState> {
