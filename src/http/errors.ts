@@ -71,18 +71,28 @@ function validationMessage(error: FastifyError, parameter: string, request: Fast
   const params = (first?.params ?? {}) as { additionalProperty?: string; pattern?: string };
   if (params.additionalProperty === '') return `a parameter without a name ("=value") in ${error.validationContext ?? 'request'}`;
   if (params.additionalProperty) return `unknown parameter "${shownName(params.additionalProperty)}" in ${error.validationContext ?? 'request'}`;
-  // A single-valued query parameter given twice arrives as an array, which Ajv reports as a wrong type.
-  if (first?.keyword === 'type' && error.validationContext === 'querystring' && repeatedInQuery(request.url, parameter)) {
-    return `${parameter} may be given only once`;
-  }
+  if (repeatedSingleValue(error, request.url) !== null) return `${parameter} may be given only once`;
   if (first?.keyword === 'pattern' && params.pattern === NOT_BLANK_PATTERN) return `${parameter} is blank`;
   // Ajv's own words ("must NOT have fewer than 1 characters") say less.
   if (first?.keyword === 'minLength' && first.params['limit'] === 1) return `${parameter} is empty`;
   return `${parameter} ${first?.message ?? 'is invalid'}`;
 }
 
+/**
+ * The single-valued query parameter a validation error is about when it came more than once, else null:
+ * it arrives as an array, which Ajv reports as a wrong type, or against an enum as not one of its values
+ * (`format=expanded&format=compacted` had been told "must be one of the allowed values").
+ */
+export function repeatedSingleValue(error: FastifyError, url: string): string | null {
+  const first = error.validation?.[0];
+  if (error.validationContext !== 'querystring' || (first?.keyword !== 'type' && first?.keyword !== 'enum')) return null;
+  // The parameter itself, not an item of a parameter that takes several values.
+  const segments = first.instancePath.split('/').filter(Boolean);
+  return segments.length === 1 && repeatedInQuery(url, segments[0]!) ? segments[0]! : null;
+}
+
 /** Whether a single-valued query parameter came more than once (Ajv then reports an array of the wrong type). */
-export function repeatedInQuery(url: string, parameter: string): boolean {
+function repeatedInQuery(url: string, parameter: string): boolean {
   const query = url.indexOf('?');
   return query >= 0 && new URLSearchParams(url.slice(query + 1)).getAll(parameter).length > 1;
 }

@@ -30,6 +30,8 @@ test('an enumerated parameter lists the values it takes', async () => {
 
 test('a parameter given twice says so', async () => {
   expect(await reasonOf('/v1/resources/org/proj/_/live?rev=1&rev=2')).toBe('querystring/rev may be given only once');
+  // An enumerated one too, where Ajv reports the array as none of the allowed values.
+  expect(await reasonOf('/v1/resources/org/proj/_/live?format=expanded&format=compacted')).toBe('querystring/format may be given only once');
   // Once, a bad value is still named for what it is.
   expect(await reasonOf('/v1/resources/org/proj/_/live?rev=x')).toBe("querystring/rev must be an integer written in decimal digits, not 'x'");
 });

@@ -8,7 +8,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { ERROR_CONTEXT } from '../../platform/contexts.js';
 import { PlatformError, RetryLaterError, StoreUnavailableError } from '../../platform/errors.js';
-import { damagedIndexAnswer, repeatedInQuery } from '../errors.js';
+import { damagedIndexAnswer, repeatedSingleValue } from '../errors.js';
 import { shownName } from '../../platform/unicode.js';
 
 export interface ErrorBody {
@@ -64,10 +64,8 @@ function validationReason(error: FastifyError, url: string): string {
   const first = error.validation?.[0];
   const unknown = first?.params['additionalProperty'];
   if (typeof unknown === 'string') return `${error.message}: '${shownName(unknown)}'`;
-  const name = first?.instancePath.split('/').filter(Boolean)[0];
-  if (first?.keyword === 'type' && error.validationContext === 'querystring' && name !== undefined && repeatedInQuery(url, name)) {
-    return `querystring/${name} may be given only once`;
-  }
+  const repeated = repeatedSingleValue(error, url);
+  if (repeated !== null) return `querystring/${repeated} may be given only once`;
   const allowed = allowedValuesOf(error);
   return allowed === null ? error.message : `${error.message}: ${allowed}`;
 }
