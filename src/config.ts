@@ -262,7 +262,7 @@ const COMMAND_SETTINGS = {
     paths: true,
     env: 'INGEST_INPUT',
     commands: ['ingest'],
-    doc: 'Files or folders to ingest (several may follow one --input); folders are read recursively.',
+    doc: 'Files or folders to ingest (several may follow one --input); folders are read recursively, without their hidden entries (names starting with ".", counted in the summary).',
   },
   delete: {
     default: [] as string[],

@@ -5,7 +5,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { Segment } from './segment/reader.js';
-import { unloadableIndexFileError } from './segment/errors.js';
+import { SegmentFormatError, unloadableIndexFileError } from './segment/errors.js';
 import { openStoredFields } from './stored/open.js';
 import type { StoredFields } from './stored/reader.js';
 import { FIELDS, type FieldName } from './segment/format.js';
@@ -62,7 +62,7 @@ export class IndexSnapshot {
           stored = shared ? shared.stored.retain() : openStoredFields(storedFile(dir, entry.name), segment);
         } catch (error) {
           segment.close();
-          throw error;
+          throw unloadableIndexFileError(dir, storedFile(dir, entry.name), error);
         }
         if (entry.deletions === null) return { name: entry.name, file: identity, segment, stored, liveArticles: null, liveParagraphs: null };
         try {
@@ -72,7 +72,7 @@ export class IndexSnapshot {
         } catch (error) {
           stored.close();
           segment.close();
-          throw error;
+          throw unloadableIndexFileError(dir, path.join(dir, entry.deletions), error);
         }
       }),
     );
@@ -142,7 +142,7 @@ export async function readDeletions(dir: string, entry: SegmentEntry, articles: 
   const bytes = await readFile(file);
   const deleted = Bitset.fromBytes(articles, bytes);
   if (bytes.byteLength !== deleted.toBytes().byteLength || deleted.count() !== entry.deletedArticles) {
-    throw new Error(`${file} does not hold the ${entry.deletedArticles} deleted articles the manifest counts (truncated or edited?)`);
+    throw new SegmentFormatError(`${file} does not hold the ${entry.deletedArticles} deleted articles the manifest counts (truncated or edited?)`);
   }
   return deleted;
 }

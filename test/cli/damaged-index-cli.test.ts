@@ -5,7 +5,7 @@
  * advice, and ingest the decoder's message with part of the header dumped as JSON.
  */
 import { spawnSync } from 'node:child_process';
-import { readdirSync, truncateSync } from 'node:fs';
+import { readFileSync, readdirSync, truncateSync, writeFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -50,4 +50,40 @@ describe.each([
       await cleanup();
     }
   }, 120_000);
+});
+
+describe('a truncated stored-fields or deletions file', () => {
+  it('is named, with its index damaged, by eval and serve', async () => {
+    const { dir, cleanup } = await tempDir();
+    try {
+      const indexDir = path.join(dir, 'index');
+      await writeIndex(indexDir, [article('a1', ['place cells fire in CA1']), article('a2', ['grid cells tile space'])]);
+      const [queries, qrels] = ['queries.jsonl', 'qrels.tsv'].map((name) => path.join(dir, name)) as [string, string];
+      await writeFile(queries, '{"_id": "q1", "text": "place cells"}\n');
+      await writeFile(qrels, 'q1\ta1\t1\n');
+      const advice = `; the index ${indexDir} is damaged: re-ingest the corpus into a new index directory`;
+      const expectNamed = (file: string) => {
+        const evaluated = run('eval', '--index', indexDir, '--queries', queries, '--qrels', qrels);
+        const served = run('serve', '--index', indexDir, '--data', path.join(dir, 'data'), '--host', '127.0.0.1', '--port', '0', '--search-threads', '0');
+        for (const { status, stderr } of [evaluated, served]) {
+          expect(status).toBe(1);
+          const error = stderr.split('\n').find((line) => line.startsWith('error: '));
+          expect(error, stderr).toContain(file);
+          expect(error).toContain(advice);
+        }
+      };
+      const stored = path.join(indexDir, readdirSync(indexDir).find((name) => name.endsWith('.stored'))!);
+      const whole = readFileSync(stored);
+      truncateSync(stored, 40);
+      expectNamed(stored);
+      writeFileSync(stored, whole);
+      // A deletion, then its file cut short.
+      expect(run('ingest', '--index', indexDir, '--delete', 'a2').status).toBe(0);
+      const deletions = path.join(indexDir, readdirSync(indexDir).find((name) => /\.del-\d+$/.test(name))!);
+      truncateSync(deletions, 0);
+      expectNamed(deletions);
+    } finally {
+      await cleanup();
+    }
+  }, 180_000);
 });
