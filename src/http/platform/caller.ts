@@ -1,5 +1,6 @@
 /** The authenticated caller of each request, identified once whoever asks first (the rate limit or a route's guard). */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { AuthenticationError } from '../../platform/errors.js';
 import type { Identity, Platform } from '../../platform/index.js';
 import { renderCallerOf, type RenderCaller } from '../../platform/render-queue.js';
 import { clientKey } from '../client-address.js';
@@ -9,6 +10,17 @@ declare module 'fastify' {
     /** Set by the preParsing hook of `identifyCallers`; null on routes outside /v1. */
     caller: Identity | null;
   }
+}
+
+/**
+ * Node keeps the first of two Authorization headers and drops the other, so which credentials counted
+ * would be whichever a proxy or client put first: such a request is refused instead.
+ */
+function sentAuthorizationTwice(request: FastifyRequest): boolean {
+  const { rawHeaders } = request.raw;
+  let seen = 0;
+  for (let i = 0; i < rawHeaders.length; i += 2) if (rawHeaders[i]!.toLowerCase() === 'authorization' && ++seen > 1) return true;
+  return false;
 }
 
 /** Each request's identification, kept so that a JWT is verified (and a token digested) once per request. */
@@ -21,7 +33,9 @@ const identifications = new WeakMap<FastifyRequest, Promise<Identity>>();
 export function identifyRequest(platform: Platform, request: FastifyRequest): Promise<Identity> {
   let identification = identifications.get(request);
   if (identification === undefined) {
-    identification = platform.identify(request.headers.authorization);
+    identification = sentAuthorizationTwice(request)
+      ? Promise.reject(new AuthenticationError('InvalidAccessTokenFormat', 'The Authorization header must be sent once.'))
+      : platform.identify(request.headers.authorization);
     identifications.set(request, identification);
   }
   return identification;
