@@ -15,7 +15,7 @@ import { createProgress, type Progress } from './progress.js';
 import { reportInterruption } from './ingest-interruption.js';
 import { demoCorpusPath } from './demo-corpus.js';
 import { describeMismatch, evaluate, formatEvaluation, whyNothingEvaluated } from './eval/evaluate.js';
-import { checkEvalFiles, corpusYieldedNothing } from './eval/inputs.js';
+import { checkEvalFiles, corpusYieldedNothing } from './eval-inputs.js';
 import { withScratchDir } from './eval/scratch-dir.js';
 import { IndexMissingError, MANIFEST_FILE } from './search/manifest.js';
 import { mergeAll } from './search/merge.js';

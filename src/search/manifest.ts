@@ -13,6 +13,10 @@ import { makeDirectories } from '../directories.js';
 import { fsyncPath } from '../fsync.js';
 import { processStartMs } from './process-start.js';
 
+/** The first bytes of an index's segment and stored-fields files, for telling them apart from inputs (ingestion's format detection). */
+export { MAGIC as SEGMENT_MAGIC } from './segment/format.js';
+export { STORED_MAGIC } from './stored/format.js';
+
 export const MANIFEST_FILE = 'manifest.json';
 const LOCK_FILE = 'write.lock';
 export const MANIFEST_FORMAT = 1;

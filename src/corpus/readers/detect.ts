@@ -1,7 +1,6 @@
 /** Recognising an input file's format from its first bytes. */
 import path from 'node:path';
-import { MAGIC as SEGMENT_MAGIC } from '../../search/segment/format.js';
-import { STORED_MAGIC } from '../../search/stored/format.js';
+import { SEGMENT_MAGIC, STORED_MAGIC } from '../../search/manifest.js';
 import { BrokenGzipError, InvalidUtf8Error, isGzippedFile, readChunks, readText } from './input.js';
 import type { InputFormat } from './types.js';
 

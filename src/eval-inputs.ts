@@ -4,8 +4,8 @@
  */
 import { constants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
-import { givenAs, type Config } from '../config.js';
-import type { IngestReport } from '../corpus/ingest.js';
+import { givenAs, type Config } from './config.js';
+import type { IngestReport } from './corpus/ingest.js';
 
 type EvalInputs = Pick<Config, 'corpus' | 'queries' | 'qrels' | 'givenIn'>;
 
