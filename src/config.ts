@@ -11,6 +11,7 @@ import { existsSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
+import { alternatives } from './alternatives.js';
 import type { SearcherOptions } from './search/searcher.js';
 import { DEFAULT_MAX_SEGMENT_BYTES } from './search/index-writer.js';
 import { DEFAULT_MERGE_FACTOR } from './search/merge.js';
@@ -662,8 +663,7 @@ function didYouMean(typed: string, command: Command): string {
 }
 
 function listFlags(flags: string[]): string {
-  const shown = flags.map((flag) => `--${flag}`);
-  return shown.length > 1 ? `${shown.slice(0, -1).join(', ')} or ${shown.at(-1)}` : shown[0]!;
+  return alternatives(flags.map((flag) => `--${flag}`));
 }
 
 /** A lone letter (`-i`) is answered with the flags it starts, when they are this few. */

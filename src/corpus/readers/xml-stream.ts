@@ -7,6 +7,7 @@
  */
 import { characterEntities } from 'character-entities';
 import { SaxesParser } from 'saxes';
+import { alternatives } from '../../alternatives.js';
 import { INVALID_UTF8, InvalidUtf8Error, readText } from './input.js';
 import { collapseWhitespace } from './normalise.js';
 import type { ReadEvent, ReadOptions } from './types.js';
@@ -187,8 +188,7 @@ export async function* readXmlRecords(
 }
 
 function notOfFormat(file: string, builder: XmlRecordBuilder, root: string | undefined): ReadEvent {
-  const names = builder.roots.map((name) => `<${name}>`);
-  const roots = names.length > 1 ? `${names.slice(0, -1).join(', ')} or ${names.at(-1)}` : names.join('');
+  const roots = alternatives(builder.roots.map((name) => `<${name}>`));
   const why = root === undefined ? `no XML element in it (its root would be ${roots})` : `its root element is <${root}>, not ${roots}`;
   return { kind: 'unrecognised', source: { file }, message: `not ${builder.formatName} XML: ${why}` };
 }

@@ -1,5 +1,6 @@
 /** JSON schemas shared by the /v1 routes. */
 import type { FastifyInstance, FastifyRequest, FastifySchemaValidationError } from 'fastify';
+import { alternatives } from '../../alternatives.js';
 import { METADATA_CONTEXT } from '../../platform/contexts.js';
 import { LABEL_PATTERN } from '../../platform/refs.js';
 import type { EntityState } from '../../platform/revisions.js';
@@ -223,7 +224,7 @@ function identityForm({ required, properties }: (typeof identityObjects)[number]
 const IDENTITY_FORMS = identityObjects.map(identityForm);
 const ACCEPTED_IDENTITIES =
   `must be an auth-file principal string (such as 'anonymous' or 'local/alice') or an object whose '@type' is ` +
-  `${IDENTITY_FORMS.slice(0, -1).join(', ')} or ${IDENTITY_FORMS.at(-1)}`;
+  alternatives(IDENTITY_FORMS);
 
 /** Where an ACL entry's identity, or a field of it, failed the schema: `/acl/{n}/identity`. */
 const IDENTITY_PATH = /^\/acl\/\d+\/identity(?=\/|$)/;
