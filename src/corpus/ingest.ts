@@ -11,7 +11,7 @@ import { isWithin, type WalkCounts } from './readers/expand.js';
 import type { InputFormat, RecordSource } from './readers/types.js';
 import { IndexWriter } from '../search/index-writer.js';
 import { mergeByPolicy, type MergeSummary } from '../search/merge.js';
-import { IndexLockedError, MANIFEST_FILE } from '../search/manifest.js';
+import { IndexLockedError, MANIFEST_FILE, isIndexFileName } from '../search/manifest.js';
 import type { StoredCompression } from '../search/stored/format.js';
 
 export interface IngestOptions {
@@ -273,8 +273,6 @@ async function refuseInputsInIndex(inputs: readonly string[], indexDir: string, 
   }
 }
 
-/** The files an index directory holds (see search/manifest.ts): a crashed first run may leave them without a manifest. */
-const INDEX_FILE = /^(manifest\.json(\.tmp-\d+)?|write\.lock.*|seg-\d+\.(seg|stored|del-\d+))$/;
 /** How many of a refused directory's files its message names. */
 const NAMES_SHOWN = 5;
 
@@ -287,7 +285,7 @@ async function refuseDirectoryOfOtherFiles(indexDir: string): Promise<void> {
   // A missing directory is made by the writer; one that cannot be listed, the writer reports.
   const names = await readdir(indexDir).catch(() => null);
   if (names === null || names.includes(MANIFEST_FILE)) return;
-  const others = names.filter((name) => !name.startsWith('.') && !INDEX_FILE.test(name)).sort();
+  const others = names.filter((name) => !name.startsWith('.') && !isIndexFileName(name)).sort();
   if (others.length === 0) return;
   const shown = others.slice(0, NAMES_SHOWN).join(', ') + (others.length > NAMES_SHOWN ? `, and ${others.length - NAMES_SHOWN} more` : '');
   throw new Error(

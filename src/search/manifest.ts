@@ -155,6 +155,14 @@ export async function publishManifest(dir: string, manifest: Manifest): Promise<
  * the holder of the write lock: see takeOverStale for why guards are removed
  * by no one else.
  */
+/** Files a writer makes besides the manifest and its lock: segments, their stored fields and deletions, a manifest being written. */
+const WRITTEN_FILE = /^(seg-\d+\.(seg|stored|del-\d+)|manifest\.json\.tmp-\d+)$/;
+
+/** Whether a file of a directory is one an index keeps or its writers leave (a crashed first run leaves them without a manifest). */
+export function isIndexFileName(name: string): boolean {
+  return name === MANIFEST_FILE || name.startsWith(LOCK_FILE) || WRITTEN_FILE.test(name);
+}
+
 export async function removeUnreferenced(dir: string, manifest: Manifest): Promise<void> {
   const keep = new Set([MANIFEST_FILE, LOCK_FILE]);
   for (const entry of manifest.segments) {
@@ -163,7 +171,7 @@ export async function removeUnreferenced(dir: string, manifest: Manifest): Promi
     if (entry.deletions) keep.add(entry.deletions);
   }
   for (const file of await readdir(dir)) {
-    if ((!keep.has(file) && /^(seg-\d+\.(seg|stored|del-\d+)|manifest\.json\.tmp-\d+)$/.test(file)) || isAbandonedLockFile(file)) {
+    if ((!keep.has(file) && WRITTEN_FILE.test(file)) || isAbandonedLockFile(file)) {
       await rm(path.join(dir, file), { force: true });
     } else if (TAKEOVER_GUARD.test(file)) {
       await removeIfHolderDead(path.join(dir, file));
