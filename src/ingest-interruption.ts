@@ -8,9 +8,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { MANIFEST_FILE } from './search/manifest.js';
-import { stopProgressBars } from './progress.js';
-
-const STOPPING_SIGNALS: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+import { STOPPING_SIGNALS, stopProgressBars } from './progress.js';
 
 /** The generation the manifest names now, or null without a readable one. Synchronous: the process dies right after. */
 function publishedGeneration(indexDir: string): number | null {
