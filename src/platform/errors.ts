@@ -41,12 +41,12 @@ export class AuthenticationError extends PlatformError {
  * 503: the platform store (PostgreSQL) cannot be reached, or dropped the connection mid-request;
  * a write in flight was rolled back or never began. The cause goes to the log, not to the client.
  */
-export class StoreUnavailableError extends PlatformError {
+export class StoreUnavailableError extends RetryLaterError {
   /** Seconds a client is told to wait before retrying. */
   static readonly RETRY_AFTER_SECONDS = 5;
 
   constructor(cause: Error, reason = 'The platform store cannot be reached; retry later.') {
-    super(503, 'ServiceUnavailable', reason);
+    super(503, 'ServiceUnavailable', reason, StoreUnavailableError.RETRY_AFTER_SECONDS);
     this.cause = cause;
   }
 }

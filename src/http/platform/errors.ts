@@ -132,7 +132,6 @@ export function handleError(error: FastifyError, request: FastifyRequest, reply:
   if (error instanceof StoreUnavailableError) {
     // One line per request while the database is away, often thousands a second: the cause, without a stack.
     request.log.warn({ cause: (error.cause as Error | undefined)?.message }, 'platform store unavailable');
-    reply.header('retry-after', String(StoreUnavailableError.RETRY_AFTER_SECONDS));
   } else if (status === 503 || status === 507) {
     // Overload, a full disk, no descriptors left: conditions the operator reads about, not bugs with a stack.
     // Under overload they come by the thousand, so one short line each.
