@@ -7,7 +7,7 @@
  */
 import { expandIdSegment } from '../platform/iri.js';
 import { type ProjectRef, parseProjectRef } from '../platform/refs.js';
-import type { RevisionSelector } from '../platform/revisions.js';
+import { MAX_REVISION, type RevisionSelector } from '../platform/revisions.js';
 import { shownName } from '../platform/unicode.js';
 
 export interface ParsedFileSelf {
@@ -19,8 +19,6 @@ export interface ParsedFileSelf {
 
 /** The query parameters of a file's address, as its route takes them. */
 const SELECTOR_PARAMETERS = new Set(['rev', 'tag']);
-/** The highest revision a /v1 route takes (`rev` in src/http/platform/schemas.ts). */
-const MAX_REVISION = 2 ** 31;
 /**
  * The shortest base a project may have (a one-letter scheme and its colon): an id segment that expands
  * to no IRI even on it, without mappings, expands to none in any project (a character an IRI may not

@@ -92,6 +92,9 @@ function inlineState(stored: StoredRevision & { sourceJson: string }): EntitySta
  * it, a filtered listing is refused (docs/DESIGN.md, "Listing filters", for the measure behind the number).
  */
 export const MAX_FILTERED_ENTRIES = 20_000;
+
+/** The highest revision a request may name (a `rev` query parameter, a FileSelf's `?rev=`). */
+export const MAX_REVISION = 2 ** 31;
 /** Files listed, and revisions read, per read when collecting unreferenced contents. */
 const DIGEST_PAGE = 1000;
 /** Entities read between two turns of the event loop in a filtered listing. */

@@ -9,6 +9,7 @@ import { auditFields } from '../../platform/audit.js';
 import { ACLS_CONTEXT, METADATA_CONTEXT } from '../../platform/contexts.js';
 import type { AclEntryInput } from '../../platform/acl-entries.js';
 import type { Platform } from '../../platform/index.js';
+import { MAX_REVISION } from '../../platform/revisions.js';
 import type { AclAddress } from '../../platform/refs.js';
 import { typed } from '../typed.js';
 import { callerOf } from './caller.js';
@@ -21,7 +22,7 @@ const PATHS = [
   { url: '/acls/:org/:project', params: projectParams },
 ];
 
-const zeroOrMoreRev = { type: 'object', properties: { rev: { type: 'integer', minimum: 0, maximum: 2 ** 31 } } } as const;
+const zeroOrMoreRev = { type: 'object', properties: { rev: { type: 'integer', minimum: 0, maximum: MAX_REVISION } } } as const;
 
 /**
  * The ACL's address from the path (/acls, /acls/{org} or /acls/{org}/{project}). The four

@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyRequest, FastifySchemaValidationError } fr
 import { alternatives } from '../../alternatives.js';
 import { METADATA_CONTEXT } from '../../platform/contexts.js';
 import { LABEL_PATTERN } from '../../platform/refs.js';
-import type { EntityState } from '../../platform/revisions.js';
+import { MAX_REVISION, type EntityState } from '../../platform/revisions.js';
 import type { DocumentedBody } from '../openapi-transform.js';
 import { errorSchema } from './errors.js';
 
@@ -19,7 +19,7 @@ export const idParams = {
   properties: { org: label, project: label, id: { type: 'string', minLength: 1 } },
 } as const;
 
-export const rev = { type: 'integer', minimum: 1, maximum: 2 ** 31 } as const;
+export const rev = { type: 'integer', minimum: 1, maximum: MAX_REVISION } as const;
 /** Deepest page start of a listing: a listing pages by skipping entries, and LMDB counts the skip in 32 bits. */
 export const MAX_LISTING_FROM = 1_000_000;
 /** A tag being written: its rules are the platform's (platform/tags.ts), which answer which one a name breaks. */
