@@ -42,8 +42,11 @@ interface Setting<T> {
   multiple?: boolean;
   /** What each value of a `multiple` setting is, in --help (default PATH). */
   valueName?: string;
-  /** The values are paths: one that starts with a dash and names nothing is taken for a mistyped option, not a path. */
-  paths?: boolean;
+  /**
+   * The values are paths of this kind: a value of a many-valued flag that starts with a dash and names nothing is
+   * taken for a mistyped option, as is one after a single-valued flag that names an option or nearly does.
+   */
+  paths?: 'file' | 'folder' | 'file or folder';
   /** Must be given for these commands (usage error otherwise). */
   requiredBy?: readonly Command[];
   /** One-letter alias (`-p 9000`), for the few settings typed by hand all the time. */
@@ -260,7 +263,7 @@ const COMMAND_SETTINGS = {
     default: [] as string[],
     parse: text,
     multiple: true,
-    paths: true,
+    paths: 'file or folder',
     env: 'INGEST_INPUT',
     commands: ['ingest'],
     doc: 'Files or folders to ingest (several may follow one --input); folders are read recursively, without their hidden entries (names starting with ".", counted in the summary).',
@@ -278,7 +281,7 @@ const COMMAND_SETTINGS = {
     default: [] as string[],
     parse: text,
     multiple: true,
-    paths: true,
+    paths: 'file',
     valueName: 'FILE',
     env: 'INGEST_DELETE_FILE',
     commands: ['ingest'],
@@ -318,19 +321,20 @@ const COMMAND_SETTINGS = {
     commands: ['ingest'],
     doc: 'Prepended to every article_id of this run (letters, digits, . _ : -), so sources with overlapping ids (PMIDs, BEIR _ids) do not replace each other.',
   },
-  corpus: { default: null as string | null, parse: optionalPath, env: 'EVAL_CORPUS', commands: ['eval'], doc: 'BEIR corpus.jsonl indexed into a scratch index (or give --index).' },
-  queries: { default: null as string | null, parse: optionalPath, env: 'EVAL_QUERIES', commands: ['eval'], requiredBy: ['eval'], doc: 'BEIR queries.jsonl.' },
-  qrels: { default: null as string | null, parse: optionalPath, env: 'EVAL_QRELS', commands: ['eval'], requiredBy: ['eval'], doc: 'Qrels: BEIR .tsv (query-id, corpus-id, score) or TREC (query-id, iteration, doc-id, relevance; white space between).' },
+  corpus: { default: null as string | null, parse: optionalPath, paths: 'file', env: 'EVAL_CORPUS', commands: ['eval'], doc: 'BEIR corpus.jsonl indexed into a scratch index (or give --index).' },
+  queries: { default: null as string | null, parse: optionalPath, paths: 'file', env: 'EVAL_QUERIES', commands: ['eval'], requiredBy: ['eval'], doc: 'BEIR queries.jsonl.' },
+  qrels: { default: null as string | null, parse: optionalPath, paths: 'file', env: 'EVAL_QRELS', commands: ['eval'], requiredBy: ['eval'], doc: 'Qrels: BEIR .tsv (query-id, corpus-id, score) or TREC (query-id, iteration, doc-id, relevance; white space between).' },
 } satisfies Record<string, Setting<unknown>>;
 
 const SETTINGS = {
   host: { default: '127.0.0.1', parse: text, doc: 'Address to listen on (0.0.0.0 for every interface).' },
   port: { default: 8080, parse: integer(0, 65535), short: 'p', doc: 'TCP port to listen on.' },
-  data: { default: 'var', parse: text, env: 'DATA_DIR', doc: 'Data directory: platform store, file contents, archives and the default index.' },
+  data: { default: 'var', parse: text, paths: 'folder', env: 'DATA_DIR', doc: 'Data directory: platform store, file contents, archives and the default index.' },
   index: {
     default: null as string | null,
     parse: optionalPath,
     env: 'INDEX_DIR',
+    paths: 'folder',
     commands: ['serve', 'ingest', 'eval'],
     requiredBy: ['ingest'],
     // eval has no default index (it needs --corpus or --index); ingest requires one.
@@ -345,6 +349,7 @@ const SETTINGS = {
     default: 'data/demo/articles.jsonl',
     parse: text,
     // The executable points it at the copy it carries (binary-main.ts): the checkout's path would mislead there.
+    paths: 'file',
     shownDefault: 'data/demo/articles.jsonl; in the executable, the copy it carries',
     doc: 'Corpus ingested into the default index when it is absent.',
   },
@@ -381,7 +386,7 @@ const SETTINGS = {
     parse: oneOf(...LOG_LEVELS),
     doc: `Log level: ${LOG_LEVELS.join(', ')}.`,
   },
-  llmModel: { default: null as string | null, parse: optionalPath, doc: 'GGUF file of the language model; unset uses the extractive generator.' },
+  llmModel: { default: null as string | null, parse: optionalPath, paths: 'file', doc: 'GGUF file of the language model; unset uses the extractive generator.' },
   llmGpu: { default: false, parse: boolean, doc: 'Run the language model on the GPU.' },
   llmThreads: {
     default: Math.max(1, Math.floor(availableParallelism() / 2)),
@@ -398,7 +403,7 @@ const SETTINGS = {
     shownDefault: 'half of the queue, rounded up',
     doc: "Places in the generator's queue one IP address (an IPv6 one by its /64; the client behind a --trust-proxy proxy) may hold, the question being answered and those waiting; further questions from it get the 429 of --llm-queue-size while other callers are still admitted. Default: half of the queue's --llm-queue-size + 1 places, rounded up (5 of 9); 0 = no limit.",
   },
-  rerankerModel: { default: null as string | null, parse: optionalPath, doc: 'Directory with model.onnx and tokenizer.json; unset disables reranking.' },
+  rerankerModel: { default: null as string | null, parse: optionalPath, paths: 'folder', doc: 'Directory with model.onnx and tokenizer.json; unset disables reranking.' },
   rerankerThreads: { default: 1, parse: integer(1, 256), doc: 'Intra-op threads of the reranker.' },
   rerankerBatchSize: { default: 32, parse: integer(1, 1024), doc: 'Pairs scored per reranker batch.' },
   rerankerQueueSize: { default: 8, parse: integer(1, 10_000), doc: 'Rerankings waiting for the reranker (one scores at a time) before 429.' },
@@ -408,14 +413,14 @@ const SETTINGS = {
     shownDefault: 'half of the queue, rounded up',
     doc: "Places in the reranker's queue one IP address (an IPv6 one by its /64; the client behind a --trust-proxy proxy) may hold, the reranking being scored and those waiting; further rerankings from it get the 429 of --reranker-queue-size while other callers are still admitted. Default: half of the queue's --reranker-queue-size + 1 places, rounded up (5 of 9); 0 = no limit.",
   },
-  authFile: { default: null as string | null, parse: optionalPath, doc: 'JSON file of bearer tokens and ACLs; unset = anonymous read-only.' },
+  authFile: { default: null as string | null, parse: optionalPath, paths: 'file', doc: 'JSON file of bearer tokens and ACLs; unset = anonymous read-only.' },
   platformStore: {
     default: 'lmdb',
     parse: platformStore,
     env: 'PLATFORM_STORE',
     doc: "Platform store: 'lmdb' (embedded, under --data) or a PostgreSQL URL shared by replicas (postgresql://user@host/db, or postgresql:///db?host=/var/run/postgresql).",
   },
-  blobDir: { default: null as string | null, parse: optionalPath, env: 'BLOB_DIR', shownDefault: '<data>/platform/files', doc: 'Where file contents live (default <data>/platform/files); replicas share one.' },
+  blobDir: { default: null as string | null, parse: optionalPath, paths: 'folder', env: 'BLOB_DIR', shownDefault: '<data>/platform/files', doc: 'Where file contents live (default <data>/platform/files); replicas share one.' },
   archiveTtl: { default: 5 * 3_600_000, parse: duration, shownDefault: '5h', doc: 'Lifetime of an archive (e.g. 5h, 30m).' },
   maxArchivesPerCaller: {
     default: 100,
@@ -501,6 +506,7 @@ const SETTINGS = {
     parse: optionalPath,
     env: 'LITSERVE_CACHE_DIR',
     // Read by the executable before any command runs: every command takes it.
+    paths: 'folder',
     commands: ['serve', 'ingest', 'eval'],
     shownDefault: '$XDG_CACHE_HOME/litserve',
     doc: 'Single executable only: where it writes the native libraries it carries (first start; checked by hash on every start). Default: $XDG_CACHE_HOME/litserve, else ~/.cache/litserve.',
@@ -628,6 +634,7 @@ function parseFlags(argv: readonly string[], command: Command): Map<string, stri
         if (setting.multiple) checkPathValue(next, name, command);
         value = next;
         i++;
+        else checkSinglePathValue(next, name, command);
       }
     }
     values.set(name, [...(values.get(name) ?? []), value]);
@@ -645,6 +652,22 @@ function checkPathValue(value: string, flag: string, command: Command): void {
 
 /** Names the command an option belongs to, or the option the user probably meant. */
 function unknownOption(name: string, command: Command): string {
+/**
+ * A single-valued path flag followed by an option, or a near miss of one (`--index -q --input x`), was given no
+ * value: `-q` had become the index folder. A path that starts with a dash is still given as `./-q`.
+ */
+function checkSinglePathValue(value: string, flag: string, command: Command): void {
+  const kind = settingOf(camelOf(flag))!.paths;
+  if (kind === undefined || !DASH_WORD.test(value)) return;
+  const meant = meantFlags(value, command);
+  const named = settingOf(camelOf(value.replace(/^-+/, '').replace(/=.*$/, ''))) !== undefined;
+  if (meant.length === 0 && !named) return;
+  throw new ConfigError(
+    `--${flag} needs a ${kind}, and "${value}" looks like an option${meant.length > 0 ? ` (${listFlags(meant)}?)` : ''}; ` +
+      `a ${kind} whose name starts with a dash is written ./${value}; see --help`,
+  );
+}
+
   const known = settingOf(camelOf(name));
   if (known) {
     const owners = COMMANDS.filter((other) => takes(known, other)).join(', ');

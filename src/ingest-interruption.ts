@@ -1,14 +1,24 @@
 /**
- * What `ingest` stopped by Ctrl-C or `kill` says before it ends: it had ended silently, its bar just
- * stopping. The state of the index is read, not assumed: every generation is published at once by the
- * manifest's atomic swap (docs/RELIABILITY.md), so an interrupted run leaves the index at the last
- * generation published, unchanged when its own was not yet. Its partial files and its write lock are
- * cleaned up or taken over by the next writer.
+ * What `ingest` stopped by Ctrl-C or `kill` does before it ends: it had ended at once, silently, its bar just
+ * stopping, and left its write lock and the segments it had written for the next run to remove. Now the
+ * signal stops the run at its next safe point (between records, before publishing, before merging: a
+ * segment or merge being written is finished first), whose writer removes the files it wrote for a
+ * generation it did not publish and gives back its lock, as on any failure; then one line says the command
+ * was interrupted and what state the index is in, and the process ends as the signal would (130 after
+ * Ctrl-C). The writer removes only files of its own unpublished generation, never one the manifest names.
+ *
+ * The state of the index is read, not assumed: every generation is published at once by the manifest's
+ * atomic swap (docs/RELIABILITY.md), so an interrupted run leaves the index at the last generation
+ * published, unchanged when its own was not yet. A run that does not reach a safe point within
+ * STOP_DEADLINE_MS, or a second signal, ends the process at once, leaving the clean-up to the next writer.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { MANIFEST_FILE } from './search/manifest.js';
 import { STOPPING_SIGNALS, stopProgressBars } from './progress.js';
+
+/** How long a stopped run may take to reach a safe point and clean up: about what `docker stop` waits before SIGKILL, less a margin. */
+export const STOP_DEADLINE_MS = 5_000;
 
 /** The generation the manifest names now, or null without a readable one. Synchronous: the process dies right after. */
 function publishedGeneration(indexDir: string): number | null {
@@ -25,22 +35,44 @@ export function interruptedIndexState(indexDir: string, before: number | null, n
   return `the index is at generation ${now ?? 'none'} (${before === null ? 'no index' : `generation ${before}`} when the run started)`;
 }
 
-/**
- * Until the returned function is called, a stopping signal stops the progress bars, prints one line saying
- * the command was interrupted and what state the index is in, then ends the process as the signal would
- * (130 after Ctrl-C).
- */
-export function reportInterruption(command: string, indexDir: string): () => void {
+export interface Interruption {
+  /** Aborted at the first stopping signal: the run stops at its next safe point (IngestOptions.signal). */
+  signal: AbortSignal;
+  /** The run has ended (stopped or not): after a signal, says so and ends the process as the signal would. */
+  end(): void;
+}
+
+/** Watches the stopping signals for a run of `command` writing into `indexDir`, until `end()`. */
+export function watchInterruption(command: string, indexDir: string): Interruption {
   const before = publishedGeneration(indexDir);
-  const sayThenDie = (signal: NodeJS.Signals) => {
-    stopReporting();
+  const controller = new AbortController();
+  let received: NodeJS.Signals | null = null;
+  let deadline: NodeJS.Timeout | undefined;
+  const sayThenDie = (signal: NodeJS.Signals, leftBehind: boolean) => {
+    stopWatching();
+    clearTimeout(deadline);
     stopProgressBars();
-    process.stderr.write(`${command}: interrupted (${signal}); ${interruptedIndexState(indexDir, before, publishedGeneration(indexDir))}\n`);
+    const left = leftBehind ? '; it stopped before removing its unpublished files and write lock, which the next run removes' : '';
+    process.stderr.write(`${command}: interrupted (${signal}); ${interruptedIndexState(indexDir, before, publishedGeneration(indexDir))}${left}\n`);
     process.kill(process.pid, signal);
   };
-  const stopReporting = () => {
-    for (const signal of STOPPING_SIGNALS) process.off(signal, sayThenDie);
+  const onSignal = (signal: NodeJS.Signals) => {
+    // A second signal (Ctrl-C again) is not kept waiting.
+    if (received !== null) return sayThenDie(received, true);
+    received = signal;
+    stopProgressBars();
+    controller.abort(new Error(`${command} interrupted (${signal})`));
+    deadline = setTimeout(() => sayThenDie(signal, true), STOP_DEADLINE_MS);
   };
-  for (const signal of STOPPING_SIGNALS) process.on(signal, sayThenDie);
-  return stopReporting;
+  const stopWatching = () => {
+    for (const signal of STOPPING_SIGNALS) process.off(signal, onSignal);
+  };
+  for (const signal of STOPPING_SIGNALS) process.on(signal, onSignal);
+  return {
+    signal: controller.signal,
+    end() {
+      if (received !== null) sayThenDie(received, false);
+      stopWatching();
+    },
+  };
 }

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { COMMANDS, ConfigError, givenAs, helpText, loadConfig, searcherOptionsOf, type Command } from './config.js';
 import { describeSource, ingest, type IngestOptions, type IngestReport } from './corpus/ingest.js';
 import { createProgress, type Progress } from './progress.js';
-import { reportInterruption } from './ingest-interruption.js';
+import { watchInterruption } from './ingest-interruption.js';
 import { demoCorpusPath } from './demo-corpus.js';
 import { describeMismatch, evaluate, formatEvaluation, whyNothingEvaluated } from './eval/evaluate.js';
 import { checkEvalFiles, corpusYieldedNothing } from './eval-inputs.js';
@@ -37,7 +37,8 @@ async function runIngest(argv: string[]): Promise<number> {
   if (config.input.length === 0 && !existsSync(path.join(config.index!, MANIFEST_FILE))) {
     throw new IndexMissingError(config.index!, `no index in ${config.index} (${MANIFEST_FILE} not found): nothing to delete or merge`);
   }
-  const stopReportingInterruption = reportInterruption('ingest', config.index!);
+  // A signal stops the run where nothing is half-written; end() then says so and ends the process as the signal would.
+  const interruption = watchInterruption('ingest', config.index!);
   try {
     let ok = true;
     if (config.input.length > 0 || config.delete.length > 0 || config.deleteFile.length > 0) {
@@ -49,15 +50,16 @@ async function runIngest(argv: string[]): Promise<number> {
         mergeFactor: config.mergeFactor,
         storedCompression: config.storedCompression,
         quiet: config.quiet,
+        signal: interruption.signal,
       });
       // A run with inputs fails when they gave nothing: no record indexed and no deletion (a PubMed update file
       // may hold only DeleteCitation elements). Deleting ids already gone is not a failure.
       ok = config.input.length === 0 || report.indexed > 0 || report.deletionsInInputs > 0;
     }
-    if (config.merge) await mergeWithReport(config.index!, config.storedCompression, config.quiet);
+    if (config.merge && !interruption.signal.aborted) await mergeWithReport(config.index!, config.storedCompression, config.quiet);
     return ok ? 0 : 1;
   } finally {
-    stopReportingInterruption();
+    interruption.end();
   }
 }
 
@@ -104,7 +106,7 @@ async function mergeWithReport(indexDir: string, storedCompression: StoredCompre
 export async function ingestWithProgress(
   inputs: string[],
   indexDir: string,
-  options: Pick<IngestOptions, 'format' | 'idPrefix' | 'deleteIds' | 'mergeFactor' | 'storedCompression'> & { maxSegmentMb?: number; quiet?: boolean } = {},
+  options: Pick<IngestOptions, 'format' | 'idPrefix' | 'deleteIds' | 'mergeFactor' | 'storedCompression' | 'signal'> & { maxSegmentMb?: number; quiet?: boolean } = {},
 ): Promise<IngestReport> {
   const { maxSegmentMb, quiet, ...rest } = options;
   const progress = createProgress('ingest', 'bytes', { quiet });
@@ -142,7 +144,7 @@ export async function ingestWithProgress(
   progress.stop();
   writeProgress?.stop();
   mergeProgress?.stop();
-  if (printed > MAX_PRINTED_SKIPS) process.stderr.write(`... and ${printed - MAX_PRINTED_SKIPS} more skipped records\n`);
+  if (printed > MAX_PRINTED_SKIPS) process.stderr.write(`... and ${printed - MAX_PRINTED_SKIPS} more skipped files or records\n`);
   if (report.notFound.length > 0) {
     const shown = report.notFound.slice(0, MAX_PRINTED_SKIPS).map(shownId).join(', ');
     process.stderr.write(`not deleted (no live article has the id): ${shown}${report.notFound.length > MAX_PRINTED_SKIPS ? ', ...' : ''}\n`);
@@ -150,7 +152,7 @@ export async function ingestWithProgress(
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   const unchanged = report.indexed === 0 && report.deleted === 0;
   process.stderr.write(
-    `ingest: ${report.files} file(s)${describeFilesSkipped(report)}, read ${report.read}, indexed ${report.indexed} (replaced ${report.replaced}), ` +
+    `ingest: ${describeFiles(report)}; records: read ${report.read}, indexed ${report.indexed} (replaced ${report.replaced}), ` +
       `skipped ${report.skipped}; added ${report.added}, replaced ${report.replaced}` +
       `${report.repeatedIds ? ` (${report.repeatedIds} id(s) read more than once in this run)` : ''}, deleted ${report.deleted}` +
       `${report.notFound.length ? ` (${report.notFound.length} not found)` : ''} in ${seconds}s -> ${indexDir}${unchanged ? ' (nothing indexed; index unchanged)' : ''}\n`,
@@ -162,13 +164,17 @@ export async function ingestWithProgress(
   return report;
 }
 
-/** The files a run passed over, for its summary line: none, or in parentheses. */
-function describeFilesSkipped({ skippedFiles, hiddenEntries }: IngestReport): string {
+/**
+ * The files of a run, for its summary line, apart from its records: "2 file(s) (1 skipped: ...)" beside the
+ * records' "skipped 0" had read as a contradiction.
+ */
+function describeFiles({ files, skippedFiles, hiddenEntries }: IngestReport): string {
   const parts = [
-    ...(skippedFiles ? [`${skippedFiles} skipped: not recognised or unreadable`] : []),
+    `files: ${files - skippedFiles} read`,
+    ...(skippedFiles ? [`${skippedFiles} skipped (not recognised or unreadable)`] : []),
     ...(hiddenEntries ? [`${hiddenEntries} hidden ${hiddenEntries === 1 ? 'entry' : 'entries'} skipped`] : []),
   ];
-  return parts.length === 0 ? '' : ` (${parts.join('; ')})`;
+  return parts.join(', ');
 }
 
 async function runEval(argv: string[]): Promise<number> {

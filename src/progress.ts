@@ -51,10 +51,11 @@ export function createProgress(label: string, unit: 'bytes' | 'items' | 'steps' 
     );
     let started = false;
     // The bar hides the cursor and turns line wrapping off until it stops: a job stopped by Ctrl-C or
-    // `kill` had left the terminal that way. The bar stops first, then the signal does what it would have.
+    // `kill` had left the terminal that way. The bar stops first, then the signal does what it would have,
+    // unless another listener is left to act on it (an interrupted ingest first removes what it wrote).
     const stopThenDie = (signal: NodeJS.Signals) => {
       stop();
-      process.kill(process.pid, signal);
+      if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
     };
     const stop = () => {
       for (const signal of STOPPING_SIGNALS) process.off(signal, stopThenDie);

@@ -44,6 +44,12 @@ export interface IngestOptions {
    * with no file to read, an article id read again in the same run (the first MAX_REPEATS_TOLD of them).
    */
   onWarning?: (message: string) => void;
+  /**
+   * Stops the run at its next safe point once aborted: between records, before publishing and before merging
+   * (a segment being written is finished first). It then rejects with the signal's reason, having removed
+   * the files it wrote for a generation it did not publish and given back its lock, as on any failure.
+   */
+  signal?: AbortSignal;
 }
 
 export interface IngestReport {
@@ -136,6 +142,7 @@ export async function ingest(options: IngestOptions): Promise<IngestReport> {
   try {
     let doneBytes = 0;
     for (const [index, file] of files.entries()) {
+      options.signal?.throwIfAborted();
       const fileStart = doneBytes;
       const format = await formatOrSkip(file, options);
       if (format === null) {
@@ -146,6 +153,7 @@ export async function ingest(options: IngestOptions): Promise<IngestReport> {
       // Readers report bytes consumed since their previous call.
       const onBytes = (delta: number) => options.onProgress?.((doneBytes += delta), totalBytes);
       for await (const event of readArticles(file, format, { onBytes })) {
+        options.signal?.throwIfAborted();
         if (event.kind === 'unrecognised') {
           report.skippedFiles++;
           options.onSkip?.(event.source, options.format === undefined ? event.message : `${event.message} (${forcedFormatHint(options.format)})`);
@@ -178,6 +186,7 @@ export async function ingest(options: IngestOptions): Promise<IngestReport> {
     // Each id once: an id listed twice is deleted by its first mention, not "not found" by its second.
     for (const articleId of new Set(options.deleteIds)) remove(articleId);
     report.repeatedIds = repeats.finish();
+    options.signal?.throwIfAborted();
     if (report.read === report.skipped && report.deleted === 0) {
       await writer.close();
       return report;
@@ -186,6 +195,7 @@ export async function ingest(options: IngestOptions): Promise<IngestReport> {
     report.indexed = report.read - report.skipped;
     report.segments = summary.segments;
     if (options.mergeFactor !== 0) {
+      options.signal?.throwIfAborted();
       try {
         report.merges = await mergeByPolicy(options.indexDir, options.mergeFactor, { storedCompression, ...(options.onMergeProgress && { onProgress: options.onMergeProgress }) });
       } catch (error) {
@@ -298,7 +308,7 @@ async function refuseDirectoryOfOtherFiles(indexDir: string): Promise<void> {
 export const MAX_REPEATS_TOLD = 20;
 
 /**
- * The article ids one run reads more than once (the same file given twice, JATS files whose ids fall
+ * The article ids one run reads more than once (two copies of a file, JATS files whose ids fall
  * back to the same file name): each is told once, naming where it was first read. The writer counts
  * them as replaced like an id already in the index, which had said nothing of it.
  */

@@ -34,6 +34,12 @@ describe('mistyped options on the command line', () => {
     expect(code).toBe(2);
   }, 60_000);
 
+  it('an option after --index is called an option, not taken for the index folder', () => {
+    const { code, stderr } = cli('ingest', '--index', '-q', '--input', 'f.nxml');
+    expect(stderr).toBe('error: --index needs a folder, and "-q" looks like an option (--quiet?); a folder whose name starts with a dash is written ./-q; see --help\n');
+    expect(code).toBe(2);
+  }, 60_000);
+
   it('serve --index-dir is answered with --index', () => {
     const { code, stderr } = cli('serve', '--index-dir', '/srv/index');
     expect(stderr).toBe('error: unknown option --index-dir for serve (did you mean --index?); see --help\n');

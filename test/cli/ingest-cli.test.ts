@@ -38,7 +38,7 @@ describe('npm run ingest', () => {
       const index = path.join(dir, 'index');
       const ingested = ingestCli('--input', inputs, '--index', index);
       expect(ingested.code).toBe(0);
-      expect(ingested.stderr).toContain('ingest: 2 file(s) (1 skipped: not recognised or unreadable), read 1, indexed 1');
+      expect(ingested.stderr).toContain('ingest: files: 1 read, 1 skipped (not recognised or unreadable); records: read 1, indexed 1');
       const merged = ingestCli('--index', index, '--merge');
       expect(merged.code).toBe(0);
       expect(merged.stderr).toContain('merge: nothing to merge (the index has at most one segment, and no deletions)');

@@ -23,7 +23,7 @@ describe('npm run ingest -- --format pubmed over a folder with a JATS article', 
       const { code, stderr } = ingestCli('--input', papers, '--index', path.join(dir, 'index'), '--format', 'pubmed');
       expect(code).toBe(0);
       expect(stderr).toContain(`skipped ${jats}: not PubMed XML: its root element is <article>, not <PubmedArticleSet>, <PubmedArticle>, <MedlineCitationSet> or <MedlineCitation> (every input is read as --format pubmed`);
-      expect(stderr).toContain('ingest: 2 file(s) (1 skipped: not recognised or unreadable), read 1, indexed 1');
+      expect(stderr).toContain('ingest: files: 1 read, 1 skipped (not recognised or unreadable); records: read 1, indexed 1');
     } finally {
       await cleanup();
     }

@@ -3,9 +3,9 @@
  * without a word (a bar on a terminal just stopped). The index is the one last published (every
  * generation is published at once: docs/RELIABILITY.md), unchanged when the run's own was not yet.
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { writeSlowCorpus } from './slow-corpus.js';
@@ -34,6 +34,58 @@ describe('npm run ingest, stopped by a signal', () => {
       expect(await exited).toBe(signal);
       expect(stderr.trim().split('\n').at(-1)).toBe(`ingest: interrupted (${signal}); the index is unchanged (generation ${generation})`);
       expect(await generationOf(indexDir)).toBe(generation);
+    } finally {
+      await cleanup();
+    }
+  }, 60_000);
+
+  it('removes the write lock and the segments written for the generation it did not publish, and nothing the manifest names', async () => {
+    const { dir, cleanup } = await tempDir();
+    try {
+      const indexDir = path.join(dir, 'index');
+      await writeIndex(indexDir, [article('a1', ['place cells fire in CA1'])]);
+      const generation = await generationOf(indexDir);
+      const published = (await readdir(indexDir)).sort();
+      const corpus = path.join(dir, 'corpus.jsonl');
+      await writeSlowCorpus(corpus, 30_000);
+      // Small segments: some are written, not yet published, when the signal comes.
+      const args = ['--import', 'tsx', 'src/main.ts', 'ingest', '--index', indexDir, '--input', corpus, '--max-segment-mb', '0.2'];
+      const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+      let stderr = '';
+      child.stderr.on('data', (chunk) => (stderr += chunk));
+      const exited = new Promise<NodeJS.Signals | number | null>((resolve) => child.on('exit', (code, killedBy) => resolve(killedBy ?? code)));
+      const unpublished = () => readdir(indexDir).then((names) => names.filter((name) => name.startsWith(`seg-${String(generation + 1).padStart(6, '0')}`)));
+      while ((await unpublished()).length === 0 && child.exitCode === null) await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(child.exitCode).toBeNull();
+      child.kill('SIGTERM');
+      expect(await exited).toBe('SIGTERM');
+      expect(stderr.trim().split('\n').at(-1)).toBe(`ingest: interrupted (SIGTERM); the index is unchanged (generation ${generation})`);
+      // Left as it was: no write.lock, no segment of the generation never published; the next run has nothing to clear.
+      expect((await readdir(indexDir)).sort()).toEqual(published);
+      expect(await generationOf(indexDir)).toBe(generation);
+    } finally {
+      await cleanup();
+    }
+  }, 60_000);
+
+  const script = '/usr/bin/script';
+  it.skipIf(!existsSync(script))(`on a terminal, with its bar showing, cleans up all the same${existsSync(script) ? '' : ` (SKIPPED: ${script}, which gives a job a terminal, is absent)`}`, async () => {
+    const { dir, cleanup } = await tempDir();
+    try {
+      const indexDir = path.join(dir, 'index');
+      const corpus = path.join(dir, 'corpus.jsonl');
+      await writeSlowCorpus(corpus, 30_000);
+      // The bar's own listener had raised the signal again, which ended the run as at a second Ctrl-C, before its clean-up.
+      const job = [
+        `${process.execPath} --import tsx src/main.ts ingest --index ${indexDir} --input ${corpus} --max-segment-mb 0.2 & P=$!`,
+        `while [ ! -e ${path.join(indexDir, 'seg-000001000.seg')} ] && kill -0 $P 2>/dev/null; do sleep 0.02; done`,
+        'sleep 0.2; kill -INT $P; wait $P; echo "exit=$?"',
+      ].join('\n');
+      const result = spawnSync(script, ['-qec', job, '/dev/null'], { encoding: 'utf8', timeout: 50_000 });
+      expect(result.stdout).toContain('\x1b[?25l'); // the bar showed (it hides the cursor)
+      expect(result.stdout).toContain(`ingest: interrupted (SIGINT); no index was written to ${indexDir}`);
+      expect(result.stdout).toContain('exit=130');
+      expect(existsSync(indexDir)).toBe(false);
     } finally {
       await cleanup();
     }

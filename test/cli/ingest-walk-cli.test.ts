@@ -48,13 +48,30 @@ describe('npm run ingest over input folders', () => {
         const { code, stderr } = ingestCliAsUnprivileged('--input', papers, '--index', path.join(dir, 'index'), '--quiet');
         await chmod(locked, 0o755);
         expect(stderr).toContain(`skipped ${locked}: cannot be read (EACCES: permission denied, scandir '${locked}'): skipped\n`);
-        expect(stderr).toContain('ingest: 2 file(s) (1 skipped: not recognised or unreadable), read 1, indexed 1');
+        expect(stderr).toContain('ingest: files: 1 read, 1 skipped (not recognised or unreadable); records: read 1, indexed 1');
         expect(code).toBe(0);
       } finally {
         await cleanup();
       }
     },
   );
+
+  it('reports a file it cannot read once, however many of its inputs lead to it', async () => {
+    const { dir, cleanup } = await tempDir();
+    try {
+      const papers = path.join(dir, 'papers');
+      await mkdir(papers);
+      await writeFile(path.join(papers, 'a.jsonl'), line('a1'));
+      const readme = path.join(papers, 'README.txt');
+      await writeFile(readme, 'Papers of the lab.');
+      const { code, stderr } = ingestCli('--input', papers, readme, readme, '--index', path.join(dir, 'index'), '--quiet');
+      expect(code).toBe(0);
+      expect(stderr.split('\n').filter((text) => text.startsWith('skipped '))).toEqual([expect.stringMatching(`^skipped ${readme}: Cannot tell the format`)]);
+      expect(stderr).toContain('ingest: files: 1 read, 1 skipped (not recognised or unreadable); records: read 1, indexed 1');
+    } finally {
+      await cleanup();
+    }
+  });
 
   it('counts hidden entries in the summary, and gives each warning a line', async () => {
     const { dir, cleanup } = await tempDir();
@@ -67,7 +84,7 @@ describe('npm run ingest over input folders', () => {
       const { code, stderr } = ingestCli('--input', papers, '--index', path.join(dir, 'index'), '--quiet');
       expect(code).toBe(0);
       expect(stderr).toContain(`warning: article_id "a1" read again in this run at ${path.join(papers, 'a.jsonl')}:2 (first at ${path.join(papers, 'a.jsonl')}:1): the later one is kept\n`);
-      expect(stderr).toContain('ingest: 1 file(s) (2 hidden entries skipped), read 2, indexed 2 (replaced 1), skipped 0; added 1, replaced 1 (1 id(s) read more than once in this run), deleted 0');
+      expect(stderr).toContain('ingest: files: 1 read, 2 hidden entries skipped; records: read 2, indexed 2 (replaced 1), skipped 0; added 1, replaced 1 (1 id(s) read more than once in this run), deleted 0');
     } finally {
       await cleanup();
     }

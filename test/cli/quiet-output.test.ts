@@ -29,7 +29,7 @@ describe('progress off a terminal', () => {
       expect(result.status).toBe(0);
       const lines = result.stderr.split('\n').filter(Boolean);
       expect(lines).toHaveLength(1);
-      expect(lines[0]).toMatch(/^ingest: 1 file\(s\), read 50, indexed 50/);
+      expect(lines[0]).toMatch(/^ingest: files: 1 read; records: read 50, indexed 50/);
     } finally {
       await cleanup();
     }

@@ -60,7 +60,7 @@ describe.skipIf(!existsSync(script))('--quiet on a terminal', () => {
       expect(quiet.output).not.toMatch(BAR);
       expect(quiet.output).not.toContain(HIDE_CURSOR);
       expect(quiet.output).toMatch(SKIPPED);
-      expect(quiet.output).toMatch(/ingest: 1 file\(s\), read 3, indexed 2/);
+      expect(quiet.output).toMatch(/ingest: files: 1 read; records: read 3, indexed 2/);
 
       const merged = onTerminal('ingest', '--index', files.index, '--merge', '--quiet');
       expect(merged.status).toBe(0);
@@ -99,12 +99,12 @@ describe('--quiet off a terminal', () => {
       expect(quiet.status).toBe(0);
       expect(quiet.stderr).not.toMatch(PROGRESS_LINE);
       expect(quiet.stderr).toMatch(SKIPPED);
-      expect(quiet.stderr).toMatch(/ingest: 1 file\(s\), read 3, indexed 2/);
+      expect(quiet.stderr).toMatch(/ingest: files: 1 read; records: read 3, indexed 2/);
 
       const fromEnvironment = offTerminal(['ingest', '--input', files.c, '--index', files.index, '--merge-factor', '0'], { LITSERVE_QUIET: 'true' });
       expect(fromEnvironment.status).toBe(0);
       expect(fromEnvironment.stderr).not.toMatch(PROGRESS_LINE);
-      expect(fromEnvironment.stderr).toMatch(/ingest: 1 file\(s\)/);
+      expect(fromEnvironment.stderr).toMatch(/ingest: files: 1 read;/);
 
       const merged = offTerminal(['ingest', '--index', files.index, '--merge', '--quiet']);
       expect(merged.status).toBe(0);

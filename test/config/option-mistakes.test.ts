@@ -40,6 +40,28 @@ describe('a dash-word among the values of a many-valued path flag', () => {
   });
 });
 
+describe('a dash-word after a single-valued path flag', () => {
+  it('is taken for the option it names or nearly names, the path left out, and says how to write such a path', () => {
+    // `-q` had become the index folder, and the run wrote into ./-q.
+    expect(() => loadConfig(['--index', '-q', '--input', 'x'], {}, 'ingest')).toThrow(
+      '--index needs a folder, and "-q" looks like an option (--quiet?); a folder whose name starts with a dash is written ./-q; see --help',
+    );
+    expect(() => loadConfig(['--corpus', '-quiet', '--queries', 'q', '--qrels', 'r'], {}, 'eval')).toThrow(
+      '--corpus needs a file, and "-quiet" looks like an option (--quiet?); a file whose name starts with a dash is written ./-quiet',
+    );
+    // An option of another command is an option all the same.
+    expect(() => loadConfig(['--index', '-merge'], {}, 'serve')).toThrow('--index needs a folder, and "-merge" looks like an option; a folder whose name');
+  });
+
+  it('is a path when it names no option, and ./ keeps any such path', () => {
+    expect(loadConfig(['--index', '-old-index', '--input', 'x'], {}, 'ingest').index).toBe('-old-index');
+    expect(loadConfig(['--index', './-q', '--input', 'x'], {}, 'ingest').index).toBe('./-q');
+    expect(loadConfig(['--index=-q', '--input', 'x'], {}, 'ingest').index).toBe('-q');
+    // Values that are no paths are the parsers' to judge.
+    expect(() => loadConfig(['--bm25-b', '-q', '--queries', 'q', '--qrels', 'r', '--corpus', 'c'], {}, 'eval')).toThrow('--bm25-b / BM25_B must be a number');
+  });
+});
+
 describe('an unknown option', () => {
   it("is answered with the option an environment variable's name stands for", () => {
     // INDEX_DIR and DATA_DIR, written as flags, are two edits or more from --index and --data: they had got no suggestion.

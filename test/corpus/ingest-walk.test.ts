@@ -104,6 +104,20 @@ describe('ingest of input folders', () => {
   });
 });
 
+describe('ingest of a file reached by several paths', () => {
+  it('reads it once, and reports it skipped once when no reader takes it', async () => {
+    const dir = await fixtureDir();
+    const papers = path.join(dir, 'papers');
+    const paper = await writeFixture(papers, 'a.jsonl', line('a1'));
+    const readme = await writeFixture(papers, 'README.txt', 'Papers of the lab.');
+    const { report, skipped, warnings } = await ingestTold({ inputs: [papers, readme, paper, readme], indexDir: path.join(dir, 'index') });
+    expect(report).toMatchObject({ files: 2, skippedFiles: 1, read: 1, indexed: 1, repeatedIds: 0 });
+    expect(skipped).toHaveLength(1);
+    expect(skipped[0]).toMatch(`${readme}: Cannot tell the format of ${readme}`);
+    expect(warnings).toEqual([]);
+  });
+});
+
 describe('ingest of an article id read twice in one run', () => {
   it('warns once per id, naming where it was read first and again', async () => {
     const dir = await fixtureDir();
@@ -140,10 +154,11 @@ describe('ingest of an article id read twice in one run', () => {
     const dir = await fixtureDir();
     const ids = Array.from({ length: MAX_REPEATS_TOLD + 5 }, (_, i) => `a${i}`);
     const file = await writeFixture(dir, 'a.jsonl', ids.map(line).join('\n'));
-    const { report, warnings } = await ingestTold({ inputs: [file, file], indexDir: path.join(dir, 'index') });
+    const copy = await writeFixture(dir, 'copy.jsonl', ids.map(line).join('\n'));
+    const { report, warnings } = await ingestTold({ inputs: [file, copy], indexDir: path.join(dir, 'index') });
     expect(report.repeatedIds).toBe(MAX_REPEATS_TOLD + 5);
     expect(warnings).toHaveLength(MAX_REPEATS_TOLD + 1);
-    expect(warnings[0]).toBe(`article_id "a0" read again in this run at ${file}:1 (first at ${file}:1): the later one is kept`);
+    expect(warnings[0]).toBe(`article_id "a0" read again in this run at ${copy}:1 (first at ${file}:1): the later one is kept`);
     expect(warnings.at(-1)).toBe('... and 5 more article ids read more than once in this run');
   });
 });

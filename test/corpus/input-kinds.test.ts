@@ -39,7 +39,7 @@ async function withFifo(dir: string, name: string, use: (fifo: string) => Promis
 }
 
 describe('links inside an input directory', () => {
-  it('are followed inside the directory and skipped, naming their target, outside it; a link given as an input is read wherever it leads', async () => {
+  it('are followed inside the directory and skipped, naming their target, outside it (unless what they lead to is given); a link given as an input is read wherever it leads; a file once', async () => {
     const dir = await fixtureDir();
     const papers = path.join(dir, 'papers');
     const own = await writeFixture(papers, 'sub/own.jsonl', ARTICLE_LINE);
@@ -51,8 +51,12 @@ describe('links inside an input directory', () => {
     await symlink(elsewhere, given);
 
     const { files, reported } = await expand([papers, given]);
-    expect(files).toEqual([path.join(papers, 'a-inside.jsonl'), own, given]);
+    // own.jsonl is read once, under the first path reaching it; b-outside.jsonl leads to what `given` leads to, read as that.
+    expect(files).toEqual([path.join(papers, 'a-inside.jsonl'), given]);
     expect(reported).toEqual([
+      `${path.join(papers, 'c-sibling-dir')}: a link to ${path.dirname(elsewhere)}, outside the input directory: skipped (to read it, give ${path.dirname(elsewhere)} as an --input itself)`,
+    ]);
+    expect((await expand([papers])).reported).toEqual([
       `${path.join(papers, 'b-outside.jsonl')}: a link to ${elsewhere}, outside the input directory: skipped (to read it, give ${elsewhere} as an --input itself)`,
       `${path.join(papers, 'c-sibling-dir')}: a link to ${path.dirname(elsewhere)}, outside the input directory: skipped (to read it, give ${path.dirname(elsewhere)} as an --input itself)`,
     ]);

@@ -123,6 +123,38 @@ describe('expandInputs', () => {
   });
 });
 
+describe('expandInputs over a file reached by several paths', () => {
+  it('yields it once: given twice, given and inside a folder given, or linked beside itself', async () => {
+    const dir = await fixtureDir();
+    const tree = path.join(dir, 'tree');
+    const notes = await writeFixture(tree, 'notes.txt', 'x');
+    await symlink(notes, path.join(tree, 'same-notes.txt'));
+    const reported: string[] = [];
+    const files: string[] = [];
+    for await (const file of expandInputs([notes, tree, notes, path.join(tree, '.', 'notes.txt')], (file, message) => reported.push(`${file}: ${message}`))) files.push(file);
+    // Each path had been yielded, so the file was read (and, unrecognised, reported skipped) four times.
+    expect(files).toEqual([notes]);
+    expect(reported).toEqual([]);
+  });
+
+  it('does not report a link out of a folder to a file given as an input itself', async () => {
+    const dir = await fixtureDir();
+    const outside = await writeFixture(dir, 'outside/a.jsonl', ARTICLE_LINE);
+    const tree = path.join(dir, 'tree');
+    const inner = await writeFixture(tree, 'b.jsonl', ARTICLE_LINE);
+    const link = path.join(tree, 'a-link.jsonl');
+    await symlink(outside, link);
+    const reported: string[] = [];
+    const files: string[] = [];
+    for await (const file of expandInputs([tree, outside], (file) => reported.push(file))) files.push(file);
+    expect(files).toEqual([inner, outside]);
+    expect(reported).toEqual([]);
+    // Not given, it is reported as before.
+    for await (const file of expandInputs([tree], (file) => reported.push(file))) files.push(file);
+    expect(reported).toEqual([link]);
+  });
+});
+
 describe('input handling shared by the readers', () => {
   it('reports consumed bytes adding up to the file size', async () => {
     const dir = await fixtureDir();

@@ -40,7 +40,9 @@ export interface WalkCounts {
  * path, so a folder of papers holding a link to /proc/kmsg or to someone's
  * home does not read it; an entry that cannot be read (a subdirectory without permission too)
  * or is no regular file is reported and skipped, and a directory is walked once however many links
- * lead to it (a link to an ancestor would loop).
+ * lead to it (a link to an ancestor would loop). A file too is yielded once however many paths lead to
+ * it (given twice, given and inside a folder given, linked): it had been read, and reported skipped, once
+ * per path. A link out of a directory to something given as an input itself is no skip: it is read as that.
  */
 export async function* expandInputs(
   paths: string[],
@@ -48,6 +50,9 @@ export async function* expandInputs(
   options: WalkOptions = {},
 ): AsyncIterable<string> {
   const walked = new Set<string>();
+  const yielded = new Set<string>();
+  // Missing inputs are reported in their turn, below.
+  const given = new Set(await Promise.all(paths.map((input) => realpath(input).catch(() => input))));
   for (const input of paths) {
     const info = await stat(input).catch((error: NodeJS.ErrnoException) => {
       if (error.code === 'ENOENT') throw new Error(`Input path does not exist: ${input}`);
@@ -58,26 +63,34 @@ export async function* expandInputs(
     const problem = notAnInput(info, real);
     if (problem !== null) throw new NotAnInputError(input, problem);
     if (!info.isDirectory()) {
-      yield input;
+      if (!yielded.has(real)) {
+        yielded.add(real);
+        yield input;
+      }
       continue;
     }
     const counts: WalkCounts = { files: 0, visible: 0, hidden: 0 };
     // A directory walked already (given twice) is not empty: its files were read the first time.
     const first = !walked.has(real);
-    yield* filesUnder(input, real, { walked, onUnreadable, options, counts });
+    yield* filesUnder(input, real, { walked, yielded, given, onUnreadable, options, counts });
     if (first && counts.files === 0) options.onEmptyDirectory?.(input, counts);
   }
 }
 
 interface Walk {
+  /** Real paths of the directories walked. */
   walked: Set<string>;
+  /** Real paths of the files yielded. */
+  yielded: Set<string>;
+  /** Real paths of the inputs given. */
+  given: ReadonlySet<string>;
   onUnreadable: OnUnreadable;
   options: WalkOptions;
   counts: WalkCounts;
 }
 
 async function* filesUnder(directory: string, root: string, walk: Walk): AsyncGenerator<string> {
-  const { walked, onUnreadable, options, counts } = walk;
+  const { walked, yielded, given, onUnreadable, options, counts } = walk;
   const real = await realpath(directory);
   if (walked.has(real)) return;
   walked.add(real);
@@ -108,6 +121,7 @@ async function* filesUnder(directory: string, root: string, walk: Walk): AsyncGe
       if (entry.isSymbolicLink()) {
         target = await realpath(full);
         if (!isWithin(target, root)) {
+          if (given.has(target)) continue;
           onUnreadable(full, `a link to ${target}, outside the input directory: skipped (to read it, give ${target} as an --input itself)`);
           continue;
         }
@@ -125,8 +139,12 @@ async function* filesUnder(directory: string, root: string, walk: Walk): AsyncGe
     else if (info.isDirectory() && target === options.skipDirectory) options.onSkippedDirectory?.(full);
     else if (info.isDirectory()) yield* filesUnder(full, root, walk);
     else {
+      // A file reached already is not read again, and its folder is not empty for it.
       counts.files++;
-      yield full;
+      if (!yielded.has(target)) {
+        yielded.add(target);
+        yield full;
+      }
     }
   }
 }

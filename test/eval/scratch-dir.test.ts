@@ -1,0 +1,23 @@
+/** The scratch index of `eval --corpus` is removed at the signals that end a command: the one list progress.ts keeps. */
+import { existsSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { withScratchDir } from '../../src/eval/scratch-dir.js';
+import { STOPPING_SIGNALS } from '../../src/progress.js';
+
+describe('withScratchDir', () => {
+  it('watches every signal of the list the commands share, and removes its directory after the run', async () => {
+    // A signal added to the one list is watched too: a copy of the list had to be kept in step by hand.
+    STOPPING_SIGNALS.push('SIGUSR2');
+    try {
+      const before = STOPPING_SIGNALS.map((signal) => process.listenerCount(signal));
+      const scratch = await withScratchDir('litserve-scratch-test-', async (dir) => {
+        expect(STOPPING_SIGNALS.map((signal) => process.listenerCount(signal))).toEqual(before.map((count) => count + 1));
+        return dir;
+      });
+      expect(STOPPING_SIGNALS.map((signal) => process.listenerCount(signal))).toEqual(before);
+      expect(existsSync(scratch)).toBe(false);
+    } finally {
+      STOPPING_SIGNALS.pop();
+    }
+  });
+});
