@@ -17,6 +17,7 @@ import { DEFAULT_MAX_SEGMENT_BYTES } from './search/index-writer.js';
 import { DEFAULT_MERGE_FACTOR } from './search/merge.js';
 import { SERVED_INLINE_POSTINGS } from './search/pool.js';
 import { parseProjectRef } from './platform/refs.js';
+import { printableStoreUrl } from './platform/store/printable-url.js';
 import { COMPRESSIONS, DEFAULT_STORED_COMPRESSION, type StoredCompression } from './search/stored/format.js';
 
 export class ConfigError extends Error {}
@@ -30,8 +31,8 @@ interface Setting<T> {
   parse: (raw: string, name: string) => T;
   /** What --help says; per command where the setting means something else to each. */
   doc: string | Partial<Record<Command, string>>;
-  /** Masked in /settings and in logs. */
-  secret?: boolean;
+  /** How /settings shows a value that holds a secret (a URL's password): the secret masked, the rest shown. */
+  printable?(value: T): string;
   /** Environment variable, when the default name (upper snake case of the key) would be too generic. */
   env?: string;
   /** How --help shows the default, when the stored form is not what a user types; per command where it differs. */
@@ -333,8 +334,8 @@ const SETTINGS = {
   index: {
     default: null as string | null,
     parse: optionalPath,
-    env: 'INDEX_DIR',
     paths: 'folder',
+    env: 'INDEX_DIR',
     commands: ['serve', 'ingest', 'eval'],
     requiredBy: ['ingest'],
     // eval has no default index (it needs --corpus or --index); ingest requires one.
@@ -348,8 +349,8 @@ const SETTINGS = {
   demoCorpus: {
     default: 'data/demo/articles.jsonl',
     parse: text,
-    // The executable points it at the copy it carries (binary-main.ts): the checkout's path would mislead there.
     paths: 'file',
+    // The executable points it at the copy it carries (binary-main.ts): the checkout's path would mislead there.
     shownDefault: 'data/demo/articles.jsonl; in the executable, the copy it carries',
     doc: 'Corpus ingested into the default index when it is absent.',
   },
@@ -417,6 +418,7 @@ const SETTINGS = {
   platformStore: {
     default: 'lmdb',
     parse: platformStore,
+    printable: printableStoreUrl,
     env: 'PLATFORM_STORE',
     doc: "Platform store: 'lmdb' (embedded, under --data) or a PostgreSQL URL shared by replicas (postgresql://user@host/db, or postgresql:///db?host=/var/run/postgresql).",
   },
@@ -504,9 +506,9 @@ const SETTINGS = {
   cacheDir: {
     default: null as string | null,
     parse: optionalPath,
+    paths: 'folder',
     env: 'LITSERVE_CACHE_DIR',
     // Read by the executable before any command runs: every command takes it.
-    paths: 'folder',
     commands: ['serve', 'ingest', 'eval'],
     shownDefault: '$XDG_CACHE_HOME/litserve',
     doc: 'Single executable only: where it writes the native libraries it carries (first start; checked by hash on every start). Default: $XDG_CACHE_HOME/litserve, else ~/.cache/litserve.',
@@ -632,9 +634,9 @@ function parseFlags(argv: readonly string[], command: Command): Map<string, stri
         else throw new ConfigError(`option --${name} needs a value`);
       } else {
         if (setting.multiple) checkPathValue(next, name, command);
+        else checkSinglePathValue(next, name, command);
         value = next;
         i++;
-        else checkSinglePathValue(next, name, command);
       }
     }
     values.set(name, [...(values.get(name) ?? []), value]);
@@ -650,8 +652,6 @@ function checkPathValue(value: string, flag: string, command: Command): void {
   }
 }
 
-/** Names the command an option belongs to, or the option the user probably meant. */
-function unknownOption(name: string, command: Command): string {
 /**
  * A single-valued path flag followed by an option, or a near miss of one (`--index -q --input x`), was given no
  * value: `-q` had become the index folder. A path that starts with a dash is still given as `./-q`.
@@ -668,6 +668,8 @@ function checkSinglePathValue(value: string, flag: string, command: Command): vo
   );
 }
 
+/** Names the command an option belongs to, or the option the user probably meant. */
+function unknownOption(name: string, command: Command): string {
   const known = settingOf(camelOf(name));
   if (known) {
     const owners = COMMANDS.filter((other) => takes(known, other)).join(', ');
@@ -747,7 +749,7 @@ export function publicSettings(config: Config): Record<string, unknown> {
   for (const [key, setting] of Object.entries(TABLE)) {
     if (!takes(setting, 'serve')) continue;
     const value = (config as Record<string, unknown>)[key];
-    out[key] = setting.secret && value !== null ? '**********' : value;
+    out[key] = setting.printable === undefined ? value : setting.printable(value);
   }
   return out;
 }

@@ -65,5 +65,8 @@ describe('a platform store that cannot be reached at start', () => {
     const socket = openPostgresStore('postgresql://bob:s3cr@t@/db?host=/nonexistent-litserve', quiet);
     await expect(socket).rejects.toThrow("(--platform-store postgresql://bob:***@/db?host=/nonexistent-litserve): connect ENOENT");
     await expect(opening).rejects.not.toThrow(/secret/);
+    // pg also reads a password from the query: masked there too.
+    const queryPassword = openPostgresStore('postgresql://bob@127.0.0.1:1/db?password=p%40ss&sslmode=disable', quiet);
+    await expect(queryPassword).rejects.toThrow('(--platform-store postgresql://bob@127.0.0.1:1/db?password=***&sslmode=disable): connect ECONNREFUSED');
   });
 });

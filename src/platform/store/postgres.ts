@@ -12,6 +12,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import pg from 'pg';
 import { StoreUnavailableError } from '../errors.js';
 import { migrate, sqlTable } from './migrations.js';
+import { printableStoreUrl } from './printable-url.js';
 import { type AnnounceListener, type Entry, type Store, type StoreKey, type Table, type TableName, type TurnOptions, TEXT_TABLES } from './store.js';
 
 interface Transaction {
@@ -83,20 +84,6 @@ function isConnectionFailure(error: unknown): boolean {
 
 /** PostgreSQL's disk_full (53100): as a full disk under LMDB, an ENOSPC error (507 InsufficientStorage); the transaction was rolled back. */
 const DISK_FULL = '53100';
-
-/**
- * The URL as it may be printed. pg also takes URLs WHATWG's parser refuses (`postgresql://u:pw@/db?host=/run`,
- * a socket with an empty host): their password is cut by pattern, everything up to the last `@`.
- */
-function withoutPassword(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password !== '') parsed.password = '***';
-    return parsed.href;
-  } catch {
-    return url.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/@]*:).*@/i, '$1***@');
-  }
-}
 
 /**
  * Every connection of the pool keeps this 'error' listener. pg-pool listens only while a connection is
@@ -190,7 +177,7 @@ export async function openPostgresStore(url: string, logger: Logger, options: Po
   } catch (error) {
     await pool.end();
     // pg's own words ("connect ENOENT /run/.s.PGSQL.5432", 'role "x" does not exist') do not say which setting led there.
-    const setting = `--platform-store ${withoutPassword(url)}`;
+    const setting = `--platform-store ${printableStoreUrl(url)}`;
     if (isConnectionFailure(error)) throw new Error(`cannot reach the platform store's database (${setting}): ${(error as Error).message}`, { cause: error });
     throw new Error(`cannot use the platform store's database (${setting}): ${(error as Error).message}`, { cause: error });
   }
