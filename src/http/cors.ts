@@ -8,8 +8,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 const SHARED_PREFIXES = ['/retrieval', '/suggestions', '/qa/', '/settings', '/v1/', '/v1?'];
 const ALLOWED_METHODS = 'GET, HEAD, POST, PUT, PATCH, DELETE';
-/** The conditional and range headers let a page revalidate and resume file downloads. */
-const ALLOWED_HEADERS = 'authorization, content-type, accept, x-request-id, range, if-range, if-none-match';
+/** The range and conditional headers let a page revalidate and resume file downloads, and guard its /v1 writes. */
+const ALLOWED_HEADERS = 'authorization, content-type, accept, x-request-id, range, if-range, if-none-match, if-match, if-unmodified-since';
 /** What a cross-origin script may read besides the CORS-safelisted headers: those of 405, 206 and 304 answers included. */
 const EXPOSED_HEADERS = 'x-request-id, retry-after, location, content-disposition, www-authenticate, allow, etag, accept-ranges, content-range';
 const PREFLIGHT_MAX_AGE_SECONDS = '600';

@@ -1,7 +1,7 @@
 /**
  * ACL payload entries (`{"identity": ..., "permissions": [...]}`) as grants, and
- * stored or configured grants as listed ACLs. Every problem of a payload is
- * reported at once.
+ * stored or configured grants as listed ACLs. Every problem of a payload's
+ * entries is reported at once.
  */
 import { rejections } from './errors.js';
 import { isReservedSubject, nameProblem, principalFromJson, principalJson, principalKey, principalOfKey, printableName } from './identities.js';
@@ -16,7 +16,11 @@ export interface AclEntryInput {
 /** principal key -> permissions, the form of an ACL change. */
 export type Grants = Map<string, Set<Permission>>;
 
-export function grantsOf(entries: readonly AclEntryInput[]): Grants {
+/**
+ * The grants of a change of the ACL at `address`. As in Nexus, a change names at least one entry and
+ * every entry at least one permission: one without any would grant or take away nothing.
+ */
+export function grantsOf(address: AclAddress, entries: readonly AclEntryInput[]): Grants {
   const problems: string[] = [];
   const unknown = new Set<string>();
   const grants: Grants = new Map();
@@ -46,6 +50,7 @@ export function grantsOf(entries: readonly AclEntryInput[]): Grants {
   });
   if (problems.length > 0) throw rejections.decodingFailed(problems);
   if (unknown.size > 0) throw rejections.unknownPermissions([...unknown]);
+  if (entries.length === 0 || entries.some((entry) => entry.permissions.length === 0)) throw rejections.aclCannotContainEmptyPermissionCollection(address);
   return grants;
 }
 

@@ -9,9 +9,10 @@
  * answers) or another's sharing the store (when its notice arrives: LISTEN/NOTIFY
  * with PostgreSQL). Revision checks of ACL writes read the store itself.
  */
+import { isDeepStrictEqual } from 'node:util';
 import { type Audit, createdBy, updatedBy } from './audit.js';
 import type { AclGrants } from './auth-file.js';
-import { AuthorizationError, rejections } from './errors.js';
+import { AuthorizationError, type PlatformError, rejections } from './errors.js';
 import { type Identity, OPERATOR, grantKeysOf, nameProblem, principalKey, principalOfKey, printableName, typedKeyOf } from './identities.js';
 import { ALL_PERMISSIONS, PERMISSIONS, type Permission } from './permissions.js';
 import { type AclAddress, addressChain } from './refs.js';
@@ -113,6 +114,12 @@ export class AclService {
     return this.cached.get(address);
   }
 
+  /** The ACL stored at `address`, as a write's preconditions see it: for a caller who may write it, as the write needs. */
+  storedForWriter(identity: Identity, address: AclAddress): StoredAcl | undefined {
+    this.require(identity, 'acls/write', address);
+    return this.cached.get(address);
+  }
+
   /**
    * The ACLs at `address` (and its ancestors): with `onlyOwn`, the caller's own grants; otherwise
    * every grant, which needs `acls/read` there (ancestors are listed only where the caller has it too).
@@ -134,31 +141,26 @@ export class AclService {
 
   replace(address: AclAddress, entries: readonly AclEntryInput[], rev: number, identity: Identity): Promise<StoredAcl> {
     this.require(identity, 'acls/write', address);
-    const grants = grantsOf(entries);
-    return this.change(address, rev, identity, () => toRecord(grants));
+    const grants = grantsOf(address, entries);
+    // As in Nexus, a replacement is a revision even when it stores the grants already stored.
+    return this.change(address, rev, identity, () => toRecord(grants), null);
   }
 
   append(address: AclAddress, entries: readonly AclEntryInput[], rev: number, identity: Identity): Promise<StoredAcl> {
     this.require(identity, 'acls/write', address);
-    return this.appendGrants(address, grantsOf(entries), rev, identity);
+    const grants = grantsOf(address, entries);
+    return this.change(address, rev, identity, (current) => appended(current, grants), () => rejections.nothingToBeUpdated(address));
   }
 
   subtract(address: AclAddress, entries: readonly AclEntryInput[], rev: number, identity: Identity): Promise<StoredAcl> {
     this.require(identity, 'acls/write', address);
-    const grants = grantsOf(entries);
-    return this.change(address, rev, identity, (current) => {
-      const remaining = toGrants(current);
-      for (const [key, permissions] of grants) {
-        const existing = remaining.get(key);
-        if (existing) for (const p of permissions) existing.delete(p);
-      }
-      return toRecord(remaining);
-    });
+    const grants = grantsOf(address, entries);
+    return this.change(address, rev, identity, (current) => subtracted(current, grants), () => rejections.nothingToBeUpdated(address));
   }
 
   delete(address: AclAddress, rev: number, identity: Identity): Promise<StoredAcl> {
     this.require(identity, 'acls/write', address);
-    return this.change(address, rev, identity, () => ({}));
+    return this.change(address, rev, identity, () => ({}), () => rejections.aclIsEmpty(address));
   }
 
   /**
@@ -179,46 +181,72 @@ export class AclService {
     return inert;
   }
 
-  /** Gives the creator of an organization or project every permission on it, as Nexus does for owners. */
+  /**
+   * Gives the creator of an organization or project every permission on it, as Nexus does for owners;
+   * nothing when the ACL there grants them all already (a revision would change nothing).
+   */
   async grantOwner(address: AclAddress, identity: Identity): Promise<void> {
     if (identity === OPERATOR || identity.subject.type !== 'User') return;
-    const owner = new Map([[principalKey(identity.subject), new Set<Permission>(PERMISSIONS)]]);
+    const owner: Grants = new Map([[principalKey(identity.subject), new Set<Permission>(PERMISSIONS)]]);
     await this.store.write(async () => {
       const current = await this.db.get(address);
-      await this.appendGrants(address, owner, current?.rev ?? 0, identity);
+      if (current && sameGrants(appended(current.grants, owner), current.grants)) return;
+      await this.change(address, current?.rev ?? 0, identity, (grants) => appended(grants, owner), null);
     });
   }
 
-  private appendGrants(address: AclAddress, grants: Grants, rev: number, identity: Identity): Promise<StoredAcl> {
-    return this.change(address, rev, identity, (current) => {
-      const merged = toGrants(current);
-      for (const [key, permissions] of grants) {
-        const existing = merged.get(key) ?? new Set<Permission>();
-        for (const p of permissions) existing.add(p);
-        merged.set(key, existing);
-      }
-      return toRecord(merged);
-    });
-  }
-
+  /**
+   * Writes the next revision of the ACL at `address`, whose grants `next` derives from the stored ones,
+   * when `rev` is the stored revision. A change that leaves the grants as they are is refused with
+   * `unchanged`'s rejection, when given (as Nexus refuses it): a revision that changes nothing would
+   * only make concurrent writers holding the current revision fail with 409.
+   */
   private change(
     address: AclAddress,
     rev: number,
     identity: Identity,
     next: (current: Record<string, string[]>) => Record<string, string[]>,
+    unchanged: (() => PlatformError) | null,
   ): Promise<StoredAcl> {
     return this.store.write(async () => {
       const current = await this.db.get(address);
       const currentRev = current?.rev ?? 0;
       if (rev !== currentRev) throw rejections.incorrectRev(rev, currentRev);
+      const grants = next(current?.grants ?? {});
+      if (unchanged !== null && sameGrants(grants, current?.grants ?? {})) throw unchanged();
       const now = this.clock();
       const audit = current ? updatedBy(current, identity, now) : createdBy(identity, now);
-      const acl: StoredAcl = { ...audit, rev: currentRev + 1, grants: next(current?.grants ?? {}) };
+      const acl: StoredAcl = { ...audit, rev: currentRev + 1, grants };
       await this.db.put(address, acl);
       await this.store.announce(ACL_CHANNEL, address);
       return acl;
     });
   }
+}
+
+function appended(record: Record<string, string[]>, grants: Grants): Record<string, string[]> {
+  const merged = toGrants(record);
+  for (const [key, permissions] of grants) {
+    const existing = merged.get(key) ?? new Set<Permission>();
+    for (const p of permissions) existing.add(p);
+    merged.set(key, existing);
+  }
+  return toRecord(merged);
+}
+
+function subtracted(record: Record<string, string[]>, grants: Grants): Record<string, string[]> {
+  const remaining = toGrants(record);
+  for (const [key, permissions] of grants) {
+    const existing = remaining.get(key);
+    if (existing) for (const p of permissions) existing.delete(p);
+  }
+  return toRecord(remaining);
+}
+
+/** Whether two ACLs grant the same permissions to the same principals (a principal left without any counts as absent). */
+function sameGrants(a: Record<string, string[]>, b: Record<string, string[]>): boolean {
+  // toRecord drops such principals and sorts permissions; the principals' order does not count.
+  return isDeepStrictEqual(toRecord(toGrants(a)), toRecord(toGrants(b)));
 }
 
 function toGrants(record: Record<string, string[]>): Grants {

@@ -117,6 +117,14 @@ export const rejections = {
   tagNotFound: (tag: string) => new PlatformError(404, 'TagNotFound', `Tag requested '${tag}' not found.`),
   /** A tag written with a name Nexus's UserTag refuses (tags.ts): `rule` says which. */
   invalidTagName: (rule: string) => new PlatformError(400, 'DecodingFailed', `Invalid tag name: ${rule}.`),
+  /** An ACL change with no entry, or an entry without permissions: it would grant or take away nothing. */
+  aclCannotContainEmptyPermissionCollection: (address: string) =>
+    new PlatformError(400, 'AclCannotContainEmptyPermissionCollection', `The ACL address '${address}' cannot contain an empty permission collection.`),
+  /** An `Append` of grants all held already, or a `Subtract` of grants none of which is held. */
+  nothingToBeUpdated: (address: string) =>
+    new PlatformError(400, 'NothingToBeUpdated', `The ACL on address '${address}' will not change after applying the provided update.`),
+  /** A deletion of an ACL that grants nothing already. */
+  aclIsEmpty: (address: string) => new PlatformError(400, 'AclIsEmpty', `The ACL on address '${address}' is empty.`),
   unknownPermissions: (permissions: readonly string[]) =>
     new PlatformError(400, 'UnknownPermissions', `Permissions '${permissions.join("', '")}' are not known.`),
   storageNotFound: (storage: string) => new PlatformError(404, 'StorageNotFound', `Storage '${storage}' not found.`),

@@ -4,6 +4,7 @@
  * it) or the project base plus a UUID; payloads are checked by expanding them at write time.
  */
 import { randomUUID } from 'node:crypto';
+import { isDeepStrictEqual } from 'node:util';
 import type { AclService } from './acls.js';
 import { PlatformError, rejections } from './errors.js';
 import type { Identity } from './identities.js';
@@ -54,7 +55,19 @@ export class ResourceService {
     const caller = renderCallerOf(identity);
     const id = await this.notAFile(ref, (await this.checkedId(project, idSegment, payload, caller))!);
     const types = await this.checkJsonLd(id, payload, project, caller);
-    return this.projects.whileWritable(ref, () => this.revisions.update(projectKey(ref), id, 'resource', rev, identity, () => ({ source: payload, types })));
+    try {
+      return await this.projects.whileWritable(ref, () =>
+        this.revisions.update(projectKey(ref), id, 'resource', rev, identity, (latest) => {
+          if (isDeepStrictEqual(latest.source, payload) && isDeepStrictEqual(latest.types, types)) throw new NoChangeDetected(latest);
+          return { source: payload, types };
+        }),
+      );
+    } catch (error) {
+      // As in Nexus, an update that changes nothing is ignored: the latest revision is answered, and no
+      // new one made that would only turn the writes of others holding the latest revision into 409s.
+      if (error instanceof NoChangeDetected) return error.latest;
+      throw error;
+    }
   }
 
   async tag(ref: ProjectRef, idSegment: string, rev: number, tag: string, target: number, identity: Identity): Promise<EntityState> {
@@ -188,6 +201,16 @@ export class ResourceService {
     if (surrogate !== null) throw rejections.loneSurrogate('payload', surrogate);
     const expanded = await this.renderer.json({ id, source: payload, metadata: {}, base: project.base, vocab: project.vocab }, 'expanded', caller);
     return expandedTypes(JSON.parse(expanded) as unknown, id);
+  }
+}
+
+/**
+ * Thrown inside an update's write, which it ends without writing, when the payload and the types it
+ * expands to are those of the latest revision (so a project whose vocab changed since does update).
+ */
+class NoChangeDetected extends Error {
+  constructor(readonly latest: EntityState) {
+    super(`No changes were detected when attempting to update resource '${latest.id}' in project '${latest.project}'.`);
   }
 }
 

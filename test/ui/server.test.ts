@@ -54,7 +54,9 @@ describe('the page and /docs', () => {
       ['gzip;q=0', 'identity'],
       ['gzip;q=0.5, identity', 'identity'],
       ['br, *;q=0', 'identity'],
-      ['gzip;q=nonsense', 'identity'],
+      // A weight that is no number is ignored, as on /v1's Accept (weighted-list.ts): gzip is listed, so accepted.
+      ['gzip;q=nonsense', 'gzip'],
+      ['gzip;q=nonsense, identity;q=0.5', 'gzip'],
       ['identity;q=0', 'identity'],
       // Nothing acceptable: sent as is rather than refused, as §12.5.3 says a server should.
       ['gzip;q=0, identity;q=0', 'identity'],

@@ -3,7 +3,7 @@
  * the auth file are shown (with `_source: "auth-file"`) but only the operator
  * changes them, by editing the file.
  */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { StoredAcl } from '../../platform/acls.js';
 import { auditFields } from '../../platform/audit.js';
 import { ACLS_CONTEXT, METADATA_CONTEXT } from '../../platform/contexts.js';
@@ -13,6 +13,7 @@ import { MAX_REVISION } from '../../platform/revisions.js';
 import type { AclAddress } from '../../platform/refs.js';
 import { typed } from '../typed.js';
 import { callerOf } from './caller.js';
+import { checkPreconditions, untagged } from './preconditions.js';
 import { aclBodyErrorFormatter, aclEntries, aclListSchema, aclSchema, orgParams, projectParams, requiredRevQuery, responses } from './schemas.js';
 
 const PATHS = [
@@ -38,6 +39,16 @@ function addressOf(params: unknown): AclAddress {
 export async function aclRoutes(app: FastifyInstance, { platform }: { platform: Platform }): Promise<void> {
   const api = typed(app);
   const { acls, baseUri } = platform;
+  /**
+   * Throws 412 unless the request's preconditions hold for the stored ACL at `address`, for a caller who
+   * may write it (else 403, as without them). It exists once written (rev 1 on), emptied or not; auth-file
+   * grants are none of it.
+   */
+  const preconditionsOf = (request: FastifyRequest, address: AclAddress) =>
+    checkPreconditions(request.headers, async () => {
+      const stored = acls.storedForWriter(callerOf(request), address);
+      return stored === undefined ? null : untagged(stored);
+    });
   const idOf = (address: AclAddress) => `${baseUri}/v1/acls${address === '/' ? '' : address}`;
 
   const writeJson = (address: AclAddress, acl: StoredAcl) => ({
@@ -84,6 +95,7 @@ export async function aclRoutes(app: FastifyInstance, { platform }: { platform: 
       },
       async (request, reply) => {
         const address = addressOf(request.params);
+        await preconditionsOf(request, address);
         const rev = request.query.rev ?? 0;
         return reply.code(rev === 0 ? 201 : 200).send(writeJson(address, await acls.replace(address, request.body.acl, rev, callerOf(request))));
       },
@@ -109,6 +121,7 @@ export async function aclRoutes(app: FastifyInstance, { platform }: { platform: 
       async (request) => {
         const identity = callerOf(request);
         const address = addressOf(request.params);
+        await preconditionsOf(request, address);
         const rev = request.query.rev ?? 0;
         const { acl: entries } = request.body;
         const acl = request.body['@type'] === 'Append' ? await acls.append(address, entries, rev, identity) : await acls.subtract(address, entries, rev, identity);
@@ -121,6 +134,7 @@ export async function aclRoutes(app: FastifyInstance, { platform }: { platform: 
       { schema: { ...paramsSchema, querystring: requiredRevQuery, response: responses(aclSchema, 200) } },
       async (request) => {
         const address = addressOf(request.params);
+        await preconditionsOf(request, address);
         return writeJson(address, await acls.delete(address, request.query.rev, callerOf(request)));
       },
     );

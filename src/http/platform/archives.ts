@@ -16,6 +16,7 @@ import { abortOnDisconnect } from '../disconnect.js';
 import { typed } from '../typed.js';
 import { callerOf } from './caller.js';
 import { negotiate, varyOnAccept } from './negotiation.js';
+import { COLLECTION, checkPreconditions, existing, untagged } from './preconditions.js';
 import { bytesSchema, common, errorResponses, idParams, jsonMetadata, mediaTypeResponse, projectParams } from './schemas.js';
 
 const OFFERS = ['application/zip', 'application/ld+json', 'application/json'] as const;
@@ -106,6 +107,13 @@ export async function archiveRoutes(app: FastifyInstance, { archives }: { archiv
    * gives up its place and stores nothing, and there is nobody to answer.
    */
   const create = async (request: FastifyRequest, reply: FastifyReply, ref: ProjectRef, id: string | undefined, payload: JsonObject, identity: Identity) => {
+    // The target is the archive named (an archive is never changed: only If-None-Match: * is of use), or the collection a POST adds to.
+    await checkPreconditions(request.headers, async () => {
+      if (id === undefined) return COLLECTION;
+      const archive = await existing(archives.fetch(ref, id, identity), 'ResourceNotFound');
+      // Never updated: its last change is its creation.
+      return archive === null ? null : untagged({ updatedAt: archive.createdAt });
+    });
     const disconnected = abortOnDisconnect(reply).signal;
     try {
       return created(request, reply, await archives.create(ref, id, payload, identity, disconnected, clientKey(request.ip)));

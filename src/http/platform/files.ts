@@ -10,7 +10,9 @@ import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
 import { PlatformError, rejections } from '../../platform/errors.js';
 import type { Upload } from '../../platform/files.js';
 import type { Platform } from '../../platform/index.js';
+import type { ProjectRef } from '../../platform/refs.js';
 import { entityView, writeResponse } from '../../platform/metadata.js';
+import type { FileAttributes } from '../../platform/revisions.js';
 import { matchesEtag } from '../entity-tags.js';
 import { typed } from '../typed.js';
 import { byteRangeOf, rangeStillApplies } from './byte-range.js';
@@ -18,6 +20,7 @@ import { callerOf, renderCallerOfRequest } from './caller.js';
 import { filteredListingPage } from './listing-pages.js';
 import { platformErrorBody } from './errors.js';
 import { parseAccept, rank, varyOnAccept } from './negotiation.js';
+import { COLLECTION, checkPreconditions, existing } from './preconditions.js';
 import { selectorFrom } from './selectors.js';
 import {
   bytesSchema,
@@ -146,6 +149,11 @@ function wantsMetadata(accept: string | undefined, mediaType: string): boolean {
   return content === null || Math.max(...explicit) >= content.q;
 }
 
+/** The strong entity tag of a file's content: its digest, quoted. */
+function etagOf(file: FileAttributes): string {
+  return `"${file.digest}"`;
+}
+
 /** `attachment` with an ASCII fallback name and the exact UTF-8 name (RFC 6266). */
 function contentDisposition(filename: string): string {
   const ascii = filename.replace(/[^\x20-\x7e]|["\\]/g, '_');
@@ -157,12 +165,19 @@ function contentDisposition(filename: string): string {
 export async function fileRoutes(app: FastifyInstance, { platform }: { platform: Platform }): Promise<void> {
   const api = typed(app);
   const { files, baseUri } = platform;
+  /** Throws 412 unless the request's preconditions hold for the file's content as the caller reads it. */
+  const preconditionsOf = (request: FastifyRequest, ref: ProjectRef, id: string) =>
+    checkPreconditions(request.headers, async () => {
+      const found = await existing(files.fetch(ref, id, {}, callerOf(request)), 'FileNotFound');
+      return found === null ? null : { etag: etagOf(found.state.file!), updatedAt: found.state.updatedAt };
+    });
   api.post(
     '/files/:org/:project',
     {
       schema: { params: projectParams, querystring: { ...noQuery, properties: storageQuery }, documentedBody: fileUploadBody, response: responses(entitySchema, 201) },
     },
     async (request, reply) => {
+      await checkPreconditions(request.headers, async () => COLLECTION);
       const state = await files.create(request.params, undefined, request.query.storage, () => uploadOf(request, files.maxFileBytes), callerOf(request));
       return reply.code(201).send(writeResponse(state, baseUri));
     },
@@ -180,6 +195,7 @@ export async function fileRoutes(app: FastifyInstance, { platform }: { platform:
     },
     async (request, reply) => {
       const { id: segment, ...ref } = request.params;
+      await preconditionsOf(request, ref, segment);
       const identity = callerOf(request);
       const { rev, storage } = request.query;
       const upload = () => uploadOf(request, files.maxFileBytes);
@@ -205,7 +221,7 @@ export async function fileRoutes(app: FastifyInstance, { platform }: { platform:
       if (content === null || content.q === 0) {
         throw new PlatformError(406, 'NotAcceptable', `The file is ${file.mediaType}; its metadata is application/ld+json.`);
       }
-      const etag = `"${file.digest}"`;
+      const etag = etagOf(file);
       // A client holding these bytes already (the same digest) is told so instead of sent them again.
       if (matchesEtag(request.headers['if-none-match'], etag)) return reply.code(304).header('ETag', etag).send();
       // Checked before the range: a file whose bytes are gone answers so whatever range is asked.
@@ -265,6 +281,7 @@ export async function fileRoutes(app: FastifyInstance, { platform }: { platform:
     },
     async (request, reply) => {
       const { id, ...ref } = request.params;
+      await preconditionsOf(request, ref, id);
       const state = await files.tag(ref, id, request.query.rev, request.body.tag, request.body.rev, callerOf(request));
       return reply.code(201).send(writeResponse(state, baseUri));
     },
@@ -281,6 +298,7 @@ export async function fileRoutes(app: FastifyInstance, { platform }: { platform:
     },
     async (request) => {
       const { id, tag: name, ...ref } = request.params;
+      await preconditionsOf(request, ref, id);
       return writeResponse(await files.untag(ref, id, request.query.rev, name, callerOf(request)), baseUri);
     },
   );
@@ -290,6 +308,7 @@ export async function fileRoutes(app: FastifyInstance, { platform }: { platform:
     { schema: { params: idParams, querystring: requiredRevQuery, response: responses(entitySchema, 200) } },
     async (request) => {
       const { id, ...ref } = request.params;
+      await preconditionsOf(request, ref, id);
       return writeResponse(await files.deprecate(ref, id, request.query.rev, callerOf(request)), baseUri);
     },
   );
@@ -299,6 +318,7 @@ export async function fileRoutes(app: FastifyInstance, { platform }: { platform:
     { schema: { params: idParams, querystring: requiredRevQuery, response: responses(entitySchema, 200) } },
     async (request) => {
       const { id, ...ref } = request.params;
+      await preconditionsOf(request, ref, id);
       return writeResponse(await files.undeprecate(ref, id, request.query.rev, callerOf(request)), baseUri);
     },
   );

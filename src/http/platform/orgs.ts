@@ -1,11 +1,12 @@
 /** /v1/orgs/{org}: create, update, fetch (at a revision too), deprecate and undeprecate organizations. */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { auditFields } from '../../platform/audit.js';
 import { METADATA_CONTEXT, ORGS_CONTEXT } from '../../platform/contexts.js';
 import type { Platform } from '../../platform/index.js';
 import type { OrgState } from '../../platform/orgs.js';
 import { typed } from '../typed.js';
 import { callerOf } from './caller.js';
+import { checkPreconditions, existing, untagged } from './preconditions.js';
 import { emptyBodyAsObject, orgParams, orgSchema, requiredRevQuery, revQuery, responses } from './schemas.js';
 
 export function orgJson(org: OrgState, baseUri: string) {
@@ -27,6 +28,12 @@ export function orgJson(org: OrgState, baseUri: string) {
 export async function orgRoutes(app: FastifyInstance, { platform }: { platform: Platform }): Promise<void> {
   const { orgs, baseUri } = platform;
   const api = typed(app);
+  /** Throws 412 unless the request's preconditions hold for the organization as the caller reads it. */
+  const preconditionsOf = (request: FastifyRequest, label: string) =>
+    checkPreconditions(request.headers, async () => {
+      const org = await existing(orgs.read(label, callerOf(request)), 'OrganizationNotFound');
+      return org === null ? null : untagged(org);
+    });
   api.put(
     '/orgs/:org',
     {
@@ -40,6 +47,7 @@ export async function orgRoutes(app: FastifyInstance, { platform }: { platform: 
       },
     },
     async (request, reply) => {
+      await preconditionsOf(request, request.params.org);
       const rev = request.query.rev;
       const saved = await orgs.save(request.params.org, request.body.description, rev, callerOf(request));
       return reply.code(rev === undefined ? 201 : 200).send(orgJson(saved, baseUri));
@@ -54,6 +62,7 @@ export async function orgRoutes(app: FastifyInstance, { platform }: { platform: 
     '/orgs/:org',
     { schema: { params: orgParams, querystring: requiredRevQuery, response: responses(orgSchema, 200) } },
     async (request) => {
+      await preconditionsOf(request, request.params.org);
       return orgJson(await orgs.deprecate(request.params.org, request.query.rev, callerOf(request)), baseUri);
     },
   );
@@ -62,6 +71,7 @@ export async function orgRoutes(app: FastifyInstance, { platform }: { platform: 
     '/orgs/:org/undeprecate',
     { schema: { params: orgParams, querystring: requiredRevQuery, response: responses(orgSchema, 200) } },
     async (request) => {
+      await preconditionsOf(request, request.params.org);
       return orgJson(await orgs.undeprecate(request.params.org, request.query.rev, callerOf(request)), baseUri);
     },
   );

@@ -1,11 +1,13 @@
 /** /v1/projects/{org}/{project}: create, update, fetch (at a revision too), deprecate, undeprecate and mark projects for deletion. */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { auditFields } from '../../platform/audit.js';
 import { METADATA_CONTEXT, PROJECTS_CONTEXT } from '../../platform/contexts.js';
 import type { Platform } from '../../platform/index.js';
 import type { ProjectFields, ProjectService, ProjectState } from '../../platform/projects.js';
+import type { ProjectRef } from '../../platform/refs.js';
 import { typed } from '../typed.js';
 import { callerOf } from './caller.js';
+import { checkPreconditions, existing, untagged } from './preconditions.js';
 import { emptyBodyAsObject, projectBody, projectParams, projectSchema, requiredRevQuery, revQuery, responses } from './schemas.js';
 
 
@@ -35,6 +37,12 @@ export function projectJson(project: ProjectState, projects: ProjectService, bas
 export async function projectRoutes(app: FastifyInstance, { platform }: { platform: Platform }): Promise<void> {
   const api = typed(app);
   const { projects, baseUri } = platform;
+  /** Throws 412 unless the request's preconditions hold for the project as the caller reads it. */
+  const preconditionsOf = (request: FastifyRequest, ref: ProjectRef) =>
+    checkPreconditions(request.headers, async () => {
+      const project = await existing(projects.read(ref, callerOf(request)), 'ProjectNotFound');
+      return project === null ? null : untagged(project);
+    });
   api.put(
     '/projects/:org/:project',
     {
@@ -43,6 +51,7 @@ export async function projectRoutes(app: FastifyInstance, { platform }: { platfo
       schema: { params: projectParams, querystring: revQuery, body: projectBody, response: responses(projectSchema, 200, 201) },
     },
     async (request, reply) => {
+      await preconditionsOf(request, request.params);
       const rev = request.query.rev;
       const saved = await projects.save(request.params, request.body, rev, callerOf(request));
       return reply.code(rev === undefined ? 201 : 200).send(projectJson(saved, projects, baseUri));
@@ -63,6 +72,7 @@ export async function projectRoutes(app: FastifyInstance, { platform }: { platfo
       },
     },
     async (request) => {
+      await preconditionsOf(request, request.params);
       const saved = await projects.deprecate(request.params, request.query.rev, request.query.prune ?? false, callerOf(request));
       return projectJson(saved, projects, baseUri);
     },
@@ -72,6 +82,7 @@ export async function projectRoutes(app: FastifyInstance, { platform }: { platfo
     '/projects/:org/:project/undeprecate',
     { schema: { params: projectParams, querystring: requiredRevQuery, response: responses(projectSchema, 200) } },
     async (request) => {
+      await preconditionsOf(request, request.params);
       return projectJson(await projects.undeprecate(request.params, request.query.rev, callerOf(request)), projects, baseUri);
     },
   );

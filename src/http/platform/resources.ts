@@ -7,17 +7,19 @@
  * file too: its metadata and its tags, not a source (a file has none: its
  * content is at its `_self`). Writes here refuse a file: it changes through /v1/files.
  */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { UNCONSTRAINED_SCHEMA } from '../../platform/contexts.js';
 import { PlatformError } from '../../platform/errors.js';
 import type { Platform } from '../../platform/index.js';
 import type { JsonObject } from '../../platform/jsonld.js';
+import type { ProjectRef } from '../../platform/refs.js';
 import { entityView, writeResponse } from '../../platform/metadata.js';
 import { type Format, FORMAT_MEDIA_TYPES } from '../../platform/rendering.js';
 import { typed } from '../typed.js';
 import { callerOf, renderCallerOfRequest } from './caller.js';
 import { filteredListingPage } from './listing-pages.js';
 import { negotiate, varyOnAccept } from './negotiation.js';
+import { COLLECTION, checkPreconditions, existing, untagged } from './preconditions.js';
 import { selectorFrom } from './selectors.js';
 import {
   documentSchema,
@@ -75,6 +77,15 @@ function kindReadUnder(schema: string): 'resource' | 'any' {
 export async function resourceRoutes(app: FastifyInstance, { platform }: { platform: Platform }): Promise<void> {
   const api = typed(app);
   const { resources, renderer, baseUri } = platform;
+  /**
+   * Throws 412 unless the request's preconditions hold for the resource as the caller reads it under `_`
+   * (a file too: the write then refuses to change it here).
+   */
+  const preconditionsOf = (request: FastifyRequest, ref: ProjectRef, id: string) =>
+    checkPreconditions(request.headers, async () => {
+      const found = await existing(resources.fetch(ref, id, {}, callerOf(request), 'any'), 'ResourceNotFound');
+      return found === null ? null : untagged(found.state);
+    });
   api.get(
     '/resources/:org/:project',
     {
@@ -99,7 +110,10 @@ export async function resourceRoutes(app: FastifyInstance, { platform }: { platf
   api.post(
     '/resources/:org/:project',
     { bodyLimit: payloadLimit, schema: { params: projectParams, body: payloadSchema, response: responses(entitySchema, 201) } },
-    async (request, reply) => reply.code(201).send(await create(request.params, request.body, callerOf(request))),
+    async (request, reply) => {
+      await checkPreconditions(request.headers, async () => COLLECTION);
+      return reply.code(201).send(await create(request.params, request.body, callerOf(request)));
+    },
   );
 
   api.post(
@@ -107,6 +121,7 @@ export async function resourceRoutes(app: FastifyInstance, { platform }: { platf
     { bodyLimit: payloadLimit, schema: { params: schemaParams, body: payloadSchema, response: responses(entitySchema, 201) } },
     async (request, reply) => {
       assertUnconstrained(request.params.schema);
+      await checkPreconditions(request.headers, async () => COLLECTION);
       return reply.code(201).send(await create(request.params, request.body, callerOf(request)));
     },
   );
@@ -117,6 +132,7 @@ export async function resourceRoutes(app: FastifyInstance, { platform }: { platf
     async (request, reply) => {
       const { schema, id, ...ref } = request.params;
       assertUnconstrained(schema);
+      await preconditionsOf(request, ref, id);
       const identity = callerOf(request);
       const rev = request.query.rev;
       const state =
@@ -198,6 +214,7 @@ export async function resourceRoutes(app: FastifyInstance, { platform }: { platf
     async (request, reply) => {
       const { schema, id, ...ref } = request.params;
       assertUnconstrained(schema);
+      await preconditionsOf(request, ref, id);
       const state = await resources.tag(ref, id, request.query.rev, request.body.tag, request.body.rev, callerOf(request));
       return reply.code(201).send(writeResponse(state, baseUri));
     },
@@ -215,6 +232,7 @@ export async function resourceRoutes(app: FastifyInstance, { platform }: { platf
     async (request) => {
       const { schema, id, tag: name, ...ref } = request.params;
       assertUnconstrained(schema);
+      await preconditionsOf(request, ref, id);
       return writeResponse(await resources.untag(ref, id, request.query.rev, name, callerOf(request)), baseUri);
     },
   );
@@ -225,6 +243,7 @@ export async function resourceRoutes(app: FastifyInstance, { platform }: { platf
     async (request) => {
       const { schema, id, ...ref } = request.params;
       assertUnconstrained(schema);
+      await preconditionsOf(request, ref, id);
       return writeResponse(await resources.deprecate(ref, id, request.query.rev, callerOf(request)), baseUri);
     },
   );
@@ -235,6 +254,7 @@ export async function resourceRoutes(app: FastifyInstance, { platform }: { platf
     async (request) => {
       const { schema, id, ...ref } = request.params;
       assertUnconstrained(schema);
+      await preconditionsOf(request, ref, id);
       return writeResponse(await resources.undeprecate(ref, id, request.query.rev, callerOf(request)), baseUri);
     },
   );
