@@ -78,14 +78,14 @@ describe.skipIf(!HAS_CHROMIUM)(`archive cart in Chromium (${HAS_CHROMIUM ? '/usr
 
     await page.getByLabel('Access token').fill(WRITER);
     await page.getByLabel('Access token').press('Tab');
-    await expect.poll(() => page.getByLabel('Project').locator('option').allTextContents()).toEqual(['neuro/lab1', 'neuro/lab2']);
-    await page.getByLabel('Project').selectOption('neuro/lab2');
+    await expect.poll(() => page.getByLabel('Project', { exact: true }).locator('option').allTextContents()).toEqual(['neuro/lab1', 'neuro/lab2']);
+    await page.getByLabel('Project', { exact: true }).selectOption('neuro/lab2');
     // The token stays in this tab's session: not in localStorage, not in the URL.
     expect(await page.evaluate(() => sessionStorage.getItem('litserve.accessToken'))).toBe(WRITER);
     expect(await page.evaluate(() => JSON.stringify(localStorage))).not.toContain(WRITER);
     expect(page.url()).not.toContain(WRITER);
 
-    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download archive' }).click()]);
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download archive', exact: true }).click()]);
     const file = path.join(downloads, 'archive.zip');
     await download.saveAs(file);
     const zip = await unzip(await readFile(file));
@@ -144,8 +144,8 @@ describe.skipIf(!HAS_CHROMIUM)(`archive cart in Chromium (${HAS_CHROMIUM ? '/usr
     const ids = await chooseTwoArticles(page);
     await page.getByLabel('Access token').fill(WRITER);
     await page.getByLabel('Access token').press('Tab');
-    await expect.poll(() => page.getByLabel('Project').locator('option').allTextContents()).toEqual(['neuro/lab1', 'neuro/lab2']);
-    const downloadButton = page.getByRole('button', { name: 'Download archive' });
+    await expect.poll(() => page.getByLabel('Project', { exact: true }).locator('option').allTextContents()).toEqual(['neuro/lab1', 'neuro/lab2']);
+    const downloadButton = page.getByRole('button', { name: 'Download archive', exact: true });
     const downloaded = page.waitForEvent('download');
     await downloadButton.click();
     await expect.poll(() => creations).toBe(1);
@@ -201,7 +201,7 @@ describe.skipIf(!HAS_CHROMIUM)(`archive cart in Chromium (${HAS_CHROMIUM ? '/usr
     await writersHeld;
     await page.getByLabel('Access token').fill(READER);
     await page.getByLabel('Access token').press('Tab');
-    const options = () => page.getByLabel('Project').locator('option').allTextContents();
+    const options = () => page.getByLabel('Project', { exact: true }).locator('option').allTextContents();
     await expect.poll(options).toEqual(['(no project this token may write)']);
     releaseWriters();
     await page.waitForTimeout(500);
@@ -214,8 +214,8 @@ describe.skipIf(!HAS_CHROMIUM)(`archive cart in Chromium (${HAS_CHROMIUM ? '/usr
     await chooseTwoArticles(page);
     await page.getByLabel('Access token').fill(READER);
     await page.getByLabel('Access token').press('Tab');
-    await expect.poll(() => page.getByLabel('Project').locator('option').allTextContents()).toEqual(['(no project this token may write)']);
-    await page.getByRole('button', { name: 'Download archive' }).click();
+    await expect.poll(() => page.getByLabel('Project', { exact: true }).locator('option').allTextContents()).toEqual(['(no project this token may write)']);
+    await page.getByRole('button', { name: 'Download archive', exact: true }).click();
     await expect.poll(() => page.locator('#cart-message').textContent()).toMatch(/^Choose a project first/);
 
     await page.getByLabel('Access token').fill('not-a-known-token');
@@ -252,8 +252,8 @@ describe.skipIf(!HAS_CHROMIUM)(`archive cart with article ids a short id cannot 
     expect(new Set(ids.map((id) => id.slice(0, 2))).size).toBeGreaterThan(1);
     await page.getByLabel('Access token').fill(WRITER);
     await page.getByLabel('Access token').press('Tab');
-    await expect.poll(() => page.getByLabel('Project').locator('option').allTextContents()).toEqual(['neuro/lab1']);
-    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download archive' }).click()]);
+    await expect.poll(() => page.getByLabel('Project', { exact: true }).locator('option').allTextContents()).toEqual(['neuro/lab1']);
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download archive', exact: true }).click()]);
     const file = path.join(downloads, 'odd-ids.zip');
     await download.saveAs(file);
     const zip = await unzip(await readFile(file));

@@ -36,7 +36,7 @@ describe.skipIf(!HAS_CHROMIUM)(`Ask in Chromium (${HAS_CHROMIUM ? '/usr/bin/chro
   const message = () => page.locator('#message');
   const ask = async (question: string) => {
     await page.getByRole('searchbox', { name: 'Search' }).fill(question);
-    await page.getByRole('button', { name: 'Ask' }).click();
+    await page.getByRole('button', { name: 'Ask', exact: true }).click();
   };
 
   beforeAll(async () => {
@@ -74,12 +74,12 @@ describe.skipIf(!HAS_CHROMIUM)(`Ask in Chromium (${HAS_CHROMIUM ? '/usr/bin/chro
     expect(await answer.getAttribute('aria-live')).toBe('polite');
     expect(await answer.getAttribute('aria-busy')).toBe('true');
     expect(await page.getByTestId('citation').count()).toBe(0);
-    expect(await page.getByRole('button', { name: 'Stop' }).isVisible()).toBe(true);
+    expect(await page.getByRole('button', { name: 'Stop', exact: true }).isVisible()).toBe(true);
     halfway.open();
 
     await expect.poll(() => page.getByTestId('citation').count()).toBe(2);
     expect(await answer.textContent()).toBe('Place cells fire at specific locations [1] and form maps [2].');
-    expect(await page.getByRole('button', { name: 'Stop' }).isVisible()).toBe(false);
+    expect(await page.getByRole('button', { name: 'Stop', exact: true }).isVisible()).toBe(false);
     const expected = await server.fixture.app.inject({ method: 'POST', url: '/qa/generative', payload: { query: 'What do place cells encode?' } });
     const metadata: { article_title: string; paragraph: string }[] = expected.json().metadata;
     expect(await page.getByTestId('citation').allTextContents()).toEqual(metadata.map((m, i) => `[${i + 1}] ${m.article_title}`));
@@ -152,11 +152,11 @@ describe.skipIf(!HAS_CHROMIUM)(`Ask in Chromium (${HAS_CHROMIUM ? '/usr/bin/chro
     };
     await ask('What do grid cells do?');
     await expect.poll(() => page.getByTestId('answer').textContent()).toBe('The first words ');
-    await page.getByRole('button', { name: 'Stop' }).click();
+    await page.getByRole('button', { name: 'Stop', exact: true }).click();
     await expect.poll(() => message().textContent()).toContain('Stopped');
     await eventually(() => stopped);
     expect(await page.getByTestId('answer').textContent()).toBe('The first words ');
-    expect(await page.getByRole('button', { name: 'Stop' }).isVisible()).toBe(false);
+    expect(await page.getByRole('button', { name: 'Stop', exact: true }).isVisible()).toBe(false);
   });
 
   it('a search started while an answer streams stops the answer, whose citations never replace the search results', async () => {
@@ -179,7 +179,7 @@ describe.skipIf(!HAS_CHROMIUM)(`Ask in Chromium (${HAS_CHROMIUM ? '/usr/bin/chro
     await expect.poll(shownIds).toEqual(searchIds);
     // The generation is stopped on the server, and nothing of the answer comes back.
     await eventually(() => stopped);
-    expect(await page.getByRole('button', { name: 'Stop' }).isVisible()).toBe(false);
+    expect(await page.getByRole('button', { name: 'Stop', exact: true }).isVisible()).toBe(false);
     expect(await page.getByTestId('answer').isVisible()).toBe(false);
     expect(await message().isVisible()).toBe(false);
     expect(await shownIds()).toEqual(searchIds);
@@ -204,10 +204,10 @@ describe.skipIf(!HAS_CHROMIUM)(`Ask in Chromium (${HAS_CHROMIUM ? '/usr/bin/chro
     };
     await ask('What do place cells encode?');
     await expect.poll(() => page.getByTestId('answer').textContent()).toBe('First ');
-    await page.getByRole('button', { name: 'Ask' }).click();
+    await page.getByRole('button', { name: 'Ask', exact: true }).click();
     await eventually(() => firstStopped);
     await expect.poll(() => page.getByTestId('answer').textContent()).toBe('Second ');
-    expect(await page.getByRole('button', { name: 'Stop' }).isVisible()).toBe(true);
+    expect(await page.getByRole('button', { name: 'Stop', exact: true }).isVisible()).toBe(true);
     expect(await page.getByTestId('answer').getAttribute('aria-busy')).toBe('true');
     expect(await message().isVisible()).toBe(false);
     second.open();
@@ -224,7 +224,7 @@ describe.skipIf(!HAS_CHROMIUM)(`Ask in Chromium (${HAS_CHROMIUM ? '/usr/bin/chro
     await page.setViewportSize({ width: 360, height: 740 });
     await ask('What do place cells encode?');
     await expect.poll(() => page.getByTestId('answer').textContent()).toBe('Streaming ');
-    const stop = page.getByRole('button', { name: 'Stop' });
+    const stop = page.getByRole('button', { name: 'Stop', exact: true });
     const box = (await stop.boundingBox())!;
     expect(box.x).toBeGreaterThanOrEqual(0);
     expect(box.x + box.width).toBeLessThanOrEqual(360);
@@ -244,7 +244,7 @@ describe.skipIf(!HAS_CHROMIUM)(`Ask in Chromium (${HAS_CHROMIUM ? '/usr/bin/chro
     await expect.poll(() => page.getByTestId('article-count').textContent()).not.toBe('…');
     expect(await searchBox.inputValue()).toBe('What do place cells encode?');
     const asked = page.waitForRequest((request) => request.url().includes('/qa/streamed_generative'));
-    await page.getByRole('button', { name: 'Ask' }).click();
+    await page.getByRole('button', { name: 'Ask', exact: true }).click();
     const request = await asked;
     expect(new URL(request.url()).searchParams.getAll('article_types')).toEqual(['review-article']);
     expect(request.postDataJSON()).toEqual({ query: 'What do place cells encode?' });
@@ -258,7 +258,7 @@ describe.skipIf(!HAS_CHROMIUM)(`Ask in Chromium (${HAS_CHROMIUM ? '/usr/bin/chro
     await searchBox.fill('What do place cells encode?');
     const asked = page.waitForRequest((request) => request.url().includes('/qa/streamed_generative'));
     await page.getByLabel('From', { exact: true }).fill('2015-01-01');
-    await page.getByRole('button', { name: 'Ask' }).click();
+    await page.getByRole('button', { name: 'Ask', exact: true }).click();
     expect(new URL((await asked).url()).searchParams.get('date_from')).toBe('2015-01-01');
     expect(new URL(page.url()).searchParams.get('date_from')).toBe('2015-01-01');
     await expect.poll(() => page.getByTestId('citation').count()).toBeGreaterThan(0);
@@ -339,7 +339,7 @@ describe.skipIf(!HAS_CHROMIUM)(`Ask in Chromium (${HAS_CHROMIUM ? '/usr/bin/chro
       expect(sent).toEqual([]);
       expect(asked.count).toBe(1);
       // Ask answers it, as asked before.
-      await page.getByRole('button', { name: 'Ask' }).click();
+      await page.getByRole('button', { name: 'Ask', exact: true }).click();
       await expect.poll(() => page.getByTestId('citation').count()).toBe(1);
       expect(asked.count).toBe(2);
       expect(await hint().isVisible()).toBe(false);

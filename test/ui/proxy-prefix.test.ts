@@ -150,7 +150,7 @@ describe.skipIf(!HAS_CHROMIUM)(`the page behind a proxy serving the server under
     await page.goto(`${base()}/ui/`);
     await expect.poll(shownCount).not.toBe('…');
     await searchBox().fill('What do place cells encode?');
-    await page.getByRole('button', { name: 'Ask' }).click();
+    await page.getByRole('button', { name: 'Ask', exact: true }).click();
     await expect.poll(() => page.getByTestId('answer').getAttribute('aria-busy')).toBe('false');
     expect(await page.locator('#message').isHidden()).toBe(true);
     expect((await page.getByTestId('answer').textContent())!.length).toBeGreaterThan(0);
@@ -167,8 +167,8 @@ describe.skipIf(!HAS_CHROMIUM)(`the page behind a proxy serving the server under
     await card.getByRole('button', { name: 'Add to archive' }).click();
     await page.getByLabel('Access token').fill(WRITER);
     await page.getByLabel('Access token').press('Tab');
-    await expect.poll(() => page.getByLabel('Project').locator('option').allTextContents()).toEqual(['neuro/lab']);
-    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download archive' }).click()]);
+    await expect.poll(() => page.getByLabel('Project', { exact: true }).locator('option').allTextContents()).toEqual(['neuro/lab']);
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download archive', exact: true }).click()]);
     const file = path.join(downloads, 'archive.zip');
     await download.saveAs(file);
     expect([...(await unzip(await readFile(file))).names]).toEqual([`articles/${id}.json`]);

@@ -109,7 +109,10 @@ describe.skipIf(!HAS_CHROMIUM)(`search page in Chromium (${HAS_CHROMIUM ? '/usr/
     // Article types: checkboxes with the counts of /suggestions/article_types.
     const types: { article_type: string; docs_in_db: number }[] = await api('/suggestions/article_types');
     const review = page.getByRole('checkbox', { name: /^review-article/ });
-    expect(await page.locator('#type-list label').allTextContents()).toEqual(types.map((t) => `${t.article_type}${t.docs_in_db}`));
+    // Each count seen as a number, and read as "N articles" (visually hidden text).
+    expect(await page.locator('#type-list label').allTextContents()).toEqual(
+      types.map((t) => `${t.article_type}${t.docs_in_db} ${t.docs_in_db} article${t.docs_in_db === 1 ? '' : 's'}`),
+    );
     await review.check();
     await expect.poll(shownCount).toBe(await count('?article_types=review-article'));
     // An article matches when any of its types does; a card shows only the primary one, so the cards are
@@ -276,10 +279,8 @@ describe.skipIf(!HAS_CHROMIUM)(`search page in Chromium (${HAS_CHROMIUM ? '/usr/
   it('works from the keyboard alone, with a visible focus', async () => {
     await page.goto(`${server.url}/ui/`);
     await expect.poll(shownCount).toBe(await count());
-    // The first stops: the skip link, the site name, then the search field.
-    await page.keyboard.press('Tab');
-    await page.keyboard.press('Tab');
-    await page.keyboard.press('Tab');
+    // The first stops: the three skip links, the site name, then the search field.
+    for (let i = 0; i < 5; i++) await page.keyboard.press('Tab');
     expect(await page.evaluate(() => document.activeElement?.id)).toBe('query');
     await page.keyboard.type('dopamine reward');
     await page.keyboard.press('Enter');
@@ -347,23 +348,25 @@ describe.skipIf(!HAS_CHROMIUM)(`search page in Chromium (${HAS_CHROMIUM ? '/usr/
     expect(await partsOnScreen()).toHaveLength(3);
   });
 
-  it('pages through the listing from the keyboard without losing the focus, up to the last page and back', async () => {
+  it('a page turned with the pager takes the focus and the view to the top of its results, where reading starts again', async () => {
     await page.goto(`${server.url}/ui/?mode=list`);
     const first = await api('/retrieval/article_listing?size=10&page=1&number_results=1000');
     expect(first.pages).toBeGreaterThan(2);
     await expect.poll(() => page.locator('#page-label').textContent()).toBe(`Page 1 of ${first.pages}`);
     const focusedId = () => page.evaluate(() => document.activeElement?.id);
-    await page.getByRole('button', { name: 'Next page' }).focus();
-    for (let shown = 2; shown <= first.pages; shown++) {
+    const resultsTop = () => page.getByRole('list', { name: 'Results' }).evaluate((list) => Math.round(list.getBoundingClientRect().top));
+    for (const [button, shown] of [['Next page', 2], ['Next page', 3], ['Previous page', 2]] as const) {
+      await page.getByRole('button', { name: button }).focus();
+      expect(await resultsTop()).toBeLessThan(0);
       await page.keyboard.press('Enter');
       await expect.poll(() => page.locator('#page-label').textContent()).toBe(`Page ${shown} of ${first.pages}`);
-      const expected = shown < first.pages ? 'next-page' : 'prev-page';
-      await expect.poll(focusedId).toBe(expected);
+      await expect.poll(focusedId).toBe('result-list');
+      // Scrolled to the list's top: in view, at the top of the window.
+      expect(Math.abs(await resultsTop())).toBeLessThan(1);
+      // The next Tab goes into the page's first card.
+      const expected: { article_title: string }[] = (await api(`/retrieval/article_listing?size=10&page=${shown}&number_results=1000`)).items;
+      expect((await titles())[0]).toBe(expected[0]!.article_title);
     }
-    // On the last page "Next" is disabled and "Previous" has the focus: Enter goes back.
-    await page.keyboard.press('Enter');
-    await expect.poll(() => page.locator('#page-label').textContent()).toBe(`Page ${first.pages - 1} of ${first.pages}`);
-    expect(await focusedId()).toBe('prev-page');
   });
 
   it('a date a date field cannot hold, from a link, is set aside rather than left as an error nobody can correct', async () => {
@@ -379,37 +382,49 @@ describe.skipIf(!HAS_CHROMIUM)(`search page in Chromium (${HAS_CHROMIUM ? '/usr/
     }
   });
 
-  it('a listing page past the end, from a link, says so and goes back to the last page', async () => {
+  it('a listing page past the end, from a link, becomes the last page, in place, and says so', async () => {
     const first = await api('/retrieval/article_listing?size=10&page=1&number_results=1000');
-    await page.goto(`${server.url}/ui/?mode=list&page=100000`);
-    await expect.poll(() => page.locator('#page-label').textContent()).toBe(`Page 100000 of ${first.pages}`);
-    expect(await page.getByText('This page is past the end of the listing.').isVisible()).toBe(true);
-    await page.getByRole('button', { name: 'Previous page' }).click();
+    const last = await api(`/retrieval/article_listing?size=10&page=${first.pages}&number_results=1000`);
+    const historyLength = () => page.evaluate(() => (globalThis as any).history.length);
+    await page.goto(`${server.url}/ui/?mode=list&page=500`);
+    const before = await historyLength();
     await expect.poll(() => page.locator('#page-label').textContent()).toBe(`Page ${first.pages} of ${first.pages}`);
+    expect(await page.locator('#message').textContent()).toBe(`Page 500 is past the end of the listing: this is its last page, ${first.pages}.`);
+    expect(await titles()).toEqual(last.items.map((a: { article_title: string }) => a.article_title));
+    // The address says the page shown, in the same history entry (as page=abc becomes page 1).
     expect(new URL(page.url()).searchParams.get('page')).toBe(String(first.pages));
-    // A number past the API's largest page is that page, past the end like it, not an error.
+    expect(await historyLength()).toBe(before);
+    expect(await page.getByRole('button', { name: 'Next page' }).isDisabled()).toBe(true);
+    // A number past the API's largest page too, not an error.
     await page.goto(`${server.url}/ui/?mode=list&page=99999999999`);
-    await expect.poll(() => page.locator('#page-label').textContent()).toBe(`Page 1000000 of ${first.pages}`);
-    expect(await page.getByText('This page is past the end of the listing.').isVisible()).toBe(true);
-    // A listing of one page, past its end: the pager is there to go back.
+    await expect.poll(() => page.locator('#page-label').textContent()).toBe(`Page ${first.pages} of ${first.pages}`);
+    expect(await page.locator('#message').textContent()).toBe(`Page 1000000 is past the end of the listing: this is its last page, ${first.pages}.`);
+    // A listing of one page, past its end: its only page, without a pager.
     const one = await api('/retrieval/article_listing?size=10&page=1&number_results=1000&authors=Jos%C3%A9%20N%C3%BA%C3%B1ez');
     expect(one.pages).toBe(1);
     await page.goto(`${server.url}/ui/?mode=list&page=3&authors=Jos%C3%A9%20N%C3%BA%C3%B1ez`);
-    await expect.poll(() => page.locator('#page-label').textContent()).toBe('Page 3 of 1');
-    await page.getByRole('button', { name: 'Previous page' }).click();
-    await expect.poll(() => page.locator('#page-label').textContent()).toBe('Page 1 of 1');
-    expect(await titles()).toEqual(one.items.map((a: { article_title: string }) => a.article_title));
+    await expect.poll(titles).toEqual(one.items.map((a: { article_title: string }) => a.article_title));
+    expect(new URL(page.url()).searchParams.has('page')).toBe(false);
+    expect(await page.locator('#pager').isVisible()).toBe(false);
+    // A listing with nothing in it: page 1, saying that nothing matches.
+    await page.goto(`${server.url}/ui/?mode=list&page=3&article_types=no-such-type`);
+    await expect.poll(() => page.locator('#message').textContent()).toBe('No article matches these filters.');
+    expect(new URL(page.url()).searchParams.has('page')).toBe(false);
   });
 
   it('tells screen readers that results arrived, in a status region, also when only the query changed', async () => {
     await page.goto(`${server.url}/ui/?q=cells`);
     const status = page.getByRole('status').and(page.locator('#results-status'));
+    // The page asks for the best 100 paragraphs: all 100 came back, so these are the best articles, not all there are.
     const cellsHits: { article_id: string }[] = await api('/retrieval/?query=cells&retriever_k=100');
-    await expect.poll(() => status.textContent()).toBe(`${new Set(cellsHits.map((hit) => hit.article_id)).size} articles found for “cells”.`);
-    await searchBox().fill('grid cells entorhinal');
+    expect(cellsHits).toHaveLength(100);
+    await expect.poll(() => status.textContent()).toBe(`The ${new Set(cellsHits.map((hit) => hit.article_id)).size} best-matching articles for “cells”.`);
+    // Fewer than asked: every paragraph that matches, so every article.
+    await searchBox().fill('entorhinal');
     await searchBox().press('Enter');
-    const gridHits: { article_id: string }[] = await api('/retrieval/?query=grid%20cells%20entorhinal&retriever_k=100');
-    await expect.poll(() => status.textContent()).toBe(`${new Set(gridHits.map((hit) => hit.article_id)).size} articles found for “grid cells entorhinal”.`);
+    const entorhinalHits: { article_id: string }[] = await api('/retrieval/?query=entorhinal&retriever_k=100');
+    expect(entorhinalHits.length).toBeLessThan(100);
+    await expect.poll(() => status.textContent()).toBe(`${new Set(entorhinalHits.map((hit) => hit.article_id)).size} articles found for “entorhinal”.`);
     await page.getByRole('button', { name: 'List articles' }).click();
     const listing = await api('/retrieval/article_listing?size=10&page=1&number_results=1000');
     await expect.poll(() => status.textContent()).toBe(`Listing, page 1 of ${listing.pages}: ${listing.items.length} articles.`);
@@ -419,7 +434,7 @@ describe.skipIf(!HAS_CHROMIUM)(`search page in Chromium (${HAS_CHROMIUM ? '/usr/
     const longQuery = `cells ${'entorhinal grid '.repeat(200)}`.trim();
     await searchBox().fill(longQuery);
     await searchBox().press('Enter');
-    await expect.poll(() => status.textContent()).toMatch(/^\d+ articles? found for “cells entorhinal grid .{0,90}…”\.$/);
+    await expect.poll(() => status.textContent()).toMatch(/^(The \d+ best-matching articles|\d+ articles? found) for “cells entorhinal grid .{0,90}…”\.$/);
   });
 
   it('article types refused once (429) are asked again with the next view, not left empty until a reload', async () => {
@@ -496,7 +511,8 @@ describe.skipIf(!HAS_CHROMIUM)(`search page in Chromium (${HAS_CHROMIUM ? '/usr/
     await page.route('**/retrieval/**', (route) => route.abort('connectionrefused'));
     await page.getByRole('checkbox', { name: /^review-article/ }).check();
     await expect.poll(() => page.locator('#message').textContent()).toContain('The server could not be reached');
-    expect(await shownCount()).toBe('…');
+    // Marked as failed, not "…" as if still on its way.
+    await expect.poll(shownCount).toBe('—');
     await page.unroute('**/retrieval/**');
     await page.getByRole('checkbox', { name: /^review-article/ }).uncheck();
     await expect.poll(shownCount).toBe(await count());
@@ -594,7 +610,7 @@ describe.skipIf(!HAS_CHROMIUM)(`search page in Chromium (${HAS_CHROMIUM ? '/usr/
       await searchBox().fill(`What do place cells encode${'?'.repeat(4100)}`);
       await searchBox().press('Enter');
       await expect.poll(() => page.locator('#message').textContent()).toMatch(/^Too long to search/);
-      await page.getByRole('button', { name: 'Ask' }).click();
+      await page.getByRole('button', { name: 'Ask', exact: true }).click();
       await expect.poll(() => page.getByTestId('answer').textContent(), { timeout: 15_000 }).not.toBe('');
       await expect.poll(() => page.locator('#stop-button').isHidden(), { timeout: 15_000 }).toBe(true);
       // Past the slow view's arrival, the answer has the page to itself.

@@ -73,7 +73,7 @@ describe.skipIf(!HAS_CHROMIUM)(`the page's policy in Chromium (${HAS_CHROMIUM ? 
     await expect.poll(() => page.locator('#cart-size').textContent()).toBe('(1)');
 
     await searchBox.fill('What do place cells encode?');
-    await page.getByRole('button', { name: 'Ask' }).click();
+    await page.getByRole('button', { name: 'Ask', exact: true }).click();
     await expect.poll(() => page.getByTestId('answer').getAttribute('aria-busy')).toBe('false');
     expect((await page.getByTestId('answer').textContent())!.length).toBeGreaterThan(0);
 

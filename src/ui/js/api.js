@@ -47,15 +47,53 @@ export function queryString(params) {
   return text ? `?${text}` : '';
 }
 
+/** Called when the server refuses the access token on a literature request that then succeeds without it; set by the page. */
+let onTokenRefused = () => {};
+
+export function whenTokenRefused(listener) {
+  onTokenRefused = listener;
+}
+
+/**
+ * A request to a literature route (search, count, listing, suggestions, Ask): with the access token, as a server
+ * closed to anonymous needs it. A token the server does not know (401) is no reason to show nothing where anonymous
+ * may read: the request is made again without it, and the page is told (it says the token was refused and how to
+ * clear it). Where anonymous may not read either, the failure says the token is needed and was refused.
+ * Requests under /v1 (the archive's) never go without the token: they say it was not accepted.
+ */
+export async function literatureFetch(url, init) {
+  const headers = init.headers ?? {};
+  const response = await fetch(url, { ...init, headers: authHeaders(headers) });
+  if (response.status !== 401 || !accessToken.get()) return response;
+  const anonymous = await fetch(url, { ...init, headers });
+  if (anonymous.status === 401 || anonymous.status === 403) {
+    throw new ApiError(401, 'The access token was not accepted, and this server needs one to read: correct it in the "Access token" field of the Archive panel.');
+  }
+  onTokenRefused();
+  return anonymous;
+}
+
 export async function getJson(path, params = {}, { signal } = {}) {
+  const url = serverUrl(path) + queryString(params);
+  const init = { headers: { accept: 'application/json' }, signal };
   let response;
   try {
-    response = await fetch(serverUrl(path) + queryString(params), { headers: authHeaders({ accept: 'application/json' }), signal });
+    response = await (path.startsWith('/v1/') ? fetch(url, { ...init, headers: authHeaders(init.headers) }) : literatureFetch(url, init));
   } catch (error) {
-    throw networkError(error);
+    throw error instanceof ApiError ? error : networkError(error);
   }
   if (!response.ok) throw await errorOf(response);
-  return response.json();
+  return readJson(response);
+}
+
+/** The JSON body of a successful response; one cut short (or not JSON) is a sentence, not "Unexpected end of JSON input". */
+export async function readJson(response) {
+  try {
+    return await response.json();
+  } catch (error) {
+    if (error?.name === 'AbortError') throw error;
+    throw new ApiError(response.status, "The server's answer could not be read (it was cut short or is not JSON). Try again.");
+  }
 }
 
 export function networkError(error) {
@@ -91,6 +129,8 @@ function describeFailure(response, body) {
   if (status === 401) return 'The access token was not accepted. Check it in the Archive panel.';
   if (status === 403 && !accessToken.get()) return 'This server needs an access token: enter yours in the "Access token" field of the Archive panel.';
   if (status === 403) return `This access token is not allowed to do that${text ? `: ${text}` : '.'}`;
+  // The server says why when it knows (a query of stopwords only): more use than "nothing matches".
+  if (status === 404 && code === 1 && typeof detail.reason === 'string') return `No article can be found: ${detail.reason}.`;
   if (status === 404 && code === 1) return 'No article matches this query and these filters. Change the query or loosen the filters.';
   // The address and headers of a request are over what the server (or a proxy before it) reads.
   if (status === 414 || status === 431) return 'Too long: the request is larger than the server accepts. Shorten the query or remove some filters.';

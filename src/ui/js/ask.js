@@ -1,5 +1,5 @@
 // Ask: the question goes to /qa/streamed_generative; the answer is shown as it streams, then its citations.
-import { authHeaders, errorOf, networkError, queryString, serverUrl } from './api.js';
+import { ApiError, errorOf, literatureFetch, networkError, queryString, serverUrl } from './api.js';
 
 export class StreamError extends Error {}
 
@@ -34,14 +34,14 @@ async function* serverSentEvents(body) {
 export async function streamAnswer(question, filterParams, { signal, onToken }) {
   let response;
   try {
-    response = await fetch(`${serverUrl('/qa/streamed_generative')}${queryString(filterParams)}`, {
+    response = await literatureFetch(`${serverUrl('/qa/streamed_generative')}${queryString(filterParams)}`, {
       method: 'POST',
-      headers: authHeaders({ 'content-type': 'application/json', accept: 'text/event-stream' }),
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
       body: JSON.stringify({ query: question }),
       signal,
     });
   } catch (error) {
-    throw networkError(error);
+    throw error instanceof ApiError ? error : networkError(error);
   }
   if (!response.ok) throw await errorOf(response);
   try {

@@ -1,11 +1,12 @@
 // The archive cart: chosen articles, the access token, a project the token may write, and the ZIP download.
-import { accessToken, authHeaders, errorOf, getJson, networkError, serverUrl } from './api.js';
+import { accessToken, authHeaders, errorOf, getJson, networkError, readJson, serverUrl } from './api.js';
 
 const CART_KEY = 'litserve.cart';
 
 export function createCart(root, { literatureProject, onTokenChange }) {
   /** article_id -> title, in the order added; kept for this tab only, like the token. */
   const items = new Map(JSON.parse(sessionStorage.getItem(CART_KEY) ?? '[]'));
+  /** article_id -> { title, group: the cards' archive buttons for it }. */
   const buttons = new Map();
   /** True while an archive is made and fetched: one at a time, whatever the cart does meanwhile. */
   let downloading = false;
@@ -24,8 +25,10 @@ export function createCart(root, { literatureProject, onTokenChange }) {
   const save = () => sessionStorage.setItem(CART_KEY, JSON.stringify([...items]));
 
   // The label says the state; no aria-pressed besides, which would read "Remove from archive, pressed".
-  const syncButton = (button, id) => {
+  // Its name adds the title (after the words seen): a list of buttons all called "Add to archive" says not which article.
+  const syncButton = (button, id, title) => {
     button.textContent = items.has(id) ? 'Remove from archive' : 'Add to archive';
+    button.setAttribute('aria-label', `${button.textContent}: ${title}`);
   };
 
   const render = () => {
@@ -52,7 +55,7 @@ export function createCart(root, { literatureProject, onTokenChange }) {
         return item;
       }),
     );
-    for (const [id, group] of buttons) for (const button of group) if (button.isConnected) syncButton(button, id);
+    for (const [id, { title, group }] of buttons) for (const button of group) if (button.isConnected) syncButton(button, id, title);
     download.disabled = items.size === 0 || downloading;
   };
 
@@ -65,10 +68,10 @@ export function createCart(root, { literatureProject, onTokenChange }) {
 
   /** Ties a card's "Add to archive" button to the cart. */
   const bindButton = (button, meta) => {
-    const group = (buttons.get(meta.article_id) ?? []).filter((b) => b.isConnected);
+    const group = (buttons.get(meta.article_id)?.group ?? []).filter((b) => b.isConnected);
     group.push(button);
-    buttons.set(meta.article_id, group);
-    syncButton(button, meta.article_id);
+    buttons.set(meta.article_id, { title: meta.article_title, group });
+    syncButton(button, meta.article_id, meta.article_title);
     button.addEventListener('click', () => toggle(meta.article_id, meta.article_title));
   };
 
@@ -138,7 +141,7 @@ async function createAndFetch(project, articleIds, literatureProject) {
     // IRI or a CURIE first, so `scifact:4983` named a scheme, `a%2Fb` the article `a/b`, and `x y` nothing.
     const literature = await fetch(serverUrl(`/v1/projects/${literatureProject}`), { headers: authHeaders({ accept: 'application/json' }) });
     if (!literature.ok) throw await errorOf(literature);
-    const { base } = await literature.json();
+    const { base } = await readJson(literature);
     const definition = {
       resources: articleIds.map((id) => ({
         '@type': 'Resource',
@@ -154,7 +157,7 @@ async function createAndFetch(project, articleIds, literatureProject) {
     });
     if (!created.ok) throw await errorOf(created);
     // The archive's own address on this server (its _self uses --public-url, which may name another host).
-    const { '@id': id } = await created.json();
+    const { '@id': id } = await readJson(created);
     const zip = await fetch(serverUrl(`/v1/archives/${project}/${encodeURIComponent(id)}`), { headers: authHeaders({ accept: 'application/zip' }) });
     if (!zip.ok) throw await errorOf(zip);
     return await zip.blob();

@@ -11,6 +11,13 @@ export function combobox({ input, listbox, fetchOptions, onPick }) {
   let active = -1;
   let timer = 0;
   let controller = null;
+  // Says why no suggestion shows when they could not be had; a status, read out once when it changes.
+  const note = document.createElement('p');
+  note.className = 'combo-note';
+  note.id = `${listbox.id}-note`;
+  note.setAttribute('role', 'status');
+  input.closest('.combo').after(note);
+  input.setAttribute('aria-describedby', note.id);
 
   const close = () => {
     listbox.hidden = true;
@@ -74,6 +81,7 @@ export function combobox({ input, listbox, fetchOptions, onPick }) {
     const text = input.value.trim();
     if (!text) {
       options = [];
+      note.textContent = '';
       close();
       return;
     }
@@ -82,10 +90,14 @@ export function combobox({ input, listbox, fetchOptions, onPick }) {
     try {
       const found = await fetchOptions(text, request.signal);
       if (request.signal.aborted) return;
+      note.textContent = '';
       options = found;
       if (document.activeElement === input) render();
     } catch (error) {
-      if (error?.name !== 'AbortError') close();
+      if (error?.name === 'AbortError') return;
+      note.textContent = `No suggestions. ${error.message}`;
+      options = [];
+      close();
     }
   };
 

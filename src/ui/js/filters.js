@@ -10,6 +10,17 @@ const SUGGESTION_LIMIT = 8;
  * dates apply once the fields have been left alone this long, not as a history entry and a search per digit.
  */
 const DATE_SETTLE_MS = 600;
+/** A date as typing completes one: a four-digit year from 1000 on; 0002 is a year still being typed, not one meant. */
+const COMPLETE_DATE = /^[1-9]\d{3}-\d{2}-\d{2}$/;
+
+/**
+ * What a date field gives the filters: its date once complete, '' once emptied, else (a day or a year half typed,
+ * which Chromium reports as badInput, or a year under 1000) the date applied before, until typing completes it.
+ */
+function dateOf(field, applied) {
+  if (COMPLETE_DATE.test(field.value) || (field.value === '' && !field.validity.badInput)) return field.value;
+  return applied;
+}
 
 /** Journal ISSN -> name, learnt from suggestions and results, so chips can show names. */
 export const journalNames = new Map();
@@ -30,7 +41,7 @@ export function createFilters(root, { onChange, onError }) {
     if (!dateTimer) return null;
     clearTimeout(dateTimer);
     dateTimer = 0;
-    return { date_from: dateFrom.value, date_to: dateTo.value };
+    return { date_from: dateOf(dateFrom, current.date_from), date_to: dateOf(dateTo, current.date_to) };
   };
 
   // Any change takes typed dates along: their delay ending later would otherwise replace this change's view.
@@ -43,7 +54,11 @@ export function createFilters(root, { onChange, onError }) {
   const changeDates = () => {
     clearTimeout(dateTimer);
     // Both fields: a change of one within the delay of the other's must not drop the other's.
-    dateTimer = setTimeout(() => change(typedDates()), DATE_SETTLE_MS);
+    dateTimer = setTimeout(() => {
+      const dates = typedDates();
+      // A date still incomplete when typing paused changes nothing, so it makes no view of its own.
+      if (dates.date_from !== current.date_from || dates.date_to !== current.date_to) change(dates);
+    }, DATE_SETTLE_MS);
   };
   dateFrom.addEventListener('change', changeDates);
   dateTo.addEventListener('change', changeDates);
@@ -141,11 +156,15 @@ export function createFilters(root, { onChange, onError }) {
         box.checked = current.article_types.includes(type);
         const name = document.createElement('bdi');
         name.textContent = type;
+        // The number is seen; "31 articles" is what is read (an aria-label on a plain span is not), once.
         const counter = document.createElement('span');
         counter.className = 'count';
         counter.textContent = String(count);
-        counter.setAttribute('aria-label', `${count} article${count === 1 ? '' : 's'}`);
-        label.append(box, name, counter);
+        counter.setAttribute('aria-hidden', 'true');
+        const spoken = document.createElement('span');
+        spoken.className = 'visually-hidden';
+        spoken.textContent = ` ${count} article${count === 1 ? '' : 's'}`;
+        label.append(box, name, counter, spoken);
         return label;
       }),
     );
@@ -153,7 +172,7 @@ export function createFilters(root, { onChange, onError }) {
 
   function settle() {
     const dates = typedDates();
-    if (!dates) return null;
+    if (!dates || (dates.date_from === current.date_from && dates.date_to === current.date_to)) return null;
     current = { ...current, ...dates };
     return current;
   }

@@ -1,5 +1,5 @@
 // The page: state from the URL, search / listing / ask, the filter panel and the archive cart.
-import { getJson } from './api.js';
+import { getJson, whenTokenRefused } from './api.js';
 import { isNoAnswer, streamAnswer } from './ask.js';
 import { createCart } from './cart.js';
 import { createFilters, journalNames } from './filters.js';
@@ -28,6 +28,7 @@ const citations = $('#citations');
 const stopButton = $('#stop-button');
 const resultsStatus = $('#results-status');
 const askAgainHint = $('#ask-again');
+const tokenRefused = $('#token-refused');
 
 let state = stateFromUrl(location.href);
 /** Aborts the requests of the previous view when a newer one starts (no stale results). */
@@ -42,7 +43,14 @@ let askController = null;
 const settings = getJson('/settings').catch(() => ({}));
 const cart = createCart(document, {
   literatureProject: async () => (await settings).literatureProject ?? 'literature/articles',
-  onTokenChange: () => void start(),
+  onTokenChange: () => {
+    tokenRefused.hidden = true;
+    void start();
+  },
+});
+// Said until the token changes: every literature request goes without it meanwhile (see literatureFetch).
+whenTokenRefused(() => {
+  tokenRefused.hidden = false;
 });
 const filters = createFilters(document, {
   onChange: (next) => navigate({ filters: next, page: 1 }),
@@ -76,16 +84,16 @@ let shownUrl = urlOf(state);
 // A hand-made address may hold what the page set aside (a date that is no day, a query beside a question):
 // it is rewritten to what the page shows, in place, so that a link copied from it shares this view.
 if (shownUrl !== location.pathname + location.search) history.replaceState(null, '', shownUrl + location.hash);
-/** The last page of the listing shown (at least 1). */
-let lastListingPage = 1;
-
-/** A change to the view: shown, unless its address would pass the limit (then refused, with a sentence). */
+/**
+ * A change to the view: shown, unless its address would pass the limit (then refused, with a sentence).
+ * Resolves as refresh() does: true once the view is shown, false if refused or taken over.
+ */
 function navigate(patch) {
   // Dates typed a moment ago, not applied yet, belong to this view (or they would replace it when their delay ends).
   const typedDates = filters.settle();
   const next = { ...state, ...(typedDates && { filters: typedDates, page: 1 }), ...patch };
   const url = urlOf(next);
-  if (url.length <= MAX_ADDRESS_LENGTH) return void showView(next, url);
+  if (url.length <= MAX_ADDRESS_LENGTH) return showView(next, url);
   // Only the change over the limit is refused. Dates typed meanwhile (their delay was cancelled) would have
   // applied on their own: they do now, as their own view, so the address, the count and the results say them
   // too; unless they alone pass the limit, in which case the fields go back to the view's dates.
@@ -99,7 +107,7 @@ function navigate(patch) {
   if (!withDates || urlOf(withDates).length > MAX_ADDRESS_LENGTH) {
     filters.render(state.filters);
     showParts([refusal]);
-    return;
+    return Promise.resolve(false);
   }
   const shown = showView(withDates, urlOf(withDates));
   showParts([refusal]);
@@ -107,6 +115,7 @@ function navigate(patch) {
   void shown.then((completed) => {
     if (completed && shownParts[0] !== refusal) showParts([refusal, ...shownParts]);
   });
+  return Promise.resolve(false);
 }
 
 /** Makes `next` the view: into the URL (one history entry), then onto the page; resolves as refresh() does. */
@@ -145,9 +154,15 @@ queryInput.addEventListener('input', () => {
 $('#mode-search').addEventListener('click', () => navigate({ mode: 'search', page: 1 }));
 $('#mode-list').addEventListener('click', () => navigate({ mode: 'list', page: 1 }));
 $('#sort-by-date').addEventListener('change', (event) => navigate({ sortByDate: event.target.checked, page: 1 }));
-// Past the end of a listing (a page number from a link), the page before is the last one there is.
-$('#prev-page').addEventListener('click', () => navigate({ page: Math.max(1, Math.min(state.page - 1, lastListingPage)) }));
-$('#next-page').addEventListener('click', () => navigate({ page: state.page + 1 }));
+$('#prev-page').addEventListener('click', () => void turnPage(state.page - 1));
+$('#next-page').addEventListener('click', () => void turnPage(state.page + 1));
+
+/** Another page of the listing; once shown, the focus (and the view) go to its first results, where reading starts again. */
+async function turnPage(page) {
+  if (!(await navigate({ page }))) return;
+  resultList.scrollIntoView({ block: 'start' });
+  resultList.focus({ preventScroll: true });
+}
 $('#ask-button').addEventListener('click', () => void ask());
 stopButton.addEventListener('click', () => askController?.abort());
 
@@ -194,7 +209,7 @@ async function refresh() {
   return !signal.aborted;
 }
 
-/** The number of articles the filters match; until it arrives (or if it fails) the count of other filters is not shown. */
+/** The number of articles the filters match; until it arrives the count of other filters is not shown, and a failed one shows none (—). */
 async function showCount(params) {
   countController.abort();
   countController = new AbortController();
@@ -202,8 +217,20 @@ async function showCount(params) {
   if (key !== countedFor) {
     countedFor = null;
     $('#article-count').textContent = '…';
+    $('#count-label').textContent = 'articles match the filters';
   }
-  const { article_count } = await getJson('/retrieval/article_count', params, { signal: countController.signal });
+  let article_count;
+  try {
+    ({ article_count } = await getJson('/retrieval/article_count', params, { signal: countController.signal }));
+  } catch (error) {
+    // Refused (a filter the server cannot use) or failed: no number, not even the one of these same filters before.
+    if (error.name !== 'AbortError') {
+      countedFor = null;
+      $('#article-count').textContent = '—';
+      $('#count-label').textContent = 'articles match the filters (the count failed: see the message below)';
+    }
+    throw error;
+  }
   countedFor = key;
   $('#article-count').textContent = String(article_count);
   $('#count-label').textContent = `article${article_count === 1 ? '' : 's'} match the filters`;
@@ -218,7 +245,17 @@ async function showSearch(params, words, signal) {
   for (const hit of hits) if (hit.journal_issn && hit.journal_name) journalNames.set(hit.journal_issn, hit.journal_name);
   const articles = bestPerArticle(hits);
   resultList.replaceChildren(...articles.map((hit) => card(hit, { paragraph: hit.paragraph, section: hit.section, words, cart })));
-  resultsStatus.textContent = `${articles.length} article${articles.length === 1 ? '' : 's'} found for “${spoken(state.q)}”.`;
+  resultsStatus.textContent = searchStatus(articles.length, hits.length < RETRIEVER_K, spoken(state.q));
+}
+
+/**
+ * What the status line says of a search's results. The search asks for the best RETRIEVER_K paragraphs: only when
+ * fewer came back are these all the articles the query matches; otherwise they are the best ones, out of more.
+ */
+function searchStatus(articleCount, all, query) {
+  const articles = `${articleCount} article${articleCount === 1 ? '' : 's'}`;
+  if (all) return `${articles} found for “${query}”.`;
+  return articleCount === 1 ? `The best-matching article for “${query}”.` : `The ${articleCount} best-matching articles for “${query}”.`;
 }
 
 /** A query as the status line reads it out: its start only when long (a pasted page is not read back whole). */
@@ -228,30 +265,33 @@ function spoken(query) {
 }
 
 async function showListing(params, words, signal) {
-  const listing = await getJson(
-    '/retrieval/article_listing',
-    { ...params, page: state.page, size: PAGE_SIZE, number_results: LISTING_FETCH, sort_by_date: state.sortByDate },
-    { signal },
-  );
+  const fetchPage = () =>
+    getJson('/retrieval/article_listing', { ...params, page: state.page, size: PAGE_SIZE, number_results: LISTING_FETCH, sort_by_date: state.sortByDate }, { signal });
+  let listing = await fetchPage();
+  const askedPage = listing.page;
+  const lastPage = Math.max(listing.pages, 1);
+  // A page past the end (a link's page=500 of 5) becomes the last page, in place, as page=abc becomes page 1.
+  const pastTheEnd = askedPage > lastPage;
+  if (pastTheEnd) {
+    // A newer view has the address now.
+    if (signal.aborted) return;
+    state = { ...state, page: lastPage };
+    shownUrl = urlOf(state);
+    history.replaceState(null, '', shownUrl + location.hash);
+    listing = await fetchPage();
+  }
   resultList.replaceChildren(...listing.items.map((item) => card(item, { paragraph: item.abstract ?? '', section: 'Abstract', words, cart })));
-  const pager = $('#pager');
-  lastListingPage = Math.max(listing.pages, 1);
-  // Shown past the end too, so a page number from a link has a way back.
-  pager.hidden = listing.pages <= 1 && listing.page <= 1;
+  $('#pager').hidden = listing.pages <= 1;
   $('#page-label').textContent = `Page ${listing.page} of ${Math.max(listing.pages, 1)}`;
   if (listing.items.length > 0) resultsStatus.textContent = `Listing, page ${listing.page} of ${listing.pages}: ${listing.items.length} article${listing.items.length === 1 ? '' : 's'}.`;
-  const [previous, next] = [$('#prev-page'), $('#next-page')];
-  const focused = document.activeElement;
-  previous.disabled = listing.page <= 1;
-  next.disabled = listing.page >= listing.pages;
-  // A button disabled under the keyboard focus (first or last page reached) hands it to the other one.
-  if (focused === next && next.disabled && !previous.disabled) previous.focus();
-  if (focused === previous && previous.disabled && !next.disabled) next.focus();
-  if (listing.items.length === 0) show(listing.total === 0 ? 'No article matches these filters.' : 'This page is past the end of the listing.', 'notice');
+  $('#prev-page').disabled = listing.page <= 1;
+  $('#next-page').disabled = listing.page >= listing.pages;
+  if (listing.items.length === 0) return void show('No article matches these filters.', 'notice');
+  const notices = [];
+  if (pastTheEnd) notices.push(`Page ${askedPage} is past the end of the listing: this is its last page, ${lastPage}.`);
   // The listing fetches at most LISTING_FETCH articles: the count above may be larger, and the pager ends there.
-  else if (listing.total >= LISTING_FETCH) {
-    show(`Only the first ${LISTING_FETCH.toLocaleString('en')} articles are listed; narrow the filters to list the others.`, 'notice');
-  }
+  if (listing.total >= LISTING_FETCH) notices.push(`Only the first ${LISTING_FETCH.toLocaleString('en')} articles are listed; narrow the filters to list the others.`);
+  if (notices.length > 0) showParts(notices.map((text) => ({ text, kind: 'notice' })));
 }
 
 /** Streams an answer to the text of the search field, then lists the cited paragraphs as numbered cards. */
