@@ -6,6 +6,7 @@
 import type { FastifyBaseLogger, FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { damagedFileOf } from '../search/searcher.js';
 import { shownName } from '../platform/unicode.js';
+import { VISIBLE_CHARACTER_PATTERN } from './blank-text.js';
 
 export const ErrorCode = {
   NO_DOCUMENTS: 1,
@@ -63,17 +64,22 @@ function parameterOf(error: FastifyError): string {
   return named === undefined ? (error.validationContext ?? 'request') : shownName(named);
 }
 
-// The schemas' pattern for "has a non-space character": failing it means the text is blank.
-const NOT_BLANK_PATTERN = '\\S';
-
+/**
+ * The one place the literature API words a validation error: Ajv's own words ("must have required
+ * property 'query'", "must NOT have fewer than 1 characters", "must be integer") say less, or say it
+ * in a language of their own.
+ */
 function validationMessage(error: FastifyError, parameter: string, request: FastifyRequest): string {
   const first = error.validation?.[0];
-  const params = (first?.params ?? {}) as { additionalProperty?: string; pattern?: string };
+  const params = (first?.params ?? {}) as { additionalProperty?: string; pattern?: string; type?: string };
   if (params.additionalProperty === '') return `a parameter without a name ("=value") in ${error.validationContext ?? 'request'}`;
   if (params.additionalProperty) return `unknown parameter "${shownName(params.additionalProperty)}" in ${error.validationContext ?? 'request'}`;
   if (repeatedSingleValue(error, request.url) !== null) return `${parameter} may be given only once`;
-  if (first?.keyword === 'pattern' && params.pattern === NOT_BLANK_PATTERN) return `${parameter} is blank`;
-  // Ajv's own words ("must NOT have fewer than 1 characters") say less.
+  if (first?.keyword === 'required') return `${parameter} is required`;
+  if (first?.keyword === 'type' && first.instancePath === '' && error.validationContext === 'body') return 'the body must be a JSON object';
+  // Every refusal of a whole number in one sentence: Ajv's type error ("1.5", "") and validation.ts's non-decimal text ("0x10", "+2").
+  if (first?.keyword === 'type' && params.type === 'integer') return `${parameter} must be a whole number such as 2`;
+  if (first?.keyword === 'pattern' && params.pattern === VISIBLE_CHARACTER_PATTERN) return `${parameter} is blank`;
   if (first?.keyword === 'minLength' && first.params['limit'] === 1) return `${parameter} is empty`;
   return `${parameter} ${first?.message ?? 'is invalid'}`;
 }

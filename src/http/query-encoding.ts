@@ -4,8 +4,20 @@
  * decode as it was sent: `topics=caf%E9` (é in Latin-1) was searched as "caf"
  * and "e9", and `query=%ED%A0%80` (an encoded surrogate) matched "80", both
  * with 200 and an answer to another question.
+ *
+ * A route that never reads its query string on the server opts out with the
+ * route option `config: { queryStringUnread: true }`: the web page's files
+ * (the page reads its own address in the browser), where `/ui/?q=50% inhibition`
+ * typed in the address bar had been answered with a JSON refusal instead of the page.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The route never reads its query string: any is served, decodable or not. */
+    queryStringUnread?: boolean;
+  }
+}
 
 const REASON = 'the query string holds a percent-escape that is not UTF-8 or not two hexadecimal digits (write a literal % as %25)';
 
@@ -24,6 +36,6 @@ export function queryDecodes(url: string): boolean {
 /** Adds the check; `refuse` answers in the vocabulary of the API the request addresses. */
 export function refuseUndecodableQueries(app: FastifyInstance, refuse: (request: FastifyRequest, reply: FastifyReply, reason: string) => FastifyReply): void {
   app.addHook('onRequest', async (request, reply) => {
-    if (!queryDecodes(request.url)) return refuse(request, reply, REASON);
+    if (request.routeOptions.config.queryStringUnread !== true && !queryDecodes(request.url)) return refuse(request, reply, REASON);
   });
 }

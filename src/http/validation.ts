@@ -5,8 +5,10 @@
  * - Query strings, path parameters and headers are text, so their values are
  *   coerced to the schema's types (a single value to an array for the
  *   repeatable filters); a number must be written in decimal (Ajv would read
- *   `0x10` or ` 5`). JSON bodies are typed already and are not coerced:
- *   `{"query": 5}` or `{"tag": true}` is refused, not read as "5" or "true".
+ *   `0x10` or ` 5`), refused as a type error naming the schema's type, as Ajv's
+ *   own are, so that an API words `page=0x10` and `page=1.5` alike. JSON
+ *   bodies are typed already and are not coerced: `{"query": 5}` or
+ *   `{"tag": true}` is refused, not read as "5" or "true".
  * - Ajv's coercion turns "Infinity" and "1e999" into Infinity after its own
  *   finiteness check, and its minimum and maximum skip non-finite numbers (a
  *   JSON body's 1e999 parses to Infinity too): a value a route receives holds
@@ -41,12 +43,15 @@ type Validate = ((data: unknown) => boolean) & { errors?: ValidationError[] | nu
 export const buildValidator = ((externalSchemas: Parameters<ValidatorBuilder>[0]) => {
   const coercing = AjvCompiler()(externalSchemas, { customOptions: { ...AJV_OPTIONS, coerceTypes: 'array' } });
   const typed = AjvCompiler()(externalSchemas, { customOptions: { ...AJV_OPTIONS, coerceTypes: false } });
-  return (route: RouteDefinition) => (route.httpPart === 'body' ? typedChecked(typed(route) as Validate) : coercedChecked(coercing(route) as Validate));
+  return (route: RouteDefinition) =>
+    route.httpPart === 'body' ? typedChecked(typed(route) as Validate) : coercedChecked(coercing(route) as Validate, route.schema);
 }) as unknown as ValidatorBuilder;
 
 interface Problem {
   path: string;
   message: string;
+  /** The type the schema declares for the value, as Ajv's own type errors name it (`params.type`), when it declares one. */
+  type?: unknown;
 }
 
 /** A JSON body: validated as it is, then refused if it holds a non-finite number. */
@@ -59,13 +64,19 @@ function typedChecked(validate: Validate): Validate {
 const DECIMAL = /^-?\d+(\.\d+)?([eE][-+]?\d+)?$/;
 
 /** Text values (query string, path, headers): coerced, then refused if a number came from text that does not write one in decimal, or is not finite. */
-function coercedChecked(validate: Validate): Validate {
+function coercedChecked(validate: Validate, schema: unknown): Validate {
   const checked: Validate = (data) => {
     // What the client sent, before coercion replaces it (a shallow copy: these values are strings or arrays of strings).
     const sent: Record<string, unknown> = data !== null && typeof data === 'object' ? { ...data } : {};
-    return concluded(checked, validate, data, () => nonDecimalPath(data, sent) ?? nonFinitePath(data));
+    return concluded(checked, validate, data, () => nonDecimalPath(data, sent, schema) ?? nonFinitePath(data));
   };
   return checked;
+}
+
+/** The type `schema` (an object's) declares for its property `key`, or for the items of an array there. */
+function declaredType(schema: unknown, key: string): unknown {
+  const property = (schema as { properties?: Record<string, { type?: unknown; items?: { type?: unknown } }> } | undefined)?.properties?.[key];
+  return property?.type === 'array' ? property.items?.type : property?.type;
 }
 
 /** Runs `validate` on `data`, then `problem` once it passed, and leaves what either refused in `checked.errors`. */
@@ -75,17 +86,18 @@ function concluded(checked: Validate, validate: Validate, data: unknown, problem
     return false;
   }
   const found = problem();
-  checked.errors = found === null ? null : [{ keyword: 'type', instancePath: found.path, schemaPath: '#', params: {}, message: found.message }];
+  const params = found?.type === undefined ? {} : { type: found.type };
+  checked.errors = found === null ? null : [{ keyword: 'type', instancePath: found.path, schemaPath: '#', params, message: found.message }];
   return found === null;
 }
 
-function nonDecimalPath(data: unknown, texts: Record<string, unknown>): Problem | null {
+function nonDecimalPath(data: unknown, texts: Record<string, unknown>, schema: unknown): Problem | null {
   if (data === null || typeof data !== 'object') return null;
   for (const [key, value] of Object.entries(data)) {
     const sent = texts[key];
     const pairs: [unknown, unknown][] = Array.isArray(value) ? value.map((item, i) => [item, Array.isArray(sent) ? sent[i] : sent]) : [[value, sent]];
     for (const [coerced, text] of pairs) {
-      if (typeof coerced === 'number' && typeof text === 'string' && !DECIMAL.test(text)) return { path: `/${key}`, message: 'must be a decimal number' };
+      if (typeof coerced === 'number' && typeof text === 'string' && !DECIMAL.test(text)) return { path: `/${key}`, message: 'must be a decimal number', type: declaredType(schema, key) };
     }
   }
   return null;

@@ -69,6 +69,24 @@ describe('requests the HTTP parser refuses', () => {
     expect((await answer('/retrieval/?query=place%20cells%20100%25')).statusCode).toBe(200);
   });
 
+  it("the page's files are served whatever their query string: the page reads it in the browser", async () => {
+    const answer = (url: string) => fixture.app.inject({ method: 'GET', url });
+    // A user typing `?q=50% inhibition` in the address bar, a cut UTF-8 sequence, a bare percent sign.
+    for (const url of ['/ui/?q=50%%20inhibition', '/ui/?q=%E0%A4', '/ui/?q=%', '/ui/app.css?v=%', '/ui/js/main.js?x=%E9', '/docs?x=%']) {
+      const page = await answer(url);
+      expect([url, page.statusCode]).toEqual([url, 200]);
+    }
+    const page = await answer('/ui/?q=%E0%A4');
+    expect(page.headers['content-type']).toMatch(/^text\/html/);
+    // Typed without the slash: redirected to the page with the query string as it was sent.
+    const redirect = await answer('/ui?q=50%%20inhibition');
+    expect([redirect.statusCode, redirect.headers.location]).toEqual([301, 'ui/?q=50%%20inhibition']);
+    // A file the page does not have is still not found, and the API next to it still refuses the query.
+    expect((await answer('/ui/nothing.js?q=%')).statusCode).toBe(404);
+    expect((await answer('/retrieval/article_count?q=%')).statusCode).toBe(400);
+    expect((await answer('/openapi.json?q=%')).statusCode).toBe(400);
+  });
+
   it('oversized headers: 431, in the /v1 vocabulary under /v1 and in the literature one elsewhere', async () => {
     const long = 'g'.repeat(20_000);
     const platform = await exchange(`GET /v1/resources/lab/a/_/${long} HTTP/1.1\r\nHost: x\r\n\r\n`);

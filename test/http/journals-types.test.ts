@@ -55,6 +55,10 @@ describe('journals: every ISSN of an article', () => {
       expect(suggestions.map((s: { journal_name: string }) => s.journal_name)).toEqual(['British Journal of Cancer']);
     }
   });
+
+  it('takes an ISSN start of four digits or more, as the README says: shorter numbers match journal names only', async () => {
+    for (const typed of ['0', '00', '000', '153']) expect([typed, (await get(`/suggestions/journal?keywords=${typed}`)).json()]).toEqual([typed, []]);
+  });
 });
 
 describe('publication types: every type of a PubMed record', () => {

@@ -1,4 +1,7 @@
-/** --max-query-length counts characters (code points), as the README says and /retrieval/'s schema does: an emoji is one. */
+/**
+ * --max-query-length counts characters (code points), as the README says: an emoji is one. Every route
+ * that takes a `query` answers one over it alike: 413 code 4 naming the count and the limit.
+ */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixtureApp, type Fixture } from './app-fixture.js';
 
@@ -23,6 +26,40 @@ describe('QA question length', () => {
     const over = await ask(JSON.stringify({ query: `place cells ${BRAIN.repeat(LIMIT - 11)}` }));
     expect(over.statusCode).toBe(413);
     expect(over.json().detail).toEqual({ code: 4, detail: `query is ${LIMIT + 1} characters; the limit is ${LIMIT} (--max-query-length)` });
+  });
+});
+
+describe('/retrieval/ query length', () => {
+  const search = (query: string) => fixture.app.inject({ method: 'GET', url: `/retrieval/?query=${encodeURIComponent(query)}` });
+
+  it('answers a query over the limit as QA does: 413 code 4, in characters', async () => {
+    expect((await search(`place cells ${BRAIN.repeat(LIMIT - 12)}`)).statusCode).toBe(200);
+    const over = await search(`place cells ${BRAIN.repeat(LIMIT - 11)}`);
+    expect(over.statusCode).toBe(413);
+    expect(over.json().detail).toEqual({ code: 4, detail: `query is ${LIMIT + 1} characters; the limit is ${LIMIT} (--max-query-length)` });
+  });
+
+  it('and so does the route without its trailing slash', async () => {
+    const over = await fixture.app.inject({ method: 'GET', url: `/retrieval?query=${'a'.repeat(LIMIT + 1)}` });
+    expect([over.statusCode, over.json().detail.code]).toEqual([413, 4]);
+  });
+});
+
+describe('the default limit', () => {
+  let defaults: Fixture;
+  beforeAll(async () => {
+    defaults = await fixtureApp();
+  });
+  afterAll(() => defaults.close());
+
+  it('is 10,000 characters on /retrieval/ and QA alike', async () => {
+    const query = `place cells ${'a'.repeat(10_000 - 12)}`;
+    expect((await defaults.app.inject({ method: 'GET', url: `/retrieval/?query=${encodeURIComponent(query)}` })).statusCode).not.toBe(413);
+    const detail = { code: 4, detail: 'query is 10001 characters; the limit is 10000 (--max-query-length)' };
+    const search = await defaults.app.inject({ method: 'GET', url: `/retrieval/?query=${encodeURIComponent(`${query}a`)}` });
+    expect([search.statusCode, search.json().detail]).toEqual([413, detail]);
+    const ask = await defaults.app.inject({ method: 'POST', url: '/qa/generative', payload: { query: `${query}a` } });
+    expect([ask.statusCode, ask.json().detail]).toEqual([413, detail]);
   });
 });
 

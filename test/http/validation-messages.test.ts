@@ -29,7 +29,7 @@ describe('validation messages', () => {
 
   it('a repeated parameter that is invalid anyway still says so when it is given once', async () => {
     const detail = await rejects({ method: 'GET', url: '/retrieval/article_listing?page=x' });
-    expect(detail.detail).toMatch(/page must be integer/);
+    expect(detail.detail).toBe('page must be a whole number such as 2');
   });
 
   it.each([
@@ -102,12 +102,38 @@ describe('numbers and types', () => {
     expect(detail.detail).toMatch(/finite number|must be/);
   });
 
-  it.each(['/retrieval/?query=grid&retriever_k=0x10', '/retrieval/?query=grid&retriever_k=%205', '/retrieval/article_listing?page=0b1', '/suggestions/author?name=a&limit=0o7'])(
-    '%s: a number in a query string is written in decimal',
-    async (url) => {
-      expect((await rejects({ method: 'GET', url })).detail).toMatch(/must be a decimal number$/);
-    },
-  );
+  it.each([
+    ['/retrieval/?query=grid&retriever_k=0x10', 'retriever_k'],
+    ['/retrieval/?query=grid&retriever_k=%205', 'retriever_k'],
+    ['/retrieval/article_listing?page=0b1', 'page'],
+    ['/retrieval/article_listing?page=%2B2', 'page'],
+    ['/retrieval/article_listing?page=%201', 'page'],
+    ['/retrieval/article_listing?size=0x10', 'size'],
+    ['/suggestions/author?name=a&limit=0o7', 'limit'],
+  ])('%s: a number in a query string is written in decimal, and its refusal says what a whole number looks like', async (url, parameter) => {
+    expect(await rejects({ method: 'GET', url })).toMatchObject({ code: 8, parameter, detail: `${parameter} must be a whole number such as 2` });
+  });
+
+  it.each([
+    ['/retrieval/article_listing?page=1.5', 'page'],
+    ['/retrieval/article_listing?page=', 'page'],
+    ['/retrieval/article_listing?size=2e-1', 'size'],
+    ['/retrieval/?query=grid&reranker_k=many', 'reranker_k'],
+    ['/suggestions/journal?keywords=neuron&limit=0.5', 'limit'],
+  ])('%s: a value that is no whole number is refused in the same words as one not written in decimal', async (url, parameter) => {
+    expect(await rejects({ method: 'GET', url })).toMatchObject({ code: 8, parameter, detail: `${parameter} must be a whole number such as 2` });
+  });
+
+  it('a whole number in a QA body is refused in the same words', async () => {
+    const detail = await rejects({ method: 'POST', url: '/qa/generative', payload: { query: 'place cells', retriever_k: 2.5 } });
+    expect(detail).toMatchObject({ code: 8, parameter: 'retriever_k', detail: 'retriever_k must be a whole number such as 2' });
+  });
+
+  it('whole numbers written with a fraction of zero or an exponent are still read', async () => {
+    for (const url of ['/retrieval/article_listing?page=1e2', '/retrieval/article_listing?page=1.0', '/retrieval/article_listing?size=1e1', '/retrieval/?query=cells&retriever_k=2e0']) {
+      expect([url, (await app.inject({ method: 'GET', url })).statusCode]).toEqual([url, 200]);
+    }
+  });
 
   it('decimal numbers, with a fraction or an exponent where the type allows, are read as before', async () => {
     expect((await app.inject({ method: 'GET', url: '/retrieval/?query=cells&retriever_k=1e2' })).statusCode).not.toBe(422);
@@ -129,6 +155,45 @@ describe('numbers and types', () => {
     // Query strings are text: their numbers and repeatable filters are still read from it.
     const listed = await app.inject({ method: 'GET', url: '/retrieval/article_listing?number_results=3&article_types=research-article' });
     expect(listed.statusCode).toBe(200);
+  });
+});
+
+describe('missing values and bodies of the wrong shape, in words of our own', () => {
+  it('a missing required parameter says it is required', async () => {
+    expect(await rejects({ method: 'GET', url: '/retrieval/?retriever_k=5' })).toEqual({ code: 8, parameter: 'query', detail: 'query is required' });
+    expect(await rejects({ method: 'GET', url: '/suggestions/author' })).toEqual({ code: 8, parameter: 'name', detail: 'name is required' });
+    expect(await rejects({ method: 'POST', url: '/qa/generative', payload: { retriever_k: 5 } })).toEqual({ code: 8, parameter: 'query', detail: 'query is required' });
+  });
+
+  it.each(['[]', '"place cells"', '5', 'null'])('a QA body %s that is no object says the body must be a JSON object', async (payload) => {
+    const detail = await rejects({ method: 'POST', url: '/qa/generative', headers: { 'content-type': 'application/json' }, payload });
+    expect(detail).toEqual({ code: 8, parameter: 'body', detail: 'the body must be a JSON object' });
+  });
+});
+
+describe('invisible text is blank', () => {
+  // Zero-width space, word joiner, soft hyphen, BOM, Mongolian vowel separator (default-ignorable), next line U+0085 (White_Space, not `\s`).
+  const INVISIBLE = ['%E2%80%8B', '%E2%81%A0%E2%80%8B', '%C2%AD', '%EF%BB%BF', '%E1%A0%8E', '%C2%85', '%E2%80%8B%20%C2%A0'];
+
+  it.each(INVISIBLE)('a /retrieval/ query of %s alone is 422 "query is blank", not a search that finds nothing', async (text) => {
+    expect(await rejects({ method: 'GET', url: `/retrieval/?query=${text}` })).toEqual({ code: 8, parameter: 'query', detail: 'query is blank' });
+  });
+
+  it.each(INVISIBLE)('a question of %s alone is 422 "query is blank"', async (text) => {
+    const payload = { query: decodeURIComponent(text) };
+    for (const url of ['/qa/generative', '/qa/streamed_generative']) {
+      expect(await rejects({ method: 'POST', url, payload })).toEqual({ code: 8, parameter: 'query', detail: 'query is blank' });
+    }
+  });
+
+  it.each(INVISIBLE)('an author name or journal keywords of %s alone are 422 "is blank", not an empty list', async (text) => {
+    expect(await rejects({ method: 'GET', url: `/suggestions/author?name=${text}` })).toEqual({ code: 8, parameter: 'name', detail: 'name is blank' });
+    expect(await rejects({ method: 'GET', url: `/suggestions/journal?keywords=${text}` })).toEqual({ code: 8, parameter: 'keywords', detail: 'keywords is blank' });
+  });
+
+  it('visible text with an invisible character in it is searched as before', async () => {
+    expect((await app.inject({ method: 'GET', url: '/retrieval/?query=place%E2%80%8B%20cells' })).statusCode).toBe(200);
+    expect((await app.inject({ method: 'GET', url: '/suggestions/author?name=%E2%80%8Bada' })).statusCode).toBe(200);
   });
 });
 

@@ -16,6 +16,8 @@ import { typed, type SchemaType } from '../typed.js';
 import { SECURITY_HEADERS } from '../security-headers.js';
 import { abortOnDisconnect } from '../disconnect.js';
 import { clientKey } from '../client-address.js';
+import { VISIBLE_CHARACTER_PATTERN } from '../blank-text.js';
+import { QUERY_LENGTH_DESCRIPTION, withinQueryLength } from './query-length.js';
 
 export interface QaServices {
   qa: QaPipeline;
@@ -24,7 +26,7 @@ export interface QaServices {
 const bodySchema = {
   type: 'object',
   properties: {
-    query: { type: 'string', minLength: 1, pattern: '\\S', description: 'The question.' },
+    query: { type: 'string', minLength: 1, pattern: VISIBLE_CHARACTER_PATTERN, description: `The question. ${QUERY_LENGTH_DESCRIPTION}` },
     retriever_k: { type: 'integer', minimum: 1, maximum: 1000, default: 500, description: 'Paragraphs retrieved by BM25.' },
     use_reranker: { type: 'boolean', default: true, description: 'Re-sort the retrieved paragraphs with the reranker, when one is configured.' },
     reranker_k: { type: 'integer', minimum: 1, maximum: 100, default: 8, description: 'Paragraphs kept after reranking.' },
@@ -54,12 +56,6 @@ const EVENT_STREAM_DESCRIPTION = [
   'or one `event: error` with an error body `{"detail": {"code", "detail", ...}}` (e.g. code 6 when the answer was cut at the token limit).',
   'A question waiting in the queue gets a comment line `: waiting` every 15 s until its first token (SSE clients ignore comments).',
 ].join(' ');
-
-function codePointCount(text: string): number {
-  let count = 0;
-  for (const _ of text) count++;
-  return count;
-}
 
 /** Maps the pipeline's failures to the API's error vocabulary. */
 export function qaError(error: unknown): ApiError | null {
@@ -96,12 +92,8 @@ export const qaRoutes: FastifyPluginAsync<LiteratureServices & QaServices> = asy
   };
 
   const prepare = (body: SchemaType<typeof bodySchema>, filterInput: SchemaType<typeof filterQuery>) => {
-    const { query, retriever_k, use_reranker, reranker_k } = body;
-    // Characters are code points, as in /retrieval/'s schema (Ajv's maxLength): an emoji is one, not two UTF-16 units.
-    const characters = codePointCount(query);
-    if (characters > config.maxQueryLength) {
-      throw new ApiError(413, ErrorCode.INPUT_TOO_LARGE, `query is ${characters} characters; the limit is ${config.maxQueryLength} (--max-query-length)`);
-    }
+    const { retriever_k, use_reranker, reranker_k } = body;
+    const query = withinQueryLength(body.query, config.maxQueryLength);
     return { request: { query, retrieverK: retriever_k, useReranker: use_reranker, rerankerK: reranker_k }, filters: filtersOf(filterInput) };
   };
 

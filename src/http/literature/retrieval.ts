@@ -7,11 +7,12 @@ import { cutMetadata } from './oversized.js';
 import { typed } from '../typed.js';
 import { abortOnDisconnect } from '../disconnect.js';
 import { clientKey } from '../client-address.js';
+import { VISIBLE_CHARACTER_PATTERN } from '../blank-text.js';
+import { QUERY_LENGTH_DESCRIPTION, withinQueryLength } from './query-length.js';
 
 /** What fastify sends with a body its serialiser wrote. */
 const JSON_TYPE = 'application/json; charset=utf-8';
 
-// Query length is a schema bound (422); only paragraph search can find nothing (404).
 const errors = errorResponses(400, 422, ...GUARDED_ERRORS);
 
 export const retrievalRoutes: FastifyPluginAsync<LiteratureServices & QaServices> = async (app, { index, config, qa }) => {
@@ -28,7 +29,7 @@ export const retrievalRoutes: FastifyPluginAsync<LiteratureServices & QaServices
           querystring: {
             type: 'object',
             properties: {
-              query: { type: 'string', minLength: 1, maxLength: config.maxQueryLength, pattern: '\\S' },
+              query: { type: 'string', minLength: 1, pattern: VISIBLE_CHARACTER_PATTERN, description: QUERY_LENGTH_DESCRIPTION },
               retriever_k: { type: 'integer', minimum: 1, maximum: 1000, default: 500 },
               use_reranker: {
                 type: 'boolean',
@@ -41,12 +42,13 @@ export const retrievalRoutes: FastifyPluginAsync<LiteratureServices & QaServices
             required: ['query'],
             additionalProperties: false,
           },
-          response: { 200: { type: 'array', items: contextMetadataSchema }, ...errors, ...errorResponses(404) },
+          // Only paragraph search can find nothing (404) or be given a query over --max-query-length (413).
+          response: { 200: { type: 'array', items: contextMetadataSchema }, ...errors, ...errorResponses(404, 413) },
         },
       },
       async (request, reply) => {
         const { query, retriever_k, use_reranker, reranker_k, ...filters } = request.query;
-        const qaRequest = { query, retrieverK: retriever_k, useReranker: use_reranker, rerankerK: reranker_k };
+        const qaRequest = { query: withinQueryLength(query, config.maxQueryLength), retrieverK: retriever_k, useReranker: use_reranker, rerankerK: reranker_k };
         const limit = config.maxParagraphLength;
         const controller = abortOnDisconnect(reply);
         // The reranking counts against this client's share of the reranker's queue.

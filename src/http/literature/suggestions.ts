@@ -5,6 +5,7 @@ import { errorResponses, GUARDED_ERRORS } from './schemas.js';
 import { typed } from '../typed.js';
 import { ApiError, ErrorCode } from '../errors.js';
 import { foldName } from '../../search/query/filter-spec.js';
+import { VISIBLE_CHARACTER_PATTERN } from '../blank-text.js';
 
 const limit = { type: 'integer', minimum: 1, maximum: 1000, default: 100 } as const;
 const errors = errorResponses(400, 422, ...GUARDED_ERRORS);
@@ -51,7 +52,7 @@ export const suggestionRoutes: FastifyPluginAsync<LiteratureServices> = async (a
         tags: ['suggestions'],
         querystring: {
           type: 'object',
-          properties: { name: { type: 'string', minLength: 1, maxLength: 200, pattern: '\\S' }, limit },
+          properties: { name: { type: 'string', minLength: 1, maxLength: 200, pattern: VISIBLE_CHARACTER_PATTERN }, limit },
           required: ['name'],
           additionalProperties: false,
         },
@@ -82,7 +83,16 @@ export const suggestionRoutes: FastifyPluginAsync<LiteratureServices> = async (a
         tags: ['suggestions'],
         querystring: {
           type: 'object',
-          properties: { keywords: { type: 'string', minLength: 1, maxLength: 200, pattern: '\\S' }, limit },
+          properties: {
+            keywords: {
+              type: 'string',
+              minLength: 1,
+              maxLength: 200,
+              pattern: VISIBLE_CHARACTER_PATTERN,
+              description: 'Words the journal name must all contain; a word that is an ISSN, or its start of four digits or more (with or without the dash), also matches that journal.',
+            },
+            limit,
+          },
           required: ['keywords'],
           additionalProperties: false,
         },

@@ -45,8 +45,10 @@ export function wantsHtml(request: FastifyRequest): boolean {
  * The page's own files are not counted against --rate-limit: they are served from memory, and one
  * load asks for ten of them, so a few reloads would use up a caller's budget and a module refused
  * with 429 leaves a blank page that cannot even say why. The API requests the page makes are counted.
+ * Nor is their query string checked (query-encoding.ts): the page reads it in the browser, and an
+ * address typed as `?q=50% inhibition` must open the page, not a JSON refusal.
  */
-const NOT_RATE_LIMITED = { rateLimit: false } as const;
+const PAGE_FILE = { rateLimit: false, queryStringUnread: true } as const;
 
 /** The query string of a request target, with its `?` (empty when there is none). */
 function queryStringOf(url: string): string {
@@ -74,15 +76,15 @@ export const uiRoutes: FastifyPluginAsync<{ assets: UiAssets }> = async (app, { 
     return reply.send(asset.body);
   };
 
-  app.get('/ui/', { schema: { hide: true }, config: NOT_RATE_LIMITED }, (request, reply) => send(request, reply, 'index.html'));
+  app.get('/ui/', { schema: { hide: true }, config: PAGE_FILE }, (request, reply) => send(request, reply, 'index.html'));
   // The address typed without its last slash leads to the page (its query string kept), not to an error.
   // Only the query string is taken from the request: its target may be in absolute form (`http://host/ui?q=1`).
   // Relative (`…/ui` + `ui/` is `…/ui/`), so that it stays under the path a reverse proxy may serve the server at.
-  app.get('/ui', { schema: { hide: true }, config: NOT_RATE_LIMITED }, (request, reply) => reply.redirect(`${PAGE_FROM_ROOT}${queryStringOf(request.url)}`, 301));
+  app.get('/ui', { schema: { hide: true }, config: PAGE_FILE }, (request, reply) => reply.redirect(`${PAGE_FROM_ROOT}${queryStringOf(request.url)}`, 301));
   api.get(
     '/ui/*',
-    { schema: { hide: true, params: { type: 'object', properties: { '*': { type: 'string' } }, required: ['*'] } }, config: NOT_RATE_LIMITED },
+    { schema: { hide: true, params: { type: 'object', properties: { '*': { type: 'string' } }, required: ['*'] } }, config: PAGE_FILE },
     (request, reply) => send(request, reply, request.params['*']),
   );
-  app.get('/docs', { schema: { hide: true }, config: NOT_RATE_LIMITED }, (request, reply) => send(request, reply, 'docs.html'));
+  app.get('/docs', { schema: { hide: true }, config: PAGE_FILE }, (request, reply) => send(request, reply, 'docs.html'));
 };
