@@ -394,8 +394,8 @@ const SETTINGS = {
     parse: integer(1, 256),
     doc: 'CPU threads of the language model. Default: half the cores (llama.cpp slows sharply when it competes for every core).',
   },
-  llmContextSize: { default: 4096, parse: integer(256, 131_072), doc: 'Context window of the language model, in tokens.' },
-  llmMaxTokens: { default: 512, parse: integer(16, 16_384), doc: 'Most tokens generated per answer.' },
+  llmContextSize: { default: 4096, parse: integer(256, 131_072), doc: "Context window of the language model, in tokens; lowered to the model's training context when larger (/settings shows the one in force)." },
+  llmMaxTokens: { default: 512, parse: integer(16, 16_384), doc: "Most tokens generated per answer; the rest of the context window is the prompt's, which should keep at least half of it (a warning at start otherwise; a model that leaves no room for any prompt is refused)." },
   llmTemperature: { default: 0, parse: decimal(0, 2), doc: 'Sampling temperature (0 = greedy).' },
   llmQueueSize: { default: 8, parse: integer(1, 10_000), doc: 'Questions waiting for the generator (the model, or QA reranking) before 429.' },
   llmQueuePerClient: {

@@ -124,6 +124,8 @@ export async function startServer(configured: Config): Promise<void> {
     { logger },
   );
   let closing = false;
+        // The context window the model takes (never beyond its training context), in place of the one asked.
+        ...(generator?.settingsInForce ?? (generatorError instanceof ModelUnavailableError ? generatorError.settingsInForce : undefined)),
   const shutdown = async (signal: string) => {
     if (closing) return;
     closing = true;

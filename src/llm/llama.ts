@@ -24,12 +24,12 @@ import { makeResult } from './answer.js';
 import { AnswerStreamExtractor } from './answer-stream.js';
 import { answerSchema, readModelOutput } from './grammar.js';
 import { completionPrompt, contextBlock, fitContexts, SYSTEM_PROMPT, userMessage } from './prompt.js';
+import { PromptBudget } from './prompt-budget.js';
 import { BoundedQueue, type Slot } from './queue.js';
 import {
   contextsOf,
   IncompleteAnswerError,
   ModelUnavailableError,
-  PromptTooLongError,
   type Context,
   type Contexts,
   type GenerateOptions,
@@ -81,10 +81,6 @@ const SETTING = '--llm-model / LLM_MODEL';
 // Imported on first use: node-llama-cpp is large, and most servers run without a model.
 let nodeLlama: Awaited<ReturnType<typeof importNodeLlamaCpp>>;
 
-// The prompt as evaluated runs a few tokens longer than its measured template (end-of-turn markers).
-const PROMPT_MARGIN = 16;
-
-
 type Prompting =
   | { kind: 'chat'; wrapper: ChatWrapper }
   | { kind: 'completion'; completion: LlamaCompletion };
@@ -100,6 +96,7 @@ export async function loadLlamaGenerator(options: LlamaGeneratorOptions): Promis
 
   let llama: Llama | undefined;
   let model: LlamaModel | undefined;
+  let generator: LlamaGenerator;
   try {
     nodeLlama ??= await importNodeLlamaCpp();
     const { getLlama, LlamaLogLevel } = nodeLlama;
@@ -111,19 +108,30 @@ export async function loadLlamaGenerator(options: LlamaGeneratorOptions): Promis
       threads: options.threads ?? Math.max(1, Math.floor(availableParallelism() / 2)),
       sequences: 1,
     });
-    return new LlamaGenerator(llama, model, context, options);
+    generator = new LlamaGenerator(llama, model, context, options);
   } catch (error) {
     await model?.dispose().catch(() => undefined);
     await llama?.dispose().catch(() => undefined);
     const reason = error instanceof Error ? error.message : String(error);
     throw new ModelUnavailableError(`cannot load the language model ${modelPath}: ${reason}; check ${SETTING}`, { cause: error });
   }
+  // Settings under which no question can be answered are refused here, once, rather than by every question.
+  const refusal = generator.budget.refusal(generator.shortestPromptTokens());
+  if (refusal) {
+    await generator.close();
+    throw refusal;
+  }
+  const warning = generator.budget.warning();
+  if (warning) options.logger?.warn({ contextSize: generator.budget.settingsInForce.llmContextSize, maxTokens: options.maxTokens }, warning);
+  return generator;
 }
 
 export class LlamaGenerator implements Generator {
   readonly kind = 'llama' as const;
   readonly description: string;
   readonly stats: GenerationStats = { generations: 0, promptTokens: 0, promptMs: 0, generatedTokens: 0, decodeMs: 0, truncated: 0 };
+  /** How the context window is shared between the prompt and the answer. */
+  readonly budget: PromptBudget;
   private readonly sequence: LlamaContextSequence;
   private readonly prompting: Prompting;
   private readonly queue: BoundedQueue;
@@ -134,6 +142,10 @@ export class LlamaGenerator implements Generator {
     private readonly context: LlamaContext,
     private readonly options: LlamaGeneratorOptions,
   ) {
+    this.budget = new PromptBudget(
+      { asked: options.contextSize, trained: model.trainContextSize, inForce: context.contextSize },
+      options.maxTokens,
+    );
     this.sequence = context.getSequence();
     this.queue = new BoundedQueue(options.queueSize, { perCaller: { places: options.queuePerClient ?? 0, setting: '--llm-queue-per-client' } });
     // Only a template shipped in the file counts: resolveChatWrapper would otherwise guess one from the architecture.
@@ -143,8 +155,12 @@ export class LlamaGenerator implements Generator {
     const prompting = this.prompting.kind === 'chat' ? `chat template ${this.prompting.wrapper.wrapperName}` : 'completion prompt';
     const device = options.gpu ? 'GPU' : 'CPU';
     this.description =
-      `llama.cpp: ${path.basename(options.modelPath)} (${prompting}, ${context.contextSize}-token context, ` +
+      `llama.cpp: ${path.basename(options.modelPath)} (${prompting}, ${this.budget.describeWindow()}, ` +
       `${options.maxTokens} max tokens, temperature ${options.temperature}, ${device})`;
+  }
+
+  get settingsInForce(): { llmContextSize: number } {
+    return this.budget.settingsInForce;
   }
 
   /** The prompt format in use. */
@@ -165,7 +181,7 @@ export class LlamaGenerator implements Generator {
   }
 
   private async answer(question: string, contexts: Context[], options: GenerateOptions, slot: Slot): Promise<GenerationResult> {
-    const budget = this.context.contextSize - this.options.maxTokens - PROMPT_MARGIN;
+    const budget = this.budget.tokens;
     const kept = await fitContexts(
       contexts,
       {
@@ -175,12 +191,7 @@ export class LlamaGenerator implements Generator {
       },
       budget,
     );
-    if (kept === null) {
-      throw new PromptTooLongError(
-        `the question is too long for the language model: its prompt needs more than ${budget} tokens ` +
-          `(context ${this.context.contextSize}, ${this.options.maxTokens} kept for the answer)`,
-      );
-    }
+    if (kept === null) throw this.budget.tooLong(this.countPromptTokens(question, []));
     if (kept.length < contexts.length) {
       this.options.logger?.warn(
         { dropped: contexts.length - kept.length, kept: kept.length, contextSize: this.context.contextSize },
@@ -233,7 +244,11 @@ export class LlamaGenerator implements Generator {
     if (!complete) {
       this.stats.truncated++;
       // An answer cut mid-sentence, often before its sources, must not pass for a whole one.
-      throw new IncompleteAnswerError(answer.answer, output, this.options.maxTokens);
+      throw new IncompleteAnswerError(answer.answer, output, this.options.maxTokens, {
+        given: kept.length,
+        offered: contexts.length,
+        boundBy: options.contextsBoundBy,
+      });
     }
     // A blank answer explains nothing: the raw answer would be a bare "<bbs_error>".
     if (answer.answer.trim() === '') return unanswered('The language model gave no answer from the retrieved contexts.', options);
@@ -257,6 +272,11 @@ export class LlamaGenerator implements Generator {
     } finally {
       session.dispose({ disposeSequence: false });
     }
+  }
+
+  /** The prompt without question or contexts: every prompt is at least this long. */
+  shortestPromptTokens(): number {
+    return this.countPromptTokens('', []);
   }
 
   private countPromptTokens(question: string, contexts: readonly Context[]): number {

@@ -43,12 +43,27 @@ export interface GenerateOptions {
    * the reranker's for the question's reranking. None (the CLI, eval): no per-caller bound.
    */
   caller?: string;
+  /**
+   * The request parameter that chose how many contexts are offered: reranker_k when they were reranked,
+   * retriever_k when not. Named by the advice of an answer cut at the token limit; none from the CLI or eval.
+   */
+  contextsBoundBy?: ContextsBound;
+}
+
+export type ContextsBound = 'reranker_k' | 'retriever_k';
+
+interface ContextsGiven {
+  given: number;
+  offered: number;
+  boundBy?: ContextsBound;
 }
 
 export interface Generator {
   readonly kind: 'extractive' | 'llama';
   /** Human-readable summary for /settings and logs. */
   readonly description: string;
+  /** Settings the generator takes otherwise than given (a context window lowered to the model's), for /settings. */
+  readonly settingsInForce?: { llmContextSize: number };
   generate(question: string, contexts: Contexts, options?: GenerateOptions): Promise<GenerationResult>;
   close(): Promise<void>;
 }
@@ -79,15 +94,22 @@ export class QueueFullError extends Error {
   }
 }
 
-/** The configured model file cannot be used (HTTP 503); the message names the setting to fix. */
+/**
+ * The language model cannot be used as configured (HTTP 503): its file is missing or does not load, or
+ * --llm-max-tokens leaves the prompt too little of the context window. The message names the settings to fix.
+ */
 export class ModelUnavailableError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
+  /** Settings the model was found to take otherwise than given (its context window), for /settings. */
+  readonly settingsInForce?: { llmContextSize: number };
+
+  constructor(message: string, options?: { cause?: unknown; settingsInForce?: { llmContextSize: number } }) {
     super(message, options);
     this.name = 'ModelUnavailableError';
+    this.settingsInForce = options?.settingsInForce;
   }
 }
 
-/** The question alone does not fit the model's context window (HTTP 413). */
+/** The question alone does not fit the model's context window, under settings that leave the prompt its share (HTTP 413). */
 export class PromptTooLongError extends Error {
   constructor(message: string) {
     super(message);
@@ -106,11 +128,21 @@ export class IncompleteAnswerError extends Error {
     /** The model's output as generated (cut-off JSON). */
     readonly rawOutput: string,
     maxTokens: number,
+    /** Contexts the prompt carried, of those offered, and the request parameter that bounds them (none: no advice about them). */
+    contexts?: ContextsGiven,
   ) {
-    super(
-      `the language model reached its limit of ${maxTokens} tokens before finishing the answer; ` +
-        'raise --llm-max-tokens (LLM_MAX_TOKENS), or lower reranker_k or retriever_k so there is less to answer from',
-    );
+    super(`the language model reached its limit of ${maxTokens} tokens before finishing the answer; raise --llm-max-tokens (LLM_MAX_TOKENS)${fewerContextsAdvice(contexts)}`);
     this.name = 'IncompleteAnswerError';
   }
+}
+
+/**
+ * Lowering the parameter only gives the model less to answer from when the prompt carried every context
+ * offered (else the context window, not the parameter, chose them) and more than one.
+ */
+function fewerContextsAdvice(contexts: ContextsGiven | undefined): string {
+  if (contexts?.boundBy === undefined) return '';
+  const { given, offered, boundBy } = contexts;
+  if (given !== offered || given < 2) return '';
+  return `, or lower ${boundBy} below ${given} so there is less to answer from`;
 }

@@ -154,15 +154,16 @@ export class QaPipeline {
     // the model compete for the same CPU, so running them side by side would not answer sooner.
     let candidates = retrieved;
     let rerankMs = 0;
+    const reranks = this.willRerank(request);
     const asContexts = (kept: Candidate[]): Context[] => kept.map((c) => ({ id: c.contextId, text: library.paragraphText(c.hit) }));
-    const contexts: Contexts = this.willRerank(request)
+    const contexts: Contexts = reranks
       ? async () => {
           ({ candidates, rerankMs } = await this.rerankIfAsked(library, request, retrieved, options));
           return asContexts(candidates);
         }
       : asContexts(retrieved);
     started = performance.now();
-    const result = await generator.generate(request.query, contexts, options);
+    const result = await generator.generate(request.query, contexts, { ...options, contextsBoundBy: reranks ? 'reranker_k' : 'retriever_k' });
     // Queue wait included: what the question spent on its answer beyond reranking.
     const generateMs = performance.now() - started - rerankMs;
 

@@ -11,11 +11,12 @@ import path from 'node:path';
 import { writeTinyGguf } from '../../scripts/make-tiny-gguf.js';
 import { loadLlamaGenerator } from '../../src/llm/index.js';
 import type { Generator } from '../../src/llm/types.js';
+import type { Reranker } from '../../src/rerank/types.js';
 import { fixtureApp } from './app-fixture.js';
 import { tempDir } from '../search/helpers.js';
 
 const STORIES = path.resolve('..', 'shared', 'models', 'stories260K', 'stories260K.gguf');
-if (!existsSync(STORIES)) console.warn(`skipping the stories260K QA test: ${STORIES} not found`);
+if (!existsSync(STORIES)) console.warn(`skipping the stories260K QA tests: ${STORIES} not found`);
 
 async function askThroughGguf(modelPath: string) {
   const generator: Generator = await loadLlamaGenerator({ modelPath, contextSize: 2048, maxTokens: 200, temperature: 0, queueSize: 2, threads: 1 });
@@ -29,6 +30,17 @@ async function askThroughGguf(modelPath: string) {
     await generator.close();
   }
 }
+
+/** Keeps BM25's order: what matters is that a reranker runs. */
+const reranker: Reranker = {
+  kind: 'cross-encoder',
+  description: 'keeps the order',
+  score: async (_query, passages) => passages.map((_, i) => -i),
+  close: async () => undefined,
+};
+
+// Searchable, and long for any model: its prompt takes more than half of a 2048-token context.
+const LONG_QUESTION = 'Which place cells fire in CA1? '.repeat(80);
 
 function checkAnswer(body: { answer: string; raw_answer: string; metadata: { context_id: number }[] }) {
   expect(body.raw_answer).toContain('<bbs_sources>:');
@@ -101,6 +113,82 @@ describe('QA over HTTP with a GGUF model', () => {
         await fixture.close();
         await generator.close();
       }
+    }
+  }, 120_000);
+  it('names only the request parameter whose lowering would give the model fewer contexts, in the code 6 advice', async () => {
+    const model = path.join(dir, 'tiny-advice.gguf');
+    await writeTinyGguf(model, { seed: 3 });
+    const generator = await loadLlamaGenerator({ modelPath: model, contextSize: 2048, maxTokens: 16, temperature: 0, queueSize: 2, threads: 1 });
+    const plain = await fixtureApp(undefined, { generator: () => generator });
+    const reranking = await fixtureApp(undefined, { generator: () => generator, reranker });
+    const adviceOf = async (fixture: typeof plain, payload: object) => {
+      const response = await fixture.app.inject({ method: 'POST', url: '/qa/generative', payload: { query: 'Which cells fire in CA1?', ...payload } });
+      expect(response.statusCode).toBe(502);
+      return (response.json().detail.detail as string).split('; ')[1];
+    };
+    try {
+      // No reranker configured: reranker_k is ignored.
+      expect(await adviceOf(plain, { retriever_k: 2, reranker_k: 1 })).toBe(
+        'raise --llm-max-tokens (LLM_MAX_TOKENS), or lower retriever_k below 2 so there is less to answer from',
+      );
+      // Reranked: reranker_k chose the contexts, not retriever_k.
+      expect(await adviceOf(reranking, { retriever_k: 5, reranker_k: 2 })).toBe(
+        'raise --llm-max-tokens (LLM_MAX_TOKENS), or lower reranker_k below 2 so there is less to answer from',
+      );
+      expect(await adviceOf(reranking, { retriever_k: 2, use_reranker: false })).toBe(
+        'raise --llm-max-tokens (LLM_MAX_TOKENS), or lower retriever_k below 2 so there is less to answer from',
+      );
+      // A single context: lowering either changes nothing.
+      expect(await adviceOf(plain, { retriever_k: 1 })).toBe('raise --llm-max-tokens (LLM_MAX_TOKENS)');
+    } finally {
+      await plain.close();
+      await reranking.close();
+      await generator.close();
+    }
+  }, 120_000);
+});
+
+describe.skipIf(!existsSync(STORIES))('QA with stories260K under settings that leave the prompt too little room', () => {
+  const ask = async (generator: () => Generator, query: string) => {
+    const fixture = await fixtureApp(undefined, { generator });
+    try {
+      return await fixture.app.inject({ method: 'POST', url: '/qa/generative', payload: { query, retriever_k: 5 } });
+    } finally {
+      await fixture.close();
+    }
+  };
+
+  it('answers 503 code 3 naming the settings, not 413, when --llm-max-tokens leaves no room for any prompt', async () => {
+    // As served: the model is refused at load, and the QA endpoints answer with the reason (src/server.ts).
+    const refusal = await loadLlamaGenerator({ modelPath: STORIES, contextSize: 4096, maxTokens: 2000, temperature: 0, queueSize: 2, threads: 1 }).catch(
+      (e: unknown) => e as Error,
+    );
+    const response = await ask(() => {
+      throw refusal;
+    }, 'Which cells fire in CA1?');
+    expect(response.statusCode).toBe(503);
+    const { code, detail } = response.json().detail;
+    expect(code).toBe(3);
+    expect(detail).toContain('--llm-max-tokens 2000 leaves the prompt 32 tokens');
+    expect(detail).toContain("2048-token context (the model's training context; --llm-context-size asked 4096)");
+  }, 120_000);
+
+  it('answers 503 code 3 for a short question the settings leave no room for, and 413 code 4 for a genuinely long one', async () => {
+    // 2048 - 1600 - 16 = 432 tokens for the prompt: just more than its shortest (422 with this vocabulary).
+    const cramped = await loadLlamaGenerator({ modelPath: STORIES, contextSize: 2048, maxTokens: 1600, temperature: 0, queueSize: 2, threads: 1 });
+    const normal = await loadLlamaGenerator({ modelPath: STORIES, contextSize: 2048, maxTokens: 200, temperature: 0, queueSize: 2, threads: 1 });
+    try {
+      const short = await ask(() => cramped, 'Which cells fire in CA1?');
+      expect(short.statusCode).toBe(503);
+      expect(short.json().detail).toMatchObject({ code: 3, detail: expect.stringMatching(/^the server's settings leave too little room for the question: --llm-max-tokens 1600 .*--llm-context-size/) });
+      for (const generator of [cramped, normal]) {
+        const long = await ask(() => generator, LONG_QUESTION);
+        expect(long.statusCode).toBe(413);
+        expect(long.json().detail).toMatchObject({ code: 4, detail: expect.stringMatching(/^the question is too long for the language model/) });
+      }
+    } finally {
+      await cramped.close();
+      await normal.close();
     }
   }, 120_000);
 });

@@ -16,6 +16,8 @@ import { createGenerator, ExtractiveGenerator, IncompleteAnswerError, LlamaGener
 let dir: string;
 let plainModel: string;
 let chatModel: string;
+/** Trained for a 2048-token context, so a larger --llm-context-size is lowered to it. */
+let shortContextModel: string;
 
 const contexts = Array.from({ length: 6 }, (_, i) => ({
   id: 10 + i * 3,
@@ -62,6 +64,8 @@ beforeAll(async () => {
   chatModel = path.join(dir, 'tiny-chat.gguf');
   await writeTinyGguf(plainModel);
   await writeTinyGguf(chatModel, { chatTemplate: true });
+  shortContextModel = path.join(dir, 'tiny-2048.gguf');
+  await writeTinyGguf(shortContextModel, { contextLength: 2048 });
 });
 
 afterAll(async () => {
@@ -264,6 +268,53 @@ describe('context window', () => {
   });
 });
 
+describe('settings that leave the prompt too little of the context window', () => {
+  it('refuses the model at load, naming both settings and the context in force, when not even the shortest prompt fits', async () => {
+    const logger = recordingLogger();
+    const error = await createGenerator(config(shortContextModel, { llmContextSize: 4096, llmMaxTokens: 2000 }), logger).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ModelUnavailableError);
+    const message = (error as ModelUnavailableError).message;
+    expect(message).toContain('--llm-max-tokens 2000 leaves the prompt 32 tokens');
+    expect(message).toContain("2048-token context (the model's training context; --llm-context-size asked 4096)");
+    expect(message).toMatch(/the prompt needs \d+ tokens before any question or context: lower --llm-max-tokens/);
+    // /settings shows the context in force even though the model is not served.
+    expect((error as ModelUnavailableError).settingsInForce).toEqual({ llmContextSize: 2048 });
+  });
+
+  it('says which context is in force when the model lowered the one asked, and does not warn when the prompt keeps its share', async () => {
+    const logger = recordingLogger();
+    const generator = await load(shortContextModel, { llmContextSize: 4096, llmMaxTokens: 200 }, logger);
+    try {
+      expect(generator.description).toContain("2048-token context (the model's training context; --llm-context-size asked 4096)");
+      expect(generator.settingsInForce).toEqual({ llmContextSize: 2048 });
+      expect(logger.entries.filter((e) => e.level === 'warn')).toEqual([]);
+    } finally {
+      await generator.close();
+    }
+  });
+
+  it('warns at load; a question the settings leave no room for is ModelUnavailableError naming them, a long one PromptTooLongError', async () => {
+    const logger = recordingLogger();
+    // 2048 - 1400 - 16 = 632 tokens for the prompt: more than its shortest (the tiny vocabulary's ~560), less than half the window.
+    const generator = await load(shortContextModel, { llmContextSize: 2048, llmMaxTokens: 1400 }, logger);
+    try {
+      const warning = logger.entries.find((e) => e.level === 'warn');
+      expect(warning?.message).toMatch(/^--llm-max-tokens 1400 leaves the prompt 632 tokens of the language model's 2048-token context, less than half of it/);
+      expect(warning?.message).toContain('lower --llm-max-tokens (the model takes no larger --llm-context-size)');
+
+      const cramped = await generator.generate('memory? '.repeat(20), contexts).catch((e: unknown) => e);
+      expect(cramped).toBeInstanceOf(ModelUnavailableError);
+      expect((cramped as Error).message).toMatch(/^the server's settings leave too little room for the question: --llm-max-tokens 1400 leaves the prompt 632 tokens/);
+
+      const long = await generator.generate('why '.repeat(400), contexts).catch((e: unknown) => e);
+      expect(long).toBeInstanceOf(PromptTooLongError);
+      expect((long as Error).message).toMatch(/^the question is too long for the language model: its prompt needs \d+ tokens, more than the 632 left/);
+    } finally {
+      await generator.close();
+    }
+  });
+});
+
 describe('blank answers', () => {
   it('explains a blank answer instead of returning an empty one', async () => {
     // An answer capped at 0 characters forces the model to write "".
@@ -292,6 +343,28 @@ describe('token limit', () => {
       expect(() => JSON.parse(incomplete.rawOutput)).toThrow();
       expect(incomplete.message).toContain('--llm-max-tokens');
       expect(generator.stats.truncated).toBe(1);
+    } finally {
+      await generator.close();
+    }
+  });
+
+  it('advises lowering the parameter that bounds the contexts only when that would give the model fewer', async () => {
+    const generator = await loadLlamaGenerator({ ...options(plainModel), maxTokens: 40 });
+    const adviceFor = async (given: { id: number; text: string }[], contextsBoundBy?: 'reranker_k' | 'retriever_k') => {
+      const error = await generator.generate('Which region?', given, { contextsBoundBy }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(IncompleteAnswerError);
+      return (error as Error).message.split('; ')[1];
+    };
+    try {
+      expect(await adviceFor(contexts, 'retriever_k')).toBe('raise --llm-max-tokens (LLM_MAX_TOKENS), or lower retriever_k below 6 so there is less to answer from');
+      expect(await adviceFor(contexts, 'reranker_k')).toBe('raise --llm-max-tokens (LLM_MAX_TOKENS), or lower reranker_k below 6 so there is less to answer from');
+      // From the CLI or eval: no request parameter to name.
+      expect(await adviceFor(contexts)).toBe('raise --llm-max-tokens (LLM_MAX_TOKENS)');
+      // One context: none can be taken away.
+      expect(await adviceFor(contexts.slice(0, 1), 'retriever_k')).toBe('raise --llm-max-tokens (LLM_MAX_TOKENS)');
+      // The context window left some out: the parameter did not choose what the model was given.
+      const many = Array.from({ length: 100 }, (_, i) => ({ id: i, text: `Context number ${i} talks about memory.` }));
+      expect(await adviceFor(many, 'retriever_k')).toBe('raise --llm-max-tokens (LLM_MAX_TOKENS)');
     } finally {
       await generator.close();
     }
