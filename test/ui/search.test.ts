@@ -412,7 +412,7 @@ describe.skipIf(!HAS_CHROMIUM)(`search page in Chromium (${HAS_CHROMIUM ? '/usr/
     expect(new URL(page.url()).searchParams.has('page')).toBe(false);
   });
 
-  it('tells screen readers that results arrived, in a status region, also when only the query changed', async () => {
+  it('says that results arrived, in a status region (seen for a search, read out for a listing), also when only the query changed', async () => {
     await page.goto(`${server.url}/ui/?q=cells`);
     const status = page.getByRole('status').and(page.locator('#results-status'));
     // The page asks for the best 100 paragraphs: all 100 came back, so these are the best articles, not all there are.
@@ -425,10 +425,13 @@ describe.skipIf(!HAS_CHROMIUM)(`search page in Chromium (${HAS_CHROMIUM ? '/usr/
     const entorhinalHits: { article_id: string }[] = await api('/retrieval/?query=entorhinal&retriever_k=100');
     expect(entorhinalHits.length).toBeLessThan(100);
     await expect.poll(() => status.textContent()).toBe(`${new Set(entorhinalHits.map((hit) => hit.article_id)).size} articles found for “entorhinal”.`);
+    // A search's line is seen too: the count above it is of the filters alone.
+    expect(await status.isVisible()).toBe(true);
+    expect(await status.evaluate((element) => element.getBoundingClientRect().width)).toBeGreaterThan(100);
     await page.getByRole('button', { name: 'List articles' }).click();
     const listing = await api('/retrieval/article_listing?size=10&page=1&number_results=1000');
     await expect.poll(() => status.textContent()).toBe(`Listing, page 1 of ${listing.pages}: ${listing.items.length} articles.`);
-    // Hidden from sight, not from assistive technology.
+    // A listing's line repeats its pager: hidden from sight, not from assistive technology.
     expect(await status.evaluate((element) => element.getBoundingClientRect().width)).toBeLessThanOrEqual(1);
     // A long query is read back by its start, not whole.
     const longQuery = `cells ${'entorhinal grid '.repeat(200)}`.trim();

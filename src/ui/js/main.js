@@ -190,6 +190,8 @@ async function refresh() {
   askAgainHint.hidden = !state.question || queryInput.value.trim() !== state.question;
   show('');
   resultsStatus.textContent = '';
+  // A listing's line only repeats its pager to the eye: it is for screen readers.
+  resultsStatus.classList.add('visually-hidden');
   loadArticleTypes();
   const params = filterParams(state.filters);
   const words = queryWords(state.q, ...state.filters.topics, ...state.filters.regions);
@@ -246,6 +248,8 @@ async function showSearch(params, words, signal) {
   const articles = bestPerArticle(hits);
   resultList.replaceChildren(...articles.map((hit) => card(hit, { paragraph: hit.paragraph, section: hit.section, words, cart })));
   resultsStatus.textContent = searchStatus(articles.length, hits.length < RETRIEVER_K, spoken(state.q));
+  // Seen too: the count above is of the filters alone, and a reader must not take 100 cards for all that match.
+  resultsStatus.classList.remove('visually-hidden');
 }
 
 /**
