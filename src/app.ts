@@ -20,6 +20,7 @@ import { clientKey } from './http/client-address.js';
 import { warnOfUntrustedForwarding } from './http/untrusted-forwarding.js';
 import { limitConnections } from './http/connection-limits.js';
 import { continueWhenBodyIsRead } from './http/expect-continue.js';
+import { lingerBeforeClosing } from './http/lingering-close.js';
 import { cutStalledResponses } from './http/send-stall.js';
 import { addCorsHeaders, answerPreflights, enableCors } from './http/cors.js';
 import { parseLiteratureJson } from './http/json-body.js';
@@ -94,6 +95,8 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
   limitConnections(app.server, { total: services.config.maxConnections, perClient: services.config.maxConnectionsPerClient }, app.log);
   // `Expect: 100-continue` answered once the route, its hooks and the body limit have let the body in.
   continueWhenBodyIsRead(app.server);
+  // A refusal that closes the connection before the body was read reaches a client still sending it.
+  lingerBeforeClosing(app.server);
   cutStalledResponses(app, services.config.sendStallTimeout);
   // Set before any route or plugin is registered, so that every one outside /v1 (the page, /docs,
   // /openapi.json, requests no route takes) inherits it: fastify's own error body is no vocabulary of ours.

@@ -12,6 +12,26 @@ export function hasLoneSurrogate(text: string): boolean {
 }
 
 /**
+ * The tag characters a subdivision flag is spelled with (UTS #51 ED-14a, emoji tag sequence): the black
+ * flag U+1F3F4, a subdivision id in tag digits and lowercase tag letters, and CANCEL TAG U+E007F, as
+ * 🏴 g b s c t CANCEL for Scotland. The id has the syntax UTS #51 requires of a valid one (a CLDR
+ * unicode_subdivision_id: a region of 2 letters or 3 digits, then 1 to 4 letters or digits), so a flag
+ * cannot carry a hidden text of any length.
+ */
+const FLAG_TAG_CHARACTERS = String.raw`\u{E0030}-\u{E0039}\u{E0061}-\u{E007A}`;
+const FLAG_TAG = `[${FLAG_TAG_CHARACTERS}]`;
+const SUBDIVISION_ID = String.raw`(?:[\u{E0061}-\u{E007A}]{2}|[\u{E0030}-\u{E0039}]{3})${FLAG_TAG}{1,4}`;
+const LONGEST_SUBDIVISION_ID = 7;
+/** A black flag followed by a whole subdivision id and its CANCEL TAG. */
+const FLAG_START = String.raw`\u{1F3F4}(?=${SUBDIVISION_ID}\u{E007F})`;
+/**
+ * A flag tag character or CANCEL TAG that is not part of such a flag: a stray one, one of an unterminated
+ * sequence, one after another base than the black flag. Inside a flag, at most the whole id stands
+ * between the black flag and the character, which bounds the look-behind.
+ */
+const STRAY_FLAG_TAG = String.raw`(?<!${FLAG_START}${FLAG_TAG}{0,${LONGEST_SUBDIVISION_ID}})[${FLAG_TAG_CHARACTERS}\u{E007F}]`;
+
+/**
  * Characters that make one name display as another, or as nothing: control characters (Unicode's Cc:
  * C0, DEL and C1), line and paragraph separators, and every default-ignorable code point (what a
  * renderer shows as nothing: soft hyphen, zero-width space, word joiner, BOM, invisible operators
@@ -19,18 +39,19 @@ export function hasLoneSurrogate(text: string): boolean {
  * characters U+E0000–U+E0FFF, and the bidirectional controls and marks U+061C, U+200E, U+200F,
  * U+202A–U+202E, U+2066–U+2069: 'invoice\u202Efdp.exe' shows as 'invoiceexe.pdf'), plus the braille
  * blank U+2800, which renders empty too. The zero-width joiner and non-joiner and the variation
- * selectors stay allowed: some scripts and emoji sequences need them.
+ * selectors stay allowed: some scripts and emoji sequences need them. So do the tag digits and
+ * lowercase tag letters, but only inside a subdivision flag (STRAY_FLAG_TAG).
  */
-const DECEPTIVE = String.raw`\p{Cc}\p{Zl}\p{Zp}\u2800[\p{Default_Ignorable_Code_Point}--[\u200c\u200d\p{Variation_Selector}]]`;
+const DECEPTIVE = String.raw`\p{Cc}\p{Zl}\p{Zp}\u2800[\p{Default_Ignorable_Code_Point}--[\u200c\u200d\p{Variation_Selector}${FLAG_TAG_CHARACTERS}\u{E007F}]]`;
 
 /** Characters no file name or archive path may hold: the deceptive ones, and backslashes (a separator on Windows). The `v` flag allows the set difference. */
-export const UNSAFE_IN_NAMES = new RegExp(String.raw`[\\${DECEPTIVE}]`, 'v');
+export const UNSAFE_IN_NAMES = new RegExp(String.raw`[\\${DECEPTIVE}]|${STRAY_FLAG_TAG}`, 'v');
 
 /**
  * Characters no user subject or group name may hold (global: to list them): the deceptive ones, and
  * lone surrogates. Backslashes stay allowed, as in a domain account (`DOMAIN\user`).
  */
-export const UNSAFE_IN_IDENTITIES = new RegExp(String.raw`[\p{Surrogate}${DECEPTIVE}]`, 'gv');
+export const UNSAFE_IN_IDENTITIES = new RegExp(String.raw`[\p{Surrogate}${DECEPTIVE}]|${STRAY_FLAG_TAG}`, 'gv');
 
 /**
  * Where in a JSON value the first lone surrogate stands (a key or a string), as a JSON Pointer

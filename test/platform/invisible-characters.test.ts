@@ -1,7 +1,8 @@
 /**
  * Every character a renderer shows as nothing (Unicode's Default_Ignorable_Code_Point, and the braille
  * blank) makes one name look like another: refused in file names, archive paths and ACL names. The
- * joiners and variation selectors that real names (scripts, emoji sequences) need stay accepted.
+ * joiners and variation selectors that real names (scripts, emoji sequences) need stay accepted, and so
+ * do the tag characters of a subdivision flag (🏴 + tag letters + CANCEL TAG), but nowhere else.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { TOKENS, type TestServer, bearer, createProject, multipart, startServer } from './helpers.js';
@@ -101,5 +102,65 @@ describe('joiners and variation selectors stay accepted', () => {
 
   test.each(names)('%s in an ACL subject', async (_kind, name) => {
     expect((await grantTo(name, await aclRev())).statusCode).toBe(200);
+  });
+});
+
+/** A text in tag characters: the invisible twin of each ASCII character. */
+const inTags = (text: string) => Array.from(text, (c) => String.fromCodePoint(0xe0000 + c.codePointAt(0)!)).join('');
+const BLACK_FLAG = '\u{1F3F4}';
+const CANCEL_TAG = '\u{E007F}';
+const subdivisionFlag = (id: string) => `${BLACK_FLAG}${inTags(id)}${CANCEL_TAG}`;
+
+describe('subdivision flags are accepted', () => {
+  const flags = ['gbsct', 'gbwls', 'gbeng'].map((id) => [id, `team-${subdivisionFlag(id)}.png`] as const);
+
+  test.each(flags)('%s in a file name', async (_id, filename) => {
+    const response = await upload(filename);
+    expect(response.statusCode).toBe(201);
+    expect(response.json()._filename).toBe(filename);
+  });
+
+  test.each(flags)('%s in an archive path', async (_id, name) => {
+    expect((await postArchive(`/${name}`)).statusCode).toBe(201);
+  });
+
+  test.each(flags)('%s in an ACL subject', async (_id, name) => {
+    expect((await grantTo(name, await aclRev())).statusCode).toBe(200);
+  });
+});
+
+describe('tag characters outside a subdivision flag stay refused', () => {
+  const misplaced = [
+    ['stray tag letters', `scot${inTags('gbsct')}land`, 'U+E0067'],
+    ['a stray CANCEL TAG', `scot${CANCEL_TAG}land`, 'U+E007F'],
+    ['an unterminated flag', `${BLACK_FLAG}${inTags('gbsct')}land`, 'U+E0067'],
+    ['tags after another base than the black flag', `\u{1F3F3}${inTags('gbsct')}${CANCEL_TAG}`, 'U+E0067'],
+    ['tags after a whole flag', `${subdivisionFlag('gbsct')}${inTags('x')}`, 'U+E0078'],
+    ['a flag whose id is longer than a subdivision id', subdivisionFlag('gbsctxyz'), 'U+E0067'],
+  ];
+
+  test.each(misplaced)('%s in a file name: 400 InvalidFile, nothing stored', async (_kind, name) => {
+    const before = await fileCount();
+    const response = await upload(`${name}.txt`);
+    expect(response.statusCode).toBe(400);
+    expect(response.json()['@type']).toBe('InvalidFile');
+    expect(response.json().reason).toContain('invisible characters');
+    expect(await fileCount()).toBe(before);
+  });
+
+  test.each(misplaced)('%s in an archive path: 400 DecodingFailed', async (_kind, name) => {
+    const response = await postArchive(`/${name}.json`);
+    expect(response.statusCode).toBe(400);
+    expect(response.json()['@type']).toBe('DecodingFailed');
+    expect(response.json().reason).toContain('invisible characters');
+  });
+
+  test.each(misplaced)('%s in an ACL subject: 400 naming the tag character, the ACL unchanged', async (_kind, name, codePoint) => {
+    const rev = await aclRev();
+    const response = await grantTo(name, rev);
+    expect(response.statusCode).toBe(400);
+    expect(response.json()['@type']).toBe('DecodingFailed');
+    expect(response.json().reason).toContain(`holds ${codePoint}`);
+    expect(await aclRev()).toBe(rev);
   });
 });
