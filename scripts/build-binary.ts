@@ -15,7 +15,14 @@
  * - CARRIED_FOLDERS, listed below: the demo corpus, and the files of src/ that
  *   are not TypeScript (the web page's static files, JSON).
  *
+ * The main script first evaluates a bundle of its own of src/start-decision.ts
+ * (see src/runtime/start-decision-bundle.ts), so --version, --help and option
+ * errors write nothing.
+ *
  *   npm run build:binary            -> dist/litserve
+ *
+ * Intermediate files go to dist/.binary, emptied at the start and removed at
+ * the end of every build, failed or not: nothing reads them afterwards.
  */
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -23,8 +30,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
 import { describeFile, filesUnder, packageClosure } from './binary/carried-files.js';
-import { carriedPackages, nativeAddons, preferRequireBuilds, sourceUrlsInTree, type NativeFiles } from './binary/esbuild-plugins.js';
+import { carriedPackages, nativeAddons, notLoadedBeforeExtraction, preferRequireBuilds, sourceUrlsInTree, type NativeFiles } from './binary/esbuild-plugins.js';
 import { MANIFEST_ASSET, type CarriedManifest } from '../src/runtime/extract.js';
+import { START_DECISION_ASSET } from '../src/runtime/start-decision-bundle.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const OUTPUT = path.join(ROOT, 'dist', 'litserve');
@@ -40,6 +48,14 @@ const isCarriedFromFolder = (file: string) => !(file.startsWith('src/') && file.
 /** Packages carried as file trees, with all they depend on. */
 const FILE_PACKAGES = ['piscina', 'node-llama-cpp'];
 const SEA_FUSE = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
+/**
+ * Printed, several times, by LIEF, the ELF library inside postject, when it rewrites the section table
+ * of Node's binary and finds no name string for its note sections. Known and harmless: postject
+ * issue #83 and the review of nodejs/node#45038 (which added single executables) trace it to LIEF's
+ * ELF builder, and the executable runs (test/packaging/binary.test.ts). So it is not shown; any other
+ * output of postject is.
+ */
+const POSTJECT_NOTE_WARNING = /^warning: Can't find string offset for section name '\.note[^']*'\n?$/;
 
 /** node-llama-cpp's binaries for other platforms and GPUs, and its llama.cpp sources (only needed to compile). */
 const skipPackages = (dir: string) => dir.startsWith('node_modules/@node-llama-cpp/') && dir !== `node_modules/@node-llama-cpp/${process.platform}-${process.arch}`;
@@ -70,16 +86,33 @@ const WORKER_BUNDLES: Record<string, string> = {
   'src/platform/render-worker.ts': 'render-worker.cjs',
 };
 
-function run(command: string, args: string[]): void {
-  const result = spawnSync(command, args, { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'] });
+/** Runs a step of the build; its error output is shown but for the lines `hidden` matches. */
+function run(command: string, args: string[], hidden?: RegExp): void {
+  const result = spawnSync(command, args, { cwd: ROOT, stdio: ['ignore', 'inherit', hidden ? 'pipe' : 'inherit'], encoding: 'utf8' });
+  if (hidden) process.stderr.write(result.stderr.split(/(?<=\n)/).filter((line) => !hidden.test(line)).join(''));
   if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} failed (${result.status ?? result.signal})`);
+}
+
+/**
+ * src/start-decision.ts alone, for the executable to run before it writes the files it carries: the
+ * packages that would load them are stand-ins that fail if used (the decision uses none).
+ */
+export async function bundleStartDecision(outfile: string): Promise<void> {
+  await bundle('src/start-decision.ts', outfile, [notLoadedBeforeExtraction(['piscina'])], ['node-llama-cpp']);
 }
 
 export async function buildBinary(): Promise<string> {
   if (process.platform !== 'linux' || process.arch !== 'x64') throw new Error('the single executable is built for Linux x64 only');
   rmSync(STAGING, { recursive: true, force: true });
   mkdirSync(STAGING, { recursive: true });
+  try {
+    return await buildFromStaging();
+  } finally {
+    rmSync(STAGING, { recursive: true, force: true });
+  }
+}
 
+async function buildFromStaging(): Promise<string> {
   const natives: NativeFiles = new Set();
   const mainBundle = path.join(STAGING, 'main.cjs');
   await bundle('src/runtime/binary-main.ts', mainBundle, [nativeAddons(ROOT, CARRIED_MODULE, natives), carriedPackages(['piscina'], CARRIED_MODULE)], ['node-llama-cpp']);
@@ -106,6 +139,9 @@ export async function buildBinary(): Promise<string> {
   const manifestFile = path.join(STAGING, MANIFEST_ASSET);
   writeFileSync(manifestFile, JSON.stringify(manifest));
   assets[MANIFEST_ASSET] = manifestFile;
+  // An asset, not a carried file: it runs before any file is written.
+  assets[START_DECISION_ASSET] = path.join(STAGING, START_DECISION_ASSET);
+  await bundleStartDecision(assets[START_DECISION_ASSET]);
 
   const blob = path.join(STAGING, 'sea-prep.blob');
   const seaConfig = path.join(STAGING, 'sea-config.json');
@@ -113,7 +149,7 @@ export async function buildBinary(): Promise<string> {
   run(process.execPath, ['--experimental-sea-config', seaConfig]);
   rmSync(OUTPUT, { force: true });
   copyFileSync(process.execPath, OUTPUT);
-  run(process.execPath, [path.join(ROOT, 'node_modules/postject/dist/cli.js'), OUTPUT, 'NODE_SEA_BLOB', blob, '--sentinel-fuse', SEA_FUSE]);
+  run(process.execPath, [path.join(ROOT, 'node_modules/postject/dist/cli.js'), OUTPUT, 'NODE_SEA_BLOB', blob, '--sentinel-fuse', SEA_FUSE], POSTJECT_NOTE_WARNING);
   const carriedBytes = manifest.files.reduce((sum, f) => sum + f.size, 0);
   process.stderr.write(
     `built ${path.relative(ROOT, OUTPUT)}: ${(statSync(OUTPUT).size / 2 ** 20).toFixed(0)} MiB ` +

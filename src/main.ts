@@ -9,7 +9,7 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { COMMANDS, ConfigError, givenAs, helpText, loadConfig, searcherOptionsOf, type Command } from './config.js';
+import { ConfigError, givenAs, loadConfig, searcherOptionsOf, type Command } from './config.js';
 import { describeSource, ingest, type IngestOptions, type IngestReport } from './corpus/ingest.js';
 import { createProgress, type Progress } from './progress.js';
 import { watchInterruption } from './ingest-interruption.js';
@@ -20,17 +20,14 @@ import { withScratchDir } from './eval/scratch-dir.js';
 import { IndexMissingError, MANIFEST_FILE } from './search/manifest.js';
 import { mergeAll } from './search/merge.js';
 import type { StoredCompression } from './search/stored/format.js';
-import { startServer } from './server.js';
+import { lockDataOf, startServer } from './server.js';
 import { carriedRoot } from './runtime/carried.js';
-import packageJson from '../package.json' with { type: 'json' };
+import { decideStart, usagePrefix } from './start-decision.js';
 
 const MAX_PRINTED_SKIPS = 50;
 
 async function runIngest(argv: string[]): Promise<number> {
   const config = loadConfig(argv, process.env, 'ingest');
-  if (config.input.length === 0 && config.delete.length === 0 && config.deleteFile.length === 0 && !config.merge) {
-    throw new ConfigError('ingest needs --input, --delete, --delete-file or --merge; see --help');
-  }
   const deleteIds = [...config.delete, ...(await readIdFiles(config.deleteFile))];
   // Deleting and merging work on an index that exists: a mistyped --index had been made, empty, and the run
   // said "nothing to merge" (or listed the ids as not found) with exit 0.
@@ -179,13 +176,6 @@ function describeFiles({ files, skippedFiles, hiddenEntries }: IngestReport): st
 
 async function runEval(argv: string[]): Promise<number> {
   const config = loadConfig(argv, process.env, 'eval');
-  if (!config.corpus && config.indexIsDefault) throw new ConfigError('eval needs --corpus or --index; see --help');
-  if (config.corpus && !config.indexIsDefault) {
-    // An INDEX_DIR exported for serve and ingest had made `eval --corpus` fail on an --index never typed: name what was given where.
-    const fromEnvironment = config.givenIn.corpus === 'environment' || config.givenIn.index === 'environment';
-    const given = fromEnvironment ? `; got ${givenAs(config, 'corpus')} and ${givenAs(config, 'index')}` : '';
-    throw new ConfigError(`eval takes --corpus (indexed into a scratch index) or --index (an index built already), not both${given}`);
-  }
   await checkEvalFiles(config);
   const options = searcherOptionsOf(config);
   const evaluateIndex = async (indexDir: string, indexName?: string): Promise<number> => {
@@ -219,58 +209,32 @@ async function runEval(argv: string[]): Promise<number> {
 }
 
 /** From a checkout the commands are npm scripts; in the single executable they are its own arguments. */
-const inExecutable = carriedRoot() !== null;
-const USAGE_PREFIX: Record<Command, string> = inExecutable
-  ? { serve: 'litserve [serve]', ingest: 'litserve ingest', eval: 'litserve eval' }
-  : { serve: 'npm start --', ingest: 'npm run ingest --', eval: 'npm run eval --' };
-/** The top-level help names every command, serve's options following. */
-const COMMANDS_HELP = [
-  'Commands:',
-  `  serve   the HTTP server: search, QA, archives, the /v1 platform (the default command; its options are below)`,
-  `  ingest  builds or updates an index from article files (${USAGE_PREFIX.ingest} --help)`,
-  `  eval    measures retrieval on a BEIR dataset: nDCG@10, Recall@100, MRR@10 (${USAGE_PREFIX.eval} --help)`,
-  '  --version prints the version, --help this text.',
-].join('\n');
-const USAGE: Record<Command, string> = {
-  serve: inExecutable
-    ? `${USAGE_PREFIX.serve} [options]    (also: litserve ingest ..., litserve eval ..., litserve --version)\n\n${COMMANDS_HELP}`
-    : `${USAGE_PREFIX.serve} [options]    (also: npm run ingest -- --help, npm run eval -- --help)\n\n${COMMANDS_HELP}`,
-  ingest: `${USAGE_PREFIX.ingest} --index DIR [--input PATH...] [--delete ID...] [--delete-file FILE...] [--merge] [options]`,
-  eval: `${USAGE_PREFIX.eval} (--corpus corpus.jsonl | --index DIR) --queries queries.jsonl --qrels qrels.tsv [options]`,
-};
+const USAGE_PREFIX = usagePrefix(carriedRoot() !== null);
 
 async function runServe(argv: string[]): Promise<number> {
   const config = loadConfig(argv);
+  const releaseData = await lockDataOf(config);
   if (config.indexIsDefault && !existsSync(path.join(config.index!, MANIFEST_FILE))) {
     const demoCorpus = demoCorpusPath(config.demoCorpus);
     process.stderr.write(`No index at ${config.index}: building it from the demo corpus ${demoCorpus} (first start only)\n`);
     await ingestWithProgress([demoCorpus], config.index!, { quiet: config.quiet });
   }
-  await startServer(config);
+  await startServer(config, releaseData);
   return -1; // keep running
 }
 
+const COMMAND_RUNS: Record<Command, (argv: string[]) => Promise<number>> = { serve: runServe, ingest: runIngest, eval: runEval };
+
 async function main(): Promise<void> {
-  const [command = 'serve', ...rest] = process.argv.slice(2);
-  // Anywhere, as --help: `litserve --port 1 --version` and `litserve ingest --version` had been unknown options.
-  if (process.argv.slice(2).includes('--version')) {
-    process.stdout.write(`litserve ${packageJson.version} (Node ${process.versions.node})\n`);
-    return;
-  }
-  const commands: Record<string, (argv: string[]) => Promise<number>> = { serve: runServe, ingest: runIngest, eval: runEval };
-  // Options without a command are serve's, short ones too (`-p 9000`, `-h`).
-  const run = (Object.hasOwn(commands, command) ? commands[command] : undefined) ?? (command.startsWith('-') ? () => runServe([command, ...rest]) : undefined);
-  if (!run) {
-    process.stderr.write(`error: unknown command "${command}"; commands: ${Object.keys(commands).join(', ')}\n`);
-    process.exit(2);
-  }
-  const helpOf = (COMMANDS as readonly string[]).includes(command) ? (command as Command) : 'serve';
-  if (process.argv.includes('--help') || process.argv.includes('-h')) {
-    process.stdout.write(`usage: ${USAGE[helpOf]}\n\n${helpText(helpOf)}\n`);
-    process.exit(0);
+  // The arguments alone settle --version, --help and option errors (the executable has asked before writing its libraries).
+  const decision = decideStart(process.argv.slice(2), process.env, carriedRoot() !== null);
+  if ('exit' in decision) {
+    if (decision.stdout) process.stdout.write(decision.stdout);
+    if (decision.stderr) process.stderr.write(decision.stderr);
+    process.exit(decision.exit);
   }
   try {
-    const code = await run(rest);
+    const code = await COMMAND_RUNS[decision.run](decision.argv);
     if (code >= 0) process.exit(code);
   } catch (error) {
     if (error instanceof ConfigError) {

@@ -1,5 +1,6 @@
 /** Opens the index, models and services named by the configuration and serves them until SIGTERM/SIGINT. */
 import { createServer } from 'node:net';
+import path from 'node:path';
 import { pino } from 'pino';
 import { searcherOptionsOf, type Config } from './config.js';
 import { buildApp } from './app.js';
@@ -11,6 +12,7 @@ import { ModelUnavailableError, type Generator } from './llm/types.js';
 import { createReranker } from './rerank/index.js';
 import { openServices } from './services.js';
 import { lockDataDirectory } from './data-lock.js';
+import { printableStoreUrl } from './platform/store/printable-url.js';
 
 /** What clients use to reach the server, for ids, `_self` links and redirects. */
 export function publicUrlOf(config: Config): string {
@@ -43,7 +45,24 @@ function listenError(config: Config, error: unknown): Error {
   return new Error(`cannot listen on ${config.host} port ${config.port} (--host / HOST, --port / PORT): ${(error as Error).message}`);
 }
 
-export async function startServer(configured: Config): Promise<void> {
+/** Which platform store serves /v1, for the start-up log: its database's URL without a password (the log is read by many). */
+export function platformStoreOf(config: Config): string {
+  // The directory src/platform/index.ts opens the embedded store in.
+  if (config.platformStore === 'lmdb') return `LMDB at ${path.join(config.data, 'platform', 'store')}`;
+  return `PostgreSQL at ${printableStoreUrl(config.platformStore)}`;
+}
+
+/**
+ * Takes the data directory with the embedded platform store (one server per --data, data-lock.ts); resolves
+ * with its release. Called before the server builds anything there, the demo index included: a second start
+ * is refused with the lock's message, not met at whatever the first one is still writing.
+ */
+export async function lockDataOf(config: Config): Promise<() => Promise<void>> {
+  return config.platformStore === 'lmdb' ? lockDataDirectory(config.data) : async () => {};
+}
+
+/** `releaseData`: lockDataOf's, given back at shutdown. */
+export async function startServer(configured: Config, releaseData: () => Promise<void>): Promise<void> {
   const reserved = await reservePort(configured.host, configured.port).catch((error) => {
     throw listenError(configured, error);
   });
@@ -51,8 +70,6 @@ export async function startServer(configured: Config): Promise<void> {
   const bound = { ...configured, port: reserved.port };
   const config: Config = { ...bound, publicUrl: publicUrlOf(bound) };
   const logger = pino({ level: config.logLevel });
-  // Before anything is loaded: a second server on the same embedded store is refused at once.
-  const releaseData = config.platformStore === 'lmdb' ? await lockDataDirectory(config.data) : async () => {};
   const started = Date.now();
   const index = await LiveIndex.open(config.index!, searcherOptionsOf(config), logger);
   const { articles, paragraphs } = index.current.searcher.statistics();
@@ -108,6 +125,7 @@ export async function startServer(configured: Config): Promise<void> {
       error: (details, message) => logger.error(details, message),
     },
   });
+  logger.info(`platform store: ${platformStoreOf(config)}`);
   const app = await buildApp(
     {
       config,
@@ -116,6 +134,8 @@ export async function startServer(configured: Config): Promise<void> {
       platform,
       archives,
       components: () => ({
+        // The context window the model takes (never beyond its training context), in place of the one asked.
+        ...(generator?.settingsInForce ?? (generatorError instanceof ModelUnavailableError ? generatorError.settingsInForce : undefined)),
         generator: generator?.kind ?? 'unavailable',
         generator_description: generator?.description ?? generatorError?.message ?? null,
         reranker: reranker?.description ?? null,
@@ -124,8 +144,6 @@ export async function startServer(configured: Config): Promise<void> {
     { logger },
   );
   let closing = false;
-        // The context window the model takes (never beyond its training context), in place of the one asked.
-        ...(generator?.settingsInForce ?? (generatorError instanceof ModelUnavailableError ? generatorError.settingsInForce : undefined)),
   const shutdown = async (signal: string) => {
     if (closing) return;
     closing = true;

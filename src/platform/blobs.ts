@@ -63,16 +63,26 @@ export class BlobStore {
 
   /**
    * Creates the directories and drops uploads a crash left half-written: all of them when this
-   * server is the directory's only user, only those older than the grace period when it is shared
-   * (another server's upload may be in progress).
+   * server is the directory's only user, only abandoned ones when it is shared (another server's
+   * upload may be in progress).
    */
   async init(shared = false): Promise<void> {
     if (!shared) await rm(this.tmp, { recursive: true, force: true });
     makeDirectories(this.tmp);
-    if (!shared) return;
-    for (const name of await readdir(this.tmp)) {
+    if (shared) await this.removeAbandonedUploads(Date.now());
+  }
+
+  /**
+   * Removes the uploads in tmp/ that no write has touched for COLLECTION_GRACE_MS: left half-written by
+   * a server killed mid-upload, here or on another server sharing the directory. An upload in progress
+   * is never one: every chunk it writes moves its file's modification time, so it would have to receive
+   * nothing for an hour, while a whole request must arrive within --request-timeout (300 s by default);
+   * and once received, it leaves tmp/ within the moments its fsync and move take.
+   */
+  private async removeAbandonedUploads(now: number): Promise<void> {
+    for (const name of await readdir(this.tmp).catch(() => [] as string[])) {
       const modified = statSync(path.join(this.tmp, name), { throwIfNoEntry: false })?.mtimeMs;
-      if (modified !== undefined && Date.now() - modified > COLLECTION_GRACE_MS) await rm(path.join(this.tmp, name), { force: true });
+      if (modified !== undefined && now - modified > COLLECTION_GRACE_MS) await rm(path.join(this.tmp, name), { force: true });
     }
   }
 
@@ -144,9 +154,11 @@ export class BlobStore {
   /**
    * Removes contents that `referenced()` does not name, no writer holds and that are older than
    * COLLECTION_GRACE_MS; returns how many. A reference committed while the references are read
-   * names a content stored moments before, which the grace keeps.
+   * names a content stored moments before, which the grace keeps. Abandoned uploads go too: a
+   * server killed mid-upload would otherwise leave up to --max-upload-bytes in tmp/ until a restart.
    */
   async collectGarbage(referenced: () => Promise<Set<string>>, now = Date.now()): Promise<number> {
+    await this.removeAbandonedUploads(now);
     const stored = await this.listDigests();
     const keep = await referenced();
     let removed = 0;

@@ -1,12 +1,15 @@
 /**
  * Entry of the single executable (dist/litserve, built by
- * scripts/build-binary.ts): extracts the carried files to the cache, tells
- * the server where they are, then runs the ordinary command line (main.ts).
+ * scripts/build-binary.ts): answers what the arguments alone decide
+ * (--version, --help, option errors) without writing anything; otherwise
+ * extracts the carried files to the cache, tells the server where they are,
+ * then runs the ordinary command line (main.ts).
  */
-import { getRawAsset } from 'node:sea';
+import { getAsset, getRawAsset } from 'node:sea';
 import path from 'node:path';
 import { CARRIED_ROOT_ENV, importCarried } from './carried.js';
 import { defaultCacheDir, extractCarried, MANIFEST_ASSET, otherBuilds, type CarriedManifest } from './extract.js';
+import { loadStartDecision, START_DECISION_ASSET } from './start-decision-bundle.js';
 
 /** Settings whose default is a file of the checkout; the executable points them at its own copy. */
 const CARRIED_DEFAULTS: Record<string, string> = { DEMO_CORPUS: 'data/demo/articles.jsonl' };
@@ -67,6 +70,21 @@ function reportOtherBuilds(root: string): void {
   );
 }
 
+/**
+ * Prints what the arguments alone decide and returns true, or returns false when a command is to run.
+ * Before the cache is touched: `ssh host litserve --version` by an account whose home is not writable
+ * had failed on writing the libraries, and `--help` had written them all (90 MB) before printing.
+ */
+function answeredFromArguments(): boolean {
+  const decideStart = loadStartDecision(getAsset(START_DECISION_ASSET, 'utf8'));
+  const decision = decideStart(process.argv.slice(2), process.env, true);
+  if ('run' in decision) return false;
+  if (decision.stdout) process.stdout.write(decision.stdout);
+  if (decision.stderr) process.stderr.write(decision.stderr);
+  process.exitCode = decision.exit;
+  return true;
+}
+
 async function run(): Promise<void> {
   const script = carriedScriptArgument();
   if (script !== null) {
@@ -76,6 +94,7 @@ async function run(): Promise<void> {
   }
   const cacheDirFlag = takeCacheDirFlag(process.argv);
   if (cacheDirFlag === undefined && isBlank(process.env.LITSERVE_CACHE_DIR ?? '')) refuseBlankCacheDir();
+  if (answeredFromArguments()) return;
   try {
     const cacheDir = cacheDirFlag ?? (process.env.LITSERVE_CACHE_DIR || defaultCacheDir());
     process.env.LITSERVE_CACHE_DIR = cacheDir;

@@ -5,8 +5,9 @@
  * corpus it carries; ingest of a BEIR file then serve of that index with the
  * search pool's worker threads; eval on SciFact train; /qa/generative through
  * a GGUF model with an ONNX reranker; a damaged cache repaired by hash; a
- * read-only cache refused with the setting to change; other builds' trees
- * named on a first start.
+ * read-only cache refused with the setting to change, by commands only (what
+ * the arguments alone decide writes nothing); other builds' trees named on a
+ * first start. The build leaves no intermediate files behind.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
@@ -38,8 +39,18 @@ describe.skipIf(!buildable)('the single executable', () => {
   let cleanup: () => Promise<void>;
   let binary: string;
   let cacheHome: string;
+  let buildOutput: string;
   const run = (args: string[], env: Record<string, string> = {}, readOnly?: string[]) =>
     runIsolated(binary, args, { cwd: path.join(dir, 'run'), env: { XDG_CACHE_HOME: cacheHome, ...env }, readOnly });
+  /** A command that needs the carried libraries and ends at once: serve of an index that is not there (exit 1). */
+  const missingIndex = () => ['serve', '--index', path.join(dir, 'no-index'), '--port', '0'];
+  /** A directory this test's runs cannot write to: read-only in the mount namespace, else by its mode (not for root). */
+  const readOnlyDir = (name: string) => {
+    const made = path.join(dir, name);
+    mkdirSync(made);
+    if (!namespaceAvailable) chmodSync(made, 0o555);
+    return made;
+  };
   /** The cache tree of this build (the only one under the cache directory). */
   const cacheRoot = () => {
     const found = readdirSync(path.join(cacheHome, 'litserve'));
@@ -51,6 +62,7 @@ describe.skipIf(!buildable)('the single executable', () => {
     ({ dir, cleanup } = await tempDir());
     const build = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/build-binary.ts'], { encoding: 'utf8', timeout: 540_000 });
     if (build.status !== 0) throw new Error(`npm run build:binary failed:\n${build.stderr}`);
+    buildOutput = build.stderr;
     mkdirSync(path.join(dir, 'run'));
     binary = path.join(dir, 'run', 'litserve');
     copyFileSync('dist/litserve', binary);
@@ -59,7 +71,13 @@ describe.skipIf(!buildable)('the single executable', () => {
   }, 600_000);
   afterAll(() => cleanup?.());
 
-  it('runs without Node: --help, --version, and a first start that fills the cache once', async () => {
+  it('is built without leaving intermediate files or postject\'s harmless ELF note warnings', () => {
+    expect(existsSync('dist/.binary')).toBe(false);
+    expect(buildOutput).not.toContain("Can't find string offset for section name");
+    expect(buildOutput).toMatch(/built dist\/litserve: \d+ MiB/);
+  });
+
+  it('runs without Node: --help, --version and option errors write nothing; the first command fills the cache once', async () => {
     if (namespaceAvailable) {
       const node = await runIsolated('/bin/sh', ['-c', `${process.execPath} --version`], { cwd: dir, env: {} });
       expect(node.code).not.toBe(0);
@@ -68,7 +86,6 @@ describe.skipIf(!buildable)('the single executable', () => {
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('usage: litserve [serve]');
     expect(help.stdout).toContain('--cache-dir / LITSERVE_CACHE_DIR');
-    expect(help.stderr).toMatch(/wrote \d+ carried file\(s\)/);
     // Each command's usage names the executable, not the npm scripts of a checkout it does not have.
     for (const command of ['ingest', 'eval']) {
       const usage = await run([command, '--help']);
@@ -79,10 +96,41 @@ describe.skipIf(!buildable)('the single executable', () => {
     const version = await run(['--version']);
     expect(version.code).toBe(0);
     expect(version.stdout).toMatch(/^litserve \d+\.\d+\.\d+ \(Node 20\./);
-    expect(version.stderr).not.toContain('wrote');
-    const missing = await run(['serve', '--index', path.join(dir, 'no-index'), '--port', '0']);
+    const unknown = await run(['--index-dir', '/srv/index']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toBe('error: unknown option --index-dir for serve (did you mean --index?); see --help\n');
+    const badValue = await run(['ingest', '--index', path.join(dir, 'some-index'), '--merge-factor', 'many']);
+    expect(badValue.code).toBe(2);
+    expect(badValue.stderr).toMatch(/^error: --merge-factor /);
+    for (const answered of [help, version, unknown, badValue]) expect(answered.stderr).not.toContain('wrote');
+    expect(existsSync(cacheHome)).toBe(false);
+    expect(existsSync(path.join(dir, 'some-index'))).toBe(false);
+    const missing = await run(missingIndex());
     expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/wrote \d+ carried file\(s\)/);
     expect(missing.stderr).toContain(`build one with: litserve ingest --input PATH --index ${path.join(dir, 'no-index')}`);
+    expect((await run(missingIndex())).stderr).not.toContain('wrote');
+  }, 120_000);
+
+  it('answers --version and --help with a home or cache directory it cannot write, and writes nothing', async () => {
+    // `runuser -u nobody -- env HOME=/nonexistent litserve --version` (the README's first check over ssh) had failed on writing the libraries.
+    const home = readOnlyDir('read-only-home');
+    const cache = readOnlyDir('read-only-cache-dir');
+    const unwritable: Record<string, string>[] = [{ XDG_CACHE_HOME: '', HOME: home }, { LITSERVE_CACHE_DIR: cache }];
+    for (const env of unwritable) {
+      for (const args of [['--version'], ['--help'], ['ingest', '--help']]) {
+        const answered = await run(args, env, [home, cache]);
+        expect(answered.code, `${args.join(' ')} with ${JSON.stringify(env)}`).toBe(0);
+        expect(answered.stdout).toMatch(/^(litserve \d|usage: litserve )/);
+        expect(answered.stderr).toBe('');
+      }
+    }
+    expect(readdirSync(home)).toEqual([]);
+    expect(readdirSync(cache)).toEqual([]);
+    // The commands themselves still need the libraries and say where they could not write them.
+    const refused = await run(missingIndex(), { XDG_CACHE_HOME: '', HOME: home }, [home]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(`cannot write the native libraries this executable carries to ${path.join(home, '.cache', 'litserve')}`);
   }, 120_000);
 
   it('serves the demo corpus and the web page it carries, building its index under --data on first start', async () => {
@@ -180,26 +228,26 @@ describe.skipIf(!buildable)('the single executable', () => {
 
   it('detects a truncated, altered or missing file of its cache by hash and rewrites it', async () => {
     const root = cacheRoot();
-    const manifest = JSON.parse(readFileSync('dist/.binary/carried-manifest.json', 'utf8')) as { files: { path: string; sha256: string }[] };
-    const lmdb = manifest.files.find((f) => f.path.includes('lmdb-linux-x64'))!;
-    const onnx = manifest.files.find((f) => f.path.endsWith('libonnxruntime.so.1'))!;
-    const worker = manifest.files.find((f) => f.path === 'search-worker.cjs')!;
-    truncateSync(path.join(root, onnx.path), 1000);
-    const altered = readFileSync(path.join(root, lmdb.path));
+    const files = readdirSync(root, { recursive: true, encoding: 'utf8' }).map((file) => file.split(path.sep).join('/'));
+    const lmdb = files.find((file) => file.includes('lmdb-linux-x64') && file.endsWith('.node'))!;
+    const onnx = files.find((file) => file.endsWith('libonnxruntime.so.1'))!;
+    const worker = 'search-worker.cjs';
+    // As written by the first start, which checked each file against the hash the build recorded.
+    const written = new Map([lmdb, onnx, worker].map((file) => [file, sha256(path.join(root, file))]));
+    truncateSync(path.join(root, onnx), 1000);
+    const altered = readFileSync(path.join(root, lmdb));
     altered[altered.length >> 1]! ^= 0xff;
-    writeFileSync(path.join(root, lmdb.path), altered);
-    unlinkSync(path.join(root, worker.path));
-    const repaired = await run(['--version']);
-    expect(repaired.code).toBe(0);
+    writeFileSync(path.join(root, lmdb), altered);
+    unlinkSync(path.join(root, worker));
+    const repaired = await run(missingIndex());
+    expect(repaired.code).toBe(1);
     expect(repaired.stderr).toContain('wrote 3 carried file(s)');
-    for (const file of [lmdb, onnx, worker]) expect(sha256(path.join(root, file.path))).toBe(file.sha256);
+    for (const [file, hash] of written) expect(sha256(path.join(root, file))).toBe(hash);
   }, 120_000);
 
   it('refuses a read-only cache directory with an error naming the setting to change', async () => {
-    const readOnly = path.join(dir, 'read-only-cache');
-    mkdirSync(readOnly);
-    if (!namespaceAvailable) chmodSync(readOnly, 0o555);
-    const refused = await run(['--version'], { LITSERVE_CACHE_DIR: readOnly }, [readOnly]);
+    const readOnly = readOnlyDir('read-only-cache');
+    const refused = await run(missingIndex(), { LITSERVE_CACHE_DIR: readOnly }, [readOnly]);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/cannot write the native libraries .*\(E(ROFS|ACCES)/);
     expect(refused.stderr).toContain('--cache-dir / LITSERVE_CACHE_DIR');
@@ -218,8 +266,8 @@ describe.skipIf(!buildable)('the single executable', () => {
     mkdirSync(path.join(otherCache, '0123456789abcdef'), { recursive: true });
     writeFileSync(path.join(otherCache, '0123456789abcdef', 'libold.so'), Buffer.alloc(3 << 20));
     // Given twice, the last --cache-dir wins (and neither reaches the command's own flags).
-    const moved = await run(['--version', '--cache-dir', path.join(dir, 'overridden-cache'), `--cache-dir=${otherCache}`]);
-    expect(moved.code).toBe(0);
+    const moved = await run([...missingIndex(), '--cache-dir', path.join(dir, 'overridden-cache'), `--cache-dir=${otherCache}`]);
+    expect(moved.code).toBe(1);
     expect(existsSync(path.join(dir, 'overridden-cache'))).toBe(false);
     expect(readdirSync(otherCache)).toHaveLength(2);
     expect(moved.stderr).toContain(`${otherCache} also holds 1 other build(s) (0123456789abcdef; 3 MiB): delete them once no litserve of those builds runs`);

@@ -1,7 +1,8 @@
 /**
  * Uploads never leave contents that no file references: concurrent creations
  * of one id are refused before their bytes are stored, and unreferenced
- * contents are collected at start, never one a write is about to reference.
+ * contents are collected at start, never one a write is about to reference;
+ * nor do uploads a killed server left half-written stay in tmp/.
  */
 import { mkdir, mkdtemp, readdir, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -83,6 +84,25 @@ describe('collecting unreferenced contents', () => {
       stored.release();
       expect(await blobs.collectGarbage(async () => new Set())).toBe(0);
       expect(await blobs.collectGarbage(async () => new Set(), Date.now() + 2 * COLLECTION_GRACE_MS)).toBe(1);
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
+  });
+
+  test('the periodic collection removes uploads abandoned in tmp/ an hour ago, never a recent one', async () => {
+    const root = await mkdtemp(path.join(tmpdir(), 'blobs-'));
+    try {
+      const blobs = new BlobStore(root);
+      // Shared, as a --blob-dir: at start only abandoned uploads go, and a replica killed later leaves more.
+      await blobs.init(true);
+      const tmp = path.join(root, 'tmp');
+      await writeFile(path.join(tmp, 'killed-mid-upload'), 'half of an upload');
+      const longAgo = new Date(Date.now() - 2 * COLLECTION_GRACE_MS);
+      await utimes(path.join(tmp, 'killed-mid-upload'), longAgo, longAgo);
+      // Another server's upload in progress: written to moments ago.
+      await writeFile(path.join(tmp, 'in-progress'), 'the start of an upload');
+      expect(await blobs.collectGarbage(async () => new Set())).toBe(0);
+      expect(await readdir(tmp)).toEqual(['in-progress']);
     } finally {
       await rm(root, { recursive: true, force: true });
     }

@@ -35,10 +35,14 @@ export function postgresUnavailable(): string | null {
   return null;
 }
 
-export function startCluster(): Cluster {
-  const dir = mkdtempSync(path.join(tmpdir(), 'litserve-pg-'));
+/** Runs a PostgreSQL program (`initdb`, `pg_ctl`, ...): as the `postgres` user under root. */
+export type PostgresRunner = (command: string, args: string[]) => Buffer;
+
+/** A temporary directory PostgreSQL's programs may write (owned by `postgres` under root), and how to run them. */
+export function postgresWorkspace(prefix: string): { dir: string; run: PostgresRunner } {
+  const dir = mkdtempSync(path.join(tmpdir(), prefix));
   const asRoot = process.getuid?.() === 0;
-  const run = (command: string, args: string[]) =>
+  const run: PostgresRunner = (command, args) =>
     execFileSync(asRoot ? 'runuser' : path.join(BIN, command), asRoot ? ['-u', 'postgres', '--', path.join(BIN, command), ...args] : args, {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -46,6 +50,11 @@ export function startCluster(): Cluster {
     const [uid, gid] = ['-u', '-g'].map((flag) => Number(execFileSync('id', [flag, 'postgres']).toString()));
     chownSync(dir, uid!, gid!);
   }
+  return { dir, run };
+}
+
+export function startCluster(): Cluster {
+  const { dir, run } = postgresWorkspace('litserve-pg-');
   const data = path.join(dir, 'data');
   run('initdb', ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8', '--locale', 'C']);
   const settings = `-k ${dir} -c listen_addresses='' -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200`;

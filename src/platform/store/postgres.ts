@@ -68,10 +68,26 @@ export function keysUnder(prefix: readonly string[] | undefined): { where: strin
 const GAVE_UP = new Set(['57014', '55P03', '25P03', '53200']);
 
 /**
+ * A database that takes reads but refuses writes (25006 read_only_sql_transaction, also LISTEN and NOTIFY
+ * during recovery): a hot standby, which after a failover the URL may lead to until it is promoted, or a
+ * primary an operator made read-only for maintenance (default_transaction_read_only). Nothing is wrong
+ * with the statement: it succeeds once the database takes writes again.
+ */
+const READ_ONLY = '25006';
+/** What a hot standby answers a write's `BEGIN ISOLATION LEVEL SERIALIZABLE` ("cannot use serializable mode in a hot standby"). */
+const NOT_SUPPORTED = '0A000';
+
+function readOnlyDatabase(error: Error): StoreUnavailableError {
+  const cause = new Error(`the database is read-only (a hot standby, or default_transaction_read_only is on): ${error.message}`, { cause: error });
+  return new StoreUnavailableError(cause, "The platform store's database takes no writes at the moment (read-only or a standby); retry later.");
+}
+
+/**
  * Whether `error` says the database could not be reached, dropped the connection or gave up on the
  * statement, rather than that the statement is wrong: SQLSTATE class 08 (connection exception), 57P
- * (shut down, starting up), 53300 (too many connections), GAVE_UP, socket errors, and pg's own words
- * for a connection that ended, broke, or did not answer within a `query_timeout` (set in the URL).
+ * (57P01 admin shutdown, 57P02 crash shutdown, 57P03 cannot connect now: shutting down, starting up,
+ * in recovery), 53300 (too many connections), GAVE_UP, socket errors, and pg's own words for a
+ * connection that ended, broke, or did not answer within a `query_timeout` (set in the URL).
  */
 function isConnectionFailure(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
@@ -150,6 +166,7 @@ async function takeTurn(client: pg.PoolClient, turn: Turn, signal: AbortSignal |
 /** `error`, or what it means to the client: a StoreUnavailableError (503), or an ENOSPC error (507). */
 function unavailableOr(error: unknown): unknown {
   if (isConnectionFailure(error)) return new StoreUnavailableError(error as Error);
+  if ((error as { code?: unknown } | null)?.code === READ_ONLY) return readOnlyDatabase(error as Error);
   if ((error as { code?: unknown } | null)?.code === DISK_FULL) {
     return Object.assign(new Error(`ENOSPC: the platform store's database has no space left: ${(error as Error).message}`), { code: 'ENOSPC', cause: error });
   }
@@ -179,6 +196,9 @@ export async function openPostgresStore(url: string, logger: Logger, options: Po
     // pg's own words ("connect ENOENT /run/.s.PGSQL.5432", 'role "x" does not exist') do not say which setting led there.
     const setting = `--platform-store ${printableStoreUrl(url)}`;
     if (isConnectionFailure(error)) throw new Error(`cannot reach the platform store's database (${setting}): ${(error as Error).message}`, { cause: error });
+    if ((error as { code?: unknown }).code === READ_ONLY) {
+      throw new Error(`cannot use the platform store's database (${setting}): it is read-only (a hot standby, or default_transaction_read_only is on), and a start writes its schema: ${(error as Error).message}`, { cause: error });
+    }
     throw new Error(`cannot use the platform store's database (${setting}): ${(error as Error).message}`, { cause: error });
   }
 
@@ -272,7 +292,10 @@ export async function openPostgresStore(url: string, logger: Logger, options: Po
       const current: Transaction = { client, announced: [] };
       let result: T;
       try {
-        await client.query('BEGIN ISOLATION LEVEL SERIALIZABLE');
+        await client.query('BEGIN ISOLATION LEVEL SERIALIZABLE').catch((error: { code?: string } & Error) =>
+          // Refused (not a connection failure): the only SERIALIZABLE BEGIN a PostgreSQL does not support is a hot standby's.
+          Promise.reject(error.code === NOT_SUPPORTED ? readOnlyDatabase(error) : error),
+        );
         // Rolled back and the turn given back below, as any write that fails.
         signal?.throwIfAborted();
         result = await transaction.run(current, action);

@@ -1,0 +1,79 @@
+/**
+ * What the arguments alone decide, before any command runs: --version, --help, an unknown command, and
+ * every error the settings table finds in the options (unknown option, bad value, a required flag missing).
+ *
+ * main.ts asks this first. The single executable asks it before it writes the native libraries it carries
+ * (src/runtime/binary-main.ts runs a bundle of this module): `litserve --version` on a host whose cache is
+ * not writable, or by an account without a home, had failed on that write, and `--help` had written
+ * 90 MB to a fresh cache before printing. Nothing reached from here may load a native or carried file.
+ */
+import { COMMANDS, ConfigError, givenAs, helpText, loadConfig, type Command, type Config } from './config.js';
+import packageJson from '../package.json' with { type: 'json' };
+
+/** Print and exit with the code, or run the command on these arguments (its own, without the command name). */
+export type StartDecision = { exit: number; stdout?: string; stderr?: string } | { run: Command; argv: string[] };
+
+/** From a checkout the commands are npm scripts; in the single executable they are its own arguments. */
+export function usagePrefix(inExecutable: boolean): Record<Command, string> {
+  return inExecutable
+    ? { serve: 'litserve [serve]', ingest: 'litserve ingest', eval: 'litserve eval' }
+    : { serve: 'npm start --', ingest: 'npm run ingest --', eval: 'npm run eval --' };
+}
+
+function usage(command: Command, inExecutable: boolean): string {
+  const prefix = usagePrefix(inExecutable);
+  switch (command) {
+    case 'serve': {
+      /** The top-level help names every command, serve's options following. */
+      const commandsHelp = [
+        'Commands:',
+        `  serve   the HTTP server: search, QA, archives, the /v1 platform (the default command; its options are below)`,
+        `  ingest  builds or updates an index from article files (${prefix.ingest} --help)`,
+        `  eval    measures retrieval on a BEIR dataset: nDCG@10, Recall@100, MRR@10 (${prefix.eval} --help)`,
+        '  --version prints the version, --help this text.',
+      ].join('\n');
+      const also = inExecutable ? 'litserve ingest ..., litserve eval ..., litserve --version' : 'npm run ingest -- --help, npm run eval -- --help';
+      return `${prefix.serve} [options]    (also: ${also})\n\n${commandsHelp}`;
+    }
+    case 'ingest':
+      return `${prefix.ingest} --index DIR [--input PATH...] [--delete ID...] [--delete-file FILE...] [--merge] [options]`;
+    case 'eval':
+      return `${prefix.eval} (--corpus corpus.jsonl | --index DIR) --queries queries.jsonl --qrels qrels.tsv [options]`;
+  }
+}
+
+/** What a command needs of its settings beyond each one's own checks (the table's). */
+function checkCommandSettings(command: Command, config: Config): void {
+  if (command === 'ingest' && config.input.length === 0 && config.delete.length === 0 && config.deleteFile.length === 0 && !config.merge) {
+    throw new ConfigError('ingest needs --input, --delete, --delete-file or --merge; see --help');
+  }
+  if (command !== 'eval') return;
+  if (!config.corpus && config.indexIsDefault) throw new ConfigError('eval needs --corpus or --index; see --help');
+  if (config.corpus && !config.indexIsDefault) {
+    // An INDEX_DIR exported for serve and ingest had made `eval --corpus` fail on an --index never typed: name what was given where.
+    const fromEnvironment = config.givenIn.corpus === 'environment' || config.givenIn.index === 'environment';
+    const given = fromEnvironment ? `; got ${givenAs(config, 'corpus')} and ${givenAs(config, 'index')}` : '';
+    throw new ConfigError(`eval takes --corpus (indexed into a scratch index) or --index (an index built already), not both${given}`);
+  }
+}
+
+const isCommand = (word: string): word is Command => (COMMANDS as readonly string[]).includes(word);
+
+/** `args`: the command line after the program (process.argv.slice(2)). */
+export function decideStart(args: readonly string[], env: NodeJS.ProcessEnv, inExecutable: boolean): StartDecision {
+  // Anywhere, as --help: `litserve --port 1 --version` and `litserve ingest --version` had been unknown options.
+  if (args.includes('--version')) return { exit: 0, stdout: `litserve ${packageJson.version} (Node ${process.versions.node})\n` };
+  const [first = 'serve', ...rest] = args;
+  // Options without a command are serve's, short ones too (`-p 9000`, `-h`).
+  const command = isCommand(first) ? first : first.startsWith('-') ? 'serve' : null;
+  if (command === null) return { exit: 2, stderr: `error: unknown command "${first}"; commands: ${COMMANDS.join(', ')}\n` };
+  if (args.includes('--help') || args.includes('-h')) return { exit: 0, stdout: `usage: ${usage(command, inExecutable)}\n\n${helpText(command)}\n` };
+  const argv = isCommand(first) ? rest : [...args];
+  try {
+    checkCommandSettings(command, loadConfig(argv, env, command));
+  } catch (error) {
+    if (error instanceof ConfigError) return { exit: 2, stderr: `error: ${error.message}\n` };
+    throw error;
+  }
+  return { run: command, argv };
+}
