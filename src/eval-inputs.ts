@@ -5,7 +5,7 @@
 import { constants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import { givenAs, type Config } from './config.js';
-import type { IngestReport } from './corpus/ingest.js';
+import { describeFiles, type IngestReport } from './corpus/ingest.js';
 
 type EvalInputs = Pick<Config, 'corpus' | 'queries' | 'qrels' | 'givenIn'>;
 
@@ -43,9 +43,11 @@ async function problemOf(file: string, wanted: 'file' | 'file or folder'): Promi
  */
 export function corpusYieldedNothing(config: EvalInputs, report: IngestReport): Error {
   const skipped: string[] = [];
-  if (report.files === 0) skipped.push('it holds no file');
-  if (report.skippedFiles > 0) skipped.push(`${report.skippedFiles} of its ${report.files} file(s) skipped: not recognised or unreadable`);
+  const skippedInputs = report.skippedFiles + report.unreadableFolders;
+  if (report.files === 0 && report.unreadableFolders === 0) skipped.push('it holds no file');
+  // In the words of ingest's summary, so that the two name one skip alike.
+  else if (skippedInputs > 0) skipped.push(describeFiles(report));
   if (report.skipped > 0) skipped.push(`${report.skipped} of the ${report.read} record(s) read skipped`);
-  const why = skipped.length > 0 ? ` (${skipped.join('; ')}${report.skippedFiles + report.skipped > 0 ? ', each named above' : ''})` : '';
+  const why = skipped.length > 0 ? ` (${skipped.join('; ')}${skippedInputs + report.skipped > 0 ? ', each named above' : ''})` : '';
   return new Error(`the corpus given to ${givenAs(config, 'corpus')} yielded no articles${why}: nothing to evaluate`);
 }

@@ -10,7 +10,7 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { ConfigError, givenAs, loadConfig, searcherOptionsOf, type Command } from './config.js';
-import { describeSource, ingest, type IngestOptions, type IngestReport } from './corpus/ingest.js';
+import { describeFiles, describeSource, ingest, type IngestOptions, type IngestReport } from './corpus/ingest.js';
 import { createProgress, type Progress } from './progress.js';
 import { watchInterruption } from './ingest-interruption.js';
 import { demoCorpusPath } from './demo-corpus.js';
@@ -159,19 +159,6 @@ export async function ingestWithProgress(
     process.stderr.write(`merge policy: ${merge.merged.length} segments -> ${merge.into ?? 'none'} (${merge.articles} articles, ${merge.dropped} deleted dropped)\n`);
   }
   return report;
-}
-
-/**
- * The files of a run, for its summary line, apart from its records: "2 file(s) (1 skipped: ...)" beside the
- * records' "skipped 0" had read as a contradiction.
- */
-function describeFiles({ files, skippedFiles, hiddenEntries }: IngestReport): string {
-  const parts = [
-    `files: ${files - skippedFiles} read`,
-    ...(skippedFiles ? [`${skippedFiles} skipped (not recognised or unreadable)`] : []),
-    ...(hiddenEntries ? [`${hiddenEntries} hidden ${hiddenEntries === 1 ? 'entry' : 'entries'} skipped`] : []),
-  ];
-  return parts.join(', ');
 }
 
 async function runEval(argv: string[]): Promise<number> {

@@ -7,7 +7,7 @@
  */
 import { open, readdir, realpath, stat } from 'node:fs/promises';
 import { detectFormat, expandInputs, readArticles } from './readers/index.js';
-import { isWithin, type WalkCounts } from './readers/expand.js';
+import { isWithin, type OnUnreadable, type WalkCounts } from './readers/expand.js';
 import type { InputFormat, RecordSource } from './readers/types.js';
 import { IndexWriter } from '../search/index-writer.js';
 import { mergeByPolicy, type MergeSummary } from '../search/merge.js';
@@ -59,6 +59,8 @@ export interface IngestReport {
    * format given (a JATS article read as --format pubmed), or that could not be read.
    */
   skippedFiles: number;
+  /** Subfolders of input folders that could not be listed, skipped (not counted among the files: their files are unknown). */
+  unreadableFolders: number;
   read: number;
   indexed: number;
   /** Indexed articles whose id was new to the index. */
@@ -86,6 +88,21 @@ export function describeSource(source: RecordSource): string {
   return [source.file, source.line, source.element].filter((part) => part !== undefined).join(':');
 }
 
+/**
+ * The files of a run, apart from its records, as ingest's summary and eval's empty --corpus say them: "2 file(s)
+ * (1 skipped: ...)" beside the records' "skipped 0" had read as a contradiction. A subfolder that could not be
+ * listed is counted apart: it is no file, and how many files it holds is unknown.
+ */
+export function describeFiles({ files, skippedFiles, unreadableFolders, hiddenEntries }: IngestReport): string {
+  const parts = [
+    `files: ${files - skippedFiles} read`,
+    ...(skippedFiles ? [`${skippedFiles} skipped (not recognised or unreadable)`] : []),
+    ...(unreadableFolders ? [`${unreadableFolders} unreadable ${unreadableFolders === 1 ? 'folder' : 'folders'} skipped`] : []),
+    ...(hiddenEntries ? [`${hiddenEntries} hidden ${hiddenEntries === 1 ? 'entry' : 'entries'} skipped`] : []),
+  ];
+  return parts.join(', ');
+}
+
 export async function ingest(options: IngestOptions): Promise<IngestReport> {
   // Before a file is read or the index is touched: an input taken for the index, or the index for an input, is refused.
   // A missing index has no input in it; one that is a file is the writer's to report.
@@ -94,10 +111,12 @@ export async function ingest(options: IngestOptions): Promise<IngestReport> {
   await refuseDirectoryOfOtherFiles(options.indexDir);
   const files: string[] = [];
   let unreadable = 0;
+  let unreadableFolders = 0;
   let hiddenEntries = 0;
-  const onUnreadable = (file: string, message: string) => {
-    unreadable++;
-    options.onSkip?.({ file }, message);
+  const onUnreadable: OnUnreadable = (entry, message, kind) => {
+    if (kind === 'folder') unreadableFolders++;
+    else unreadable++;
+    options.onSkip?.({ file: entry }, message);
   };
   const walk = expandInputs(options.inputs, onUnreadable, {
     // An index kept inside its input folder: its own files are no input (and no longer called UTF-16).
@@ -113,6 +132,7 @@ export async function ingest(options: IngestOptions): Promise<IngestReport> {
   const report: IngestReport = {
     files: files.length + unreadable,
     skippedFiles: unreadable,
+    unreadableFolders,
     read: 0,
     indexed: 0,
     added: 0,

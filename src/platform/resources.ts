@@ -10,6 +10,7 @@ import { PlatformError, rejections } from './errors.js';
 import type { Identity } from './identities.js';
 import { contextProblem } from './context-bound.js';
 import { depthProblem } from './json-depth.js';
+import { checkNewTagName } from './tags.js';
 import { loneSurrogatePointer } from './unicode.js';
 import { expandIdSegment, expandedLengthProblem, expandMappedPrefix, isRelativeIri, resolveIri, resolvedLengthProblem } from './iri.js';
 import type { JsonObject } from './jsonld.js';
@@ -70,8 +71,24 @@ export class ResourceService {
     }
   }
 
+  /**
+   * Tags revision `target` in revision `rev + 1`, as the store's tag does (files.ts tags through it), except
+   * that setting a tag to the revision it names already is ignored, as Nexus ignores it for resources (not
+   * for files): the latest revision is answered and none made, as for an update that changes nothing.
+   */
   async tag(ref: ProjectRef, idSegment: string, rev: number, tag: string, target: number, identity: Identity): Promise<EntityState> {
-    return this.revisions.tag(projectKey(ref), await this.changedId(ref, idSegment, identity), 'resource', rev, tag, target, identity);
+    const id = await this.changedId(ref, idSegment, identity);
+    checkNewTagName(tag);
+    try {
+      return await this.revisions.update(projectKey(ref), id, 'resource', rev, identity, (latest) => {
+        if (target < 1 || target > latest.rev) throw rejections.revisionNotFound(target, latest.rev);
+        if (latest.tags[tag] === target) throw new NoChangeDetected(latest);
+        return { tags: { ...latest.tags, [tag]: target } };
+      });
+    } catch (error) {
+      if (error instanceof NoChangeDetected) return error.latest;
+      throw error;
+    }
   }
 
   async untag(ref: ProjectRef, idSegment: string, rev: number, tag: string, identity: Identity): Promise<EntityState> {
@@ -205,12 +222,13 @@ export class ResourceService {
 }
 
 /**
- * Thrown inside an update's write, which it ends without writing, when the payload and the types it
- * expands to are those of the latest revision (so a project whose vocab changed since does update).
+ * Thrown inside a write, which it ends without writing, when the write would change nothing: an update
+ * whose payload and the types it expands to are those of the latest revision (so a project whose vocab
+ * changed since does update), a tag set to the revision it names already.
  */
 class NoChangeDetected extends Error {
   constructor(readonly latest: EntityState) {
-    super(`No changes were detected when attempting to update resource '${latest.id}' in project '${latest.project}'.`);
+    super(`No changes were detected when attempting to change resource '${latest.id}' in project '${latest.project}'.`);
   }
 }
 

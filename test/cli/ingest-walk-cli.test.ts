@@ -48,7 +48,7 @@ describe('npm run ingest over input folders', () => {
         const { code, stderr } = ingestCliAsUnprivileged('--input', papers, '--index', path.join(dir, 'index'), '--quiet');
         await chmod(locked, 0o755);
         expect(stderr).toContain(`skipped ${locked}: cannot be read (EACCES: permission denied, scandir '${locked}'): skipped\n`);
-        expect(stderr).toContain('ingest: files: 1 read, 1 skipped (not recognised or unreadable); records: read 1, indexed 1');
+        expect(stderr).toContain('ingest: files: 1 read, 1 unreadable folder skipped; records: read 1, indexed 1');
         expect(code).toBe(0);
       } finally {
         await cleanup();

@@ -1,12 +1,12 @@
 /**
- * A subfolder of an input folder that cannot be listed is reported and skipped, and the run goes on; the
- * folder given itself still ends the run. Root reads every folder whatever its mode, so the listing's
+ * A subfolder of an input folder that cannot be listed is reported and skipped, and the run goes on, counted
+ * as an unreadable folder, not as a skipped file; the folder given itself still ends the run. Root reads every folder whatever its mode, so the listing's
  * failure is made here: the walk's `readdir` refuses one folder with the EACCES a user would meet.
  * (test/cli/ingest-walk-cli.test.ts meets a real locked folder as `nobody` where it can.)
  */
 import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import { ingest } from '../../src/corpus/ingest.js';
+import { describeFiles, ingest } from '../../src/corpus/ingest.js';
 import { fixtureDir, writeFixture } from './fixtures.js';
 
 const LOCKED = 'locked';
@@ -33,7 +33,9 @@ describe('a subfolder that cannot be listed', () => {
     const report = await ingest({ inputs: [path.join(dir, 'papers')], indexDir: path.join(dir, 'index'), onSkip: (source, message) => skipped.push(`${source.file}: ${message}`) });
     const locked = path.join(dir, 'papers', LOCKED);
     expect(skipped).toEqual([`${locked}: cannot be read (EACCES: permission denied, scandir '${locked}'): skipped`]);
-    expect(report).toMatchObject({ files: 2, skippedFiles: 1, indexed: 1 });
+    // A folder is no file: it is counted apart, in the summary too.
+    expect(report).toMatchObject({ files: 1, skippedFiles: 0, unreadableFolders: 1, indexed: 1 });
+    expect(describeFiles(report)).toBe('files: 1 read, 1 unreadable folder skipped');
   });
 
   it('given as the input itself, ends the run before the index is touched', async () => {

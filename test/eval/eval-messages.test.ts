@@ -94,7 +94,7 @@ describe('npm run eval', () => {
       // A BEIR queries file is no corpus.
       const queriesAsCorpus = evalCli(['--corpus', files.queries, '--queries', files.queries, '--qrels', files.qrels]);
       expect(queriesAsCorpus.stderr).toContain(
-        `error: the corpus given to --corpus ${files.queries} yielded no articles (1 of its 1 file(s) skipped: not recognised or unreadable, each named above): nothing to evaluate\n`,
+        `error: the corpus given to --corpus ${files.queries} yielded no articles (files: 0 read, 1 skipped (not recognised or unreadable), each named above): nothing to evaluate\n`,
       );
       expect(queriesAsCorpus.stderr).not.toContain('no index in');
       expect(queriesAsCorpus.code).toBe(1);

@@ -2,7 +2,8 @@
  * Writes that would change nothing make no revision. ACL appends and subtractions that leave the
  * grants as they are, deletions of an empty ACL and entries without permissions are refused (400, as
  * in Nexus); a resource update whose payload is the latest revision's is ignored (200 with that
- * revision, as in Nexus). Either way the store is as it was: same revision, no newer one readable.
+ * revision, as in Nexus), and so is a resource tag set to the revision it names already (201, as the
+ * tag route answers in Nexus). Either way the store is as it was: same revision, no newer one readable.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { PERMISSIONS } from '../../src/platform/permissions.js';
@@ -126,26 +127,26 @@ describe('ACL changes that change nothing', () => {
   });
 });
 
+const url = (id: string, query = '') => `/v1/resources/org/proj/_/${id}${query}`;
+
+async function create(id: string, payload: object): Promise<{ _rev: number; _updatedAt: string }> {
+  const response = await inject('PUT', url(id), payload);
+  expect(response.statusCode).toBe(201);
+  return response.json();
+}
+
+/** The resource's latest revision and its source, and that no revision past it can be read. */
+async function stored(id: string): Promise<{ rev: number; updatedAt: string; source: unknown }> {
+  const latest = await inject('GET', url(id));
+  expect(latest.statusCode).toBe(200);
+  const { _rev: rev, _updatedAt: updatedAt } = latest.json();
+  const next = await inject('GET', url(id, `?rev=${rev + 1}`));
+  expect(next.statusCode).toBe(404);
+  expect(next.json()['@type']).toBe('RevisionNotFound');
+  return { rev, updatedAt, source: (await inject('GET', url(id, '/source'))).json() };
+}
+
 describe('resource updates that change nothing', () => {
-  const url = (id: string, query = '') => `/v1/resources/org/proj/_/${id}${query}`;
-
-  async function create(id: string, payload: object): Promise<{ _rev: number; _updatedAt: string }> {
-    const response = await inject('PUT', url(id), payload);
-    expect(response.statusCode).toBe(201);
-    return response.json();
-  }
-
-  /** The resource's latest revision and its source, and that no revision past it can be read. */
-  async function stored(id: string): Promise<{ rev: number; updatedAt: string; source: unknown }> {
-    const latest = await inject('GET', url(id));
-    expect(latest.statusCode).toBe(200);
-    const { _rev: rev, _updatedAt: updatedAt } = latest.json();
-    const next = await inject('GET', url(id, `?rev=${rev + 1}`));
-    expect(next.statusCode).toBe(404);
-    expect(next.json()['@type']).toBe('RevisionNotFound');
-    return { rev, updatedAt, source: (await inject('GET', url(id, '/source'))).json() };
-  }
-
   test('a PUT of the latest payload answers the latest revision and writes none, as in Nexus', async () => {
     const payload = { '@type': 'Neuron', name: 'Pyramidal cell', layers: [2, 3], soma: { diameter: 20 } };
     const created = await create('same', payload);
@@ -199,5 +200,65 @@ describe('resource updates that change nothing', () => {
     const deprecated = await inject('PUT', url('checked', '?rev=3'), { name: 'changed' });
     expect(deprecated.statusCode).toBe(400);
     expect(deprecated.json()['@type']).toBe('ResourceIsDeprecated');
+  });
+});
+
+describe('resource tags that change nothing', () => {
+  const tagAs = (id: string, rev: number, tag: string, target: number) => inject('POST', url(id, `/tags?rev=${rev}`), { tag, rev: target });
+
+  /** The resource's tags as its tag listing answers them. */
+  async function tags(id: string): Promise<unknown> {
+    const response = await inject('GET', url(id, '/tags'));
+    expect(response.statusCode).toBe(200);
+    return response.json().tags;
+  }
+
+  /** A new resource with two revisions, untagged. */
+  async function twoRevisions(id: string): Promise<void> {
+    await create(id, { name: 'first' });
+    expect((await inject('PUT', url(id, '?rev=1'), { name: 'second' })).json()._rev).toBe(2);
+  }
+
+  test('setting a tag to the revision it names already answers the latest revision (201, as Nexus) and writes none', async () => {
+    await twoRevisions('retagged');
+    const tagged = await tagAs('retagged', 2, 'v1', 1);
+    expect(tagged.statusCode).toBe(201);
+    expect(tagged.json()._rev).toBe(3);
+    const before = await stored('retagged');
+    const tagsBefore = await tags('retagged');
+    const again = await tagAs('retagged', 3, 'v1', 1);
+    expect(again.statusCode).toBe(201);
+    expect(again.json()).toMatchObject({ _rev: 3, _updatedAt: before.updatedAt });
+    expect(await stored('retagged')).toEqual(before);
+    expect(await tags('retagged')).toEqual(tagsBefore);
+  });
+
+  test('the same tag set to another revision, or another tag set to a tagged revision, is a revision', async () => {
+    await twoRevisions('moved');
+    expect((await tagAs('moved', 2, 'v1', 1)).json()._rev).toBe(3);
+    const moved = await tagAs('moved', 3, 'v1', 2);
+    expect(moved.statusCode).toBe(201);
+    expect(moved.json()._rev).toBe(4);
+    const other = await tagAs('moved', 4, 'v2', 2);
+    expect(other.statusCode).toBe(201);
+    expect(other.json()._rev).toBe(5);
+    expect(await tags('moved')).toEqual(expect.arrayContaining([{ tag: 'v1', rev: 2 }, { tag: 'v2', rev: 2 }]));
+    expect((await inject('GET', url('moved', '?tag=v1'))).json()._rev).toBe(2);
+  });
+
+  test('a stale revision is still 409 IncorrectRev, a revision past the latest 404 RevisionNotFound, a reserved name 400', async () => {
+    await twoRevisions('stale');
+    expect((await tagAs('stale', 2, 'v1', 1)).json()._rev).toBe(3);
+    const before = await stored('stale');
+    const stale = await tagAs('stale', 2, 'v1', 1);
+    expect(stale.statusCode).toBe(409);
+    expect(stale.json()['@type']).toBe('IncorrectRev');
+    const past = await tagAs('stale', 3, 'v1', 4);
+    expect(past.statusCode).toBe(404);
+    expect(past.json()['@type']).toBe('RevisionNotFound');
+    const reserved = await tagAs('stale', 3, 'latest', 3);
+    expect(reserved.statusCode).toBe(400);
+    expect(reserved.json()['@type']).toBe('DecodingFailed');
+    expect(await stored('stale')).toEqual(before);
   });
 });

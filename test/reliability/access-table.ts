@@ -41,6 +41,8 @@ const READ_A = { permission: 'resources/read', at: '/lab/a' };
 const WRITE_A = { permission: 'resources/write', at: '/lab/a' };
 const FILES_A = { permission: 'files/write', at: '/lab/a' };
 const ACL_BODY = { acl: [{ identity: { '@type': 'User', realm: 'local', subject: 'nobody' }, permissions: ['resources/read'] }] };
+/** What a PATCH appends after the PUT of ACL_BODY: a grant not held yet (appending one held changes nothing: 400). */
+const ACL_APPENDED = { acl: [{ identity: { '@type': 'User', realm: 'local', subject: 'nobody' }, permissions: ['resources/write'] }] };
 const THING = { '@type': 'Thing', name: 'a thing' };
 const ARCHIVE = { resources: [{ '@type': 'Resource', resourceId: 'r1' }] };
 
@@ -64,7 +66,7 @@ const aclRows = (url: string, address: string, putStatus: number): Row[] => {
       path: url,
       need: write,
       success: 200,
-      request: (c) => json('PATCH', `${url}?rev=${c.aclRev(address)}`, { '@type': 'Append', ...ACL_BODY }),
+      request: (c) => json('PATCH', `${url}?rev=${c.aclRev(address)}`, { '@type': 'Append', ...ACL_APPENDED }),
     },
     // rev=0 would be refused by validation (400) before any permission check: ask for at least 1.
     { method: 'DELETE', path: url, need: write, success: 200, request: (c) => json('DELETE', `${url}?rev=${Math.max(1, c.aclRev(address))}`) },

@@ -3,8 +3,12 @@ import { readdir, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { NotAnInputError, notAnInput } from './input.js';
 
-/** Told of each entry of an input directory that is skipped (a dangling link, no permission, a link out of the directory, a pipe), and why. */
-export type OnUnreadable = (file: string, message: string) => void;
+/**
+ * Told of each entry of an input directory that is skipped (a dangling link, no permission, a link out of the
+ * directory, a pipe), and why; `kind` is 'folder' for a subfolder that cannot be listed, so that a summary
+ * counting files does not count it as one, 'file' for any other entry.
+ */
+export type OnUnreadable = (entry: string, message: string, kind: 'file' | 'folder') => void;
 
 /** What else a walk of input directories tells its caller, beside the entries it cannot read. */
 export interface WalkOptions {
@@ -100,7 +104,7 @@ async function* filesUnder(directory: string, root: string, walk: Walk): AsyncGe
   } catch (error) {
     // The directory given itself ends the run, as any input given that cannot be read does; one found inside it is skipped.
     if (real === root) throw error;
-    onUnreadable(directory, `cannot be read (${(error as Error).message}): skipped`);
+    onUnreadable(directory, `cannot be read (${(error as Error).message}): skipped`, 'folder');
     return;
   }
   const visible = [];
@@ -122,7 +126,7 @@ async function* filesUnder(directory: string, root: string, walk: Walk): AsyncGe
         target = await realpath(full);
         if (!isWithin(target, root)) {
           if (given.has(target)) continue;
-          onUnreadable(full, `a link to ${target}, outside the input directory: skipped (to read it, give ${target} as an --input itself)`);
+          onUnreadable(full, `a link to ${target}, outside the input directory: skipped (to read it, give ${target} as an --input itself)`, 'file');
           continue;
         }
       }
@@ -130,12 +134,12 @@ async function* filesUnder(directory: string, root: string, walk: Walk): AsyncGe
       info = entry.isSymbolicLink() ? await stat(full) : entry;
     } catch (error) {
       const { code, message } = error as NodeJS.ErrnoException;
-      onUnreadable(full, code === 'ENOENT' ? 'a symbolic link to nothing: skipped' : `cannot be read (${message}): skipped`);
+      onUnreadable(full, code === 'ENOENT' ? 'a symbolic link to nothing: skipped' : `cannot be read (${message}): skipped`, 'file');
       continue;
     }
     // Also inside a directory: an input directory of / holds /proc, and a link inside it may lead there.
     const problem = notAnInput(info, target);
-    if (problem !== null) onUnreadable(full, `${problem}: skipped`);
+    if (problem !== null) onUnreadable(full, `${problem}: skipped`, 'file');
     else if (info.isDirectory() && target === options.skipDirectory) options.onSkippedDirectory?.(full);
     else if (info.isDirectory()) yield* filesUnder(full, root, walk);
     else {
