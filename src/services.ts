@@ -7,6 +7,7 @@
 import { ArchiveService, DEFAULT_MAX_ARCHIVES_PER_CALLER, DEFAULT_MAX_ARCHIVE_STORE_BYTES } from './archive/archives.js';
 import type { RenderBounds } from './archive/download.js';
 import { purgeInterval, startPurgeJob } from './archive/purge.js';
+import { StoreUnavailableError } from './platform/errors.js';
 import { type Platform, type PlatformOptions, openPlatform } from './platform/index.js';
 
 export interface ServiceOptions extends PlatformOptions {
@@ -37,7 +38,11 @@ export async function openServices(options: ServiceOptions): Promise<Services> {
     () => archives.purgeExpired(),
     purgeInterval(options.archiveTtlMs),
     (removed) => platform.logger.info(`purged ${removed} expired archive(s)`),
-    (error) => platform.logger.error({ err: error }, 'purging expired archives failed'),
+    (error) =>
+      error instanceof StoreUnavailableError
+        ? // The database away or read-only: tried again at the next run, and logged as a request is, one line without a stack.
+          platform.logger.warn(`purging expired archives: platform store unavailable: ${(error.cause as Error | undefined)?.message}`)
+        : platform.logger.error({ err: error }, 'purging expired archives failed'),
   );
   return {
     platform,

@@ -2,7 +2,9 @@
  * A PostgreSQL platform store that takes reads but no writes (made read-only for maintenance, or a hot
  * standby the URL leads to after a failover): a write answers 503 ServiceUnavailable with Retry-After (it
  * had been 500 UnexpectedError with a stack), changes nothing, is logged as one warn line saying the
- * database is read-only, and succeeds again once the database takes writes.
+ * database is read-only, and succeeds again once the database takes writes. A replica starts on such a
+ * database when its schema is at its version (the start writes nothing), with the same answers; on a standby,
+ * which refuses LISTEN, its LISTEN connection is retried with the back-off until the promotion.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LightMyRequestResponse } from 'fastify';
@@ -76,6 +78,26 @@ async function archivesStored(storeUrl: string): Promise<number> {
   }
 }
 
+/** A store at `url` listening to `channel`: what it heard (once something was), and what it logged. */
+async function listenOn(url: string, channel: string) {
+  const lines: string[] = [];
+  const store = await openPostgresStore(url, { info: (message) => lines.push(`info ${message}`), warn: (message) => lines.push(`warn ${message}`) });
+  const keys: string[] = [];
+  let heardMore: () => void = () => undefined;
+  store.onAnnounce(channel, (key) => {
+    keys.push(key);
+    heardMore();
+  });
+  let counted = 0;
+  /** The keys heard, once one more than last time was. */
+  const heard = async () => {
+    if (keys.length === counted) await new Promise<void>((resolve) => (heardMore = resolve));
+    counted = keys.length;
+    return [...keys];
+  };
+  return { store, lines, heard };
+}
+
 describe.skipIf(postgresUnavailable() !== null)('a platform store that takes no writes', () => {
   let cluster: Cluster;
   let standby: Standby | undefined;
@@ -90,11 +112,17 @@ describe.skipIf(postgresUnavailable() !== null)('a platform store that takes no 
     cluster?.stop();
   });
 
-  const serve = async (url: string) => {
+  /** A server on the store at `url`, and its log. */
+  const open = async (url: string) => {
     const { lines, logger } = capturingLogger();
     const fixture = await fixtureApp(undefined, {}, { auth: AUTH, flags: ['--platform-store', url], logger });
     fixtures.push(fixture);
     const request: Request = (method, target, payload) => fixture.app.inject({ method, url: target, headers, ...(payload && { payload }) });
+    return { request, lines };
+  };
+  /** A server on a new store at `url`, holding the organization, project and resource the tests read and change. */
+  const serve = async (url: string) => {
+    const { request, lines } = await open(url);
     expect((await request('PUT', '/v1/orgs/lab', {})).statusCode).toBe(201);
     expect((await request('PUT', '/v1/projects/lab/a', {})).statusCode).toBe(201);
     expect((await request('PUT', '/v1/resources/lab/a/_/before', { name: 'before' })).statusCode).toBe(201);
@@ -103,11 +131,16 @@ describe.skipIf(postgresUnavailable() !== null)('a platform store that takes no 
 
   it('answers writes 503 with Retry-After while default_transaction_read_only is on, and takes them once it is off', async () => {
     const { request, lines, url } = await serve(await schemaUrl(cluster.url, 'store-read-only'));
+    const unmigrated = await schemaUrl(cluster.url, 'store-read-only-unmigrated');
     await setReadOnly(cluster.url, true);
     try {
       await expectWritesRefused(request, lines, url);
-      // A server starting meanwhile cannot write its schema: said so, not as an unknown failure.
-      const starting = openPostgresStore(url, { info: () => undefined, warn: () => undefined });
+      // A server starting meanwhile on a schema at its version writes nothing to start: it reads, and its writes wait too.
+      const replica = await open(url);
+      expect((await replica.request('GET', '/v1/resources/lab/a/_/before')).statusCode).toBe(200);
+      await expectWritesRefused(replica.request, replica.lines, url);
+      // One whose schema needs migrating cannot write it: said so, not as an unknown failure.
+      const starting = openPostgresStore(unmigrated, { info: () => undefined, warn: () => undefined });
       await expect(starting).rejects.toThrow("it is read-only (a hot standby, or default_transaction_read_only is on), and a start writes its schema: cannot execute CREATE TABLE in a read-only transaction");
     } finally {
       await setReadOnly(cluster.url, false);
@@ -123,7 +156,22 @@ describe.skipIf(postgresUnavailable() !== null)('a platform store that takes no 
     // The pool hears of its connections to the halted primary once the event loop runs again (pg_ctl ran synchronously).
     await new Promise((resolve) => setTimeout(resolve, 100));
     await expectWritesRefused(request, lines, url);
+    // A store opened on the standby, whose LISTEN the standby refuses: asked again with the back-off, said once.
+    const listening = await listenOn(url, 'probe');
+    // A replica starting meanwhile on the standby: it serves reads, and its writes wait for the promotion too.
+    const replica = await open(url);
+    expect((await replica.request('GET', '/v1/resources/lab/a/_/before')).statusCode).toBe(200);
+    await expectWritesRefused(replica.request, replica.lines, url);
     standby.promote();
     expect((await request('PUT', '/v1/resources/lab/a/_/during', { name: 'during' })).statusCode).toBe(201);
+    expect((await replica.request('PUT', '/v1/resources/lab/a/_/after', { name: 'after' })).statusCode).toBe(201);
+    expect(await listening.heard()).toEqual(['*']);
+    expect(listening.lines).toEqual(['warn platform store: LISTEN connection lost (cannot execute LISTEN during recovery); reconnecting', 'info platform store: LISTEN connection restored']);
+    // Listening since: a change another server announces is heard.
+    const announcer = await openPostgresStore(url, { info: () => undefined, warn: () => undefined });
+    await announcer.write(() => announcer.announce('probe', 'changed'));
+    await announcer.close();
+    expect(await listening.heard()).toEqual(['*', 'changed']);
+    await listening.store.close();
   });
 });

@@ -41,20 +41,31 @@ export const SCHEMA_VERSION = MIGRATIONS.length;
  */
 export const MIGRATION_LOCK_KEY_SQL = "hashtext(current_schema() || ' litserve-migrations')";
 
+const CREATE_VERSION_TABLE = 'CREATE TABLE IF NOT EXISTS litserve_schema_version (version integer NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())';
+
+/** The schema's version (0 for a schema without litserve's tables), read without writing anything. */
+async function storedVersion(client: pg.PoolClient): Promise<number> {
+  const { rows: found } = await client.query<{ exists: boolean }>("SELECT to_regclass('litserve_schema_version') IS NOT NULL AS exists");
+  if (!found[0]!.exists) return 0;
+  const { rows } = await client.query<{ version: number | null }>('SELECT max(version) AS version FROM litserve_schema_version');
+  return rows[0]?.version ?? 0;
+}
+
 /** Brings the schema to SCHEMA_VERSION; refuses a database a newer server migrated. */
 export async function migrate(client: pg.PoolClient): Promise<{ from: number; to: number }> {
   await client.query('BEGIN');
   try {
     await client.query(`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK_KEY_SQL})`);
-    await client.query('CREATE TABLE IF NOT EXISTS litserve_schema_version (version integer NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())');
-    const { rows } = await client.query<{ version: number | null }>('SELECT max(version) AS version FROM litserve_schema_version');
-    const from = rows[0]?.version ?? 0;
+    const from = await storedVersion(client);
     if (from > SCHEMA_VERSION) {
       throw new Error(
         `the platform store's PostgreSQL schema is at version ${from}, newer than this server's ${SCHEMA_VERSION}: ` +
           'a newer litserve migrated it. Run that version (or a newer one), or point --platform-store at another database.',
       );
     }
+    // A schema at this version gets no statement that writes, not even a CREATE TABLE IF NOT EXISTS: a hot
+    // standby refuses any, and a replica must be able to start on one (reading, its writes answered 503).
+    if (from < SCHEMA_VERSION) await client.query(CREATE_VERSION_TABLE);
     for (let version = from + 1; version <= SCHEMA_VERSION; version++) {
       await client.query(MIGRATIONS[version - 1]!);
       await client.query('INSERT INTO litserve_schema_version (version) VALUES ($1)', [version]);

@@ -1,6 +1,7 @@
 /**
  * The PostgreSQL store, shared by several servers. Every `write` is one
- * SERIALIZABLE transaction, retried from the start when PostgreSQL reports a
+ * SERIALIZABLE transaction (on a hot standby, which takes no writes, a
+ * read-only snapshot), retried from the start when PostgreSQL reports a
  * serialization failure: a read that decides a write (revision checks, id
  * creation, ACL revisions) then behaves as if the writes ran one at a time,
  * across servers. Reads outside a write see everything committed before them,
@@ -11,6 +12,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import pg from 'pg';
 import { StoreUnavailableError } from '../errors.js';
+import { connectionConfig } from './connection-config.js';
 import { migrate, sqlTable } from './migrations.js';
 import { printableStoreUrl } from './printable-url.js';
 import { type AnnounceListener, type Entry, type Store, type StoreKey, type Table, type TableName, type TurnOptions, TEXT_TABLES } from './store.js';
@@ -180,7 +182,7 @@ export interface PostgresStoreOptions {
 
 export async function openPostgresStore(url: string, logger: Logger, options: PostgresStoreOptions = {}): Promise<Store> {
   const heartbeatMs = options.heartbeatMs ?? HEARTBEAT_MS;
-  const pool = new pg.Pool({ connectionString: url, max: 10, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+  const pool = new pg.Pool({ ...connectionConfig(url), max: 10, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
   pool.on('error', (error) => logger.warn(`platform store: idle PostgreSQL connection failed: ${error.message}`));
   pool.on('connect', (client) => client.on('error', ignoreLostConnection));
   try {
@@ -292,10 +294,15 @@ export async function openPostgresStore(url: string, logger: Logger, options: Po
       const current: Transaction = { client, announced: [] };
       let result: T;
       try {
-        await client.query('BEGIN ISOLATION LEVEL SERIALIZABLE').catch((error: { code?: string } & Error) =>
-          // Refused (not a connection failure): the only SERIALIZABLE BEGIN a PostgreSQL does not support is a hot standby's.
-          Promise.reject(error.code === NOT_SUPPORTED ? readOnlyDatabase(error) : error),
-        );
+        await client.query('BEGIN ISOLATION LEVEL SERIALIZABLE').catch(async (error: { code?: string } & Error) => {
+          // Refused (not a connection failure): the only SERIALIZABLE BEGIN a PostgreSQL does not support is a hot
+          // standby's. There the write runs read-only: one that finds nothing to change (as the checks a start
+          // makes) succeeds, and its first change fails as read-only (25006, a 503). With no write on the
+          // database, a snapshot is as good as SERIALIZABLE.
+          if (error.code !== NOT_SUPPORTED) throw error;
+          await client.query('ROLLBACK');
+          await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+        });
         // Rolled back and the turn given back below, as any write that fails.
         signal?.throwIfAborted();
         result = await transaction.run(current, action);
@@ -340,8 +347,10 @@ export async function openPostgresStore(url: string, logger: Logger, options: Po
   let closed = false;
   /** Reconnections failed in a row: a database that stays down is retried ever less often, and logged once. */
   let failedReconnections = 0;
+  /** Drops the current LISTEN connection and connects again after the back-off. */
+  let reconnectListening: (reason: string) => void = () => undefined;
   const listen = async (): Promise<void> => {
-    const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+    const client = new pg.Client({ ...connectionConfig(url), connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
     client.on('notification', (notice) => {
       const channel = notice.channel.replace(/^litserve_/, '');
       void notifyLocal(channel, notice.payload ?? '*').catch((error: Error) => logger.warn(`platform store: reloading after a notice failed: ${error.message}`));
@@ -361,8 +370,15 @@ export async function openPostgresStore(url: string, logger: Logger, options: Po
     client.on('error', (error) => reconnect(error.message));
     client.on('end', () => reconnect('closed'));
     listening = client;
+    reconnectListening = reconnect;
     await client.connect();
-    for (const channel of listeners.keys()) await client.query(`LISTEN ${channelName(channel)}`);
+    try {
+      for (const channel of listeners.keys()) await client.query(`LISTEN ${channelName(channel)}`);
+    } catch (error) {
+      // A hot standby refuses LISTEN (during recovery) on a connection it accepted: asked again after the
+      // back-off, until it is promoted, as a database that is away.
+      return reconnect((error as Error).message);
+    }
     let unanswered = false;
     heartbeat = setInterval(() => {
       if (closed) return clearInterval(heartbeat);
@@ -391,11 +407,16 @@ export async function openPostgresStore(url: string, logger: Logger, options: Po
       const first = !listeners.has(channel);
       listeners.set(channel, [...(listeners.get(channel) ?? []), listener]);
       // Once listening, `*`: a change committed before LISTEN took effect would otherwise be missed.
+      // Refused (a hot standby) or lost: the reconnection listens to every channel, this one too.
       if (first && listening) {
+        const refused = reconnectListening;
         void listening
           .query(`LISTEN ${channelName(channel)}`)
-          .then(() => listener('*'))
-          .catch((error: Error) => logger.warn(`platform store: LISTEN ${channel} failed: ${error.message}`));
+          .then(
+            () => listener('*'),
+            (error: Error) => refused(error.message),
+          )
+          .catch((error: Error) => logger.warn(`platform store: reloading after LISTEN ${channel} failed: ${error.message}`));
       }
     },
     async close() {
