@@ -7,8 +7,8 @@
 import { ArchiveService, DEFAULT_MAX_ARCHIVES_PER_CALLER, DEFAULT_MAX_ARCHIVE_STORE_BYTES } from './archive/archives.js';
 import type { RenderBounds } from './archive/download.js';
 import { purgeInterval, startPurgeJob } from './archive/purge.js';
-import { StoreUnavailableError } from './platform/errors.js';
 import { type Platform, type PlatformOptions, openPlatform } from './platform/index.js';
+import { logPeriodicFailure } from './platform/periodic-failure.js';
 
 export interface ServiceOptions extends PlatformOptions {
   archiveTtlMs: number;
@@ -38,11 +38,7 @@ export async function openServices(options: ServiceOptions): Promise<Services> {
     () => archives.purgeExpired(),
     purgeInterval(options.archiveTtlMs),
     (removed) => platform.logger.info(`purged ${removed} expired archive(s)`),
-    (error) =>
-      error instanceof StoreUnavailableError
-        ? // The database away or read-only: tried again at the next run, and logged as a request is, one line without a stack.
-          platform.logger.warn(`purging expired archives: platform store unavailable: ${(error.cause as Error | undefined)?.message}`)
-        : platform.logger.error({ err: error }, 'purging expired archives failed'),
+    (error) => logPeriodicFailure(platform.logger, 'purging expired archives', error),
   );
   return {
     platform,

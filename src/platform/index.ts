@@ -25,6 +25,7 @@ import { RevisionStore } from './revisions.js';
 import { openPlatformStore } from './store/open.js';
 import type { Store } from './store/store.js';
 import { looksLikeJwt, oidcVerifier } from './oidc.js';
+import { logPeriodicFailure } from './periodic-failure.js';
 
 export { AuthenticationError, AuthorizationError, PlatformError } from './errors.js';
 export { OPERATOR, type Identity } from './identities.js';
@@ -132,7 +133,7 @@ export async function openPlatform(options: PlatformOptions): Promise<Platform> 
     if (removed > 0) logger.info(`removed ${removed} stored file content(s) no file references`);
   };
   await collectBlobs();
-  const blobTimer = setInterval(() => void collectBlobs().catch((error) => logger.error({ err: error }, 'collecting unreferenced file contents failed')), BLOB_COLLECTION_INTERVAL_MS);
+  const blobTimer = setInterval(() => void collectBlobs().catch((error) => logPeriodicFailure(logger, 'collecting unreferenced file contents', error)), BLOB_COLLECTION_INTERVAL_MS);
   blobTimer.unref();
 
   const verifyJwt = auth.oidc ? oidcVerifier(auth.oidc) : null;
