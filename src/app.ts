@@ -25,6 +25,7 @@ import { cutStalledResponses } from './http/send-stall.js';
 import { addCorsHeaders, answerPreflights, enableCors } from './http/cors.js';
 import { parseLiteratureJson } from './http/json-body.js';
 import { acceptedRequestId, newRequestId } from './http/request-id.js';
+import { logAbandonedRequests } from './http/abandoned-requests.js';
 import { originForm } from './http/request-target.js';
 import { loadUiAssets, type UiAssets } from './http/ui/assets.js';
 import { uiRoutes } from './http/ui/routes.js';
@@ -112,6 +113,8 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
     requestUrls.delete(request.raw.socket);
   });
   logRequests(app);
+  // A request whose client left before its answer gets no 'request completed' line: one line says so instead.
+  logAbandonedRequests(app);
   addSecurityHeaders(app);
   // CORS headers first, so the refusals below (400, 503) can be read by a cross-origin page too.
   enableCors(app, services.config.corsOrigins);

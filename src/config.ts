@@ -213,12 +213,20 @@ const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3
 /** Node's timers hold at most 2^31 - 1 ms (about 24.8 days); a longer one fires after 1 ms instead. */
 const MAX_DURATION_MS = 24 * 86_400_000;
 
-function durationRange(minMs: number): string {
-  return `${minMs < 1000 ? `${minMs}ms` : `${minMs / 1000}s`} to 24d`;
+/** How --help and messages write a duration bound: `100ms`, `1s`, `30m`, `24d`. */
+function shownDuration(ms: number): string {
+  if (ms < 1000) return `${ms}ms`;
+  if (ms % 86_400_000 === 0) return `${ms / 86_400_000}d`;
+  if (ms % 60_000 === 0) return `${ms / 60_000}m`;
+  return `${ms / 1000}s`;
 }
 
-/** Parses durations such as `5h`, `30m`, `90s`, `1h30m` or a bare number of seconds into milliseconds, from `minMs` to 24 days. */
-export function parseDuration(raw: string, name = 'duration', minMs = 1): number {
+function durationRange(minMs: number, maxMs: number): string {
+  return `${shownDuration(minMs)} to ${shownDuration(maxMs)}`;
+}
+
+/** Parses durations such as `5h`, `30m`, `90s`, `1h30m` or a bare number of seconds into milliseconds, from `minMs` to `maxMs` (24 days at most). */
+export function parseDuration(raw: string, name = 'duration', minMs = 1, maxMs = MAX_DURATION_MS): number {
   // A bare number counts seconds.
   const text = /^\d+$/.test(raw.trim()) ? `${raw.trim()}s` : raw.trim();
   const parts = [...text.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h|d)/g)];
@@ -227,15 +235,15 @@ export function parseDuration(raw: string, name = 'duration', minMs = 1): number
     throw new ConfigError(`${name} must be a duration such as 5h, 30m or 90s, got "${raw}"`);
   }
   const millis = parts.reduce((sum, p) => sum + Number(p[1]) * DURATION_UNITS[p[2]!]!, 0);
-  if (millis < minMs || millis > MAX_DURATION_MS) {
-    throw new ConfigError(`${name} must be from ${durationRange(minMs)}, got "${raw}"`);
+  if (millis < minMs || millis > maxMs) {
+    throw new ConfigError(`${name} must be from ${durationRange(minMs, maxMs)}, got "${raw}"`);
   }
   return millis;
 }
 
-/** A duration setting of at least `minMs`. */
-function durationFrom(minMs: number) {
-  return bounded(durationRange(minMs), (raw: string, name: string): number => parseDuration(raw, name, minMs));
+/** A duration setting from `minMs` to `maxMs`. */
+function durationFrom(minMs: number, maxMs = MAX_DURATION_MS) {
+  return bounded(durationRange(minMs, maxMs), (raw: string, name: string): number => parseDuration(raw, name, minMs, maxMs));
 }
 
 const duration = durationFrom(1);
@@ -493,9 +501,13 @@ const SETTINGS = {
     // It covers receiving a request (headers and body), not answering it: QA streams and downloads run past it.
     // Node looks for late requests every 250 ms at best (app.ts), and a client on a slow link or behind a proxy
     // can take most of a second for its headers alone: shorter, uploads and plain requests alike would get 408.
-    parse: durationFrom(1000),
+    // At most 30 minutes: an upload left in --blob-dir's tmp/ untouched for an hour is taken for one a killed server
+    // abandoned and collected (blobs.ts, COLLECTION_GRACE_MS), which holds only while a whole request arrives well
+    // within the hour; the other half leaves room for clocks of replicas sharing the directory that disagree.
+    // There is no 0 = no timeout: without a bound, that rule could remove an upload still arriving.
+    parse: durationFrom(1000, 30 * 60_000),
     shownDefault: '300s',
-    doc: 'Longest a client may take to send a whole request (headers and body, uploads included) before 408; guards against slow clients holding sockets.',
+    doc: 'Longest a client may take to send a whole request (headers and body, uploads included) before 408; guards against slow clients holding sockets. At most 30m: an upload untouched for an hour in --blob-dir is collected as abandoned.',
   },
   corsOrigins: {
     default: [] as string[],

@@ -1,4 +1,5 @@
 import type { FastifyReply } from 'fastify';
+import { departureLoggedByRoute } from './abandoned-requests.js';
 import { whenRequestEnds } from './request-end.js';
 
 /**
@@ -8,9 +9,14 @@ import { whenRequestEnds } from './request-end.js';
  * left before the handler asked (while a hook or the body read was awaited)
  * gets a signal aborted already. A request queued behind another on its
  * connection (pipelining) is told of the connection's close too.
+ *
+ * The route logs its client's departure itself when its work stops ("client disconnected; generation
+ * stopped"): that line, which carries the request's method, url and how long it had run, is its only one
+ * (abandoned-requests.ts).
  */
 export function abortOnDisconnect(reply: FastifyReply): AbortController {
   const controller = new AbortController();
+  departureLoggedByRoute(reply.request);
   const abortIfUnfinished = () => {
     if (!reply.raw.writableFinished) controller.abort(new Error('client disconnected'));
   };

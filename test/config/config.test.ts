@@ -34,12 +34,27 @@ describe('configuration', () => {
   });
 
   it('refuses a request timeout under 1 s, which would cut requests with 408 before they could arrive', () => {
-    for (const raw of ['1ms', '999ms', '0.5s']) {
-      expect(() => loadConfig(['--request-timeout', raw], {})).toThrow(`--request-timeout / REQUEST_TIMEOUT must be from 1s to 24d, got "${raw}"`);
+    for (const raw of ['0', '1ms', '999ms', '0.5s']) {
+      expect(() => loadConfig(['--request-timeout', raw], {})).toThrow(
+        `--request-timeout / REQUEST_TIMEOUT must be from 1s to 30m, got "${raw}"`,
+      );
     }
-    expect(() => loadConfig([], { REQUEST_TIMEOUT: '1ms' })).toThrow(/--request-timeout \/ REQUEST_TIMEOUT must be from 1s/);
+    expect(() => loadConfig([], { REQUEST_TIMEOUT: '1ms' })).toThrow(/--request-timeout \/ REQUEST_TIMEOUT must be from 1s to 30m/);
     expect(loadConfig(['--request-timeout', '1s'], {}).requestTimeout).toBe(1000);
-    expect(helpText()).toContain('--request-timeout / REQUEST_TIMEOUT  (default: 300s; 1s to 24d)');
+  });
+
+  it('refuses a request timeout over 30 minutes, past which an upload still arriving could be collected as abandoned', () => {
+    for (const raw of ['31m', '30m1s', '1h', '1801', '25d']) {
+      expect(() => loadConfig(['--request-timeout', raw], {})).toThrow(
+        `--request-timeout / REQUEST_TIMEOUT must be from 1s to 30m, got "${raw}"`,
+      );
+    }
+    expect(() => loadConfig([], { REQUEST_TIMEOUT: '2h' })).toThrow(/--request-timeout \/ REQUEST_TIMEOUT must be from 1s to 30m/);
+    expect(() => loadConfig(['--request-timeout', 'soon'], {})).toThrow('--request-timeout / REQUEST_TIMEOUT must be a duration such as 5h, 30m or 90s, got "soon"');
+    expect(loadConfig(['--request-timeout', '30m'], {}).requestTimeout).toBe(30 * 60_000);
+    expect(loadConfig(['--request-timeout', '1800'], {}).requestTimeout).toBe(30 * 60_000);
+    expect(loadConfig([], {}).requestTimeout).toBe(300_000);
+    expect(helpText()).toContain('--request-timeout / REQUEST_TIMEOUT  (default: 300s; 1s to 30m)');
   });
 
   it('refuses blank numbers instead of reading them as 0 (an empty PORT a random port, an empty RATE_LIMIT no limit), and non-decimal notations', () => {

@@ -10,6 +10,7 @@ import { Writable } from 'node:stream';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from 'vitest';
+import { logAbandonedRequests } from '../../src/http/abandoned-requests.js';
 import { PLATFORM_MAX_PARAM_LENGTH, platformApi } from '../../src/http/platform/index.js';
 import { TOKENS, type TestServer, bearer, createProject, multipart, startServer } from './helpers.js';
 
@@ -37,6 +38,8 @@ beforeAll(async () => {
   });
   const logger: FastifyBaseLogger = pino({ level: 'info' }, stream);
   app = Fastify({ loggerInstance: logger, routerOptions: { maxParamLength: PLATFORM_MAX_PARAM_LENGTH } });
+  // As the server's app does (app.ts): the one line a request whose client left gets.
+  logAbandonedRequests(app);
   // Stands for a slow precondition check (a busy store): the handler reads the body only once the client has gone.
   app.addHook('preHandler', async (request) => {
     if (request.headers['x-test-wait-for-close']) await new Promise((resolve) => request.raw.once('close', resolve));

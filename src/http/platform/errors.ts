@@ -116,9 +116,8 @@ function isClientDisconnect(error: Error, request: FastifyRequest): boolean {
 
 export function handleError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   if (isClientDisconnect(error, request)) {
-    // Not a fault of the server, and no one is left to read the answer: one info line, as for QA.
-    // It names the request, as no 'request completed' line follows a closed connection.
-    request.log.info({ method: request.method, url: request.url }, 'client disconnected before the request was complete');
+    // Not a fault of the server, and no one is left to read the answer: logged as any request whose client
+    // left is (abandoned-requests.ts), with one info line.
     return reply.code(400).send(platformErrorBody('MalformedRequest', 'The connection closed before the request was complete.'));
   }
   withoutRepresentationHeaders(reply);

@@ -1,0 +1,50 @@
+/**
+ * A request whose client left before its response was sent (a client that gave up waiting on a frozen store,
+ * curl --max-time) gets no 'request completed' line: fastify writes that on the response's 'finish', which never
+ * comes, not even once the handler answers after the store is back. One info line says so instead, when the
+ * client leaves, so an operator can find a client's timeout: the request id, method, url and how long it had run.
+ *
+ * A route that stops its work when its client leaves (abortOnDisconnect) logs the departure itself once its work
+ * has stopped ("client disconnected; generation stopped"): not twice, but with these fields bound to its logger.
+ * Should such a route answer anyway (its work was past stopping), the answer reaches no one and the line is
+ * written then.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { whenRequestEnds } from './request-end.js';
+
+const MESSAGE = 'client disconnected before the response was sent';
+
+/** The requests whose route logs its client's departure itself, and whether their client has left. */
+const loggedByRoute = new WeakMap<FastifyRequest, { departed: boolean }>();
+
+export function logAbandonedRequests(app: FastifyInstance): void {
+  app.addHook('onRequest', async (request, reply) => {
+    // Its 'finish', which comes before the 'close': light-my-request's responses (inject) never set writableFinished.
+    let finished = false;
+    reply.raw.once('finish', () => (finished = true));
+    const departed = () => {
+      if (finished) return;
+      const fields = { method: request.method, url: request.url, responseTime: Math.round(reply.elapsedTime * 10) / 10 };
+      const byRoute = loggedByRoute.get(request);
+      if (byRoute === undefined) {
+        request.log.info(fields, MESSAGE);
+        return;
+      }
+      request.log = request.log.child(fields);
+      byRoute.departed = true;
+    };
+    if (!whenRequestEnds(request, reply, departed)) departed();
+  });
+  app.addHook('onSend', async (request) => {
+    const byRoute = loggedByRoute.get(request);
+    if (!byRoute?.departed) return;
+    byRoute.departed = false;
+    request.log.info(MESSAGE);
+  });
+}
+
+/** For a route that logs its client's departure itself (abortOnDisconnect): no line of ours, unless it answers after all. */
+export function departureLoggedByRoute(request: FastifyRequest): void {
+  if (!loggedByRoute.has(request)) loggedByRoute.set(request, { departed: false });
+}
+

@@ -1,0 +1,141 @@
+/**
+ * A request whose client left before its response was sent (curl gave up while the store was frozen) had left
+ * no line at all, even once the handler answered: 'request completed' comes on the response's 'finish', which a
+ * departed client never gives. Now one line names it (request id, method, url, how long it had run), whatever the
+ * route, and a route that logs the departure itself (QA: "client disconnected; generation stopped") is not doubled.
+ */
+import { request } from 'node:http';
+import { afterEach, describe, expect, it } from 'vitest';
+import { fixtureApp, type Fixture } from './app-fixture.js';
+import { capturingLogger } from './captured-log.js';
+import { abortOnDisconnect } from '../../src/http/disconnect.js';
+import type { Generator } from '../../src/llm/types.js';
+
+const DEPARTURE = /client disconnected/;
+
+let fixture: Fixture | undefined;
+afterEach(async () => {
+  await fixture?.close();
+  fixture = undefined;
+});
+
+async function until(condition: () => boolean) {
+  const deadline = Date.now() + 10_000;
+  while (!condition() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  expect(condition()).toBe(true);
+}
+
+/** Sends a request with the id `requestId` over a real socket, and destroys the socket once `busy()` holds. */
+async function sendAndHangUp(requestId: string, method: string, path: string, busy: () => boolean, body = '') {
+  await fixture!.app.listen({ host: '127.0.0.1', port: 0 });
+  const { port } = fixture!.app.server.address() as { port: number };
+  const headers = { 'x-request-id': requestId, ...(body ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } : {}) };
+  const client = request({ host: '127.0.0.1', port, path, method, headers });
+  client.on('error', () => undefined); // we hang up ourselves
+  client.end(body);
+  await until(busy);
+  client.destroy();
+}
+
+/** A route held until the test lets it answer, as one waiting on a frozen store. */
+function holdRoute(path: string) {
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  const held = { started: false, release: () => release() };
+  fixture!.app.get(path, async () => {
+    held.started = true;
+    await released;
+    return { answered: true };
+  });
+  return held;
+}
+
+const settle = () => new Promise((r) => setTimeout(r, 200)); // pino writes asynchronously; any later line would have come
+
+describe('a request whose client left before its answer', () => {
+  it.each(['/held', '/v1/held'])('%s: one info line with the request id, method, url and time, also once the handler answers', async (path) => {
+    const { lines, logger } = capturingLogger();
+    fixture = await fixtureApp(undefined, {}, { auth: null, logger });
+    const held = holdRoute(path);
+    await sendAndHangUp('client-gave-up-1', 'GET', `${path}?q=1`, () => held.started);
+    await until(() => lines.some((l) => DEPARTURE.test(l.msg)));
+    held.release(); // the store is back: the answer reaches no one
+    await settle();
+    const logged = lines.filter((l) => l.reqId === 'client-gave-up-1');
+    expect(logged).toHaveLength(1);
+    expect(logged[0]).toMatchObject({ level: 30, msg: 'client disconnected before the response was sent', method: 'GET', url: `${path}?q=1` });
+    expect(logged[0]!.responseTime).toEqual(expect.any(Number));
+  });
+
+  it('a question whose generation stops logs its own line only, with the same fields', async () => {
+    const stalling: Generator = {
+      kind: 'llama',
+      description: 'stalls until aborted',
+      generate: (_question, _contexts, options = {}) => new Promise((_resolve, reject) => options.signal?.addEventListener('abort', () => reject(options.signal!.reason))),
+      close: async () => {},
+    };
+    let started = false;
+    const generator: Generator = { ...stalling, generate: (...args) => ((started = true), stalling.generate(...args)) };
+    const { lines, logger } = capturingLogger();
+    fixture = await fixtureApp(undefined, { generator: () => generator }, { logger });
+    await sendAndHangUp('client-gave-up-2', 'POST', '/qa/generative', () => started, JSON.stringify({ query: 'Which cells fire in CA1?' }));
+    await until(() => lines.some((l) => DEPARTURE.test(l.msg)));
+    await settle();
+    const logged = lines.filter((l) => l.reqId === 'client-gave-up-2');
+    expect(logged).toHaveLength(1);
+    expect(logged[0]).toMatchObject({ level: 30, msg: 'client disconnected; generation stopped', method: 'POST', url: '/qa/generative' });
+    expect(logged[0]!.responseTime).toEqual(expect.any(Number));
+  });
+
+  it('a route that stops its work on the departure but answers anyway (past stopping) is logged once, when it answers', async () => {
+    const { lines, logger } = capturingLogger();
+    fixture = await fixtureApp(undefined, {}, { logger });
+    let started = false;
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    fixture.app.get('/past-stopping', async (_request, reply) => {
+      abortOnDisconnect(reply); // as an archive creation whose turn has come: the signal no longer stops it
+      started = true;
+      await released;
+      return { answered: true };
+    });
+    await sendAndHangUp('client-gave-up-3', 'GET', '/past-stopping', () => started);
+    await settle();
+    expect(lines.filter((l) => l.reqId === 'client-gave-up-3')).toEqual([]); // the route was to log it
+    release();
+    await until(() => lines.some((l) => DEPARTURE.test(l.msg)));
+    await settle();
+    const logged = lines.filter((l) => l.reqId === 'client-gave-up-3');
+    expect(logged).toHaveLength(1);
+    expect(logged[0]).toMatchObject({ level: 30, msg: 'client disconnected before the response was sent', method: 'GET', url: '/past-stopping' });
+  });
+
+  it('a question whose body its client cut short is one line', async () => {
+    const { lines, logger } = capturingLogger();
+    fixture = await fixtureApp(undefined, {}, { logger });
+    await fixture.app.listen({ host: '127.0.0.1', port: 0 });
+    const { port } = fixture.app.server.address() as { port: number };
+    const headers = { 'x-request-id': 'cut-4', 'content-type': 'application/json', 'content-length': 1000 };
+    const client = request({ host: '127.0.0.1', port, path: '/qa/generative', method: 'POST', headers });
+    client.on('error', () => undefined);
+    client.write('{"query": "Which');
+    await new Promise((r) => setTimeout(r, 100));
+    client.destroy();
+    await until(() => lines.some((l) => DEPARTURE.test(l.msg)));
+    await settle();
+    const logged = lines.filter((l) => l.reqId === 'cut-4');
+    expect(logged).toHaveLength(1);
+    expect(logged[0]).toMatchObject({ level: 30, msg: 'client disconnected before the response was sent', method: 'POST', url: '/qa/generative' });
+  });
+
+  it('a request answered in full logs no departure', async () => {
+    const { lines, logger } = capturingLogger();
+    fixture = await fixtureApp(undefined, {}, { logger });
+    await fixture.app.listen({ host: '127.0.0.1', port: 0 });
+    const { port } = fixture.app.server.address() as { port: number };
+    const response = await fetch(`http://127.0.0.1:${port}/retrieval/article_count`, { headers: { 'x-request-id': 'answered-5' } });
+    await response.text();
+    await settle();
+    expect(lines.filter((l) => l.reqId === 'answered-5').map((l) => l.msg)).toEqual(['request completed']);
+  });
+});
