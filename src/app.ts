@@ -2,7 +2,6 @@
  * buildApp(services) -> a fastify instance serving every API. No globals:
  * tests build their own app over their own index and stores.
  */
-import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import swagger from '@fastify/swagger';
@@ -29,7 +28,9 @@ import { logAbandonedRequests } from './http/abandoned-requests.js';
 import { originForm } from './http/request-target.js';
 import { loadUiAssets, type UiAssets } from './http/ui/assets.js';
 import { uiRoutes } from './http/ui/routes.js';
-import { SECURITY_HEADERS, addSecurityHeaders } from './http/security-headers.js';
+import { addSecurityHeaders } from './http/security-headers.js';
+import { rawRefusal } from './http/raw-refusal.js';
+import { refuseConnect, refuseUnsupportedFraming } from './http/transport-refusals.js';
 import { refuseUndecodableQueries } from './http/query-encoding.js';
 import { buildValidator } from './http/validation.js';
 import { openapiTransform } from './http/openapi-transform.js';
@@ -78,6 +79,8 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
     http: {
       connectionsCheckingInterval: timeoutCheckInterval(services.config.requestTimeout),
       headersTimeout: Math.min(60_000, services.config.requestTimeout),
+      // Node's own refusal of a request without Host was a bare 400: the app refuses it (transport-refusals.ts).
+      requireHostHeader: false,
     },
     return503OnClosing: true,
     // Requests Node's HTTP parser rejects never reach fastify: answer them in the vocabulary of the API addressed.
@@ -99,6 +102,7 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
   // A refusal that closes the connection before the body was read reaches a client still sending it.
   lingerBeforeClosing(app.server);
   cutStalledResponses(app, services.config.sendStallTimeout);
+  refuseConnect(app.server, () => routeMethods.everyMethod(), options.logger);
   // Set before any route or plugin is registered, so that every one outside /v1 (the page, /docs,
   // /openapi.json, requests no route takes) inherits it: fastify's own error body is no vocabulary of ours.
   app.setErrorHandler(literatureErrorHandler);
@@ -119,6 +123,9 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
   // CORS headers first, so the refusals below (400, 503) can be read by a cross-origin page too.
   enableCors(app, services.config.corsOrigins);
   refuseUndecodableQueries(app, (request, reply, reason) => refuseUrl(request, reply, 'MalformedQueryParam', reason));
+  refuseUnsupportedFraming(app, () => routeMethods.everyMethod(), (request, reply, status, platformType, reason) =>
+    refuseUrl(request, reply, platformType, reason, status),
+  );
 
   await app.register(swagger, {
     openapi: {
@@ -256,10 +263,10 @@ function addressesPlatform(url: string): boolean {
   return /^\/v1(?:[/?]|$)/.test(url);
 }
 
-/** A 400 for a URL refused before any route runs (`platformType`: its /v1 error type), in the vocabulary of the API addressed. */
-function refuseUrl(request: FastifyRequest, reply: FastifyReply, platformType: string, reason: string): FastifyReply {
+/** A request refused before any route runs (`platformType`: its /v1 error type), in the vocabulary of the API addressed. */
+function refuseUrl(request: FastifyRequest, reply: FastifyReply, platformType: string, reason: string, status = 400): FastifyReply {
   const body = addressesPlatform(request.url) ? platformErrorBody(platformType, reason) : literatureErrorBody(ErrorCode.INVALID_INPUT, reason);
-  return reply.code(400).type('application/json').send(JSON.stringify(body));
+  return reply.code(status).type('application/json').send(JSON.stringify(body));
 }
 
 /**
@@ -281,10 +288,8 @@ function answerClientError(error: Error & { code?: string; rawPacket?: unknown }
   const url = /^[A-Z]+ (\S+)/.exec(requestLine)?.[1] ?? requestUrls.get(socket) ?? '';
   const platform = addressesPlatform(url);
   const platformType = status === 431 ? 'HeadersTooLarge' : status === 408 ? 'RequestTimeout' : 'MalformedRequest';
-  const body = JSON.stringify(platform ? platformErrorBody(platformType, message) : literatureErrorBody(ErrorCode.INVALID_INPUT, message));
+  const body = platform ? platformErrorBody(platformType, message) : literatureErrorBody(ErrorCode.INVALID_INPUT, message);
   const requestId = newRequestId();
   logger?.info({ reqId: requestId, url, statusCode: status, code: error.code }, 'request refused by the HTTP parser');
-  // Written past fastify, so past its onSend hook too: the headers every other answer carries are added here.
-  const security = Object.entries(SECURITY_HEADERS).map(([name, value]) => `${name}: ${value}\r\n`).join('');
-  socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nx-request-id: ${requestId}\r\n${security}Connection: close\r\n\r\n${body}`);
+  socket.end(rawRefusal(status, body, requestId));
 }

@@ -71,9 +71,15 @@ function parameterOf(error: FastifyError): string {
  */
 function validationMessage(error: FastifyError, parameter: string, request: FastifyRequest): string {
   const first = error.validation?.[0];
-  const params = (first?.params ?? {}) as { additionalProperty?: string; pattern?: string; type?: string };
-  if (params.additionalProperty === '') return `a parameter without a name ("=value") in ${error.validationContext ?? 'request'}`;
-  if (params.additionalProperty) return `unknown parameter "${shownName(params.additionalProperty)}" in ${error.validationContext ?? 'request'}`;
+  const params = (first?.params ?? {}) as { additionalProperty?: string; suggestion?: string; pattern?: string; type?: string };
+  const context = error.validationContext ?? 'request';
+  // A query string writes a nameless parameter `=value`, a JSON body a nameless key `"": value`.
+  if (params.additionalProperty === '') return context === 'body' ? 'a key without a name ("") in body' : `a parameter without a name ("=value") in ${context}`;
+  if (params.additionalProperty) {
+    // validation.ts suggests `query` for `query[]`: several values are given by repeating the parameter.
+    const suggestion = params.suggestion === undefined ? '' : ` (did you mean ${params.suggestion}?)`;
+    return `unknown parameter "${shownName(params.additionalProperty)}" in ${context}${suggestion}`;
+  }
   if (repeatedSingleValue(error, request.url) !== null) return `${parameter} may be given only once`;
   if (first?.keyword === 'required') return `${parameter} is required`;
   if (first?.keyword === 'type' && first.instancePath === '' && error.validationContext === 'body') return 'the body must be a JSON object';

@@ -10,10 +10,19 @@
  * closes the connection (`Connection: close`), as the client may or may not send the body after all.
  * A request with `Expect` whose body nobody reads (a GET) is answered the same way.
  *
- * Only HTTP/1.1 requests whose `Expect` names 100-continue come here: other expectations are answered
- * 417 (closing the connection), and `Expect` on HTTP/1.0 is ignored (by Node).
+ * Only HTTP/1.1 requests whose `Expect` names 100-continue come here: other expectations are marked
+ * (unmetExpectation) and handed to the app, which answers 417 as it answers any refusal
+ * (transport-refusals.ts); `Expect` on HTTP/1.0 is ignored (by Node).
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+
+/** Requests whose `Expect` Node found to name something other than 100-continue. */
+const unmetExpectations = new WeakSet<IncomingMessage>();
+
+/** Whether the request's `Expect` is one this server cannot meet (to be answered 417). */
+export function unmetExpectation(request: IncomingMessage): boolean {
+  return unmetExpectations.has(request);
+}
 
 export function continueWhenBodyIsRead(server: Server): void {
   // Listening to 'checkContinue' stops Node's own 100; the request then takes the ordinary way.
@@ -21,11 +30,11 @@ export function continueWhenBodyIsRead(server: Server): void {
     continueOnFirstRead(request, response);
     server.emit('request', request, response);
   });
-  // Another expectation gets Node's 417, but on a connection kept alive: a body the client sends anyway
-  // would be read as its next request. The connection is closed after the 417.
-  server.on('checkExpectation', (_request: IncomingMessage, response: ServerResponse) => {
-    response.writeHead(417, { connection: 'close', 'content-length': 0 });
-    response.end();
+  // Node's own 417 for another expectation was bare (no request id, headers, JSON body or log line) and
+  // kept the connection alive: the app answers it instead, and closes the connection.
+  server.on('checkExpectation', (request: IncomingMessage, response: ServerResponse) => {
+    unmetExpectations.add(request);
+    server.emit('request', request, response);
   });
 }
 

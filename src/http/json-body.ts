@@ -50,8 +50,11 @@ export function jsonBodyText(request: FastifyRequest, bytes: Buffer): { text: st
   if (encoding !== undefined && encoding.trim().toLowerCase() !== 'identity') {
     return { status: 415, reason: `Content-Encoding ${encoding} is not supported; send the JSON body uncompressed` };
   }
-  const charset = charsetOf(request.headers['content-type'] ?? '');
-  if (charset !== null && charset !== 'utf-8' && charset !== 'utf8') return { status: 415, reason: `charset ${charset} is not supported; send the JSON body in UTF-8` };
+  const charsets = charsetsOf(request.headers['content-type'] ?? '');
+  // A parameter may be given once (RFC 6838 §4.3): which of two the sender meant would be a guess.
+  if (charsets.length > 1) return { status: 415, reason: `the charset parameter is repeated in Content-Type (${charsets.join(', ')}); give it once, as UTF-8` };
+  const charset = charsets[0];
+  if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') return { status: 415, reason: `charset ${charset} is not supported; send the JSON body in UTF-8` };
   try {
     return { text: STRICT_UTF8.decode(bytes) };
   } catch {
@@ -88,10 +91,9 @@ export function firstRepeatedKey(text: string, parsedKeys?: number): string | nu
   return repeated.path === '' ? repeated.key : `${repeated.path}.${repeated.key}`;
 }
 
-/** The charset parameter of a Content-Type, lower-cased, or null when none is given. */
-function charsetOf(contentType: string): string | null {
-  const match = /;\s*charset\s*=\s*"?([^";\s]*)/i.exec(contentType);
-  return match ? match[1]!.toLowerCase() : null;
+/** The charset parameters of a Content-Type, lower-cased: none, one, or a repeated one. */
+function charsetsOf(contentType: string): string[] {
+  return [...contentType.matchAll(/;\s*charset\s*=\s*"?([^";\s]*)/gi)].map((match) => match[1]!.toLowerCase());
 }
 
 /**

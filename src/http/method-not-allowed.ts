@@ -53,6 +53,13 @@ export class RouteMethods {
     return reply.code(405).header('allow', allowed).send(bodies.notAllowed(path, allowed));
   }
 
+  /** The methods some route takes at any path, sorted: the server's methods, for `OPTIONS *` and CONNECT. */
+  everyMethod(): string[] {
+    const methods = new Set<string>();
+    for (const pattern of this.patterns.values()) for (const method of pattern.methods) methods.add(method);
+    return [...methods].sort();
+  }
+
   /** The methods some route takes at `path` (no query string), sorted; empty when no route has the path. */
   private allowedAt(path: string): string[] {
     const segments = path.split('/').map(decodedSegment);

@@ -12,7 +12,12 @@
  * - Ajv's coercion turns "Infinity" and "1e999" into Infinity after its own
  *   finiteness check, and its minimum and maximum skip non-finite numbers (a
  *   JSON body's 1e999 parses to Infinity too): a value a route receives holds
- *   no such number, or it is refused like any other value out of bounds.
+ *   no such number, or it is refused like any other value out of bounds. In a
+ *   query string it is refused naming the schema's type, as a JSON body's is
+ *   by Ajv (`retriever_k=1e400` is no whole number, as `retriever_k=1.5`).
+ * - Ajv stops at its first error and checks `required` before unknown names: a
+ *   query string's unknown parameter is reported before a missing one
+ *   (`?query[]=cells` is a misspelt query, not a missing one).
  */
 import { AjvCompiler, type RouteDefinition } from '@fastify/ajv-compiler';
 import type { FastifyServerOptions } from 'fastify';
@@ -44,7 +49,7 @@ export const buildValidator = ((externalSchemas: Parameters<ValidatorBuilder>[0]
   const coercing = AjvCompiler()(externalSchemas, { customOptions: { ...AJV_OPTIONS, coerceTypes: 'array' } });
   const typed = AjvCompiler()(externalSchemas, { customOptions: { ...AJV_OPTIONS, coerceTypes: false } });
   return (route: RouteDefinition) =>
-    route.httpPart === 'body' ? typedChecked(typed(route) as Validate) : coercedChecked(coercing(route) as Validate, route.schema);
+    route.httpPart === 'body' ? typedChecked(typed(route) as Validate) : coercedChecked(coercing(route) as Validate, route.schema, route.httpPart === 'querystring');
 }) as unknown as ValidatorBuilder;
 
 interface Problem {
@@ -63,14 +68,43 @@ function typedChecked(validate: Validate): Validate {
 /** A number as a query string writes one: no hexadecimal, binary or octal, no spaces (Ajv coerces with `+text`, which reads all of them). */
 const DECIMAL = /^-?\d+(\.\d+)?([eE][-+]?\d+)?$/;
 
-/** Text values (query string, path, headers): coerced, then refused if a number came from text that does not write one in decimal, or is not finite. */
-function coercedChecked(validate: Validate, schema: unknown): Validate {
+/**
+ * Text values (query string, path, headers): coerced, then refused if a number came from text that does not write one
+ * in decimal, or is not finite. A query string's unknown parameter is reported first (see unknownFirst).
+ */
+function coercedChecked(validate: Validate, schema: unknown, isQueryString: boolean): Validate {
   const checked: Validate = (data) => {
     // What the client sent, before coercion replaces it (a shallow copy: these values are strings or arrays of strings).
     const sent: Record<string, unknown> = data !== null && typeof data === 'object' ? { ...data } : {};
-    return concluded(checked, validate, data, () => nonDecimalPath(data, sent, schema) ?? nonFinitePath(data));
+    const passed = concluded(checked, validate, data, () => nonDecimalPath(data, sent, schema) ?? typedNonFinitePath(data, schema));
+    if (isQueryString && checked.errors) checked.errors = unknownFirst(checked.errors, sent, schema);
+    return passed;
   };
   return checked;
+}
+
+/** The first non-finite number of text values, with the type the schema declares for it: their objects are flat (`/name` or `/name/3`). */
+function typedNonFinitePath(data: unknown, schema: unknown): Problem | null {
+  const found = nonFinitePath(data);
+  if (found === null) return null;
+  const key = (found.path.split('/')[1] ?? '').replace(/~1/g, '/').replace(/~0/g, '~');
+  return { ...found, type: declaredType(schema, key) };
+}
+
+/**
+ * The errors of a query string, its first unknown parameter put before a missing one, and one that names a known
+ * parameter with `[]` after it (how PHP and Rails write several values) suggesting that one (`params.suggestion`):
+ * `?query[]=cells` was told "query is required", `retriever_k[]=2` "unknown parameter" alone.
+ */
+function unknownFirst(errors: ValidationError[], sent: Record<string, unknown>, schema: unknown): ValidationError[] {
+  const { properties = {}, additionalProperties } = (schema ?? {}) as { properties?: Record<string, unknown>; additionalProperties?: unknown };
+  if (additionalProperties !== false) return errors;
+  const unknown = Object.keys(sent).find((name) => !Object.hasOwn(properties, name));
+  const first = errors[0];
+  if (unknown === undefined || (first?.keyword !== 'required' && first?.keyword !== 'additionalProperties')) return errors;
+  const bare = unknown.endsWith('[]') ? unknown.slice(0, -2) : null;
+  const suggestion = bare !== null && Object.hasOwn(properties, bare) ? { suggestion: bare } : {};
+  return [{ keyword: 'additionalProperties', instancePath: '', schemaPath: '#/additionalProperties', params: { additionalProperty: unknown, ...suggestion }, message: 'must NOT have additional properties' }];
 }
 
 /** The type `schema` (an object's) declares for its property `key`, or for the items of an array there. */

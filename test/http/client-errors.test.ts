@@ -3,6 +3,7 @@
  * addresses, and a request timeout answered near its setting (Node checks every 30 s unless told).
  * Also the rate limit's message, which names its window.
  */
+import { readFile } from 'node:fs/promises';
 import net from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -134,6 +135,45 @@ describe('--request-timeout 1s', () => {
     expect(answer.seconds).toBeLessThan(10);
     expect(JSON.parse(answer.body)).toMatchObject({ '@type': 'RequestTimeout' });
     expect((await fixture.app.inject({ method: 'GET', url: '/v1/orgs/slow', headers: { authorization: `Bearer ${TOKEN}` } })).statusCode).toBe(404);
+  });
+});
+
+describe("the README's errors table", () => {
+  it('lists 408 and 431 in the row of code 8, the code they are answered with', async () => {
+    const timedOut = await exchange('GET /retrieval/article_count HTTP/1.1\r\nHost: x\r\n');
+    const tooLarge = await exchange(`GET /retrieval/?query=${'g'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`);
+    const readme = await readFile(new URL('../../README.md', import.meta.url), 'utf8');
+    const statusesOfCode8 = /^\| 8 \| ([^|]*) \|/m.exec(readme)?.[1]?.split('/').map((status) => Number(status.trim()));
+    for (const answer of [timedOut, tooLarge]) {
+      expect(JSON.parse(answer.body).detail.code).toBe(8);
+      expect(statusesOfCode8).toContain(answer.status);
+    }
+  });
+});
+
+describe('POST /admin/reload takes no options', () => {
+  const reload = (payload?: string, contentType = 'application/json') =>
+    fixture.app.inject({ method: 'POST', url: '/admin/reload', headers: { authorization: `Bearer ${TOKEN}`, ...(payload !== undefined && { 'content-type': contentType }) }, payload });
+
+  it('reloads with no body or `{}`', async () => {
+    for (const payload of [undefined, '{}', ' { } ']) {
+      const answer = await reload(payload);
+      expect([payload, answer.statusCode, Object.keys(answer.json())]).toEqual([payload, 200, ['switched', 'generation', 'previous_generation']]);
+    }
+  });
+
+  it('refuses a key as the other routes refuse one they do not know (it had been ignored), and a body that is no object', async () => {
+    const cases: [string, object][] = [
+      ['{"x":1}', { parameter: 'x', detail: 'unknown parameter "x" in body' }],
+      ['{"generation":2}', { parameter: 'generation', detail: 'unknown parameter "generation" in body' }],
+      ['null', { parameter: 'body', detail: 'the body must be a JSON object' }],
+      ['[]', { parameter: 'body', detail: 'the body must be a JSON object' }],
+    ];
+    for (const [payload, detail] of cases) {
+      const answer = await reload(payload);
+      expect([payload, answer.statusCode, answer.json().detail]).toEqual([payload, 422, { code: 8, ...detail }]);
+    }
+    expect((await reload('x', 'text/plain')).statusCode).toBe(415);
   });
 });
 

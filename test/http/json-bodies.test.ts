@@ -48,6 +48,14 @@ describe('literature JSON bodies', () => {
     expect(gzip.json().detail.detail).toContain('Content-Encoding gzip');
   });
 
+  it('refuses a repeated charset with 415 code 8 saying so, whichever comes first (the first had won)', async () => {
+    for (const contentType of ['application/json; charset=utf-8; charset=latin1', 'application/json; charset=latin1; charset=utf-8', 'application/json; charset=utf-8; CHARSET=utf-8']) {
+      const answer = await ask(Buffer.from('{"query":"place cells"}'), { 'content-type': contentType });
+      expect([contentType, answer.statusCode, answer.json().detail.code]).toEqual([contentType, 415, 8]);
+      expect(answer.json().detail.detail).toContain('the charset parameter is repeated');
+    }
+  });
+
   it('refuses a prototype key with 422 naming it, not as invalid JSON', async () => {
     for (const [body, key] of [['{"query":"x","__proto__":1}', '__proto__'], ['{"query":"x","constructor":{"prototype":{}}}', 'constructor']] as const) {
       const answer = await ask(body);

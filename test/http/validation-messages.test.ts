@@ -124,6 +124,16 @@ describe('numbers and types', () => {
     expect(await rejects({ method: 'GET', url })).toMatchObject({ code: 8, parameter, detail: `${parameter} must be a whole number such as 2` });
   });
 
+  it.each([
+    ['/retrieval/?query=grid&retriever_k=1e400', 'retriever_k'],
+    ['/retrieval/?query=grid&retriever_k=Infinity', 'retriever_k'],
+    ['/retrieval/article_listing?page=-1e400', 'page'],
+  ])('%s: a whole number that is not finite is refused in the words a JSON body gets', async (url, parameter) => {
+    expect(await rejects({ method: 'GET', url })).toMatchObject({ code: 8, parameter, detail: `${parameter} must be a whole number such as 2` });
+    const body = await rejects({ method: 'POST', url: '/qa/generative', headers: { 'content-type': 'application/json' }, payload: '{"query":"grid","retriever_k":1e400}' });
+    expect(body.detail).toBe('retriever_k must be a whole number such as 2');
+  });
+
   it('a whole number in a QA body is refused in the same words', async () => {
     const detail = await rejects({ method: 'POST', url: '/qa/generative', payload: { query: 'place cells', retriever_k: 2.5 } });
     expect(detail).toMatchObject({ code: 8, parameter: 'retriever_k', detail: 'retriever_k must be a whole number such as 2' });
@@ -235,5 +245,24 @@ describe('blank text and unknown parameters, alike on every literature route', (
 
   it('a parameter without a name is named as such', async () => {
     expect(await rejects({ method: 'GET', url: '/retrieval/?query=cells&=x' })).toMatchObject({ code: 8, parameter: '', detail: 'a parameter without a name ("=value") in querystring' });
+  });
+
+  it('a body key without a name is named in the words of a body, not of a query string', async () => {
+    const detail = await rejects({ method: 'POST', url: '/qa/generative', headers: { 'content-type': 'application/json' }, payload: '{"query":"x","":1}' });
+    expect(detail).toEqual({ code: 8, parameter: '', detail: 'a key without a name ("") in body' });
+  });
+
+  it.each([
+    ['/retrieval/?query[]=cells', 'query[]', ' (did you mean query?)'],
+    ['/retrieval/?query=cells&retriever_k[]=2', 'retriever_k[]', ' (did you mean retriever_k?)'],
+    ['/suggestions/author?name[]=ada', 'name[]', ' (did you mean name?)'],
+    // Unknown, and reported before the missing query: a misspelt parameter is what the client must fix.
+    ['/retrieval/?querry=cells', 'querry', ''],
+    ['/retrieval/?foo[]=1', 'foo[]', ''],
+  ])('%s: an unknown parameter is named, before a missing one, with the known one it may mean', async (url, parameter, suggestion) => {
+    const encoded = url.replace(/\[\]/g, '%5B%5D');
+    for (const target of [url, encoded]) {
+      expect(await rejects({ method: 'GET', url: target })).toEqual({ code: 8, parameter, detail: `unknown parameter "${parameter}" in querystring${suggestion}` });
+    }
   });
 });

@@ -21,6 +21,32 @@ describe('the page and /docs', () => {
     const browser = await fixture.app.inject({ url: '/', headers: { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' } });
     expect(browser.statusCode).toBe(302);
     expect(browser.headers.location).toBe('ui/');
+    // Both answers depend on Accept, which a shared cache must know.
+    for (const response of [api, browser]) expect(response.headers.vary).toBe('Accept');
+  });
+
+  it.each([
+    // Browsers: text/html named at 1, everything else lower (Chromium's, Firefox's); a bare or upper-case text/html.
+    ['text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,image/apng,*/*;q=0.8,application/signed-exchange;v=b3;q=0.7', 302],
+    ['text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8', 302],
+    ['text/html', 302],
+    ['TEXT/HTML', 302],
+    ['text/html, */*', 302],
+    ['application/json;q=0.5, text/html', 302],
+    // API clients: no header, curl's */*, JSON named, text/html refused (q=0) or tied with JSON.
+    [undefined, 200],
+    ['*/*', 200],
+    ['application/json', 200],
+    ['text/html;q=0', 200],
+    ['text/html;q=0, */*', 200],
+    ['application/json, text/html', 200],
+    ['text/html, application/json', 200],
+    ['text/html;q=0.5, application/json', 200],
+    ['text/*, application/json', 200],
+  ])('GET / with Accept %s: %d (the page only when text/html is preferred to JSON, a tie JSON\'s)', async (accept, status) => {
+    const response = await fixture.app.inject({ url: '/', headers: accept === undefined ? {} : { accept } });
+    expect({ accept, status: response.statusCode }).toEqual({ accept, status });
+    if (status === 200) expect(response.json()).toEqual({ status: 'ok' });
   });
 
   it('serves the page with a policy that forbids every other host, gzip on request, and 304 on a matching ETag', async () => {

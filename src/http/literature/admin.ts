@@ -2,11 +2,14 @@
  * POST /admin/reload: switch to the newest published index generation now,
  * rather than at the next watch event or periodic check. It needs
  * `resources/write` on the literature project (changing what the project
- * holds), checked by the hook app.ts installs around this plugin.
+ * holds), checked by the hook app.ts installs around this plugin. It takes
+ * no options: a body, when one is sent, is `{}`; any key in it is refused as
+ * the other routes refuse one they do not know, not silently ignored.
  */
 import type { FastifyPluginAsync } from 'fastify';
 import type { LiveIndex } from '../../live/live-index.js';
 import { ApiError, ErrorCode, errorResponseSchema } from '../errors.js';
+import { errorResponses } from './schemas.js';
 
 export const RELOAD_PERMISSION = 'resources/write';
 
@@ -18,6 +21,7 @@ export const adminRoutes: FastifyPluginAsync<{ index: LiveIndex }> = async (app,
         summary: 'Serve the newest published index generation now (requests in flight finish on the one they started on)',
         tags: ['service'],
         querystring: { type: 'object', properties: {}, additionalProperties: false },
+        body: { type: 'object', properties: {}, additionalProperties: false, description: 'Optional: no body, or `{}`; the route takes no options.' },
         response: {
           200: {
             type: 'object',
@@ -28,10 +32,15 @@ export const adminRoutes: FastifyPluginAsync<{ index: LiveIndex }> = async (app,
             },
             required: ['switched', 'generation', 'previous_generation'],
           },
+          ...errorResponses(400, 415, 422),
           401: errorResponseSchema,
           403: errorResponseSchema,
           503: errorResponseSchema,
         },
+      },
+      // No body is the same as `{}` (fastify validates an absent body as null, which the schema refuses); a JSON `null` is refused.
+      preValidation: async (request) => {
+        if (request.body === undefined) request.body = {};
       },
     },
     async (request) => {

@@ -31,7 +31,7 @@ export const healthRoutes: FastifyPluginAsync<{ forwardedPrefix: PrefixReader }>
         response: {
           200: { type: 'object', properties: { status: { type: 'string', enum: ['ok'] } }, required: ['status'] },
           302: {
-            description: 'Asked with Accept: text/html: redirected to the web page (relative Location `ui/`; `<prefix>/ui/` under the X-Forwarded-Prefix of a --trust-proxy proxy)',
+            description: 'Asked by a browser (an Accept preferring text/html to application/json; a tie is JSON\'s): redirected to the web page (relative Location `ui/`; `<prefix>/ui/` under the X-Forwarded-Prefix of a --trust-proxy proxy)',
             type: 'null',
           },
           ...errorResponses(400),
@@ -39,6 +39,8 @@ export const healthRoutes: FastifyPluginAsync<{ forwardedPrefix: PrefixReader }>
       },
     },
     async (request, reply) => {
+      // The answer depends on Accept: a shared cache must not hand the browser's redirect to an API client.
+      reply.header('Vary', 'Accept');
       if (!wantsHtml(request)) return { status: 'ok' };
       const prefix = forwardedPrefix(request);
       return reply.redirect(prefix === null ? PAGE_FROM_ROOT : `${prefix}/${PAGE_FROM_ROOT}`, 302);

@@ -8,6 +8,7 @@ import type { UiAssets } from './assets.js';
 import { chooseCoding } from './content-coding.js';
 import { matchesEtag } from '../entity-tags.js';
 import { typed } from '../typed.js';
+import { weightedMembers } from '../weighted-list.js';
 
 /**
  * Everything the page loads comes from this server: the policy makes the
@@ -35,10 +36,34 @@ const CONTENT_SECURITY_POLICY = [
  */
 export const PAGE_FROM_ROOT = 'ui/';
 
-/** True when a client asks for a page (a browser) rather than JSON. */
+/**
+ * True when a client asks for a page (a browser) rather than JSON: its Accept gives text/html a q-value
+ * above 0 and above application/json's, or the same one by naming it more specifically (RFC 9110 §12.5.1:
+ * `text/html, *\/*`). A tie otherwise is JSON's, so an API client is never sent to a page: `*\/*` (curl),
+ * `application/json, text/html` alike. Media types are case-insensitive (`TEXT/HTML`). Browsers list
+ * text/html first at 1 and everything else (`*\/*`) lower, so they are redirected.
+ */
 export function wantsHtml(request: FastifyRequest): boolean {
-  const accept = request.headers.accept ?? '';
-  return /\btext\/html\b/.test(accept);
+  const accept = request.headers.accept;
+  if (accept === undefined) return false;
+  const ranges = weightedMembers(accept);
+  const html = acceptance(ranges, 'text/html');
+  const json = acceptance(ranges, 'application/json');
+  return html.q > 0 && (html.q > json.q || (html.q === json.q && html.specificity > json.specificity));
+}
+
+/**
+ * The q-value of the most specific range of `ranges` covering `mediaType` (RFC 9110 §12.5.1), and how specific
+ * it is: 2 the type itself, 1 `type/*`, 0 `*\/*`; q 0 at specificity -1 when none covers it (not acceptable).
+ */
+function acceptance(ranges: { name: string; q: number }[], mediaType: string): { q: number; specificity: number } {
+  const typeRange = `${mediaType.slice(0, mediaType.indexOf('/'))}/*`;
+  let best = { q: 0, specificity: -1 };
+  for (const { name, q } of ranges) {
+    const specificity = name === mediaType ? 2 : name === typeRange ? 1 : name === '*/*' ? 0 : -1;
+    if (specificity > best.specificity) best = { q, specificity };
+  }
+  return best;
 }
 
 /**
