@@ -60,22 +60,27 @@ export function startCluster(): Cluster {
   const settings = `-k ${dir} -c listen_addresses='' -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200`;
   const start = () => run('pg_ctl', ['-D', data, '-o', settings, '-l', path.join(dir, 'log'), '-w', 'start']);
   start();
-  let stopped = false;
   return {
     url: `postgresql:///postgres?host=${dir}&user=postgres`,
     halt: () => run('pg_ctl', ['-D', data, '-m', 'fast', 'stop']),
     resume: start,
-    stop() {
-      if (stopped) return;
-      stopped = true;
-      try {
-        run('pg_ctl', ['-D', data, '-m', 'immediate', 'stop']);
-      } catch {
-        // Halted already.
-      } finally {
-        rmSync(dir, { recursive: true, force: true });
-      }
-    },
+    stop: stopAndRemove(run, data, dir),
+  };
+}
+
+/** Stops the server on `data` at once (if it runs: halted or never started is fine) and removes `dir`; once. */
+export function stopAndRemove(run: PostgresRunner, data: string, dir: string): () => void {
+  let stopped = false;
+  return () => {
+    if (stopped) return;
+    stopped = true;
+    try {
+      run('pg_ctl', ['-D', data, '-m', 'immediate', 'stop']);
+    } catch {
+      // Not running.
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   };
 }
 

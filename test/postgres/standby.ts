@@ -3,9 +3,8 @@
  * started in its place (on the primary's socket, so the URL a server was given now leads to it) once the
  * primary is halted, and promoted when the test says. Run as the `postgres` user under root, as the cluster.
  */
-import { rmSync } from 'node:fs';
 import path from 'node:path';
-import { type Cluster, postgresWorkspace } from './cluster.js';
+import { type Cluster, postgresWorkspace, stopAndRemove } from './cluster.js';
 
 export interface Standby {
   /** Halts the primary and starts the standby on its socket, taking read-only connections. */
@@ -23,23 +22,12 @@ export function startStandby(primary: Cluster): Standby {
   run('pg_basebackup', ['-h', socketDir, '-U', 'postgres', '-D', data, '-R', '--checkpoint', 'fast']);
   // No primary to stream from once it has taken over: the primary's socket is its own.
   const settings = `-k ${socketDir} -c listen_addresses='' -c fsync=off -c max_connections=200 -c primary_conninfo=''`;
-  let stopped = false;
   return {
     takeOver() {
       primary.halt();
       run('pg_ctl', ['-D', data, '-o', settings, '-l', path.join(dir, 'log'), '-w', 'start']);
     },
     promote: () => run('pg_ctl', ['-D', data, '-w', 'promote']),
-    stop() {
-      if (stopped) return;
-      stopped = true;
-      try {
-        run('pg_ctl', ['-D', data, '-m', 'immediate', 'stop']);
-      } catch {
-        // Never started.
-      } finally {
-        rmSync(dir, { recursive: true, force: true });
-      }
-    },
+    stop: stopAndRemove(run, data, dir),
   };
 }
