@@ -8,6 +8,7 @@ import { fixtureApp, type Fixture } from './app-fixture.js';
 import { capturingLogger } from './captured-log.js';
 import type { Contexts, GenerateOptions, GenerationResult, Generator } from '../../src/llm/types.js';
 import type { Reranker } from '../../src/rerank/types.js';
+import { until } from '../until.js';
 
 /** Streams one token, then waits until aborted; records the abort. */
 class StallingGenerator implements Generator {
@@ -51,12 +52,6 @@ afterEach(async () => {
   await fixture?.close();
   fixture = undefined;
 });
-
-async function until(condition: () => boolean) {
-  const deadline = Date.now() + 10_000;
-  while (!condition() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-  expect(condition()).toBe(true);
-}
 
 const QUESTION = 'Which cells fire in CA1?';
 

@@ -7,6 +7,7 @@ import { fixtureApp, type Fixture } from './app-fixture.js';
 import { ExtractiveGenerator } from '../../src/llm/extractive.js';
 import type { Reranker } from '../../src/rerank/types.js';
 import { WAITING_COMMENT_INTERVAL_MS } from '../../src/http/literature/qa.js';
+import { until } from '../until.js';
 
 /** A reranker whose calls each wait until the test finishes them (keeping BM25 order, or with given scores). */
 function gatedReranker() {
@@ -19,12 +20,6 @@ function gatedReranker() {
     close: async () => {},
   };
   return { reranker, pending };
-}
-
-async function until(condition: () => boolean) {
-  const deadline = Date.now() + 10_000;
-  while (!condition() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
-  expect(condition()).toBe(true);
 }
 
 let fixture: Fixture | undefined;

@@ -10,6 +10,7 @@ import { fixtureApp, type Fixture } from './app-fixture.js';
 import { capturingLogger } from './captured-log.js';
 import { abortOnDisconnect } from '../../src/http/disconnect.js';
 import type { Generator } from '../../src/llm/types.js';
+import { until } from '../until.js';
 
 const DEPARTURE = /client disconnected/;
 
@@ -18,12 +19,6 @@ afterEach(async () => {
   await fixture?.close();
   fixture = undefined;
 });
-
-async function until(condition: () => boolean) {
-  const deadline = Date.now() + 10_000;
-  while (!condition() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-  expect(condition()).toBe(true);
-}
 
 /** Sends a request with the id `requestId` over a real socket, and destroys the socket once `busy()` holds. */
 async function sendAndHangUp(requestId: string, method: string, path: string, busy: () => boolean, body = '') {

@@ -13,6 +13,7 @@ import { shedLoad } from '../../src/http/load-shedding.js';
 import { cutStalledResponses } from '../../src/http/send-stall.js';
 import { abortOnDisconnect } from '../../src/http/disconnect.js';
 import { fixtureApp, type Fixture } from './app-fixture.js';
+import { until } from '../until.js';
 
 const silentLog = Fastify().log;
 const cleanups: (() => Promise<unknown> | void)[] = [];
@@ -45,14 +46,6 @@ function get(port: number, path: string, localAddress: string): Promise<{ status
     });
     request.once('error', reject);
   });
-}
-
-/** Resolves once `condition` holds, checked every 20 ms for at most 5 s. */
-async function until(condition: () => boolean): Promise<void> {
-  for (let waited = 0; !condition(); waited += 20) {
-    if (waited > 5000) throw new Error('condition not met within 5 s');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
 }
 
 /** Resolves when the server has closed the socket (true), or after `ms` with it still open (false). */

@@ -13,6 +13,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from 'vite
 import { logAbandonedRequests } from '../../src/http/abandoned-requests.js';
 import { PLATFORM_MAX_PARAM_LENGTH, platformApi } from '../../src/http/platform/index.js';
 import { TOKENS, type TestServer, bearer, createProject, multipart, startServer } from './helpers.js';
+import { until } from '../until.js';
 
 interface LogLine {
   level: number;
@@ -70,12 +71,6 @@ async function startUpload(id: string, headers: Record<string, string> = {}): Pr
       `--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="big.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`,
   );
   return socket;
-}
-
-async function until(condition: () => boolean | Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (!(await condition()) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
-  expect(await condition()).toBe(true);
 }
 
 /** The lines of the one request to `id` (fastify's own 'incoming request' line carries its URL and request id). */

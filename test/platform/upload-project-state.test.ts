@@ -10,6 +10,7 @@ import { PassThrough, Readable } from 'node:stream';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { BlobStore } from '../../src/platform/blobs.js';
 import { TOKENS, type TestServer, bearer, createProject, multipart, startServer } from './helpers.js';
+import { until } from '../until.js';
 
 let server: TestServer;
 const alice = bearer(TOKENS.alice);
@@ -28,12 +29,6 @@ async function storedContents(): Promise<string[]> {
 
 async function uploadsInProgress(): Promise<number> {
   return (await readdir(path.join(server.dataDir, 'platform', 'files', 'tmp'))).length;
-}
-
-async function until(condition: () => Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (!(await condition()) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
-  expect(await condition()).toBe(true);
 }
 
 /**
