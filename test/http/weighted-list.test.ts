@@ -4,7 +4,7 @@
  * while `q=abc` was answered 406 (read as 0). A number is clamped; anything else is no weight, so 1.
  */
 import { describe, expect, it } from 'vitest';
-import { negotiate } from '../../src/http/platform/negotiation.js';
+import { negotiate } from '../../src/http/negotiation.js';
 import { chooseCoding } from '../../src/http/ui/content-coding.js';
 import { weightedMembers } from '../../src/http/weighted-list.js';
 

@@ -1,5 +1,5 @@
 import { expect, test } from 'vitest';
-import { negotiate } from '../../src/http/platform/negotiation.js';
+import { negotiate } from '../../src/http/negotiation.js';
 
 const OFFERS = ['application/zip', 'application/ld+json', 'application/json'] as const;
 

@@ -6,6 +6,7 @@ import { perCallerPlaces } from '../../llm/queue.js';
 import { errorResponses, GUARDED_ERRORS } from './schemas.js';
 import { PAGE_FROM_ROOT, wantsHtml } from '../ui/routes.js';
 import type { PrefixReader } from '../forwarded-prefix.js';
+import { varyOnAccept } from '../negotiation.js';
 
 export interface ServiceInfo {
   /** Which answer generator and reranker are active, for /settings. */
@@ -40,7 +41,7 @@ export const healthRoutes: FastifyPluginAsync<{ forwardedPrefix: PrefixReader }>
     },
     async (request, reply) => {
       // The answer depends on Accept: a shared cache must not hand the browser's redirect to an API client.
-      reply.header('Vary', 'Accept');
+      varyOnAccept(reply);
       if (!wantsHtml(request)) return { status: 'ok' };
       const prefix = forwardedPrefix(request);
       return reply.redirect(prefix === null ? PAGE_FROM_ROOT : `${prefix}/${PAGE_FROM_ROOT}`, 302);

@@ -15,7 +15,7 @@ import { clientKey } from '../client-address.js';
 import { abortOnDisconnect } from '../disconnect.js';
 import { typed } from '../typed.js';
 import { callerOf } from './caller.js';
-import { negotiate, varyOnAccept } from './negotiation.js';
+import { negotiate, varyOnAccept } from '../negotiation.js';
 import { COLLECTION, checkPreconditions, existing, untagged } from './preconditions.js';
 import { bytesSchema, common, errorResponses, idParams, jsonMetadata, mediaTypeResponse, projectParams } from './schemas.js';
 

@@ -19,7 +19,7 @@ import { byteRangeOf, rangeStillApplies } from './byte-range.js';
 import { callerOf, renderCallerOfRequest } from './caller.js';
 import { filteredListingPage } from './listing-pages.js';
 import { platformErrorBody } from './errors.js';
-import { parseAccept, rank, varyOnAccept } from './negotiation.js';
+import { parseAccept, rank, varyOnAccept } from '../negotiation.js';
 import { COLLECTION, checkPreconditions, existing } from './preconditions.js';
 import { selectorFrom } from './selectors.js';
 import {

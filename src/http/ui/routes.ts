@@ -7,8 +7,8 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { UiAssets } from './assets.js';
 import { chooseCoding } from './content-coding.js';
 import { matchesEtag } from '../entity-tags.js';
+import { negotiate } from '../negotiation.js';
 import { typed } from '../typed.js';
-import { weightedMembers } from '../weighted-list.js';
 
 /**
  * Everything the page loads comes from this server: the policy makes the
@@ -44,26 +44,8 @@ export const PAGE_FROM_ROOT = 'ui/';
  * text/html first at 1 and everything else (`*\/*`) lower, so they are redirected.
  */
 export function wantsHtml(request: FastifyRequest): boolean {
-  const accept = request.headers.accept;
-  if (accept === undefined) return false;
-  const ranges = weightedMembers(accept);
-  const html = acceptance(ranges, 'text/html');
-  const json = acceptance(ranges, 'application/json');
-  return html.q > 0 && (html.q > json.q || (html.q === json.q && html.specificity > json.specificity));
-}
-
-/**
- * The q-value of the most specific range of `ranges` covering `mediaType` (RFC 9110 §12.5.1), and how specific
- * it is: 2 the type itself, 1 `type/*`, 0 `*\/*`; q 0 at specificity -1 when none covers it (not acceptable).
- */
-function acceptance(ranges: { name: string; q: number }[], mediaType: string): { q: number; specificity: number } {
-  const typeRange = `${mediaType.slice(0, mediaType.indexOf('/'))}/*`;
-  let best = { q: 0, specificity: -1 };
-  for (const { name, q } of ranges) {
-    const specificity = name === mediaType ? 2 : name === typeRange ? 1 : name === '*/*' ? 0 : -1;
-    if (specificity > best.specificity) best = { q, specificity };
-  }
-  return best;
+  // JSON offered first: a tie of quality and specificity goes to the first offer.
+  return negotiate(request.headers.accept, ['application/json', 'text/html']) === 'text/html';
 }
 
 /**

@@ -4,7 +4,7 @@
  * more specific match, then the order of the offers. A missing header is `*\/*`.
  */
 import type { FastifyReply } from 'fastify';
-import { weightedMembers } from '../weighted-list.js';
+import { weightedMembers } from './weighted-list.js';
 
 interface MediaRange {
   type: string;
