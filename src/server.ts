@@ -1,6 +1,5 @@
 /** Opens the index, models and services named by the configuration and serves them until SIGTERM/SIGINT. */
 import { createServer } from 'node:net';
-import path from 'node:path';
 import { pino } from 'pino';
 import { searcherOptionsOf, type Config } from './config.js';
 import { buildApp } from './app.js';
@@ -12,7 +11,6 @@ import { ModelUnavailableError, type Generator } from './llm/types.js';
 import { createReranker } from './rerank/index.js';
 import { openServices } from './services.js';
 import { lockDataDirectory } from './data-lock.js';
-import { printableStoreUrl } from './platform/store/printable-url.js';
 
 /** What clients use to reach the server, for ids, `_self` links and redirects. */
 export function publicUrlOf(config: Config): string {
@@ -43,13 +41,6 @@ async function reservePort(host: string, port: number): Promise<{ port: number; 
 /** Node's message names the system call; the operator needs the settings to change. */
 function listenError(config: Config, error: unknown): Error {
   return new Error(`cannot listen on ${config.host} port ${config.port} (--host / HOST, --port / PORT): ${(error as Error).message}`);
-}
-
-/** Which platform store serves /v1, for the start-up log: its database's URL without a password (the log is read by many). */
-export function platformStoreOf(config: Config): string {
-  // The directory src/platform/index.ts opens the embedded store in.
-  if (config.platformStore === 'lmdb') return `LMDB at ${path.join(config.data, 'platform', 'store')}`;
-  return `PostgreSQL at ${printableStoreUrl(config.platformStore)}`;
 }
 
 /**
@@ -125,7 +116,6 @@ export async function startServer(configured: Config, releaseData: () => Promise
       error: (details, message) => logger.error(details, message),
     },
   });
-  logger.info(`platform store: ${platformStoreOf(config)}`);
   const app = await buildApp(
     {
       config,

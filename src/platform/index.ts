@@ -26,6 +26,7 @@ import { openPlatformStore } from './store/open.js';
 import type { Store } from './store/store.js';
 import { looksLikeJwt, oidcVerifier } from './oidc.js';
 import { logPeriodicFailure } from './periodic-failure.js';
+import { printableStoreUrl } from './store/printable-url.js';
 
 export { AuthenticationError, AuthorizationError, PlatformError } from './errors.js';
 export { OPERATOR, type Identity } from './identities.js';
@@ -100,7 +101,11 @@ export async function openPlatform(options: PlatformOptions): Promise<Platform> 
   else logger.warn('no auth file (--auth-file / AUTH_FILE): anonymous is read-only (resources/read on /) and every write is refused');
 
   const root = path.join(options.dataDir, 'platform');
-  const store = await openPlatformStore(options.platformStore ?? 'lmdb', path.join(root, 'store'), logger);
+  const storeSetting = options.platformStore ?? 'lmdb';
+  const storeDir = path.join(root, 'store');
+  const store = await openPlatformStore(storeSetting, storeDir, logger);
+  // Which store serves /v1, said at every start: a database by its URL without the password (the log is read by many).
+  logger.info(`platform store: ${storeSetting === 'lmdb' ? `LMDB at ${storeDir}` : `PostgreSQL at ${printableStoreUrl(storeSetting)}`}`);
   const blobs = new BlobStore(options.blobDir ?? path.join(root, 'files'));
   const opened: Audit = { createdAt: clock(), createdBy: OPERATOR.subject, updatedAt: clock(), updatedBy: OPERATOR.subject };
   // A start refused past this point (a blob directory it cannot use, a literature label naming a user's
