@@ -10,7 +10,6 @@ import { PlatformError, rejections } from './errors.js';
 import type { Identity } from './identities.js';
 import { contextProblem } from './context-bound.js';
 import { depthProblem } from './json-depth.js';
-import { checkNewTagName } from './tags.js';
 import { loneSurrogatePointer } from './unicode.js';
 import { expandIdSegment, expandedLengthProblem, expandMappedPrefix, isRelativeIri, resolveIri, resolvedLengthProblem } from './iri.js';
 import type { JsonObject } from './jsonld.js';
@@ -56,39 +55,23 @@ export class ResourceService {
     const caller = renderCallerOf(identity);
     const id = await this.notAFile(ref, (await this.checkedId(project, idSegment, payload, caller))!);
     const types = await this.checkJsonLd(id, payload, project, caller);
-    try {
-      return await this.projects.whileWritable(ref, () =>
-        this.revisions.update(projectKey(ref), id, 'resource', rev, identity, (latest) => {
-          if (isDeepStrictEqual(latest.source, payload) && isDeepStrictEqual(latest.types, types)) throw new NoChangeDetected(latest);
-          return { source: payload, types };
-        }),
-      );
-    } catch (error) {
-      // As in Nexus, an update that changes nothing is ignored: the latest revision is answered, and no
-      // new one made that would only turn the writes of others holding the latest revision into 409s.
-      if (error instanceof NoChangeDetected) return error.latest;
-      throw error;
-    }
+    return this.projects.whileWritable(ref, () =>
+      this.revisions.update(projectKey(ref), id, 'resource', rev, identity, (latest) =>
+        // As in Nexus, an update that changes nothing is ignored: the latest revision is answered, and no
+        // new one made that would only turn the writes of others holding the latest revision into 409s.
+        isDeepStrictEqual(latest.source, payload) && isDeepStrictEqual(latest.types, types) ? null : { source: payload, types },
+      ),
+    );
   }
 
   /**
-   * Tags revision `target` in revision `rev + 1`, as the store's tag does (files.ts tags through it), except
-   * that setting a tag to the revision it names already is ignored, as Nexus ignores it for resources (not
-   * for files): the latest revision is answered and none made, as for an update that changes nothing.
+   * Tags revision `target` in revision `rev + 1`. Setting a tag to the revision it names already is ignored,
+   * as Nexus ignores it for resources (not for files): the latest revision is answered and none made, as for
+   * an update that changes nothing.
    */
   async tag(ref: ProjectRef, idSegment: string, rev: number, tag: string, target: number, identity: Identity): Promise<EntityState> {
     const id = await this.changedId(ref, idSegment, identity);
-    checkNewTagName(tag);
-    try {
-      return await this.revisions.update(projectKey(ref), id, 'resource', rev, identity, (latest) => {
-        if (target < 1 || target > latest.rev) throw rejections.revisionNotFound(target, latest.rev);
-        if (latest.tags[tag] === target) throw new NoChangeDetected(latest);
-        return { tags: { ...latest.tags, [tag]: target } };
-      });
-    } catch (error) {
-      if (error instanceof NoChangeDetected) return error.latest;
-      throw error;
-    }
+    return this.revisions.tag(projectKey(ref), id, 'resource', rev, tag, target, identity, { sameTargetChangesNothing: true });
   }
 
   async untag(ref: ProjectRef, idSegment: string, rev: number, tag: string, identity: Identity): Promise<EntityState> {
@@ -218,17 +201,6 @@ export class ResourceService {
     if (surrogate !== null) throw rejections.loneSurrogate('payload', surrogate);
     const expanded = await this.renderer.json({ id, source: payload, metadata: {}, base: project.base, vocab: project.vocab }, 'expanded', caller);
     return expandedTypes(JSON.parse(expanded) as unknown, id);
-  }
-}
-
-/**
- * Thrown inside a write, which it ends without writing, when the write would change nothing: an update
- * whose payload and the types it expands to are those of the latest revision (so a project whose vocab
- * changed since does update), a tag set to the revision it names already.
- */
-class NoChangeDetected extends Error {
-  constructor(readonly latest: EntityState) {
-    super(`No changes were detected when attempting to change resource '${latest.id}' in project '${latest.project}'.`);
   }
 }
 

@@ -114,6 +114,9 @@ interface Head {
   rev: number;
 }
 
+/** What a change of an entity's latest revision sets (the rest is carried over). */
+type Change = Partial<Pick<EntityState, 'source' | 'types' | 'file' | 'tags' | 'deprecated'>>;
+
 /** Which revision to read: the latest, a number, or a tag. */
 export type RevisionSelector = { rev: number } | { tag: string } | Record<string, never>;
 
@@ -212,6 +215,7 @@ export class RevisionStore {
   /**
    * Writes revision `rev + 1` of an entity of `kind` whose latest revision is
    * `rev`, as `change` derives it from the latest. Deprecated entities cannot change.
+   * A `change` of null changes nothing: no revision is written, and the latest is answered.
    */
   update(
     project: string,
@@ -219,7 +223,7 @@ export class RevisionStore {
     kind: EntityKind,
     rev: number,
     identity: Identity,
-    change: (latest: EntityState) => Partial<Pick<EntityState, 'source' | 'types' | 'file' | 'tags' | 'deprecated'>>,
+    change: (latest: EntityState) => Change | null,
   ): Promise<EntityState> {
     return this.revise(project, id, kind, rev, identity, (latest) => {
       assertLive(latest);
@@ -242,11 +246,13 @@ export class RevisionStore {
     kind: EntityKind,
     rev: number,
     identity: Identity,
-    change: (latest: EntityState) => Partial<Pick<EntityState, 'source' | 'types' | 'file' | 'tags' | 'deprecated'>>,
+    change: (latest: EntityState) => Change | null,
   ): Promise<EntityState> {
     return this.store.write(async () => {
       const latest = await this.latestAt(project, id, kind, rev);
-      const changes: Partial<EntityState> = { ...change(latest), ...updatedBy(latest, identity, this.clock()), rev: rev + 1 };
+      const changed = change(latest);
+      if (changed === null) return latest;
+      const changes: Partial<EntityState> = { ...changed, ...updatedBy(latest, identity, this.clock()), rev: rev + 1 };
       // A new payload gets a row of its own when stored (put); an unchanged one keeps pointing at its row.
       // Its types are the change's, or unknown (derived from sourceType when listed), never the old payload's.
       if (changes.source) Object.assign(changes, { sourceType: typeRecord(changes.source), types: changes.types, payloadRev: undefined });
@@ -279,10 +285,24 @@ export class RevisionStore {
     return this.decoded((await this.revisions.get([project, id, head.rev]))!);
   }
 
-  async tag(project: string, id: string, kind: EntityKind, rev: number, tag: string, target: number, identity: Identity): Promise<EntityState> {
+  /**
+   * Writes revision `rev + 1` with `tag` naming revision `target`. With `sameTargetChangesNothing`, a tag naming
+   * `target` already makes no revision (Nexus ignores it for resources; for files it writes one).
+   */
+  async tag(
+    project: string,
+    id: string,
+    kind: EntityKind,
+    rev: number,
+    tag: string,
+    target: number,
+    identity: Identity,
+    { sameTargetChangesNothing = false } = {},
+  ): Promise<EntityState> {
     checkNewTagName(tag);
     return this.update(project, id, kind, rev, identity, (latest) => {
       if (target < 1 || target > latest.rev) throw rejections.revisionNotFound(target, latest.rev);
+      if (sameTargetChangesNothing && latest.tags[tag] === target) return null;
       return { tags: { ...latest.tags, [tag]: target } };
     });
   }
