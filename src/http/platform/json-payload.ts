@@ -1,10 +1,11 @@
 /**
  * The parse of a /v1 JSON payload's text. fastify's parser called a `__proto__` key "not valid JSON" and
  * let a key given twice silently win (`{"name":"a","name":"b"}` stored "b"); both are refused here,
- * naming the key, in the /v1 vocabulary.
+ * naming the key, in the /v1 vocabulary; so are numbers a float cannot keep (see inexact-numbers.ts).
  */
 import { PlatformError } from '../../platform/errors.js';
 import { firstRepeatedKey, keysIn, quotedKey } from '../json-body.js';
+import { firstInexactNumber, readBackAs } from './inexact-numbers.js';
 
 export function parsePayload(text: string): unknown {
   let value: unknown;
@@ -17,7 +18,18 @@ export function parsePayload(text: string): unknown {
   if (prototypeKey !== null) throw decodingFailed(`The key "${prototypeKey}" is not accepted: merged into an object, it could set its prototype.`);
   const repeated = firstRepeatedKey(text, keys);
   if (repeated !== null) throw decodingFailed(`The key ${quotedKey(repeated)} is given more than once in one object; JSON leaves which value counts undefined.`);
+  const inexact = firstInexactNumber(text);
+  if (inexact !== null) {
+    throw decodingFailed(
+      `The number ${shortened(inexact)} cannot be kept as written: numbers are stored as 64-bit floating point (integers up to 9007199254740991, 15 to 17 significant digits), so it would read back as ${readBackAs(inexact)}. Send it as a string to keep every digit.`,
+    );
+  }
   return value;
+}
+
+/** A literal as a message quotes it: a number of 10,000 digits is named by its start. */
+function shortened(literal: string): string {
+  return literal.length <= 40 ? literal : `${literal.slice(0, 40)}… (${literal.length} characters)`;
 }
 
 function decodingFailed(reason: string): PlatformError {
