@@ -207,6 +207,10 @@ export class ArchiveService {
     }, signal);
   }
 
+  /**
+   * The archive, for a caller who may read it, who is one who may create it (both need `resources/read`):
+   * what a creation's preconditions look at too.
+   */
   async fetch(ref: ProjectRef, idSegment: string, identity: Identity): Promise<StoredArchive> {
     const project = await this.readableProject(ref, identity);
     const id = expandArchiveId(idSegment, project, this.projects);
@@ -266,6 +270,11 @@ export class ArchiveService {
   /** Inside a ledger write: stops counting a stored archive, under whichever of its keys the ledger holds it. */
   private async releaseHold(archive: StoredArchive): Promise<void> {
     for (const key of holdKeysOf(archive)) if (await this.quota.release(key)) return;
+  }
+
+  /** The project an archive is created in, for a caller who may create one there: what a POST's preconditions look at. */
+  projectForCreator(ref: ProjectRef, identity: Identity): Promise<ProjectState> {
+    return this.readableProject(ref, identity);
   }
 
   private isExpired(archive: StoredArchive): boolean {

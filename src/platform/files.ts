@@ -146,6 +146,24 @@ export class FileService {
     return { state: await this.fetchById(project, this.resources.expandId(project, idSegment), selector), project };
   }
 
+  /**
+   * The project a file is created in, as a POST's preconditions see it: for a caller who may write files
+   * there, whether or not they may read them (else the write's 403).
+   */
+  async projectForWriter(ref: ProjectRef, identity: Identity): Promise<ProjectState> {
+    this.acls.require(identity, 'files/write', projectAddress(ref));
+    return this.projects.forRead(ref);
+  }
+
+  /**
+   * The file's latest revision, found as `fetch` finds it, as a write's preconditions see it: for a caller
+   * who may write files in the project, whether or not they may read them (else the write's 403).
+   */
+  async fetchForWriter(ref: ProjectRef, idSegment: string, identity: Identity): Promise<EntityState> {
+    const project = await this.projectForWriter(ref, identity);
+    return this.fetchById(project, this.resources.expandId(project, idSegment), {});
+  }
+
   /** Latest revisions of the project's files (only files: the resource listing holds both), in id order, only those passing the request's filters (listing-filter.ts). */
   async list(ref: ProjectRef, offset: number, limit: number, identity: Identity, request?: FilterRequest): Promise<{ total: number; states: ListedState[] }> {
     this.acls.require(identity, 'resources/read', projectAddress(ref));

@@ -48,10 +48,18 @@ export class OrgService {
     return rev === undefined ? head : this.past.at(label, head, rev);
   }
 
+  /**
+   * The organization's latest revision, as a write's preconditions see it: for a caller who may perform that
+   * write (create it, `rev` absent, or change it), whether or not they may read it (else the write's 403).
+   */
+  async readForWriter(label: string, rev: number | undefined, identity: Identity): Promise<OrgState> {
+    this.requireWriter(label, rev, identity);
+    return this.fetch(label);
+  }
+
   /** Creates the organization (rev absent) or updates its description (rev = current revision). */
   async save(label: string, description: string | undefined, rev: number | undefined, identity: Identity): Promise<OrgState> {
-    if (rev === undefined) this.acls.require(identity, 'organizations/create', '/');
-    else this.acls.require(identity, 'organizations/write', `/${label}`);
+    this.requireWriter(label, rev, identity);
     const surrogate = loneSurrogatePointer({ description });
     if (surrogate !== null) throw rejections.loneSurrogate('organization', surrogate);
     return this.store.write(async () => {
@@ -97,6 +105,12 @@ export class OrgService {
       if (await this.db.get(label)) return;
       await this.db.put(label, { label, uuid: randomUUID(), rev: 1, deprecated: false, ...createdBy(identity, this.clock()) });
     });
+  }
+
+  /** The permission of a write: creating the organization (`rev` absent) or changing it (any other write). */
+  private requireWriter(label: string, rev: number | undefined, identity: Identity): void {
+    if (rev === undefined) this.acls.require(identity, 'organizations/create', '/');
+    else this.acls.require(identity, 'organizations/write', `/${label}`);
   }
 
   /** Inside `Store.write`: `next` becomes the head, the state it supersedes is kept for `?rev=` reads. */

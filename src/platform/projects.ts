@@ -194,10 +194,21 @@ export class ProjectService {
     return rev === undefined ? project : this.past.at(projectKey(ref), project, rev);
   }
 
+  /**
+   * The project's latest revision (even marked for deletion, as `read` finds it), as a write's preconditions
+   * see it: for a caller who may perform that write (create it, `rev` absent, or change it), whether or not
+   * they may read it (else the write's 403).
+   */
+  async readForWriter(ref: ProjectRef, rev: number | undefined, identity: Identity): Promise<ProjectState> {
+    this.requireWriter(ref, rev, identity);
+    const project = await this.get(ref);
+    if (!project) throw rejections.projectNotFound(projectKey(ref));
+    return project;
+  }
+
   /** Creates the project (rev absent) or updates it (rev = current revision). */
   async save(ref: ProjectRef, fields: ProjectFields, rev: number | undefined, identity: Identity): Promise<ProjectState> {
-    if (rev === undefined) this.acls.require(identity, 'projects/create', `/${ref.org}`);
-    else this.acls.require(identity, 'projects/write', projectAddress(ref));
+    this.requireWriter(ref, rev, identity);
     checkIris(fields);
     const surrogate = loneSurrogatePointer(fields);
     if (surrogate !== null) throw rejections.loneSurrogate('project', surrogate);
@@ -279,6 +290,12 @@ export class ProjectService {
       await this.requireActiveOrg(ref);
       return this.replace(key, project, { ...project, ...updatedBy(project, identity, this.clock()), deprecated: false, rev: project.rev + 1 });
     });
+  }
+
+  /** The permission of a write: creating the project (`rev` absent) or changing it (any other write). */
+  private requireWriter(ref: ProjectRef, rev: number | undefined, identity: Identity): void {
+    if (rev === undefined) this.acls.require(identity, 'projects/create', `/${ref.org}`);
+    else this.acls.require(identity, 'projects/write', projectAddress(ref));
   }
 
   /** Inside `Store.write`: `next` becomes the head, the state it supersedes is kept for `?rev=` reads. */

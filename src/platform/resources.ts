@@ -120,6 +120,25 @@ export class ResourceService {
     return { state, project };
   }
 
+  /**
+   * The project a resource is created in, as a POST's preconditions see it: for a caller who may write
+   * resources there, whether or not they may read them (else the write's 403).
+   */
+  async projectForWriter(ref: ProjectRef, identity: Identity): Promise<ProjectState> {
+    this.acls.require(identity, 'resources/write', projectAddress(ref));
+    return this.projects.forRead(ref);
+  }
+
+  /**
+   * The latest revision of the entity under `idSegment`, found as `fetch` finds it under `_` (a file too: the
+   * write then refuses to change it here), as a write's preconditions see it: for a caller who may write
+   * resources in the project, whether or not they may read them (else the write's 403).
+   */
+  async fetchForWriter(ref: ProjectRef, idSegment: string, identity: Identity): Promise<EntityState> {
+    const project = await this.projectForWriter(ref, identity);
+    return this.lookup(project, this.expandId(project, idSegment), {});
+  }
+
   /** Any entity of a readable project by its full id: what archive Resource entries refer to. */
   async lookup(project: ProjectState, id: string, selector: RevisionSelector): Promise<EntityState> {
     return project.readOnly ? this.literature.fetch(id, selector) : this.revisions.fetch(`${project.org}/${project.label}`, id, selector);

@@ -107,9 +107,13 @@ export async function archiveRoutes(app: FastifyInstance, { archives }: { archiv
    * gives up its place and stores nothing, and there is nobody to answer.
    */
   const create = async (request: FastifyRequest, reply: FastifyReply, ref: ProjectRef, id: string | undefined, payload: JsonObject, identity: Identity) => {
-    // The target is the archive named (an archive is never changed: only If-None-Match: * is of use), or the collection a POST adds to.
+    // The target is the archive named (an archive is never changed: only If-None-Match: * is of use), or the collection a POST adds to,
+    // read for a caller who may create the archive (else 403, as without the preconditions); whoever may create one may read it.
     await checkPreconditions(request.headers, async () => {
-      if (id === undefined) return COLLECTION;
+      if (id === undefined) {
+        await archives.projectForCreator(ref, identity);
+        return COLLECTION;
+      }
       const archive = await existing(archives.fetch(ref, id, identity), 'ResourceNotFound');
       // Never updated: its last change is its creation.
       return archive === null ? null : untagged({ updatedAt: archive.createdAt });

@@ -165,11 +165,11 @@ function contentDisposition(filename: string): string {
 export async function fileRoutes(app: FastifyInstance, { platform }: { platform: Platform }): Promise<void> {
   const api = typed(app);
   const { files, baseUri } = platform;
-  /** Throws 412 unless the request's preconditions hold for the file's content as the caller reads it. */
+  /** Throws 412 unless the request's preconditions hold for the file's content, for a caller who may write it (else 403, as without them). */
   const preconditionsOf = (request: FastifyRequest, ref: ProjectRef, id: string) =>
     checkPreconditions(request.headers, async () => {
-      const found = await existing(files.fetch(ref, id, {}, callerOf(request)), 'FileNotFound');
-      return found === null ? null : { etag: etagOf(found.state.file!), updatedAt: found.state.updatedAt };
+      const found = await existing(files.fetchForWriter(ref, id, callerOf(request)), 'FileNotFound');
+      return found === null ? null : { etag: etagOf(found.file!), updatedAt: found.updatedAt };
     });
   api.post(
     '/files/:org/:project',
@@ -177,7 +177,10 @@ export async function fileRoutes(app: FastifyInstance, { platform }: { platform:
       schema: { params: projectParams, querystring: { ...noQuery, properties: storageQuery }, documentedBody: fileUploadBody, response: responses(entitySchema, 201) },
     },
     async (request, reply) => {
-      await checkPreconditions(request.headers, async () => COLLECTION);
+      await checkPreconditions(request.headers, async () => {
+        await files.projectForWriter(request.params, callerOf(request));
+        return COLLECTION;
+      });
       const state = await files.create(request.params, undefined, request.query.storage, () => uploadOf(request, files.maxFileBytes), callerOf(request));
       return reply.code(201).send(writeResponse(state, baseUri));
     },

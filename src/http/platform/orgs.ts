@@ -28,10 +28,13 @@ export function orgJson(org: OrgState, baseUri: string) {
 export async function orgRoutes(app: FastifyInstance, { platform }: { platform: Platform }): Promise<void> {
   const { orgs, baseUri } = platform;
   const api = typed(app);
-  /** Throws 412 unless the request's preconditions hold for the organization as the caller reads it. */
-  const preconditionsOf = (request: FastifyRequest, label: string) =>
+  /**
+   * Throws 412 unless the request's preconditions hold for the organization, for a caller who may perform
+   * the write (create it, `rev` absent, or change it; else 403, as without them).
+   */
+  const preconditionsOf = (request: FastifyRequest, label: string, rev: number | undefined) =>
     checkPreconditions(request.headers, async () => {
-      const org = await existing(orgs.read(label, callerOf(request)), 'OrganizationNotFound');
+      const org = await existing(orgs.readForWriter(label, rev, callerOf(request)), 'OrganizationNotFound');
       return org === null ? null : untagged(org);
     });
   api.put(
@@ -47,8 +50,8 @@ export async function orgRoutes(app: FastifyInstance, { platform }: { platform: 
       },
     },
     async (request, reply) => {
-      await preconditionsOf(request, request.params.org);
       const rev = request.query.rev;
+      await preconditionsOf(request, request.params.org, rev);
       const saved = await orgs.save(request.params.org, request.body.description, rev, callerOf(request));
       return reply.code(rev === undefined ? 201 : 200).send(orgJson(saved, baseUri));
     },
@@ -62,7 +65,7 @@ export async function orgRoutes(app: FastifyInstance, { platform }: { platform: 
     '/orgs/:org',
     { schema: { params: orgParams, querystring: requiredRevQuery, response: responses(orgSchema, 200) } },
     async (request) => {
-      await preconditionsOf(request, request.params.org);
+      await preconditionsOf(request, request.params.org, request.query.rev);
       return orgJson(await orgs.deprecate(request.params.org, request.query.rev, callerOf(request)), baseUri);
     },
   );
@@ -71,7 +74,7 @@ export async function orgRoutes(app: FastifyInstance, { platform }: { platform: 
     '/orgs/:org/undeprecate',
     { schema: { params: orgParams, querystring: requiredRevQuery, response: responses(orgSchema, 200) } },
     async (request) => {
-      await preconditionsOf(request, request.params.org);
+      await preconditionsOf(request, request.params.org, request.query.rev);
       return orgJson(await orgs.undeprecate(request.params.org, request.query.rev, callerOf(request)), baseUri);
     },
   );

@@ -3,10 +3,15 @@
  * evaluated in the order of §13.2.2 before the write is performed, a false one answered 412 with nothing
  * changed. Every write takes `?rev=N` as Nexus does; these headers only add the HTTP way of saying the same.
  *
- * The target is read as its GET reads it (so with the caller's read permission), only when a conditional
- * header is present. A file's content has a strong entity tag (its quoted digest); organizations,
- * projects, ACLs, resources and archives carry none, so a list of tags never matches them and only `*`
- * (the target exists) can. If-Unmodified-Since compares with `_updatedAt`, to the second.
+ * The permission the write needs comes first (§13.2.1: a request refused without its conditional fields is
+ * refused with them too). So the target is read, only when a conditional header is present, by the service
+ * that owns the write's permission check: as its GET finds it, but for a caller who may perform the write,
+ * whether or not they may read it; a caller who may not is answered the write's 403. The target of a POST
+ * is its project's collection, found likewise.
+ *
+ * A file's content has a strong entity tag (its quoted digest); organizations, projects, ACLs, resources
+ * and archives carry none, so a list of tags never matches them and only `*` (the target exists) can.
+ * If-Unmodified-Since compares with `_updatedAt`, to the second.
  *
  * The target is read before the write's transaction, not in it; that is safe because every write that
  * changes an existing target names its revision, and a creation refuses a target that exists: a change
@@ -30,14 +35,14 @@ export function untagged({ updatedAt }: { updatedAt: number }): Target {
 }
 
 /**
- * The collection a POST creates in (a project's resources, files or archives): it exists whenever the
- * POST could succeed (a missing project is refused by the write itself), has no tag and no date.
+ * The collection a POST creates in (a project's resources, files or archives), once its project is found
+ * for the writer: it exists whenever the POST could succeed, has no tag and no date.
  */
 export const COLLECTION: Target = { etag: null, updatedAt: null };
 
 /**
  * The target `read` finds, or null when it answers the 404 of the target itself (`notFound`, its
- * `@type`): the target does not exist. Any other refusal (the caller may not read it, its project is
+ * `@type`): the target does not exist. Any other refusal (the caller may not write it, its project is
  * missing) is the answer, as it would be without the condition.
  */
 export async function existing<T>(read: Promise<T>, notFound: string): Promise<T | null> {

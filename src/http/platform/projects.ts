@@ -37,10 +37,13 @@ export function projectJson(project: ProjectState, projects: ProjectService, bas
 export async function projectRoutes(app: FastifyInstance, { platform }: { platform: Platform }): Promise<void> {
   const api = typed(app);
   const { projects, baseUri } = platform;
-  /** Throws 412 unless the request's preconditions hold for the project as the caller reads it. */
-  const preconditionsOf = (request: FastifyRequest, ref: ProjectRef) =>
+  /**
+   * Throws 412 unless the request's preconditions hold for the project, for a caller who may perform the
+   * write (create it, `rev` absent, or change it; else 403, as without them).
+   */
+  const preconditionsOf = (request: FastifyRequest, ref: ProjectRef, rev: number | undefined) =>
     checkPreconditions(request.headers, async () => {
-      const project = await existing(projects.read(ref, callerOf(request)), 'ProjectNotFound');
+      const project = await existing(projects.readForWriter(ref, rev, callerOf(request)), 'ProjectNotFound');
       return project === null ? null : untagged(project);
     });
   api.put(
@@ -51,8 +54,8 @@ export async function projectRoutes(app: FastifyInstance, { platform }: { platfo
       schema: { params: projectParams, querystring: revQuery, body: projectBody, response: responses(projectSchema, 200, 201) },
     },
     async (request, reply) => {
-      await preconditionsOf(request, request.params);
       const rev = request.query.rev;
+      await preconditionsOf(request, request.params, rev);
       const saved = await projects.save(request.params, request.body, rev, callerOf(request));
       return reply.code(rev === undefined ? 201 : 200).send(projectJson(saved, projects, baseUri));
     },
@@ -72,7 +75,7 @@ export async function projectRoutes(app: FastifyInstance, { platform }: { platfo
       },
     },
     async (request) => {
-      await preconditionsOf(request, request.params);
+      await preconditionsOf(request, request.params, request.query.rev);
       const saved = await projects.deprecate(request.params, request.query.rev, request.query.prune ?? false, callerOf(request));
       return projectJson(saved, projects, baseUri);
     },
@@ -82,7 +85,7 @@ export async function projectRoutes(app: FastifyInstance, { platform }: { platfo
     '/projects/:org/:project/undeprecate',
     { schema: { params: projectParams, querystring: requiredRevQuery, response: responses(projectSchema, 200) } },
     async (request) => {
-      await preconditionsOf(request, request.params);
+      await preconditionsOf(request, request.params, request.query.rev);
       return projectJson(await projects.undeprecate(request.params, request.query.rev, callerOf(request)), projects, baseUri);
     },
   );

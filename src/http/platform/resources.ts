@@ -78,13 +78,19 @@ export async function resourceRoutes(app: FastifyInstance, { platform }: { platf
   const api = typed(app);
   const { resources, renderer, baseUri } = platform;
   /**
-   * Throws 412 unless the request's preconditions hold for the resource as the caller reads it under `_`
-   * (a file too: the write then refuses to change it here).
+   * Throws 412 unless the request's preconditions hold for the resource as a read under `_` finds it (a
+   * file too: the write then refuses to change it here), for a caller who may write it (else 403, as without them).
    */
   const preconditionsOf = (request: FastifyRequest, ref: ProjectRef, id: string) =>
     checkPreconditions(request.headers, async () => {
-      const found = await existing(resources.fetch(ref, id, {}, callerOf(request), 'any'), 'ResourceNotFound');
-      return found === null ? null : untagged(found.state);
+      const found = await existing(resources.fetchForWriter(ref, id, callerOf(request)), 'ResourceNotFound');
+      return found === null ? null : untagged(found);
+    });
+  /** Throws 412 unless the request's preconditions hold for the project's collection, for a caller who may create in it (else 403). */
+  const collectionPreconditionsOf = (request: FastifyRequest, ref: ProjectRef) =>
+    checkPreconditions(request.headers, async () => {
+      await resources.projectForWriter(ref, callerOf(request));
+      return COLLECTION;
     });
   api.get(
     '/resources/:org/:project',
@@ -111,7 +117,7 @@ export async function resourceRoutes(app: FastifyInstance, { platform }: { platf
     '/resources/:org/:project',
     { bodyLimit: payloadLimit, schema: { params: projectParams, body: payloadSchema, response: responses(entitySchema, 201) } },
     async (request, reply) => {
-      await checkPreconditions(request.headers, async () => COLLECTION);
+      await collectionPreconditionsOf(request, request.params);
       return reply.code(201).send(await create(request.params, request.body, callerOf(request)));
     },
   );
@@ -121,7 +127,7 @@ export async function resourceRoutes(app: FastifyInstance, { platform }: { platf
     { bodyLimit: payloadLimit, schema: { params: schemaParams, body: payloadSchema, response: responses(entitySchema, 201) } },
     async (request, reply) => {
       assertUnconstrained(request.params.schema);
-      await checkPreconditions(request.headers, async () => COLLECTION);
+      await collectionPreconditionsOf(request, request.params);
       return reply.code(201).send(await create(request.params, request.body, callerOf(request)));
     },
   );
