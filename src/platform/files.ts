@@ -148,11 +148,12 @@ export class FileService {
 
   /**
    * The project a file is created in, as a POST's preconditions see it: for a caller who may write files
-   * there, whether or not they may read them (else the write's 403).
+   * there, whether or not they may read them (else the write's 403), and a project that takes writes (else
+   * the write's 400: a read-only, deprecated project or organization refuses first).
    */
   async projectForWriter(ref: ProjectRef, identity: Identity): Promise<ProjectState> {
     this.acls.require(identity, 'files/write', projectAddress(ref));
-    return this.projects.forRead(ref);
+    return this.projects.forWrite(ref);
   }
 
   /**

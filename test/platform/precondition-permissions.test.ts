@@ -196,3 +196,19 @@ describe('the collection a POST creates in', () => {
     expect(missing.map((response) => [response.statusCode, response.json()['@type']])).toEqual(Array(3).fill([404, 'ProjectNotFound']));
   });
 });
+
+describe('a project that takes no writes', () => {
+  it("refuses a resource or file write with the write's 400 whatever the precondition", async () => {
+    await createProject(server.app, 'org', 'closed');
+    expect((await send(alice, { method: 'PUT', url: '/v1/resources/org/closed/_/kept', payload: { name: 'kept' } })).statusCode).toBe(201);
+    expect((await upload(alice, 'PUT', '/v1/files/org/closed/kept-file', {})).statusCode).toBe(201);
+    expect((await send(alice, { method: 'DELETE', url: '/v1/projects/org/closed?rev=1' })).statusCode).toBe(200);
+    const refused = [
+      await send(bob, { method: 'PUT', url: '/v1/resources/org/closed/_/kept?rev=1', headers: { 'if-match': '"x"' }, payload: { name: 'bob' } }),
+      await send(bob, { method: 'POST', url: '/v1/resources/org/closed', headers: { 'if-match': '"x"' }, payload: {} }),
+      await upload(bob, 'PUT', '/v1/files/org/closed/kept-file?rev=1', { 'if-match': '"x"' }),
+      await upload(bob, 'POST', '/v1/files/org/closed', { 'if-match': '"x"' }),
+    ];
+    expect(refused.map((response) => [response.statusCode, response.json()['@type']])).toEqual(Array(4).fill([400, 'ProjectIsDeprecated']));
+  });
+});
