@@ -9,7 +9,7 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { ConfigError, givenAs, loadConfig, searcherOptionsOf, type Command } from './config.js';
+import { ConfigError, givenAs, searcherOptionsOf, type Command, type Config } from './config.js';
 import { describeFiles, describeSource, ingest, type IngestOptions, type IngestReport } from './corpus/ingest.js';
 import { createProgress, type Progress } from './progress.js';
 import { watchInterruption } from './ingest-interruption.js';
@@ -23,11 +23,11 @@ import type { StoredCompression } from './search/stored/format.js';
 import { lockDataOf, startServer } from './server.js';
 import { carriedRoot } from './runtime/carried.js';
 import { decideStart, usagePrefix } from './start-decision.js';
+import { printDecision } from './runtime/start-decision-bundle.js';
 
 const MAX_PRINTED_SKIPS = 50;
 
-async function runIngest(argv: string[]): Promise<number> {
-  const config = loadConfig(argv, process.env, 'ingest');
+async function runIngest(config: Config): Promise<number> {
   const deleteIds = [...config.delete, ...(await readIdFiles(config.deleteFile))];
   // Deleting and merging work on an index that exists: a mistyped --index had been made, empty, and the run
   // said "nothing to merge" (or listed the ids as not found) with exit 0.
@@ -161,8 +161,7 @@ export async function ingestWithProgress(
   return report;
 }
 
-async function runEval(argv: string[]): Promise<number> {
-  const config = loadConfig(argv, process.env, 'eval');
+async function runEval(config: Config): Promise<number> {
   await checkEvalFiles(config);
   const options = searcherOptionsOf(config);
   const evaluateIndex = async (indexDir: string, indexName?: string): Promise<number> => {
@@ -198,8 +197,7 @@ async function runEval(argv: string[]): Promise<number> {
 /** From a checkout the commands are npm scripts; in the single executable they are its own arguments. */
 const USAGE_PREFIX = usagePrefix(carriedRoot() !== null);
 
-async function runServe(argv: string[]): Promise<number> {
-  const config = loadConfig(argv);
+async function runServe(config: Config): Promise<number> {
   const releaseData = await lockDataOf(config);
   if (config.indexIsDefault && !existsSync(path.join(config.index!, MANIFEST_FILE))) {
     const demoCorpus = demoCorpusPath(config.demoCorpus);
@@ -210,18 +208,15 @@ async function runServe(argv: string[]): Promise<number> {
   return -1; // keep running
 }
 
-const COMMAND_RUNS: Record<Command, (argv: string[]) => Promise<number>> = { serve: runServe, ingest: runIngest, eval: runEval };
+const COMMAND_RUNS: Record<Command, (config: Config) => Promise<number>> = { serve: runServe, ingest: runIngest, eval: runEval };
 
 async function main(): Promise<void> {
-  // The arguments alone settle --version, --help and option errors (the executable has asked before writing its libraries).
+  // The arguments alone settle --version, --help and option errors (the executable has asked before writing its
+  // libraries); otherwise the settings parsed to decide are the command's.
   const decision = decideStart(process.argv.slice(2), process.env, carriedRoot() !== null);
-  if ('exit' in decision) {
-    if (decision.stdout) process.stdout.write(decision.stdout);
-    if (decision.stderr) process.stderr.write(decision.stderr);
-    process.exit(decision.exit);
-  }
+  if ('exit' in decision) process.exit(printDecision(decision));
   try {
-    const code = await COMMAND_RUNS[decision.run](decision.argv);
+    const code = await COMMAND_RUNS[decision.run](decision.config);
     if (code >= 0) process.exit(code);
   } catch (error) {
     if (error instanceof ConfigError) {

@@ -10,8 +10,11 @@
 import { COMMANDS, ConfigError, givenAs, helpText, loadConfig, type Command, type Config } from './config.js';
 import packageJson from '../package.json' with { type: 'json' };
 
-/** Print and exit with the code, or run the command on these arguments (its own, without the command name). */
-export type StartDecision = { exit: number; stdout?: string; stderr?: string } | { run: Command; argv: string[] };
+/** What to print, and the code to exit with. */
+export type ExitDecision = { exit: number; stdout?: string; stderr?: string };
+
+/** Print and exit, or run the command with the settings its arguments and the environment gave (parsed once, here). */
+export type StartDecision = ExitDecision | { run: Command; config: Config };
 
 /** From a checkout the commands are npm scripts; in the single executable they are its own arguments. */
 export function usagePrefix(inExecutable: boolean): Record<Command, string> {
@@ -68,12 +71,12 @@ export function decideStart(args: readonly string[], env: NodeJS.ProcessEnv, inE
   const command = isCommand(first) ? first : first.startsWith('-') ? 'serve' : null;
   if (command === null) return { exit: 2, stderr: `error: unknown command "${first}"; commands: ${COMMANDS.join(', ')}\n` };
   if (args.includes('--help') || args.includes('-h')) return { exit: 0, stdout: `usage: ${usage(command, inExecutable)}\n\n${helpText(command)}\n` };
-  const argv = isCommand(first) ? rest : [...args];
   try {
-    checkCommandSettings(command, loadConfig(argv, env, command));
+    const config = loadConfig(isCommand(first) ? rest : args, env, command);
+    checkCommandSettings(command, config);
+    return { run: command, config };
   } catch (error) {
     if (error instanceof ConfigError) return { exit: 2, stderr: `error: ${error.message}\n` };
     throw error;
   }
-  return { run: command, argv };
 }

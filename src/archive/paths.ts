@@ -15,7 +15,7 @@
  * (Windows, macOS) would take for the same file.
  */
 import type { Format } from '../platform/rendering.js';
-import { UNSAFE_IN_NAMES, hasLoneSurrogate } from '../platform/unicode.js';
+import { UNSAFE_IN_NAMES, codePointCount, hasLoneSurrogate } from '../platform/unicode.js';
 
 export const MAX_FILE_NAME_LENGTH = 99;
 export const MAX_PARENT_LENGTH = 154;
@@ -57,15 +57,10 @@ export function unportableNameMessages(names: readonly string[]): string[] {
   });
 }
 
-/** Length in characters (code points), as the limits are stated. */
-function length(text: string): number {
-  return [...text].length;
-}
-
-/** True when an explicit (normalised) path respects the ustar-derived limits. */
+/** True when an explicit (normalised) path respects the ustar-derived limits, in characters (code points), as they are stated. */
 export function withinLengthLimits(path: string): boolean {
   const cut = path.lastIndexOf('/');
-  return length(path.slice(cut + 1)) <= MAX_FILE_NAME_LENGTH && length(path.slice(0, cut)) <= MAX_PARENT_LENGTH;
+  return codePointCount(path.slice(cut + 1)) <= MAX_FILE_NAME_LENGTH && codePointCount(path.slice(0, cut)) <= MAX_PARENT_LENGTH;
 }
 
 /** The refusal of a path beyond those limits. */

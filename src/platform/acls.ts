@@ -21,10 +21,11 @@ import type { Store, Table } from './store/store.js';
 
 export interface StoredAcl extends Audit {
   rev: number;
-  /** principal key -> permissions */
-  grants: Record<string, string[]>;
+  grants: GrantRecord;
 }
 
+/** principal key -> permissions, as stored */
+type GrantRecord = Record<string, string[]>;
 
 const ACL_CHANNEL = 'acls';
 /** Announced when every address may have changed. */
@@ -81,7 +82,7 @@ export class AclService {
       for (const { key, value } of await this.db.range()) {
         const entries = Object.entries(value.grants);
         if (entries.every(([principal]) => principalOfKey(principal) !== null)) continue;
-        const grants: Record<string, string[]> = {};
+        const grants: GrantRecord = {};
         for (const [principal, permissions] of entries) {
           const typed = typedKeyOf(principal);
           if (typed !== null) grants[typed] = [...new Set([...(grants[typed] ?? []), ...permissions])].sort();
@@ -189,30 +190,47 @@ export class AclService {
     if (identity === OPERATOR || identity.subject.type !== 'User') return;
     const owner: Grants = new Map([[principalKey(identity.subject), new Set<Permission>(PERMISSIONS)]]);
     await this.store.write(async () => {
-      const current = await this.db.get(address);
-      if (current && sameGrants(appended(current.grants, owner), current.grants)) return;
-      await this.change(address, current?.rev ?? 0, identity, (grants) => appended(grants, owner), null);
+      // From the revision stored, whichever it is: the grant belongs to a creation, not to a write made from a revision a caller read.
+      const rev = (await this.db.get(address))?.rev ?? 0;
+      await this.change(address, rev, identity, (grants) => changedOrNull(grants, appended(grants, owner)), null);
     });
   }
 
   /**
    * Writes the next revision of the ACL at `address`, whose grants `next` derives from the stored ones,
-   * when `rev` is the stored revision. A change that leaves the grants as they are is refused with
-   * `unchanged`'s rejection, when given (as Nexus refuses it): a revision that changes nothing would
-   * only make concurrent writers holding the current revision fail with 409.
+   * when `rev` is the stored revision. As in the revision store, a `next` of null changes nothing: no
+   * revision is written, and the stored ACL (if any) is answered. A change that leaves the grants as they
+   * are is refused with `unchanged`'s rejection, when given (as Nexus refuses it): a revision that changes
+   * nothing would only make concurrent writers holding the current revision fail with 409.
    */
   private change(
     address: AclAddress,
     rev: number,
     identity: Identity,
-    next: (current: Record<string, string[]>) => Record<string, string[]>,
+    next: (current: GrantRecord) => GrantRecord,
     unchanged: (() => PlatformError) | null,
-  ): Promise<StoredAcl> {
+  ): Promise<StoredAcl>;
+  /** A `next` that may change nothing may leave an address without an ACL: nothing to answer. */
+  private change(
+    address: AclAddress,
+    rev: number,
+    identity: Identity,
+    next: (current: GrantRecord) => GrantRecord | null,
+    unchanged: (() => PlatformError) | null,
+  ): Promise<StoredAcl | undefined>;
+  private change(
+    address: AclAddress,
+    rev: number,
+    identity: Identity,
+    next: (current: GrantRecord) => GrantRecord | null,
+    unchanged: (() => PlatformError) | null,
+  ): Promise<StoredAcl | undefined> {
     return this.store.write(async () => {
       const current = await this.db.get(address);
       const currentRev = current?.rev ?? 0;
       if (rev !== currentRev) throw rejections.incorrectRev(rev, currentRev);
       const grants = next(current?.grants ?? {});
+      if (grants === null) return current;
       if (unchanged !== null && sameGrants(grants, current?.grants ?? {})) throw unchanged();
       const now = this.clock();
       const audit = current ? updatedBy(current, identity, now) : createdBy(identity, now);
@@ -224,7 +242,7 @@ export class AclService {
   }
 }
 
-function appended(record: Record<string, string[]>, grants: Grants): Record<string, string[]> {
+function appended(record: GrantRecord, grants: Grants): GrantRecord {
   const merged = toGrants(record);
   for (const [key, permissions] of grants) {
     const existing = merged.get(key) ?? new Set<Permission>();
@@ -234,7 +252,7 @@ function appended(record: Record<string, string[]>, grants: Grants): Record<stri
   return toRecord(merged);
 }
 
-function subtracted(record: Record<string, string[]>, grants: Grants): Record<string, string[]> {
+function subtracted(record: GrantRecord, grants: Grants): GrantRecord {
   const remaining = toGrants(record);
   for (const [key, permissions] of grants) {
     const existing = remaining.get(key);
@@ -243,19 +261,24 @@ function subtracted(record: Record<string, string[]>, grants: Grants): Record<st
   return toRecord(remaining);
 }
 
+/** `next`, or null when it grants what `current` does: a change that changes nothing (AclService.change). */
+function changedOrNull(current: GrantRecord, next: GrantRecord): GrantRecord | null {
+  return sameGrants(next, current) ? null : next;
+}
+
 /** Whether two ACLs grant the same permissions to the same principals (a principal left without any counts as absent). */
-function sameGrants(a: Record<string, string[]>, b: Record<string, string[]>): boolean {
+function sameGrants(a: GrantRecord, b: GrantRecord): boolean {
   // toRecord drops such principals and sorts permissions; the principals' order does not count.
   return isDeepStrictEqual(toRecord(toGrants(a)), toRecord(toGrants(b)));
 }
 
-function toGrants(record: Record<string, string[]>): Grants {
+function toGrants(record: GrantRecord): Grants {
   return new Map(Object.entries(record).map(([key, ps]) => [key, new Set(ps as Permission[])]));
 }
 
 /** Drops principals left without permissions, and sorts permissions so stored ACLs read the same way every time. */
-function toRecord(grants: Grants): Record<string, string[]> {
-  const record: Record<string, string[]> = {};
+function toRecord(grants: Grants): GrantRecord {
+  const record: GrantRecord = {};
   for (const [key, permissions] of grants) if (permissions.size > 0) record[key] = [...permissions].sort();
   return record;
 }

@@ -11,17 +11,28 @@ export function hasLoneSurrogate(text: string): boolean {
   return LONE_SURROGATE.test(text);
 }
 
+/** The length of `text` in characters as users count them, code points (an emoji is one, not two UTF-16 units), as limits are stated. */
+export function codePointCount(text: string): number {
+  let count = 0;
+  for (const _ of text) count++;
+  return count;
+}
+
 /**
  * The tag characters a subdivision flag is spelled with (UTS #51 ED-14a, emoji tag sequence): the black
  * flag U+1F3F4, a subdivision id in tag digits and lowercase tag letters, and CANCEL TAG U+E007F, as
- * 🏴 g b s c t CANCEL for Scotland. The id has the syntax UTS #51 requires of a valid one (a CLDR
- * unicode_subdivision_id: a region of 2 letters or 3 digits, then 1 to 4 letters or digits), so a flag
- * cannot carry a hidden text of any length.
+ * 🏴 g b s c t CANCEL for Scotland. Only the flags vendors draw (UTS #51's RGI_Emoji_Tag_Sequence) are
+ * allowed: any other well-formed one (🏴 u s c a CANCEL) shows as a plain black flag, so two names holding
+ * different ones would look alike.
  */
 const FLAG_TAG_CHARACTERS = String.raw`\u{E0030}-\u{E0039}\u{E0061}-\u{E007A}`;
 const FLAG_TAG = `[${FLAG_TAG_CHARACTERS}]`;
-const SUBDIVISION_ID = String.raw`(?:[\u{E0061}-\u{E007A}]{2}|[\u{E0030}-\u{E0039}]{3})${FLAG_TAG}{1,4}`;
-const LONGEST_SUBDIVISION_ID = 7;
+/** England, Scotland, Wales: the whole of RGI_Emoji_Tag_Sequence (emoji-sequences.txt; the same since Emoji 5.0). */
+const RGI_SUBDIVISIONS = ['gbeng', 'gbsct', 'gbwls'];
+/** An ASCII subdivision id as the tag characters spelling it (each its ASCII character + U+E0000), in regular-expression escapes. */
+const inTagCharacters = (id: string) => Array.from(id, (c) => `\\u{${(0xe0000 + c.codePointAt(0)!).toString(16)}}`).join('');
+const SUBDIVISION_ID = `(?:${RGI_SUBDIVISIONS.map(inTagCharacters).join('|')})`;
+const LONGEST_SUBDIVISION_ID = Math.max(...RGI_SUBDIVISIONS.map((id) => id.length));
 /** A black flag followed by a whole subdivision id and its CANCEL TAG. */
 const FLAG_START = String.raw`\u{1F3F4}(?=${SUBDIVISION_ID}\u{E007F})`;
 /**
@@ -40,7 +51,7 @@ const STRAY_FLAG_TAG = String.raw`(?<!${FLAG_START}${FLAG_TAG}{0,${LONGEST_SUBDI
  * U+202A–U+202E, U+2066–U+2069: 'invoice\u202Efdp.exe' shows as 'invoiceexe.pdf'), plus the braille
  * blank U+2800, which renders empty too. The zero-width joiner and non-joiner and the variation
  * selectors stay allowed: some scripts and emoji sequences need them. So do the tag digits and
- * lowercase tag letters, but only inside a subdivision flag (STRAY_FLAG_TAG).
+ * lowercase tag letters, but only inside the flag of England, Scotland or Wales (STRAY_FLAG_TAG).
  */
 const DECEPTIVE = String.raw`\p{Cc}\p{Zl}\p{Zp}\u2800[\p{Default_Ignorable_Code_Point}--[\u200c\u200d\p{Variation_Selector}${FLAG_TAG_CHARACTERS}\u{E007F}]]`;
 

@@ -9,7 +9,7 @@ import { getAsset, getRawAsset } from 'node:sea';
 import path from 'node:path';
 import { CARRIED_ROOT_ENV, importCarried } from './carried.js';
 import { defaultCacheDir, extractCarried, MANIFEST_ASSET, otherBuilds, type CarriedManifest } from './extract.js';
-import { loadStartDecision, START_DECISION_ASSET } from './start-decision-bundle.js';
+import { loadStartDecision, printDecision, START_DECISION_ASSET } from './start-decision-bundle.js';
 
 /** Settings whose default is a file of the checkout; the executable points them at its own copy. */
 const CARRIED_DEFAULTS: Record<string, string> = { DEMO_CORPUS: 'data/demo/articles.jsonl' };
@@ -79,9 +79,7 @@ function answeredFromArguments(): boolean {
   const decideStart = loadStartDecision(getAsset(START_DECISION_ASSET, 'utf8'));
   const decision = decideStart(process.argv.slice(2), process.env, true);
   if ('run' in decision) return false;
-  if (decision.stdout) process.stdout.write(decision.stdout);
-  if (decision.stderr) process.stderr.write(decision.stderr);
-  process.exitCode = decision.exit;
+  process.exitCode = printDecision(decision);
   return true;
 }
 

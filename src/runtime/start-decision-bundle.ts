@@ -11,7 +11,7 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { runInThisContext } from 'node:vm';
-import type { decideStart } from '../start-decision.js';
+import type { ExitDecision, decideStart } from '../start-decision.js';
 
 export const START_DECISION_ASSET = 'start-decision.cjs';
 
@@ -29,4 +29,14 @@ export function loadStartDecision(code: string): typeof decideStart {
   wrapper(module, module.exports, createRequire(process.execPath), process.execPath, path.dirname(process.execPath));
   if (typeof module.exports.decideStart !== 'function') throw new Error(`the executable is damaged: its ${START_DECISION_ASSET} exports no decideStart`);
   return module.exports.decideStart;
+}
+
+/**
+ * Writes what a decision to exit prints and returns its exit code: main.ts and the executable's entry print
+ * alike. Here, not in src/start-decision.ts, which the entry may not import (it imports the settings table).
+ */
+export function printDecision(decision: ExitDecision): number {
+  if (decision.stdout) process.stdout.write(decision.stdout);
+  if (decision.stderr) process.stderr.write(decision.stderr);
+  return decision.exit;
 }

@@ -166,8 +166,10 @@ describe('paths', () => {
     const parent154 = `/${name(153)}`; // the leading slash counts
     expect(withinLengthLimits(`${parent154}/f`)).toBe(true);
     expect(withinLengthLimits(`${parent154}x/f`)).toBe(false);
-    // Characters, not bytes.
+    // Characters, not bytes, nor UTF-16 units: an emoji is one character.
     expect(withinLengthLimits(`/${'é'.repeat(99)}`)).toBe(true);
+    expect(withinLengthLimits(`/${'\u{1F9E0}'.repeat(99)}`)).toBe(true);
+    expect(withinLengthLimits(`/${'\u{1F9E0}'.repeat(100)}`)).toBe(false);
   });
 
   test('normalised paths never escape: always absolute, no empty, "." or ".." segment', () => {

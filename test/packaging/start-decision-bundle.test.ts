@@ -49,7 +49,7 @@ describe('the start decision bundled for the executable', () => {
     });
     expect(decideStart(['--port', 'eighty'], {}, true)).toMatchObject({ exit: 2, stderr: expect.stringMatching(/^error: --port \/ PORT /) });
     expect(decideStart(['ingest', '--index', '/tmp/i'], {}, true)).toEqual({ exit: 2, stderr: 'error: ingest needs --input, --delete, --delete-file or --merge; see --help\n' });
-    expect(decideStart(['ingest', '--index', '/tmp/i', '--merge'], {}, true)).toEqual({ run: 'ingest', argv: ['--index', '/tmp/i', '--merge'] });
+    expect(decideStart(['ingest', '--index', '/tmp/i', '--merge'], {}, true)).toMatchObject({ run: 'ingest', config: { index: '/tmp/i', merge: true } });
     expect(dlopen).not.toHaveBeenCalled();
   });
 });

@@ -2,7 +2,8 @@
  * Every character a renderer shows as nothing (Unicode's Default_Ignorable_Code_Point, and the braille
  * blank) makes one name look like another: refused in file names, archive paths and ACL names. The
  * joiners and variation selectors that real names (scripts, emoji sequences) need stay accepted, and so
- * do the tag characters of a subdivision flag (🏴 + tag letters + CANCEL TAG), but nowhere else.
+ * do the tag characters of the subdivision flags vendors draw (🏴 + tag letters + CANCEL TAG for England,
+ * Scotland and Wales), but nowhere else: not even in another well-formed flag, shown as a plain 🏴.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { TOKENS, type TestServer, bearer, createProject, multipart, startServer } from './helpers.js';
@@ -137,6 +138,9 @@ describe('tag characters outside a subdivision flag stay refused', () => {
     ['tags after another base than the black flag', `\u{1F3F3}${inTags('gbsct')}${CANCEL_TAG}`, 'U+E0067'],
     ['tags after a whole flag', `${subdivisionFlag('gbsct')}${inTags('x')}`, 'U+E0078'],
     ['a flag whose id is longer than a subdivision id', subdivisionFlag('gbsctxyz'), 'U+E0067'],
+    ['a well-formed flag no vendor draws (California), shown as a plain black flag', subdivisionFlag('usca'), 'U+E0075'],
+    ['a well-formed flag whose id holds digits (Paris)', subdivisionFlag('fr75'), 'U+E0066'],
+    ['a drawn flag\'s id cut short', subdivisionFlag('gbsc'), 'U+E0067'],
   ];
 
   test.each(misplaced)('%s in a file name: 400 InvalidFile, nothing stored', async (_kind, name) => {

@@ -4,6 +4,7 @@
  * 413; a schema maxLength would have made /retrieval/'s a 422 in Ajv's words).
  */
 import { ApiError, ErrorCode } from '../errors.js';
+import { codePointCount } from '../../platform/unicode.js';
 
 /** `query`, or 413 code 4 when it is longer than `limit` characters: code points, as users count them (an emoji is one, not two UTF-16 units). */
 export function withinQueryLength(query: string, limit: number): string {
@@ -14,9 +15,3 @@ export function withinQueryLength(query: string, limit: number): string {
 
 /** What a schema's `query` says of its length, for the OpenAPI document. */
 export const QUERY_LENGTH_DESCRIPTION = 'At most --max-query-length characters (10,000 by default); a longer one is 413 code 4.';
-
-function codePointCount(text: string): number {
-  let count = 0;
-  for (const _ of text) count++;
-  return count;
-}
