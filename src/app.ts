@@ -33,7 +33,7 @@ import { rawRefusal } from './http/raw-refusal.js';
 import { refuseConnect, refuseUnsupportedFraming } from './http/transport-refusals.js';
 import { refuseUndecodableQueries } from './http/query-encoding.js';
 import { buildValidator } from './http/validation.js';
-import { openapiTransform } from './http/openapi-transform.js';
+import { openapiDocument, openapiTransform } from './http/openapi-transform.js';
 import { RouteMethods, type UnroutedBodies } from './http/method-not-allowed.js';
 import { PLATFORM_MAX_PARAM_LENGTH, platformApi, platformUnroutedBodies } from './http/platform/index.js';
 import { identifyRequest } from './http/platform/caller.js';
@@ -136,6 +136,7 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
     // Fastify answers HEAD for every GET route: listed too, with the GET's schema (and its `hide`), without a body.
     exposeHeadRoutes: true,
     transform: openapiTransform,
+    transformObject: openapiDocument,
   });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
@@ -288,7 +289,9 @@ function answerClientError(error: Error & { code?: string; rawPacket?: unknown }
   const url = /^[A-Z]+ (\S+)/.exec(requestLine)?.[1] ?? requestUrls.get(socket) ?? '';
   const platform = addressesPlatform(url);
   const platformType = status === 431 ? 'HeadersTooLarge' : status === 408 ? 'RequestTimeout' : 'MalformedRequest';
-  const body = platform ? platformErrorBody(platformType, message) : literatureErrorBody(ErrorCode.INVALID_INPUT, message);
+  // Headers too large are input too large (code 4), as a query over --max-query-length is: a longer one ends up here.
+  const code = status === 431 ? ErrorCode.INPUT_TOO_LARGE : ErrorCode.INVALID_INPUT;
+  const body = platform ? platformErrorBody(platformType, message) : literatureErrorBody(code, message);
   const requestId = newRequestId();
   logger?.info({ reqId: requestId, url, statusCode: status, code: error.code }, 'request refused by the HTTP parser');
   socket.end(rawRefusal(status, body, requestId));

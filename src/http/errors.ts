@@ -54,6 +54,19 @@ export const errorResponseSchema = {
   required: ['detail'],
 } as const;
 
+/**
+ * What any literature route may answer before it is routed, whatever it takes, with its meaning: the requests
+ * the HTTP parser refuses (app.ts) and the framings transport-refusals.ts refuses. openapi-transform.ts declares
+ * them on every literature route (with the error body above), so that no route has to.
+ */
+export const REFUSALS_BEFORE_ROUTING: Record<number, string> = {
+  400: 'Before any route: malformed HTTP, or no Host header or two (code 8), then the connection is closed.',
+  408: 'The request (headers or body) was not received within --request-timeout (code 8); answered before any route, then the connection is closed.',
+  417: 'An `Expect` other than 100-continue (code 8); the connection is closed.',
+  431: "The request line and headers over Node's limit, 16 KiB by default; a long query string counts: input too large (code 4). Answered before any route, then the connection is closed.",
+  501: 'A `Transfer-Encoding` other than chunked alone, which nothing here decodes (code 8); the connection is closed.',
+};
+
 /** Names the offending parameter of an Ajv validation error (e.g. "retriever_k"). */
 function parameterOf(error: FastifyError): string {
   const first = error.validation?.[0];

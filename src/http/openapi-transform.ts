@@ -1,9 +1,11 @@
 /**
  * What /openapi.json says of a route beyond its validation schemas (the `transform` of @fastify/swagger):
- * a request body fastify must not validate, and the HEAD fastify answers for every GET, without a body.
+ * a request body fastify must not validate, a body that may be left out, the refusals every literature
+ * route may answer before it is routed, and the HEAD fastify answers for every GET, without a body.
  */
 import type { FastifySchema } from 'fastify';
-import type { SwaggerTransform } from '@fastify/swagger';
+import type { SwaggerTransform, SwaggerTransformObject } from '@fastify/swagger';
+import { errorResponseSchema, REFUSALS_BEFORE_ROUTING } from './errors.js';
 
 /** A request body in one media type, as the document shows it. */
 export interface DocumentedBody {
@@ -18,7 +20,25 @@ declare module 'fastify' {
      * body, and a multipart upload is read part by part by its handler, not parsed into one.
      */
     documentedBody?: DocumentedBody;
+    /** The route takes no body as well as one: @fastify/swagger writes every `body` as required. */
+    optionalBody?: true;
   }
+}
+
+/** Marks an operation whose body is optional, from the route transform to the document's (openapiDocument). */
+const OPTIONAL_BODY = 'x-optional-body';
+
+/** The statuses a literature route may answer before it is routed, with the literature error body. */
+const refusedBeforeRouting = Object.fromEntries(
+  Object.entries(REFUSALS_BEFORE_ROUTING).map(([status, description]) => [status, { ...errorResponseSchema, description }]),
+);
+
+/**
+ * Whether a route is one of /v1's, which answers its refusals in its own vocabulary and declares them
+ * with every 4xx and 5xx; every other path is answered in the literature one (app.ts).
+ */
+function isPlatformRoute(url: string): boolean {
+  return url === '/v1' || url.startsWith('/v1/');
 }
 
 /** A response schema's own description, if it has one (a `$ref` to a shared schema has none). */
@@ -45,8 +65,28 @@ function headResponses(response: object): Record<string, object> {
 /** The route's schema as the document shows it; the route itself keeps its own (fastify validates with that). */
 export const openapiTransform: SwaggerTransform = ({ schema, url, route }) => {
   if (schema === undefined) return { schema, url };
-  const { documentedBody, ...validated } = schema;
+  const { documentedBody, optionalBody, ...validated } = schema;
   const documented: FastifySchema = documentedBody ? { ...validated, body: documentedBody.schema, consumes: [documentedBody.mediaType] } : validated;
+  if (optionalBody) Object.assign(documented, { [OPTIONAL_BODY]: true });
+  if (documented.response !== undefined && !isPlatformRoute(url)) documented.response = { ...refusedBeforeRouting, ...documented.response };
   if (route.method === 'HEAD' && documented.response !== undefined) documented.response = headResponses(documented.response as object);
   return { schema: documented, url };
+};
+
+/**
+ * The whole document (the `transformObject` of @fastify/swagger): an operation marked in `openapiTransform` as
+ * taking no body as well as one says its body is not required, which @fastify/swagger writes for every `body`.
+ */
+export const openapiDocument: SwaggerTransformObject = (document) => {
+  // The app asks for OpenAPI 3 (app.ts); a Swagger 2 document would have its body among the parameters.
+  if (!('openapiObject' in document)) return document.swaggerObject;
+  const { openapiObject } = document;
+  for (const operations of Object.values(openapiObject.paths ?? {})) {
+    for (const operation of Object.values(operations ?? {}) as Record<string, unknown>[]) {
+      if (operation[OPTIONAL_BODY] !== true) continue;
+      delete operation[OPTIONAL_BODY];
+      (operation['requestBody'] as { required?: boolean }).required = false;
+    }
+  }
+  return openapiObject;
 };

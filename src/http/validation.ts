@@ -15,9 +15,10 @@
  *   no such number, or it is refused like any other value out of bounds. In a
  *   query string it is refused naming the schema's type, as a JSON body's is
  *   by Ajv (`retriever_k=1e400` is no whole number, as `retriever_k=1.5`).
- * - Ajv stops at its first error and checks `required` before unknown names: a
- *   query string's unknown parameter is reported before a missing one
- *   (`?query[]=cells` is a misspelt query, not a missing one).
+ * - Ajv stops at its first error and checks `required` before unknown names: an
+ *   unknown parameter of a query string, or key of a JSON body, is reported
+ *   before a missing one (`?query[]=cells` or `{"querry": "cells"}` is a
+ *   misspelt query, not a missing one).
  */
 import { AjvCompiler, type RouteDefinition } from '@fastify/ajv-compiler';
 import type { FastifyServerOptions } from 'fastify';
@@ -49,7 +50,7 @@ export const buildValidator = ((externalSchemas: Parameters<ValidatorBuilder>[0]
   const coercing = AjvCompiler()(externalSchemas, { customOptions: { ...AJV_OPTIONS, coerceTypes: 'array' } });
   const typed = AjvCompiler()(externalSchemas, { customOptions: { ...AJV_OPTIONS, coerceTypes: false } });
   return (route: RouteDefinition) =>
-    route.httpPart === 'body' ? typedChecked(typed(route) as Validate) : coercedChecked(coercing(route) as Validate, route.schema, route.httpPart === 'querystring');
+    route.httpPart === 'body' ? typedChecked(typed(route) as Validate, route.schema) : coercedChecked(coercing(route) as Validate, route.schema, route.httpPart === 'querystring');
 }) as unknown as ValidatorBuilder;
 
 interface Problem {
@@ -59,9 +60,14 @@ interface Problem {
   type?: unknown;
 }
 
-/** A JSON body: validated as it is, then refused if it holds a non-finite number. */
-function typedChecked(validate: Validate): Validate {
-  const checked: Validate = (data) => concluded(checked, validate, data, () => nonFinitePath(data));
+/** A JSON body: validated as it is, then refused if it holds a non-finite number. Its unknown key is reported first (see unknownFirst). */
+function typedChecked(validate: Validate, schema: unknown): Validate {
+  const checked: Validate = (data) => {
+    const passed = concluded(checked, validate, data, () => nonFinitePath(data));
+    // Not coerced, so its keys are the client's (the defaults Ajv adds for those left out are all known ones).
+    if (checked.errors && data !== null && typeof data === 'object') checked.errors = unknownFirst(checked.errors, data as Record<string, unknown>, schema);
+    return passed;
+  };
   return checked;
 }
 
@@ -92,9 +98,10 @@ function typedNonFinitePath(data: unknown, schema: unknown): Problem | null {
 }
 
 /**
- * The errors of a query string, its first unknown parameter put before a missing one, and one that names a known
- * parameter with `[]` after it (how PHP and Rails write several values) suggesting that one (`params.suggestion`):
- * `?query[]=cells` was told "query is required", `retriever_k[]=2` "unknown parameter" alone.
+ * The errors of a query string or JSON body, its first unknown name (parameter or top-level key) put before a missing
+ * one, and one that names a known parameter with `[]` after it (how PHP and Rails write several values) suggesting
+ * that one (`params.suggestion`): `?query[]=cells` was told "query is required", `retriever_k[]=2` "unknown parameter"
+ * alone, `{"querry": "cells"}` "query is required". (Ajv checks a body's unknown keys before its nested objects.)
  */
 function unknownFirst(errors: ValidationError[], sent: Record<string, unknown>, schema: unknown): ValidationError[] {
   const { properties = {}, additionalProperties } = (schema ?? {}) as { properties?: Record<string, unknown>; additionalProperties?: unknown };

@@ -88,14 +88,15 @@ describe('requests the HTTP parser refuses', () => {
     expect((await answer('/openapi.json?q=%')).statusCode).toBe(400);
   });
 
-  it('oversized headers: 431, in the /v1 vocabulary under /v1 and in the literature one elsewhere', async () => {
+  it('oversized headers: 431, in the /v1 vocabulary under /v1 and in the literature one elsewhere (code 4, input too large)', async () => {
     const long = 'g'.repeat(20_000);
     const platform = await exchange(`GET /v1/resources/lab/a/_/${long} HTTP/1.1\r\nHost: x\r\n\r\n`);
     expect(platform.status).toBe(431);
     expect(JSON.parse(platform.body)).toMatchObject({ '@type': 'HeadersTooLarge', reason: 'request headers too large' });
     const literature = await exchange(`GET /retrieval/?query=${long} HTTP/1.1\r\nHost: x\r\n\r\n`);
     expect(literature.status).toBe(431);
-    expect(JSON.parse(literature.body)).toEqual({ detail: { code: 8, detail: 'request headers too large' } });
+    // A query too long for the headers is as much too large as one over --max-query-length (413 code 4).
+    expect(JSON.parse(literature.body)).toEqual({ detail: { code: 4, detail: 'request headers too large' } });
   });
 
   it('a request line with bytes outside ASCII: 400 in the vocabulary of the API addressed', async () => {
@@ -139,14 +140,15 @@ describe('--request-timeout 1s', () => {
 });
 
 describe("the README's errors table", () => {
-  it('lists 408 and 431 in the row of code 8, the code they are answered with', async () => {
+  it('lists 408 in the row of code 8 and 431 in that of code 4, the codes they are answered with', async () => {
     const timedOut = await exchange('GET /retrieval/article_count HTTP/1.1\r\nHost: x\r\n');
     const tooLarge = await exchange(`GET /retrieval/?query=${'g'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`);
     const readme = await readFile(new URL('../../README.md', import.meta.url), 'utf8');
-    const statusesOfCode8 = /^\| 8 \| ([^|]*) \|/m.exec(readme)?.[1]?.split('/').map((status) => Number(status.trim()));
-    for (const answer of [timedOut, tooLarge]) {
-      expect(JSON.parse(answer.body).detail.code).toBe(8);
-      expect(statusesOfCode8).toContain(answer.status);
+    const statusesOfCode = (code: number) => new RegExp(`^\\| ${code} \\| ([^|]*) \\|`, 'm').exec(readme)?.[1]?.split('/').map((status) => Number(status.trim()));
+    for (const [answer, code] of [[timedOut, 8], [tooLarge, 4]] as const) {
+      expect(JSON.parse(answer.body).detail.code).toBe(code);
+      expect(statusesOfCode(code)).toContain(answer.status);
+      expect(statusesOfCode(code === 8 ? 4 : 8)).not.toContain(answer.status);
     }
   });
 });

@@ -1,10 +1,12 @@
 /**
  * The OpenAPI document of the literature API tells the truth (issue 12 item 6):
  * for every route, the statuses a battery of requests draws from it (good,
- * malformed, oversized, unauthorised, rate-limited, overloaded, and every
- * failure of the QA pipeline) are exactly the statuses it declares. A
- * declared status no probe reaches, or a reached one not declared, fails.
+ * malformed, oversized, unauthorised, rate-limited, overloaded, every
+ * failure of the QA pipeline, and, over a socket, the framings refused before
+ * any route and the requests the HTTP parser refuses) are exactly the statuses
+ * it declares. A declared status no probe reaches, or a reached one not declared, fails.
  */
+import net from 'node:net';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { InjectOptions } from 'fastify';
 import { fixtureApp, type Fixture } from './app-fixture.js';
@@ -90,6 +92,37 @@ function probes(route: Route): InjectOptions[] {
   ];
 }
 
+/** The route's good request as raw HTTP/1.1 with `headers` added, then `body`; null: the headers never end. */
+function rawRequest(route: Route, headers: string, body: string | null): string {
+  const target = route.method === 'GET' ? route.url + (route.good as string) : route.url;
+  const head = `${route.method} ${target} HTTP/1.1\r\nHost: x\r\nAuthorization: ${READER}\r\nContent-Type: application/json\r\n${headers}`;
+  return body === null ? head : `${head}\r\n${body}`;
+}
+
+/** Requests refused before any route: an Expect, a transfer coding, headers too large, headers that never end. */
+function framingProbes(route: Route): string[] {
+  const body = route.method === 'POST' ? JSON.stringify(route.good) : '';
+  return [
+    rawRequest(route, `Content-Length: ${body.length}\r\nExpect: 200-ok\r\n`, body),
+    rawRequest(route, 'Transfer-Encoding: gzip, chunked\r\n', '0\r\n\r\n'),
+    rawRequest(route, `X-Filler: ${'x'.repeat(20_000)}\r\n`, ''),
+    rawRequest(route, '', null),
+  ];
+}
+
+/** The status of the answer `request` draws on a connection of its own (the server closes each after these refusals). */
+function rawStatus(port: number, request: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(port, '127.0.0.1');
+    let text = '';
+    socket.setTimeout(20_000, () => reject(new Error(`no answer to ${request.slice(0, 40)}`)));
+    socket.on('data', (chunk) => (text += chunk.toString('latin1')));
+    socket.on('error', reject);
+    socket.on('close', () => resolve(Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1])));
+    socket.write(request);
+  });
+}
+
 const seen = new Map<string, Set<number>>(ROUTES.map((r) => [`${r.method} ${r.url}`, new Set<number>()]));
 let declared: Record<string, Record<string, { responses: Record<string, unknown> }>>;
 
@@ -128,6 +161,16 @@ beforeAll(async () => {
     await stalled;
   } finally {
     await busy.close();
+  }
+  // Over a socket, with a short --request-timeout for the headers that never end.
+  const framing = await fixtureApp(undefined, { generator: () => generator }, { auth: AUTH, flags: ['--request-timeout', '1s'] });
+  try {
+    await framing.app.listen({ host: '127.0.0.1', port: 0 });
+    const { port } = framing.app.server.address() as net.AddressInfo;
+    const answers = ROUTES.flatMap((route) => framingProbes(route).map(async (request) => seen.get(`${route.method} ${route.url}`)!.add(await rawStatus(port, request))));
+    await Promise.all(answers);
+  } finally {
+    await framing.close();
   }
 }, 60_000);
 

@@ -22,6 +22,8 @@ export const adminRoutes: FastifyPluginAsync<{ index: LiveIndex }> = async (app,
         tags: ['service'],
         querystring: { type: 'object', properties: {}, additionalProperties: false },
         body: { type: 'object', properties: {}, additionalProperties: false, description: 'Optional: no body, or `{}`; the route takes no options.' },
+        // The preValidation hook below takes an absent body for `{}`.
+        optionalBody: true,
         response: {
           200: {
             type: 'object',
@@ -32,7 +34,8 @@ export const adminRoutes: FastifyPluginAsync<{ index: LiveIndex }> = async (app,
             },
             required: ['switched', 'generation', 'previous_generation'],
           },
-          ...errorResponses(400, 415, 422),
+          // 429: the rate limit counts reloads as any other request.
+          ...errorResponses(400, 415, 422, 429),
           401: errorResponseSchema,
           403: errorResponseSchema,
           503: errorResponseSchema,

@@ -1,5 +1,5 @@
 /** JSON schemas shared by the literature routes: filters, article and context metadata. */
-import { ApiError, ErrorCode, errorResponseSchema } from '../errors.js';
+import { ApiError, ErrorCode, errorResponseSchema, REFUSALS_BEFORE_ROUTING } from '../errors.js';
 import { compileFilterSpec, InvalidFilterError, type FilterInput, type FilterSpec } from '../../search/query/filter-spec.js';
 
 export const MAX_FILTER_VALUES = 50;
@@ -85,7 +85,7 @@ export const contextMetadataSchema = {
 } as const;
 
 const ERROR_DESCRIPTIONS: Record<number, string> = {
-  400: 'Malformed JSON body, or a URL that does not decode: a percent-escape of the query string that is not UTF-8 (code 8).',
+  400: `Malformed JSON body, or a URL that does not decode: a percent-escape of the query string that is not UTF-8 (code 8). ${REFUSALS_BEFORE_ROUTING[400]}`,
   401: 'Unknown or malformed bearer token (code 9).',
   403: 'The caller lacks resources/read on the literature project (code 10).',
   404: 'No document matches the query and filters (code 1).',
