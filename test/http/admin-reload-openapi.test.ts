@@ -83,4 +83,18 @@ describe('POST /admin/reload in the OpenAPI document', () => {
       await limited.close();
     }
   });
+
+  it("describes its 403 with the permission it needs, which is not the other routes' resources/read", async () => {
+    const reader = 'admin-reload-reader';
+    const readerOnly = { tokens: { ...AUTH.tokens, [reader]: { realm: 'local', subject: 'reader' } }, acls: { '/': { ...AUTH.acls['/'], 'local/reader': ['resources/read'] } } };
+    const guarded = await fixtureApp(undefined, {}, { auth: readerOnly });
+    try {
+      const refused = await guarded.app.inject({ method: 'POST', url: '/admin/reload', headers: { authorization: `Bearer ${reader}` } });
+      expect(refused.statusCode).toBe(403);
+    } finally {
+      await guarded.close();
+    }
+    for (const status of ['401', '403', '503']) expect((reload().responses[status] as { description?: string }).description, status).toBeTruthy();
+    expect((reload().responses['403'] as { description: string }).description).toContain('resources/write');
+  });
 });

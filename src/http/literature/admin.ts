@@ -35,10 +35,12 @@ export const adminRoutes: FastifyPluginAsync<{ index: LiveIndex }> = async (app,
             required: ['switched', 'generation', 'previous_generation'],
           },
           // 429: the rate limit counts reloads as any other request.
-          ...errorResponses(400, 415, 422, 429),
-          401: errorResponseSchema,
-          403: errorResponseSchema,
-          503: errorResponseSchema,
+          ...errorResponses(400, 401, 415, 422, 429),
+          403: { ...errorResponseSchema, description: `The caller lacks ${RELOAD_PERMISSION} on the literature project (code 10).` },
+          503: {
+            ...errorResponseSchema,
+            description: 'The published index could not be loaded, and the one served stays (code 3), or the server is at --max-in-flight, or the caller at its share (code 13, Retry-After).',
+          },
         },
       },
       // No body is the same as `{}` (fastify validates an absent body as null, which the schema refuses); a JSON `null` is refused.
