@@ -27,6 +27,12 @@ export interface StoredAcl extends Audit {
 /** principal key -> permissions, as stored */
 type GrantRecord = Record<string, string[]>;
 
+/** The rejections of AclService.change: for an address where no ACL was ever written, for a change that changes nothing. */
+interface ChangeRefusals {
+  absent?: () => PlatformError;
+  unchanged?: () => PlatformError;
+}
+
 const ACL_CHANNEL = 'acls';
 /** Announced when every address may have changed. */
 const EVERY_ADDRESS = '*';
@@ -144,24 +150,27 @@ export class AclService {
     this.require(identity, 'acls/write', address);
     const grants = grantsOf(address, entries);
     // As in Nexus, a replacement is a revision even when it stores the grants already stored.
-    return this.change(address, rev, identity, () => toRecord(grants), null);
+    return this.change(address, rev, identity, () => toRecord(grants), {});
   }
 
   append(address: AclAddress, entries: readonly AclEntryInput[], rev: number, identity: Identity): Promise<StoredAcl> {
     this.require(identity, 'acls/write', address);
     const grants = grantsOf(address, entries);
-    return this.change(address, rev, identity, (current) => appended(current, grants), () => rejections.nothingToBeUpdated(address));
+    return this.change(address, rev, identity, (current) => appended(current, grants), { unchanged: () => rejections.nothingToBeUpdated(address) });
   }
 
   subtract(address: AclAddress, entries: readonly AclEntryInput[], rev: number, identity: Identity): Promise<StoredAcl> {
     this.require(identity, 'acls/write', address);
     const grants = grantsOf(address, entries);
-    return this.change(address, rev, identity, (current) => subtracted(current, grants), () => rejections.nothingToBeUpdated(address));
+    return this.change(address, rev, identity, (current) => subtracted(current, grants), {
+      absent: () => rejections.aclNotFound(address),
+      unchanged: () => rejections.nothingToBeUpdated(address),
+    });
   }
 
   delete(address: AclAddress, rev: number, identity: Identity): Promise<StoredAcl> {
     this.require(identity, 'acls/write', address);
-    return this.change(address, rev, identity, () => ({}), () => rejections.aclIsEmpty(address));
+    return this.change(address, rev, identity, () => ({}), { absent: () => rejections.aclNotFound(address), unchanged: () => rejections.aclIsEmpty(address) });
   }
 
   /**
@@ -192,23 +201,25 @@ export class AclService {
     await this.store.write(async () => {
       // From the revision stored, whichever it is: the grant belongs to a creation, not to a write made from a revision a caller read.
       const rev = (await this.db.get(address))?.rev ?? 0;
-      await this.change(address, rev, identity, (grants) => changedOrNull(grants, appended(grants, owner)), null);
+      await this.change(address, rev, identity, (grants) => changedOrNull(grants, appended(grants, owner)), {});
     });
   }
 
   /**
    * Writes the next revision of the ACL at `address`, whose grants `next` derives from the stored ones,
    * when `rev` is the stored revision. As in the revision store, a `next` of null changes nothing: no
-   * revision is written, and the stored ACL (if any) is answered. A change that leaves the grants as they
-   * are is refused with `unchanged`'s rejection, when given (as Nexus refuses it): a revision that changes
-   * nothing would only make concurrent writers holding the current revision fail with 409.
+   * revision is written, and the stored ACL (if any) is answered. As Nexus refuses them, when their
+   * rejections are given: a change of an address where no ACL was ever written (`absent`: a subtraction or
+   * deletion has nothing to act on), before the revision is compared; and a change that leaves the grants
+   * as they are (`unchanged`): a revision that changes nothing would only make concurrent writers holding
+   * the current revision fail with 409.
    */
   private change(
     address: AclAddress,
     rev: number,
     identity: Identity,
     next: (current: GrantRecord) => GrantRecord,
-    unchanged: (() => PlatformError) | null,
+    refusals: ChangeRefusals,
   ): Promise<StoredAcl>;
   /** A `next` that may change nothing may leave an address without an ACL: nothing to answer. */
   private change(
@@ -216,22 +227,23 @@ export class AclService {
     rev: number,
     identity: Identity,
     next: (current: GrantRecord) => GrantRecord | null,
-    unchanged: (() => PlatformError) | null,
+    refusals: ChangeRefusals,
   ): Promise<StoredAcl | undefined>;
   private change(
     address: AclAddress,
     rev: number,
     identity: Identity,
     next: (current: GrantRecord) => GrantRecord | null,
-    unchanged: (() => PlatformError) | null,
+    { absent, unchanged }: ChangeRefusals,
   ): Promise<StoredAcl | undefined> {
     return this.store.write(async () => {
       const current = await this.db.get(address);
+      if (current === undefined && absent) throw absent();
       const currentRev = current?.rev ?? 0;
       if (rev !== currentRev) throw rejections.incorrectRev(rev, currentRev);
       const grants = next(current?.grants ?? {});
       if (grants === null) return current;
-      if (unchanged !== null && sameGrants(grants, current?.grants ?? {})) throw unchanged();
+      if (unchanged && sameGrants(grants, current?.grants ?? {})) throw unchanged();
       const now = this.clock();
       const audit = current ? updatedBy(current, identity, now) : createdBy(identity, now);
       const acl: StoredAcl = { ...audit, rev: currentRev + 1, grants };

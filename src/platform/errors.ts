@@ -123,6 +123,8 @@ export const rejections = {
   /** An `Append` of grants all held already, or a `Subtract` of grants none of which is held. */
   nothingToBeUpdated: (address: string) =>
     new PlatformError(400, 'NothingToBeUpdated', `The ACL on address '${address}' will not change after applying the provided update.`),
+  /** A subtraction from, or deletion of, the ACL of an address where none was ever written (a 404, as in Nexus). */
+  aclNotFound: (address: string) => new PlatformError(404, 'AclNotFound', `The ACL on address '${address}' does not exist.`),
   /** A deletion of an ACL that grants nothing already. */
   aclIsEmpty: (address: string) => new PlatformError(400, 'AclIsEmpty', `The ACL on address '${address}' is empty.`),
   unknownPermissions: (permissions: readonly string[]) =>

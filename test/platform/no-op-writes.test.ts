@@ -38,8 +38,8 @@ async function projectWithBob(name: string, permissions: string[]): Promise<void
   expect(put.json()._rev).toBe(2);
 }
 
-function expectRejection(response: { statusCode: number; json(): { '@type': string; reason: string } }, type: string, reason: string): void {
-  expect(response.statusCode).toBe(400);
+function expectRejection(response: { statusCode: number; json(): { '@type': string; reason: string } }, type: string, reason: string, status = 400): void {
+  expect(response.statusCode).toBe(status);
   expect(response.json()).toMatchObject({ '@type': type, reason });
 }
 
@@ -69,9 +69,16 @@ describe('ACL changes that change nothing', () => {
     expect(held.json()._rev).toBe(3);
   });
 
-  test('a Subtract where no ACL is stored is 400 NothingToBeUpdated, and stores none', async () => {
-    const response = await inject('PATCH', '/v1/acls/nothing-here?rev=0', { '@type': 'Subtract', acl: [{ identity: bob, permissions: ['resources/read'] }] });
-    expectRejection(response, 'NothingToBeUpdated', "The ACL on address '/nothing-here' will not change after applying the provided update.");
+  test('a Subtract or DELETE where no ACL was ever written is 404 AclNotFound, whatever the rev, and stores none', async () => {
+    // rev=0 names the ACL as absent, which a DELETE's rev may not (at least 1).
+    for (const rev of [1, 3]) {
+      const subtracted = await inject('PATCH', `/v1/acls/nothing-here?rev=${rev}`, { '@type': 'Subtract', acl: [{ identity: bob, permissions: ['resources/read'] }] });
+      expectRejection(subtracted, 'AclNotFound', "The ACL on address '/nothing-here' does not exist.", 404);
+      const deleted = await inject('DELETE', `/v1/acls/nothing-here?rev=${rev}`);
+      expectRejection(deleted, 'AclNotFound', "The ACL on address '/nothing-here' does not exist.", 404);
+    }
+    const fromNothing = await inject('PATCH', '/v1/acls/nothing-here?rev=0', { '@type': 'Subtract', acl: [{ identity: bob, permissions: ['resources/read'] }] });
+    expectRejection(fromNothing, 'AclNotFound', "The ACL on address '/nothing-here' does not exist.", 404);
     expect(await storedAcl('nothing-here')).toBeUndefined();
   });
 
