@@ -168,7 +168,11 @@ export class LlamaGenerator implements Generator {
     return this.prompting.kind;
   }
 
-  generate(question: string, contexts: Contexts, options: GenerateOptions = {}): Promise<GenerationResult> {
+  async generate(question: string, contexts: Contexts, options: GenerateOptions = {}): Promise<GenerationResult> {
+    // A question too long for any prompt is refused at once: it would wait its turn, then have its contexts
+    // produced (QA reranks them in the slot: seconds of CPU for hundreds of paragraphs), only to be refused.
+    const withoutContexts = this.countPromptTokens(question, []);
+    if (withoutContexts > this.budget.tokens) throw this.budget.tooLong(withoutContexts);
     const { signal, onAdmitted, caller } = options;
     return this.queue.run(async (slot) => this.answer(question, await contextsOf(contexts), options, slot), { signal, onAdmitted, caller });
   }
@@ -200,11 +204,7 @@ export class LlamaGenerator implements Generator {
     }
     if (kept.length === 0) {
       // Without a context the model could only answer from its own knowledge, uncited.
-      return unanswered(
-        `None of the ${contexts.length} retrieved contexts fits the language model's context window ` +
-          `(${budget} tokens for the question and contexts); raise --llm-context-size or lower --max-paragraph-length.`,
-        options,
-      );
+      return unanswered(this.noContextFits(question, contexts.length), options);
     }
 
     // A grammar per question: it lists the ids this prompt may cite (a few ms to build).
@@ -272,6 +272,22 @@ export class LlamaGenerator implements Generator {
     } finally {
       session.dispose({ disposeSequence: false });
     }
+  }
+
+  /**
+   * Why no context fits, and what to change. A question near the limit leaves no room for any context:
+   * then it is the question to shorten (the settings were blamed, and raising them is often not possible).
+   */
+  private noContextFits(question: string, offered: number): string {
+    const budget = this.budget.tokens;
+    const instructions = this.shortestPromptTokens();
+    const withQuestion = this.countPromptTokens(question, []);
+    const remedy = 'raise --llm-context-size or lower --max-paragraph-length';
+    const questionTakesMost = (withQuestion - instructions) * 2 > budget - instructions;
+    return (
+      `None of the ${offered} retrieved contexts fits the language model's context window: the instructions and the question take ` +
+      `${withQuestion} of the ${budget} tokens the prompt may have; ${questionTakesMost ? `ask a shorter question, or ${remedy}` : remedy}.`
+    );
   }
 
   /** The prompt without question or contexts: every prompt is at least this long. */

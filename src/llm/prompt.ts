@@ -14,15 +14,24 @@ export const SYSTEM_PROMPT = [
   'Do not use knowledge from outside the contexts and do not cite a Source number that is not listed.',
 ].join('\n');
 
+// What tokenizers and models read as line breaks. A question or an article carrying one could start lines of
+// its own: a forged "=========" rule and "Content: ... Source: 0" block that the model would take for a
+// context and cite. Every text goes on the one line after its label, so only the server writes the structure.
+const LINE_BREAKS = /\r\n|[\n\v\f\r\u0085\u2028\u2029]/g;
+
+function oneLine(text: string): string {
+  return text.replace(LINE_BREAKS, ' ');
+}
+
 /** One context as the prompt numbers it. */
 export function contextBlock(context: Context): string {
-  return [context.title ? `Title: ${context.title}` : null, `Content: ${context.text}`, `Source: ${context.id}`]
+  return [context.title ? `Title: ${oneLine(context.title)}` : null, `Content: ${oneLine(context.text)}`, `Source: ${context.id}`]
     .filter((line) => line !== null)
     .join('\n');
 }
 
 export function userMessage(question: string, contexts: readonly Context[]): string {
-  return ['QUESTION: ' + question, '=========', ...contexts.map(contextBlock), '=========', 'FINAL ANSWER:'].join('\n');
+  return ['QUESTION: ' + oneLine(question), '=========', ...contexts.map(contextBlock), '=========', 'FINAL ANSWER:'].join('\n');
 }
 
 /** The whole prompt for models without a chat template, which simply continue the text. */
@@ -37,14 +46,22 @@ export interface PromptMeasure<T> {
   context(context: T): number;
 }
 
-// Contexts measured between two turns of the event loop: tokenising is synchronous, and hundreds of
-// retrieved paragraphs took a third of a second, during which the server answered nothing.
+// Tokenising is synchronous: hundreds of retrieved paragraphs took a third of a second, during which the
+// server answered nothing. The event loop gets a turn after this many contexts, or sooner once measuring
+// has taken TURN_MS: one paragraph of 100,000 characters took 50 to 170 ms (a 32,000-token llama vocabulary).
 const CONTEXTS_PER_TURN = 16;
+const TURN_MS = 10;
+
+// Contexts that do not fit measured before the rest are given up. With the window nearly full, every
+// lower-ranked paragraph was tokenised in search of one short enough: 500 paragraphs of 1.5 KB (retriever_k's
+// default, unreranked) took 0.3 s per question with a 32,000-token vocabulary, 1,000 of 100,000 characters 50 to 170 s.
+const MAX_MISSES = 64;
 
 /**
  * Chooses the contexts the prompt carries within `budget` tokens: best-ranked
  * first, each that still fits; one that does not is skipped, so a single huge
- * paragraph cannot push out everything ranked below it. Each context is
+ * paragraph cannot push out everything ranked below it (once MAX_MISSES were
+ * skipped, the rest are dropped unmeasured). Each context is
  * tokenised once, and the whole prompt about once more: contexts measured
  * apart may tokenise a little differently joined, so the lowest-ranked are
  * dropped until the whole prompt fits (a binary search).
@@ -54,11 +71,23 @@ export async function fitContexts<T>(contexts: readonly T[], measure: PromptMeas
   let used = measure.prompt([]);
   if (used > budget) return null;
   const chosen: T[] = [];
-  for (const [index, context] of contexts.entries()) {
+  let turnStarted = performance.now();
+  let measuredThisTurn = 0;
+  let misses = 0;
+  for (const context of contexts) {
     if (used >= budget) break; // every context takes at least a token
-    if (index > 0 && index % CONTEXTS_PER_TURN === 0) await new Promise((resolve) => setImmediate(resolve));
+    if (misses === MAX_MISSES) break;
+    if (measuredThisTurn === CONTEXTS_PER_TURN || performance.now() - turnStarted >= TURN_MS) {
+      await new Promise((resolve) => setImmediate(resolve));
+      turnStarted = performance.now();
+      measuredThisTurn = 0;
+    }
+    measuredThisTurn++;
     const size = measure.context(context);
-    if (used + size > budget) continue;
+    if (used + size > budget) {
+      misses++;
+      continue;
+    }
     chosen.push(context);
     used += size;
   }
