@@ -196,8 +196,9 @@ export class LlamaGenerator implements Generator {
       budget,
     );
     if (kept === null) throw this.budget.tooLong(this.countPromptTokens(question, []));
+    // Routine, not a warning: without reranking, retriever_k's 500 paragraphs never all fit a prompt.
     if (kept.length < contexts.length) {
-      this.options.logger?.warn(
+      this.options.logger?.info(
         { dropped: contexts.length - kept.length, kept: kept.length, contextSize: this.context.contextSize },
         'contexts did not fit the language model context window; dropped them, keeping the best-ranked that fit',
       );
