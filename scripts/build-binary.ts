@@ -16,13 +16,15 @@
  *   are not TypeScript (the web page's static files, JSON).
  *
  * The main script first evaluates a bundle of its own of src/start-decision.ts
- * (see src/runtime/start-decision-bundle.ts), so --version, --help and option
- * errors write nothing.
+ * (see src/runtime/start-decision-bundle.ts), so --version, --help, option
+ * errors and missing files write nothing.
  *
  *   npm run build:binary            -> dist/litserve
  *
  * Intermediate files go to dist/.binary, emptied at the start and removed at
- * the end of every build, failed or not: nothing reads them afterwards.
+ * the end of every build, failed or not: nothing reads them afterwards. The
+ * executable is written as dist/.litserve.partial and renamed to dist/litserve
+ * when complete (scripts/binary/write-in-place.ts).
  */
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -30,6 +32,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
 import { describeFile, filesUnder, packageClosure } from './binary/carried-files.js';
+import { writeInPlace } from './binary/write-in-place.js';
 import { carriedPackages, nativeAddons, notLoadedBeforeExtraction, preferRequireBuilds, sourceUrlsInTree, type NativeFiles } from './binary/esbuild-plugins.js';
 import { MANIFEST_ASSET, type CarriedManifest } from '../src/runtime/extract.js';
 import { START_DECISION_ASSET } from '../src/runtime/start-decision-bundle.js';
@@ -147,9 +150,11 @@ async function buildFromStaging(): Promise<string> {
   const seaConfig = path.join(STAGING, 'sea-config.json');
   writeFileSync(seaConfig, JSON.stringify({ main: mainBundle, output: blob, disableExperimentalSEAWarning: true, useCodeCache: true, assets }));
   run(process.execPath, ['--experimental-sea-config', seaConfig]);
-  rmSync(OUTPUT, { force: true });
-  copyFileSync(process.execPath, OUTPUT);
-  run(process.execPath, [path.join(ROOT, 'node_modules/postject/dist/cli.js'), OUTPUT, 'NODE_SEA_BLOB', blob, '--sentinel-fuse', SEA_FUSE], POSTJECT_NOTE_WARNING);
+  // Renamed into place once postject is done: a failed or interrupted build leaves the last good dist/litserve, or none.
+  writeInPlace(OUTPUT, (partial) => {
+    copyFileSync(process.execPath, partial);
+    run(process.execPath, [path.join(ROOT, 'node_modules/postject/dist/cli.js'), partial, 'NODE_SEA_BLOB', blob, '--sentinel-fuse', SEA_FUSE], POSTJECT_NOTE_WARNING);
+  });
   const carriedBytes = manifest.files.reduce((sum, f) => sum + f.size, 0);
   process.stderr.write(
     `built ${path.relative(ROOT, OUTPUT)}: ${(statSync(OUTPUT).size / 2 ** 20).toFixed(0)} MiB ` +

@@ -15,25 +15,21 @@ import { createProgress, type Progress } from './progress.js';
 import { watchInterruption } from './ingest-interruption.js';
 import { demoCorpusPath } from './demo-corpus.js';
 import { describeMismatch, evaluate, formatEvaluation, whyNothingEvaluated } from './eval/evaluate.js';
-import { checkEvalFiles, corpusYieldedNothing } from './eval-inputs.js';
+import { corpusYieldedNothing } from './eval-inputs.js';
 import { withScratchDir } from './eval/scratch-dir.js';
 import { IndexMissingError, MANIFEST_FILE } from './search/manifest.js';
 import { mergeAll } from './search/merge.js';
 import type { StoredCompression } from './search/stored/format.js';
 import { lockDataOf, startServer } from './server.js';
 import { carriedRoot } from './runtime/carried.js';
-import { decideStart, usagePrefix } from './start-decision.js';
+import { decideStart, explainIndexMissing } from './start-decision.js';
 import { printDecision } from './runtime/start-decision-bundle.js';
 
 const MAX_PRINTED_SKIPS = 50;
 
 async function runIngest(config: Config): Promise<number> {
+  // The start decision has checked the --delete-file files and that an index to delete from or merge exists (src/command-files.ts).
   const deleteIds = [...config.delete, ...(await readIdFiles(config.deleteFile))];
-  // Deleting and merging work on an index that exists: a mistyped --index had been made, empty, and the run
-  // said "nothing to merge" (or listed the ids as not found) with exit 0.
-  if (config.input.length === 0 && !existsSync(path.join(config.index!, MANIFEST_FILE))) {
-    throw new IndexMissingError(config.index!, `no index in ${config.index} (${MANIFEST_FILE} not found): nothing to delete or merge`);
-  }
   // A signal stops the run where nothing is half-written; end() then says so and ends the process as the signal would.
   const interruption = watchInterruption('ingest', config.index!);
   try {
@@ -64,8 +60,9 @@ async function runIngest(config: Config): Promise<number> {
 async function readIdFiles(files: string[]): Promise<string[]> {
   const ids: string[] = [];
   for (const file of files) {
-    const text = await readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
-      throw new Error(`--delete-file ${file}: ${error.code === 'EISDIR' ? 'is a directory, not a file of ids' : error.message}`);
+    // Found readable as the start was decided; named, should it have gone since.
+    const text = await readFile(file, 'utf8').catch((error: Error) => {
+      throw new Error(`--delete-file ${file}: ${error.message}`);
     });
     for (const line of text.split('\n')) if (line.trim()) ids.push(line.trim());
   }
@@ -162,7 +159,7 @@ export async function ingestWithProgress(
 }
 
 async function runEval(config: Config): Promise<number> {
-  await checkEvalFiles(config);
+  // Its files were found readable as the start was decided (src/command-files.ts), before the corpus is indexed.
   const options = searcherOptionsOf(config);
   const evaluateIndex = async (indexDir: string, indexName?: string): Promise<number> => {
     let printed = 0;
@@ -195,7 +192,7 @@ async function runEval(config: Config): Promise<number> {
 }
 
 /** From a checkout the commands are npm scripts; in the single executable they are its own arguments. */
-const USAGE_PREFIX = usagePrefix(carriedRoot() !== null);
+const IN_EXECUTABLE = carriedRoot() !== null;
 
 async function runServe(config: Config): Promise<number> {
   const releaseData = await lockDataOf(config);
@@ -211,9 +208,9 @@ async function runServe(config: Config): Promise<number> {
 const COMMAND_RUNS: Record<Command, (config: Config) => Promise<number>> = { serve: runServe, ingest: runIngest, eval: runEval };
 
 async function main(): Promise<void> {
-  // The arguments alone settle --version, --help and option errors (the executable has asked before writing its
-  // libraries); otherwise the settings parsed to decide are the command's.
-  const decision = decideStart(process.argv.slice(2), process.env, carriedRoot() !== null);
+  // The arguments alone settle --version, --help, option errors and missing files (the executable has asked before
+  // writing its libraries); otherwise the settings parsed to decide are the command's.
+  const decision = decideStart(process.argv.slice(2), process.env, IN_EXECUTABLE);
   if ('exit' in decision) process.exit(printDecision(decision));
   try {
     const code = await COMMAND_RUNS[decision.run](decision.config);
@@ -224,7 +221,7 @@ async function main(): Promise<void> {
       process.exit(2);
     }
     if (error instanceof IndexMissingError) {
-      process.stderr.write(`error: ${error.message}; build one with: ${USAGE_PREFIX.ingest} --input PATH --index ${error.dir}\n`);
+      process.stderr.write(`error: ${explainIndexMissing(error, IN_EXECUTABLE)}\n`);
       process.exit(1);
     }
     // Stack traces only on request: most failures here are bad paths or inputs, not bugs.

@@ -1,13 +1,16 @@
 /**
- * What the arguments alone decide, before any command runs: --version, --help, an unknown command, and
- * every error the settings table finds in the options (unknown option, bad value, a required flag missing).
+ * What the arguments alone decide, before any command runs: --version, --help, an unknown command,
+ * every error the settings table finds in the options (unknown option, bad value, a required flag missing),
+ * and a file or index the command is given that is not there (src/command-files.ts).
  *
  * main.ts asks this first. The single executable asks it before it writes the native libraries it carries
  * (src/runtime/binary-main.ts runs a bundle of this module): `litserve --version` on a host whose cache is
  * not writable, or by an account without a home, had failed on that write, and `--help` had written
  * 90 MB to a fresh cache before printing. Nothing reached from here may load a native or carried file.
  */
+import { commandFileError } from './command-files.js';
 import { COMMANDS, ConfigError, givenAs, helpText, loadConfig, type Command, type Config } from './config.js';
+import { IndexMissingError } from './search/manifest.js';
 import packageJson from '../package.json' with { type: 'json' };
 
 /** What to print, and the code to exit with. */
@@ -60,6 +63,16 @@ function checkCommandSettings(command: Command, config: Config): void {
   }
 }
 
+/** The error of a command given no index where it needs one, with the command that builds one (exit 1). */
+export function explainIndexMissing(error: IndexMissingError, inExecutable: boolean): string {
+  return `${error.message}; build one with: ${usagePrefix(inExecutable).ingest} --input PATH --index ${error.dir}`;
+}
+
+/** A file the command cannot read, or an index it needs that is not there: exit 1, as when the command itself had found it. */
+function fileErrorDecision(error: Error, inExecutable: boolean): ExitDecision {
+  return { exit: 1, stderr: `error: ${error instanceof IndexMissingError ? explainIndexMissing(error, inExecutable) : error.message}\n` };
+}
+
 const isCommand = (word: string): word is Command => (COMMANDS as readonly string[]).includes(word);
 
 /** `args`: the command line after the program (process.argv.slice(2)). */
@@ -74,7 +87,8 @@ export function decideStart(args: readonly string[], env: NodeJS.ProcessEnv, inE
   try {
     const config = loadConfig(isCommand(first) ? rest : args, env, command);
     checkCommandSettings(command, config);
-    return { run: command, config };
+    const fileError = commandFileError(command, config);
+    return fileError === null ? { run: command, config } : fileErrorDecision(fileError, inExecutable);
   } catch (error) {
     if (error instanceof ConfigError) return { exit: 2, stderr: `error: ${error.message}\n` };
     throw error;

@@ -1,7 +1,8 @@
 /**
  * Entry of the single executable (dist/litserve, built by
  * scripts/build-binary.ts): answers what the arguments alone decide
- * (--version, --help, option errors) without writing anything; otherwise
+ * (--version, --help, option errors, a path given that is not there) without
+ * writing anything; otherwise
  * extracts the carried files to the cache, tells the server where they are,
  * then runs the ordinary command line (main.ts).
  */
@@ -73,7 +74,8 @@ function reportOtherBuilds(root: string): void {
 /**
  * Prints what the arguments alone decide and returns true, or returns false when a command is to run.
  * Before the cache is touched: `ssh host litserve --version` by an account whose home is not writable
- * had failed on writing the libraries, and `--help` had written them all (90 MB) before printing.
+ * had failed on writing the libraries, `--help` had written them all (90 MB) before printing, and so had
+ * a mistyped --delete-file or eval --qrels before its error.
  */
 function answeredFromArguments(): boolean {
   const decideStart = loadStartDecision(getAsset(START_DECISION_ASSET, 'utf8'));

@@ -1,6 +1,6 @@
 /**
- * The single executable answers --version, --help and option errors before it writes the files it
- * carries, with a bundle of src/start-decision.ts it carries as an asset (built by
+ * The single executable answers --version, --help, option errors and missing files (src/command-files.ts)
+ * before it writes the files it carries, with a bundle of src/start-decision.ts it carries as an asset (built by
  * scripts/build-binary.ts) and evaluates here.
  *
  * A bundle of its own, because the server's bundle loads native addons and carried packages while its

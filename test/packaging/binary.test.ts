@@ -6,8 +6,9 @@
  * search pool's worker threads; eval on SciFact train; /qa/generative through
  * a GGUF model with an ONNX reranker; a damaged cache repaired by hash; a
  * read-only cache refused with the setting to change, by commands only (what
- * the arguments alone decide writes nothing); other builds' trees named on a
- * first start. The build leaves no intermediate files behind.
+ * the arguments alone decide, and a missing file or index, writes nothing);
+ * other builds' trees named on a first start. The build leaves no intermediate
+ * files behind.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
@@ -73,6 +74,7 @@ describe.skipIf(!buildable)('the single executable', () => {
 
   it('is built without leaving intermediate files or postject\'s harmless ELF note warnings', () => {
     expect(existsSync('dist/.binary')).toBe(false);
+    expect(existsSync('dist/.litserve.partial')).toBe(false);
     expect(buildOutput).not.toContain("Can't find string offset for section name");
     expect(buildOutput).toMatch(/built dist\/litserve: \d+ MiB/);
   });
@@ -102,7 +104,17 @@ describe.skipIf(!buildable)('the single executable', () => {
     const badValue = await run(['ingest', '--index', path.join(dir, 'some-index'), '--merge-factor', 'many']);
     expect(badValue.code).toBe(2);
     expect(badValue.stderr).toMatch(/^error: --merge-factor /);
-    for (const answered of [help, version, unknown, badValue]) expect(answered.stderr).not.toContain('wrote');
+    // A mistyped path is answered before the carried files are written too.
+    const noIds = await run(['ingest', '--index', path.join(dir, 'some-index'), '--delete-file', path.join(dir, 'no-ids.txt')]);
+    expect(noIds.code).toBe(1);
+    expect(noIds.stderr).toBe(`error: --delete-file ${path.join(dir, 'no-ids.txt')}: no such file\n`);
+    const noIndex = await run(['ingest', '--index', path.join(dir, 'some-index'), '--merge']);
+    expect(noIndex.code).toBe(1);
+    expect(noIndex.stderr).toContain(`nothing to delete or merge; build one with: litserve ingest --input PATH --index ${path.join(dir, 'some-index')}`);
+    const noQrels = await run(['eval', '--index', path.join(dir, 'some-index'), '--queries', path.join(dir, 'q.jsonl'), '--qrels', path.join(dir, 'r.tsv')]);
+    expect(noQrels.code).toBe(1);
+    expect(noQrels.stderr).toBe(`error: --queries ${path.join(dir, 'q.jsonl')}: no such file; --qrels ${path.join(dir, 'r.tsv')}: no such file\n`);
+    for (const answered of [help, version, unknown, badValue, noIds, noIndex, noQrels]) expect(answered.stderr).not.toContain('wrote');
     expect(existsSync(cacheHome)).toBe(false);
     expect(existsSync(path.join(dir, 'some-index'))).toBe(false);
     const missing = await run(missingIndex());

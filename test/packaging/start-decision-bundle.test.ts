@@ -1,11 +1,11 @@
 /**
  * The bundle of src/start-decision.ts the single executable runs before it writes the files it carries
  * (scripts/build-binary.ts, src/runtime/start-decision-bundle.ts): it initialises without loading any
- * native addon or carried package, needs only Node's built-in modules, and answers --version, --help
- * and option errors as the command line does. (The executable itself: test/packaging/binary.test.ts.)
+ * native addon or carried package, needs only Node's built-in modules, and answers --version, --help,
+ * option errors and missing files as the command line does. (The executable itself: test/packaging/binary.test.ts.)
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { readFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { bundleStartDecision } from '../../scripts/build-binary.js';
 import { loadStartDecision } from '../../src/runtime/start-decision-bundle.js';
@@ -14,12 +14,12 @@ import { tempDir } from '../search/helpers.js';
 
 describe('the start decision bundled for the executable', () => {
   let cleanup: () => Promise<void>;
+  let dir: string;
   let code: string;
   let decideStart: typeof DecideStart;
   const dlopen = vi.spyOn(process, 'dlopen');
 
   beforeAll(async () => {
-    let dir: string;
     ({ dir, cleanup } = await tempDir());
     const bundle = path.join(dir, 'start-decision.cjs');
     await bundleStartDecision(bundle);
@@ -49,7 +49,24 @@ describe('the start decision bundled for the executable', () => {
     });
     expect(decideStart(['--port', 'eighty'], {}, true)).toMatchObject({ exit: 2, stderr: expect.stringMatching(/^error: --port \/ PORT /) });
     expect(decideStart(['ingest', '--index', '/tmp/i'], {}, true)).toEqual({ exit: 2, stderr: 'error: ingest needs --input, --delete, --delete-file or --merge; see --help\n' });
-    expect(decideStart(['ingest', '--index', '/tmp/i', '--merge'], {}, true)).toMatchObject({ run: 'ingest', config: { index: '/tmp/i', merge: true } });
+    expect(dlopen).not.toHaveBeenCalled();
+  });
+
+  it('answers a missing file or index before anything is written, and runs a command whose files are there', async () => {
+    const missing = path.join(dir, 'missing');
+    expect(decideStart(['ingest', '--index', missing, '--merge'], {}, true)).toEqual({
+      exit: 1,
+      stderr: `error: no index in ${missing} (manifest.json not found): nothing to delete or merge; build one with: litserve ingest --input PATH --index ${missing}\n`,
+    });
+    expect(decideStart(['ingest', '--index', missing, '--delete-file', missing], {}, true)).toEqual({ exit: 1, stderr: `error: --delete-file ${missing}: no such file\n` });
+    expect(decideStart(['eval', '--corpus', missing, '--queries', missing, '--qrels', missing], {}, true)).toEqual({
+      exit: 1,
+      stderr: `error: --queries ${missing}: no such file; --qrels ${missing}: no such file; --corpus ${missing}: no such file or folder\n`,
+    });
+    const index = path.join(dir, 'index');
+    await mkdir(index);
+    await writeFile(path.join(index, 'manifest.json'), '{}');
+    expect(decideStart(['ingest', '--index', index, '--merge'], {}, true)).toMatchObject({ run: 'ingest', config: { index, merge: true } });
     expect(dlopen).not.toHaveBeenCalled();
   });
 });
