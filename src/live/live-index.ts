@@ -45,13 +45,20 @@ export interface LiveIndexLog {
   warn(details: object, message: string): void;
 }
 
-/** A published generation that could not be loaded (the served one is kept); the message is its cause's. */
+/**
+ * A published generation that could not be loaded (the served one is kept), with the failure's message,
+ * stack and code. Not as its `cause`: log serializers append a cause's message, which said it twice.
+ */
 export class GenerationLoadError extends Error {
+  readonly code: string | undefined;
+
   constructor(
     readonly generation: number,
-    cause: Error,
+    failure: Error,
   ) {
-    super(cause.message, { cause });
+    super(failure.message);
+    this.stack = failure.stack;
+    this.code = (failure as NodeJS.ErrnoException).code;
   }
 }
 
@@ -119,12 +126,14 @@ export class LiveIndex implements IndexReader {
       const manifest = await readManifest(this.dir);
       if (await previous.searcher.serves(manifest)) return { switched: false, generation: manifest.generation, previous: previous.generation };
       const started = performance.now();
-      let searcher: Searcher;
+      let searcher: Searcher | undefined;
       try {
         searcher = await Searcher.open(this.dir, this.options, previous.searcher);
         // Switch only once the new generation's worker threads are up: no request waits for them to boot.
         await searcher.warm();
       } catch (error) {
+        // Opened but unable to serve: its threads, its files and its holds on the served generation's segments would stay.
+        await searcher?.close().catch((closing: unknown) => this.log.warn({ err: closing }, 'closing an index generation that failed to start failed'));
         if ((error as NodeJS.ErrnoException).code === 'ENOENT' && attempt < LOAD_ATTEMPTS) continue;
         throw new GenerationLoadError(manifest.generation, error as Error);
       }

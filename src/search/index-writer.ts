@@ -12,14 +12,17 @@ import { SegmentBuilder } from './segment/writer.js';
 import { SpareMemory } from './segment/spare-memory.js';
 import { DEFAULT_STORED_COMPRESSION, type StoredCompression } from './stored/format.js';
 import { readSegmentArticleIds } from './segment/reader.js';
-import { indexFileReader, indexWriteError } from './segment/errors.js';
+import { damagedIndexError, indexWriteError } from './segment/errors.js';
 import { openStoredFields } from './stored/open.js';
 import { Bitset } from './filters/bitset.js';
 import { readDeletions } from './snapshot.js';
 import {
+  MANIFEST_FILE,
   MANIFEST_FORMAT,
   acquireWriteLock,
+  entryCountsError,
   isPublished,
+  namedFileReader,
   publishManifest,
   readManifestOrEmpty,
   removeUnreferenced,
@@ -108,8 +111,8 @@ export class IndexWriter {
 
   /** Reads the existing segments' ids, checking each segment as a server loading it does: no new generation is built on a damaged one. */
   private async loadExistingIds(): Promise<void> {
-    const reading = indexFileReader(this.dir, this.manifest.generation);
-    for (const entry of this.manifest.segments) {
+    const reading = namedFileReader(this.dir, this.manifest.generation);
+    for (const [position, entry] of this.manifest.segments.entries()) {
       const index = this.segments.length;
       let deleted: Bitset | null = null;
       if (entry.deletions) {
@@ -118,6 +121,8 @@ export class IndexWriter {
       this.segments.push({ entry: { ...entry }, deleted });
       const file = segmentFile(this.dir, entry.name);
       const ids = await reading(file, () => readSegmentArticleIds(file));
+      const miscounted = entryCountsError(this.dir, position, entry, { articles: ids.length });
+      if (miscounted) throw damagedIndexError(this.dir, this.manifest.generation, path.join(this.dir, MANIFEST_FILE), miscounted);
       const stored = storedFile(this.dir, entry.name);
       await reading(stored, () => openStoredFields(stored, { articleCount: ids.length, paragraphCount: entry.paragraphs }).close());
       ids.forEach((id, ordinal) => {

@@ -12,6 +12,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { makeDirectories } from '../directories.js';
 import { fsyncPath } from '../fsync.js';
 import { processStartMs } from './process-start.js';
+import { SegmentFormatError, indexFileReader, indexWriteError } from './segment/errors.js';
 
 /** The first bytes of an index's segment and stored-fields files, for telling them apart from inputs (ingestion's format detection). */
 export { MAGIC as SEGMENT_MAGIC } from './segment/format.js';
@@ -107,6 +108,46 @@ function manifestProblem(manifest: Manifest): string | null {
     }
   }
   return null;
+}
+
+/**
+ * Why a file the manifest names could not be read: one that is gone (removed by hand, lost in a copy, or by a
+ * writer's publish since the manifest was read) is said missing, code ENOENT kept for readers that read the
+ * manifest again; whatever its reader made of it (the system's bare "ENOENT … stat", or the stored-fields
+ * opener's "built by an older version", which no segment of this format is) said neither.
+ */
+export async function missingOr(file: string, error: unknown): Promise<unknown> {
+  const gone = await stat(file).then(() => false, (failure: NodeJS.ErrnoException) => failure.code === 'ENOENT');
+  return gone ? Object.assign(new SegmentFormatError(`${file} is missing, though the manifest names it`), { code: 'ENOENT' }) : error;
+}
+
+/** How a writer reads the files the manifest names (indexFileReader), a missing one said so. */
+export function namedFileReader(dir: string, generation: number) {
+  const reading = indexFileReader(dir, generation);
+  return <T>(file: string, read: () => Promise<T> | T): Promise<T> =>
+    reading(file, async () => {
+      try {
+        return await read();
+      } catch (error) {
+        throw await missingOr(file, error);
+      }
+    });
+}
+
+/**
+ * A manifest entry whose counts are not its segment file's (`held`; a writer reading only the ids knows just
+ * the articles): edited by hand. Servers use the file's counts and writers size deletions from the entry's,
+ * so both refuse it, in these words. Null when they agree.
+ */
+export function entryCountsError(dir: string, position: number, entry: SegmentEntry, held: { articles: number; paragraphs?: number }): SegmentFormatError | null {
+  const agree = entry.articles === held.articles && (held.paragraphs === undefined || entry.paragraphs === held.paragraphs);
+  if (agree) return null;
+  const counts =
+    held.paragraphs === undefined
+      ? `counts ${entry.articles} articles, but its segment file holds ${held.articles}`
+      : `counts ${entry.articles} articles and ${entry.paragraphs} paragraphs, but its segment file holds ${held.articles} and ${held.paragraphs}`;
+  const file = path.join(dir, MANIFEST_FILE);
+  return new SegmentFormatError(`${file} is not a valid index manifest: segments[${position}] (${entry.name}) ${counts}`);
 }
 
 /**
@@ -246,7 +287,8 @@ export async function acquireWriteLock(dir: string): Promise<WriteLock> {
     throw new IndexLockedError(`could not lock ${dir}: ${busyGuard ?? 'another writer'} is taking over its stale lock; try again${advice}`);
   } catch (error) {
     if (pendingKey !== undefined) locksOfThisProcess.delete(pendingKey);
-    throw error;
+    // A disk already full fails here, at the writer's first write: said for the index, as a later write is.
+    throw indexWriteError(dir, (await readManifestOrEmpty(dir).catch(() => null))?.generation ?? 0, error);
   } finally {
     await rm(pending, { force: true });
   }

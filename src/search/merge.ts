@@ -26,12 +26,13 @@ import { DEFAULT_STORED_COMPRESSION, type StoredCompression } from './stored/for
 import type { StoredFields } from './stored/reader.js';
 import { writeCopiedStoredFields, type CopiedArticle } from './stored/copy.js';
 import { readDeletions } from './snapshot.js';
-import { damagedIndexError, indexFileReader, indexWriteError } from './segment/errors.js';
+import { damagedIndexError, indexWriteError } from './segment/errors.js';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import {
   acquireWriteLock,
   isPublished,
+  namedFileReader,
   publishManifest,
   readManifestOrEmpty,
   removeUnreferenced,
@@ -150,8 +151,8 @@ export async function mergeSegments(dir: string, select: MergeSelection, options
     // Exact lengths of the deleted documents, which the sources' summed lengths still count.
     const deletedLength = { text: 0, title: 0 };
     let merged: SegmentEntry[] = [];
-    // A file of the index that cannot be read is damage, said with its name; nothing is published.
-    const reading = indexFileReader(dir, manifest.generation);
+    // A file of the index that cannot be read (or is missing) is damage, said with its name; nothing is published.
+    const reading = namedFileReader(dir, manifest.generation);
     let published = false;
     try {
       for (const entry of sources) {

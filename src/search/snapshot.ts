@@ -11,7 +11,7 @@ import type { StoredFields } from './stored/reader.js';
 import { FIELDS, type FieldName } from './segment/format.js';
 import { Bitset } from './filters/bitset.js';
 import { warmAuthorIndexes, type AuthorIndexWarmUp } from './filters/author-index.js';
-import { readManifest, segmentFile, storedFile, type Manifest, type SegmentEntry } from './manifest.js';
+import { MANIFEST_FILE, entryCountsError, missingOr, readManifest, segmentFile, storedFile, type Manifest, type SegmentEntry } from './manifest.js';
 import type { CollectionStats } from './scoring/bm25.js';
 
 export interface LoadedSegment {
@@ -49,20 +49,28 @@ export class IndexSnapshot {
     const manifest = await readManifest(dir);
     const loaded = new Map(previous?.segments.map((s) => [s.name, s]));
     const opened = await Promise.allSettled(
-      manifest.segments.map(async (entry): Promise<LoadedSegment> => {
+      manifest.segments.map(async (entry, position): Promise<LoadedSegment> => {
         const file = segmentFile(dir, entry.name);
-        const identity = await fileIdentity(file);
+        const identity = await fileIdentity(file).catch(async (error: unknown) => {
+          throw await namedFileError(dir, file, error);
+        });
         // A directory replaced by another index may hold other contents under a name the previous snapshot knows.
         const candidate = loaded.get(entry.name);
         const shared = candidate?.file === identity ? candidate : undefined;
         const segment = shared ? shared.segment.retain() : await loadSegment(dir, file, identity);
+        const miscounted = entryCountsError(dir, position, entry, { articles: segment.articleCount, paragraphs: segment.paragraphCount });
+        if (miscounted) {
+          segment.close();
+          throw unloadableIndexFileError(dir, path.join(dir, MANIFEST_FILE), miscounted);
+        }
         // A shared segment and stored-fields file gain a holder: closing `previous` leaves them open for this snapshot.
         let stored: StoredFields;
+        const storedPath = storedFile(dir, entry.name);
         try {
-          stored = shared ? shared.stored.retain() : openStoredFields(storedFile(dir, entry.name), segment);
+          stored = shared ? shared.stored.retain() : openStoredFields(storedPath, segment);
         } catch (error) {
           segment.close();
-          throw unloadableIndexFileError(dir, storedFile(dir, entry.name), error);
+          throw await namedFileError(dir, storedPath, error);
         }
         if (entry.deletions === null) return { name: entry.name, file: identity, segment, stored, liveArticles: null, liveParagraphs: null };
         try {
@@ -72,7 +80,7 @@ export class IndexSnapshot {
         } catch (error) {
           stored.close();
           segment.close();
-          throw unloadableIndexFileError(dir, path.join(dir, entry.deletions), error);
+          throw await namedFileError(dir, path.join(dir, entry.deletions), error);
         }
       }),
     );
@@ -147,6 +155,16 @@ export async function readDeletions(dir: string, entry: SegmentEntry, articles: 
   return deleted;
 }
 
+/**
+ * Why a file the manifest names cannot be loaded, naming it; one that is gone is damage, said as writers say
+ * it, and keeps its code: a server's reload reads the manifest again first, as a writer may have removed it.
+ */
+async function namedFileError(dir: string, file: string, error: unknown): Promise<Error> {
+  const cause = await missingOr(file, error);
+  const named = unloadableIndexFileError(dir, file, cause);
+  return cause === error ? named : Object.assign(named, { code: 'ENOENT' });
+}
+
 /** Device and inode of a file (the loaded segment stays open, so its inode cannot be reused meanwhile). */
 async function fileIdentity(file: string): Promise<string> {
   const { dev, ino } = await stat(file, { bigint: true });
@@ -159,7 +177,7 @@ async function loadSegment(dir: string, file: string, identity: string): Promise
   try {
     segment = await Segment.load(file, { pagedPostings: true });
   } catch (error) {
-    throw (error as NodeJS.ErrnoException).code === 'ENOENT' ? error : unloadableIndexFileError(dir, file, error);
+    throw await namedFileError(dir, file, error);
   }
   if ((await fileIdentity(file).catch(() => null)) !== identity) {
     segment.close();

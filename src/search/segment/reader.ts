@@ -9,7 +9,7 @@ import { closeSync, fstatSync, openSync, read } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { unpack } from 'msgpackr';
-import { ELEMENT_BYTES, FIELDS, FORMAT_VERSION, MAGIC, PREAMBLE_BYTES, fieldArray, type ArraySpec, type FieldName, type SegmentHeader } from './format.js';
+import { BLOCK_SIZE, ELEMENT_BYTES, FIELDS, FORMAT_VERSION, MAGIC, PREAMBLE_BYTES, fieldArray, type ArraySpec, type FieldName, type SegmentHeader } from './format.js';
 import { StringTable } from './string-table.js';
 import { SegmentFormatError } from './errors.js';
 import { PostingsPager, type PagedFile } from './postings-pager.js';
@@ -93,7 +93,7 @@ export class Segment {
       const blockStart = view(fieldArray(field, 'blockStart')) as Uint32Array;
       const blockOffset = view(fieldArray(field, 'blockOffset')) as Uint32Array;
       const postings = view(fieldArray(field, 'postings')) as Uint32Array;
-      return {
+      const data: Omit<FieldData, 'pager'> = {
         df,
         postingCount: specs.has(fieldArray(field, 'postingCount')) ? (view(fieldArray(field, 'postingCount')) as Uint32Array) : df,
         blockStart,
@@ -105,8 +105,9 @@ export class Segment {
         blockMinNorm: view(fieldArray(field, 'blockMinNorm')) as Uint8Array,
         postings,
         norms: view(fieldArray(field, 'norms')) as Uint8Array,
-        pager: paging && new PostingsPager(paging, paging.flags[field], postings, blockStart, blockOffset),
       };
+      checkBlocks(field, data, this.header.terms, field === 'title' ? this.header.articles : this.header.paragraphs);
+      return { ...data, pager: paging && new PostingsPager(paging, paging.flags[field], postings, blockStart, blockOffset) };
     };
     this.fields = Object.fromEntries(FIELDS.map((f) => [f, fieldData(f)])) as Record<FieldName, FieldData>;
     this.paragraphArticle = view('paragraph.article') as Uint32Array;
@@ -286,6 +287,39 @@ function checkArraysFit(header: SegmentHeader, fileBytes: number): void {
     const end = spec.byteOffset + spec.length * ELEMENT_BYTES[spec.type];
     if (end > fileBytes) throw new SegmentFormatError(`array ${spec.name} ends at byte ${end} but the file has ${fileBytes} bytes (truncated?)`);
     if (spec.byteOffset % ELEMENT_BYTES[spec.type] !== 0) throw new SegmentFormatError(`array ${spec.name} is misaligned (damaged header?)`);
+  }
+}
+
+/**
+ * Refuses block metadata that cannot describe the field's postings: block
+ * ranges out of order or past the blocks, offsets past the postings, bit
+ * widths over 32, a block's last document out of order or past the field's
+ * documents, a posting count its blocks cannot hold. Bytes overwritten in
+ * place keep the file's size, so only this sees them; loaded, they made
+ * queries fail (a read past the file, naming nothing) or decode garbage.
+ * Linear in terms and blocks: about 13 ms more on a load of a 205,000-paragraph
+ * segment of 407,000 terms (23 against 36 ms, medians of a loaded machine).
+ */
+function checkBlocks(field: FieldName, data: Omit<FieldData, 'pager'>, terms: number, documents: number): void {
+  const { blockStart, blockOffset, blockLastDoc, blockDocBits, blockFreqBits, postingCount, postings } = data;
+  const blocks = blockLastDoc.length;
+  const damaged = (what: string) => new SegmentFormatError(`damaged: the ${field} postings' ${what}`);
+  if (blockStart.length !== terms + 1 || blockStart[0] !== 0 || blockStart[terms] !== blocks) throw damaged('block ranges do not cover the blocks');
+  if (blockOffset.length !== blocks + 1 || blockDocBits.length !== blocks || blockFreqBits.length !== blocks) throw damaged('block arrays differ in length');
+  if (blockOffset[blocks]! > postings.length) throw damaged('last block ends past the postings');
+  for (let block = 0; block < blocks; block++) {
+    if (blockOffset[block]! > blockOffset[block + 1]!) throw damaged(`block ${block} starts after the next one`);
+    if (blockDocBits[block]! > 32 || blockFreqBits[block]! > 32) throw damaged(`block ${block} has a bit width over 32`);
+  }
+  for (let term = 0; term < terms; term++) {
+    const first = blockStart[term]!;
+    const end = blockStart[term + 1]!;
+    if (end < first) throw damaged(`blocks of term ${term} end before they start`);
+    const count = postingCount[term]!;
+    if (count > (end - first) * BLOCK_SIZE || (end > first && count <= (end - first - 1) * BLOCK_SIZE)) throw damaged(`posting count of term ${term} does not fit its blocks`);
+    for (let block = first; block < end; block++) {
+      if (blockLastDoc[block]! >= documents || (block > first && blockLastDoc[block]! <= blockLastDoc[block - 1]!)) throw damaged(`block ${block} ends at a document out of order or past the last`);
+    }
   }
 }
 

@@ -10,7 +10,8 @@ export function openStoredFields(file: string, segment: Pick<Segment, 'articleCo
     stored = StoredFields.open(file);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
-      throw new StoredFormatError(`${file} is missing: the index was built by an older version of litserve (text stored in the segment); re-ingest the corpus`);
+      // Every segment of this format has its stored fields (indexes of the older format are refused before they are read).
+      throw new StoredFormatError(`${file} is missing: the index is damaged; re-ingest the corpus into a new index directory`);
     }
     throw error;
   }
