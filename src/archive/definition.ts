@@ -16,6 +16,7 @@ import {
   defaultResourceName,
   lengthLimitMessage,
   normalizeArchivePath,
+  segmentBytesProblem,
   unportableNameMessages,
   withinLengthLimits,
 } from './paths.js';
@@ -213,6 +214,11 @@ function decodePath(raw: unknown, fail: (message: string) => void): string | und
   }
   if (!withinLengthLimits(checked.path)) {
     fail(lengthLimitMessage(checked.path));
+    return undefined;
+  }
+  const overlong = segmentBytesProblem(checked.path);
+  if (overlong !== null) {
+    fail(overlong);
     return undefined;
   }
   return checked.path;

@@ -1,7 +1,8 @@
 /**
  * A download: entries resolved now (errors before any byte), bytes produced
  * later as the client reads. Resources are rendered on the platform's render
- * threads, one at a time; what one archive may render is bounded twice:
+ * threads, one at a time, each payload read again (by its pinned revision)
+ * when its entry is written; what one archive may render is bounded twice:
  * before the first byte by the size of the resources' payloads, and while
  * streaming by the bytes actually rendered (past that the download is cut).
  */
@@ -11,11 +12,9 @@ import type { Identity } from '../platform/identities.js';
 import { entityView } from '../platform/metadata.js';
 import { renderCallerOf, type RenderCaller } from '../platform/render-queue.js';
 import type { Renderer } from '../platform/renderer.js';
-import type { EntityState } from '../platform/revisions.js';
-import { storedJsonOf } from '../platform/stored-json.js';
 import type { StoredArchive } from './archives.js';
 import { SAMPLE_BYTES, isAlreadyCompressedType, sampleCompresses } from './compressibility.js';
-import { type ResolveDeps, resolveForDownload } from './resolve.js';
+import { type ResolveDeps, fileState, resolveForDownload } from './resolve.js';
 import { zipStream } from './zip.js';
 
 export interface Download {
@@ -47,7 +46,7 @@ export async function prepareDownload(
   // one archive of many large revisions fill the memory before being refused.
   const entries = await resolveForDownload(archive, identity, ignoreNotFound, deps, (entry) => {
     if (entry.format === null) return;
-    sourceBytes += payloadBytes(entry.state);
+    sourceBytes += entry.state.sourceBytes;
     if (sourceBytes > bounds.maxSourceBytes) {
       throw new PlatformError(
         413,
@@ -66,7 +65,9 @@ export async function prepareDownload(
         entries,
         {
           render: async (entry) => {
-            const { bytes, content } = await renderer.entry(entityView(entry.state, entry.project, deps.baseUri), entry.format!, caller);
+            // Revisions never change: this is the one the entry was pinned to, whose payload resolving measured and let go.
+            const state = await deps.resources.lookup(entry.project, entry.state.id, { rev: entry.state.rev });
+            const { bytes, content } = await renderer.entry(entityView(state, entry.project, deps.baseUri), entry.format!, caller);
             rendered += bytes;
             if (rendered > bounds.maxRenderedBytes) {
               content.destroy();
@@ -74,16 +75,11 @@ export async function prepareDownload(
             }
             return content;
           },
-          open: (entry) => deps.files.content(entry.state),
+          open: (entry) => deps.files.content(fileState(entry.state)),
           compressible: async (entry) =>
-            !isAlreadyCompressedType(entry.state.file!.mediaType) && sampleCompresses(await deps.files.contentHead(entry.state, SAMPLE_BYTES)),
+            !isAlreadyCompressedType(entry.state.file!.mediaType) && sampleCompresses(await deps.files.contentHead(fileState(entry.state), SAMPLE_BYTES)),
         },
         onError,
       ),
   };
-}
-
-/** The payload's size as stored at write time; measured for resources written before it was recorded (and for articles). */
-function payloadBytes(state: EntityState): number {
-  return state.sourceBytes ?? Buffer.byteLength(storedJsonOf(state) ?? JSON.stringify(state.source));
 }

@@ -10,8 +10,10 @@
  *
  * Names must also extract everywhere: no segment that Windows refuses or
  * rewrites (drive letters and other `:`, `<>"|?*`, reserved device names
- * such as `CON` or `LPT1.txt`, trailing dots or spaces), and no two names of
- * one archive that a case-insensitive, normalisation-insensitive file system
+ * such as `CON` or `LPT1.txt`, trailing dots or spaces), none longer than
+ * Linux and macOS file systems take (255 bytes of UTF-8: the limits above
+ * count characters, and 99 emoji are 396 bytes), and no two names of one
+ * archive that a case-insensitive, normalisation-insensitive file system
  * (Windows, macOS) would take for the same file.
  */
 import type { Format } from '../platform/rendering.js';
@@ -19,6 +21,8 @@ import { UNSAFE_IN_NAMES, codePointCount, hasLoneSurrogate } from '../platform/u
 
 export const MAX_FILE_NAME_LENGTH = 99;
 export const MAX_PARENT_LENGTH = 154;
+/** The longest file or folder name ext4, XFS, Btrfs and APFS take, in bytes of UTF-8. */
+const MAX_SEGMENT_BYTES = 255;
 
 export type PathCheck = { path: string } | { problem: string };
 
@@ -53,8 +57,20 @@ function unportableMessage(path: string, segment: string): string {
 export function unportableNameMessages(names: readonly string[]): string[] {
   return names.flatMap((name) => {
     const segment = name.split('/').find((s) => !isPortableSegment(s));
-    return segment === undefined ? [] : [unportableMessage(`/${name}`, segment)];
+    if (segment !== undefined) return [unportableMessage(`/${name}`, segment)];
+    const overlong = segmentBytesProblem(`/${name}`);
+    return overlong === null ? [] : [overlong];
   });
+}
+
+/**
+ * The refusal of a path with a segment over MAX_SEGMENT_BYTES, or null. Checked after the length limits,
+ * whose message (the reference's) a name of too many characters gets first.
+ */
+export function segmentBytesProblem(path: string): string | null {
+  const segment = path.split('/').find((s) => Buffer.byteLength(s) > MAX_SEGMENT_BYTES);
+  if (segment === undefined) return null;
+  return `The path '${path}' cannot be extracted on every system: '${segment}' takes ${Buffer.byteLength(segment)} bytes in UTF-8, more than the ${MAX_SEGMENT_BYTES} a file or folder name may take.`;
 }
 
 /** True when an explicit (normalised) path respects the ustar-derived limits, in characters (code points), as they are stated. */

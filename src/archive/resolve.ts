@@ -5,8 +5,11 @@
  * later updates cannot change what is streamed), and the final names checked
  * for conflicts. Missing entries are 404 unless `ignoreNotFound` skips them.
  * Reading a stored resource decodes its metadata only (its payload stays JSON
- * text until a render thread parses it): each revision is read once per
- * download, and the event loop runs between reads.
+ * text until a render thread parses it): each revision is read once while
+ * resolving, and the event loop runs between reads. A resolved entry keeps the
+ * revision's metadata and its payload's size, not the payload: a download
+ * lasts as long as its client reads, and a slow one would otherwise hold every
+ * payload of its archive meanwhile (the writer reads each again, by revision).
  */
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { AclService } from '../platform/acls.js';
@@ -18,6 +21,7 @@ import { type ProjectRef, parseProjectRef, projectAddress, projectKey } from '..
 import type { Format } from '../platform/rendering.js';
 import type { ResourceService } from '../platform/resources.js';
 import type { EntityState, RevisionSelector } from '../platform/revisions.js';
+import { storedJsonOf, withoutSource } from '../platform/stored-json.js';
 import type { FileFinder, StoredArchive } from './archives.js';
 import { type ArchiveEntry, originalOf, selectorOf } from './definition.js';
 import { parseFileSelf } from './file-self.js';
@@ -32,10 +36,13 @@ export interface ResolveDeps {
   files: FileService;
 }
 
+/** A revision an entry is pinned to: its metadata, and the size of its payload as JSON, the payload itself left out. */
+export type PinnedState = Omit<EntityState, 'source'> & { sourceBytes: number };
+
 export interface ResolvedEntry {
   /** Name inside the ZIP. */
   name: string;
-  state: EntityState;
+  state: PinnedState;
   project: ProjectState;
   /** How a resource is serialised; null for file content. */
   format: Format | null;
@@ -75,7 +82,7 @@ export async function resolveForDownload(
 
   const resolved: ResolvedEntry[] = [];
   // Entries of one revision in several formats share one read.
-  const read = new Map<string, { state: EntityState; project: ProjectState }>();
+  const read = new Map<string, { state: PinnedState; project: ProjectState }>();
   let turnStarted = performance.now();
   for (const target of targets) {
     const key = JSON.stringify([projectKey(target.project), target.entry.type === 'Resource', target.id, target.selector]);
@@ -86,7 +93,8 @@ export async function resolveForDownload(
           await nextTurn();
           turnStarted = performance.now();
         }
-        found = await lookup(target, deps);
+        const { state, project } = await lookup(target, deps);
+        found = { state: pinned(state), project };
         read.set(key, found);
       }
     } catch (error) {
@@ -97,7 +105,7 @@ export async function resolveForDownload(
       if (error.status !== 404) throw error;
       throw new PlatformError(404, 'ResourceNotFound', `The resource '${target.original}' was not found in project '${projectKey(target.project)}'.`);
     }
-    if (found.state.kind === 'file') deps.files.assertContent(found.state);
+    if (found.state.kind === 'file') deps.files.assertContent(fileState(found.state));
     const entry: ResolvedEntry = { ...found, name: nameOf(target, found.state), format: target.entry.type === 'Resource' ? target.entry.format : null };
     admit(entry);
     resolved.push(entry);
@@ -151,7 +159,17 @@ function expandFileSelfId(project: ProjectState, target: Target, deps: ResolveDe
   }
 }
 
-function nameOf(target: Target, state: EntityState): string {
+/** The revision without its payload; measured first (for resources written before their size was recorded, and articles). */
+function pinned(state: EntityState): PinnedState {
+  return { ...withoutSource(state), sourceBytes: state.sourceBytes ?? Buffer.byteLength(storedJsonOf(state) ?? JSON.stringify(state.source)) };
+}
+
+/** A file's revision as the file service takes it: a file has no payload. */
+export function fileState(state: PinnedState): EntityState {
+  return { ...state, source: {} };
+}
+
+function nameOf(target: Target, state: PinnedState): string {
   const file = state.file && { project: projectKey(target.project), filename: state.file.filename };
   return entryName(target.entry, file)!;
 }

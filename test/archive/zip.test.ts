@@ -1,12 +1,11 @@
 import { Readable } from 'node:stream';
 import { expect, test } from 'vitest';
-import type { ResolvedEntry } from '../../src/archive/resolve.js';
+import type { PinnedState, ResolvedEntry } from '../../src/archive/resolve.js';
 import { zipStream } from '../../src/archive/zip.js';
-import type { EntityState } from '../../src/platform/revisions.js';
 import { unzip } from './unzip.js';
 
 function fileEntry(name: string, bytes: number, mediaType = 'application/octet-stream'): ResolvedEntry {
-  const state = { updatedAt: Date.parse('2025-01-01T00:00:00Z'), file: { digest: 'x', bytes, filename: name, mediaType } } as EntityState;
+  const state = { updatedAt: Date.parse('2025-01-01T00:00:00Z'), file: { digest: 'x', bytes, filename: name, mediaType } } as PinnedState;
   return { name, state, project: {} as ResolvedEntry['project'], format: null };
 }
 

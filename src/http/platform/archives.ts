@@ -17,7 +17,7 @@ import { typed } from '../typed.js';
 import { callerOf } from './caller.js';
 import { negotiate, varyOnAccept } from '../negotiation.js';
 import { COLLECTION, checkPreconditions, existing, untagged } from './preconditions.js';
-import { bytesSchema, common, errorResponses, idParams, jsonMetadata, mediaTypeResponse, projectParams } from './schemas.js';
+import { bytesSchema, common, errorResponses, idParams, jsonMetadata, mediaTypeResponse, noQuery, projectParams } from './schemas.js';
 
 const OFFERS = ['application/zip', 'application/ld+json', 'application/json'] as const;
 
@@ -144,7 +144,8 @@ export async function archiveRoutes(app: FastifyInstance, { archives }: { archiv
     {
       schema: {
         params: idParams,
-        querystring: { type: 'object', properties: { ignoreNotFound: { type: 'string', enum: Object.keys(BOOLEAN_WORDS) } } } as const,
+        // Any other parameter is refused, as on the other routes: a misspelt ignoreNotFound would be silently dropped.
+        querystring: { ...noQuery, properties: { ignoreNotFound: { type: 'string', enum: Object.keys(BOOLEAN_WORDS) } } } as const,
         response: readResponses,
       },
     },
