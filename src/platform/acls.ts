@@ -121,6 +121,15 @@ export class AclService {
     return this.cached.get(address);
   }
 
+  /**
+   * Throws the 403 of a write of the ACL at `address` unless the caller holds `acls/write` there. The writes
+   * check it themselves; the HTTP layer checks it also before reading a write's body, so that a refused write
+   * costs no upload.
+   */
+  requireWriter(identity: Identity, address: AclAddress): void {
+    this.require(identity, 'acls/write', address);
+  }
+
   /** The ACL stored at `address`, as a write's preconditions see it: for a caller who may write it, as the write needs. */
   storedForWriter(identity: Identity, address: AclAddress): StoredAcl | undefined {
     this.require(identity, 'acls/write', address);

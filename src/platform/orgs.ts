@@ -53,13 +53,13 @@ export class OrgService {
    * write (create it, `rev` absent, or change it), whether or not they may read it (else the write's 403).
    */
   async readForWriter(label: string, rev: number | undefined, identity: Identity): Promise<OrgState> {
-    this.requireWriter(label, rev, identity);
+    this.requireWriter(label, rev === undefined ? 'create' : 'change', identity);
     return this.fetch(label);
   }
 
   /** Creates the organization (rev absent) or updates its description (rev = current revision). */
   async save(label: string, description: string | undefined, rev: number | undefined, identity: Identity): Promise<OrgState> {
-    this.requireWriter(label, rev, identity);
+    this.requireWriter(label, rev === undefined ? 'create' : 'change', identity);
     const surrogate = loneSurrogatePointer({ description });
     if (surrogate !== null) throw rejections.loneSurrogate('organization', surrogate);
     return this.store.write(async () => {
@@ -79,7 +79,7 @@ export class OrgService {
   }
 
   async deprecate(label: string, rev: number, identity: Identity): Promise<OrgState> {
-    this.acls.require(identity, 'organizations/write', `/${label}`);
+    this.requireWriter(label, 'change', identity);
     // Deprecated, it would refuse the literature project's own settings with a misleading reason.
     if (label === this.literatureOrg) throw rejections.orgHoldsReadOnlyProject(label);
     return this.store.write(async () => {
@@ -90,7 +90,7 @@ export class OrgService {
 
   /** Makes a deprecated organization take projects and writes again, as Nexus's undeprecate. */
   async undeprecate(label: string, rev: number, identity: Identity): Promise<OrgState> {
-    this.acls.require(identity, 'organizations/write', `/${label}`);
+    this.requireWriter(label, 'change', identity);
     return this.store.write(async () => {
       const org = this.checkedForChange(label, await this.db.get(label), rev, true);
       if (!org.deprecated) throw rejections.orgIsNotDeprecated(label);
@@ -107,9 +107,13 @@ export class OrgService {
     });
   }
 
-  /** The permission of a write: creating the organization (`rev` absent) or changing it (any other write). */
-  private requireWriter(label: string, rev: number | undefined, identity: Identity): void {
-    if (rev === undefined) this.acls.require(identity, 'organizations/create', '/');
+  /**
+   * Throws the 403 of a write unless the caller holds its permission: to create the organization (a write
+   * without `rev`) or to change it (any other write). The writes check it themselves; the HTTP layer checks
+   * it also before reading a write's body, so that a refused write costs no upload.
+   */
+  requireWriter(label: string, write: 'create' | 'change', identity: Identity): void {
+    if (write === 'create') this.acls.require(identity, 'organizations/create', '/');
     else this.acls.require(identity, 'organizations/write', `/${label}`);
   }
 

@@ -200,7 +200,7 @@ export class ProjectService {
    * they may read it (else the write's 403).
    */
   async readForWriter(ref: ProjectRef, rev: number | undefined, identity: Identity): Promise<ProjectState> {
-    this.requireWriter(ref, rev, identity);
+    this.requireWriter(ref, rev === undefined ? 'create' : 'change', identity);
     const project = await this.get(ref);
     if (!project) throw rejections.projectNotFound(projectKey(ref));
     return project;
@@ -208,7 +208,7 @@ export class ProjectService {
 
   /** Creates the project (rev absent) or updates it (rev = current revision). */
   async save(ref: ProjectRef, fields: ProjectFields, rev: number | undefined, identity: Identity): Promise<ProjectState> {
-    this.requireWriter(ref, rev, identity);
+    this.requireWriter(ref, rev === undefined ? 'create' : 'change', identity);
     checkIris(fields);
     const surrogate = loneSurrogatePointer(fields);
     if (surrogate !== null) throw rejections.loneSurrogate('project', surrogate);
@@ -263,7 +263,7 @@ export class ProjectService {
    * organization's projects can still be deleted.
    */
   async deprecate(ref: ProjectRef, rev: number, prune: boolean, identity: Identity): Promise<ProjectState> {
-    this.acls.require(identity, 'projects/write', projectAddress(ref));
+    this.requireWriter(ref, 'change', identity);
     const key = projectKey(ref);
     if ((await this.get(ref))?.readOnly) throw rejections.projectIsReadOnly(key);
     return this.store.write(async () => {
@@ -281,7 +281,7 @@ export class ProjectService {
 
   /** Makes a deprecated project writable again (not one marked for deletion), as Nexus's undeprecate. */
   async undeprecate(ref: ProjectRef, rev: number, identity: Identity): Promise<ProjectState> {
-    this.acls.require(identity, 'projects/write', projectAddress(ref));
+    this.requireWriter(ref, 'change', identity);
     const key = projectKey(ref);
     if ((await this.get(ref))?.readOnly) throw rejections.projectIsReadOnly(key);
     return this.store.write(async () => {
@@ -292,9 +292,13 @@ export class ProjectService {
     });
   }
 
-  /** The permission of a write: creating the project (`rev` absent) or changing it (any other write). */
-  private requireWriter(ref: ProjectRef, rev: number | undefined, identity: Identity): void {
-    if (rev === undefined) this.acls.require(identity, 'projects/create', `/${ref.org}`);
+  /**
+   * Throws the 403 of a write unless the caller holds its permission: to create the project (a write without
+   * `rev`) or to change it (any other write). The writes check it themselves; the HTTP layer checks it also
+   * before reading a write's body, so that a refused write costs no upload.
+   */
+  requireWriter(ref: ProjectRef, write: 'create' | 'change', identity: Identity): void {
+    if (write === 'create') this.acls.require(identity, 'projects/create', `/${ref.org}`);
     else this.acls.require(identity, 'projects/write', projectAddress(ref));
   }
 

@@ -40,7 +40,7 @@ export class ResourceService {
   }
 
   async create(ref: ProjectRef, idSegment: string | undefined, payload: JsonObject, identity: Identity): Promise<EntityState> {
-    this.acls.require(identity, 'resources/write', projectAddress(ref));
+    this.requireWriter(ref, identity);
     const project = await this.projects.forWrite(ref);
     const caller = renderCallerOf(identity);
     const id = (await this.checkedId(project, idSegment, payload, caller)) ?? project.base + randomUUID();
@@ -50,7 +50,7 @@ export class ResourceService {
   }
 
   async update(ref: ProjectRef, idSegment: string, rev: number, payload: JsonObject, identity: Identity): Promise<EntityState> {
-    this.acls.require(identity, 'resources/write', projectAddress(ref));
+    this.requireWriter(ref, identity);
     const project = await this.projects.forWrite(ref);
     const caller = renderCallerOf(identity);
     const id = await this.notAFile(ref, (await this.checkedId(project, idSegment, payload, caller))!);
@@ -88,7 +88,7 @@ export class ResourceService {
 
   /** The full id of the resource a tag, tag deletion, deprecation or undeprecation changes, once the caller may write in its project. */
   private async changedId(ref: ProjectRef, idSegment: string, identity: Identity): Promise<string> {
-    this.acls.require(identity, 'resources/write', projectAddress(ref));
+    this.requireWriter(ref, identity);
     const project = await this.projects.forWrite(ref);
     return this.notAFile(ref, this.expandId(project, idSegment));
   }
@@ -121,12 +121,21 @@ export class ResourceService {
   }
 
   /**
+   * Throws the 403 of a write of resources in the project unless the caller holds `resources/write` there.
+   * The writes check it themselves; the HTTP layer checks it also before reading a write's body, so that a
+   * refused write costs no upload.
+   */
+  requireWriter(ref: ProjectRef, identity: Identity): void {
+    this.acls.require(identity, 'resources/write', projectAddress(ref));
+  }
+
+  /**
    * The project a resource is created in, as a POST's preconditions see it: for a caller who may write
    * resources there, whether or not they may read them (else the write's 403), and a project that takes
    * writes (else the write's 400: a read-only, deprecated project or organization refuses first).
    */
   async projectForWriter(ref: ProjectRef, identity: Identity): Promise<ProjectState> {
-    this.acls.require(identity, 'resources/write', projectAddress(ref));
+    this.requireWriter(ref, identity);
     return this.projects.forWrite(ref);
   }
 

@@ -14,6 +14,7 @@ import type { AclAddress } from '../../platform/refs.js';
 import { typed } from '../typed.js';
 import { callerOf } from './caller.js';
 import { checkPreconditions, untagged } from './preconditions.js';
+import { writersOnly } from './writers.js';
 import { aclBodyErrorFormatter, aclEntries, aclListSchema, aclSchema, orgParams, projectParams, requiredRevQuery, responses } from './schemas.js';
 
 const PATHS = [
@@ -49,6 +50,8 @@ export async function aclRoutes(app: FastifyInstance, { platform }: { platform: 
       const stored = acls.storedForWriter(callerOf(request), address);
       return stored === undefined ? null : untagged(stored);
     });
+  /** Refuses a caller who may not write the ACL before the write's body is read. */
+  const writers = writersOnly((request, caller) => acls.requireWriter(caller, addressOf(request.params)));
   const idOf = (address: AclAddress) => `${baseUri}/v1/acls${address === '/' ? '' : address}`;
 
   const writeJson = (address: AclAddress, acl: StoredAcl) => ({
@@ -85,6 +88,7 @@ export async function aclRoutes(app: FastifyInstance, { platform }: { platform: 
       url,
       {
         bodyLimit: 256 * 1024,
+        preParsing: writers,
         schemaErrorFormatter: aclBodyErrorFormatter,
         schema: {
           ...paramsSchema,
@@ -105,6 +109,7 @@ export async function aclRoutes(app: FastifyInstance, { platform }: { platform: 
       url,
       {
         bodyLimit: 256 * 1024,
+        preParsing: writers,
         schemaErrorFormatter: aclBodyErrorFormatter,
         schema: {
           ...paramsSchema,
@@ -131,7 +136,7 @@ export async function aclRoutes(app: FastifyInstance, { platform }: { platform: 
 
     api.delete(
       url,
-      { schema: { ...paramsSchema, querystring: requiredRevQuery, response: responses(aclSchema, 200) } },
+      { preParsing: writers, schema: { ...paramsSchema, querystring: requiredRevQuery, response: responses(aclSchema, 200) } },
       async (request) => {
         const address = addressOf(request.params);
         await preconditionsOf(request, address);

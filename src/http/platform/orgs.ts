@@ -8,6 +8,7 @@ import { typed } from '../typed.js';
 import { callerOf } from './caller.js';
 import { checkPreconditions, existing, untagged } from './preconditions.js';
 import { emptyBodyAsObject, orgParams, orgSchema, requiredRevQuery, revQuery, responses } from './schemas.js';
+import { writeNamedBy, writersOnly } from './writers.js';
 
 export function orgJson(org: OrgState, baseUri: string) {
   const self = `${baseUri}/v1/orgs/${org.label}`;
@@ -37,10 +38,14 @@ export async function orgRoutes(app: FastifyInstance, { platform }: { platform: 
       const org = await existing(orgs.readForWriter(label, rev, callerOf(request)), 'OrganizationNotFound');
       return org === null ? null : untagged(org);
     });
+  /** Refuses a caller who may not perform the write (`write`, or the one its `rev` names) before its body is read. */
+  const writersOf = (write?: 'change') =>
+    writersOnly((request, caller) => orgs.requireWriter((request.params as { org: string }).org, write ?? writeNamedBy(request), caller));
   api.put(
     '/orgs/:org',
     {
       bodyLimit: 64 * 1024,
+      preParsing: writersOf(),
       preValidation: emptyBodyAsObject,
       schema: {
         params: orgParams,
@@ -63,7 +68,7 @@ export async function orgRoutes(app: FastifyInstance, { platform }: { platform: 
 
   api.delete(
     '/orgs/:org',
-    { schema: { params: orgParams, querystring: requiredRevQuery, response: responses(orgSchema, 200) } },
+    { preParsing: writersOf('change'), schema: { params: orgParams, querystring: requiredRevQuery, response: responses(orgSchema, 200) } },
     async (request) => {
       await preconditionsOf(request, request.params.org, request.query.rev);
       return orgJson(await orgs.deprecate(request.params.org, request.query.rev, callerOf(request)), baseUri);
@@ -72,7 +77,7 @@ export async function orgRoutes(app: FastifyInstance, { platform }: { platform: 
 
   api.put(
     '/orgs/:org/undeprecate',
-    { schema: { params: orgParams, querystring: requiredRevQuery, response: responses(orgSchema, 200) } },
+    { preParsing: writersOf('change'), schema: { params: orgParams, querystring: requiredRevQuery, response: responses(orgSchema, 200) } },
     async (request) => {
       await preconditionsOf(request, request.params.org, request.query.rev);
       return orgJson(await orgs.undeprecate(request.params.org, request.query.rev, callerOf(request)), baseUri);

@@ -9,6 +9,7 @@ import { typed } from '../typed.js';
 import { callerOf } from './caller.js';
 import { checkPreconditions, existing, untagged } from './preconditions.js';
 import { emptyBodyAsObject, projectBody, projectParams, projectSchema, requiredRevQuery, revQuery, responses } from './schemas.js';
+import { writeNamedBy, writersOnly } from './writers.js';
 
 
 export function projectJson(project: ProjectState, projects: ProjectService, baseUri: string) {
@@ -46,10 +47,14 @@ export async function projectRoutes(app: FastifyInstance, { platform }: { platfo
       const project = await existing(projects.readForWriter(ref, rev, callerOf(request)), 'ProjectNotFound');
       return project === null ? null : untagged(project);
     });
+  /** Refuses a caller who may not perform the write (`write`, or the one its `rev` names) before its body is read. */
+  const writersOf = (write?: 'change') =>
+    writersOnly((request, caller) => projects.requireWriter(request.params as ProjectRef, write ?? writeNamedBy(request), caller));
   api.put(
     '/projects/:org/:project',
     {
       bodyLimit: 256 * 1024,
+      preParsing: writersOf(),
       preValidation: emptyBodyAsObject,
       schema: { params: projectParams, querystring: revQuery, body: projectBody, response: responses(projectSchema, 200, 201) },
     },
@@ -68,6 +73,7 @@ export async function projectRoutes(app: FastifyInstance, { platform }: { platfo
   api.delete(
     '/projects/:org/:project',
     {
+      preParsing: writersOf('change'),
       schema: {
         params: projectParams,
         querystring: { ...requiredRevQuery, properties: { ...requiredRevQuery.properties, prune: { type: 'boolean' } } },
@@ -83,7 +89,7 @@ export async function projectRoutes(app: FastifyInstance, { platform }: { platfo
 
   api.put(
     '/projects/:org/:project/undeprecate',
-    { schema: { params: projectParams, querystring: requiredRevQuery, response: responses(projectSchema, 200) } },
+    { preParsing: writersOf('change'), schema: { params: projectParams, querystring: requiredRevQuery, response: responses(projectSchema, 200) } },
     async (request) => {
       await preconditionsOf(request, request.params, request.query.rev);
       return projectJson(await projects.undeprecate(request.params, request.query.rev, callerOf(request)), projects, baseUri);

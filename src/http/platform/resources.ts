@@ -21,6 +21,7 @@ import { filteredListingPage } from './listing-pages.js';
 import { negotiate, varyOnAccept } from '../negotiation.js';
 import { COLLECTION, checkPreconditions, existing, untagged } from './preconditions.js';
 import { selectorFrom } from './selectors.js';
+import { writersOnly } from './writers.js';
 import {
   documentSchema,
   entitySchema,
@@ -92,6 +93,15 @@ export async function resourceRoutes(app: FastifyInstance, { platform }: { platf
       await resources.projectForWriter(ref, callerOf(request));
       return COLLECTION;
     });
+  /**
+   * Refuses a caller who may not write resources in the project before the write's body is read; a schema
+   * other than the unconstrained one is refused first (404), as the write's handler refuses it.
+   */
+  const writers = writersOnly((request, caller) => {
+    const { org, project, schema } = request.params as ProjectRef & { schema?: string };
+    if (schema !== undefined) assertUnconstrained(schema);
+    resources.requireWriter({ org, project }, caller);
+  });
   api.get(
     '/resources/:org/:project',
     {
@@ -115,7 +125,7 @@ export async function resourceRoutes(app: FastifyInstance, { platform }: { platf
 
   api.post(
     '/resources/:org/:project',
-    { bodyLimit: payloadLimit, schema: { params: projectParams, body: payloadSchema, response: responses(entitySchema, 201) } },
+    { bodyLimit: payloadLimit, preParsing: writers, schema: { params: projectParams, body: payloadSchema, response: responses(entitySchema, 201) } },
     async (request, reply) => {
       await collectionPreconditionsOf(request, request.params);
       return reply.code(201).send(await create(request.params, request.body, callerOf(request)));
@@ -124,7 +134,7 @@ export async function resourceRoutes(app: FastifyInstance, { platform }: { platf
 
   api.post(
     '/resources/:org/:project/:schema',
-    { bodyLimit: payloadLimit, schema: { params: schemaParams, body: payloadSchema, response: responses(entitySchema, 201) } },
+    { bodyLimit: payloadLimit, preParsing: writers, schema: { params: schemaParams, body: payloadSchema, response: responses(entitySchema, 201) } },
     async (request, reply) => {
       assertUnconstrained(request.params.schema);
       await collectionPreconditionsOf(request, request.params);
@@ -134,7 +144,11 @@ export async function resourceRoutes(app: FastifyInstance, { platform }: { platf
 
   api.put(
     '/resources/:org/:project/:schema/:id',
-    { bodyLimit: payloadLimit, schema: { params: resourceParams, querystring: revQuery, body: payloadSchema, response: responses(entitySchema, 200, 201) } },
+    {
+      bodyLimit: payloadLimit,
+      preParsing: writers,
+      schema: { params: resourceParams, querystring: revQuery, body: payloadSchema, response: responses(entitySchema, 200, 201) },
+    },
     async (request, reply) => {
       const { schema, id, ...ref } = request.params;
       assertUnconstrained(schema);
@@ -210,6 +224,7 @@ export async function resourceRoutes(app: FastifyInstance, { platform }: { platf
     '/resources/:org/:project/:schema/:id/tags',
     {
       bodyLimit: 64 * 1024,
+      preParsing: writers,
       schema: {
         params: resourceParams,
         querystring: requiredRevQuery,
@@ -229,6 +244,7 @@ export async function resourceRoutes(app: FastifyInstance, { platform }: { platf
   api.delete(
     '/resources/:org/:project/:schema/:id/tags/:tag',
     {
+      preParsing: writers,
       schema: {
         params: withTagParam(resourceParams),
         querystring: requiredRevQuery,
@@ -245,7 +261,7 @@ export async function resourceRoutes(app: FastifyInstance, { platform }: { platf
 
   api.delete(
     '/resources/:org/:project/:schema/:id',
-    { schema: { params: resourceParams, querystring: requiredRevQuery, response: responses(entitySchema, 200) } },
+    { preParsing: writers, schema: { params: resourceParams, querystring: requiredRevQuery, response: responses(entitySchema, 200) } },
     async (request) => {
       const { schema, id, ...ref } = request.params;
       assertUnconstrained(schema);
@@ -256,7 +272,7 @@ export async function resourceRoutes(app: FastifyInstance, { platform }: { platf
 
   api.put(
     '/resources/:org/:project/:schema/:id/undeprecate',
-    { schema: { params: resourceParams, querystring: requiredRevQuery, response: responses(entitySchema, 200) } },
+    { preParsing: writers, schema: { params: resourceParams, querystring: requiredRevQuery, response: responses(entitySchema, 200) } },
     async (request) => {
       const { schema, id, ...ref } = request.params;
       assertUnconstrained(schema);
