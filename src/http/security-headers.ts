@@ -14,6 +14,11 @@
  * a copy, into logs and proxies on the way, and into the 16 KiB of headers the
  * server reads). Nothing here reads Referer, so sending none costs nothing.
  * Every response carries it, the page's and the APIs' alike.
+ *
+ * `Cache-Control: no-store` on every response whose route did not choose its caching: the APIs' answers hold a
+ * user's query, results and what a token let them read (the archive listing, the ZIP), which a browser would
+ * otherwise keep in its disk cache after the tab, and its token, are gone, for the next user of the machine to
+ * find. The web page's own files choose theirs (`no-cache`: revalidated, and they hold nothing of the user's).
  */
 import type { FastifyInstance } from 'fastify';
 
@@ -27,6 +32,7 @@ export function addSecurityHeaders(app: FastifyInstance): void {
   app.addHook('onSend', async (_request, reply) => {
     reply.header('x-content-type-options', SECURITY_HEADERS['x-content-type-options']);
     reply.header('referrer-policy', SECURITY_HEADERS['referrer-policy']);
+    if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
     if (!reply.hasHeader('content-security-policy')) {
       reply.header('content-security-policy', SECURITY_HEADERS['content-security-policy']);
     }

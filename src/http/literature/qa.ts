@@ -170,7 +170,7 @@ async function streamAnswer(
     reply.raw.writeHead(200, {
       ...SECURITY_HEADERS,
       'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-cache',
+      'cache-control': 'no-store',
       connection: 'keep-alive',
       'x-request-id': request.id,
     });

@@ -77,7 +77,12 @@ export const uiRoutes: FastifyPluginAsync<{ assets: UiAssets }> = async (app, { 
       .header('cache-control', 'no-cache')
       .header('x-content-type-options', 'nosniff')
       .header('vary', 'Accept-Encoding');
-    if (asset.contentType.startsWith('text/html')) reply.header('content-security-policy', CONTENT_SECURITY_POLICY);
+    if (asset.contentType.startsWith('text/html')) {
+      reply.header('content-security-policy', CONTENT_SECURITY_POLICY);
+      // A page of another site that opened this one (window.open) keeps no handle on it: it could otherwise send
+      // this tab, later, to a look-alike page that asks for the access token again.
+      reply.header('cross-origin-opener-policy', 'same-origin');
+    }
     if (matchesEtag(request.headers['if-none-match'], etag)) return reply.code(304).send();
     if (gzipped) return reply.header('content-encoding', 'gzip').send(asset.gzip);
     return reply.send(asset.body);

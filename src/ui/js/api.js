@@ -23,6 +23,19 @@ export const accessToken = {
   set: (value) => (value ? sessionStorage.setItem(TOKEN_KEY, value) : sessionStorage.removeItem(TOKEN_KEY)),
 };
 
+/**
+ * Why `value` cannot be an access token ('' when it can). The token goes in the Authorization header, which a
+ * browser refuses to send with a character beyond Latin-1: a "€" or a zero-width space pasted with it made every
+ * request of the page fail, said as "the server could not be reached". Tokens are visible ASCII, and one holding
+ * anything else (a space: "Bearer " pasted along) is refused as a whole, with the character named.
+ */
+export function tokenProblem(value) {
+  const odd = [...value].find((character) => character < '!' || character > '~');
+  if (odd === undefined) return '';
+  const named = /\s/u.test(odd) ? 'a space' : `the character U+${odd.codePointAt(0).toString(16).toUpperCase().padStart(4, '0')}`;
+  return `This access token holds ${named}, which no token has, so it is not used: paste the token alone (without "Bearer "), as it was given.`;
+}
+
 export class ApiError extends Error {
   constructor(status, message) {
     super(message);

@@ -1,7 +1,19 @@
 // The archive cart: chosen articles, the access token, a project the token may write, and the ZIP download.
-import { accessToken, authHeaders, errorOf, getJson, networkError, readJson, serverUrl } from './api.js';
+import { accessToken, authHeaders, errorOf, getJson, networkError, readJson, serverUrl, tokenProblem } from './api.js';
 
 const CART_KEY = 'litserve.cart';
+/**
+ * The characters of a title the cart keeps, enough for its list: nothing bounds a title in a corpus, and one of
+ * megabytes stored whole passed sessionStorage's quota, so that the cart stopped following the clicks.
+ */
+const CART_TITLE_LENGTH = 300;
+
+function titleStart(title) {
+  if (title.length <= CART_TITLE_LENGTH) return title;
+  // Not between the two halves of a surrogate pair.
+  const end = /[\uD800-\uDBFF]/.test(title[CART_TITLE_LENGTH - 1]) ? CART_TITLE_LENGTH - 1 : CART_TITLE_LENGTH;
+  return `${title.slice(0, end)}…`;
+}
 
 export function createCart(root, { literatureProject, onTokenChange }) {
   /** article_id -> title, in the order added; kept for this tab only, like the token. */
@@ -61,7 +73,7 @@ export function createCart(root, { literatureProject, onTokenChange }) {
 
   const toggle = (id, title) => {
     if (items.has(id)) items.delete(id);
-    else items.set(id, title);
+    else items.set(id, titleStart(title));
     save();
     render();
   };
@@ -98,8 +110,17 @@ export function createCart(root, { literatureProject, onTokenChange }) {
 
   tokenInput.value = accessToken.get();
   tokenInput.addEventListener('change', () => {
-    accessToken.set(tokenInput.value.trim());
-    void loadProjects();
+    const token = tokenInput.value.trim();
+    const problem = tokenProblem(token);
+    // A token no request could carry is not kept: the page goes on without one, and says why.
+    accessToken.set(problem ? '' : token);
+    if (problem) {
+      projectsRequest?.abort();
+      projectSelect.replaceChildren(new Option('(enter a token)', ''));
+      say(problem, true);
+    } else {
+      void loadProjects();
+    }
     onTokenChange();
   });
 
@@ -142,12 +163,13 @@ async function createAndFetch(project, articleIds, literatureProject) {
     const literature = await fetch(serverUrl(`/v1/projects/${literatureProject}`), { headers: authHeaders({ accept: 'application/json' }) });
     if (!literature.ok) throw await errorOf(literature);
     const { base } = await readJson(literature);
+    const names = fileNames(articleIds);
     const definition = {
       resources: articleIds.map((id) => ({
         '@type': 'Resource',
         project: literatureProject,
         resourceId: `${base}${encodeURIComponent(id)}`,
-        path: `/articles/${id.replace(/[^\w.-]/g, '_')}.json`,
+        path: `/articles/${names.get(id)}.json`,
       })),
     };
     const created = await fetch(serverUrl(`/v1/archives/${project}`), {
@@ -164,4 +186,44 @@ async function createAndFetch(project, articleIds, literatureProject) {
   } catch (error) {
     throw error.status !== undefined ? error : networkError(error);
   }
+}
+
+/** The longest part of an id kept in a file name: the archive takes names of up to 99 characters. */
+const NAME_PART_LENGTH = 80;
+/** Names Windows keeps for devices: `con.json` cannot be extracted there, and the archive refuses it. */
+const DEVICE_NAME = /^(con|prn|aux|nul|com\d|lpt\d)$/i;
+
+/**
+ * Each article's file name in the archive (without `.json`): its id where the id can be one as it is, else the id
+ * with every character but ASCII letters, digits, `_`, `.` and `-` made `_`, cut to 80, and a hash of the whole id
+ * after it. Two ids must never share a name, or the archive refuses the cart whole: `文章1` and `论文1` both read
+ * `__1`, `a/b` reads `a_b` like the id `a_b`, and `Case` and `case` are one file where names ignore case
+ * (Windows, macOS); ids that meet so all take the hash.
+ */
+function fileNames(ids) {
+  const readable = (id) => id.replace(/[^\w.-]/g, '_').slice(0, NAME_PART_LENGTH);
+  const sharing = new Map();
+  for (const id of ids) {
+    const key = readable(id).toLowerCase();
+    sharing.set(key, (sharing.get(key) ?? 0) + 1);
+  }
+  const asItIs = (id) => readable(id) === id && !DEVICE_NAME.test(id) && sharing.get(id.toLowerCase()) === 1;
+  return new Map(ids.map((id) => [id, asItIs(id) ? id : `${readable(id)}-${hashOf(id)}`]));
+}
+
+/**
+ * A 53-bit hash of a string (cyrb53), in base 36: a name part that tells ids apart. Not crypto.subtle, which a page
+ * served over plain HTTP to another machine does not have.
+ */
+function hashOf(text) {
+  let h1 = 0xdeadbeef;
+  let h2 = 0x41c6ce57;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    h1 = Math.imul(h1 ^ code, 2654435761);
+    h2 = Math.imul(h2 ^ code, 1597334677);
+  }
+  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+  return (4294967296 * (2097151 & h2) + (h1 >>> 0)).toString(36);
 }

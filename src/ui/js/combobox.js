@@ -1,9 +1,11 @@
 // A type-ahead text field (ARIA combobox with a listbox popup): arrows move, Enter picks, Escape closes.
+import { parenthesizedIdentifier } from './results.js';
 
 const DEBOUNCE_MS = 150;
 
 /**
- * fetchOptions(text, signal) -> [{ value, label, count }]; onPick(option | null, text) is called on Enter
+ * fetchOptions(text, signal) -> [{ value, label, identifier?, count }] (an identifier, an ISSN, is shown after the
+ * label in parentheses); onPick(option | null, text) is called on Enter
  * (null when no option is active: the typed text as it is) and on a click on an option.
  */
 export function combobox({ input, listbox, fetchOptions, onPick }) {
@@ -51,7 +53,10 @@ export function combobox({ input, listbox, fetchOptions, onPick }) {
         const count = document.createElement('span');
         count.className = 'option-count';
         count.textContent = `${option.count} article${option.count === 1 ? '' : 's'}`;
-        item.append(label, count);
+        item.append(label);
+        // In an isolate of its own: a direction control left open in the name cannot make it read as another.
+        if (option.identifier) item.append(' ', parenthesizedIdentifier(option.identifier));
+        item.append(count);
         // mousedown, not click: the field must not lose focus (and close the list) first.
         item.addEventListener('mousedown', (event) => {
           event.preventDefault();

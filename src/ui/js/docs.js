@@ -1,5 +1,5 @@
 // The interactive API reference at /docs: renders the server's OpenAPI document and sends trial requests.
-import { accessToken, authHeaders, serverUrl } from './api.js';
+import { accessToken, authHeaders, serverUrl, tokenProblem } from './api.js';
 
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
 
@@ -112,6 +112,13 @@ function operationView(path, method, operation, head) {
     for (const [p, input] of inputs) {
       const value = input.value.trim();
       if (!value) continue;
+      // encodeURIComponent keeps `.` and `..`, which the browser resolves: the request, token and method included,
+      // would go to another path than the operation's (`/v1/projects/neuro/..` is `/v1/projects/`).
+      if (p.in === 'path' && (value === '.' || value === '..')) {
+        output.hidden = false;
+        output.textContent = `Not sent: the path parameter ${p.name} cannot be "${value}", which the browser would resolve into another path.`;
+        return;
+      }
       if (p.in === 'path') url = url.replace(`{${p.name}}`, encodeURIComponent(value));
       else if (p.in === 'query') for (const item of p.schema?.type === 'array' ? value.split(',') : [value]) query.append(p.name, item.trim());
     }
@@ -172,7 +179,14 @@ function operationView(path, method, operation, head) {
 async function main() {
   const tokenInput = document.querySelector('#docs-token');
   tokenInput.value = accessToken.get();
-  tokenInput.addEventListener('change', () => accessToken.set(tokenInput.value.trim()));
+  const tokenMessage = document.querySelector('#docs-token-message');
+  tokenInput.addEventListener('change', () => {
+    const token = tokenInput.value.trim();
+    const problem = tokenProblem(token);
+    // A token no request could carry is not kept: every "Send" would fail in the browser before reaching the server.
+    accessToken.set(problem ? '' : token);
+    tokenMessage.textContent = problem;
+  });
   const container = document.querySelector('#operations');
   try {
     const response = await fetch(serverUrl('/openapi.json'));

@@ -1,6 +1,7 @@
 // The filter panel: dates, article types with counts, authors and journals with type-ahead, topic and region chips.
 import { getJson } from './api.js';
 import { combobox } from './combobox.js';
+import { isolated, parenthesizedIdentifier } from './results.js';
 import { emptyFilters } from './state.js';
 
 const ISSN = /\b\d{4}-\d{3}[\dXx]\b/;
@@ -83,7 +84,7 @@ export function createFilters(root, { onChange, onError }) {
   const journalOptions = async (text, signal) =>
     (await getJson('/suggestions/journal', { keywords: text, limit: SUGGESTION_LIMIT }, { signal })).map((s) => {
       journalNames.set(s.journal_issn, s.journal_name);
-      return { value: s.journal_issn, label: `${s.journal_name} (${s.journal_issn})`, count: s.docs_in_db };
+      return { value: s.journal_issn, label: s.journal_name, identifier: s.journal_issn, count: s.docs_in_db };
     });
   combobox({
     input: root.querySelector('#journal-input'),
@@ -184,9 +185,12 @@ const SINGULAR = { authors: 'author', journals: 'journal', topics: 'topic', regi
 
 function chip(key, value, onRemove) {
   const item = document.createElement('li');
-  const text = key === 'journals' && journalNames.has(value) ? `${journalNames.get(value)} (${value})` : value;
+  const named = key === 'journals' && journalNames.has(value);
+  const text = named ? `${journalNames.get(value)} (${value})` : value;
   const label = document.createElement('bdi');
-  label.textContent = text;
+  // A journal's name and its ISSN each in an isolate: a direction control in the name cannot reverse the ISSN.
+  if (named) label.append(isolated(journalNames.get(value)), ' ', parenthesizedIdentifier(value));
+  else label.textContent = text;
   const remove = document.createElement('button');
   remove.type = 'button';
   remove.textContent = '×';

@@ -247,19 +247,20 @@ async function showSearch(params, words, signal) {
   for (const hit of hits) if (hit.journal_issn && hit.journal_name) journalNames.set(hit.journal_issn, hit.journal_name);
   const articles = bestPerArticle(hits);
   resultList.replaceChildren(...articles.map((hit) => card(hit, { paragraph: hit.paragraph, section: hit.section, words, cart })));
-  resultsStatus.textContent = searchStatus(articles.length, hits.length < RETRIEVER_K, spoken(state.q));
+  resultsStatus.replaceChildren(...searchStatus(articles.length, hits.length < RETRIEVER_K, spoken(state.q)));
   // Seen too: the count above is of the filters alone, and a reader must not take 100 cards for all that match.
   resultsStatus.classList.remove('visually-hidden');
 }
 
 /**
- * What the status line says of a search's results. The search asks for the best RETRIEVER_K paragraphs: only when
+ * What the status line says of a search's results, as the nodes of its sentence. The search asks for the best RETRIEVER_K paragraphs: only when
  * fewer came back are these all the articles the query matches; otherwise they are the best ones, out of more.
  */
 function searchStatus(articleCount, all, query) {
   const articles = `${articleCount} article${articleCount === 1 ? '' : 's'}`;
-  if (all) return `${articles} found for “${query}”.`;
-  return articleCount === 1 ? `The best-matching article for “${query}”.` : `The ${articleCount} best-matching articles for “${query}”.`;
+  const before = all ? `${articles} found for “` : articleCount === 1 ? 'The best-matching article for “' : `The ${articleCount} best-matching articles for “`;
+  // The query in its own isolate: a direction control in it (a link's `?q=`) cannot reorder the sentence around it.
+  return [before, isolated(query), '”.'];
 }
 
 /** A query as the status line reads it out: its start only when long (a pasted page is not read back whole). */

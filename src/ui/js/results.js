@@ -107,9 +107,10 @@ export function card(meta, { paragraph, section, words, number, id, cart }) {
   const body = document.createElement('p');
   body.className = 'paragraph';
   if (section) {
+    // Isolated like the other fields: a direction control in a section name must not move the paragraph after it.
     const label = document.createElement('span');
     label.className = 'section';
-    label.textContent = `${section} `;
+    label.append(isolated(section), ' ');
     body.append(label);
   }
   const text = document.createElement('bdi');
@@ -118,9 +119,8 @@ export function card(meta, { paragraph, section, words, number, id, cart }) {
 
   const actions = document.createElement('div');
   actions.className = 'actions';
-  // A DOI may hold `#`, `?` or `%` (which would end or garble the URL's path): each part between slashes is encoded.
-  if (meta.article_doi) actions.append(link(`https://doi.org/${meta.article_doi.split('/').map(encodeURIComponent).join('/')}`, `DOI ${meta.article_doi}`));
-  if (meta.pubmed_id) actions.append(link(`https://pubmed.ncbi.nlm.nih.gov/${encodeURIComponent(meta.pubmed_id)}/`, `PubMed ${meta.pubmed_id}`));
+  if (meta.article_doi) actions.append(identifierLink('DOI', meta.article_doi, doiAddress(meta.article_doi)));
+  if (meta.pubmed_id) actions.append(identifierLink('PubMed', meta.pubmed_id, isDotSegment(meta.pubmed_id) ? null : `https://pubmed.ncbi.nlm.nih.gov/${encodeURIComponent(meta.pubmed_id)}/`));
   const add = document.createElement('button');
   add.type = 'button';
   add.className = 'add-to-archive';
@@ -159,11 +159,53 @@ export function isolated(text) {
   return element;
 }
 
-function link(href, text) {
-  const a = document.createElement('a');
-  a.href = href;
-  a.textContent = text;
-  a.target = '_blank';
-  a.rel = 'noopener noreferrer';
-  return a;
+/** Direction controls (marks, embeddings, overrides, isolates): in an identifier they only make it read as another. */
+const DIRECTION_CONTROLS = /[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/g;
+
+/**
+ * An identifier (a DOI, a PubMed id, an ISSN) in its own left-to-right isolate, each direction control in it shown
+ * as its code point (`[U+202E]`): it reads as the characters it holds, whatever the text before it or inside it.
+ */
+export function isolatedIdentifier(identifier) {
+  const element = document.createElement('bdi');
+  element.dir = 'ltr';
+  element.textContent = identifier.replace(DIRECTION_CONTROLS, (control) => `[U+${control.codePointAt(0).toString(16).toUpperCase().padStart(4, '0')}]`);
+  return element;
+}
+
+/**
+ * An identifier after a name (a journal's ISSN), in parentheses inside its isolate: an accessible name then reads
+ * "Neuron (0896-6273)", where parentheses outside it read "Neuron ( 0896-6273 )".
+ */
+export function parenthesizedIdentifier(identifier) {
+  const element = isolatedIdentifier(identifier);
+  element.prepend('(');
+  element.append(')');
+  return element;
+}
+
+/** `.` and `..` are kept as they are by encodeURIComponent, and a browser resolves them (`10.1/../10.9/x` is 10.9/x). */
+const isDotSegment = (part) => part === '.' || part === '..';
+
+/** A DOI's address at doi.org; null when the browser would make it another DOI's (a `.` or `..` part). */
+function doiAddress(doi) {
+  const parts = doi.split('/');
+  // A DOI may hold `#`, `?` or `%` (which would end or garble the URL's path): each part between slashes is encoded.
+  return parts.some(isDotSegment) ? null : `https://doi.org/${parts.map(encodeURIComponent).join('/')}`;
+}
+
+/**
+ * An identifier from the corpus (a DOI, a PubMed id) as a link whose text says exactly what the link holds
+ * (isolatedIdentifier: an override would make `10.1000/` + U+202E + `gpj.live` read as DOI 10.1000/evil.jpg).
+ * Without an address (one the browser would rewrite), it is shown, not linked.
+ */
+function identifierLink(label, identifier, href) {
+  const element = document.createElement(href ? 'a' : 'span');
+  element.append(`${label} `, isolatedIdentifier(identifier));
+  if (href) {
+    element.href = href;
+    element.target = '_blank';
+    element.rel = 'noopener noreferrer';
+  }
+  return element;
 }
