@@ -8,7 +8,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ArticleInput } from '../../src/corpus/model.js';
+import { testArticle } from './test-articles.js';
 import { ExtractiveGenerator } from '../../src/llm/extractive.js';
 import { unzip } from '../archive/unzip.js';
 import { HAS_CHROMIUM, SKIP_REASON, demoArticles, launchBrowser, startServer, type Browser, type UiServer } from './browser.js';
@@ -21,22 +21,9 @@ const AUTH = {
 const ODD_IDS = ['文章1', '论文1', 'a/b', 'a_b', 'Case', 'case', 'CON', `long-${'x'.repeat(120)}`];
 const PLAIN_ID = 'plain-id.2021';
 
-function article(id: string, n: number): ArticleInput {
-  return {
-    article_id: id,
-    title: `Zebrafinch song learning ${n}`,
-    authors: ['Ann Author'],
-    article_doi: null,
-    pubmed_id: null,
-    date: '2021-03-04',
-    article_type: 'research-article',
-    journal_issn: null,
-    journal_name: 'Journal of Tests',
-    cited_by: null,
-    impact_factor: null,
-    paragraphs: [{ section: 'Abstract', text: `Zebrafinch juveniles copy the song of tutor ${n}.` }],
-  };
-}
+/** The n-th article: a title and text of its own, so each card and entry can be told apart. */
+const numbered = (id: string, n: number) =>
+  testArticle(id, { title: `Zebrafinch song learning ${n}`, paragraphs: [{ section: 'Abstract', text: `Zebrafinch juveniles copy the song of tutor ${n}.` }] });
 
 describe.skipIf(!HAS_CHROMIUM)(`archive file names in Chromium (${HAS_CHROMIUM ? '/usr/bin/chromium' : SKIP_REASON})`, () => {
   let server: UiServer;
@@ -44,7 +31,7 @@ describe.skipIf(!HAS_CHROMIUM)(`archive file names in Chromium (${HAS_CHROMIUM ?
   let downloads: string;
 
   beforeAll(async () => {
-    const articles = [...ODD_IDS, PLAIN_ID].map((id, n) => article(id, n));
+    const articles = [...ODD_IDS, PLAIN_ID].map((id, n) => numbered(id, n));
     server = await startServer(() => new ExtractiveGenerator(), { auth: AUTH }, [...demoArticles(), ...articles]);
     for (const url of ['/v1/orgs/neuro', '/v1/projects/neuro/lab']) {
       const created = await server.fixture.app.inject({ method: 'PUT', url, headers: { authorization: `Bearer ${WRITER}`, 'content-type': 'application/json' }, payload: '{}' });

@@ -6,7 +6,7 @@
  */
 import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { ArticleInput } from '../../src/corpus/model.js';
+import { testArticle } from './test-articles.js';
 import { HAS_CHROMIUM, SKIP_REASON, demoArticles, startServerAndBrowser, type Browser, type UiServer } from './browser.js';
 
 // Browser globals: used only in functions that Playwright runs inside the page.
@@ -16,30 +16,12 @@ const LONG_WORD = 'Zebrafinchsongnucleus'.repeat(15);
 const RIGHT_TO_LEFT_OVERRIDE = '\u202E';
 const DOI = '10.5555/odd#1?x=2%';
 
-function article(id: string, fields: Partial<ArticleInput>): ArticleInput {
-  return {
-    article_id: id,
-    title: 'Zebrafinch song learning',
-    authors: ['Ann Author'],
-    article_doi: null,
-    pubmed_id: null,
-    date: '2021-03-04',
-    article_type: 'research-article',
-    journal_issn: null,
-    journal_name: 'Journal of Tests',
-    cited_by: null,
-    impact_factor: null,
-    paragraphs: [{ section: 'Abstract', text: 'Zebrafinch juveniles copy the song of a tutor during a sensitive period.' }],
-    ...fields,
-  };
-}
-
 const HUGE_PARAGRAPH = `Zebrafinch tutors ${'repeat the same song motif '.repeat(1200)}until the juvenile copies it.`;
 
 const ODD_ARTICLES = [
-  article('odd-huge', { title: 'A very long abstract', paragraphs: [{ section: 'Abstract', text: HUGE_PARAGRAPH }] }),
-  article('odd-long', { title: `The ${LONG_WORD} of the zebrafinch` }),
-  article('odd-bidi', { authors: [`Eve ${RIGHT_TO_LEFT_OVERRIDE}Mallory`, 'Bob Smith'], article_doi: DOI }),
+  testArticle('odd-huge', { title: 'A very long abstract', paragraphs: [{ section: 'Abstract', text: HUGE_PARAGRAPH }] }),
+  testArticle('odd-long', { title: `The ${LONG_WORD} of the zebrafinch` }),
+  testArticle('odd-bidi', { authors: [`Eve ${RIGHT_TO_LEFT_OVERRIDE}Mallory`, 'Bob Smith'], article_doi: DOI }),
 ];
 
 describe.skipIf(!HAS_CHROMIUM)(`unusual article text in Chromium (${HAS_CHROMIUM ? '/usr/bin/chromium' : SKIP_REASON})`, () => {

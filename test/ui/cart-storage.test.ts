@@ -4,7 +4,7 @@
  * following the clicks. The cart keeps each title's start only, enough for its list.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ArticleInput } from '../../src/corpus/model.js';
+import { testArticle } from './test-articles.js';
 import { HAS_CHROMIUM, SKIP_REASON, demoArticles, startServerAndBrowser, type Browser, type UiServer } from './browser.js';
 
 // Browser globals: used only in functions that Playwright runs inside the page.
@@ -12,30 +12,13 @@ declare const sessionStorage: any;
 
 const HUGE_TITLE = `Zebrafinch ${'song '.repeat(600_000)}learning`;
 
-function article(id: string, title: string): ArticleInput {
-  return {
-    article_id: id,
-    title,
-    authors: ['Ann Author'],
-    article_doi: null,
-    pubmed_id: null,
-    date: '2021-03-04',
-    article_type: 'research-article',
-    journal_issn: null,
-    journal_name: 'Journal of Tests',
-    cited_by: null,
-    impact_factor: null,
-    paragraphs: [{ section: 'Abstract', text: 'Zebrafinch juveniles copy the song of a tutor.' }],
-  };
-}
-
 describe.skipIf(!HAS_CHROMIUM)(`the cart's storage in Chromium (${HAS_CHROMIUM ? '/usr/bin/chromium' : SKIP_REASON})`, () => {
   let server: UiServer;
   let browser: Browser;
   let close: (() => Promise<void>) | undefined;
 
   beforeAll(async () => {
-    ({ server, browser, close } = await startServerAndBrowser([...demoArticles(), article('huge-1', HUGE_TITLE), article('huge-2', `${HUGE_TITLE} again`)]));
+    ({ server, browser, close } = await startServerAndBrowser([...demoArticles(), testArticle('huge-1', { title: HUGE_TITLE }), testArticle('huge-2', { title: `${HUGE_TITLE} again` })]));
   });
   afterAll(() => close?.());
 

@@ -6,7 +6,7 @@
  */
 import type { Locator, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { ArticleInput } from '../../src/corpus/model.js';
+import { testArticle } from './test-articles.js';
 import { HAS_CHROMIUM, SKIP_REASON, demoArticles, startServerAndBrowser, type Browser, type UiServer } from './browser.js';
 
 // Browser globals: used only in functions that Playwright runs inside the page.
@@ -15,26 +15,8 @@ declare const document: any, NodeFilter: any;
 const RIGHT_TO_LEFT_OVERRIDE = '\u202E';
 const MARKUP_TITLE = '<img src=x onerror="window.pwned=1">';
 
-function article(id: string, fields: Partial<ArticleInput>): ArticleInput {
-  return {
-    article_id: id,
-    title: 'Zebrafinch song learning',
-    authors: ['Ann Author'],
-    article_doi: null,
-    pubmed_id: null,
-    date: '2021-03-04',
-    article_type: 'research-article',
-    journal_issn: null,
-    journal_name: 'Journal of Tests',
-    cited_by: null,
-    impact_factor: null,
-    paragraphs: [{ section: 'Abstract', text: 'Zebrafinch juveniles copy the song of a tutor during a sensitive period.' }],
-    ...fields,
-  };
-}
-
 const HOSTILE_ARTICLES = [
-  article('hostile-markup', {
+  testArticle('hostile-markup', {
     title: MARKUP_TITLE,
     authors: ['<script>window.pwned=2</script>'],
     journal_name: '<svg onload="window.pwned=3">',
@@ -44,12 +26,12 @@ const HOSTILE_ARTICLES = [
     paragraphs: [{ section: '<i>Abstract</i>', text: 'Zebrafinch &lt;b&gt; <b>bold</b> &amp; <a href="javascript:window.pwned=7">link</a>' }],
   }),
   // Laid out, `10.1000/` + RLO + `gpj.live` reads "10.1000/evil.jpg", and `123` + RLO + `456` reads "123654".
-  article('hostile-bidi', { article_doi: `10.1000/${RIGHT_TO_LEFT_OVERRIDE}gpj.live`, pubmed_id: `123${RIGHT_TO_LEFT_OVERRIDE}456` }),
+  testArticle('hostile-bidi', { article_doi: `10.1000/${RIGHT_TO_LEFT_OVERRIDE}gpj.live`, pubmed_id: `123${RIGHT_TO_LEFT_OVERRIDE}456` }),
   // A browser resolves the `..` parts: the link would go to DOI 10.9999/evil (and PubMed's home), the text saying another.
-  article('hostile-dots', { article_doi: '10.1000/../../10.9999/evil', pubmed_id: '..' }),
+  testArticle('hostile-dots', { article_doi: '10.1000/../../10.9999/evil', pubmed_id: '..' }),
   // Laid out after the name, `(1234-5678)` would read `)8765-4321(`: another ISSN.
-  article('hostile-journal', { journal_name: `Journal of Fakes${RIGHT_TO_LEFT_OVERRIDE}`, journal_issn: '1234-5678' }),
-  article('hostile-section', { paragraphs: [{ section: `${RIGHT_TO_LEFT_OVERRIDE}Abstract`, text: 'Zebrafinch tutors sing first.' }] }),
+  testArticle('hostile-journal', { journal_name: `Journal of Fakes${RIGHT_TO_LEFT_OVERRIDE}`, journal_issn: '1234-5678' }),
+  testArticle('hostile-section', { paragraphs: [{ section: `${RIGHT_TO_LEFT_OVERRIDE}Abstract`, text: 'Zebrafinch tutors sing first.' }] }),
 ];
 
 describe.skipIf(!HAS_CHROMIUM)(`a hostile corpus in Chromium (${HAS_CHROMIUM ? '/usr/bin/chromium' : SKIP_REASON})`, () => {
