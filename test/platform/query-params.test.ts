@@ -33,11 +33,30 @@ describe('unknown query parameters', () => {
     ['GET', '/v1/resources/org/proj/_/live/source?format=expanded', 'format'],
     ['GET', '/v1/files/org/proj/a?revision=1', 'revision'],
     ['DELETE', '/v1/resources/org/proj/_/live?rev=1&prune=true', 'prune'],
+    ['GET', '/v1/acls/org?selff=false', 'selff'],
+    ['DELETE', '/v1/acls/org?rev=1&force=true', 'force'],
   ])('%s %s is 400 MalformedQueryParam naming the parameter', async (method, url, name) => {
     const response = await server.app.inject({ method: method as 'GET' | 'DELETE', url, headers: alice });
     expect(response.statusCode).toBe(400);
     expect(response.json()).toMatchObject({ '@type': 'MalformedQueryParam' });
     expect(response.json().reason).toContain(`'${name}'`);
+  });
+
+  test.each([
+    ['POST', '/v1/resources/org/proj?id=created', {}, 'id'],
+    ['POST', '/v1/resources/org/proj/_?rev=1', {}, 'rev'],
+    ['POST', '/v1/archives/org/proj?ignoreNotFound=true', { resources: [] }, 'ignoreNotFound'],
+    ['PUT', '/v1/archives/org/proj/kept?expiresInSeconds=60', { resources: [] }, 'expiresInSeconds'],
+    ['PUT', '/v1/acls/org/proj?revision=0', { acl: [{ identity: { '@type': 'User', realm: 'local', subject: 'bob' }, permissions: ['resources/read'] }] }, 'revision'],
+  ])('a creation %s %s is 400 MalformedQueryParam naming the parameter, and creates nothing', async (method, url, payload, name) => {
+    const listed = async () => (await server.app.inject({ method: 'GET', url: '/v1/resources/org/proj', headers: alice })).json()._total as number;
+    const before = await listed();
+    const response = await server.app.inject({ method: method as 'POST' | 'PUT', url, headers: { ...alice, accept: 'application/json' }, payload });
+    expect(response.statusCode).toBe(400);
+    expect(response.json()).toMatchObject({ '@type': 'MalformedQueryParam' });
+    expect(response.json().reason).toContain(`'${name}'`);
+    expect(await listed()).toBe(before);
+    expect((await server.app.inject({ method: 'GET', url: '/v1/archives/org/proj/kept', headers: { ...alice, accept: 'application/json' } })).statusCode).toBe(404);
   });
 
   test('a long unknown name is quoted by its start, not whole', async () => {

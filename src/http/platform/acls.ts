@@ -15,7 +15,7 @@ import { typed } from '../typed.js';
 import { callerOf } from './caller.js';
 import { checkPreconditions, untagged } from './preconditions.js';
 import { writersOnly } from './writers.js';
-import { aclBodyErrorFormatter, aclEntries, aclListSchema, aclSchema, orgParams, projectParams, requiredRevQuery, responses } from './schemas.js';
+import { aclBodyErrorFormatter, aclEntries, aclListSchema, aclSchema, noQuery, orgParams, projectParams, requiredRevQuery, responses } from './schemas.js';
 
 const PATHS = [
   { url: '/acls', params: undefined },
@@ -24,7 +24,7 @@ const PATHS = [
   { url: '/acls/:org/:project', params: projectParams },
 ];
 
-const zeroOrMoreRev = { type: 'object', properties: { rev: { type: 'integer', minimum: 0, maximum: MAX_REVISION } } } as const;
+const zeroOrMoreRev = { ...noQuery, properties: { rev: { type: 'integer', minimum: 0, maximum: MAX_REVISION } } } as const;
 
 /**
  * The ACL's address from the path (/acls, /acls/{org} or /acls/{org}/{project}). The four
@@ -73,7 +73,7 @@ export async function aclRoutes(app: FastifyInstance, { platform }: { platform: 
       {
         schema: {
           ...paramsSchema,
-          querystring: { type: 'object', properties: { ancestors: { type: 'boolean' }, self: { type: 'boolean' } } },
+          querystring: { ...noQuery, properties: { ancestors: { type: 'boolean' }, self: { type: 'boolean' } } },
           response: responses(aclListSchema, 200),
         },
       },
