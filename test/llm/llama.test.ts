@@ -211,9 +211,10 @@ describe('context window', () => {
     try {
       const many = Array.from({ length: 30 }, (_, i) => ({ id: i, text: `Context number ${i} talks about memory.` }));
       const result = await generator.generate('memory?', many);
-      const warning = logger.entries.find((e) => e.level === 'warn' && /dropped/.test(e.message));
-      expect(warning).toBeDefined();
-      const { kept, dropped } = warning!.details as { kept: number; dropped: number };
+      // Said at info: without reranking, retriever_k's paragraphs seldom all fit, so it is no warning.
+      const said = logger.entries.find((e) => e.level === 'info' && /dropped/.test(e.message));
+      expect(said).toBeDefined();
+      const { kept, dropped } = said!.details as { kept: number; dropped: number };
       expect(kept).toBeGreaterThan(0);
       expect(dropped).toBeGreaterThan(0);
       expect(kept + dropped).toBe(30);
@@ -232,8 +233,8 @@ describe('context window', () => {
     try {
       const huge = { id: 0, text: 'memory '.repeat(2000) };
       const result = await generator.generate('memory?', [huge, ...contexts]);
-      const warning = logger.entries.find((e) => e.level === 'warn' && /dropped/.test(e.message));
-      expect(warning?.details).toMatchObject({ kept: contexts.length, dropped: 1 });
+      const said = logger.entries.find((e) => e.level === 'info' && /dropped/.test(e.message));
+      expect(said?.details).toMatchObject({ kept: contexts.length, dropped: 1 });
       expect(result.sources).not.toContain(0);
       expect(generator.stats.promptTokens + 200).toBeLessThanOrEqual(2048);
     } finally {

@@ -9,7 +9,6 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeTinyGguf } from '../../scripts/make-tiny-gguf.js';
-import type { Logger } from '../../src/llm/types.js';
 import { loadLlamaGenerator, PromptTooLongError, type Context, type LlamaGenerator } from '../../src/llm/index.js';
 
 let dir: string;
@@ -63,22 +62,5 @@ describe('a question too long for any prompt', () => {
     const asked = generator.generate('why '.repeat(400), reranked, { onAdmitted: () => (admitted = true) });
     await expect(asked).rejects.toBeInstanceOf(PromptTooLongError);
     expect({ admitted, produced }).toEqual({ admitted: false, produced: false });
-  });
-});
-
-describe('contexts that do not all fit', () => {
-  it('are logged as routine (info), not as a warning: unreranked, retriever_k paragraphs seldom all fit', async () => {
-    const lines: { level: string; message: string }[] = [];
-    const record = (level: string) => (_fields: object, message: string) => lines.push({ level, message });
-    const logger = { info: record('info'), warn: record('warn'), debug: record('debug'), error: record('error') } as unknown as Logger;
-    const logged = await loadLlamaGenerator({ modelPath: path.join(dir, 'tiny.gguf'), contextSize: 1024, maxTokens: 200, temperature: 0, queueSize: 4, threads: 1, answerMaxChars: 40, logger });
-    try {
-      const many = Array.from({ length: 40 }, (_, id) => ({ id, text: `Paragraph ${id} about memory consolidation during slow-wave sleep in rats.` }));
-      await logged.generate('Does sleep help memory?', many);
-      const dropped = lines.filter((line) => line.message.startsWith('contexts did not fit'));
-      expect(dropped.map((line) => line.level)).toEqual(['info']);
-    } finally {
-      await logged.close();
-    }
   });
 });

@@ -128,7 +128,7 @@ export async function archiveRoutes(app: FastifyInstance, { archives }: { archiv
     }
   };
 
-  const writeSchema = <Params extends object>(params: Params) => ({ params, querystring: noQuery, body: definitionBody, response: writeResponses });
+  const writeSchema = <Params extends object>(params: Params) => ({ params, querystring: { ...noQuery, properties: {} }, body: definitionBody, response: writeResponses });
 
   api.post('/archives/:org/:project', { bodyLimit: BODY_LIMIT, schema: writeSchema(projectParams) }, (request, reply) =>
     create(request, reply, request.params, undefined, request.body, callerOf(request)),

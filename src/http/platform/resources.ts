@@ -126,7 +126,7 @@ export async function resourceRoutes(app: FastifyInstance, { platform }: { platf
 
   api.post(
     '/resources/:org/:project',
-    { bodyLimit: payloadLimit, preParsing: writers, schema: { params: projectParams, querystring: noQuery, body: payloadSchema, response: responses(entitySchema, 201) } },
+    { bodyLimit: payloadLimit, preParsing: writers, schema: { params: projectParams, querystring: { ...noQuery, properties: {} }, body: payloadSchema, response: responses(entitySchema, 201) } },
     async (request, reply) => {
       await collectionPreconditionsOf(request, request.params);
       return reply.code(201).send(await create(request.params, request.body, callerOf(request)));
@@ -135,7 +135,7 @@ export async function resourceRoutes(app: FastifyInstance, { platform }: { platf
 
   api.post(
     '/resources/:org/:project/:schema',
-    { bodyLimit: payloadLimit, preParsing: writers, schema: { params: schemaParams, querystring: noQuery, body: payloadSchema, response: responses(entitySchema, 201) } },
+    { bodyLimit: payloadLimit, preParsing: writers, schema: { params: schemaParams, querystring: { ...noQuery, properties: {} }, body: payloadSchema, response: responses(entitySchema, 201) } },
     async (request, reply) => {
       assertUnconstrained(request.params.schema);
       await collectionPreconditionsOf(request, request.params);
