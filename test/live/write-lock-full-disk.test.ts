@@ -4,35 +4,16 @@
  * fills while it writes segments (ENOSPC alone named neither the index nor
  * that nothing changed), and leaves the index as it was.
  */
-import { open, readdir, readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { IndexWriter } from '../../src/search/index-writer.js';
 import { mergeAll } from '../../src/search/merge.js';
-import { mountSmallDisk } from '../reliability/small-disk.js';
+import { fillDisk, mountSmallDisk } from '../reliability/small-disk.js';
 import { article, writeIndex } from '../search/helpers.js';
 
 const disk = mountSmallDisk('2m');
 if (typeof disk === 'string') console.warn(`SKIPPED: the full-disk write lock test: ${disk}`);
-
-/** Writes a file in `dir` until the disk has no byte left. */
-async function fillDisk(dir: string): Promise<void> {
-  const filler = await open(path.join(dir, 'filler'), 'w');
-  try {
-    for (const chunk of [Buffer.alloc(64 * 1024), Buffer.alloc(1)]) {
-      for (;;) {
-        try {
-          await filler.write(chunk);
-        } catch (error) {
-          if ((error as NodeJS.ErrnoException).code === 'ENOSPC') break;
-          throw error;
-        }
-      }
-    }
-  } finally {
-    await filler.close();
-  }
-}
 
 describe.skipIf(typeof disk === 'string')('a writer on a disk already full', () => {
   const { dir: mount, unmount } = disk as Exclude<typeof disk, string>;

@@ -1,6 +1,7 @@
 /** A tmpfs of a given size mounted for a test (a disk that fills up), or why none can be mounted here. */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
@@ -19,4 +20,23 @@ export function mountSmallDisk(size: string): { dir: string; unmount(): void } |
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** Writes a file in `dir` until the disk has no byte left: whole blocks first, then single bytes. */
+export async function fillDisk(dir: string): Promise<void> {
+  const filler = await open(path.join(dir, 'filler'), 'w');
+  try {
+    for (const chunk of [Buffer.alloc(64 * 1024), Buffer.alloc(1)]) {
+      for (;;) {
+        try {
+          await filler.write(chunk);
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code === 'ENOSPC') break;
+          throw error;
+        }
+      }
+    }
+  } finally {
+    await filler.close();
+  }
 }

@@ -3,32 +3,12 @@
  * file away (it had stayed on the full disk until the next writer).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { open, readdir } from 'node:fs/promises';
-import path from 'node:path';
+import { readdir } from 'node:fs/promises';
 import { MANIFEST_FORMAT, publishManifest } from '../../src/search/manifest.js';
-import { mountSmallDisk } from '../reliability/small-disk.js';
+import { fillDisk, mountSmallDisk } from '../reliability/small-disk.js';
 
 const disk = mountSmallDisk('1m');
 if (typeof disk === 'string') console.warn(`SKIPPED: the full-disk manifest test: ${disk}`);
-
-/** Writes a file in `dir` until the disk has no page left. */
-async function fillDisk(dir: string): Promise<void> {
-  const filler = await open(path.join(dir, 'filler'), 'w');
-  try {
-    for (const chunk of [Buffer.alloc(64 * 1024), Buffer.alloc(1)]) {
-      for (;;) {
-        try {
-          await filler.write(chunk);
-        } catch (error) {
-          if ((error as NodeJS.ErrnoException).code === 'ENOSPC') break;
-          throw error;
-        }
-      }
-    }
-  } finally {
-    await filler.close();
-  }
-}
 
 describe.skipIf(typeof disk === 'string')('a manifest published on a full disk', () => {
   const { dir: mount, unmount } = disk as Exclude<typeof disk, string>;
