@@ -5,8 +5,8 @@
  * had closed at once and Node's fetch failed its next write (EPIPE) before reading the 400 or 413.
  * The lingering is bounded in time and bytes.
  */
+import { spawn } from 'node:child_process';
 import net from 'node:net';
-import { Worker } from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LINGER_MAX_BYTES, LINGER_MS } from '../../src/http/lingering-close.js';
 import { fixtureApp, type Fixture } from './app-fixture.js';
@@ -48,12 +48,14 @@ type UploadBody =
   | { kind: 'stream'; head: string; contentLength?: string };
 
 /**
- * Node's fetch, run in a worker: its own event loop, as a client in another process has. Run in the
- * server's loop, it read the answer before its next write every time, and the failure never showed.
+ * Node's fetch, run in a child process: its own event loop, as a real client has. Run in the server's
+ * loop, it read the answer before its next write every time, and the failure never showed. It was a
+ * worker thread, but terminating a thread whose fetch is still writing can abort the whole process
+ * (nodejs/node#38418), which took down the test runner's fork once in about ten runs; a child is killed alone.
+ * It prints one JSON line: the answer's status and body, or the client's error.
  */
 const FETCH_CLIENT = `
-const { parentPort, workerData } = require('node:worker_threads');
-const { url, authorization, body } = workerData;
+const { url, authorization, body } = JSON.parse(process.env.UPLOAD_REQUEST);
 async function upload() {
   if (body.kind === 'form') {
     const form = new FormData();
@@ -72,23 +74,33 @@ async function upload() {
   });
   return fetch(url, { method: 'POST', headers, body: stream, duplex: 'half' });
 }
+const report = (outcome) => process.stdout.write(JSON.stringify(outcome) + '\\n');
 upload().then(
-  async (response) => parentPort.postMessage({ status: response.status, body: await response.text() }),
-  (error) => parentPort.postMessage({ error: String(error.cause?.code ?? error.cause?.message ?? error.message) }),
+  async (response) => report({ status: response.status, body: await response.text() }),
+  (error) => report({ error: String(error.cause?.code ?? error.cause?.message ?? error.message) }),
 );
 `;
 
 type Outcome = { status: number; body: string } | { error: string };
 
+/** Runs one upload in a client process; the client is killed once it has printed its outcome (a streamed body never ends). */
 async function fetchUpload(body: UploadBody): Promise<Outcome> {
-  const worker = new Worker(FETCH_CLIENT, { eval: true, workerData: { url: `http://127.0.0.1:${port}${UPLOAD_PATH}`, authorization: `Bearer ${TOKEN}`, body } });
+  const request = JSON.stringify({ url: `http://127.0.0.1:${port}${UPLOAD_PATH}`, authorization: `Bearer ${TOKEN}`, body });
+  const client = spawn(process.execPath, ['-e', FETCH_CLIENT], { env: { ...process.env, UPLOAD_REQUEST: request }, stdio: ['ignore', 'pipe', 'pipe'] });
   try {
     return await new Promise<Outcome>((resolve, reject) => {
-      worker.once('message', resolve);
-      worker.once('error', reject);
+      let printed = '';
+      let errors = '';
+      client.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+        printed += chunk;
+        if (printed.includes('\n')) resolve(JSON.parse(printed.slice(0, printed.indexOf('\n'))) as Outcome);
+      });
+      client.stderr.setEncoding('utf8').on('data', (chunk: string) => (errors += chunk));
+      client.once('error', reject);
+      client.once('exit', (code, signal) => reject(new Error(`the upload client exited (${code ?? signal}) without an outcome: ${errors}`)));
     });
   } finally {
-    await worker.terminate();
+    client.kill('SIGKILL');
   }
 }
 
