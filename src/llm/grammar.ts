@@ -36,6 +36,21 @@ export function answerSchema(contextIds: readonly number[], answerMaxChars: numb
   } as const satisfies GbnfJsonSchema;
 }
 
+/**
+ * Longest answer the grammar allows, in characters, when no bound is set: half the answer's token budget
+ * at the prompt's own rate of tokens per character, so the grammar closes the answer while its sources
+ * still fit. The answer is written in the language of its question and contexts, whose rate the prompt
+ * shows: English costs about 0.21-0.25 tokens per character with a Llama-2 vocabulary, Chinese about 1.5
+ * (each character a byte or two of fallback tokens). A fixed twice maxTokens suited English only: in
+ * Chinese it was three times the budget, so every long answer reached the token limit (502 code 6)
+ * whatever --llm-max-tokens said. Twice maxTokens stays the most, as before for English.
+ */
+export function answerLengthBound(maxTokens: number, tokensPerCharacter: number): number {
+  const mostCharacters = 2 * maxTokens;
+  if (!(tokensPerCharacter > 0)) return mostCharacters;
+  return Math.max(1, Math.min(mostCharacters, Math.floor(maxTokens / (2 * tokensPerCharacter))));
+}
+
 export interface ReadOutput {
   answer: ModelAnswer;
   /** False when the JSON was cut short; the fields then hold what was complete. */

@@ -19,10 +19,11 @@ import type {
   LlamaGrammar,
   LlamaModel,
 } from 'node-llama-cpp';
+import { codePointCount } from '../platform/unicode.js';
 import { importNodeLlamaCpp } from '../runtime/carried.js';
 import { makeResult } from './answer.js';
 import { AnswerStreamExtractor } from './answer-stream.js';
-import { answerSchema, readModelOutput } from './grammar.js';
+import { answerLengthBound, answerSchema, readModelOutput } from './grammar.js';
 import { completionPrompt, contextBlock, fitContexts, SYSTEM_PROMPT, userMessage } from './prompt.js';
 import { PromptBudget } from './prompt-budget.js';
 import { BoundedQueue, type Slot } from './queue.js';
@@ -53,9 +54,9 @@ export interface LlamaGeneratorOptions {
   /** CPU threads; default half the cores, leaving the rest to HTTP and search. */
   threads?: number;
   /**
-   * Longest answer the grammar allows, in characters. The default, twice
-   * maxTokens, is about half the token budget for English text, so the
-   * grammar closes the answer and the sources still fit.
+   * Longest answer the grammar allows, in characters. The default is about
+   * half the token budget in the prompt's language (`answerLengthBound`), so
+   * the grammar closes the answer and the sources still fit.
    */
   answerMaxChars?: number;
   /** Sampling seed, for reproducible output when temperature > 0. */
@@ -208,8 +209,10 @@ export class LlamaGenerator implements Generator {
       return unanswered(this.noContextFits(question, contexts.length), options);
     }
 
+    const promptTokens = this.countPromptTokens(question, kept);
+    const answerMaxChars = this.options.answerMaxChars ?? answerLengthBound(this.options.maxTokens, this.tokensPerCharacter(question, kept, promptTokens));
     // A grammar per question: it lists the ids this prompt may cite (a few ms to build).
-    const schema = answerSchema(kept.map((c) => c.id), this.options.answerMaxChars ?? 2 * this.options.maxTokens);
+    const schema = answerSchema(kept.map((c) => c.id), answerMaxChars);
     const grammar = await this.llama.createGrammarForJsonSchema(schema);
     const extractor = new AnswerStreamExtractor();
     let generatedTokens = 0;
@@ -235,7 +238,7 @@ export class LlamaGenerator implements Generator {
     const output = await this.run(question, kept, settings);
     const ended = performance.now();
     this.record({
-      promptTokens: this.countPromptTokens(question, kept),
+      promptTokens,
       promptMs: (firstTokenAt || ended) - started,
       generatedTokens,
       decodeMs: firstTokenAt ? ended - firstTokenAt : 0,
@@ -294,6 +297,15 @@ export class LlamaGenerator implements Generator {
   /** The prompt without question or contexts: every prompt is at least this long. */
   shortestPromptTokens(): number {
     return this.countPromptTokens('', []);
+  }
+
+  /**
+   * Tokens per character of what the question and contexts add to the shortest prompt: the rate the
+   * answer, written in their language, will cost. (The instructions are English whatever the question.)
+   */
+  private tokensPerCharacter(question: string, contexts: readonly Context[], promptTokens: number): number {
+    const characters = codePointCount(userMessage(question, contexts)) - codePointCount(userMessage('', []));
+    return characters > 0 ? (promptTokens - this.shortestPromptTokens()) / characters : 0;
   }
 
   private countPromptTokens(question: string, contexts: readonly Context[]): number {
