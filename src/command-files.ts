@@ -11,7 +11,7 @@
 import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { givenAs, type Command, type Config } from './config.js';
-import { IndexMissingError, MANIFEST_FILE } from './search/manifest.js';
+import { IndexMissingError, MANIFEST_FILE, noIndexError } from './search/manifest.js';
 
 /** What a command's files must be: what each kind is called, and what a folder given for it is told. */
 const KINDS = {
@@ -50,9 +50,27 @@ function unreadable(command: Command, config: Config): string[] {
 }
 
 /**
+ * Why the index serve or eval is to open is not there, or null. Serve's default index is built on its
+ * first start, and eval's --corpus is indexed into a scratch one: only an index given is looked for.
+ */
+function indexToOpenError(command: Command, config: Config): Error | null {
+  const opensGivenIndex = (command === 'serve' && !config.indexIsDefault) || (command === 'eval' && config.corpus === null);
+  if (!opensGivenIndex) return null;
+  try {
+    statSync(path.join(config.index!, MANIFEST_FILE));
+    return null;
+  } catch (error) {
+    // Told as opening the index tells it (readManifest); anything else (a manifest not readable) is left to that.
+    return noIndexError(config.index!, error);
+  }
+}
+
+/**
  * The first thing wrong with the files the command is given, or null when it may run. An IndexMissingError
  * when ingest is to delete or merge in an index that does not exist: a mistyped --index had been made,
- * empty, and the run said "nothing to merge" (or listed the ids as not found) with exit 0.
+ * empty, and the run said "nothing to merge" (or listed the ids as not found) with exit 0. Likewise an index
+ * serve or eval is given that is not there: they had found it only as they opened it, after the single
+ * executable had written its carried files.
  */
 export function commandFileError(command: Command, config: Config): Error | null {
   const problems = unreadable(command, config);
@@ -60,5 +78,5 @@ export function commandFileError(command: Command, config: Config): Error | null
   if (command === 'ingest' && config.input.length === 0 && !existsSync(path.join(config.index!, MANIFEST_FILE))) {
     return new IndexMissingError(config.index!, `no index in ${config.index} (${MANIFEST_FILE} not found): nothing to delete or merge`);
   }
-  return null;
+  return indexToOpenError(command, config);
 }

@@ -6,6 +6,8 @@
  *   npm run eval -- --corpus F --queries F --qrels F [--bm25-k1 X --bm25-b X --title-weight X]
  * Every command's flags are rows of the settings table (src/config.ts); `--help` lists them.
  */
+// First: a signal met while the modules below are evaluated is said too (src/ingest-start-interruption.ts).
+import { endStartWatch } from './ingest-start-interruption.js';
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -32,6 +34,7 @@ async function runIngest(config: Config): Promise<number> {
   const deleteIds = [...config.delete, ...(await readIdFiles(config.deleteFile))];
   // A signal stops the run where nothing is half-written; end() then says so and ends the process as the signal would.
   const interruption = watchInterruption('ingest', config.index!);
+  endStartWatch();
   try {
     let ok = true;
     if (config.input.length > 0 || config.delete.length > 0 || config.deleteFile.length > 0) {

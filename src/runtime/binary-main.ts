@@ -6,6 +6,8 @@
  * extracts the carried files to the cache, tells the server where they are,
  * then runs the ordinary command line (main.ts).
  */
+// First: a signal met by ingest while the carried files are checked or written is said, not silent.
+import '../ingest-start-interruption.js';
 import { getAsset, getRawAsset } from 'node:sea';
 import path from 'node:path';
 import { CARRIED_ROOT_ENV, importCarried } from './carried.js';

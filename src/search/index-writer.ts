@@ -120,11 +120,12 @@ export class IndexWriter {
       }
       this.segments.push({ entry: { ...entry }, deleted });
       const file = segmentFile(this.dir, entry.name);
-      const ids = await reading(file, () => readSegmentArticleIds(file));
-      const miscounted = entryCountsError(this.dir, position, entry, { articles: ids.length });
+      const { ids, paragraphs } = await reading(file, () => readSegmentArticleIds(file));
+      // Both counts: a wrong paragraph count had been found only by the stored fields, and blamed on their file.
+      const miscounted = entryCountsError(this.dir, position, entry, { articles: ids.length, paragraphs });
       if (miscounted) throw damagedIndexError(this.dir, this.manifest.generation, path.join(this.dir, MANIFEST_FILE), miscounted);
       const stored = storedFile(this.dir, entry.name);
-      await reading(stored, () => openStoredFields(stored, { articleCount: ids.length, paragraphCount: entry.paragraphs }).close());
+      await reading(stored, () => openStoredFields(stored, { articleCount: ids.length, paragraphCount: paragraphs }).close());
       ids.forEach((id, ordinal) => {
         if (!deleted?.has(ordinal)) this.locations.set(id, { segment: index, ordinal });
       });

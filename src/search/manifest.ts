@@ -58,16 +58,24 @@ export function storedFile(dir: string, name: string): string {
   return path.join(dir, `${name}.stored`);
 }
 
+/**
+ * Why `dir` holds no index, from the error of reading its manifest; null for another error. Also asked as
+ * a command's start is decided (src/command-files.ts), so that a mistyped --index is told the same there.
+ */
+export function noIndexError(dir: string, error: unknown): Error | null {
+  const { code } = error as NodeJS.ErrnoException;
+  if (code === 'ENOENT') return new IndexMissingError(dir, `no index in ${dir} (${MANIFEST_FILE} not found)`);
+  // The system's "ENOTDIR: not a directory, open '…/manifest.json'" names a file the user never gave.
+  if (code === 'ENOTDIR') return new Error(`the index directory ${dir} is a file, or lies under one`);
+  return null;
+}
+
 export async function readManifest(dir: string): Promise<Manifest> {
   let text: string;
   try {
     text = await readFile(path.join(dir, MANIFEST_FILE), 'utf8');
   } catch (error) {
-    const { code } = error as NodeJS.ErrnoException;
-    if (code === 'ENOENT') throw new IndexMissingError(dir, `no index in ${dir} (${MANIFEST_FILE} not found)`);
-    // The system's "ENOTDIR: not a directory, open '…/manifest.json'" names a file the user never gave.
-    if (code === 'ENOTDIR') throw new Error(`the index directory ${dir} is a file, or lies under one`);
-    throw error;
+    throw noIndexError(dir, error) ?? error;
   }
   const file = path.join(dir, MANIFEST_FILE);
   let manifest: Manifest;

@@ -5,9 +5,10 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir, readFile, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { makePipe, openWhenRead } from './ids-pipe.js';
 import { writeSlowCorpus } from './slow-corpus.js';
 import { article, tempDir, writeIndex } from '../search/helpers.js';
 import { interruptedIndexState } from '../../src/ingest-interruption.js';
@@ -87,6 +88,34 @@ describe('npm run ingest, stopped by a signal', () => {
       expect(result.stdout).toContain('exit=130');
       expect(existsSync(indexDir)).toBe(false);
     } finally {
+      await cleanup();
+    }
+  }, 60_000);
+
+  it('SIGTERM while it starts (reading a --delete-file from a pipe) says it wrote nothing, and ends as the signal would', async () => {
+    const { dir, cleanup } = await tempDir();
+    let writer: FileHandle | undefined;
+    try {
+      const indexDir = path.join(dir, 'index');
+      const corpus = path.join(dir, 'corpus.jsonl');
+      await writeSlowCorpus(corpus, 1);
+      // The run waits for its ids before it watches for signals.
+      const ids = path.join(dir, 'ids');
+      makePipe(ids);
+      const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'ingest', '--index', indexDir, '--input', corpus, '--delete-file', ids], {
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
+      let stderr = '';
+      child.stderr.on('data', (chunk) => (stderr += chunk));
+      const exited = new Promise<NodeJS.Signals | number | null>((resolve) => child.on('exit', (code, killedBy) => resolve(killedBy ?? code)));
+      writer = await openWhenRead(ids, child);
+      expect(writer).toBeDefined();
+      child.kill('SIGTERM');
+      expect(await exited).toBe('SIGTERM');
+      expect(stderr.trim().split('\n').at(-1)).toBe('ingest: interrupted (SIGTERM) before writing anything to the index');
+      expect(existsSync(indexDir)).toBe(false);
+    } finally {
+      await writer?.close();
       await cleanup();
     }
   }, 60_000);

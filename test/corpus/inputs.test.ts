@@ -103,7 +103,7 @@ describe('expandInputs', () => {
   it('throws a clear error for a path that does not exist', async () => {
     const dir = await fixtureDir();
     const missing = path.join(dir, 'nope');
-    await expect(gather([missing])).rejects.toThrow(`Input path does not exist: ${missing}`);
+    await expect(gather([missing])).rejects.toThrow(`input ${missing}: no such file or folder`);
   });
 
   it('walks a directory once however many links lead to it (a link to an ancestor loops), and reports a dangling link and goes on', async () => {

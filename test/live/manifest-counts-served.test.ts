@@ -2,7 +2,7 @@
  * A manifest whose counts for a segment are not the segment file's (edited by
  * hand) is refused by a server, naming the manifest, as writers refuse it: a
  * server had switched to it and served it, while every ingestion, deletion and
- * merge after it failed.
+ * merge after it failed. Writers name the manifest with both counts too.
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -37,7 +37,8 @@ describe('a manifest counting other articles or paragraphs than its segment hold
     const said = `${file} is not a valid index manifest: segments[0] (seg-000001000) counts ${counted.articles} articles and ${counted.paragraphs} paragraphs, but its segment file holds ${held.articles} and ${held.paragraphs}`;
     await expect(index.reload()).rejects.toThrow(said);
     expect(index.current.generation).toBe(1);
-    // Writers refuse it too, whichever file they find it through.
+    // Writers refuse it too, with the same words: a wrong paragraph count had been blamed on the segment's .stored file.
+    await expect(IndexWriter.open(dir)).rejects.toThrow(said);
     await expect(IndexWriter.open(dir)).rejects.toThrow(/is damaged: re-ingest/);
   });
 });

@@ -4,9 +4,11 @@
  * (test/packaging/isolated.ts): --help and --version; serve of the demo
  * corpus it carries; ingest of a BEIR file then serve of that index with the
  * search pool's worker threads; eval on SciFact train; /qa/generative through
- * a GGUF model with an ONNX reranker; a damaged cache repaired by hash; a
+ * a GGUF model with an ONNX reranker; an ingest stopped by a signal as it
+ * starts says so; a damaged cache repaired by hash; a
  * read-only cache refused with the setting to change, by commands only (what
- * the arguments alone decide, and a missing file or index, writes nothing);
+ * the arguments alone decide, and a missing file or index, serve's and eval's
+ * too, writes nothing);
  * other builds' trees named on a first start. The build leaves no intermediate
  * files behind.
  */
@@ -18,8 +20,10 @@ import path from 'node:path';
 import * as sea from 'node:sea';
 import { writeTinyGguf } from '../../scripts/make-tiny-gguf.js';
 import { writeTinyOnnxModel } from '../../scripts/make-tiny-onnx.js';
+import { MANIFEST_FORMAT } from '../../src/search/manifest.js';
+import { makePipe, openWhenRead } from '../cli/ids-pipe.js';
 import { tempDir } from '../search/helpers.js';
-import { namespaceAvailable, runIsolated } from './isolated.js';
+import { namespaceAvailable, runIsolated, spawnIsolated } from './isolated.js';
 import { startIsolatedServer } from './server.js';
 
 const buildable = process.platform === 'linux' && process.arch === 'x64' && typeof sea.getRawAsset === 'function';
@@ -43,8 +47,11 @@ describe.skipIf(!buildable)('the single executable', () => {
   let buildOutput: string;
   const run = (args: string[], env: Record<string, string> = {}, readOnly?: string[]) =>
     runIsolated(binary, args, { cwd: path.join(dir, 'run'), env: { XDG_CACHE_HOME: cacheHome, ...env }, readOnly });
-  /** A command that needs the carried libraries and ends at once: serve of an index that is not there (exit 1). */
-  const missingIndex = () => ['serve', '--index', path.join(dir, 'no-index'), '--port', '0'];
+  /**
+   * A command that needs the carried libraries and ends at once: --merge of an index without segments
+   * (exit 0, nothing to merge). Not an --index that is not there: that is answered before extraction.
+   */
+  const mergeEmptyIndex = () => ['ingest', '--index', path.join(dir, 'empty-index'), '--merge'];
   /** A directory this test's runs cannot write to: read-only in the mount namespace, else by its mode (not for root). */
   const readOnlyDir = (name: string) => {
     const made = path.join(dir, name);
@@ -69,6 +76,8 @@ describe.skipIf(!buildable)('the single executable', () => {
     copyFileSync('dist/litserve', binary);
     chmodSync(binary, 0o755);
     cacheHome = path.join(dir, 'cache');
+    mkdirSync(path.join(dir, 'empty-index'));
+    writeFileSync(path.join(dir, 'empty-index', 'manifest.json'), JSON.stringify({ formatVersion: MANIFEST_FORMAT, generation: 0, segments: [] }));
   }, 600_000);
   afterAll(() => cleanup?.());
 
@@ -114,14 +123,20 @@ describe.skipIf(!buildable)('the single executable', () => {
     const noQrels = await run(['eval', '--index', path.join(dir, 'some-index'), '--queries', path.join(dir, 'q.jsonl'), '--qrels', path.join(dir, 'r.tsv')]);
     expect(noQrels.code).toBe(1);
     expect(noQrels.stderr).toBe(`error: --queries ${path.join(dir, 'q.jsonl')}: no such file; --qrels ${path.join(dir, 'r.tsv')}: no such file\n`);
-    for (const answered of [help, version, unknown, badValue, noIds, noIndex, noQrels]) expect(answered.stderr).not.toContain('wrote');
+    const missing = path.join(dir, 'no-index');
+    const noIndexLine = `error: no index in ${missing} (manifest.json not found); build one with: litserve ingest --input PATH --index ${missing}\n`;
+    const serveNoIndex = await run(['serve', '--index', missing, '--port', '0']);
+    expect([serveNoIndex.code, serveNoIndex.stderr]).toEqual([1, noIndexLine]);
+    const evalNoIndex = await run(['eval', '--index', missing, '--queries', binary, '--qrels', binary]);
+    expect([evalNoIndex.code, evalNoIndex.stderr]).toEqual([1, noIndexLine]);
+    for (const answered of [help, version, unknown, badValue, noIds, noIndex, noQrels, serveNoIndex, evalNoIndex]) expect(answered.stderr).not.toContain('wrote');
     expect(existsSync(cacheHome)).toBe(false);
     expect(existsSync(path.join(dir, 'some-index'))).toBe(false);
-    const missing = await run(missingIndex());
-    expect(missing.code).toBe(1);
-    expect(missing.stderr).toMatch(/wrote \d+ carried file\(s\)/);
-    expect(missing.stderr).toContain(`build one with: litserve ingest --input PATH --index ${path.join(dir, 'no-index')}`);
-    expect((await run(missingIndex())).stderr).not.toContain('wrote');
+    const first = await run(mergeEmptyIndex());
+    expect(first.code).toBe(0);
+    expect(first.stderr).toMatch(/wrote \d+ carried file\(s\)/);
+    expect(first.stderr).toContain('merge: nothing to merge');
+    expect((await run(mergeEmptyIndex())).stderr).not.toContain('wrote');
   }, 120_000);
 
   it('answers --version and --help with a home or cache directory it cannot write, and writes nothing', async () => {
@@ -140,7 +155,7 @@ describe.skipIf(!buildable)('the single executable', () => {
     expect(readdirSync(home)).toEqual([]);
     expect(readdirSync(cache)).toEqual([]);
     // The commands themselves still need the libraries and say where they could not write them.
-    const refused = await run(missingIndex(), { XDG_CACHE_HOME: '', HOME: home }, [home]);
+    const refused = await run(mergeEmptyIndex(), { XDG_CACHE_HOME: '', HOME: home }, [home]);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain(`cannot write the native libraries this executable carries to ${path.join(home, '.cache', 'litserve')}`);
   }, 120_000);
@@ -200,6 +215,30 @@ describe.skipIf(!buildable)('the single executable', () => {
     }
   }, 180_000);
 
+  it('says an ingest stopped as it starts wrote nothing to the index, a --cache-dir before the command too', async () => {
+    const ids = path.join(dir, 'ids-pipe');
+    makePipe(ids);
+    const corpus = path.join(dir, 'one.jsonl');
+    writeFileSync(corpus, `${JSON.stringify({ _id: 'd1', title: 'one', text: 'one document' })}\n`);
+    const index = path.join(dir, 'interrupted-index');
+    const args = ['--cache-dir', path.join(cacheHome, 'litserve'), 'ingest', '--index', index, '--input', corpus, '--delete-file', ids];
+    const child = spawnIsolated(binary, args, { cwd: path.join(dir, 'run'), env: {} });
+    let stderr = '';
+    child.stderr!.on('data', (chunk) => (stderr += chunk));
+    const exited = new Promise<NodeJS.Signals | number | null>((resolve) => child.on('exit', (code, killedBy) => resolve(killedBy ?? code)));
+    // Waiting for its ids: the run does not watch for signals yet.
+    const writer = await openWhenRead(ids, child);
+    try {
+      expect(writer).toBeDefined();
+      child.kill('SIGTERM');
+      expect(await exited).toBe('SIGTERM');
+    } finally {
+      await writer?.close();
+    }
+    expect(stderr.trim().split('\n').at(-1)).toBe('ingest: interrupted (SIGTERM) before writing anything to the index');
+    expect(existsSync(index)).toBe(false);
+  }, 120_000);
+
   it.skipIf(!scifactPresent)('evaluates SciFact train and prints nDCG@10', async () => {
     const result = await run(['eval', '--corpus', path.join(SCIFACT, 'corpus.jsonl'), '--queries', path.join(SCIFACT, 'queries.jsonl'), '--qrels', path.join(SCIFACT, 'qrels', 'train.tsv')]);
     expect(result.code).toBe(0);
@@ -251,15 +290,15 @@ describe.skipIf(!buildable)('the single executable', () => {
     altered[altered.length >> 1]! ^= 0xff;
     writeFileSync(path.join(root, lmdb), altered);
     unlinkSync(path.join(root, worker));
-    const repaired = await run(missingIndex());
-    expect(repaired.code).toBe(1);
+    const repaired = await run(mergeEmptyIndex());
+    expect(repaired.code).toBe(0);
     expect(repaired.stderr).toContain('wrote 3 carried file(s)');
     for (const [file, hash] of written) expect(sha256(path.join(root, file))).toBe(hash);
   }, 120_000);
 
   it('refuses a read-only cache directory with an error naming the setting to change', async () => {
     const readOnly = readOnlyDir('read-only-cache');
-    const refused = await run(missingIndex(), { LITSERVE_CACHE_DIR: readOnly }, [readOnly]);
+    const refused = await run(mergeEmptyIndex(), { LITSERVE_CACHE_DIR: readOnly }, [readOnly]);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/cannot write the native libraries .*\(E(ROFS|ACCES)/);
     expect(refused.stderr).toContain('--cache-dir / LITSERVE_CACHE_DIR');
@@ -278,8 +317,8 @@ describe.skipIf(!buildable)('the single executable', () => {
     mkdirSync(path.join(otherCache, '0123456789abcdef'), { recursive: true });
     writeFileSync(path.join(otherCache, '0123456789abcdef', 'libold.so'), Buffer.alloc(3 << 20));
     // Given twice, the last --cache-dir wins (and neither reaches the command's own flags).
-    const moved = await run([...missingIndex(), '--cache-dir', path.join(dir, 'overridden-cache'), `--cache-dir=${otherCache}`]);
-    expect(moved.code).toBe(1);
+    const moved = await run([...mergeEmptyIndex(), '--cache-dir', path.join(dir, 'overridden-cache'), `--cache-dir=${otherCache}`]);
+    expect(moved.code).toBe(0);
     expect(existsSync(path.join(dir, 'overridden-cache'))).toBe(false);
     expect(readdirSync(otherCache)).toHaveLength(2);
     expect(moved.stderr).toContain(`${otherCache} also holds 1 other build(s) (0123456789abcdef; 3 MiB): delete them once no litserve of those builds runs`);

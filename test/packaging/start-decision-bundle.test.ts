@@ -59,6 +59,14 @@ describe('the start decision bundled for the executable', () => {
       stderr: `error: no index in ${missing} (manifest.json not found): nothing to delete or merge; build one with: litserve ingest --input PATH --index ${missing}\n`,
     });
     expect(decideStart(['ingest', '--index', missing, '--delete-file', missing], {}, true)).toEqual({ exit: 1, stderr: `error: --delete-file ${missing}: no such file\n` });
+    // An index serve or eval is given: they had found it missing only after the carried files were written.
+    const aFile = path.join(dir, 'start-decision.cjs');
+    for (const args of [['serve', '--index', missing], ['eval', '--index', missing, '--queries', aFile, '--qrels', aFile]]) {
+      expect(decideStart(args, {}, true)).toEqual({
+        exit: 1,
+        stderr: `error: no index in ${missing} (manifest.json not found); build one with: litserve ingest --input PATH --index ${missing}\n`,
+      });
+    }
     expect(decideStart(['eval', '--corpus', missing, '--queries', missing, '--qrels', missing], {}, true)).toEqual({
       exit: 1,
       stderr: `error: --queries ${missing}: no such file; --qrels ${missing}: no such file; --corpus ${missing}: no such file or folder\n`,
@@ -67,6 +75,7 @@ describe('the start decision bundled for the executable', () => {
     await mkdir(index);
     await writeFile(path.join(index, 'manifest.json'), '{}');
     expect(decideStart(['ingest', '--index', index, '--merge'], {}, true)).toMatchObject({ run: 'ingest', config: { index, merge: true } });
+    expect(decideStart(['serve', '--index', index], {}, true)).toMatchObject({ run: 'serve', config: { index } });
     expect(dlopen).not.toHaveBeenCalled();
   });
 });

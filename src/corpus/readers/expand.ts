@@ -59,7 +59,7 @@ export async function* expandInputs(
   const given = new Set(await Promise.all(paths.map((input) => realpath(input).catch(() => input))));
   for (const input of paths) {
     const info = await stat(input).catch((error: NodeJS.ErrnoException) => {
-      if (error.code === 'ENOENT') throw new Error(`Input path does not exist: ${input}`);
+      if (error.code === 'ENOENT') throw new Error(`input ${input}: no such file or folder`);
       throw error;
     });
     // A pipe's path (/dev/stdin) resolves to no real path; its type alone refuses it.

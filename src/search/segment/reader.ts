@@ -355,8 +355,11 @@ function typedView(buffer: SharedArrayBuffer, spec: ArraySpec): Uint8Array | Uin
   }
 }
 
-/** Reads only the article ids of a segment file (for ingestion's replace-by-id), not the whole file. */
-export async function readSegmentArticleIds(file: string): Promise<string[]> {
+/**
+ * Reads only the article ids of a segment file (for ingestion's replace-by-id), not the whole file, with its
+ * count of paragraphs: a writer checks the manifest's counts against the segment's, as a server loading it does.
+ */
+export async function readSegmentArticleIds(file: string): Promise<{ ids: string[]; paragraphs: number }> {
   const handle = await open(file, 'r');
   try {
     const { size } = await handle.stat();
@@ -383,7 +386,7 @@ export async function readSegmentArticleIds(file: string): Promise<string[]> {
     const offsets = new Uint32Array(offsetBytes.buffer, offsetBytes.byteOffset, offsetBytes.length / 4);
     const ids: string[] = [];
     for (let i = 0; i + 1 < offsets.length; i++) ids.push(idBytes.toString('utf8', offsets[i], offsets[i + 1]));
-    return ids;
+    return { ids, paragraphs: header.paragraphs };
   } finally {
     await handle.close();
   }

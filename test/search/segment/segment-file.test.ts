@@ -63,7 +63,10 @@ describe('segment file round trip', () => {
       expect(segment.articleFirstParagraph[ordinal + 1]! - first).toBe(each.paragraphs.length);
       for (let p = first; p < first + each.paragraphs.length; p++) expect(segment.paragraphArticle[p]).toBe(ordinal);
     });
-    expect(await readSegmentArticleIds(file)).toEqual(articles.map((each) => each.article_id));
+    expect(await readSegmentArticleIds(file)).toEqual({
+      ids: articles.map((each) => each.article_id),
+      paragraphs: articles.reduce((sum, each) => sum + each.paragraphs.length, 0),
+    });
   });
 
   it('keeps dates, types, journals (primary and all) and authors', () => {
