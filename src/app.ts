@@ -194,7 +194,13 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
       });
     }
   });
-  if (services.platform && services.archives) await app.register(platformApi, { platform: services.platform, archives: services.archives });
+  if (services.platform && services.archives) {
+    await app.register(platformApi, {
+      platform: services.platform,
+      archives: services.archives,
+      maxArchiveDownloadsPerClient: services.config.maxArchiveDownloadsPerClient,
+    });
+  }
   await app.register(uiRoutes, { assets: options.uiAssets ?? (await loadUiAssets()) });
 
   // What a route hands on as not found (callNotFound) is answered as a request no route takes.

@@ -443,6 +443,11 @@ const SETTINGS = {
     shownDefault: '1GiB',
     doc: 'Total size of the stored archive definitions (bytes, or with a unit such as MiB or GiB); beyond it creating archives is 503 ArchiveStorageFull until some expire.',
   },
+  maxArchiveDownloadsPerClient: {
+    default: 2,
+    parse: integer(0, 1_000_000),
+    doc: 'Archive ZIP downloads one IP address (an IPv6 one by its /64; the client behind a --trust-proxy proxy) may have in progress at once; one more is 429 TooManyRequests with Retry-After. Each may keep about two thirds of a core busy: deflating and checksumming a file that shrinks a thousandfold costs that much CPU per byte sent. 0 = no limit.',
+  },
   literatureProject: { default: 'literature/articles', parse: projectReference, doc: 'Read-only project exposing the indexed articles as resources.' },
   publicUrl: {
     default: null as string | null,

@@ -2,7 +2,8 @@
  * A download: entries resolved now (errors before any byte), bytes produced
  * later as the client reads. Resources are rendered on the platform's render
  * threads, one at a time, each payload read again (by its pinned revision)
- * when its entry is written; what one archive may render is bounded twice:
+ * when its entry is written, once for entries of one revision that follow
+ * each other (revision-reads.ts); what one archive may render is bounded twice:
  * before the first byte by the size of the resources' payloads, and while
  * streaming by the bytes actually rendered (past that the download is cut).
  */
@@ -14,7 +15,8 @@ import { renderCallerOf, type RenderCaller } from '../platform/render-queue.js';
 import type { Renderer } from '../platform/renderer.js';
 import type { StoredArchive } from './archives.js';
 import { SAMPLE_BYTES, isAlreadyCompressedType, sampleCompresses } from './compressibility.js';
-import { type ResolveDeps, fileState, resolveForDownload } from './resolve.js';
+import { type ResolveDeps, resolveForDownload } from './resolve.js';
+import { revisionReads } from './revision-reads.js';
 import { zipStream } from './zip.js';
 
 export interface Download {
@@ -56,6 +58,8 @@ export async function prepareDownload(
     }
   });
   let rendered = 0;
+  // Revisions never change: each entry's is the one it was pinned to, whose payload resolving measured and let go.
+  const revisionOf = revisionReads(entries, (entry) => deps.resources.lookup(entry.project, entry.state.id, { rev: entry.state.rev }));
   // The download's entries take their turns on the render threads as its caller's, one entry in flight at a time (zip.ts).
   return {
     archiveId: archive.id,
@@ -65,8 +69,7 @@ export async function prepareDownload(
         entries,
         {
           render: async (entry) => {
-            // Revisions never change: this is the one the entry was pinned to, whose payload resolving measured and let go.
-            const state = await deps.resources.lookup(entry.project, entry.state.id, { rev: entry.state.rev });
+            const state = await revisionOf(entry);
             const { bytes, content } = await renderer.entry(entityView(state, entry.project, deps.baseUri), entry.format!, caller);
             rendered += bytes;
             if (rendered > bounds.maxRenderedBytes) {
@@ -75,9 +78,9 @@ export async function prepareDownload(
             }
             return content;
           },
-          open: (entry) => deps.files.content(fileState(entry.state)),
+          open: (entry) => deps.files.content(entry.state),
           compressible: async (entry) =>
-            !isAlreadyCompressedType(entry.state.file!.mediaType) && sampleCompresses(await deps.files.contentHead(fileState(entry.state), SAMPLE_BYTES)),
+            !isAlreadyCompressedType(entry.state.file!.mediaType) && sampleCompresses(await deps.files.contentHead(entry.state, SAMPLE_BYTES)),
         },
         onError,
       ),

@@ -105,7 +105,7 @@ export async function resolveForDownload(
       if (error.status !== 404) throw error;
       throw new PlatformError(404, 'ResourceNotFound', `The resource '${target.original}' was not found in project '${projectKey(target.project)}'.`);
     }
-    if (found.state.kind === 'file') deps.files.assertContent(fileState(found.state));
+    if (found.state.kind === 'file') deps.files.assertContent(found.state);
     const entry: ResolvedEntry = { ...found, name: nameOf(target, found.state), format: target.entry.type === 'Resource' ? target.entry.format : null };
     admit(entry);
     resolved.push(entry);
@@ -162,11 +162,6 @@ function expandFileSelfId(project: ProjectState, target: Target, deps: ResolveDe
 /** The revision without its payload; measured first (for resources written before their size was recorded, and articles). */
 function pinned(state: EntityState): PinnedState {
   return { ...withoutSource(state), sourceBytes: state.sourceBytes ?? Buffer.byteLength(storedJsonOf(state) ?? JSON.stringify(state.source)) };
-}
-
-/** A file's revision as the file service takes it: a file has no payload. */
-export function fileState(state: PinnedState): EntityState {
-  return { ...state, source: {} };
 }
 
 function nameOf(target: Target, state: PinnedState): string {

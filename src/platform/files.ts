@@ -27,6 +27,12 @@ export interface Upload {
   isTruncated(): boolean;
 }
 
+/**
+ * What reading a file revision's content needs: its bytes' digest (`file`), and its id and project to name
+ * it when they are gone. No payload: an archive download pins revisions without theirs (archive/resolve.ts).
+ */
+export type FileContentRevision = Pick<EntityState, 'id' | 'project' | 'file'>;
+
 /** An upload's bytes in the content store, with the metadata they are committed with. */
 type StoredUpload = Pick<StoredBlob, 'release' | 'discard'> & { file: FileAttributes };
 
@@ -182,12 +188,12 @@ export class FileService {
   }
 
   /** Throws FileContentNotFound when the bytes are gone, so that a download fails before its first byte rather than mid-stream. */
-  assertContent(state: EntityState): void {
+  assertContent(state: FileContentRevision): void {
     if (!this.blobs.has(state.file!.digest)) throw rejections.fileContentMissing(state.id, state.project);
   }
 
   /** The file's bytes, or bytes `range.start` to `range.end` of them (both included). */
-  content(state: EntityState, range?: ByteRange): Readable {
+  content(state: FileContentRevision, range?: ByteRange): Readable {
     return this.checkedContent(state)(range);
   }
 
@@ -195,13 +201,13 @@ export class FileService {
    * Checks that the bytes are there (assertContent), then gives what opens them, whole or a range, without
    * checking again: a download settles its range between the check and the read, and looks at the disk once.
    */
-  checkedContent(state: EntityState): (range?: ByteRange) => Readable {
+  checkedContent(state: FileContentRevision): (range?: ByteRange) => Readable {
     this.assertContent(state);
     return (range) => this.blobs.open(state.file!.digest, range);
   }
 
   /** The first bytes of the content, to judge whether it compresses. */
-  contentHead(state: EntityState, length: number): Promise<Buffer> {
+  contentHead(state: FileContentRevision, length: number): Promise<Buffer> {
     return this.blobs.head(state.file!.digest, length);
   }
 

@@ -12,12 +12,13 @@ import type { Identity } from '../../platform/identities.js';
 import type { JsonObject } from '../../platform/jsonld.js';
 import type { ProjectRef } from '../../platform/refs.js';
 import { clientKey } from '../client-address.js';
+import { ArchiveDownloadSlots } from './archive-download-slots.js';
 import { abortOnDisconnect } from '../disconnect.js';
 import { typed } from '../typed.js';
 import { callerOf } from './caller.js';
 import { negotiate, varyOnAccept } from '../negotiation.js';
 import { COLLECTION, checkPreconditions, existing, untagged } from './preconditions.js';
-import { bytesSchema, common, errorResponses, idParams, jsonMetadata, mediaTypeResponse, noQuery, projectParams } from './schemas.js';
+import { bytesSchema, common, errorResponse, errorResponses, idParams, jsonMetadata, mediaTypeResponse, noQuery, projectParams } from './schemas.js';
 
 const OFFERS = ['application/zip', 'application/ld+json', 'application/json'] as const;
 
@@ -79,6 +80,9 @@ const readResponses = {
     'application/zip': bytesSchema,
     ...jsonMetadata(archiveSchema),
   }),
+  429: errorResponse(
+    'TooManyRequests: the client (its IP address, an IPv6 one by its /64) has --max-archive-downloads-per-client ZIP downloads in progress already; see Retry-After',
+  ),
   ...errorResponses,
 };
 
@@ -86,8 +90,15 @@ function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
-export async function archiveRoutes(app: FastifyInstance, { archives }: { archives: ArchiveService }): Promise<void> {
+export interface ArchiveRouteOptions {
+  archives: ArchiveService;
+  /** ZIP downloads one client may have in progress at once (archive-download-slots.ts); 0 = no limit. */
+  maxDownloadsPerClient: number;
+}
+
+export async function archiveRoutes(app: FastifyInstance, { archives, maxDownloadsPerClient }: ArchiveRouteOptions): Promise<void> {
   const api = typed(app);
+  const downloadSlots = new ArchiveDownloadSlots(maxDownloadsPerClient);
   const created = (request: FastifyRequest, reply: FastifyReply, archive: StoredArchive) => {
     varyOnAccept(reply);
     const wanted = negotiate(request.headers.accept, OFFERS);
@@ -156,6 +167,8 @@ export async function archiveRoutes(app: FastifyInstance, { archives }: { archiv
       varyOnAccept(reply);
       const wanted = negotiate(request.headers.accept, OFFERS) ?? 'application/ld+json';
       if (wanted !== 'application/zip') return reply.type(wanted).send(archives.metadata(await archives.fetch(ref, id, identity), true));
+      // Before the archive is read, HEAD included (it answers what GET would): a refusal costs nothing.
+      downloadSlots.claim(request, reply);
       const download = await archives.download(ref, id, identity, BOOLEAN_WORDS[request.query.ignoreNotFound ?? 'false']!, clientKey(request.ip));
       reply.type('application/zip').header('Content-Disposition', 'attachment; filename="archive.zip"');
       // HEAD answers what GET would, without producing the ZIP: Fastify would read a stream to its end and throw it away,

@@ -9,6 +9,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ArchiveService } from '../../archive/archives.js';
 import type { Platform } from '../../platform/index.js';
 import { aclRoutes } from './acls.js';
+import { DEFAULT_MAX_ARCHIVE_DOWNLOADS_PER_CLIENT } from './archive-download-slots.js';
 import { archiveRoutes } from './archives.js';
 import { identifyCallers } from './caller.js';
 import { refuseNonIntegerText } from './integer-query.js';
@@ -28,6 +29,8 @@ import { resourceRoutes } from './resources.js';
 export interface PlatformApiOptions {
   platform: Platform;
   archives: ArchiveService;
+  /** --max-archive-downloads-per-client; default DEFAULT_MAX_ARCHIVE_DOWNLOADS_PER_CLIENT. */
+  maxArchiveDownloadsPerClient?: number;
 }
 
 /**
@@ -45,7 +48,10 @@ export function platformUnroutedBodies(method: string): UnroutedBodies {
   };
 }
 
-export async function platformApi(app: FastifyInstance, { platform, archives }: PlatformApiOptions): Promise<void> {
+export async function platformApi(
+  app: FastifyInstance,
+  { platform, archives, maxArchiveDownloadsPerClient = DEFAULT_MAX_ARCHIVE_DOWNLOADS_PER_CLIENT }: PlatformApiOptions,
+): Promise<void> {
   const maxParamLength = app.initialConfig.routerOptions?.maxParamLength ?? app.initialConfig.maxParamLength ?? 100;
   if (maxParamLength < PLATFORM_MAX_PARAM_LENGTH) {
     throw new Error(
@@ -86,7 +92,7 @@ export async function platformApi(app: FastifyInstance, { platform, archives }: 
       for (const routes of [orgRoutes, projectRoutes, projectListRoutes, aclRoutes, resourceRoutes, fileRoutes]) {
         await v1.register(routes, { platform });
       }
-      await v1.register(archiveRoutes, { archives });
+      await v1.register(archiveRoutes, { archives, maxDownloadsPerClient: maxArchiveDownloadsPerClient });
     },
     { prefix: '/v1' },
   );

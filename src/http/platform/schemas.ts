@@ -81,6 +81,11 @@ export function addSharedSchemas(app: FastifyInstance): void {
 /** Every route answers errors in the Nexus shape. */
 export const errorResponses = { '4xx': { $ref: `${ERROR_ID}#` }, '5xx': { $ref: `${ERROR_ID}#` } } as const;
 
+/** One refusal a route documents on its own (beside the 4xx every route may answer), in the Nexus shape. */
+export function errorResponse(description: string): object {
+  return { description, $ref: `${ERROR_ID}#` };
+}
+
 /** A route's response schemas: `schema` for each success code, errors in the Nexus shape. */
 export function responses(schema: object, ...codes: number[]): Record<string, object> {
   return { ...Object.fromEntries(codes.map((code) => [code, schema])), ...errorResponses };
