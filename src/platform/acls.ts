@@ -208,58 +208,47 @@ export class AclService {
     if (identity === OPERATOR || identity.subject.type !== 'User') return;
     const owner: Grants = new Map([[principalKey(identity.subject), new Set<Permission>(PERMISSIONS)]]);
     await this.store.write(async () => {
-      // From the revision stored, whichever it is: the grant belongs to a creation, not to a write made from a revision a caller read.
-      const rev = (await this.db.get(address))?.rev ?? 0;
-      await this.change(address, rev, identity, (grants) => changedOrNull(grants, appended(grants, owner)), {});
+      // Whatever the stored revision: the grant belongs to a creation, not to a write made from a revision a caller read.
+      const current = await this.db.get(address);
+      const grants = appended(current?.grants ?? {}, owner);
+      if (!sameGrants(grants, current?.grants ?? {})) await this.storeNext(address, current, grants, identity);
     });
   }
 
   /**
    * Writes the next revision of the ACL at `address`, whose grants `next` derives from the stored ones,
-   * when `rev` is the stored revision. As in the revision store, a `next` of null changes nothing: no
-   * revision is written, and the stored ACL (if any) is answered. As Nexus refuses them, when their
-   * rejections are given: a change of an address where no ACL was ever written (`absent`: a subtraction or
-   * deletion has nothing to act on), before the revision is compared; and a change that leaves the grants
-   * as they are (`unchanged`): a revision that changes nothing would only make concurrent writers holding
-   * the current revision fail with 409.
+   * when `rev` is the stored revision. As Nexus refuses them, when their rejections are given: a change
+   * of an address where no ACL was ever written (`absent`: a subtraction or deletion has nothing to act
+   * on), before the revision is compared; and a change that leaves the grants as they are (`unchanged`):
+   * a revision that changes nothing would only make concurrent writers holding the current revision fail
+   * with 409.
    */
   private change(
     address: AclAddress,
     rev: number,
     identity: Identity,
     next: (current: GrantRecord) => GrantRecord,
-    refusals: ChangeRefusals,
-  ): Promise<StoredAcl>;
-  /** A `next` that may change nothing may leave an address without an ACL: nothing to answer. */
-  private change(
-    address: AclAddress,
-    rev: number,
-    identity: Identity,
-    next: (current: GrantRecord) => GrantRecord | null,
-    refusals: ChangeRefusals,
-  ): Promise<StoredAcl | undefined>;
-  private change(
-    address: AclAddress,
-    rev: number,
-    identity: Identity,
-    next: (current: GrantRecord) => GrantRecord | null,
     { absent, unchanged }: ChangeRefusals,
-  ): Promise<StoredAcl | undefined> {
+  ): Promise<StoredAcl> {
     return this.store.write(async () => {
       const current = await this.db.get(address);
       if (current === undefined && absent) throw absent();
       const currentRev = current?.rev ?? 0;
       if (rev !== currentRev) throw rejections.incorrectRev(rev, currentRev);
       const grants = next(current?.grants ?? {});
-      if (grants === null) return current;
       if (unchanged && sameGrants(grants, current?.grants ?? {})) throw unchanged();
-      const now = this.clock();
-      const audit = current ? updatedBy(current, identity, now) : createdBy(identity, now);
-      const acl: StoredAcl = { ...audit, rev: currentRev + 1, grants };
-      await this.db.put(address, acl);
-      await this.store.announce(ACL_CHANNEL, address);
-      return acl;
+      return this.storeNext(address, current, grants, identity);
     });
+  }
+
+  /** Inside `Store.write`: stores `grants` as the revision after `current` (the first without), and announces it to every server sharing the store. */
+  private async storeNext(address: AclAddress, current: StoredAcl | undefined, grants: GrantRecord, identity: Identity): Promise<StoredAcl> {
+    const now = this.clock();
+    const audit = current ? updatedBy(current, identity, now) : createdBy(identity, now);
+    const acl: StoredAcl = { ...audit, rev: (current?.rev ?? 0) + 1, grants };
+    await this.db.put(address, acl);
+    await this.store.announce(ACL_CHANNEL, address);
+    return acl;
   }
 }
 
@@ -280,11 +269,6 @@ function subtracted(record: GrantRecord, grants: Grants): GrantRecord {
     if (existing) for (const p of permissions) existing.delete(p);
   }
   return toRecord(remaining);
-}
-
-/** `next`, or null when it grants what `current` does: a change that changes nothing (AclService.change). */
-function changedOrNull(current: GrantRecord, next: GrantRecord): GrantRecord | null {
-  return sameGrants(next, current) ? null : next;
 }
 
 /** Whether two ACLs grant the same permissions to the same principals (a principal left without any counts as absent). */

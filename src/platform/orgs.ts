@@ -16,6 +16,10 @@ export interface OrgState extends Audit {
   deprecated: boolean;
 }
 
+/** A write of an organization, as its checks tell it apart: a creation, or a change of the revision `rev`. */
+export type OrgWrite = { kind: 'create' } | { kind: OrgChange; rev: number };
+type OrgChange = 'update' | 'deprecate' | 'undeprecate';
+
 export class OrgService {
   private readonly db: Table<OrgState>;
   private readonly past: PastStates<OrgState>;
@@ -50,11 +54,16 @@ export class OrgService {
 
   /**
    * The organization's latest revision, as a write's preconditions see it: for a caller who may perform that
-   * write (create it, `rev` absent, or change it), whether or not they may read it (else the write's 403).
+   * write, whether or not they may read it (else the write's 403), and, for a change, once the change's own
+   * checks pass (else its 409 or 400): a write refused anyway answers its refusal, not 412.
    */
-  async readForWriter(label: string, rev: number | undefined, identity: Identity): Promise<OrgState> {
-    this.requireWriter(label, rev === undefined ? 'create' : 'change', identity);
-    return this.fetch(label);
+  async readForWriter(label: string, write: OrgWrite, identity: Identity): Promise<OrgState> {
+    if (write.kind === 'create') {
+      this.requireWriter(label, 'create', identity);
+      return this.fetch(label);
+    }
+    this.requireWriter(label, 'change', identity);
+    return this.checkedForChange(label, await this.db.get(label), write.rev, write.kind);
   }
 
   /** Creates the organization (rev absent) or updates its description (rev = current revision). */
@@ -73,17 +82,15 @@ export class OrgService {
         await this.acls.grantOwner(`/${label}`, identity);
         return org;
       }
-      const org = this.checkedForChange(label, current, rev);
+      const org = this.checkedForChange(label, current, rev, 'update');
       return this.replace(org, { ...org, ...updatedBy(org, identity, now), description, rev: org.rev + 1 });
     });
   }
 
   async deprecate(label: string, rev: number, identity: Identity): Promise<OrgState> {
     this.requireWriter(label, 'change', identity);
-    // Deprecated, it would refuse the literature project's own settings with a misleading reason.
-    if (label === this.literatureOrg) throw rejections.orgHoldsReadOnlyProject(label);
     return this.store.write(async () => {
-      const org = this.checkedForChange(label, await this.db.get(label), rev);
+      const org = this.checkedForChange(label, await this.db.get(label), rev, 'deprecate');
       return this.replace(org, { ...org, ...updatedBy(org, identity, this.clock()), deprecated: true, rev: org.rev + 1 });
     });
   }
@@ -92,8 +99,7 @@ export class OrgService {
   async undeprecate(label: string, rev: number, identity: Identity): Promise<OrgState> {
     this.requireWriter(label, 'change', identity);
     return this.store.write(async () => {
-      const org = this.checkedForChange(label, await this.db.get(label), rev, true);
-      if (!org.deprecated) throw rejections.orgIsNotDeprecated(label);
+      const org = this.checkedForChange(label, await this.db.get(label), rev, 'undeprecate');
       return this.replace(org, { ...org, ...updatedBy(org, identity, this.clock()), deprecated: false, rev: org.rev + 1 });
     });
   }
@@ -124,11 +130,18 @@ export class OrgService {
     return next;
   }
 
-  private checkedForChange(label: string, org: OrgState | undefined, rev: number, deprecatedAllowed = false): OrgState {
+  /**
+   * The organization `change` may change from revision `rev`, or the change's refusal. The changes check it
+   * in their transaction, and their preconditions before the request's conditional headers (readForWriter).
+   */
+  private checkedForChange(label: string, org: OrgState | undefined, rev: number, change: OrgChange): OrgState {
+    // Deprecated, it would refuse the literature project's own settings with a misleading reason.
+    if (change === 'deprecate' && label === this.literatureOrg) throw rejections.orgHoldsReadOnlyProject(label);
     if (!org) throw rejections.orgNotFound(label);
     if (rev !== org.rev) throw rejections.incorrectRev(rev, org.rev);
     // A deprecated organization may still be undeprecated, but not changed otherwise.
-    if (org.deprecated && !deprecatedAllowed) throw rejections.orgIsDeprecated(label);
+    if (change !== 'undeprecate' && org.deprecated) throw rejections.orgIsDeprecated(label);
+    if (change === 'undeprecate' && !org.deprecated) throw rejections.orgIsNotDeprecated(label);
     return org;
   }
 }

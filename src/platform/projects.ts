@@ -63,6 +63,10 @@ export function defaultBase(baseUri: string, ref: ProjectRef): string {
   return `${baseUri}/v1/resources/${ref.org}/${ref.project}/_/`;
 }
 
+/** A write of a project, as its checks tell it apart: a creation, or a change of the revision `rev` (`prune`: marking it for deletion). */
+export type ProjectWrite = { kind: 'create' } | { kind: ProjectChange; rev: number };
+type ProjectChange = 'update' | 'deprecate' | 'prune' | 'undeprecate';
+
 export class ProjectService {
   private readonly db: Table<ProjectState>;
   private readonly past: PastStates<ProjectState>;
@@ -195,15 +199,21 @@ export class ProjectService {
   }
 
   /**
-   * The project's latest revision (even marked for deletion, as `read` finds it), as a write's preconditions
-   * see it: for a caller who may perform that write (create it, `rev` absent, or change it), whether or not
-   * they may read it (else the write's 403).
+   * The project's latest revision, as a write's preconditions see it: for a caller who may perform that write,
+   * whether or not they may read it (else the write's 403), and once the write's own checks pass (else its
+   * 400, 404 or 409): a write refused anyway answers its refusal, not 412. A creation finds the project even
+   * marked for deletion, as `read` does; its organization must take projects.
    */
-  async readForWriter(ref: ProjectRef, rev: number | undefined, identity: Identity): Promise<ProjectState> {
-    this.requireWriter(ref, rev === undefined ? 'create' : 'change', identity);
-    const project = await this.get(ref);
-    if (!project) throw rejections.projectNotFound(projectKey(ref));
-    return project;
+  async readForWriter(ref: ProjectRef, write: ProjectWrite, identity: Identity): Promise<ProjectState> {
+    if (write.kind === 'create') {
+      this.requireWriter(ref, 'create', identity);
+      await this.requireActiveOrg(ref);
+      const project = await this.get(ref);
+      if (!project) throw rejections.projectNotFound(projectKey(ref));
+      return project;
+    }
+    this.requireWriter(ref, 'change', identity);
+    return this.checkedForChange(ref, await this.get(ref), write.rev, write.kind);
   }
 
   /** Creates the project (rev absent) or updates it (rev = current revision). */
@@ -213,9 +223,8 @@ export class ProjectService {
     const surrogate = loneSurrogatePointer(fields);
     if (surrogate !== null) throw rejections.loneSurrogate('project', surrogate);
     const key = projectKey(ref);
-    if ((await this.get(ref))?.readOnly) throw rev === undefined ? rejections.projectAlreadyExists(key) : rejections.projectIsReadOnly(key);
     return this.store.write(async () => {
-      const current = await this.db.get(key);
+      const current = await this.get(ref);
       const now = this.clock();
       if (rev === undefined) {
         await this.requireActiveOrg(ref);
@@ -241,8 +250,7 @@ export class ProjectService {
         await this.acls.grantOwner(projectAddress(ref), identity);
         return project;
       }
-      const project = this.checkedForChange(ref, current, rev);
-      await this.requireActiveOrg(ref);
+      const project = await this.checkedForChange(ref, current, rev, 'update');
       const updated: ProjectState = {
         ...project,
         ...updatedBy(project, identity, now),
@@ -264,12 +272,9 @@ export class ProjectService {
    */
   async deprecate(ref: ProjectRef, rev: number, prune: boolean, identity: Identity): Promise<ProjectState> {
     this.requireWriter(ref, 'change', identity);
-    const key = projectKey(ref);
-    if ((await this.get(ref))?.readOnly) throw rejections.projectIsReadOnly(key);
     return this.store.write(async () => {
-      const project = this.checkedForChange(ref, await this.db.get(key), rev, prune);
-      if (!prune) await this.requireActiveOrg(ref);
-      return this.replace(key, project, {
+      const project = await this.checkedForChange(ref, await this.get(ref), rev, prune ? 'prune' : 'deprecate');
+      return this.replace(projectKey(ref), project, {
         ...project,
         ...updatedBy(project, identity, this.clock()),
         deprecated: true,
@@ -282,13 +287,9 @@ export class ProjectService {
   /** Makes a deprecated project writable again (not one marked for deletion), as Nexus's undeprecate. */
   async undeprecate(ref: ProjectRef, rev: number, identity: Identity): Promise<ProjectState> {
     this.requireWriter(ref, 'change', identity);
-    const key = projectKey(ref);
-    if ((await this.get(ref))?.readOnly) throw rejections.projectIsReadOnly(key);
     return this.store.write(async () => {
-      const project = this.checkedForChange(ref, await this.db.get(key), rev, true);
-      if (!project.deprecated) throw rejections.projectIsNotDeprecated(key);
-      await this.requireActiveOrg(ref);
-      return this.replace(key, project, { ...project, ...updatedBy(project, identity, this.clock()), deprecated: false, rev: project.rev + 1 });
+      const project = await this.checkedForChange(ref, await this.get(ref), rev, 'undeprecate');
+      return this.replace(projectKey(ref), project, { ...project, ...updatedBy(project, identity, this.clock()), deprecated: false, rev: project.rev + 1 });
     });
   }
 
@@ -318,13 +319,22 @@ export class ProjectService {
     if ((await this.orgs.fetch(ref.org)).deprecated) throw rejections.orgIsDeprecated(ref.org);
   }
 
-  private checkedForChange(ref: ProjectRef, project: ProjectState | undefined, rev: number, deprecatedAllowed = false): ProjectState {
+  /**
+   * The project `change` may change from revision `rev`, or the change's refusal: the project's own checks
+   * first, then its organization's. The changes check it in their transaction, and their preconditions before
+   * the request's conditional headers (readForWriter).
+   */
+  private async checkedForChange(ref: ProjectRef, project: ProjectState | undefined, rev: number, change: ProjectChange): Promise<ProjectState> {
     const key = projectKey(ref);
     if (!project) throw rejections.projectNotFound(key);
+    if (project.readOnly) throw rejections.projectIsReadOnly(key);
     if (project.markedForDeletion) throw rejections.projectIsMarkedForDeletion(key);
     if (rev !== project.rev) throw rejections.incorrectRev(rev, project.rev);
     // A deprecated project may still be marked for deletion or undeprecated, but not changed otherwise.
-    if (project.deprecated && !deprecatedAllowed) throw rejections.projectIsDeprecated(key);
+    if ((change === 'update' || change === 'deprecate') && project.deprecated) throw rejections.projectIsDeprecated(key);
+    if (change === 'undeprecate' && !project.deprecated) throw rejections.projectIsNotDeprecated(key);
+    // Marking for deletion is Nexus's project deletion, which does not look at the organization.
+    if (change !== 'prune') await this.requireActiveOrg(ref);
     return project;
   }
 }

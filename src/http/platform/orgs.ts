@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { auditFields } from '../../platform/audit.js';
 import { METADATA_CONTEXT, ORGS_CONTEXT } from '../../platform/contexts.js';
 import type { Platform } from '../../platform/index.js';
-import type { OrgState } from '../../platform/orgs.js';
+import type { OrgState, OrgWrite } from '../../platform/orgs.js';
 import { typed } from '../typed.js';
 import { callerOf } from './caller.js';
 import { checkPreconditions, existing, untagged } from './preconditions.js';
@@ -31,11 +31,11 @@ export async function orgRoutes(app: FastifyInstance, { platform }: { platform: 
   const api = typed(app);
   /**
    * Throws 412 unless the request's preconditions hold for the organization, for a caller who may perform
-   * the write (create it, `rev` absent, or change it; else 403, as without them).
+   * the write (else 403, as without them) and an organization the write takes (else the write's refusal).
    */
-  const preconditionsOf = (request: FastifyRequest, label: string, rev: number | undefined) =>
+  const preconditionsOf = (request: FastifyRequest, label: string, write: OrgWrite) =>
     checkPreconditions(request.headers, async () => {
-      const org = await existing(orgs.readForWriter(label, rev, callerOf(request)), 'OrganizationNotFound');
+      const org = await existing(orgs.readForWriter(label, write, callerOf(request)), 'OrganizationNotFound');
       return org === null ? null : untagged(org);
     });
   /** Refuses a caller who may not perform the write (`write`, or the one its `rev` names) before its body is read. */
@@ -56,7 +56,7 @@ export async function orgRoutes(app: FastifyInstance, { platform }: { platform: 
     },
     async (request, reply) => {
       const rev = request.query.rev;
-      await preconditionsOf(request, request.params.org, rev);
+      await preconditionsOf(request, request.params.org, rev === undefined ? { kind: 'create' } : { kind: 'update', rev });
       const saved = await orgs.save(request.params.org, request.body.description, rev, callerOf(request));
       return reply.code(rev === undefined ? 201 : 200).send(orgJson(saved, baseUri));
     },
@@ -70,7 +70,7 @@ export async function orgRoutes(app: FastifyInstance, { platform }: { platform: 
     '/orgs/:org',
     { preParsing: writersOf('change'), schema: { params: orgParams, querystring: requiredRevQuery, response: responses(orgSchema, 200) } },
     async (request) => {
-      await preconditionsOf(request, request.params.org, request.query.rev);
+      await preconditionsOf(request, request.params.org, { kind: 'deprecate', rev: request.query.rev });
       return orgJson(await orgs.deprecate(request.params.org, request.query.rev, callerOf(request)), baseUri);
     },
   );
@@ -79,7 +79,7 @@ export async function orgRoutes(app: FastifyInstance, { platform }: { platform: 
     '/orgs/:org/undeprecate',
     { preParsing: writersOf('change'), schema: { params: orgParams, querystring: requiredRevQuery, response: responses(orgSchema, 200) } },
     async (request) => {
-      await preconditionsOf(request, request.params.org, request.query.rev);
+      await preconditionsOf(request, request.params.org, { kind: 'undeprecate', rev: request.query.rev });
       return orgJson(await orgs.undeprecate(request.params.org, request.query.rev, callerOf(request)), baseUri);
     },
   );

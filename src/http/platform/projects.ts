@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { auditFields } from '../../platform/audit.js';
 import { METADATA_CONTEXT, PROJECTS_CONTEXT } from '../../platform/contexts.js';
 import type { Platform } from '../../platform/index.js';
-import type { ProjectFields, ProjectService, ProjectState } from '../../platform/projects.js';
+import type { ProjectFields, ProjectService, ProjectState, ProjectWrite } from '../../platform/projects.js';
 import type { ProjectRef } from '../../platform/refs.js';
 import { typed } from '../typed.js';
 import { callerOf } from './caller.js';
@@ -40,11 +40,11 @@ export async function projectRoutes(app: FastifyInstance, { platform }: { platfo
   const { projects, baseUri } = platform;
   /**
    * Throws 412 unless the request's preconditions hold for the project, for a caller who may perform the
-   * write (create it, `rev` absent, or change it; else 403, as without them).
+   * write (else 403, as without them) and a project the write takes (else the write's refusal).
    */
-  const preconditionsOf = (request: FastifyRequest, ref: ProjectRef, rev: number | undefined) =>
+  const preconditionsOf = (request: FastifyRequest, ref: ProjectRef, write: ProjectWrite) =>
     checkPreconditions(request.headers, async () => {
-      const project = await existing(projects.readForWriter(ref, rev, callerOf(request)), 'ProjectNotFound');
+      const project = await existing(projects.readForWriter(ref, write, callerOf(request)), 'ProjectNotFound');
       return project === null ? null : untagged(project);
     });
   /** Refuses a caller who may not perform the write (`write`, or the one its `rev` names) before its body is read. */
@@ -60,7 +60,7 @@ export async function projectRoutes(app: FastifyInstance, { platform }: { platfo
     },
     async (request, reply) => {
       const rev = request.query.rev;
-      await preconditionsOf(request, request.params, rev);
+      await preconditionsOf(request, request.params, rev === undefined ? { kind: 'create' } : { kind: 'update', rev });
       const saved = await projects.save(request.params, request.body, rev, callerOf(request));
       return reply.code(rev === undefined ? 201 : 200).send(projectJson(saved, projects, baseUri));
     },
@@ -81,8 +81,9 @@ export async function projectRoutes(app: FastifyInstance, { platform }: { platfo
       },
     },
     async (request) => {
-      await preconditionsOf(request, request.params, request.query.rev);
-      const saved = await projects.deprecate(request.params, request.query.rev, request.query.prune ?? false, callerOf(request));
+      const { rev, prune = false } = request.query;
+      await preconditionsOf(request, request.params, { kind: prune ? 'prune' : 'deprecate', rev });
+      const saved = await projects.deprecate(request.params, rev, prune, callerOf(request));
       return projectJson(saved, projects, baseUri);
     },
   );
@@ -91,7 +92,7 @@ export async function projectRoutes(app: FastifyInstance, { platform }: { platfo
     '/projects/:org/:project/undeprecate',
     { preParsing: writersOf('change'), schema: { params: projectParams, querystring: requiredRevQuery, response: responses(projectSchema, 200) } },
     async (request) => {
-      await preconditionsOf(request, request.params, request.query.rev);
+      await preconditionsOf(request, request.params, { kind: 'undeprecate', rev: request.query.rev });
       return projectJson(await projects.undeprecate(request.params, request.query.rev, callerOf(request)), projects, baseUri);
     },
   );
