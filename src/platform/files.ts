@@ -16,7 +16,7 @@ import { type FilterRequest, listingPredicate } from './listing-filter.js';
 import type { ProjectService, ProjectState } from './projects.js';
 import { type ProjectRef, projectAddress, projectKey } from './refs.js';
 import type { ResourceService } from './resources.js';
-import type { EntityState, FileAttributes, ListedState, RevisionSelector, RevisionStore } from './revisions.js';
+import type { EntityState, EntityWrite, FileAttributes, ListedState, RevisionSelector, RevisionStore } from './revisions.js';
 import { UNSAFE_IN_NAMES } from './unicode.js';
 
 export interface Upload {
@@ -88,7 +88,7 @@ export class FileService {
     const id = this.resources.expandId(project, idSegment);
     const busy = new PlatformError(409, 'IncorrectRev', `Another write of '${id}' is in progress: its revision is about to change.`);
     return this.whileReserved(projectKey(ref), id, busy, async () => {
-      await this.revisions.assertUpdatable(projectKey(ref), id, 'file', rev);
+      await this.revisions.checkedForChange(projectKey(ref), id, 'file', { kind: 'update', rev });
       return this.committed(ref, await this.store(await upload()), (file) =>
         this.revisions.update(projectKey(ref), id, 'file', rev, identity, () => ({ file })),
       );
@@ -153,22 +153,29 @@ export class FileService {
   }
 
   /**
-   * The project a file is created in, as a POST's preconditions see it: for a caller who may write files
-   * there, whether or not they may read them (else the write's 403), and a project that takes writes (else
-   * the write's 400: a read-only, deprecated project or organization refuses first).
+   * The project a file is uploaded to, as a POST's preconditions see it: for a caller who may write files
+   * there, whether or not they may read them (else the write's 403), to a storage that exists (else the
+   * write's 404), and a project that takes writes (else the write's 400: a read-only, deprecated project or
+   * organization refuses first).
    */
-  async projectForWriter(ref: ProjectRef, identity: Identity): Promise<ProjectState> {
+  async projectForWriter(ref: ProjectRef, storage: string | undefined, identity: Identity): Promise<ProjectState> {
     this.acls.require(identity, 'files/write', projectAddress(ref));
+    assertStorage(storage);
     return this.projects.forWrite(ref);
   }
 
   /**
-   * The file's latest revision, found as `fetch` finds it, as a write's preconditions see it: for a caller
-   * who may write files in the project, whether or not they may read them (else the write's 403).
+   * The file's latest revision, as a write's preconditions see it: for a caller who may write files in the
+   * project, whether or not they may read them (else the write's 403), checked as projectForWriter checks an
+   * upload's project (`storage`: the one an upload names), and, for a change, once the change's own checks
+   * pass (else its 400, 404 or 409: a stale `rev`, the file's state): a write refused anyway answers its
+   * refusal, not 412. A creation finds the file as `fetch` finds it.
    */
-  async fetchForWriter(ref: ProjectRef, idSegment: string, identity: Identity): Promise<EntityState> {
-    const project = await this.projectForWriter(ref, identity);
-    return this.fetchById(project, this.resources.expandId(project, idSegment), {});
+  async readForWriter(ref: ProjectRef, idSegment: string, write: EntityWrite, storage: string | undefined, identity: Identity): Promise<EntityState> {
+    const project = await this.projectForWriter(ref, storage, identity);
+    const id = this.resources.expandId(project, idSegment);
+    if (write.kind === 'create') return this.fetchById(project, id, {});
+    return this.revisions.checkedForChange(projectKey(ref), id, 'file', write);
   }
 
   /** Latest revisions of the project's files (only files: the resource listing holds both), in id order, only those passing the request's filters (listing-filter.ts). */

@@ -20,7 +20,7 @@ import { type ProjectRef, projectAddress, projectKey } from './refs.js';
 import { type RenderCaller, renderCallerOf } from './render-queue.js';
 import type { Renderer } from './renderer.js';
 import { idKeys } from './rendering.js';
-import type { EntityState, ListedState, RevisionSelector, RevisionStore } from './revisions.js';
+import type { EntityState, EntityWrite, ListedState, RevisionSelector, RevisionStore } from './revisions.js';
 
 export class ResourceService {
   constructor(
@@ -86,7 +86,10 @@ export class ResourceService {
     return this.revisions.undeprecate(projectKey(ref), await this.changedId(ref, idSegment, identity), 'resource', rev, identity);
   }
 
-  /** The full id of the resource a tag, tag deletion, deprecation or undeprecation changes, once the caller may write in its project. */
+  /**
+   * The full id of the resource a change's URL names, once the caller may write in its project: what a tag,
+   * tag deletion, deprecation or undeprecation changes, and what any change's preconditions look at.
+   */
   private async changedId(ref: ProjectRef, idSegment: string, identity: Identity): Promise<string> {
     this.requireWriter(ref, identity);
     const project = await this.projects.forWrite(ref);
@@ -140,13 +143,18 @@ export class ResourceService {
   }
 
   /**
-   * The latest revision of the entity under `idSegment`, found as `fetch` finds it under `_` (a file too: the
-   * write then refuses to change it here), as a write's preconditions see it: for a caller who may write
-   * resources in the project, whether or not they may read them (else the write's 403).
+   * The latest revision of the entity under `idSegment`, as a write's preconditions see it: for a caller who
+   * may write resources in the project, whether or not they may read them (else the write's 403), in a
+   * project that takes writes (else its 400), and, for a change, once the change's own checks pass (else its
+   * 400, 404 or 409: a file, a stale `rev`, the resource's state): a write refused anyway answers its refusal,
+   * not 412. A creation finds the entity as `fetch` finds it under `_`, a file too.
    */
-  async fetchForWriter(ref: ProjectRef, idSegment: string, identity: Identity): Promise<EntityState> {
-    const project = await this.projectForWriter(ref, identity);
-    return this.lookup(project, this.expandId(project, idSegment), {});
+  async readForWriter(ref: ProjectRef, idSegment: string, write: EntityWrite, identity: Identity): Promise<EntityState> {
+    if (write.kind === 'create') {
+      const project = await this.projectForWriter(ref, identity);
+      return this.lookup(project, this.expandId(project, idSegment), {});
+    }
+    return this.revisions.checkedForChange(projectKey(ref), await this.changedId(ref, idSegment, identity), 'resource', write);
   }
 
   /** Any entity of a readable project by its full id: what archive Resource entries refer to. */

@@ -117,6 +117,15 @@ interface Head {
 /** What a change of an entity's latest revision sets (the rest is carried over). */
 type Change = Partial<Pick<EntityState, 'source' | 'types' | 'file' | 'tags' | 'deprecated'>>;
 
+/**
+ * A change of an entity's latest revision `rev`, as its checks tell it apart (`untag`: the deletion of the
+ * tag `tag`, Nexus's tag deletion).
+ */
+export type EntityChange = { kind: 'update' | 'tag' | 'deprecate' | 'undeprecate'; rev: number } | { kind: 'untag'; rev: number; tag: string };
+
+/** A write of a resource or file: a creation, or a change. */
+export type EntityWrite = { kind: 'create' } | EntityChange;
+
 /** Which revision to read: the latest, a number, or a tag. */
 export type RevisionSelector = { rev: number } | { tag: string } | Record<string, never>;
 
@@ -225,34 +234,28 @@ export class RevisionStore {
     identity: Identity,
     change: (latest: EntityState) => Change | null,
   ): Promise<EntityState> {
-    return this.revise(project, id, kind, rev, identity, (latest) => {
-      assertLive(latest);
-      return change(latest);
-    });
+    return this.revise(project, id, kind, { kind: 'update', rev }, identity, change);
   }
 
   /** Writes revision `rev + 1` of a deprecated entity, no longer deprecated (Nexus's undeprecate). */
   undeprecate(project: string, id: string, kind: EntityKind, rev: number, identity: Identity): Promise<EntityState> {
-    return this.revise(project, id, kind, rev, identity, (latest) => {
-      if (!latest.deprecated) throw rejections.resourceIsNotDeprecated(id);
-      return { deprecated: false };
-    });
+    return this.revise(project, id, kind, { kind: 'undeprecate', rev }, identity, () => ({ deprecated: false }));
   }
 
-  /** Writes revision `rev + 1` as `change` derives it from the latest, which must be `rev`. */
+  /** Writes revision `change.rev + 1` as `derive` derives it from the latest, once `change`'s checks pass (checkedForChange). */
   private revise(
     project: string,
     id: string,
     kind: EntityKind,
-    rev: number,
+    change: EntityChange,
     identity: Identity,
-    change: (latest: EntityState) => Change | null,
+    derive: (latest: EntityState) => Change | null,
   ): Promise<EntityState> {
     return this.store.write(async () => {
-      const latest = await this.latestAt(project, id, kind, rev);
-      const changed = change(latest);
+      const latest = await this.checkedForChange(project, id, kind, change);
+      const changed = derive(latest);
       if (changed === null) return latest;
-      const changes: Partial<EntityState> = { ...changed, ...updatedBy(latest, identity, this.clock()), rev: rev + 1 };
+      const changes: Partial<EntityState> = { ...changed, ...updatedBy(latest, identity, this.clock()), rev: change.rev + 1 };
       // A new payload gets a row of its own when stored (put); an unchanged one keeps pointing at its row.
       // Its types are the change's, or unknown (derived from sourceType when listed), never the old payload's.
       if (changes.source) Object.assign(changes, { sourceType: typeRecord(changes.source), types: changes.types, payloadRev: undefined });
@@ -270,10 +273,19 @@ export class RevisionStore {
     if (await this.heads.get([project, id])) throw rejections.resourceAlreadyExists(id, project);
   }
 
-  /** Throws what updating from `rev` would throw; returns the latest revision otherwise. */
-  async assertUpdatable(project: string, id: string, kind: EntityKind, rev: number): Promise<EntityState> {
-    const latest = await this.latestAt(project, id, kind, rev);
-    assertLive(latest);
+  /**
+   * The latest revision of an entity of `kind` that `change` may change, or the change's refusal (a typed
+   * 404, 409 or 400). The changes check it in their transaction; uploads before their bytes are stored, and
+   * the writes' preconditions before the request's conditional headers (a write refused anyway answers its
+   * refusal, not 412). What the request's content may refuse (a payload, a new tag's name or revision) is
+   * checked apart: content comes after the preconditions (RFC 9110 §13.2.1).
+   */
+  async checkedForChange(project: string, id: string, kind: EntityKind, change: EntityChange): Promise<EntityState> {
+    const latest = await this.latestAt(project, id, kind, change.rev);
+    // A deprecated entity may still be undeprecated, but not changed otherwise.
+    if (change.kind !== 'undeprecate' && latest.deprecated) throw rejections.resourceIsDeprecated(id);
+    if (change.kind === 'undeprecate' && !latest.deprecated) throw rejections.resourceIsNotDeprecated(id);
+    if (change.kind === 'untag' && !(change.tag in latest.tags)) throw rejections.tagNotFound(change.tag);
     return latest;
   }
 
@@ -300,7 +312,7 @@ export class RevisionStore {
     { sameTargetChangesNothing = false } = {},
   ): Promise<EntityState> {
     checkNewTagName(tag);
-    return this.update(project, id, kind, rev, identity, (latest) => {
+    return this.revise(project, id, kind, { kind: 'tag', rev }, identity, (latest) => {
       if (target < 1 || target > latest.rev) throw rejections.revisionNotFound(target, latest.rev);
       if (sameTargetChangesNothing && latest.tags[tag] === target) return null;
       return { tags: { ...latest.tags, [tag]: target } };
@@ -309,15 +321,14 @@ export class RevisionStore {
 
   /** Writes revision `rev + 1` without `tag` (Nexus's tag deletion); the revision it named stays. */
   untag(project: string, id: string, kind: EntityKind, rev: number, tag: string, identity: Identity): Promise<EntityState> {
-    return this.update(project, id, kind, rev, identity, (latest) => {
-      if (!(tag in latest.tags)) throw rejections.tagNotFound(tag);
+    return this.revise(project, id, kind, { kind: 'untag', rev, tag }, identity, (latest) => {
       const { [tag]: _removed, ...kept } = latest.tags;
       return { tags: kept };
     });
   }
 
   deprecate(project: string, id: string, kind: EntityKind, rev: number, identity: Identity): Promise<EntityState> {
-    return this.update(project, id, kind, rev, identity, () => ({ deprecated: true }));
+    return this.revise(project, id, kind, { kind: 'deprecate', rev }, identity, () => ({ deprecated: true }));
   }
 
   /**
@@ -437,11 +448,6 @@ export class RevisionStore {
 /** Whether a table holds anything: one entry read, not all of them counted (this runs at every start). */
 async function hasEntries(table: Table<unknown>): Promise<boolean> {
   return (await table.range(undefined, { offset: 0, limit: 1 })).length > 0;
-}
-
-/** Deprecated entities cannot change, except by being undeprecated. */
-function assertLive(latest: EntityState): void {
-  if (latest.deprecated) throw rejections.resourceIsDeprecated(latest.id);
 }
 
 function notFound(kind: EntityKind, id: string, project: string) {

@@ -12,7 +12,7 @@ import type { Upload } from '../../platform/files.js';
 import type { Platform } from '../../platform/index.js';
 import type { ProjectRef } from '../../platform/refs.js';
 import { entityView, writeResponse } from '../../platform/metadata.js';
-import type { FileAttributes } from '../../platform/revisions.js';
+import type { EntityWrite, FileAttributes } from '../../platform/revisions.js';
 import { matchesEtag } from '../entity-tags.js';
 import { typed } from '../typed.js';
 import { byteRangeOf, rangeStillApplies } from './byte-range.js';
@@ -165,10 +165,14 @@ function contentDisposition(filename: string): string {
 export async function fileRoutes(app: FastifyInstance, { platform }: { platform: Platform }): Promise<void> {
   const api = typed(app);
   const { files, baseUri } = platform;
-  /** Throws 412 unless the request's preconditions hold for the file's content, for a caller who may write it (else 403, as without them). */
-  const preconditionsOf = (request: FastifyRequest, ref: ProjectRef, id: string) =>
+  /**
+   * Throws 412 unless the request's preconditions hold for the file's content, for a caller who may perform
+   * the write (else 403, as without them) and a file the write takes (else the write's refusal); `storage`:
+   * the one an upload names.
+   */
+  const preconditionsOf = (request: FastifyRequest, ref: ProjectRef, id: string, write: EntityWrite, storage?: string) =>
     checkPreconditions(request.headers, async () => {
-      const found = await existing(files.fetchForWriter(ref, id, callerOf(request)), 'FileNotFound');
+      const found = await existing(files.readForWriter(ref, id, write, storage, callerOf(request)), 'FileNotFound');
       return found === null ? null : { etag: etagOf(found.file!), updatedAt: found.updatedAt };
     });
   api.post(
@@ -178,7 +182,7 @@ export async function fileRoutes(app: FastifyInstance, { platform }: { platform:
     },
     async (request, reply) => {
       await checkPreconditions(request.headers, async () => {
-        await files.projectForWriter(request.params, callerOf(request));
+        await files.projectForWriter(request.params, request.query.storage, callerOf(request));
         return COLLECTION;
       });
       const state = await files.create(request.params, undefined, request.query.storage, () => uploadOf(request, files.maxFileBytes), callerOf(request));
@@ -198,9 +202,9 @@ export async function fileRoutes(app: FastifyInstance, { platform }: { platform:
     },
     async (request, reply) => {
       const { id: segment, ...ref } = request.params;
-      await preconditionsOf(request, ref, segment);
-      const identity = callerOf(request);
       const { rev, storage } = request.query;
+      await preconditionsOf(request, ref, segment, rev === undefined ? { kind: 'create' } : { kind: 'update', rev }, storage);
+      const identity = callerOf(request);
       const upload = () => uploadOf(request, files.maxFileBytes);
       const state =
         rev === undefined ? await files.create(ref, segment, storage, upload, identity) : await files.update(ref, segment, rev, storage, upload, identity);
@@ -284,7 +288,7 @@ export async function fileRoutes(app: FastifyInstance, { platform }: { platform:
     },
     async (request, reply) => {
       const { id, ...ref } = request.params;
-      await preconditionsOf(request, ref, id);
+      await preconditionsOf(request, ref, id, { kind: 'tag', rev: request.query.rev });
       const state = await files.tag(ref, id, request.query.rev, request.body.tag, request.body.rev, callerOf(request));
       return reply.code(201).send(writeResponse(state, baseUri));
     },
@@ -301,7 +305,7 @@ export async function fileRoutes(app: FastifyInstance, { platform }: { platform:
     },
     async (request) => {
       const { id, tag: name, ...ref } = request.params;
-      await preconditionsOf(request, ref, id);
+      await preconditionsOf(request, ref, id, { kind: 'untag', rev: request.query.rev, tag: name });
       return writeResponse(await files.untag(ref, id, request.query.rev, name, callerOf(request)), baseUri);
     },
   );
@@ -311,7 +315,7 @@ export async function fileRoutes(app: FastifyInstance, { platform }: { platform:
     { schema: { params: idParams, querystring: requiredRevQuery, response: responses(entitySchema, 200) } },
     async (request) => {
       const { id, ...ref } = request.params;
-      await preconditionsOf(request, ref, id);
+      await preconditionsOf(request, ref, id, { kind: 'deprecate', rev: request.query.rev });
       return writeResponse(await files.deprecate(ref, id, request.query.rev, callerOf(request)), baseUri);
     },
   );
@@ -321,7 +325,7 @@ export async function fileRoutes(app: FastifyInstance, { platform }: { platform:
     { schema: { params: idParams, querystring: requiredRevQuery, response: responses(entitySchema, 200) } },
     async (request) => {
       const { id, ...ref } = request.params;
-      await preconditionsOf(request, ref, id);
+      await preconditionsOf(request, ref, id, { kind: 'undeprecate', rev: request.query.rev });
       return writeResponse(await files.undeprecate(ref, id, request.query.rev, callerOf(request)), baseUri);
     },
   );

@@ -13,6 +13,7 @@ import { PlatformError } from '../../platform/errors.js';
 import type { Platform } from '../../platform/index.js';
 import type { JsonObject } from '../../platform/jsonld.js';
 import type { ProjectRef } from '../../platform/refs.js';
+import type { EntityWrite } from '../../platform/revisions.js';
 import { entityView, writeResponse } from '../../platform/metadata.js';
 import { type Format, FORMAT_MEDIA_TYPES } from '../../platform/rendering.js';
 import { typed } from '../typed.js';
@@ -80,12 +81,13 @@ export async function resourceRoutes(app: FastifyInstance, { platform }: { platf
   const api = typed(app);
   const { resources, renderer, baseUri } = platform;
   /**
-   * Throws 412 unless the request's preconditions hold for the resource as a read under `_` finds it (a
-   * file too: the write then refuses to change it here), for a caller who may write it (else 403, as without them).
+   * Throws 412 unless the request's preconditions hold for the resource (for a creation, the entity a read
+   * under `_` finds, a file too), for a caller who may perform the write (else 403, as without them) and a
+   * resource the write takes (else the write's refusal).
    */
-  const preconditionsOf = (request: FastifyRequest, ref: ProjectRef, id: string) =>
+  const preconditionsOf = (request: FastifyRequest, ref: ProjectRef, id: string, write: EntityWrite) =>
     checkPreconditions(request.headers, async () => {
-      const found = await existing(resources.fetchForWriter(ref, id, callerOf(request)), 'ResourceNotFound');
+      const found = await existing(resources.readForWriter(ref, id, write, callerOf(request)), 'ResourceNotFound');
       return found === null ? null : untagged(found);
     });
   /** Throws 412 unless the request's preconditions hold for the project's collection, for a caller who may create in it (else 403). */
@@ -153,9 +155,9 @@ export async function resourceRoutes(app: FastifyInstance, { platform }: { platf
     async (request, reply) => {
       const { schema, id, ...ref } = request.params;
       assertUnconstrained(schema);
-      await preconditionsOf(request, ref, id);
-      const identity = callerOf(request);
       const rev = request.query.rev;
+      await preconditionsOf(request, ref, id, rev === undefined ? { kind: 'create' } : { kind: 'update', rev });
+      const identity = callerOf(request);
       const state =
         rev === undefined ? await resources.create(ref, id, request.body, identity) : await resources.update(ref, id, rev, request.body, identity);
       return reply.code(rev === undefined ? 201 : 200).send(writeResponse(state, baseUri));
@@ -236,7 +238,7 @@ export async function resourceRoutes(app: FastifyInstance, { platform }: { platf
     async (request, reply) => {
       const { schema, id, ...ref } = request.params;
       assertUnconstrained(schema);
-      await preconditionsOf(request, ref, id);
+      await preconditionsOf(request, ref, id, { kind: 'tag', rev: request.query.rev });
       const state = await resources.tag(ref, id, request.query.rev, request.body.tag, request.body.rev, callerOf(request));
       return reply.code(201).send(writeResponse(state, baseUri));
     },
@@ -255,7 +257,7 @@ export async function resourceRoutes(app: FastifyInstance, { platform }: { platf
     async (request) => {
       const { schema, id, tag: name, ...ref } = request.params;
       assertUnconstrained(schema);
-      await preconditionsOf(request, ref, id);
+      await preconditionsOf(request, ref, id, { kind: 'untag', rev: request.query.rev, tag: name });
       return writeResponse(await resources.untag(ref, id, request.query.rev, name, callerOf(request)), baseUri);
     },
   );
@@ -266,7 +268,7 @@ export async function resourceRoutes(app: FastifyInstance, { platform }: { platf
     async (request) => {
       const { schema, id, ...ref } = request.params;
       assertUnconstrained(schema);
-      await preconditionsOf(request, ref, id);
+      await preconditionsOf(request, ref, id, { kind: 'deprecate', rev: request.query.rev });
       return writeResponse(await resources.deprecate(ref, id, request.query.rev, callerOf(request)), baseUri);
     },
   );
@@ -277,7 +279,7 @@ export async function resourceRoutes(app: FastifyInstance, { platform }: { platf
     async (request) => {
       const { schema, id, ...ref } = request.params;
       assertUnconstrained(schema);
-      await preconditionsOf(request, ref, id);
+      await preconditionsOf(request, ref, id, { kind: 'undeprecate', rev: request.query.rev });
       return writeResponse(await resources.undeprecate(ref, id, request.query.rev, callerOf(request)), baseUri);
     },
   );
