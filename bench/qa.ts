@@ -14,7 +14,7 @@
  */
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
@@ -31,7 +31,7 @@ import { compileFilterSpec } from '../src/search/query/filter-spec.js';
 import type { Searcher } from '../src/search/searcher.js';
 import { writeTinyGguf } from '../scripts/make-tiny-gguf.js';
 import { DEFAULT_TRAIN_OPTIONS, trainReranker } from '../scripts/train-reranker.js';
-import { machine, summarize, writeResults } from './lib/stats.js';
+import { machine, sourceCommit, summarize, writeResults } from './lib/stats.js';
 import { withAnswerabilitySection } from './lib/answerability.js';
 import { SCIFACT_DIR } from './lib/synthetic-corpus.js';
 
@@ -153,12 +153,19 @@ async function loadGenerators(scratch: string): Promise<{ name: string; generato
 const ms = (x: number) => (x < 10 ? x.toFixed(2) : x.toFixed(0));
 const perSecond = (x: number | null) => (x === null ? '-' : Math.round(x).toString());
 
-function markdown(rows: Row[], trained: { corpus: string; seconds: number; tokens: number; paragraphs: number }[], questions: number): string {
+/** The 1-minute load averages at the start and end of the run: the machine is shared, and latency follows how busy it was. */
+interface Load {
+  atStart: number;
+  atEnd: number;
+}
+
+function markdown(rows: Row[], trained: { corpus: string; seconds: number; tokens: number; paragraphs: number }[], questions: number, load: Load): string {
   const stageCells = (r: Row) => [...STAGES, 'totalMs' as const].map((s) => `${ms(r.stages[s].p50)} / ${ms(r.stages[s].p99)}`).join(' | ');
   return [
     '# QA pipeline latency (`npm run bench:qa`)',
     '',
-    `${new Date().toISOString()}, ${machine().cores} cores, Node ${process.version}. ${questions} questions per row after ${WARM_UP} warm-up questions, ` +
+    `${new Date().toISOString()}, commit ${sourceCommit()}, ${machine().cores} cores (1-minute load average ${load.atStart.toFixed(1)} at the start, ` +
+      `${load.atEnd.toFixed(1)} at the end), Node ${process.version}. ${questions} questions per row after ${WARM_UP} warm-up questions, ` +
       `one at a time; reranker_k ${RERANKER_K}; GGUF generators on the CPU with ${loadConfig([], {}).llmThreads} thread(s), ` +
       `at most ${GGUF_MAX_TOKENS} generated tokens, temperature 0. Milliseconds, p50 / p99 (with ${questions} questions p99 is about the slowest).`,
     '',
@@ -188,6 +195,7 @@ async function main() {
   const questionCount = Number(values.questions);
   if (!Number.isInteger(questionCount) || questionCount < 1) throw new Error('--questions must be a positive integer');
   const scratch = await mkdtemp(path.join(tmpdir(), 'litserve-bench-qa-'));
+  const loadAtStart = loadavg()[0]!;
   const config = loadConfig([], {});
   const rows: Row[] = [];
   const trained: { corpus: string; seconds: number; tokens: number; paragraphs: number }[] = [];
@@ -226,7 +234,9 @@ async function main() {
         await index.close();
       }
     }
-    await writeResults('qa', { machine: machine(), rerankerK: RERANKER_K, ggufMaxTokens: GGUF_MAX_TOKENS, warmUp: WARM_UP, trained, rows }, await withAnswerabilitySection(markdown(rows, trained, questionCount)));
+    const load: Load = { atStart: loadAtStart, atEnd: loadavg()[0]! };
+    const results = { machine: machine(), load, rerankerK: RERANKER_K, ggufMaxTokens: GGUF_MAX_TOKENS, warmUp: WARM_UP, trained, rows };
+    await writeResults('qa', results, await withAnswerabilitySection(markdown(rows, trained, questionCount, load)));
   } finally {
     for (const { generator } of generators) await generator.close();
     await rm(scratch, { recursive: true, force: true });

@@ -3,14 +3,18 @@
  * and pg_ctl in a temporary directory, listening only on a unix socket there.
  * PostgreSQL refuses to run as root, so as root it runs as the `postgres`
  * user the Debian package creates (runuser). Durability is off: nothing here
- * outlives the test run.
+ * outlives the test run, not even a run killed before its teardown (a watchdog
+ * process, cluster-watchdog.ts, stops the server and removes its directory).
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import type { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 const BIN = '/usr/lib/postgresql/15/bin';
+const WATCHDOG = fileURLToPath(new URL('./cluster-watchdog.ts', import.meta.url));
 
 export interface Cluster {
   /** Connection URL of the `postgres` database over the unix socket. */
@@ -38,24 +42,29 @@ export function postgresUnavailable(): string | null {
 /** Runs a PostgreSQL program (`initdb`, `pg_ctl`, ...): as the `postgres` user under root. */
 export type PostgresRunner = (command: string, args: string[]) => Buffer;
 
-/** A temporary directory PostgreSQL's programs may write (owned by `postgres` under root), and how to run them. */
-export function postgresWorkspace(prefix: string): { dir: string; run: PostgresRunner } {
-  const dir = mkdtempSync(path.join(tmpdir(), prefix));
+/** A PostgresRunner for this process (a watchdog process makes its own: a function cannot be handed to it). */
+export function postgresRunner(): PostgresRunner {
   const asRoot = process.getuid?.() === 0;
-  const run: PostgresRunner = (command, args) =>
+  return (command, args) =>
     execFileSync(asRoot ? 'runuser' : path.join(BIN, command), asRoot ? ['-u', 'postgres', '--', path.join(BIN, command), ...args] : args, {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-  if (asRoot) {
+}
+
+/** A temporary directory PostgreSQL's programs may write (owned by `postgres` under root), and how to run them. */
+export function postgresWorkspace(prefix: string): { dir: string; run: PostgresRunner } {
+  const dir = mkdtempSync(path.join(tmpdir(), prefix));
+  if (process.getuid?.() === 0) {
     const [uid, gid] = ['-u', '-g'].map((flag) => Number(execFileSync('id', [flag, 'postgres']).toString()));
     chownSync(dir, uid!, gid!);
   }
-  return { dir, run };
+  return { dir, run: postgresRunner() };
 }
 
 export function startCluster(): Cluster {
   const { dir, run } = postgresWorkspace('litserve-pg-');
   const data = path.join(dir, 'data');
+  const stop = stopAndRemoveEvenIfKilled(run, data, dir);
   run('initdb', ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8', '--locale', 'C']);
   const settings = `-k ${dir} -c listen_addresses='' -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200`;
   const start = () => run('pg_ctl', ['-D', data, '-o', settings, '-l', path.join(dir, 'log'), '-w', 'start']);
@@ -64,7 +73,7 @@ export function startCluster(): Cluster {
     url: `postgresql:///postgres?host=${dir}&user=postgres`,
     halt: () => run('pg_ctl', ['-D', data, '-m', 'fast', 'stop']),
     resume: start,
-    stop: stopAndRemove(run, data, dir),
+    stop,
   };
 }
 
@@ -81,6 +90,24 @@ export function stopAndRemove(run: PostgresRunner, data: string, dir: string): (
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  };
+}
+
+/**
+ * stopAndRemove, which a watchdog also does should this process die first, however it dies: a test run
+ * killed midway (SIGKILL included) runs no teardown, and its cluster had stayed running with its directory.
+ * Call it before the server starts, so a death while it starts is covered too.
+ */
+export function stopAndRemoveEvenIfKilled(run: PostgresRunner, data: string, dir: string): () => void {
+  // Detached (a session of its own), so the Ctrl-C that ends the run does not end its watchdog too.
+  const watchdog = spawn(process.execPath, ['--import', 'tsx', WATCHDOG, data, dir], { detached: true, stdio: ['pipe', 'ignore', 'ignore'] });
+  // The pipe to its stdin is how it learns of this process's death: neither keeps this process alive.
+  watchdog.unref();
+  (watchdog.stdin as Socket).unref();
+  const stopAndRemoveNow = stopAndRemove(run, data, dir);
+  return () => {
+    stopAndRemoveNow();
+    watchdog.kill();
   };
 }
 

@@ -4,7 +4,7 @@
  * primary is halted, and promoted when the test says. Run as the `postgres` user under root, as the cluster.
  */
 import path from 'node:path';
-import { type Cluster, postgresWorkspace, stopAndRemove } from './cluster.js';
+import { type Cluster, postgresWorkspace, stopAndRemoveEvenIfKilled } from './cluster.js';
 
 export interface Standby {
   /** Halts the primary and starts the standby on its socket, taking read-only connections. */
@@ -18,6 +18,7 @@ export function startStandby(primary: Cluster): Standby {
   const socketDir = new URL(primary.url).searchParams.get('host')!;
   const { dir, run } = postgresWorkspace('litserve-pg-standby-');
   const data = path.join(dir, 'data');
+  const stop = stopAndRemoveEvenIfKilled(run, data, dir);
   // -R: a standby (standby.signal); it replays the backup's WAL and then takes read-only connections.
   run('pg_basebackup', ['-h', socketDir, '-U', 'postgres', '-D', data, '-R', '--checkpoint', 'fast']);
   // No primary to stream from once it has taken over: the primary's socket is its own.
@@ -28,6 +29,6 @@ export function startStandby(primary: Cluster): Standby {
       run('pg_ctl', ['-D', data, '-o', settings, '-l', path.join(dir, 'log'), '-w', 'start']);
     },
     promote: () => run('pg_ctl', ['-D', data, '-w', 'promote']),
-    stop: stopAndRemove(run, data, dir),
+    stop,
   };
 }

@@ -4,12 +4,12 @@
  * read by the store rather than by pg, which warned on every start that its own support is deprecated.
  * Against a throw-away cluster that asks for a password (scram-sha-256).
  */
-import { rmSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { postgresUnavailable, postgresWorkspace } from './cluster.js';
+import { postgresUnavailable, postgresWorkspace, stopAndRemoveEvenIfKilled } from './cluster.js';
 import { openPostgresStore } from '../../src/platform/store/postgres.js';
 
 const PASSWORD = 'pgpass-secret';
@@ -19,19 +19,14 @@ const SILENT = { info: () => undefined, warn: () => undefined };
 function startPasswordCluster(): { url: string; stop(): void } {
   const { dir, run } = postgresWorkspace('litserve-pg-password-');
   const data = path.join(dir, 'data');
+  const stop = stopAndRemoveEvenIfKilled(run, data, dir);
   const passwordFile = path.join(dir, 'password');
   writeFileSync(passwordFile, PASSWORD);
   run('initdb', ['-D', data, '-A', 'scram-sha-256', `--pwfile=${passwordFile}`, '-U', 'postgres', '--no-sync', '-E', 'UTF8', '--locale', 'C']);
   run('pg_ctl', ['-D', data, '-o', `-k ${dir} -c listen_addresses='' -c fsync=off`, '-l', path.join(dir, 'log'), '-w', 'start']);
   return {
     url: `postgresql:///postgres?host=${dir}&user=postgres`,
-    stop() {
-      try {
-        run('pg_ctl', ['-D', data, '-m', 'immediate', 'stop']);
-      } finally {
-        rmSync(dir, { recursive: true, force: true });
-      }
-    },
+    stop,
   };
 }
 
