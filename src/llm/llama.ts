@@ -78,6 +78,8 @@ export interface GenerationStats {
 }
 
 const SETTING = '--llm-model / LLM_MODEL';
+/** Characters of the user message without question or contexts: what a question's rate of tokens per character leaves out. */
+const EMPTY_MESSAGE_CHARACTERS = codePointCount(userMessage('', []));
 
 // Imported on first use: node-llama-cpp is large, and most servers run without a model.
 let nodeLlama: Awaited<ReturnType<typeof importNodeLlamaCpp>>;
@@ -136,6 +138,8 @@ export class LlamaGenerator implements Generator {
   private readonly sequence: LlamaContextSequence;
   private readonly prompting: Prompting;
   private readonly queue: BoundedQueue;
+  /** Tokens of the prompt without question or contexts: counted once, as the instructions never change. */
+  private readonly instructionTokens: number;
 
   constructor(
     private readonly llama: Llama,
@@ -153,6 +157,7 @@ export class LlamaGenerator implements Generator {
     this.prompting = model.fileInfo.metadata.tokenizer?.chat_template
       ? { kind: 'chat', wrapper: nodeLlama.resolveChatWrapper(model) }
       : { kind: 'completion', completion: new nodeLlama.LlamaCompletion({ contextSequence: this.sequence }) };
+    this.instructionTokens = this.countPromptTokens('', []);
     const prompting = this.prompting.kind === 'chat' ? `chat template ${this.prompting.wrapper.wrapperName}` : 'completion prompt';
     const device = options.gpu ? 'GPU' : 'CPU';
     this.description =
@@ -296,7 +301,7 @@ export class LlamaGenerator implements Generator {
 
   /** The prompt without question or contexts: every prompt is at least this long. */
   shortestPromptTokens(): number {
-    return this.countPromptTokens('', []);
+    return this.instructionTokens;
   }
 
   /**
@@ -304,7 +309,7 @@ export class LlamaGenerator implements Generator {
    * answer, written in their language, will cost. (The instructions are English whatever the question.)
    */
   private tokensPerCharacter(question: string, contexts: readonly Context[], promptTokens: number): number {
-    const characters = codePointCount(userMessage(question, contexts)) - codePointCount(userMessage('', []));
+    const characters = codePointCount(userMessage(question, contexts)) - EMPTY_MESSAGE_CHARACTERS;
     return characters > 0 ? (promptTokens - this.shortestPromptTokens()) / characters : 0;
   }
 

@@ -8,6 +8,7 @@ import type { Readable } from 'node:stream';
 import { afterAll, beforeAll, expect, test, vi } from 'vitest';
 import type { Download } from '../../src/archive/download.js';
 import { TOKENS, type TestServer, bearer, createProject, startServer } from '../platform/helpers.js';
+import { createArchive } from './archive-fixture.js';
 
 let server: TestServer;
 const alice = bearer(TOKENS.alice);
@@ -17,13 +18,7 @@ beforeAll(async () => {
   server = await startServer();
   await createProject(server.app, 'org', 'proj');
   await server.app.inject({ method: 'PUT', url: '/v1/resources/org/proj/_/r1', headers: alice, payload: { name: 'r1' } });
-  const created = await server.app.inject({
-    method: 'PUT',
-    url: '/v1/archives/org/proj/head',
-    headers: { ...alice, accept: 'application/json' },
-    payload: { resources: [{ '@type': 'Resource', resourceId: 'r1' }, { '@type': 'Resource', resourceId: 'missing', path: '/missing.json' }] },
-  });
-  archivePath = new URL(created.json()._self).pathname;
+  archivePath = await createArchive(server.app, 'head', [{ '@type': 'Resource', resourceId: 'r1' }, { '@type': 'Resource', resourceId: 'missing', path: '/missing.json' }]);
 });
 afterAll(() => server.close());
 

@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { TOKENS, type TestServer, bearer, createProject, startServer } from '../platform/helpers.js';
+import { createArchive } from './archive-fixture.js';
 
 let server: TestServer;
 const alice = bearer(TOKENS.alice);
@@ -13,13 +14,7 @@ beforeAll(async () => {
   server = await startServer();
   await createProject(server.app, 'org', 'proj');
   await server.app.inject({ method: 'PUT', url: '/v1/resources/org/proj/_/r1', headers: alice, payload: { name: 'r1' } });
-  const created = await server.app.inject({
-    method: 'PUT',
-    url: '/v1/archives/org/proj/a1',
-    headers: { ...alice, accept: 'application/json' },
-    payload: { resources: [{ '@type': 'Resource', resourceId: 'r1' }, { '@type': 'Resource', resourceId: 'missing', path: '/missing.json' }] },
-  });
-  expect(created.statusCode).toBe(201);
+  await createArchive(server.app, 'a1', [{ '@type': 'Resource', resourceId: 'r1' }, { '@type': 'Resource', resourceId: 'missing', path: '/missing.json' }]);
 });
 afterAll(() => server.close());
 

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testArticle } from './test-articles.js';
 import { ExtractiveGenerator } from '../../src/llm/extractive.js';
 import { unzip } from '../archive/unzip.js';
-import { HAS_CHROMIUM, SKIP_REASON, demoArticles, launchBrowser, startServer, type Browser, type UiServer } from './browser.js';
+import { HAS_CHROMIUM, SKIP_REASON, createNeuroLab, demoArticles, launchBrowser, startServer, type Browser, type UiServer } from './browser.js';
 
 const WRITER = 'names-writer-token';
 const AUTH = {
@@ -33,10 +33,7 @@ describe.skipIf(!HAS_CHROMIUM)(`archive file names in Chromium (${HAS_CHROMIUM ?
   beforeAll(async () => {
     const articles = [...ODD_IDS, PLAIN_ID].map((id, n) => numbered(id, n));
     server = await startServer(() => new ExtractiveGenerator(), { auth: AUTH }, [...demoArticles(), ...articles]);
-    for (const url of ['/v1/orgs/neuro', '/v1/projects/neuro/lab']) {
-      const created = await server.fixture.app.inject({ method: 'PUT', url, headers: { authorization: `Bearer ${WRITER}`, 'content-type': 'application/json' }, payload: '{}' });
-      expect(created.statusCode, created.body).toBe(201);
-    }
+    await createNeuroLab(server.fixture.app, `Bearer ${WRITER}`);
     downloads = await mkdtemp(path.join(tmpdir(), 'litserve-downloads-'));
     browser = await launchBrowser(server.url, downloads);
   });

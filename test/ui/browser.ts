@@ -9,13 +9,18 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { FastifyInstance } from 'fastify';
+import { chromium, type BrowserContext, type Locator, type Page } from 'playwright-core';
+import { expect } from 'vitest';
 import { parseArticleLine } from '../../src/corpus/readers/articles-jsonl.js';
 import type { ArticleInput } from '../../src/corpus/model.js';
 import { formatRawAnswer } from '../../src/llm/answer.js';
 import { ExtractiveGenerator } from '../../src/llm/extractive.js';
 import type { Context, GenerateOptions, GenerationResult, Generator } from '../../src/llm/types.js';
 import { fixtureApp, type Fixture, type FixtureOptions } from '../http/app-fixture.js';
+
+// Browser globals: used only in functions that Playwright runs inside the page.
+declare const document: any, NodeFilter: any;
 
 export const CHROMIUM = '/usr/bin/chromium';
 export const HAS_CHROMIUM = existsSync(CHROMIUM);
@@ -132,3 +137,33 @@ export async function eventually(predicate: () => boolean, timeoutMs = 10_000): 
 }
 
 export const SCREENSHOTS = path.join(ROOT, 'docs/images');
+
+/**
+ * True when `text`, found in a text node of `element`, is laid out left to right (its first character left
+ * of its last); null when no text node holds it. How the bidi tests see what isolation did to a string.
+ */
+export function readsLeftToRight(element: Locator, text: string): Promise<boolean | null> {
+  return element.evaluate((root, text) => {
+    const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      const at = node.data.indexOf(text);
+      if (at < 0) continue;
+      const leftOf = (index: number) => {
+        const range = document.createRange();
+        range.setStart(node, index);
+        range.setEnd(node, index + 1);
+        return range.getBoundingClientRect().left;
+      };
+      return leftOf(at) < leftOf(at + text.length - 1);
+    }
+    return null;
+  }, text);
+}
+
+/** Creates organization neuro and project neuro/lab, the page tests' archive target, as the caller `authorization` names. */
+export async function createNeuroLab(app: FastifyInstance, authorization: string): Promise<void> {
+  for (const url of ['/v1/orgs/neuro', '/v1/projects/neuro/lab']) {
+    const created = await app.inject({ method: 'PUT', url, headers: { authorization, 'content-type': 'application/json' }, payload: '{}' });
+    expect(created.statusCode, created.body).toBe(201);
+  }
+}

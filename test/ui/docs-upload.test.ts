@@ -6,7 +6,7 @@
 import type { Locator, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ExtractiveGenerator } from '../../src/llm/extractive.js';
-import { HAS_CHROMIUM, SKIP_REASON, launchBrowser, startServer, type Browser, type UiServer } from './browser.js';
+import { HAS_CHROMIUM, SKIP_REASON, createNeuroLab, launchBrowser, startServer, type Browser, type UiServer } from './browser.js';
 
 // Browser globals: used only in functions that Playwright runs inside the page.
 declare const document: any;
@@ -46,10 +46,7 @@ describe.skipIf(!HAS_CHROMIUM)(`/docs uploads and HEAD in Chromium (${HAS_CHROMI
 
   beforeAll(async () => {
     server = await startServer(() => new ExtractiveGenerator(), { auth: AUTH });
-    for (const url of ['/v1/orgs/neuro', '/v1/projects/neuro/lab']) {
-      const created = await server.fixture.app.inject({ method: 'PUT', url, headers: { ...writer, 'content-type': 'application/json' }, payload: '{}' });
-      expect(created.statusCode, created.body).toBe(201);
-    }
+    await createNeuroLab(server.fixture.app, writer.authorization);
     browser = await launchBrowser(server.url);
   });
   afterAll(async () => {

@@ -4,13 +4,10 @@
  * `..` parts the browser would resolve into another DOI, and a direction control in a section name. No script
  * may run, and each identifier must read as what its link holds.
  */
-import type { Locator, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { testArticle } from './test-articles.js';
-import { HAS_CHROMIUM, SKIP_REASON, demoArticles, startServerAndBrowser, type Browser, type UiServer } from './browser.js';
-
-// Browser globals: used only in functions that Playwright runs inside the page.
-declare const document: any, NodeFilter: any;
+import { HAS_CHROMIUM, SKIP_REASON, demoArticles, readsLeftToRight, startServerAndBrowser, type Browser, type UiServer } from './browser.js';
 
 const RIGHT_TO_LEFT_OVERRIDE = '\u202E';
 const MARKUP_TITLE = '<img src=x onerror="window.pwned=1">';
@@ -41,24 +38,6 @@ describe.skipIf(!HAS_CHROMIUM)(`a hostile corpus in Chromium (${HAS_CHROMIUM ? '
   let close: (() => Promise<void>) | undefined;
 
   const card = (id: string) => page.locator(`[data-testid="result"][data-article-id="${id}"]`);
-
-  /** True when the `text` found in the element is laid out left to right (its first character left of its last). */
-  const readsLeftToRight = (element: Locator, text: string) =>
-    element.evaluate((root, text) => {
-      const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
-      for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-        const at = node.data.indexOf(text);
-        if (at < 0) continue;
-        const leftOf = (index: number) => {
-          const range = document.createRange();
-          range.setStart(node, index);
-          range.setEnd(node, index + 1);
-          return range.getBoundingClientRect().left;
-        };
-        return leftOf(at) < leftOf(at + text.length - 1);
-      }
-      return null;
-    }, text);
 
   beforeAll(async () => {
     ({ server, browser, close } = await startServerAndBrowser([...demoArticles(), ...HOSTILE_ARTICLES]));

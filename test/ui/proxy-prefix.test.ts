@@ -13,7 +13,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ExtractiveGenerator } from '../../src/llm/extractive.js';
 import { unzip } from '../archive/unzip.js';
-import { HAS_CHROMIUM, SKIP_REASON, launchBrowser, startServer, type Browser, type UiServer } from './browser.js';
+import { HAS_CHROMIUM, SKIP_REASON, createNeuroLab, launchBrowser, startServer, type Browser, type UiServer } from './browser.js';
 
 const PREFIX = '/base';
 const WRITER = 'proxy-writer-token';
@@ -80,10 +80,7 @@ describe.skipIf(!HAS_CHROMIUM)(`the page behind a proxy serving the server under
   beforeAll(async () => {
     const extractive = new ExtractiveGenerator();
     server = await startServer(() => extractive, { auth: AUTH });
-    for (const url of ['/v1/orgs/neuro', '/v1/projects/neuro/lab']) {
-      const created = await server.fixture.app.inject({ method: 'PUT', url, headers: { authorization: `Bearer ${WRITER}`, 'content-type': 'application/json' }, payload: '{}' });
-      expect(created.statusCode).toBe(201);
-    }
+    await createNeuroLab(server.fixture.app, `Bearer ${WRITER}`);
     proxy = await startPrefixProxy(server.url);
     downloads = await mkdtemp(path.join(tmpdir(), 'litserve-proxy-downloads-'));
     // The browser's own host is the proxy's: a request straight to the server's port would be refused and recorded too.

@@ -4,6 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixtureApp, type Fixture } from '../http/app-fixture.js';
+import { createNeuroLab } from './browser.js';
 
 const WRITER = 'caching-writer-token';
 const AUTH = {
@@ -16,10 +17,7 @@ describe('caching of the server\'s answers', () => {
   let fixture: Fixture;
   beforeAll(async () => {
     fixture = await fixtureApp(undefined, {}, { auth: AUTH });
-    for (const url of ['/v1/orgs/neuro', '/v1/projects/neuro/lab']) {
-      const created = await fixture.app.inject({ method: 'PUT', url, headers: { ...writer, 'content-type': 'application/json' }, payload: '{}' });
-      expect(created.statusCode, created.body).toBe(201);
-    }
+    await createNeuroLab(fixture.app, writer.authorization);
   });
   afterAll(() => fixture.close());
 
