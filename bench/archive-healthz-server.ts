@@ -16,6 +16,7 @@ import path from 'node:path';
 import { type IntervalHistogram, monitorEventLoopDelay } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import Fastify from 'fastify';
+import { defaultOf } from '../src/config.js';
 import { PLATFORM_MAX_PARAM_LENGTH, platformApi } from '../src/http/platform/index.js';
 import { OPERATOR } from '../src/platform/identities.js';
 import { openServices } from '../src/services.js';
@@ -60,7 +61,9 @@ async function serve(scratch: string, mode: 'inline' | 'workers', keys: number, 
   const archive = await services.archives.create(ref, 'heavy', { resources: entries }, OPERATOR);
   const app = Fastify({ logger: false, routerOptions: { maxParamLength: PLATFORM_MAX_PARAM_LENGTH } });
   app.get('/healthz', async () => '200');
-  await app.register(platformApi, { platform: services.platform, archives: services.archives });
+  // Downloads per client as the server bounds them by default.
+  const maxArchiveDownloadsPerClient = defaultOf('maxArchiveDownloadsPerClient');
+  await app.register(platformApi, { platform: services.platform, archives: services.archives, maxArchiveDownloadsPerClient });
   await app.listen({ host: '127.0.0.1', port: 0 });
 
   let loop: IntervalHistogram | null = null;

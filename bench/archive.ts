@@ -35,6 +35,7 @@ import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import Fastify from 'fastify';
 import yauzl from 'yauzl';
+import { defaultOf } from '../src/config.js';
 import { PLATFORM_MAX_PARAM_LENGTH, platformApi } from '../src/http/platform/index.js';
 import { OPERATOR } from '../src/platform/identities.js';
 import { openServices } from '../src/services.js';
@@ -155,7 +156,9 @@ async function bigArchive(): Promise<BigResults> {
   const archive = await archives.create(ref, 'bench-archive', { resources: entries }, owner);
 
   const app = Fastify({ logger: false, routerOptions: { maxParamLength: PLATFORM_MAX_PARAM_LENGTH } });
-  await app.register(platformApi, { platform, archives });
+  // Downloads per client as the server bounds them by default.
+  const maxArchiveDownloadsPerClient = defaultOf('maxArchiveDownloadsPerClient');
+  await app.register(platformApi, { platform, archives, maxArchiveDownloadsPerClient });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const port = (app.server.address() as AddressInfo).port;
   const url = `http://127.0.0.1:${port}${new URL(archives.selfOf(archive)).pathname}`;

@@ -550,6 +550,11 @@ export type Config = { [K in keyof Settings]: Settings[K]['default'] } & {
   givenIn: Partial<Record<SettingName, 'flag' | 'environment'>>;
 };
 
+/** A setting's default, for callers given no value (tests, benchmarks, services opened without a command line): written only here. */
+export function defaultOf<K extends SettingName>(key: K): Config[K] {
+  return SETTINGS[key].default as Config[K];
+}
+
 export function flagOf(key: string): string {
   return key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 }

@@ -4,7 +4,8 @@
  * over it, the archive service with its purge job. The HTTP layer receives
  * both; each checks its callers' permissions itself.
  */
-import { ArchiveService, DEFAULT_MAX_ARCHIVES_PER_CALLER, DEFAULT_MAX_ARCHIVE_STORE_BYTES } from './archive/archives.js';
+import { ArchiveService } from './archive/archives.js';
+import { defaultOf } from './config.js';
 import type { RenderBounds } from './archive/download.js';
 import { purgeInterval, startPurgeJob } from './archive/purge.js';
 import { type Platform, type PlatformOptions, openPlatform } from './platform/index.js';
@@ -12,9 +13,9 @@ import { logPeriodicFailure } from './platform/periodic-failure.js';
 
 export interface ServiceOptions extends PlatformOptions {
   archiveTtlMs: number;
-  /** Live archives one caller may hold (default 100). */
+  /** Live archives one caller may hold (default: --max-archives-per-caller's, src/config.ts). */
   maxArchivesPerCaller?: number;
-  /** Total size of the stored archive definitions, in bytes (default 1 GiB). */
+  /** Total size of the stored archive definitions, in bytes (default: --max-archive-store-bytes's). */
   maxArchiveStoreBytes?: number;
   /** What one archive download may render (default DEFAULT_RENDER_BOUNDS). */
   archiveRenderBounds?: RenderBounds;
@@ -30,8 +31,8 @@ export async function openServices(options: ServiceOptions): Promise<Services> {
   const platform = await openPlatform(options);
   const archives = await ArchiveService.open(platform, {
     ttlMs: options.archiveTtlMs,
-    maxPerCaller: options.maxArchivesPerCaller ?? DEFAULT_MAX_ARCHIVES_PER_CALLER,
-    maxStoreBytes: options.maxArchiveStoreBytes ?? DEFAULT_MAX_ARCHIVE_STORE_BYTES,
+    maxPerCaller: options.maxArchivesPerCaller ?? defaultOf('maxArchivesPerCaller'),
+    maxStoreBytes: options.maxArchiveStoreBytes ?? defaultOf('maxArchiveStoreBytes'),
     ...(options.archiveRenderBounds && { renderBounds: options.archiveRenderBounds }),
   });
   const purgeJob = startPurgeJob(

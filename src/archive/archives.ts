@@ -56,9 +56,6 @@ export interface ArchiveOptions {
   renderBounds?: RenderBounds;
 }
 
-export const DEFAULT_MAX_ARCHIVES_PER_CALLER = 100;
-export const DEFAULT_MAX_ARCHIVE_STORE_BYTES = 1024 ** 3;
-
 /**
  * Whom the quota counts a new archive against: a user by its principal key; an anonymous caller by its
  * client address (`client`, a clientKey: an IPv6 address by its /64), since every anonymous caller is the

@@ -6,7 +6,8 @@ import { afterAll, beforeAll } from 'vitest';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { exportJWK, generateKeyPair, type CryptoKey, type JWK } from 'jose';
 import type { ArticleMetadata } from '../../src/corpus/model.js';
-import { PLATFORM_MAX_PARAM_LENGTH, platformApi } from '../../src/http/platform/index.js';
+import { defaultOf } from '../../src/config.js';
+import { PLATFORM_MAX_PARAM_LENGTH, platformApi, type PlatformApiOptions } from '../../src/http/platform/index.js';
 import type { ArchiveService } from '../../src/archive/archives.js';
 import type { Platform } from '../../src/platform/index.js';
 import { openServices } from '../../src/services.js';
@@ -86,6 +87,11 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
+/** The platform API's options for these services, with the server's default for every setting (src/config.ts). */
+export function serverApiOptions(services: Pick<PlatformApiOptions, 'platform' | 'archives'>): PlatformApiOptions {
+  return { ...services, maxArchiveDownloadsPerClient: defaultOf('maxArchiveDownloadsPerClient') };
+}
+
 export interface TestServerOptions {
   /** Auth file content; null for no auth file. Default: DEFAULT_AUTH. */
   auth?: object | null;
@@ -146,7 +152,7 @@ export async function startServer(options: TestServerOptions = {}): Promise<Test
   // Validated as the server validates (src/app.ts).
   const app = Fastify({ logger: false, routerOptions: { maxParamLength: PLATFORM_MAX_PARAM_LENGTH }, schemaController: { compilersFactory: { buildValidator } } });
   const { platform, archives } = services;
-  await app.register(platformApi, { platform, archives });
+  await app.register(platformApi, serverApiOptions({ platform, archives }));
   await app.ready();
   const stop = async () => {
     await app.close();

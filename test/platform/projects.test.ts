@@ -1,7 +1,7 @@
 import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { platformApi } from '../../src/http/platform/index.js';
-import { BASE, TOKENS, type TestServer, bearer, createProject, startServer } from './helpers.js';
+import { BASE, TOKENS, type TestServer, bearer, createProject, serverApiOptions, startServer } from './helpers.js';
 
 let server: TestServer;
 beforeAll(async () => {
@@ -148,7 +148,7 @@ describe('projects', () => {
 
   test('the plugin refuses a server whose path parameters are too short for encoded IRIs', async () => {
     const small = Fastify({ logger: false });
-    await expect(small.register(platformApi, { platform: server.platform, archives: server.archives }).ready()).rejects.toThrow(/maxParamLength/);
+    await expect(small.register(platformApi, serverApiOptions(server)).ready()).rejects.toThrow(/maxParamLength/);
   });
 
   test('unknown /v1 routes answer 404 in the error shape', async () => {

@@ -12,7 +12,7 @@ import { pino } from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from 'vitest';
 import { logAbandonedRequests } from '../../src/http/abandoned-requests.js';
 import { PLATFORM_MAX_PARAM_LENGTH, platformApi } from '../../src/http/platform/index.js';
-import { TOKENS, type TestServer, bearer, createProject, multipart, startServer } from './helpers.js';
+import { TOKENS, type TestServer, bearer, createProject, multipart, serverApiOptions, startServer } from './helpers.js';
 import { until } from '../until.js';
 
 interface LogLine {
@@ -45,7 +45,7 @@ beforeAll(async () => {
   app.addHook('preHandler', async (request) => {
     if (request.headers['x-test-wait-for-close']) await new Promise((resolve) => request.raw.once('close', resolve));
   });
-  await app.register(platformApi, { platform: server.platform, archives: server.archives });
+  await app.register(platformApi, serverApiOptions(server));
   await app.listen({ host: '127.0.0.1', port: 0 });
   port = (app.server.address() as { port: number }).port;
 });

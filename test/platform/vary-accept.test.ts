@@ -7,7 +7,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { enableCors } from '../../src/http/cors.js';
 import { PLATFORM_MAX_PARAM_LENGTH, platformApi } from '../../src/http/platform/index.js';
-import { TOKENS, type TestServer, bearer, createProject, multipart, startServer } from './helpers.js';
+import { TOKENS, type TestServer, bearer, createProject, multipart, serverApiOptions, startServer } from './helpers.js';
 
 let server: TestServer;
 /** The platform API behind the server's CORS hook, as the real server runs it with --cors-origins. */
@@ -29,7 +29,7 @@ beforeAll(async () => {
   });
   sharedApp = Fastify({ logger: false, routerOptions: { maxParamLength: PLATFORM_MAX_PARAM_LENGTH } });
   enableCors(sharedApp, [ORIGIN]);
-  await sharedApp.register(platformApi, { platform: server.platform, archives: server.archives });
+  await sharedApp.register(platformApi, serverApiOptions(server));
   await sharedApp.ready();
 });
 afterAll(async () => {

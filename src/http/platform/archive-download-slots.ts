@@ -20,8 +20,6 @@ import { RetryLaterError } from '../../platform/errors.js';
 import { clientKey } from '../client-address.js';
 import { whenRequestEnds } from '../request-end.js';
 
-export const DEFAULT_MAX_ARCHIVE_DOWNLOADS_PER_CLIENT = 2;
-
 /**
  * Seconds a refused client is told to wait. When a download ends is unknown (it lasts as long as its
  * client takes to read it); a refusal costs the server nothing, so a short wait costs at most another.

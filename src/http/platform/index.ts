@@ -9,7 +9,6 @@ import type { FastifyInstance } from 'fastify';
 import type { ArchiveService } from '../../archive/archives.js';
 import type { Platform } from '../../platform/index.js';
 import { aclRoutes } from './acls.js';
-import { DEFAULT_MAX_ARCHIVE_DOWNLOADS_PER_CLIENT } from './archive-download-slots.js';
 import { archiveRoutes } from './archives.js';
 import { identifyCallers } from './caller.js';
 import { refuseNonIntegerText } from './integer-query.js';
@@ -29,8 +28,8 @@ import { resourceRoutes } from './resources.js';
 export interface PlatformApiOptions {
   platform: Platform;
   archives: ArchiveService;
-  /** --max-archive-downloads-per-client; default DEFAULT_MAX_ARCHIVE_DOWNLOADS_PER_CLIENT. */
-  maxArchiveDownloadsPerClient?: number;
+  /** --max-archive-downloads-per-client (its default is the settings table's, src/config.ts). */
+  maxArchiveDownloadsPerClient: number;
 }
 
 /**
@@ -50,7 +49,7 @@ export function platformUnroutedBodies(method: string): UnroutedBodies {
 
 export async function platformApi(
   app: FastifyInstance,
-  { platform, archives, maxArchiveDownloadsPerClient = DEFAULT_MAX_ARCHIVE_DOWNLOADS_PER_CLIENT }: PlatformApiOptions,
+  { platform, archives, maxArchiveDownloadsPerClient }: PlatformApiOptions,
 ): Promise<void> {
   const maxParamLength = app.initialConfig.routerOptions?.maxParamLength ?? app.initialConfig.maxParamLength ?? 100;
   if (maxParamLength < PLATFORM_MAX_PARAM_LENGTH) {
