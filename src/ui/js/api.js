@@ -124,7 +124,9 @@ export async function errorOf(response) {
   let body = null;
   try {
     body = JSON.parse(await response.text());
-  } catch {
+  } catch (error) {
+    // Aborted while the reason was read (a newer view, Stop): no failure to say, and the caller drops it as an abort.
+    if (error?.name === 'AbortError') throw error;
     // not JSON: the status alone tells the story
   }
   return new ApiError(response.status, describeFailure(response, body));

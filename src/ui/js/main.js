@@ -395,11 +395,16 @@ function highlightCard(target) {
 
 /** The request for the article types and their counts; null: ask again with the next view (the last one failed, a 429 say). */
 let articleTypesRequest = null;
+/** Aborts the article types asked with the token before: their list, or its refusal, is not the new token's. */
+let articleTypesController = new AbortController();
 
 function loadArticleTypes() {
-  articleTypesRequest ??= getJson('/suggestions/article_types').then(
+  const { signal } = articleTypesController;
+  articleTypesRequest ??= getJson('/suggestions/article_types', {}, { signal }).then(
     (list) => filters.setArticleTypes(list),
     (error) => {
+      // Asked with a token since replaced: the request of the new token is the one to keep or to ask again.
+      if (signal.aborted) return;
       articleTypesRequest = null;
       show(error.message);
     },
@@ -408,6 +413,8 @@ function loadArticleTypes() {
 
 /** The first view, and the view again when the token changes (it may open what was closed). */
 async function start() {
+  articleTypesController.abort();
+  articleTypesController = new AbortController();
   articleTypesRequest = null;
   await refresh();
 }
