@@ -141,7 +141,6 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
   warnOfUntrustedForwarding(app);
-  shedLoad(app, { total: services.config.maxInFlight, perClient: inFlightPerClient(services.config) });
   answerPreflights(app, services.config.corsOrigins);
   // A request no route takes is answered before its body is read (after the preflights, which no route
   // takes either): the not-found handlers run after the body, and one sent slowly to a path that does
@@ -152,6 +151,9 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
     if (request.headers['content-length'] !== undefined || request.headers['transfer-encoding'] !== undefined) reply.header('connection', 'close');
     return routeMethods.answerUnrouted(request, reply, unroutedBodies(request));
   });
+  // After the preflights and the requests no route takes, which cost nothing and are never refused 503; before the
+  // rate limit, authentication and the body (load-shedding.ts).
+  shedLoad(app, { total: services.config.maxInFlight, perClient: inFlightPerClient(services.config) });
   if (services.config.rateLimit > 0) {
     await app.register(rateLimit, {
       max: services.config.rateLimit,

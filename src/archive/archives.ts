@@ -274,6 +274,14 @@ export class ArchiveService {
     return this.readableProject(ref, identity);
   }
 
+  /**
+   * Throws the 403 of a creation unless the caller holds `resources/read` on the project. The creation checks it
+   * itself; the HTTP layer checks it also before reading its body, so that a refused creation costs no upload.
+   */
+  requireCreator(ref: ProjectRef, identity: Identity): void {
+    this.acls.require(identity, 'resources/read', projectAddress(ref));
+  }
+
   private isExpired(archive: StoredArchive): boolean {
     return archive.expiresAt <= this.clock();
   }

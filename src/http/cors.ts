@@ -55,7 +55,7 @@ export function enableCors(app: FastifyInstance, origins: readonly string[]): vo
  * Answers the preflights (OPTIONS with Access-Control-Request-Method) of shared routes from allowed
  * origins. Call it after the URL checks (a preflight they refuse stays refused), and before every other
  * hook: a preflight carries no token, so it must not meet authentication or the rate limit. Load shedding
- * counts requests from their handler on, so a preflight, which costs nothing, is answered at the limit too.
+ * refuses after it, so a preflight, which costs nothing, is answered at the limit too.
  */
 export function answerPreflights(app: FastifyInstance, origins: readonly string[]): void {
   if (origins.length === 0) return;

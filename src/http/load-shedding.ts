@@ -9,12 +9,14 @@
  * half of the total: one client with many connections (a benchmark) still has half of an idle server,
  * and the other half is always left to other callers.
  *
- * A request is counted once it is ready for its handler (preHandler), its body read: a JSON body is
- * at most 1 MiB and costs nothing to wait for, and counted from the first byte, bodies sent a byte a
- * second (8 of them, even without credentials) had held every slot. Uploads stream in their handler,
- * so they count while they are received.
+ * A request is refused as soon as its route is known (onRequest), before its body is read: refused once
+ * its JSON body was read, a caller sending `Expect: 100-continue` was invited to upload it (expect-continue.ts)
+ * only to be told the server was busy, and every refusal cost a body read. It is counted only once it is
+ * ready for its handler (preHandler), its body read, and checked again then, as the slots may have filled
+ * meanwhile: counted from the first byte, bodies sent a byte a second (8 of them, even without credentials)
+ * had held every slot. Uploads stream in their handler, so they count while they are received.
  */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isHealthProbe } from './literature/health-and-settings.js';
 import { whenRequestEnds } from './request-end.js';
 import { clientKey } from './client-address.js';
@@ -43,25 +45,42 @@ export function shedLoad(app: FastifyInstance, limits: InFlightLimits): void {
     if (left === 0) heldByAddress.delete(address);
     else heldByAddress.set(address, left);
   };
+  /** Why a request from `address` may not be served now; null when it may. */
+  const busyReason = (address: string): string | null => {
+    if (perClient > 0 && (heldByAddress.get(address) ?? 0) >= perClient) {
+      return `server busy: this client already has as many requests in progress as it may (--max-in-flight-per-client: ${perClient}); retry shortly`;
+    }
+    if (total > 0 && inFlight >= total) return `server busy: ${total} requests in progress; retry shortly`;
+    return null;
+  };
+  /** Throws the 503 of a request from `address` that may not be served now. */
+  const refuseIfBusy = (request: FastifyRequest, reply: FastifyReply, address: string) => {
+    const reason = busyReason(address);
+    if (reason === null) return;
+    reply.header('retry-after', '1');
+    // A body still arriving (at onRequest, or an upload's, which its handler reads): kept alive, the connection would
+    // first read the rest of it, whatever its length. Closed, it lingers (lingering-close.ts): the client reads the 503.
+    if (request.raw.complete === false) reply.header('connection', 'close');
+    throw new OverloadedError(reason);
+  };
+  // Before the body is read, the rate limit (a route's own onRequest) and authentication (preParsing): a busy
+  // server's refusal costs it as little as it can. Preflights and requests no route takes are answered before
+  // this hook (app.ts registers it after theirs): they cost nothing and take no slot.
+  app.addHook('onRequest', async (request, reply) => {
+    if (!isHealthProbe(request.url)) refuseIfBusy(request, reply, clientKey(request.ip));
+  });
   app.addHook('preHandler', async (request, reply) => {
     if (isHealthProbe(request.url)) return;
     // Read once: the same key must be given back, whatever the socket says once it is gone.
     const address = clientKey(request.ip);
-    const held = heldByAddress.get(address) ?? 0;
-    if (perClient > 0 && held >= perClient) {
-      reply.header('retry-after', '1');
-      throw new OverloadedError(`server busy: this client already has as many requests in progress as it may (--max-in-flight-per-client: ${perClient}); retry shortly`);
-    }
-    if (total > 0 && inFlight >= total) {
-      reply.header('retry-after', '1');
-      throw new OverloadedError(`server busy: ${total} requests in progress; retry shortly`);
-    }
+    // Again: the slots may have filled while the body was read.
+    refuseIfBusy(request, reply, address);
     // Given back when the request ends (whenRequestEnds). Neither onResponse nor onRequestAbort would do: a
     // handler that answers a departed client nothing (or took the reply over) gets no onResponse, and Fastify
     // sees no abort once the body was read. A client gone while an earlier hook waited (authentication, the
     // body) is not counted: its end has come already and would not come again.
     if (!whenRequestEnds(request, reply, () => release(address))) return;
     inFlight++;
-    heldByAddress.set(address, held + 1);
+    heldByAddress.set(address, (heldByAddress.get(address) ?? 0) + 1);
   });
 }

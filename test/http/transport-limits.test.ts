@@ -9,7 +9,7 @@ import net from 'node:net';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { limitConnections } from '../../src/http/connection-limits.js';
-import { shedLoad } from '../../src/http/load-shedding.js';
+import { type InFlightLimits, shedLoad } from '../../src/http/load-shedding.js';
 import { cutStalledResponses } from '../../src/http/send-stall.js';
 import { abortOnDisconnect } from '../../src/http/disconnect.js';
 import { fixtureApp, type Fixture } from './app-fixture.js';
@@ -99,17 +99,22 @@ describe('slots of --max-in-flight', () => {
     expect(response.status).toBe(200);
   });
 
-  it('one address holds at most its share while others are served; the share comes back after answers and after departures', async () => {
+  /**
+   * An app shedding load by `limits`, whose /held answers when the test says so (`waiting`), /quick at once and /echo
+   * with its JSON body. `held(from)` holds a /held request sent from `from`; `heldClosed()` counts the /held responses
+   * closed, by a 'close' listener added after the one that gives the slot back: once it counts, the slot is back.
+   */
+  const sheddingApp = async (limits: InFlightLimits) => {
     const app = Fastify();
-    shedLoad(app, { total: 10, perClient: 2 });
+    shedLoad(app, limits);
     const waiting: (() => void)[] = [];
-    // Counted by a 'close' listener added after the one that gives the slot back: once it counts, the slot is back.
     let heldClosed = 0;
     app.get('/held', (_request, reply) => {
       reply.raw.once('close', () => heldClosed++);
       return new Promise((resolve) => waiting.push(() => resolve('done')));
     });
     app.get('/quick', async () => 'ok');
+    app.post('/echo', async (request) => request.body);
     const port = await listening(app);
     cleanups.push(() => waiting.splice(0).forEach((finish) => finish()));
     const held = async (from: string) => {
@@ -119,7 +124,11 @@ describe('slots of --max-in-flight', () => {
       await until(() => waiting.length > before);
       return socket;
     };
+    return { port, waiting, held, heldClosed: () => heldClosed };
+  };
 
+  it('one address holds at most its share while others are served; the share comes back after answers and after departures', async () => {
+    const { port, waiting, held, heldClosed } = await sheddingApp({ total: 10, perClient: 2 });
     const first = await held('127.0.0.2');
     const second = await held('127.0.0.2');
     const refused = await get(port, '/quick', '127.0.0.2');
@@ -131,14 +140,41 @@ describe('slots of --max-in-flight', () => {
     const answered = statusLine(first);
     waiting.shift()!();
     expect(await answered).toBe('HTTP/1.1 200 OK');
-    await until(() => heldClosed === 1);
+    await until(() => heldClosed() === 1);
     expect((await get(port, '/quick', '127.0.0.2')).status).toBe(200);
     // So does a client that leaves before its answer: then the address has exactly its share again, no more.
     second.destroy();
-    await until(() => heldClosed === 2);
+    await until(() => heldClosed() === 2);
     await held('127.0.0.2');
     await held('127.0.0.2');
     expect((await get(port, '/quick', '127.0.0.2')).status).toBe(503);
+  });
+
+  it('a request refused before its body is read gives back no slot: the one freed is taken exactly once again', async () => {
+    const { port, waiting, held, heldClosed } = await sheddingApp({ total: 1, perClient: 0 });
+    await held('127.0.0.1');
+    // Refused with their bodies unfinished (nothing would read them): one whose client stays, one whose client leaves
+    // before its answer, one whose client leaves after it.
+    const refusals = [];
+    for (let i = 0; i < 3; i++) {
+      const refused = await connect(port);
+      refusals.push({ socket: refused, answer: statusLine(refused) });
+      refused.write('POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"a": ');
+    }
+    refusals[1]!.socket.destroy();
+    expect(await refusals[0]!.answer).toBe('HTTP/1.1 503 Service Unavailable');
+    expect(await refusals[2]!.answer).toBe('HTTP/1.1 503 Service Unavailable');
+    refusals[2]!.socket.destroy();
+
+    waiting.shift()!();
+    await until(() => heldClosed() === 1);
+    // One slot, not more: the refusals gave back nothing they had not taken.
+    await held('127.0.0.1');
+    expect((await get(port, '/quick', '127.0.0.1')).status).toBe(503);
+    waiting.shift()!();
+    await until(() => heldClosed() === 2);
+    const echoed = await fetch(`http://127.0.0.1:${port}/echo`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"a":1}' });
+    expect(await echoed.json()).toEqual({ a: 1 });
   });
 
   it('a client gone while an earlier hook waited does not keep its slot', async () => {

@@ -1,5 +1,5 @@
 /**
- * The JSON writes of organizations, projects, resources and ACLs refuse a caller who lacks the write's
+ * The JSON writes of organizations, projects, resources, ACLs and archives refuse a caller who lacks the write's
  * permission before its body is read: sent with `Expect: 100-continue`, such a write gets its 403 without
  * a 100 Continue, so the client never uploads the body, and the 403 is the one the write's own check gives.
  * Over a real socket, with the server answering `Expect` as the app does (expect-continue.ts).
@@ -9,13 +9,16 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { continueWhenBodyIsRead } from '../../src/http/expect-continue.js';
 import { toErrorReply } from '../../src/http/platform/errors.js';
 import { AuthorizationError } from '../../src/platform/errors.js';
-import { TOKENS, type TestServer, bearer, createProject, startServer } from './helpers.js';
+import { DEFAULT_AUTH, TOKENS, type TestServer, bearer, createProject, startServer } from './helpers.js';
+
+/** As DEFAULT_AUTH, but anonymous may not read: creating an archive needs `resources/read`, which nobody but alice holds. */
+const AUTH = { ...DEFAULT_AUTH, acls: { '/': { 'local/alice': ['*'] } } };
 
 let server: TestServer;
 let port: number;
 
 beforeAll(async () => {
-  server = await startServer();
+  server = await startServer({ auth: AUTH });
   await createProject(server.app, 'org', 'proj');
   const resource = await server.app.inject({ method: 'PUT', url: '/v1/resources/org/proj/_/thing', headers: bearer(TOKENS.alice), payload: { name: 'thing' } });
   expect(resource.statusCode).toBe(201);
@@ -86,6 +89,10 @@ function expecting(method: string, url: string, body: string, headers: Record<st
 const aclOf = (subject: string) => ({ acl: [{ identity: { '@type': 'User', realm: 'local', subject }, permissions: ['resources/read'] }] });
 /** A valid resource payload of about 500 KB. */
 const largePayload = JSON.stringify({ name: 'large', padding: 'p'.repeat(500_000) });
+/** A valid archive definition of about 750 KB, under the archives' 1 MiB body limit. */
+const largeDefinition = JSON.stringify({
+  resources: Array.from({ length: 8_000 }, (_, i) => ({ '@type': 'Resource', resourceId: 'thing', path: `/copies/thing-${i}-${'c'.repeat(20)}.json` })),
+});
 
 /** Writes that anonymous callers and bob (who holds no write permission) may not make, with the permission each lacks. */
 const REFUSED = [
@@ -100,6 +107,9 @@ const REFUSED = [
   { who: 'bob', method: 'POST', url: '/v1/resources/org/proj/_/thing/tags?rev=1', body: JSON.stringify({ tag: 'v1', rev: 1 }), permission: 'resources/write', address: '/org/proj' },
   { who: 'anonymous', method: 'PUT', url: '/v1/acls/org', body: JSON.stringify(aclOf('carol')), permission: 'acls/write', address: '/org' },
   { who: 'bob', method: 'PATCH', url: '/v1/acls/org/proj', body: JSON.stringify({ '@type': 'Append', ...aclOf('carol') }), permission: 'acls/write', address: '/org/proj' },
+  { who: 'anonymous', method: 'POST', url: '/v1/archives/org/proj', body: largeDefinition, permission: 'resources/read', address: '/org/proj' },
+  { who: 'bob', method: 'PUT', url: '/v1/archives/org/proj/archived', body: largeDefinition, permission: 'resources/read', address: '/org/proj' },
+  { who: 'bob', method: 'PUT', url: '/v1/archives/org/missing/archived', body: largeDefinition, permission: 'resources/read', address: '/org/missing' },
   // The writes that take no payload still read a JSON body when one is sent.
   { who: 'bob', method: 'DELETE', url: '/v1/orgs/org?rev=1', body: '{}', permission: 'organizations/write', address: '/org' },
   { who: 'anonymous', method: 'PUT', url: '/v1/projects/org/proj/undeprecate?rev=1', body: '{}', permission: 'projects/write', address: '/org/proj' },
@@ -128,9 +138,11 @@ describe('a JSON write refused for want of permission', () => {
     expect(JSON.parse(refused.body)['@type']).toBe('SchemaNotFound');
   });
 
-  test('comes before any refusal of the body: malformed JSON, another media type, a length over the limit', async () => {
-    const forbidden = toErrorReply(new AuthorizationError('resources/write', '/org/proj')).body;
-    const url = '/v1/resources/org/proj';
+  test.each([
+    { url: '/v1/resources/org/proj', permission: 'resources/write' },
+    { url: '/v1/archives/org/proj', permission: 'resources/read' },
+  ])('$url: comes before any refusal of the body: malformed JSON, another media type, a length over the limit', async ({ url, permission }) => {
+    const forbidden = toErrorReply(new AuthorizationError(permission, '/org/proj')).body;
     for (const [contentType, payload] of [['application/json', '{"unclosed": '], ['text/plain', 'text']] as const) {
       const refused = await server.app.inject({ method: 'POST', url, headers: { ...bearer(TOKENS.bob), 'content-type': contentType }, payload });
       expect({ contentType, status: refused.statusCode, body: refused.json() }).toEqual({ contentType, status: 403, body: forbidden });
@@ -154,6 +166,8 @@ describe('a permitted JSON write', () => {
       { method: 'POST', url: '/v1/resources/org/proj', body: largePayload, status: 201 },
       { method: 'POST', url: '/v1/resources/org/proj/_/thing/tags?rev=1', body: JSON.stringify({ tag: 'v1', rev: 1 }), status: 201 },
       { method: 'PATCH', url: '/v1/acls/org/proj?rev=1', body: JSON.stringify({ '@type': 'Append', ...aclOf('carol') }), status: 200 },
+      // Without Accept, a ZIP is wanted: the answer is a redirect to the archive.
+      { method: 'PUT', url: '/v1/archives/org/proj/archived', body: largeDefinition, status: 303 },
     ];
     for (const { method, url, body, status } of writes) {
       const written = await expecting(method, url, body, bearer(TOKENS.alice));
@@ -166,5 +180,7 @@ describe('a permitted JSON write', () => {
     }
     const large = await server.app.inject({ method: 'GET', url: '/v1/resources/org/proj?size=50', headers: bearer(TOKENS.alice) });
     expect(large.json()._total).toBe(2);
+    const archive = await server.app.inject({ method: 'GET', url: '/v1/archives/org/proj/archived', headers: { ...bearer(TOKENS.alice), accept: 'application/json' } });
+    expect(archive.json().resources).toHaveLength(8_000);
   });
 });

@@ -19,6 +19,7 @@ import { callerOf } from './caller.js';
 import { negotiate, varyOnAccept } from '../negotiation.js';
 import { COLLECTION, checkPreconditions, existing, untagged } from './preconditions.js';
 import { bytesSchema, common, errorResponse, errorResponses, idParams, jsonMetadata, mediaTypeResponse, noQuery, projectParams } from './schemas.js';
+import { writersOnly } from './writers.js';
 
 const OFFERS = ['application/zip', 'application/ld+json', 'application/json'] as const;
 
@@ -140,12 +141,17 @@ export async function archiveRoutes(app: FastifyInstance, { archives, maxDownloa
   };
 
   const writeSchema = <Params extends object>(params: Params) => ({ params, querystring: { ...noQuery, properties: {} }, body: definitionBody, response: writeResponses });
+  /** Refuses a caller who may not create archives in the project before the definition is read. */
+  const creators = writersOnly((request, caller) => {
+    const { org, project } = request.params as ProjectRef;
+    archives.requireCreator({ org, project }, caller);
+  });
 
-  api.post('/archives/:org/:project', { bodyLimit: BODY_LIMIT, schema: writeSchema(projectParams) }, (request, reply) =>
+  api.post('/archives/:org/:project', { bodyLimit: BODY_LIMIT, preParsing: creators, schema: writeSchema(projectParams) }, (request, reply) =>
     create(request, reply, request.params, undefined, request.body, callerOf(request)),
   );
 
-  api.put('/archives/:org/:project/:id', { bodyLimit: BODY_LIMIT, schema: writeSchema(idParams) }, (request, reply) => {
+  api.put('/archives/:org/:project/:id', { bodyLimit: BODY_LIMIT, preParsing: creators, schema: writeSchema(idParams) }, (request, reply) => {
     const { id, ...ref } = request.params;
     return create(request, reply, ref, id, request.body, callerOf(request));
   });
