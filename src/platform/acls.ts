@@ -12,7 +12,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { type Audit, createdBy, updatedBy } from './audit.js';
 import type { AclGrants } from './auth-file.js';
-import { AuthorizationError, type PlatformError, rejections } from './errors.js';
+import { AuthorizationError, rejections } from './errors.js';
 import { type Identity, OPERATOR, grantKeysOf, nameProblem, principalKey, principalOfKey, printableName, typedKeyOf } from './identities.js';
 import { ALL_PERMISSIONS, PERMISSIONS, type Permission } from './permissions.js';
 import { type AclAddress, addressChain } from './refs.js';
@@ -27,11 +27,8 @@ export interface StoredAcl extends Audit {
 /** principal key -> permissions, as stored */
 type GrantRecord = Record<string, string[]>;
 
-/** The rejections of AclService.change: for an address where no ACL was ever written, for a change that changes nothing. */
-interface ChangeRefusals {
-  absent?: () => PlatformError;
-  unchanged?: () => PlatformError;
-}
+/** A write of the ACL at an address from its revision `rev` (0: none was ever written there), as its checks tell it apart. */
+export type AclWrite = { kind: 'replace' | 'append' | 'subtract' | 'delete'; rev: number };
 
 const ACL_CHANNEL = 'acls';
 /** Announced when every address may have changed. */
@@ -130,10 +127,17 @@ export class AclService {
     this.require(identity, 'acls/write', address);
   }
 
-  /** The ACL stored at `address`, as a write's preconditions see it: for a caller who may write it, as the write needs. */
-  storedForWriter(identity: Identity, address: AclAddress): StoredAcl | undefined {
+  /**
+   * The ACL stored at `address`, as a write's preconditions see it: for a caller who may perform `write`
+   * (else its 403), once the write's own checks of the stored ACL pass (else its 404, 409 or 400: a write
+   * refused anyway answers its refusal, not 412). A write from revision 0 where an ACL is stored is a
+   * creation over an existing target, what If-None-Match: * asks about: the write refuses it (409) after
+   * the preconditions, as the other creations do.
+   */
+  async storedForWriter(identity: Identity, address: AclAddress, write: AclWrite): Promise<StoredAcl | undefined> {
     this.require(identity, 'acls/write', address);
-    return this.cached.get(address);
+    const stored = await this.db.get(address);
+    return write.rev === 0 && stored !== undefined ? stored : checkedForChange(address, stored, write);
   }
 
   /**
@@ -157,29 +161,23 @@ export class AclService {
 
   replace(address: AclAddress, entries: readonly AclEntryInput[], rev: number, identity: Identity): Promise<StoredAcl> {
     this.require(identity, 'acls/write', address);
-    const grants = grantsOf(address, entries);
     // As in Nexus, a replacement is a revision even when it stores the grants already stored.
-    return this.change(address, rev, identity, () => toRecord(grants), {});
+    return this.change(address, { kind: 'replace', rev }, identity, () => toRecord(grantsOf(address, entries)));
   }
 
   append(address: AclAddress, entries: readonly AclEntryInput[], rev: number, identity: Identity): Promise<StoredAcl> {
     this.require(identity, 'acls/write', address);
-    const grants = grantsOf(address, entries);
-    return this.change(address, rev, identity, (current) => appended(current, grants), { unchanged: () => rejections.nothingToBeUpdated(address) });
+    return this.change(address, { kind: 'append', rev }, identity, (current) => appended(current, grantsOf(address, entries)));
   }
 
   subtract(address: AclAddress, entries: readonly AclEntryInput[], rev: number, identity: Identity): Promise<StoredAcl> {
     this.require(identity, 'acls/write', address);
-    const grants = grantsOf(address, entries);
-    return this.change(address, rev, identity, (current) => subtracted(current, grants), {
-      absent: () => rejections.aclNotFound(address),
-      unchanged: () => rejections.nothingToBeUpdated(address),
-    });
+    return this.change(address, { kind: 'subtract', rev }, identity, (current) => subtracted(current, grantsOf(address, entries)));
   }
 
   delete(address: AclAddress, rev: number, identity: Identity): Promise<StoredAcl> {
     this.require(identity, 'acls/write', address);
-    return this.change(address, rev, identity, () => ({}), { absent: () => rejections.aclNotFound(address), unchanged: () => rejections.aclIsEmpty(address) });
+    return this.change(address, { kind: 'delete', rev }, identity, () => ({}));
   }
 
   /**
@@ -216,27 +214,16 @@ export class AclService {
   }
 
   /**
-   * Writes the next revision of the ACL at `address`, whose grants `next` derives from the stored ones,
-   * when `rev` is the stored revision. As Nexus refuses them, when their rejections are given: a change
-   * of an address where no ACL was ever written (`absent`: a subtraction or deletion has nothing to act
-   * on), before the revision is compared; and a change that leaves the grants as they are (`unchanged`):
-   * a revision that changes nothing would only make concurrent writers holding the current revision fail
-   * with 409.
+   * Writes the next revision of the ACL at `address`, whose grants `next` derives from the stored ones
+   * (checking the request's entries), once `write`'s checks of the stored ACL pass (checkedForChange). An
+   * append or subtraction that leaves the grants as they are is refused, as Nexus refuses it: a revision
+   * that changes nothing would only make concurrent writers holding the current revision fail with 409.
    */
-  private change(
-    address: AclAddress,
-    rev: number,
-    identity: Identity,
-    next: (current: GrantRecord) => GrantRecord,
-    { absent, unchanged }: ChangeRefusals,
-  ): Promise<StoredAcl> {
+  private change(address: AclAddress, write: AclWrite, identity: Identity, next: (current: GrantRecord) => GrantRecord): Promise<StoredAcl> {
     return this.store.write(async () => {
-      const current = await this.db.get(address);
-      if (current === undefined && absent) throw absent();
-      const currentRev = current?.rev ?? 0;
-      if (rev !== currentRev) throw rejections.incorrectRev(rev, currentRev);
+      const current = checkedForChange(address, await this.db.get(address), write);
       const grants = next(current?.grants ?? {});
-      if (unchanged && sameGrants(grants, current?.grants ?? {})) throw unchanged();
+      if ((write.kind === 'append' || write.kind === 'subtract') && sameGrants(grants, current?.grants ?? {})) throw rejections.nothingToBeUpdated(address);
       return this.storeNext(address, current, grants, identity);
     });
   }
@@ -250,6 +237,21 @@ export class AclService {
     await this.store.announce(ACL_CHANNEL, address);
     return acl;
   }
+}
+
+/**
+ * The ACL stored at `address` (`current`) that `write` may change, or the write's refusal, as Nexus gives
+ * them: an address where no ACL was ever written, for a subtraction or deletion (nothing to act on), before
+ * the revision is compared; a stale revision; the deletion of an ACL that grants nothing. All are decided by
+ * the stored ACL alone, before the request's entries are read (RFC 9110 §13.2.1): the writes check them in
+ * their transaction, and their preconditions before the request's conditional headers (storedForWriter).
+ */
+function checkedForChange(address: AclAddress, current: StoredAcl | undefined, write: AclWrite): StoredAcl | undefined {
+  if (current === undefined && (write.kind === 'subtract' || write.kind === 'delete')) throw rejections.aclNotFound(address);
+  const currentRev = current?.rev ?? 0;
+  if (write.rev !== currentRev) throw rejections.incorrectRev(write.rev, currentRev);
+  if (write.kind === 'delete' && sameGrants(current!.grants, {})) throw rejections.aclIsEmpty(address);
+  return current;
 }
 
 function appended(record: GrantRecord, grants: Grants): GrantRecord {

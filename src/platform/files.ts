@@ -86,8 +86,7 @@ export class FileService {
     assertStorage(storage);
     const project = await this.projects.forWrite(ref);
     const id = this.resources.expandId(project, idSegment);
-    const busy = new PlatformError(409, 'IncorrectRev', `Another write of '${id}' is in progress: its revision is about to change.`);
-    return this.whileReserved(projectKey(ref), id, busy, async () => {
+    return this.whileReserved(projectKey(ref), id, updateInProgress(id), async () => {
       await this.revisions.checkedForChange(projectKey(ref), id, 'file', { kind: 'update', rev });
       return this.committed(ref, await this.store(await upload()), (file) =>
         this.revisions.update(projectKey(ref), id, 'file', rev, identity, () => ({ file })),
@@ -112,7 +111,7 @@ export class FileService {
   }
 
   private async whileReserved<T>(project: string, id: string, refusal: PlatformError, write: () => Promise<T>): Promise<T> {
-    const key = `${project}\n${id}`;
+    const key = reservationKey(project, id);
     if (this.writing.has(key)) throw refusal;
     this.writing.add(key);
     try {
@@ -168,13 +167,15 @@ export class FileService {
    * The file's latest revision, as a write's preconditions see it: for a caller who may write files in the
    * project, whether or not they may read them (else the write's 403), checked as projectForWriter checks an
    * upload's project (`storage`: the one an upload names), and, for a change, once the change's own checks
-   * pass (else its 400, 404 or 409: a stale `rev`, the file's state): a write refused anyway answers its
-   * refusal, not 412. A creation finds the file as `fetch` finds it.
+   * pass (else its 400, 404 or 409: another upload of the file in progress, a stale `rev`, the file's state):
+   * a write refused anyway answers its refusal, not 412. A creation finds the file as `fetch` finds it.
    */
   async readForWriter(ref: ProjectRef, idSegment: string, write: EntityWrite, storage: string | undefined, identity: Identity): Promise<EntityState> {
     const project = await this.projectForWriter(ref, storage, identity);
     const id = this.resources.expandId(project, idSegment);
     if (write.kind === 'create') return this.fetchById(project, id, {});
+    // As update refuses it first: its revision is about to change.
+    if (write.kind === 'update' && this.writing.has(reservationKey(projectKey(ref), id))) throw updateInProgress(id);
     return this.revisions.checkedForChange(projectKey(ref), id, 'file', write);
   }
 
@@ -246,6 +247,16 @@ export class FileService {
     const blob = await this.blobs.write(upload.content, upload.isTruncated, () => rejections.fileTooLarge(this.maxFileBytes));
     return { file: { digest: blob.digest, bytes: blob.bytes, filename, mediaType }, release: blob.release, discard: blob.discard };
   }
+}
+
+/** What `FileService.writing` holds for a write of `id` in `project` (`org/project`). */
+function reservationKey(project: string, id: string): string {
+  return `${project}\n${id}`;
+}
+
+/** The 409 of an update while another write of the file is in progress. */
+function updateInProgress(id: string): PlatformError {
+  return new PlatformError(409, 'IncorrectRev', `Another write of '${id}' is in progress: its revision is about to change.`);
 }
 
 /**

@@ -55,7 +55,7 @@ export class OrgService {
   /**
    * The organization's latest revision, as a write's preconditions see it: for a caller who may perform that
    * write, whether or not they may read it (else the write's 403), and, for a change, once the change's own
-   * checks pass (else its 409 or 400): a write refused anyway answers its refusal, not 412.
+   * checks pass (else its 404, 409 or 400): a write refused anyway answers its refusal, not 412.
    */
   async readForWriter(label: string, write: OrgWrite, identity: Identity): Promise<OrgState> {
     if (write.kind === 'create') {
@@ -69,6 +69,9 @@ export class OrgService {
   /** Creates the organization (rev absent) or updates its description (rev = current revision). */
   async save(label: string, description: string | undefined, rev: number | undefined, identity: Identity): Promise<OrgState> {
     this.requireWriter(label, rev === undefined ? 'create' : 'change', identity);
+    // What the organization refuses before what the description may be refused for, as the update's preconditions
+    // see it (readForWriter): the description is the request's content (RFC 9110 §13.2.1).
+    if (rev !== undefined) this.checkedForChange(label, await this.db.get(label), rev, 'update');
     const surrogate = loneSurrogatePointer({ description });
     if (surrogate !== null) throw rejections.loneSurrogate('organization', surrogate);
     return this.store.write(async () => {

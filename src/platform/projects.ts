@@ -205,20 +205,30 @@ export class ProjectService {
    * marked for deletion, as `read` does; its organization must take projects.
    */
   async readForWriter(ref: ProjectRef, write: ProjectWrite, identity: Identity): Promise<ProjectState> {
+    this.requireWriter(ref, write.kind === 'create' ? 'create' : 'change', identity);
+    const project = await this.checkedForWrite(ref, write);
+    if (!project) throw rejections.projectNotFound(projectKey(ref));
+    return project;
+  }
+
+  /**
+   * The project (undefined for a creation that finds none) once `write`'s checks pass that come before the
+   * request's fields are looked at: its organization's for a creation, checkedForChange's for a change.
+   */
+  private async checkedForWrite(ref: ProjectRef, write: ProjectWrite): Promise<ProjectState | undefined> {
     if (write.kind === 'create') {
-      this.requireWriter(ref, 'create', identity);
       await this.requireActiveOrg(ref);
-      const project = await this.get(ref);
-      if (!project) throw rejections.projectNotFound(projectKey(ref));
-      return project;
+      return this.get(ref);
     }
-    this.requireWriter(ref, 'change', identity);
     return this.checkedForChange(ref, await this.get(ref), write.rev, write.kind);
   }
 
   /** Creates the project (rev absent) or updates it (rev = current revision). */
   async save(ref: ProjectRef, fields: ProjectFields, rev: number | undefined, identity: Identity): Promise<ProjectState> {
     this.requireWriter(ref, rev === undefined ? 'create' : 'change', identity);
+    // What the write refuses before what its fields may be refused for, as its preconditions see it
+    // (readForWriter): the fields are the request's content (RFC 9110 §13.2.1).
+    await this.checkedForWrite(ref, rev === undefined ? { kind: 'create' } : { kind: 'update', rev });
     checkIris(fields);
     const surrogate = loneSurrogatePointer(fields);
     if (surrogate !== null) throw rejections.loneSurrogate('project', surrogate);

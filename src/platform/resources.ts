@@ -50,10 +50,13 @@ export class ResourceService {
   }
 
   async update(ref: ProjectRef, idSegment: string, rev: number, payload: JsonObject, identity: Identity): Promise<EntityState> {
-    this.requireWriter(ref, identity);
-    const project = await this.projects.forWrite(ref);
+    const { project, id } = await this.changed(ref, idSegment, identity);
+    // What the resource refuses (a stale `rev`, its state) before what the payload may be refused for, as its
+    // preconditions see the write (readForWriter): the payload is the request's content (RFC 9110 §13.2.1).
+    await this.revisions.checkedForChange(projectKey(ref), id, 'resource', { kind: 'update', rev });
     const caller = renderCallerOf(identity);
-    const id = await this.notAFile(ref, (await this.checkedId(project, idSegment, payload, caller))!);
+    // The payload's id may only name the URL's.
+    await this.checkedId(project, idSegment, payload, caller);
     const types = await this.checkJsonLd(id, payload, project, caller);
     return this.projects.whileWritable(ref, () =>
       this.revisions.update(projectKey(ref), id, 'resource', rev, identity, (latest) =>
@@ -70,30 +73,30 @@ export class ResourceService {
    * an update that changes nothing.
    */
   async tag(ref: ProjectRef, idSegment: string, rev: number, tag: string, target: number, identity: Identity): Promise<EntityState> {
-    const id = await this.changedId(ref, idSegment, identity);
+    const { id } = await this.changed(ref, idSegment, identity);
     return this.revisions.tag(projectKey(ref), id, 'resource', rev, tag, target, identity, { sameTargetChangesNothing: true });
   }
 
   async untag(ref: ProjectRef, idSegment: string, rev: number, tag: string, identity: Identity): Promise<EntityState> {
-    return this.revisions.untag(projectKey(ref), await this.changedId(ref, idSegment, identity), 'resource', rev, tag, identity);
+    return this.revisions.untag(projectKey(ref), (await this.changed(ref, idSegment, identity)).id, 'resource', rev, tag, identity);
   }
 
   async deprecate(ref: ProjectRef, idSegment: string, rev: number, identity: Identity): Promise<EntityState> {
-    return this.revisions.deprecate(projectKey(ref), await this.changedId(ref, idSegment, identity), 'resource', rev, identity);
+    return this.revisions.deprecate(projectKey(ref), (await this.changed(ref, idSegment, identity)).id, 'resource', rev, identity);
   }
 
   async undeprecate(ref: ProjectRef, idSegment: string, rev: number, identity: Identity): Promise<EntityState> {
-    return this.revisions.undeprecate(projectKey(ref), await this.changedId(ref, idSegment, identity), 'resource', rev, identity);
+    return this.revisions.undeprecate(projectKey(ref), (await this.changed(ref, idSegment, identity)).id, 'resource', rev, identity);
   }
 
   /**
-   * The full id of the resource a change's URL names, once the caller may write in its project: what a tag,
-   * tag deletion, deprecation or undeprecation changes, and what any change's preconditions look at.
+   * The project and full id of the resource a change's URL names, once the caller may write in the project
+   * and it takes writes: what any change changes, and what its preconditions look at.
    */
-  private async changedId(ref: ProjectRef, idSegment: string, identity: Identity): Promise<string> {
+  private async changed(ref: ProjectRef, idSegment: string, identity: Identity): Promise<{ project: ProjectState; id: string }> {
     this.requireWriter(ref, identity);
     const project = await this.projects.forWrite(ref);
-    return this.notAFile(ref, this.expandId(project, idSegment));
+    return { project, id: await this.notAFile(ref, this.expandId(project, idSegment)) };
   }
 
   /**
@@ -154,7 +157,7 @@ export class ResourceService {
       const project = await this.projectForWriter(ref, identity);
       return this.lookup(project, this.expandId(project, idSegment), {});
     }
-    return this.revisions.checkedForChange(projectKey(ref), await this.changedId(ref, idSegment, identity), 'resource', write);
+    return this.revisions.checkedForChange(projectKey(ref), (await this.changed(ref, idSegment, identity)).id, 'resource', write);
   }
 
   /** Any entity of a readable project by its full id: what archive Resource entries refer to. */
@@ -190,8 +193,9 @@ export class ResourceService {
    * The payload is checked for depth and contexts first, as its contexts are processed here.
    */
   private async checkedId(project: ProjectState, idSegment: string | undefined, payload: JsonObject, caller: RenderCaller): Promise<string | undefined> {
-    checkShape(payload);
+    // The URL's id first: it is refused (InvalidResourceId) before the payload is looked at, as the write's preconditions see it.
     const fromPath = idSegment === undefined ? undefined : this.expandId(project, idSegment);
+    checkShape(payload);
     const [key] = idKeys(payload);
     if (key === undefined) return fromPath;
     const raw = payload[key];

@@ -278,7 +278,7 @@ export class RevisionStore {
    * 404, 409 or 400). The changes check it in their transaction; uploads before their bytes are stored, and
    * the writes' preconditions before the request's conditional headers (a write refused anyway answers its
    * refusal, not 412). What the request's content may refuse (a payload, a new tag's name or revision) is
-   * checked apart: content comes after the preconditions (RFC 9110 §13.2.1).
+   * checked after it, with or without preconditions: content comes after them (RFC 9110 §13.2.1).
    */
   async checkedForChange(project: string, id: string, kind: EntityKind, change: EntityChange): Promise<EntityState> {
     const latest = await this.latestAt(project, id, kind, change.rev);
@@ -301,7 +301,7 @@ export class RevisionStore {
    * Writes revision `rev + 1` with `tag` naming revision `target`. With `sameTargetChangesNothing`, a tag naming
    * `target` already makes no revision (Nexus ignores it for resources; for files it writes one).
    */
-  async tag(
+  tag(
     project: string,
     id: string,
     kind: EntityKind,
@@ -311,8 +311,9 @@ export class RevisionStore {
     identity: Identity,
     { sameTargetChangesNothing = false } = {},
   ): Promise<EntityState> {
-    checkNewTagName(tag);
     return this.revise(project, id, kind, { kind: 'tag', rev }, identity, (latest) => {
+      // The request's content (the tag's name and revision), checked once the entity takes the change (checkedForChange).
+      checkNewTagName(tag);
       if (target < 1 || target > latest.rev) throw rejections.revisionNotFound(target, latest.rev);
       if (sameTargetChangesNothing && latest.tags[tag] === target) return null;
       return { tags: { ...latest.tags, [tag]: target } };

@@ -3,10 +3,12 @@
  * its preconditions say (RFC 9110 §13.2.1), as organization and project writes are
  * (org-project-preconditions.test.ts). The order is the write's permission, then everything the write itself
  * would refuse before reading its content (an upload's storage that does not exist, a project that takes no
- * writes, a file changed through the resource routes, a stale `rev`, a deprecated entity, one not deprecated
- * for an undeprecation, the deletion of a tag not held), then If-Match, If-Unmodified-Since and If-None-Match.
- * Every refused write here changes nothing.
+ * writes, a file changed through the resource routes, an entity that does not exist, a stale `rev`, a
+ * deprecated entity, one not deprecated for an undeprecation, the deletion of a tag not held, another upload
+ * of the file in progress), then If-Match, If-Unmodified-Since and If-None-Match, then what the content is
+ * refused for (a payload, a new tag's name, an upload's file name). Every refused write here changes nothing.
  */
+import { Readable } from 'node:stream';
 import type { InjectOptions } from 'fastify';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { TOKENS, bearer, multipart, serverWithProject } from './helpers.js';
@@ -20,6 +22,8 @@ function send(request: InjectOptions) {
 
 /** Preconditions each false for any existing resource or file: none of them carries the tag "x", and each changed after 1990. */
 const FALSE_FOR_EXISTING = [{ 'if-match': '"x"' }, { 'if-none-match': '*' }, { 'if-unmodified-since': 'Mon, 01 Jan 1990 00:00:00 GMT' }];
+/** Preconditions each false for a target that does not exist: If-Match, naming any tag or `*`. */
+const FALSE_FOR_MISSING = [{ 'if-match': '*' }, { 'if-match': '"x"' }];
 /** Preconditions each false for a project's collection, which has no tag and no date. */
 const FALSE_FOR_COLLECTION = FALSE_FOR_EXISTING.slice(0, 2);
 
@@ -42,14 +46,18 @@ function refusalOf(response: { statusCode: number; json(): Record<string, unknow
   return [response.statusCode, response.json()['@type']];
 }
 
-/** Expects `write` refused with `refusal` (its status and @type) without a precondition and with each false one, changing nothing. */
-async function expectRefused(write: Write, refusal: [number, string], falsePreconditions = FALSE_FOR_EXISTING) {
+/**
+ * Expects `write` refused with `unconditional` (its status and @type) without a precondition and with
+ * `conditional` (by default the same) with each false one, changing nothing.
+ */
+async function expectRefused(write: Write, refusal: [number, string], falsePreconditions = FALSE_FOR_EXISTING, conditionalRefusal = refusal) {
   const before = await projectState();
   const unconditional = refusalOf(await send(write));
   const conditional: [number, unknown][] = [];
   for (const precondition of falsePreconditions) conditional.push(refusalOf(await send({ ...write, headers: { ...write.headers, ...precondition } })));
   const { method, url } = write;
-  expect({ method, url, unconditional, conditional }).toEqual({ method, url, unconditional: refusal, conditional: falsePreconditions.map(() => refusal) });
+  const expected = { method, url, unconditional: refusal, conditional: falsePreconditions.map(() => conditionalRefusal) };
+  expect({ method, url, unconditional, conditional }).toEqual(expected);
   expect(await projectState()).toEqual(before);
 }
 
@@ -63,6 +71,17 @@ async function changesOf(url: string, rev: number): Promise<Write[]> {
     { method: 'DELETE', url: `${url}?rev=${rev}` },
     { method: 'PUT', url: `${url}/undeprecate?rev=${rev}` },
   ];
+}
+
+/**
+ * The changes of the entity at `url` from revision `rev` whose content is refused: an update with a payload naming
+ * another id (a resource) or an upload named `..` (a file), and a tag named `latest` (reserved).
+ */
+async function changesWithRefusedContentOf(url: string, rev: number): Promise<Write[]> {
+  const update: Write = url.startsWith('/v1/files/')
+    ? { method: 'PUT', url: `${url}?rev=${rev}`, ...(await multipart('..', 'content', 'text/plain')) }
+    : { method: 'PUT', url: `${url}?rev=${rev}`, payload: { '@id': 'http://elsewhere.test/other' } };
+  return [update, { method: 'POST', url: `${url}/tags?rev=${rev}`, payload: { tag: 'latest', rev: 1 } }];
 }
 
 /** The changes of `changesOf` but the undeprecation: those a deprecated entity refuses. */
@@ -91,9 +110,13 @@ beforeAll(async () => {
 });
 
 describe.each([
-  ['resource', RESOURCE, DEPRECATED_RESOURCE],
-  ['file', FILE, DEPRECATED_FILE],
-])('a %s write its target refuses', (_kind, live, deprecated) => {
+  ['resource', RESOURCE, DEPRECATED_RESOURCE, '/v1/resources/org/proj/_/nowhere', 'ResourceNotFound'],
+  ['file', FILE, DEPRECATED_FILE, '/v1/files/org/proj/nowhere', 'FileNotFound'],
+])('a %s write its target refuses', (_kind, live, deprecated, missing, notFound) => {
+  test("answers the write's 404 to every change of one that does not exist, If-Match or not", async () => {
+    for (const write of await changesOf(missing, 1)) await expectRefused(write, [404, notFound], FALSE_FOR_MISSING);
+  });
+
   test("answers the write's refusal of every change of a deprecated one but its undeprecation", async () => {
     for (const write of await changesButUndeprecationOf(deprecated, 3)) await expectRefused(write, [400, 'ResourceIsDeprecated']);
   });
@@ -108,6 +131,38 @@ describe.each([
 
   test('answers 409 for a stale revision, to every change', async () => {
     for (const write of await changesOf(live, 7)) await expectRefused(write, [409, 'IncorrectRev']);
+  });
+
+  test('answers 409 for a stale revision before what the content is refused for, with or without a precondition', async () => {
+    for (const write of await changesWithRefusedContentOf(live, 7)) await expectRefused(write, [409, 'IncorrectRev']);
+  });
+});
+
+describe('content a write refuses', () => {
+  test.each([
+    ['resource', RESOURCE, ['UnexpectedId', 'DecodingFailed']],
+    ['file', FILE, ['InvalidFile', 'DecodingFailed']],
+  ])("comes after the preconditions: a false one answers 412, none the content's 400 (%s)", async (_kind, live, types) => {
+    const writes = await changesWithRefusedContentOf(live, 2);
+    for (const [i, write] of writes.entries()) await expectRefused(write, [400, types[i]!], FALSE_FOR_EXISTING, [412, 'PreconditionFailed']);
+  });
+});
+
+describe('a file update while another upload of the file is in progress', () => {
+  test('answers 409, with a false precondition too', async () => {
+    const url = '/v1/files/org/proj/busy-file';
+    expect((await send(await upload('PUT', url))).statusCode).toBe(201);
+    const body = await multipart('notes.txt', 'second', 'text/plain');
+    // An upload whose body is sent when the test says so: once its write starts reading it, the write holds the file.
+    let startReading!: () => void;
+    const reading = new Promise<void>((resolve) => (startReading = resolve));
+    const content = new Readable({ read: () => startReading() });
+    const first = send({ method: 'PUT', url: `${url}?rev=1`, headers: body.headers, payload: content });
+    await reading;
+    await expectRefused(await upload('PUT', `${url}?rev=1`), [409, 'IncorrectRev']);
+    content.push(body.payload);
+    content.push(null);
+    expect((await first).statusCode).toBe(200);
   });
 });
 

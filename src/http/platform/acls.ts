@@ -4,7 +4,7 @@
  * changes them, by editing the file.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { StoredAcl } from '../../platform/acls.js';
+import type { AclWrite, StoredAcl } from '../../platform/acls.js';
 import { auditFields } from '../../platform/audit.js';
 import { ACLS_CONTEXT, METADATA_CONTEXT } from '../../platform/contexts.js';
 import type { AclEntryInput } from '../../platform/acl-entries.js';
@@ -42,12 +42,12 @@ export async function aclRoutes(app: FastifyInstance, { platform }: { platform: 
   const { acls, baseUri } = platform;
   /**
    * Throws 412 unless the request's preconditions hold for the stored ACL at `address`, for a caller who
-   * may write it (else 403, as without them). It exists once written (rev 1 on), emptied or not; auth-file
-   * grants are none of it.
+   * may write it (else 403, as without them) and an ACL the write takes (else the write's refusal). It
+   * exists once written (rev 1 on), emptied or not; auth-file grants are none of it.
    */
-  const preconditionsOf = (request: FastifyRequest, address: AclAddress) =>
+  const preconditionsOf = (request: FastifyRequest, address: AclAddress, write: AclWrite) =>
     checkPreconditions(request.headers, async () => {
-      const stored = acls.storedForWriter(callerOf(request), address);
+      const stored = await acls.storedForWriter(callerOf(request), address, write);
       return stored === undefined ? null : untagged(stored);
     });
   /** Refuses a caller who may not write the ACL before the write's body is read. */
@@ -99,8 +99,8 @@ export async function aclRoutes(app: FastifyInstance, { platform }: { platform: 
       },
       async (request, reply) => {
         const address = addressOf(request.params);
-        await preconditionsOf(request, address);
         const rev = request.query.rev ?? 0;
+        await preconditionsOf(request, address, { kind: 'replace', rev });
         return reply.code(rev === 0 ? 201 : 200).send(writeJson(address, await acls.replace(address, request.body.acl, rev, callerOf(request))));
       },
     );
@@ -126,10 +126,11 @@ export async function aclRoutes(app: FastifyInstance, { platform }: { platform: 
       async (request) => {
         const identity = callerOf(request);
         const address = addressOf(request.params);
-        await preconditionsOf(request, address);
         const rev = request.query.rev ?? 0;
+        const appends = request.body['@type'] === 'Append';
+        await preconditionsOf(request, address, { kind: appends ? 'append' : 'subtract', rev });
         const { acl: entries } = request.body;
-        const acl = request.body['@type'] === 'Append' ? await acls.append(address, entries, rev, identity) : await acls.subtract(address, entries, rev, identity);
+        const acl = appends ? await acls.append(address, entries, rev, identity) : await acls.subtract(address, entries, rev, identity);
         return writeJson(address, acl);
       },
     );
@@ -139,7 +140,7 @@ export async function aclRoutes(app: FastifyInstance, { platform }: { platform: 
       { preParsing: writers, schema: { ...paramsSchema, querystring: requiredRevQuery, response: responses(aclSchema, 200) } },
       async (request) => {
         const address = addressOf(request.params);
-        await preconditionsOf(request, address);
+        await preconditionsOf(request, address, { kind: 'delete', rev: request.query.rev });
         return writeJson(address, await acls.delete(address, request.query.rev, callerOf(request)));
       },
     );

@@ -126,7 +126,7 @@ export async function archiveRoutes(app: FastifyInstance, { archives, maxDownloa
         await archives.projectForCreator(ref, identity);
         return COLLECTION;
       }
-      const archive = await existing(archives.fetch(ref, id, identity), 'ResourceNotFound');
+      const archive = await existing(archives.fetch(ref, id, identity), { kind: 'create' }, 'ResourceNotFound');
       // Never updated: its last change is its creation.
       return archive === null ? null : untagged({ updatedAt: archive.createdAt });
     });

@@ -172,7 +172,7 @@ export async function fileRoutes(app: FastifyInstance, { platform }: { platform:
    */
   const preconditionsOf = (request: FastifyRequest, ref: ProjectRef, id: string, write: EntityWrite, storage?: string) =>
     checkPreconditions(request.headers, async () => {
-      const found = await existing(files.readForWriter(ref, id, write, storage, callerOf(request)), 'FileNotFound');
+      const found = await existing(files.readForWriter(ref, id, write, storage, callerOf(request)), write, 'FileNotFound');
       return found === null ? null : { etag: etagOf(found.file!), updatedAt: found.updatedAt };
     });
   api.post(

@@ -35,7 +35,7 @@ export async function orgRoutes(app: FastifyInstance, { platform }: { platform: 
    */
   const preconditionsOf = (request: FastifyRequest, label: string, write: OrgWrite) =>
     checkPreconditions(request.headers, async () => {
-      const org = await existing(orgs.readForWriter(label, write, callerOf(request)), 'OrganizationNotFound');
+      const org = await existing(orgs.readForWriter(label, write, callerOf(request)), write, 'OrganizationNotFound');
       return org === null ? null : untagged(org);
     });
   /** Refuses a caller who may not perform the write (`write`, or the one its `rev` names) before its body is read. */

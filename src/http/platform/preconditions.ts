@@ -3,11 +3,32 @@
  * evaluated in the order of §13.2.2 before the write is performed, a false one answered 412 with nothing
  * changed. Every write takes `?rev=N` as Nexus does; these headers only add the HTTP way of saying the same.
  *
- * The permission the write needs comes first (§13.2.1: a request refused without its conditional fields is
- * refused with them too). So the target is read, only when a conditional header is present, by the service
- * that owns the write's permission check: as its GET finds it, but for a caller who may perform the write,
- * whether or not they may read it; a caller who may not is answered the write's 403. The target of a POST
- * is its project's collection, found likewise.
+ * §13.2.1: "A server MUST ignore all received preconditions if its response to the same request without
+ * those conditions, prior to processing the request content, would have been a status code other than a
+ * 2xx (Successful) or 412", and it evaluates them "just before it would process the request content (if
+ * any) or perform the action". So every /v1 write answers, with or without the headers, in this order:
+ *  1. what the request is refused for before its handler: its caller (401; the write's 403, which the file
+ *     routes give in their handler, before 2), its path and query (400, 404), a JSON body's media type,
+ *     size, syntax and the shape the route's schema gives it (415, 413, 400). These last are content checks
+ *     the RFC would put after the preconditions; fastify makes them before any handler runs, and they
+ *     answer alike with and without the headers;
+ *  2. what the target refuses, decided without the request's content: a project that is missing or takes
+ *     no writes, a storage that does not exist, a change of a target that does not exist (its 404: the
+ *     change names a revision of nothing), a stale `rev` (409), the target's state (deprecated, not
+ *     deprecated for an undeprecation, a file changed as a resource, a tag not held for its deletion, an
+ *     empty ACL for its deletion), another upload of the file in progress (409);
+ *  3. the preconditions (412);
+ *  4. what the content is refused for: a payload's JSON-LD, ids and characters, a project's IRIs, a new
+ *     tag's name and revision, an ACL's identities and a change of it that changes nothing, an archive's
+ *     definition, an upload's name, media type and size (400, 413);
+ *  5. a creation's refusal of a target that exists (409 ResourceAlreadyExists and the like, IncorrectRev
+ *     for an ACL written from revision 0): that is what `If-None-Match: *` asks about, so the precondition
+ *     answers it first, as the RFC's example of that field has it (§13.1.2).
+ * The services check 2 before 4 in the write itself too, so that a request refused at 2 gets the same
+ * answer with and without the headers; the target is read for the preconditions, only when such a header
+ * is present, by the service that owns the write's checks: as its GET finds it, but for a caller who may
+ * perform the write, whether or not they may read it. The target of a POST is its project's collection,
+ * found likewise. A creation that finds no target sees it missing (null): `If-Match` is then false.
  *
  * A file's content has a strong entity tag (its quoted digest); organizations, projects, ACLs, resources
  * and archives carry none, so a list of tags never matches them and only `*` (the target exists) can.
@@ -41,15 +62,17 @@ export function untagged({ updatedAt }: { updatedAt: number }): Target {
 export const COLLECTION: Target = { etag: null, updatedAt: null };
 
 /**
- * The target `read` finds, or null when it answers the 404 of the target itself (`notFound`, its
- * `@type`): the target does not exist. Any other refusal (the caller may not write it, its project is
- * missing) is the answer, as it would be without the condition.
+ * The target `read` finds for `write`, or null when a creation finds none (`notFound`: the `@type` of the
+ * target's own 404): the target does not exist, which is what a creation's preconditions ask about. Any
+ * other refusal is the answer, as it would be without the conditions (§13.2.1): the write's 403, a project
+ * that is missing or takes no writes, and the 404 of a change whose target does not exist (its `rev` names
+ * a revision of nothing, so the change is refused whatever the headers say).
  */
-export async function existing<T>(read: Promise<T>, notFound: string): Promise<T | null> {
+export async function existing<T>(read: Promise<T>, write: { kind: string }, notFound: string): Promise<T | null> {
   try {
     return await read;
   } catch (error) {
-    if (error instanceof PlatformError && error.status === 404 && error.type === notFound) return null;
+    if (write.kind === 'create' && error instanceof PlatformError && error.status === 404 && error.type === notFound) return null;
     throw error;
   }
 }

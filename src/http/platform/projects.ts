@@ -44,7 +44,7 @@ export async function projectRoutes(app: FastifyInstance, { platform }: { platfo
    */
   const preconditionsOf = (request: FastifyRequest, ref: ProjectRef, write: ProjectWrite) =>
     checkPreconditions(request.headers, async () => {
-      const project = await existing(projects.readForWriter(ref, write, callerOf(request)), 'ProjectNotFound');
+      const project = await existing(projects.readForWriter(ref, write, callerOf(request)), write, 'ProjectNotFound');
       return project === null ? null : untagged(project);
     });
   /** Refuses a caller who may not perform the write (`write`, or the one its `rev` names) before its body is read. */

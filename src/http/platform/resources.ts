@@ -87,7 +87,7 @@ export async function resourceRoutes(app: FastifyInstance, { platform }: { platf
    */
   const preconditionsOf = (request: FastifyRequest, ref: ProjectRef, id: string, write: EntityWrite) =>
     checkPreconditions(request.headers, async () => {
-      const found = await existing(resources.readForWriter(ref, id, write, callerOf(request)), 'ResourceNotFound');
+      const found = await existing(resources.readForWriter(ref, id, write, callerOf(request)), write, 'ResourceNotFound');
       return found === null ? null : untagged(found);
     });
   /** Throws 412 unless the request's preconditions hold for the project's collection, for a caller who may create in it (else 403). */
