@@ -64,11 +64,20 @@ export class FileService {
   ) {}
 
   /**
+   * Throws the 403 of a write of files in the project unless the caller holds `files/write` there. The writes
+   * check it themselves; the HTTP layer checks it also before reading a write's body, so that a refused write
+   * costs no upload.
+   */
+  requireWriter(ref: ProjectRef, identity: Identity): void {
+    this.acls.require(identity, 'files/write', projectAddress(ref));
+  }
+
+  /**
    * Creates a file under `idSegment` (or a generated id). Every precondition, the id's reservation
    * included, is settled before `upload` is asked for the content, so a refused request stores nothing.
    */
   async create(ref: ProjectRef, idSegment: string | undefined, storage: string | undefined, upload: () => Promise<Upload>, identity: Identity): Promise<EntityState> {
-    this.acls.require(identity, 'files/write', projectAddress(ref));
+    this.requireWriter(ref, identity);
     assertStorage(storage);
     const project = await this.projects.forWrite(ref);
     const id = idSegment === undefined ? project.base + randomUUID() : this.resources.expandId(project, idSegment);
@@ -82,7 +91,7 @@ export class FileService {
   }
 
   async update(ref: ProjectRef, idSegment: string, rev: number, storage: string | undefined, upload: () => Promise<Upload>, identity: Identity): Promise<EntityState> {
-    this.acls.require(identity, 'files/write', projectAddress(ref));
+    this.requireWriter(ref, identity);
     assertStorage(storage);
     const project = await this.projects.forWrite(ref);
     const id = this.resources.expandId(project, idSegment);
@@ -122,25 +131,25 @@ export class FileService {
   }
 
   async tag(ref: ProjectRef, idSegment: string, rev: number, tag: string, target: number, identity: Identity): Promise<EntityState> {
-    this.acls.require(identity, 'files/write', projectAddress(ref));
+    this.requireWriter(ref, identity);
     const project = await this.projects.forWrite(ref);
     return this.revisions.tag(projectKey(ref), this.resources.expandId(project, idSegment), 'file', rev, tag, target, identity);
   }
 
   async untag(ref: ProjectRef, idSegment: string, rev: number, tag: string, identity: Identity): Promise<EntityState> {
-    this.acls.require(identity, 'files/write', projectAddress(ref));
+    this.requireWriter(ref, identity);
     const project = await this.projects.forWrite(ref);
     return this.revisions.untag(projectKey(ref), this.resources.expandId(project, idSegment), 'file', rev, tag, identity);
   }
 
   async deprecate(ref: ProjectRef, idSegment: string, rev: number, identity: Identity): Promise<EntityState> {
-    this.acls.require(identity, 'files/write', projectAddress(ref));
+    this.requireWriter(ref, identity);
     const project = await this.projects.forWrite(ref);
     return this.revisions.deprecate(projectKey(ref), this.resources.expandId(project, idSegment), 'file', rev, identity);
   }
 
   async undeprecate(ref: ProjectRef, idSegment: string, rev: number, identity: Identity): Promise<EntityState> {
-    this.acls.require(identity, 'files/write', projectAddress(ref));
+    this.requireWriter(ref, identity);
     const project = await this.projects.forWrite(ref);
     return this.revisions.undeprecate(projectKey(ref), this.resources.expandId(project, idSegment), 'file', rev, identity);
   }
@@ -158,7 +167,7 @@ export class FileService {
    * organization refuses first).
    */
   async projectForWriter(ref: ProjectRef, storage: string | undefined, identity: Identity): Promise<ProjectState> {
-    this.acls.require(identity, 'files/write', projectAddress(ref));
+    this.requireWriter(ref, identity);
     assertStorage(storage);
     return this.projects.forWrite(ref);
   }

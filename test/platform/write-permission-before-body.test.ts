@@ -1,5 +1,5 @@
 /**
- * The JSON writes of organizations, projects, resources, ACLs and archives refuse a caller who lacks the write's
+ * The JSON writes of organizations, projects, resources, ACLs, archives and files (tags, deprecations) refuse a caller who lacks the write's
  * permission before its body is read: sent with `Expect: 100-continue`, such a write gets its 403 without
  * a 100 Continue, so the client never uploads the body, and the 403 is the one the write's own check gives.
  * Over a real socket, with the server answering `Expect` as the app does (expect-continue.ts).
@@ -110,11 +110,15 @@ const REFUSED = [
   { who: 'anonymous', method: 'POST', url: '/v1/archives/org/proj', body: largeDefinition, permission: 'resources/read', address: '/org/proj' },
   { who: 'bob', method: 'PUT', url: '/v1/archives/org/proj/archived', body: largeDefinition, permission: 'resources/read', address: '/org/proj' },
   { who: 'bob', method: 'PUT', url: '/v1/archives/org/missing/archived', body: largeDefinition, permission: 'resources/read', address: '/org/missing' },
+  { who: 'bob', method: 'POST', url: '/v1/files/org/proj/f/tags?rev=1', body: JSON.stringify({ tag: 'v1', rev: 1 }), permission: 'files/write', address: '/org/proj' },
   // The writes that take no payload still read a JSON body when one is sent.
   { who: 'bob', method: 'DELETE', url: '/v1/orgs/org?rev=1', body: '{}', permission: 'organizations/write', address: '/org' },
   { who: 'anonymous', method: 'PUT', url: '/v1/projects/org/proj/undeprecate?rev=1', body: '{}', permission: 'projects/write', address: '/org/proj' },
   { who: 'bob', method: 'DELETE', url: '/v1/resources/org/proj/_/thing/tags/v1?rev=1', body: '{}', permission: 'resources/write', address: '/org/proj' },
   { who: 'anonymous', method: 'DELETE', url: '/v1/acls/org/proj?rev=1', body: '{}', permission: 'acls/write', address: '/org/proj' },
+  { who: 'anonymous', method: 'DELETE', url: '/v1/files/org/proj/f/tags/v1?rev=1', body: '{}', permission: 'files/write', address: '/org/proj' },
+  { who: 'bob', method: 'DELETE', url: '/v1/files/org/proj/f?rev=1', body: '{}', permission: 'files/write', address: '/org/proj' },
+  { who: 'anonymous', method: 'PUT', url: '/v1/files/org/proj/f/undeprecate?rev=1', body: '{}', permission: 'files/write', address: '/org/proj' },
 ] as const;
 
 const authorizationOf = (who: 'anonymous' | 'bob' | 'alice'): Record<string, string> => (who === 'anonymous' ? {} : bearer(TOKENS[who]));

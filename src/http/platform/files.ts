@@ -22,6 +22,7 @@ import { platformErrorBody } from './errors.js';
 import { parseAccept, rank, varyOnAccept } from '../negotiation.js';
 import { COLLECTION, checkPreconditions, existing } from './preconditions.js';
 import { selectorFrom } from './selectors.js';
+import { writersOnly } from './writers.js';
 import {
   bytesSchema,
   entitySchema,
@@ -166,6 +167,14 @@ export async function fileRoutes(app: FastifyInstance, { platform }: { platform:
   const api = typed(app);
   const { files, baseUri } = platform;
   /**
+   * Refuses a caller who may not write files in the project before the body of a tag, deprecation or
+   * undeprecation is read. Uploads check it in their handler, before they read their stream.
+   */
+  const writers = writersOnly((request, caller) => {
+    const { org, project } = request.params as ProjectRef;
+    files.requireWriter({ org, project }, caller);
+  });
+  /**
    * Throws 412 unless the request's preconditions hold for the file's content, for a caller who may perform
    * the write (else 403, as without them) and a file the write takes (else the write's refusal); `storage`:
    * the one an upload names.
@@ -279,6 +288,7 @@ export async function fileRoutes(app: FastifyInstance, { platform }: { platform:
     '/files/:org/:project/:id/tags',
     {
       bodyLimit: 64 * 1024,
+      preParsing: writers,
       schema: {
         params: idParams,
         querystring: requiredRevQuery,
@@ -297,6 +307,7 @@ export async function fileRoutes(app: FastifyInstance, { platform }: { platform:
   api.delete(
     '/files/:org/:project/:id/tags/:tag',
     {
+      preParsing: writers,
       schema: {
         params: withTagParam(idParams),
         querystring: requiredRevQuery,
@@ -312,7 +323,7 @@ export async function fileRoutes(app: FastifyInstance, { platform }: { platform:
 
   api.delete(
     '/files/:org/:project/:id',
-    { schema: { params: idParams, querystring: requiredRevQuery, response: responses(entitySchema, 200) } },
+    { preParsing: writers, schema: { params: idParams, querystring: requiredRevQuery, response: responses(entitySchema, 200) } },
     async (request) => {
       const { id, ...ref } = request.params;
       await preconditionsOf(request, ref, id, { kind: 'deprecate', rev: request.query.rev });
@@ -322,7 +333,7 @@ export async function fileRoutes(app: FastifyInstance, { platform }: { platform:
 
   api.put(
     '/files/:org/:project/:id/undeprecate',
-    { schema: { params: idParams, querystring: requiredRevQuery, response: responses(entitySchema, 200) } },
+    { preParsing: writers, schema: { params: idParams, querystring: requiredRevQuery, response: responses(entitySchema, 200) } },
     async (request) => {
       const { id, ...ref } = request.params;
       await preconditionsOf(request, ref, id, { kind: 'undeprecate', rev: request.query.rev });
