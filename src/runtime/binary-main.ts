@@ -4,15 +4,15 @@
  * (--version, --help, option errors, a path given that is not there) without
  * writing anything; otherwise
  * extracts the carried files to the cache, tells the server where they are,
- * then runs the ordinary command line (main.ts).
+ * then runs the command (src/run-command.ts) on the settings it decided with.
  */
-// First: a signal met by ingest while the carried files are checked or written is said, not silent.
-import '../ingest-start-interruption.js';
 import { getAsset, getRawAsset } from 'node:sea';
 import path from 'node:path';
 import { CARRIED_ROOT_ENV, importCarried } from './carried.js';
-import { defaultCacheDir, extractCarried, MANIFEST_ASSET, otherBuilds, type CarriedManifest } from './extract.js';
+import { carriedTreeOf, defaultCacheDir, extractCarried, MANIFEST_ASSET, otherBuilds, type CarriedManifest } from './extract.js';
+import { watchIngestStart } from '../ingest-start-interruption.js';
 import { loadStartDecision, printDecision, START_DECISION_ASSET } from './start-decision-bundle.js';
+import type { StartDecision } from '../start-decision.js';
 
 /** Settings whose default is a file of the checkout; the executable points them at its own copy. */
 const CARRIED_DEFAULTS: Record<string, string> = { DEMO_CORPUS: 'data/demo/articles.jsonl' };
@@ -73,18 +73,41 @@ function reportOtherBuilds(root: string): void {
   );
 }
 
+/** Where the carried files go, what they are, and the variables the command runs with besides the user's. */
+type Cache = { dir: string; manifest: CarriedManifest; env: Record<string, string> };
+
 /**
- * Prints what the arguments alone decide and returns true, or returns false when a command is to run.
- * Before the cache is touched: `ssh host litserve --version` by an account whose home is not writable
- * had failed on writing the libraries, `--help` had written them all (90 MB) before printing, and so had
- * a mistyped --delete-file or eval --qrels before its error.
+ * The cache, and the variables the command gets: the cache directory, and the carried copy of each setting
+ * whose default is a file of the checkout (flags and the user's variables still win). Known before anything
+ * is written, so that the start is decided, and the settings parsed, once, with the environment the command
+ * and its workers and children get. An Error (no cache directory, a damaged manifest) is said only if a
+ * command is to run, as one met writing the files is.
  */
-function answeredFromArguments(): boolean {
+function cacheOf(cacheDirFlag: string | undefined): Cache | Error {
+  try {
+    const dir = cacheDirFlag ?? (process.env.LITSERVE_CACHE_DIR || defaultCacheDir());
+    const manifest = JSON.parse(Buffer.from(asset(MANIFEST_ASSET)).toString('utf8')) as CarriedManifest;
+    const tree = carriedTreeOf(dir, manifest);
+    const env: Record<string, string> = { LITSERVE_CACHE_DIR: dir };
+    for (const [name, file] of Object.entries(CARRIED_DEFAULTS)) env[name] = process.env[name] ?? path.join(tree, file);
+    return { dir, manifest, env };
+  } catch (error) {
+    return error as Error;
+  }
+}
+
+/**
+ * Prints what the arguments alone decide, or answers the command to run and its settings. Before the cache is
+ * touched: `ssh host litserve --version` by an account whose home is not writable had failed on writing the
+ * libraries, `--help` had written them all (90 MB) before printing, and so had a mistyped --delete-file or
+ * eval --qrels before its error.
+ */
+function decide(env: NodeJS.ProcessEnv): Extract<StartDecision, { run: unknown }> | null {
   const decideStart = loadStartDecision(getAsset(START_DECISION_ASSET, 'utf8'));
-  const decision = decideStart(process.argv.slice(2), process.env, true);
-  if ('run' in decision) return false;
+  const decision = decideStart(process.argv.slice(2), env, true);
+  if ('run' in decision) return decision;
   process.exitCode = printDecision(decision);
-  return true;
+  return null;
 }
 
 async function run(): Promise<void> {
@@ -96,23 +119,26 @@ async function run(): Promise<void> {
   }
   const cacheDirFlag = takeCacheDirFlag(process.argv);
   if (cacheDirFlag === undefined && isBlank(process.env.LITSERVE_CACHE_DIR ?? '')) refuseBlankCacheDir();
-  if (answeredFromArguments()) return;
+  const cache = cacheOf(cacheDirFlag);
+  const decision = decide(cache instanceof Error ? process.env : { ...process.env, ...cache.env });
+  if (decision === null) return;
+  // A signal met by ingest while the carried files are checked or written is said, not silent.
+  if (decision.run === 'ingest') watchIngestStart();
   try {
-    const cacheDir = cacheDirFlag ?? (process.env.LITSERVE_CACHE_DIR || defaultCacheDir());
-    process.env.LITSERVE_CACHE_DIR = cacheDir;
-    const manifest = JSON.parse(Buffer.from(asset(MANIFEST_ASSET)).toString('utf8')) as CarriedManifest;
-    const { root, written } = extractCarried(cacheDir, manifest, asset);
+    if (cache instanceof Error) throw cache;
+    const { root, written } = extractCarried(cache.dir, cache.manifest, asset);
     if (written.length > 0) {
       process.stderr.write(`litserve: wrote ${written.length} carried file(s) to ${root}\n`);
       reportOtherBuilds(root);
     }
-    process.env[CARRIED_ROOT_ENV] = root;
-    for (const [name, file] of Object.entries(CARRIED_DEFAULTS)) process.env[name] ??= path.join(root, file);
+    Object.assign(process.env, cache.env, { [CARRIED_ROOT_ENV]: root });
   } catch (error) {
     process.stderr.write(`error: ${(error as Error).message}\n`);
     process.exit(1);
   }
-  await import('../main.js');
+  // Inlined by the bundle (no import() of its own: see carried.ts); loaded only now, as from main.ts.
+  const { runCommand } = await import('../run-command.js');
+  await runCommand(decision.run, decision.config, true);
 }
 
 void run();

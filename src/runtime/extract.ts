@@ -113,12 +113,17 @@ export interface ExtractReport {
   written: string[];
 }
 
+/** Where extractCarried puts this build's files: known before they are written. */
+export function carriedTreeOf(cacheDir: string, manifest: CarriedManifest): string {
+  return path.join(path.resolve(cacheDir), contentId(manifest));
+}
+
 /**
  * Makes `<cacheDir>/<content id>` hold exactly the carried files; `readAsset`
  * gives a file's bytes by its path (node:sea's getRawAsset in the executable).
  */
 export function extractCarried(cacheDir: string, manifest: CarriedManifest, readAsset: (key: string) => Uint8Array): ExtractReport {
-  const root = path.join(path.resolve(cacheDir), contentId(manifest));
+  const root = carriedTreeOf(cacheDir, manifest);
   const outside = manifest.files.find((file) => !isTreePath(file.path));
   if (outside) throw new Error(`the executable is damaged: it names ${JSON.stringify(outside.path)}, a path outside its tree`);
   const written: string[] = [];

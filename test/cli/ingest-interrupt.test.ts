@@ -120,6 +120,34 @@ describe('npm run ingest, stopped by a signal', () => {
     }
   }, 60_000);
 
+  it('SIGTERM while its modules load says it wrote nothing, and ends as the signal would', async () => {
+    const { dir, cleanup } = await tempDir();
+    try {
+      const indexDir = path.join(dir, 'index');
+      const corpus = path.join(dir, 'corpus.jsonl');
+      await writeSlowCorpus(corpus, 1);
+      // The command's modules load after its start is decided; the hook holds them there (record-loaded-modules.ts).
+      const loaded = path.join(dir, 'loaded');
+      const args = ['--import', 'tsx', '--import', './test/cli/record-loaded-modules.ts', 'src/main.ts', 'ingest', '--index', indexDir, '--input', corpus];
+      const child = spawn(process.execPath, args, {
+        stdio: ['ignore', 'ignore', 'pipe'],
+        env: { ...process.env, LOADED_MODULES_FILE: loaded, HOLD_MODULE: 'src/run-command.ts' },
+      });
+      let stderr = '';
+      child.stderr.on('data', (chunk) => (stderr += chunk));
+      const exited = new Promise<NodeJS.Signals | number | null>((resolve) => child.on('exit', (code, killedBy) => resolve(killedBy ?? code)));
+      const loading = () => readFile(loaded, 'utf8').then((urls) => urls.includes('/src/run-command.ts'), () => false);
+      while (!(await loading()) && child.exitCode === null) await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(child.exitCode).toBeNull();
+      child.kill('SIGTERM');
+      expect(await exited).toBe('SIGTERM');
+      expect(stderr.trim().split('\n').at(-1)).toBe('ingest: interrupted (SIGTERM) before writing anything to the index');
+      expect(existsSync(indexDir)).toBe(false);
+    } finally {
+      await cleanup();
+    }
+  }, 60_000);
+
   it('names what a run published before the signal, and a run that wrote no index', () => {
     expect(interruptedIndexState('/x', 3, 4)).toBe('the index is at generation 4 (generation 3 when the run started)');
     expect(interruptedIndexState('/x', null, 1)).toBe('the index is at generation 1 (no index when the run started)');

@@ -171,6 +171,10 @@ describe.skipIf(!buildable)('the single executable', () => {
       expect(count.article_count).toBe(DEMO_ARTICLES);
       expect(server.output()).toContain('building it from the demo corpus');
       expect(existsSync(path.join(dir, 'demo-data', 'index'))).toBe(true);
+      // The settings the start was decided with are the command's: decided with the cache and the carried copy set.
+      const settings = (await (await fetch(`${server.url}/settings`)).json()) as { cacheDir: string; demoCorpus: string };
+      expect(settings.cacheDir).toBe(path.join(cacheHome, 'litserve'));
+      expect(settings.demoCorpus).toBe(path.join(cacheRoot(), 'data', 'demo', 'articles.jsonl'));
       // The web page and the API reference travel inside the executable too.
       for (const page of ['/ui/', '/ui/js/main.js', '/docs']) {
         const response = await fetch(`${server.url}${page}`);
