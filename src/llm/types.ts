@@ -7,7 +7,8 @@
 export interface Context {
   /** The number the answer's sources refer to. */
   id: number;
-  text: string;
+  /** QA reads it from the index on first use (a getter), so a generator should read it only for the contexts it uses. */
+  readonly text: string;
   title?: string;
 }
 

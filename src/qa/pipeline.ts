@@ -155,7 +155,7 @@ export class QaPipeline {
     let candidates = retrieved;
     let rerankMs = 0;
     const reranks = this.willRerank(request);
-    const asContexts = (kept: Candidate[]): Context[] => kept.map((c) => ({ id: c.contextId, text: library.paragraphText(c.hit) }));
+    const asContexts = (kept: Candidate[]): Context[] => kept.map((c) => contextReadOnUse(c.contextId, () => library.paragraphText(c.hit)));
     const contexts: Contexts = reranks
       ? async () => {
           ({ candidates, rerankMs } = await this.rerankIfAsked(library, request, retrieved, options));
@@ -200,4 +200,20 @@ export class QaPipeline {
       .sort((a, b) => b.rerankingScore! - a.rerankingScore! || a.contextId - b.contextId)
       .slice(0, request.rerankerK);
   }
+}
+
+/**
+ * A context whose text is read on first use, then kept. Unreranked, QA offers retriever_k paragraphs (up to
+ * 1,000) while the extractive generator uses its top few and a model those that fit its prompt: reading every
+ * text first cost a fragment read and parse each, before the question was even admitted. Unlike Contexts'
+ * deferred form, the list is ready, so the extractive generator still answers at once, outside its queue.
+ */
+function contextReadOnUse(id: number, readText: () => string): Context {
+  let text: string | undefined;
+  return {
+    id,
+    get text() {
+      return (text ??= readText());
+    },
+  };
 }

@@ -82,10 +82,14 @@ describe('a served none-compressed index with a fragment changed in place', () =
     'answers a question whose contexts hold the %s fragment (%s) with 503 code 15, reranked or not',
     async (member, how) => {
       const { app, namingFile } = await servedDamaged(member, how);
+      // "59" ranks the damaged paragraph (the last one) first, so the generator reads it unreranked too.
       for (const use_reranker of [true, false]) {
-        const response = await app.inject({ method: 'POST', url: '/qa/generative', payload: { query: 'zebrafish', retriever_k: 100, use_reranker } });
+        const response = await app.inject({ method: 'POST', url: '/qa/generative', payload: { query: 'zebrafish 59', retriever_k: 100, use_reranker } });
         expect([response.statusCode, response.json()]).toEqual([503, DAMAGED]);
       }
+      // Unreranked, only the texts the generator uses are read: a question whose top contexts are intact is answered.
+      const intact = await app.inject({ method: 'POST', url: '/qa/generative', payload: { query: 'zebrafish 0', retriever_k: 100, use_reranker: false } });
+      expect(intact.statusCode).toBe(200);
       expect(namingFile()).toHaveLength(1);
     },
   );
