@@ -11,7 +11,9 @@ import { purgeInterval, startPurgeJob } from './archive/purge.js';
 import { type Platform, type PlatformOptions, openPlatform } from './platform/index.js';
 import { logPeriodicFailure } from './platform/periodic-failure.js';
 
-export interface ServiceOptions extends PlatformOptions {
+export interface ServiceOptions extends Omit<PlatformOptions, 'maxFileBytes'> {
+  /** Largest accepted upload, in bytes (default: --max-upload-bytes's). */
+  maxFileBytes?: number;
   archiveTtlMs: number;
   /** Live archives one caller may hold (default: --max-archives-per-caller's, src/config.ts). */
   maxArchivesPerCaller?: number;
@@ -28,7 +30,7 @@ export interface Services {
 }
 
 export async function openServices(options: ServiceOptions): Promise<Services> {
-  const platform = await openPlatform(options);
+  const platform = await openPlatform({ ...options, maxFileBytes: options.maxFileBytes ?? defaultOf('maxUploadBytes') });
   const archives = await ArchiveService.open(platform, {
     ttlMs: options.archiveTtlMs,
     maxPerCaller: options.maxArchivesPerCaller ?? defaultOf('maxArchivesPerCaller'),

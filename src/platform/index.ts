@@ -51,8 +51,8 @@ export interface PlatformOptions {
   literature: LiteratureSource;
   /** Public URL of the server, without a trailing slash: prefix of `_self`, ids and redirects. */
   baseUri?: string;
-  /** Largest accepted upload, in bytes. */
-  maxFileBytes?: number;
+  /** Largest accepted upload, in bytes (--max-upload-bytes; openServices gives its default). */
+  maxFileBytes: number;
   /** Threads rendering representations (0 = inline on the main thread); default one per spare core, at most 2. */
   renderThreads?: number;
   /** Longest representation of one resource, in bytes. */
@@ -62,7 +62,6 @@ export interface PlatformOptions {
 }
 
 export const DEFAULT_BASE_URI = 'http://localhost:8080';
-export const DEFAULT_MAX_FILE_BYTES = 10 * 1024 ** 3;
 
 export interface Platform {
   readonly baseUri: string;
@@ -132,7 +131,7 @@ export async function openPlatform(options: PlatformOptions): Promise<Platform> 
     maxBytes: options.maxRenderedBytes ?? DEFAULT_MAX_RENDERED_BYTES,
   });
   const resources = new ResourceService(revisions, projects, acls, literature, renderer);
-  const files = new FileService(revisions, projects, resources, acls, blobs, options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES);
+  const files = new FileService(revisions, projects, resources, acls, blobs, options.maxFileBytes);
   const collectBlobs = async () => {
     const removed = await blobs.collectGarbage(() => files.referencedDigests());
     if (removed > 0) logger.info(`removed ${removed} stored file content(s) no file references`);

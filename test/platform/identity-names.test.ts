@@ -12,6 +12,7 @@ import { AuthFileError, parseAuthConfig } from '../../src/platform/auth-file.js'
 import { OPERATOR } from '../../src/platform/identities.js';
 import { openPlatform } from '../../src/platform/index.js';
 import { MemoryLiterature, TOKENS, type TestServer, bearer, createProject, identityProviderKeys, startServer } from './helpers.js';
+import { defaultOf } from '../../src/config.js';
 
 const ISSUER = 'https://sso.example/realms/lab';
 
@@ -167,7 +168,7 @@ describe('grants stored before such names were refused', () => {
     const dataDir = await mkdtemp(path.join(tmpdir(), 'inert-grants-'));
     const authFile = path.join(dataDir, 'auth.json');
     await writeFile(authFile, JSON.stringify({ tokens: {}, acls: {} }));
-    const options = { dataDir, authFile, literatureProject: 'literature/articles', literature: new MemoryLiterature([]) };
+    const options = { dataDir, authFile, literatureProject: 'literature/articles', literature: new MemoryLiterature([]), maxFileBytes: defaultOf('maxUploadBytes') };
     try {
       const first = await openPlatform(options);
       const audit = { createdAt: 0, createdBy: OPERATOR.subject, updatedAt: 0, updatedBy: OPERATOR.subject };

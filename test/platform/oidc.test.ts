@@ -9,6 +9,7 @@ import { AuthFileError, loadAuthFile } from '../../src/platform/auth-file.js';
 import { CLOCK_SKEW_SECONDS } from '../../src/platform/oidc.js';
 import { openPlatform } from '../../src/platform/index.js';
 import { MemoryLiterature, identityProviderKeys } from './helpers.js';
+import { defaultOf } from '../../src/config.js';
 
 const ISSUER = 'https://sso.example/realms/lab';
 let dir: string;
@@ -95,7 +96,7 @@ describe('the oidc section of the auth file', () => {
     const warnings: string[] = [];
     const logger = { info: () => undefined, warn: (message: string) => void warnings.push(message), error: () => undefined };
     const dataDir = await mkdtemp(path.join(tmpdir(), 'oidc-no-audience-'));
-    const platform = await openPlatform({ dataDir, authFile: file, literatureProject: 'literature/articles', literature: new MemoryLiterature([]), logger });
+    const platform = await openPlatform({ dataDir, authFile: file, literatureProject: 'literature/articles', literature: new MemoryLiterature([]), maxFileBytes: defaultOf('maxUploadBytes'), logger });
     try {
       expect(warnings.filter((message) => message.includes('"audience"'))).toEqual([
         `OIDC: the auth file's "oidc" section sets no "audience", so tokens ${ISSUER} issued to any of its clients are accepted; set it to this server's client id`,

@@ -7,6 +7,7 @@ import { openPlatform } from '../../src/platform/index.js';
 import { schemaUrl } from '../postgres/cluster.js';
 import { testPostgresUrl } from '../postgres/project.js';
 import { MemoryLiterature, article, createProject, startServer } from './helpers.js';
+import { defaultOf } from '../../src/config.js';
 
 const stores = vi.hoisted(() => ({ opened: 0, closed: 0 }));
 vi.mock('../../src/platform/store/open.js', async (importOriginal) => {
@@ -39,6 +40,7 @@ test('the store opened for a start that is refused is closed again', async () =>
       authFile: null,
       literatureProject: 'neuro/lab1',
       literature: new MemoryLiterature([article('demo-000')]),
+      maxFileBytes: defaultOf('maxUploadBytes'),
     }),
   ).rejects.toThrow(/names 'neuro\/lab1', a project users created/);
   expect(stores.opened - before.opened).toBe(1);

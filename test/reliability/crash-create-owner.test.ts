@@ -14,11 +14,12 @@ import { describe, expect, it } from 'vitest';
 import { type Platform, openPlatform } from '../../src/platform/index.js';
 import { MemoryLiterature } from '../platform/helpers.js';
 import { tempDir } from '../search/helpers.js';
+import { defaultOf } from '../../src/config.js';
 
 const TOKEN = 'creator-token';
 
 async function open(dataDir: string, authFile: string): Promise<Platform> {
-  return openPlatform({ dataDir, authFile, literatureProject: 'literature/articles', literature: new MemoryLiterature([]) });
+  return openPlatform({ dataDir, authFile, literatureProject: 'literature/articles', literature: new MemoryLiterature([]), maxFileBytes: defaultOf('maxUploadBytes') });
 }
 
 /** Runs `create` with the owner grant failing, as if the process died right before it. */

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { openPlatform, type Identity, type Platform } from '../../../src/platform/index.js';
 import { BASE, DEFAULT_AUTH, MemoryLiterature, TOKENS, article } from '../helpers.js';
+import { defaultOf } from '../../../src/config.js';
 
 export interface PlatformFixture {
   platform: Platform;
@@ -29,6 +30,7 @@ export async function openTestPlatform(): Promise<PlatformFixture> {
     literature: new MemoryLiterature([article('demo-000'), article('demo-001')]),
     baseUri: BASE,
     renderThreads: 0,
+    maxFileBytes: defaultOf('maxUploadBytes'),
   });
   return {
     platform,
