@@ -8,7 +8,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { Searcher } from '../src/search/searcher.js';
-import { SERVED_INLINE_POSTINGS } from '../src/search/pool.js';
+import { SERVED_INLINE_POSTINGS } from '../src/search/defaults.js';
 import { compileFilterSpec } from '../src/search/query/filter-spec.js';
 import { summarize } from './lib/stats.js';
 import { BM25, K_VALUES } from './peers/lib/config.js';

@@ -16,6 +16,7 @@ import { damagedIndexError, indexWriteError } from './segment/errors.js';
 import { openStoredFields } from './stored/open.js';
 import { Bitset } from './filters/bitset.js';
 import { readDeletions } from './snapshot.js';
+import { DEFAULT_MAX_SEGMENT_BYTES } from './defaults.js';
 import {
   MANIFEST_FILE,
   MANIFEST_FORMAT,
@@ -31,9 +32,6 @@ import {
   type Manifest,
   type SegmentEntry,
 } from './manifest.js';
-
-/** Flush a segment once its builder holds about this much (bounds ingestion memory). */
-export const DEFAULT_MAX_SEGMENT_BYTES = 512 * 1024 * 1024;
 
 export interface CommitSummary {
   /** Articles in the new segments (a replaced article counts once). */

@@ -26,6 +26,7 @@ import { DEFAULT_STORED_COMPRESSION, type StoredCompression } from './stored/for
 import type { StoredFields } from './stored/reader.js';
 import { writeCopiedStoredFields, type CopiedArticle } from './stored/copy.js';
 import { readDeletions } from './snapshot.js';
+import { DEFAULT_MERGE_FACTOR } from './defaults.js';
 import { damagedIndexError, indexWriteError } from './segment/errors.js';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
@@ -41,8 +42,6 @@ import {
   type SegmentEntry,
 } from './manifest.js';
 
-/** Default of the automatic policy: this many adjacent segments of one size tier are merged. */
-export const DEFAULT_MERGE_FACTOR = 10;
 /** Segments below this many paragraphs all count as the smallest tier. */
 const SMALLEST_TIER_PARAGRAPHS = 1000;
 

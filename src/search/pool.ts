@@ -71,14 +71,6 @@ export function runListingScores(segments: readonly Segment[], task: ListingScor
 /** Postings (summed over clauses) from which a query is worth splitting, and the smallest share of paragraphs. */
 export const DEFAULT_MIN_RANGE = 50_000;
 
-/**
- * Postings (summed over clauses) under which the server runs a query on the
- * calling thread: about a millisecond of work at most, less than the two
- * thread hand-offs of a pooled query (post, wake the worker, post back, wake
- * the caller) cost on a busy machine (see docs/DESIGN.md, the served path).
- */
-export const SERVED_INLINE_POSTINGS = 10_000;
-
 /** A share of a response's fragment copies for a worker: the rows, and the body's shared memory. */
 export interface CopyTask {
   rows: Int32Array;

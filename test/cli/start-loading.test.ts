@@ -11,8 +11,11 @@ import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { article, tempDir, writeIndex } from '../search/helpers.js';
 
-/** The modules of src/ the command line loads, as paths relative to src/, with its exit code. */
-async function loadedModules(...args: string[]): Promise<{ code: number | null; modules: string[] }> {
+/**
+ * The modules of src/ the command line loads, as paths relative to src/, and the npm packages it loads (the folders
+ * under node_modules/), with its exit code.
+ */
+async function loadedModules(...args: string[]): Promise<{ code: number | null; modules: string[]; packages: string[] }> {
   const { dir, cleanup } = await tempDir();
   try {
     const file = path.join(dir, 'loaded');
@@ -22,7 +25,12 @@ async function loadedModules(...args: string[]): Promise<{ code: number | null; 
     });
     const src = pathToFileURL(path.resolve('src')).href + '/';
     const urls = readFileSync(file, 'utf8').split('\n');
-    return { code: result.status, modules: urls.filter((url) => url.startsWith(src)).map((url) => url.slice(src.length)) };
+    const packages = urls.flatMap((url) => /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url)?.[1] ?? []);
+    return {
+      code: result.status,
+      modules: urls.filter((url) => url.startsWith(src)).map((url) => url.slice(src.length)),
+      packages: [...new Set(packages)],
+    };
   } finally {
     await cleanup();
   }
@@ -30,6 +38,12 @@ async function loadedModules(...args: string[]): Promise<{ code: number | null; 
 
 /** One module of each command, and the module that runs them. */
 const COMMAND_MODULES = ['run-command.ts', 'server.ts', 'corpus/ingest.ts', 'eval/evaluate.ts'];
+
+/**
+ * Engine modules the settings table had taken its defaults from (search/defaults.ts holds them now): with them the
+ * decision loaded most of the engine, and Piscina's worker pool.
+ */
+const ENGINE_MODULES = ['search/pool.ts', 'search/merge.ts', 'search/index-writer.ts'];
 
 describe('the start decision', () => {
   it.each([
@@ -39,10 +53,11 @@ describe('the start decision', () => {
     ['an index to merge that is not there', ['ingest', '--index', '/nonexistent/litserve-index', '--merge'], 1],
     ['an eval file that is not there', ['eval', '--corpus', '/nonexistent/c.jsonl', '--queries', '/nonexistent/q.jsonl', '--qrels', '/nonexistent/r.tsv'], 1],
   ])('answers %s without loading any command', async (_, args, exitCode) => {
-    const { code, modules } = await loadedModules(...args);
+    const { code, modules, packages } = await loadedModules(...args);
     expect(code).toBe(exitCode);
     expect(modules).toContain('start-decision.ts');
-    for (const module of COMMAND_MODULES) expect(modules).not.toContain(module);
+    for (const module of [...COMMAND_MODULES, ...ENGINE_MODULES]) expect(modules).not.toContain(module);
+    expect(packages).not.toContain('piscina');
   }, 60_000);
 
   it('loads the command once it is to run', async () => {
