@@ -15,7 +15,8 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { MANIFEST_FILE } from './search/manifest.js';
-import { STOPPING_SIGNALS, stopProgressBars } from './progress.js';
+import { stopProgressBars } from './progress.js';
+import { STOPPING_SIGNALS } from './stopping-signals.js';
 
 /** How long a stopped run may take to reach a safe point and clean up: about what `docker stop` waits before SIGKILL, less a margin. */
 export const STOP_DEADLINE_MS = 5_000;

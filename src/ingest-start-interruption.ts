@@ -9,7 +9,7 @@
  * command's modules, and the single executable's entry before it checks or writes the files it carries.
  * Only the start decision's own few modules load before (src/start-decision.ts).
  */
-import { STOPPING_SIGNALS } from './progress.js';
+import { STOPPING_SIGNALS } from './stopping-signals.js';
 
 function sayThenDie(signal: NodeJS.Signals): void {
   endStartWatch();

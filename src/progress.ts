@@ -9,6 +9,7 @@
  * nothing to a user) shows its percentage only.
  */
 import { SingleBar, Presets } from 'cli-progress';
+import { STOPPING_SIGNALS } from './stopping-signals.js';
 
 export interface Progress {
   update(done: number, total: number): void;
@@ -28,8 +29,6 @@ const SILENT: Progress = { update() {}, stop() {} };
 // A step shorter than this prints no progress lines off a terminal.
 const SHORT_STEP_MS = 10_000;
 const QUARTERS = [25, 50, 75];
-/** The signals that end a command: a bar stops itself at them, and ingest-interruption.ts says what an ingestion left. */
-export const STOPPING_SIGNALS: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 /** The stop() of every bar on the terminal now. */
 const barsShown = new Set<() => void>();
 

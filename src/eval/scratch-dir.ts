@@ -7,7 +7,7 @@ import { rmSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { STOPPING_SIGNALS } from '../progress.js';
+import { STOPPING_SIGNALS } from '../stopping-signals.js';
 
 export async function withScratchDir<T>(prefix: string, run: (dir: string) => Promise<T>): Promise<T> {
   const dir = await mkdtemp(path.join(tmpdir(), prefix));

@@ -58,6 +58,9 @@ describe('the start decision', () => {
     expect(modules).toContain('start-decision.ts');
     for (const module of [...COMMAND_MODULES, ...ENGINE_MODULES]) expect(modules).not.toContain(module);
     expect(packages).not.toContain('piscina');
+    // Progress bars: only a command shows them.
+    expect(modules).not.toContain('progress.ts');
+    expect(packages).not.toContain('cli-progress');
   }, 60_000);
 
   it('loads the command once it is to run', async () => {

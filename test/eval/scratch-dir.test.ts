@@ -2,7 +2,7 @@
 import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { withScratchDir } from '../../src/eval/scratch-dir.js';
-import { STOPPING_SIGNALS } from '../../src/progress.js';
+import { STOPPING_SIGNALS } from '../../src/stopping-signals.js';
 
 describe('withScratchDir', () => {
   it('watches every signal of the list the commands share, and removes its directory after the run', async () => {
