@@ -294,7 +294,11 @@ function answerClientError(error: Error & { code?: string; rawPacket?: unknown }
   const message = status === 431 ? 'request headers too large' : status === 408 ? 'request not received in time (--request-timeout)' : 'malformed HTTP request';
   // The bytes the parser failed on (a Buffer, whatever fastify's types say) start with the request line when it was not read yet.
   const requestLine = Buffer.isBuffer(error.rawPacket) ? error.rawPacket.toString('latin1', 0, 64) : '';
-  const url = /^[A-Z]+ (\S+)/.exec(requestLine)?.[1] ?? requestUrls.get(socket) ?? '';
+  // The method is known from that line alone (a HEAD's answer has no body): Node names it only once the headers end,
+  // and a timeout comes with no bytes, so a HEAD timed out or whose request line came in an earlier packet gets the body.
+  // (A request timed out while its body came was no HEAD: fastify answers a HEAD without waiting for its body.)
+  const [, method, lineUrl] = /^([A-Z]+) (\S+)/.exec(requestLine) ?? [];
+  const url = lineUrl ?? requestUrls.get(socket) ?? '';
   const platform = addressesPlatform(url);
   const platformType = status === 431 ? 'HeadersTooLarge' : status === 408 ? 'RequestTimeout' : 'MalformedRequest';
   // Headers too large are input too large (code 4), as a query over --max-query-length is: a longer one ends up here.
@@ -302,5 +306,5 @@ function answerClientError(error: Error & { code?: string; rawPacket?: unknown }
   const body = platform ? platformErrorBody(platformType, message) : literatureErrorBody(code, message);
   const requestId = newRequestId();
   logger?.info({ reqId: requestId, url, statusCode: status, code: error.code }, 'request refused by the HTTP parser');
-  socket.end(rawRefusal(status, body, requestId));
+  socket.end(rawRefusal(status, body, requestId, {}, method));
 }

@@ -99,6 +99,19 @@ describe('requests the HTTP parser refuses', () => {
     expect(JSON.parse(literature.body)).toEqual({ detail: { code: 4, detail: 'request headers too large' } });
   });
 
+  it('to a HEAD: the head alone, with the Content-Length a GET would get (RFC 9110 §9.3.2)', async () => {
+    const long = 'g'.repeat(20_000);
+    for (const url of [`/retrieval/?query=${long}`, `/v1/resources/lab/a/_/${long}`]) {
+      const head = await exchange(`HEAD ${url} HTTP/1.1\r\nHost: x\r\n\r\n`);
+      const get = await exchange(`GET ${url} HTTP/1.1\r\nHost: x\r\n\r\n`);
+      expect([head.status, head.body]).toEqual([431, '']);
+      expect(head.headers['content-length']).toBe(String(Buffer.byteLength(get.body)));
+    }
+    // Malformed (two lengths): 400, without a body either.
+    const malformed = await exchange('HEAD /retrieval/article_count HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n');
+    expect([malformed.status, malformed.body]).toEqual([400, '']);
+  });
+
   it('a request line with bytes outside ASCII: 400 in the vocabulary of the API addressed', async () => {
     const platform = await exchange(Buffer.concat([Buffer.from('GET /v1/orgs/lab?x=N'), Buffer.from([0xda, 0xd1]), Buffer.from(' HTTP/1.1\r\nHost: x\r\n\r\n')]));
     expect(platform.status).toBe(400);
