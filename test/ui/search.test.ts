@@ -395,10 +395,18 @@ describe.skipIf(!HAS_CHROMIUM)(`search page in Chromium (${HAS_CHROMIUM ? '/usr/
     expect(new URL(page.url()).searchParams.get('page')).toBe(String(first.pages));
     expect(await historyLength()).toBe(before);
     expect(await page.getByRole('button', { name: 'Next page' }).isDisabled()).toBe(true);
-    // A number past the API's largest page too, not an error.
-    await page.goto(`${server.url}/ui/?mode=list&page=99999999999`);
+    // A number past the API's largest page too, not an error; the line says the number the link asked for,
+    // as typed even past what a JavaScript number holds exactly, not the page asked for in its place.
+    for (const typed of ['99999999999', '99999999999999999999999', '+00012345678901234567890123']) {
+      await page.goto(`${server.url}/ui/?mode=list&page=${encodeURIComponent(typed)}`);
+      await expect.poll(() => page.locator('#page-label').textContent()).toBe(`Page ${first.pages} of ${first.pages}`);
+      const digits = typed.replace(/^\+0*/, '');
+      expect(await page.locator('#message').textContent()).toBe(`Page ${digits} is past the end of the listing: this is its last page, ${first.pages}.`);
+    }
+    // A number too long to quote (hundreds of digits, past even what parseInt reads as finite) is "that page".
+    await page.goto(`${server.url}/ui/?mode=list&page=${'9'.repeat(400)}`);
     await expect.poll(() => page.locator('#page-label').textContent()).toBe(`Page ${first.pages} of ${first.pages}`);
-    expect(await page.locator('#message').textContent()).toBe(`Page 1000000 is past the end of the listing: this is its last page, ${first.pages}.`);
+    expect(await page.locator('#message').textContent()).toBe(`That page is past the end of the listing: this is its last page, ${first.pages}.`);
     // A listing of one page, past its end: its only page, without a pager.
     const one = await api('/retrieval/article_listing?size=10&page=1&number_results=1000&authors=Jos%C3%A9%20N%C3%BA%C3%B1ez');
     expect(one.pages).toBe(1);

@@ -4,7 +4,7 @@ import { isNoAnswer, streamAnswer } from './ask.js';
 import { createCart } from './cart.js';
 import { createFilters, journalNames } from './filters.js';
 import { bestPerArticle, card, isolated, queryWords } from './results.js';
-import { filterParams, stateFromUrl, urlOf } from './state.js';
+import { filterParams, pageAsked, stateFromUrl, urlOf } from './state.js';
 
 const PAGE_SIZE = 10;
 const LISTING_FETCH = 1000;
@@ -17,6 +17,8 @@ const RETRIEVER_K = 100;
  */
 const MAX_ADDRESS_LENGTH = 12_000;
 const SPOKEN_QUERY_LENGTH = 100;
+/** The longest page number a notice quotes: 30 digits fit a phone's line unbroken; a longer one is no page anyone means. */
+const QUOTED_PAGE_DIGITS = 30;
 
 const $ = (selector) => document.querySelector(selector);
 const queryInput = $('#query');
@@ -272,11 +274,12 @@ function spoken(query) {
 async function showListing(params, words, signal) {
   const fetchPage = () =>
     getJson('/retrieval/article_listing', { ...params, page: state.page, size: PAGE_SIZE, number_results: LISTING_FETCH, sort_by_date: state.sortByDate }, { signal });
+  // As the link said it: a larger number than the API's largest page is asked for as that one.
+  const askedPage = pageAsked(state);
   let listing = await fetchPage();
-  const askedPage = listing.page;
   const lastPage = Math.max(listing.pages, 1);
   // A page past the end (a link's page=500 of 5) becomes the last page, in place, as page=abc becomes page 1.
-  const pastTheEnd = askedPage > lastPage;
+  const pastTheEnd = listing.page > lastPage;
   if (pastTheEnd) {
     // A newer view has the address now.
     if (signal.aborted) return;
@@ -293,7 +296,10 @@ async function showListing(params, words, signal) {
   $('#next-page').disabled = listing.page >= listing.pages;
   if (listing.items.length === 0) return void show('No article matches these filters.', 'notice');
   const notices = [];
-  if (pastTheEnd) notices.push(`Page ${askedPage} is past the end of the listing: this is its last page, ${lastPage}.`);
+  if (pastTheEnd) {
+    const named = askedPage.length > QUOTED_PAGE_DIGITS ? 'That page' : `Page ${askedPage}`;
+    notices.push(`${named} is past the end of the listing: this is its last page, ${lastPage}.`);
+  }
   // The listing fetches at most LISTING_FETCH articles: the count above may be larger, and the pager ends there.
   if (listing.total >= LISTING_FETCH) notices.push(`Only the first ${LISTING_FETCH.toLocaleString('en')} articles are listed; narrow the filters to list the others.`);
   if (notices.length > 0) showParts(notices.map((text) => ({ text, kind: 'notice' })));

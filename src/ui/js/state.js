@@ -7,6 +7,12 @@ export const DATE_FILTERS = ['date_from', 'date_to'];
 const LAST_ASKABLE_PAGE = 1_000_000;
 /** The page's path as the browser sees it (`/ui/`, or `/base/ui/` behind a proxy serving the server under `/base/`). */
 const PAGE_PATH = new URL(serverUrl('/ui/')).pathname;
+/**
+ * The page number a link asked for, in its own digits, for the states read from links past LAST_ASKABLE_PAGE:
+ * such a state asks for that page instead, and a number past 2^53 has no exact value to say it by.
+ * Keyed by the state itself, so that a view made from it ({ ...state, page }) is not taken for the link's.
+ */
+const pagesAskedPastTheLargest = new WeakMap();
 
 export function emptyFilters() {
   return { date_from: '', date_to: '', article_types: [], authors: [], journals: [], topics: [], regions: [] };
@@ -29,18 +35,28 @@ export function stateFromUrl(url) {
   // A hand-made link may repeat a value or leave one empty: a type listed twice could not be unchecked
   // (the other box keeps it), and an empty value, which no request sends, would show as a chip.
   for (const key of LIST_FILTERS) filters[key] = [...new Set(params.getAll(key))].filter((value) => value !== '');
-  const page = Number.parseInt(params.get('page') ?? '1', 10);
+  const pageText = params.get('page') ?? '1';
+  const page = Number.parseInt(pageText, 10);
   // The last question asked: brought back into the field, never answered by loading the address.
   const question = (params.get('ask') ?? '').trim();
-  return {
+  const state = {
     // The page never writes both; a hand-made link with both would show the question over another query's results.
     q: question ? '' : (params.get('q') ?? ''),
     question,
     mode: params.get('mode') === 'list' ? 'list' : 'search',
-    page: Number.isInteger(page) && page > 0 ? Math.min(page, LAST_ASKABLE_PAGE) : 1,
+    // Hundreds of digits read as Infinity: past the largest page too.
+    page: page >= 1 ? Math.min(page, LAST_ASKABLE_PAGE) : 1,
     sortByDate: params.get('sort') === 'date',
     filters,
   };
+  // The digits parseInt read (after any spaces and sign), without leading zeros.
+  if (page > LAST_ASKABLE_PAGE) pagesAskedPastTheLargest.set(state, /\d+/.exec(pageText)[0].replace(/^0+/, ''));
+  return state;
+}
+
+/** The page `state` was asked for, as its digits: a link's own number, even past the one asked for in its place. */
+export function pageAsked(state) {
+  return pagesAskedPastTheLargest.get(state) ?? String(state.page);
 }
 
 /** The page's address (path and query) for `state`: what goes into the history, and what a copied link holds. */
