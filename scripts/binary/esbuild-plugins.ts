@@ -129,28 +129,3 @@ export function sourceUrlsInTree(root: string, carriedModule: string): Plugin {
     },
   };
 }
-
-/**
- * For code that runs before the carried files are written (src/start-decision.ts): native addons and
- * the packages named become stand-ins that fail when called or read, not when imported, so the modules
- * importing them (the search pool, msgpackr, which tries its addon in a try block) still initialise.
- */
-export function notLoadedBeforeExtraction(packages: string[]): Plugin {
-  const named = exactly(packages);
-  const standIn = (what: string) => ({
-    contents:
-      `const fail = () => { throw new Error(${JSON.stringify(`${what} is not loaded before the executable has written the files it carries`)}); };\n` +
-      // A function, so that calling it (node-gyp-build(dir)) fails too; __esModule is read by the bundle's import helpers.
-      `module.exports = new Proxy(function () {}, { get: (_, key) => (key === '__esModule' || typeof key === 'symbol' ? undefined : fail()), apply: fail, construct: fail });\n`,
-    loader: 'js' as const,
-  });
-  return {
-    name: 'not-loaded-before-extraction',
-    setup(build) {
-      build.onResolve({ filter: named }, (args) => ({ path: args.path, namespace: 'not-loaded' }));
-      build.onResolve({ filter: /^node-gyp-build(-optional-packages)?$/ }, (args) => ({ path: args.path, namespace: 'not-loaded' }));
-      build.onResolve({ filter: /\.node$/ }, (args) => ({ path: args.path, namespace: 'not-loaded' }));
-      build.onLoad({ filter: /.*/, namespace: 'not-loaded' }, (args) => standIn(args.path));
-    },
-  };
-}
