@@ -60,7 +60,8 @@ export function shedLoad(app: FastifyInstance, limits: InFlightLimits): void {
     reply.header('retry-after', '1');
     // A body still arriving (at onRequest, or an upload's, which its handler reads): kept alive, the connection would
     // first read the rest of it, whatever its length. Closed, it lingers (lingering-close.ts): the client reads the 503.
-    if (request.raw.complete === false) reply.header('connection', 'close');
+    // A request without a body keeps its connection (Node marks no request complete before its handlers run).
+    if (declaresBody(request) && !request.raw.complete) reply.header('connection', 'close');
     throw new OverloadedError(reason);
   };
   // Before the body is read, the rate limit (a route's own onRequest) and authentication (preParsing): a busy
@@ -83,4 +84,10 @@ export function shedLoad(app: FastifyInstance, limits: InFlightLimits): void {
     inFlight++;
     heldByAddress.set(address, (heldByAddress.get(address) ?? 0) + 1);
   });
+}
+
+/** Whether the request comes with a body: a Content-Length other than 0, or a transfer coding (chunked). */
+function declaresBody(request: FastifyRequest): boolean {
+  const length = request.headers['content-length'];
+  return (length !== undefined && length !== '0') || request.headers['transfer-encoding'] !== undefined;
 }

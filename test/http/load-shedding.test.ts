@@ -4,9 +4,11 @@
  */
 import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import Fastify from 'fastify';
 import { inFlightPerClient } from '../../src/config.js';
 import { fixtureApp, settingsWith, type Fixture } from './app-fixture.js';
 import { heldGenerator } from './held-generator.js';
+import { shedLoad } from '../../src/http/load-shedding.js';
 
 const QUESTION = { query: 'place cells CA1', use_reranker: false };
 let fixture: Fixture | null = null;
@@ -146,5 +148,40 @@ describe('load shedding before the body', () => {
     expect((await slow).statusCode).toBe(200);
     const served = await answerTo(port, head('POST', '/qa/generative', { 'Content-Length': Buffer.byteLength(body), Connection: 'close' }) + body);
     expect(served.lines).toEqual(['HTTP/1.1 200 OK']);
+  });
+});
+
+describe('load shedding as the first hook', () => {
+  it('keeps the connection of a request without a body: Node marks no request complete before its hooks run', async () => {
+    const app = Fastify({ logger: false });
+    shedLoad(app, { total: 1, perClient: 0 });
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    app.get('/held', async () => {
+      await held;
+      return 'done';
+    });
+    app.get('/other', async () => 'other');
+    try {
+      await app.listen({ host: '127.0.0.1', port: 0 });
+      const port = (app.server.address() as net.AddressInfo).port;
+      const holding = fetch(`http://127.0.0.1:${port}/held`);
+      // Wait until the held request holds the slot.
+      while ((await fetch(`http://127.0.0.1:${port}/other`)).status !== 503);
+      // Two refused GETs on one connection, the second asking to close: both answered if the first kept it.
+      const request = (connection: string) => `GET /other HTTP/1.1\r\nHost: localhost\r\nConnection: ${connection}\r\n\r\n`;
+      const received = await new Promise<string>((resolve) => {
+        let text = '';
+        const socket = net.connect(port, '127.0.0.1', () => socket.write(request('keep-alive') + request('close')));
+        socket.on('data', (chunk: Buffer) => (text += chunk.toString('latin1')));
+        socket.once('close', () => resolve(text));
+      });
+      expect(received.match(/HTTP\/1\.1 \d+/g)).toEqual(['HTTP/1.1 503', 'HTTP/1.1 503']);
+      release();
+      expect((await holding).status).toBe(200);
+    } finally {
+      release();
+      await app.close();
+    }
   });
 });
