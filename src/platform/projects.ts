@@ -206,19 +206,20 @@ export class ProjectService {
    */
   async readForWriter(ref: ProjectRef, write: ProjectWrite, identity: Identity): Promise<ProjectState> {
     this.requireWriter(ref, write.kind === 'create' ? 'create' : 'change', identity);
-    const project = await this.checkedForWrite(ref, write);
+    // A creation reads the project only here: save() needs no more than its organization's check.
+    const project = (await this.checkedForWrite(ref, write)) ?? (await this.get(ref));
     if (!project) throw rejections.projectNotFound(projectKey(ref));
     return project;
   }
 
   /**
-   * The project (undefined for a creation that finds none) once `write`'s checks pass that come before the
-   * request's fields are looked at: its organization's for a creation, checkedForChange's for a change.
+   * Once `write`'s checks pass that come before the request's fields are looked at: the project a change
+   * changes (checkedForChange's checks), or null for a creation (its organization's check).
    */
-  private async checkedForWrite(ref: ProjectRef, write: ProjectWrite): Promise<ProjectState | undefined> {
+  private async checkedForWrite(ref: ProjectRef, write: ProjectWrite): Promise<ProjectState | null> {
     if (write.kind === 'create') {
       await this.requireActiveOrg(ref);
-      return this.get(ref);
+      return null;
     }
     return this.checkedForChange(ref, await this.get(ref), write.rev, write.kind);
   }
