@@ -77,9 +77,7 @@ export class FileService {
    * included, is settled before `upload` is asked for the content, so a refused request stores nothing.
    */
   async create(ref: ProjectRef, idSegment: string | undefined, storage: string | undefined, upload: () => Promise<Upload>, identity: Identity): Promise<EntityState> {
-    this.requireWriter(ref, identity);
-    assertStorage(storage);
-    const project = await this.projects.forWrite(ref);
+    const project = await this.projectForWriter(ref, storage, identity);
     const id = idSegment === undefined ? project.base + randomUUID() : this.resources.expandId(project, idSegment);
     return this.whileReserved(projectKey(ref), id, rejections.resourceAlreadyExists(id, projectKey(ref)), async () => {
       // Checked once the id is reserved: no write of this id can commit between this check and ours.
@@ -91,9 +89,7 @@ export class FileService {
   }
 
   async update(ref: ProjectRef, idSegment: string, rev: number, storage: string | undefined, upload: () => Promise<Upload>, identity: Identity): Promise<EntityState> {
-    this.requireWriter(ref, identity);
-    assertStorage(storage);
-    const project = await this.projects.forWrite(ref);
+    const project = await this.projectForWriter(ref, storage, identity);
     const id = this.resources.expandId(project, idSegment);
     return this.whileReserved(projectKey(ref), id, updateInProgress(id), async () => {
       await this.revisions.checkedForChange(projectKey(ref), id, 'file', { kind: 'update', rev });
@@ -131,27 +127,24 @@ export class FileService {
   }
 
   async tag(ref: ProjectRef, idSegment: string, rev: number, tag: string, target: number, identity: Identity): Promise<EntityState> {
-    this.requireWriter(ref, identity);
-    const project = await this.projects.forWrite(ref);
-    return this.revisions.tag(projectKey(ref), this.resources.expandId(project, idSegment), 'file', rev, tag, target, identity);
+    return this.revisions.tag(projectKey(ref), await this.changedId(ref, idSegment, identity), 'file', rev, tag, target, identity);
   }
 
   async untag(ref: ProjectRef, idSegment: string, rev: number, tag: string, identity: Identity): Promise<EntityState> {
-    this.requireWriter(ref, identity);
-    const project = await this.projects.forWrite(ref);
-    return this.revisions.untag(projectKey(ref), this.resources.expandId(project, idSegment), 'file', rev, tag, identity);
+    return this.revisions.untag(projectKey(ref), await this.changedId(ref, idSegment, identity), 'file', rev, tag, identity);
   }
 
   async deprecate(ref: ProjectRef, idSegment: string, rev: number, identity: Identity): Promise<EntityState> {
-    this.requireWriter(ref, identity);
-    const project = await this.projects.forWrite(ref);
-    return this.revisions.deprecate(projectKey(ref), this.resources.expandId(project, idSegment), 'file', rev, identity);
+    return this.revisions.deprecate(projectKey(ref), await this.changedId(ref, idSegment, identity), 'file', rev, identity);
   }
 
   async undeprecate(ref: ProjectRef, idSegment: string, rev: number, identity: Identity): Promise<EntityState> {
-    this.requireWriter(ref, identity);
-    const project = await this.projects.forWrite(ref);
-    return this.revisions.undeprecate(projectKey(ref), this.resources.expandId(project, idSegment), 'file', rev, identity);
+    return this.revisions.undeprecate(projectKey(ref), await this.changedId(ref, idSegment, identity), 'file', rev, identity);
+  }
+
+  /** The full id of the file a tag, tag deletion, deprecation or undeprecation changes, once the caller may write files in a project that takes writes. */
+  private async changedId(ref: ProjectRef, idSegment: string, identity: Identity): Promise<string> {
+    return this.resources.expandId(await this.projectForWriter(ref, undefined, identity), idSegment);
   }
 
   async fetch(ref: ProjectRef, idSegment: string, selector: RevisionSelector, identity: Identity): Promise<{ state: EntityState; project: ProjectState }> {
