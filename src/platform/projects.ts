@@ -9,6 +9,7 @@ import type { AclService } from './acls.js';
 import { type Audit, createdBy, updatedBy } from './audit.js';
 import { ARCHIVE_SCHEMA, FILE_SCHEMA, NXV, UNCONSTRAINED_SCHEMA } from './contexts.js';
 import { rejections } from './errors.js';
+import { createOrUpdate } from './put-write.js';
 import { loneSurrogatePointer } from './unicode.js';
 import type { Identity } from './identities.js';
 import type { Permission } from './permissions.js';
@@ -229,7 +230,7 @@ export class ProjectService {
     this.requireWriter(ref, rev === undefined ? 'create' : 'change', identity);
     // What the write refuses before what its fields may be refused for, as its preconditions see it
     // (readForWriter): the fields are the request's content (RFC 9110 §13.2.1).
-    await this.checkedForWrite(ref, rev === undefined ? { kind: 'create' } : { kind: 'update', rev });
+    await this.checkedForWrite(ref, createOrUpdate(rev));
     checkIris(fields);
     const surrogate = loneSurrogatePointer(fields);
     if (surrogate !== null) throw rejections.loneSurrogate('project', surrogate);

@@ -10,6 +10,7 @@ import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
 import { PlatformError, rejections } from '../../platform/errors.js';
 import type { Upload } from '../../platform/files.js';
 import type { Platform } from '../../platform/index.js';
+import { createOrUpdate } from '../../platform/put-write.js';
 import type { ProjectRef } from '../../platform/refs.js';
 import { entityView, writeResponse } from '../../platform/metadata.js';
 import type { EntityWrite, FileAttributes } from '../../platform/revisions.js';
@@ -212,7 +213,7 @@ export async function fileRoutes(app: FastifyInstance, { platform }: { platform:
     async (request, reply) => {
       const { id: segment, ...ref } = request.params;
       const { rev, storage } = request.query;
-      await preconditionsOf(request, ref, segment, rev === undefined ? { kind: 'create' } : { kind: 'update', rev }, storage);
+      await preconditionsOf(request, ref, segment, createOrUpdate(rev), storage);
       const identity = callerOf(request);
       const upload = () => uploadOf(request, files.maxFileBytes);
       const state =

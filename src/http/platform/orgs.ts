@@ -4,6 +4,7 @@ import { auditFields } from '../../platform/audit.js';
 import { METADATA_CONTEXT, ORGS_CONTEXT } from '../../platform/contexts.js';
 import type { Platform } from '../../platform/index.js';
 import type { OrgState, OrgWrite } from '../../platform/orgs.js';
+import { createOrUpdate } from '../../platform/put-write.js';
 import { typed } from '../typed.js';
 import { callerOf } from './caller.js';
 import { checkPreconditions, existing, untagged } from './preconditions.js';
@@ -56,7 +57,7 @@ export async function orgRoutes(app: FastifyInstance, { platform }: { platform: 
     },
     async (request, reply) => {
       const rev = request.query.rev;
-      await preconditionsOf(request, request.params.org, rev === undefined ? { kind: 'create' } : { kind: 'update', rev });
+      await preconditionsOf(request, request.params.org, createOrUpdate(rev));
       const saved = await orgs.save(request.params.org, request.body.description, rev, callerOf(request));
       return reply.code(rev === undefined ? 201 : 200).send(orgJson(saved, baseUri));
     },

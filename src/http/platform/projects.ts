@@ -4,6 +4,7 @@ import { auditFields } from '../../platform/audit.js';
 import { METADATA_CONTEXT, PROJECTS_CONTEXT } from '../../platform/contexts.js';
 import type { Platform } from '../../platform/index.js';
 import type { ProjectFields, ProjectService, ProjectState, ProjectWrite } from '../../platform/projects.js';
+import { createOrUpdate } from '../../platform/put-write.js';
 import type { ProjectRef } from '../../platform/refs.js';
 import { typed } from '../typed.js';
 import { callerOf } from './caller.js';
@@ -60,7 +61,7 @@ export async function projectRoutes(app: FastifyInstance, { platform }: { platfo
     },
     async (request, reply) => {
       const rev = request.query.rev;
-      await preconditionsOf(request, request.params, rev === undefined ? { kind: 'create' } : { kind: 'update', rev });
+      await preconditionsOf(request, request.params, createOrUpdate(rev));
       const saved = await projects.save(request.params, request.body, rev, callerOf(request));
       return reply.code(rev === undefined ? 201 : 200).send(projectJson(saved, projects, baseUri));
     },

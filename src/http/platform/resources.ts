@@ -12,6 +12,7 @@ import { UNCONSTRAINED_SCHEMA } from '../../platform/contexts.js';
 import { PlatformError } from '../../platform/errors.js';
 import type { Platform } from '../../platform/index.js';
 import type { JsonObject } from '../../platform/jsonld.js';
+import { createOrUpdate } from '../../platform/put-write.js';
 import type { ProjectRef } from '../../platform/refs.js';
 import type { EntityWrite } from '../../platform/revisions.js';
 import { entityView, writeResponse } from '../../platform/metadata.js';
@@ -156,7 +157,7 @@ export async function resourceRoutes(app: FastifyInstance, { platform }: { platf
       const { schema, id, ...ref } = request.params;
       assertUnconstrained(schema);
       const rev = request.query.rev;
-      await preconditionsOf(request, ref, id, rev === undefined ? { kind: 'create' } : { kind: 'update', rev });
+      await preconditionsOf(request, ref, id, createOrUpdate(rev));
       const identity = callerOf(request);
       const state =
         rev === undefined ? await resources.create(ref, id, request.body, identity) : await resources.update(ref, id, rev, request.body, identity);
