@@ -20,6 +20,7 @@ import { warnOfUntrustedForwarding } from './http/untrusted-forwarding.js';
 import { limitConnections } from './http/connection-limits.js';
 import { continueWhenBodyIsRead } from './http/expect-continue.js';
 import { lingerBeforeClosing } from './http/lingering-close.js';
+import { bodyStillToCome } from './http/unread-body.js';
 import { cutStalledResponses } from './http/send-stall.js';
 import { addCorsHeaders, answerPreflights, enableCors } from './http/cors.js';
 import { parseLiteratureJson } from './http/json-body.js';
@@ -147,8 +148,7 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
   // not exist (even without credentials) had held a slot.
   app.addHook('onRequest', async (request, reply) => {
     if (!request.is404) return;
-    // Node would read the unread body to its end to keep the connection: closed instead, it frees its descriptor at once.
-    if (request.headers['content-length'] !== undefined || request.headers['transfer-encoding'] !== undefined) reply.header('connection', 'close');
+    if (bodyStillToCome(request)) reply.header('connection', 'close');
     return routeMethods.answerUnrouted(request, reply, unroutedBodies(request));
   });
   // After the preflights and the requests no route takes, which cost nothing and are never refused 503; before the

@@ -20,6 +20,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isHealthProbe } from './literature/health-and-settings.js';
 import { whenRequestEnds } from './request-end.js';
 import { clientKey } from './client-address.js';
+import { bodyStillToCome } from './unread-body.js';
 
 export interface InFlightLimits {
   /** Requests served at once; 0 = no limit. */
@@ -58,10 +59,8 @@ export function shedLoad(app: FastifyInstance, limits: InFlightLimits): void {
     const reason = busyReason(address);
     if (reason === null) return;
     reply.header('retry-after', '1');
-    // A body still arriving (at onRequest, or an upload's, which its handler reads): kept alive, the connection would
-    // first read the rest of it, whatever its length. Closed, it lingers (lingering-close.ts): the client reads the 503.
-    // A request without a body keeps its connection (Node marks no request complete before its handlers run).
-    if (declaresBody(request) && !request.raw.complete) reply.header('connection', 'close');
+    // At onRequest, or for an upload, which its handler reads.
+    if (bodyStillToCome(request)) reply.header('connection', 'close');
     throw new OverloadedError(reason);
   };
   // Before the body is read, the rate limit (a route's own onRequest) and authentication (preParsing): a busy
@@ -84,10 +83,4 @@ export function shedLoad(app: FastifyInstance, limits: InFlightLimits): void {
     inFlight++;
     heldByAddress.set(address, (heldByAddress.get(address) ?? 0) + 1);
   });
-}
-
-/** Whether the request comes with a body: a Content-Length other than 0, or a transfer coding (chunked). */
-function declaresBody(request: FastifyRequest): boolean {
-  const length = request.headers['content-length'];
-  return (length !== undefined && length !== '0') || request.headers['transfer-encoding'] !== undefined;
 }

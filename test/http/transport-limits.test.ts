@@ -202,6 +202,24 @@ describe('slots of --max-in-flight', () => {
   });
 });
 
+describe('requests no route takes', () => {
+  it('keep their connection when they declare an empty body: only a body still to come is refused by closing', async () => {
+    const fixture = await fixtureApp(undefined, {}, { auth: null });
+    cleanups.push(() => fixture.close());
+    const port = await listening(fixture.app);
+    const socket = await connect(port);
+    const received = new Promise<string>((resolve) => {
+      let text = '';
+      socket.on('data', (chunk: Buffer) => (text += chunk.toString('latin1')));
+      socket.once('close', () => resolve(text));
+    });
+    // Two on one connection, the second asking to close: both are answered if the first kept it.
+    socket.write('POST /no-such-route HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n');
+    socket.write('GET /no-such-route HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+    expect((await received).match(/HTTP\/1\.1 \d+/g)).toEqual(['HTTP/1.1 404', 'HTTP/1.1 404']);
+  });
+});
+
 describe('requests pipelined behind one still being answered, when the connection closes', () => {
   /** An app whose /held answers when the test says so, and whose /quick answers at once, counting its calls. */
   const pipeliningApp = async (register: (app: FastifyInstance) => void) => {
