@@ -97,12 +97,20 @@ export function entryNameOf(path: string): string {
   return path.slice(1);
 }
 
+/** `%XX` for each byte value: flatEncode's escapes. */
+const BYTE_ESCAPES = Array.from({ length: 256 }, (_, byte) => `%${byte.toString(16).toUpperCase().padStart(2, '0')}`);
+
 /** Percent-encodes everything but letters, digits, `.`, `_` and `-`: an id becomes one flat, portable file name. */
 export function flatEncode(text: string): string {
-  return Array.from(new TextEncoder().encode(text), (byte) => {
-    const c = String.fromCharCode(byte);
-    return /[A-Za-z0-9._-]/.test(c) ? c : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
-  }).join('');
+  // Only the other characters are encoded, each byte of their UTF-8 escaped (a lone surrogate as U+FFFD's bytes):
+  // a 10,000-entry archive names each entry by its id several times, and a string per byte took most of a second.
+  return text.replace(/[^A-Za-z0-9._-]/gu, (character) => {
+    const code = character.charCodeAt(0);
+    if (code < 0x80) return BYTE_ESCAPES[code]!;
+    let escaped = '';
+    for (const byte of Buffer.from(character, 'utf8')) escaped += BYTE_ESCAPES[byte];
+    return escaped;
+  });
 }
 
 export const FORMAT_EXTENSIONS: Record<Format, string> = {
@@ -131,8 +139,12 @@ export function defaultFileName(project: string, filename: string): string {
 
 /** The name a case-insensitive, normalisation-insensitive file system sees (upper then lower case folds `ß` with `SS`). */
 function folded(name: string): string {
+  // ASCII, most names, is left as it is by NFC and folded by lower-casing alone.
+  if (ASCII.test(name)) return name.toLowerCase();
   return name.normalize('NFC').toUpperCase().toLowerCase().normalize('NFC');
 }
+
+const ASCII = /^[\x00-\x7f]*$/;
 
 /**
  * Entry names that would make an ambiguous archive: used twice, equal once
@@ -147,12 +159,19 @@ export function findPathConflicts(names: readonly string[]): { duplicates: strin
     seen.add(name);
   }
   const byFolded = new Map<string, string[]>();
-  for (const name of seen) byFolded.set(folded(name), [...(byFolded.get(folded(name)) ?? []), name]);
-  const lookAlike = [...byFolded.values()].filter((group) => group.length > 1).map((group) => group.sort());
-  const directories = new Set<string>();
   for (const name of seen) {
-    for (let cut = name.indexOf('/'); cut !== -1; cut = name.indexOf('/', cut + 1)) directories.add(folded(name.slice(0, cut)));
+    const key = folded(name);
+    const group = byFolded.get(key);
+    if (group) group.push(name);
+    else byFolded.set(key, [name]);
   }
+  const lookAlike = [...byFolded.values()].filter((group) => group.length > 1).map((group) => group.sort());
+  // Each directory folded once, however many names it holds.
+  const prefixes = new Set<string>();
+  for (const name of seen) {
+    for (let cut = name.indexOf('/'); cut !== -1; cut = name.indexOf('/', cut + 1)) prefixes.add(name.slice(0, cut));
+  }
+  const directories = new Set([...prefixes].map(folded));
   const fileAndDirectory = [...seen].filter((name) => directories.has(folded(name)));
   return { duplicates: [...duplicates].sort(), lookAlike: lookAlike.sort(), fileAndDirectory: fileAndDirectory.sort() };
 }

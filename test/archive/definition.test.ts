@@ -194,6 +194,19 @@ describe('paths', () => {
     );
   });
 
+  test('flat encoding escapes exactly the UTF-8 bytes of every other character, a lone surrogate as U+FFFD', () => {
+    const anyUnit = fc.oneof(fc.constantFrom('\uD800', '\uDFFF', '%', '/'), fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }));
+    const escapedBytes = (flat: string) => [...flat.matchAll(/%([0-9A-F]{2})/g)].map(([, hex]) => parseInt(hex!, 16));
+    fc.assert(
+      fc.property(fc.string({ unit: anyUnit }), (text) => {
+        const flat = flatEncode(text);
+        const bytes = Buffer.from(flat.replace(/%([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))), 'latin1');
+        expect(bytes).toEqual(Buffer.from(new TextEncoder().encode(text)));
+        expect(escapedBytes(flat).filter((byte) => /[A-Za-z0-9._-]/.test(String.fromCharCode(byte)))).toEqual([]);
+      }),
+    );
+  });
+
   test('conflicts: duplicates, and names used both as a file and as a directory', () => {
     expect(findPathConflicts(['a/b', 'a/b', 'c', 'c/d', 'e/f'])).toEqual({ duplicates: ['a/b'], lookAlike: [], fileAndDirectory: ['c'] });
     expect(findPathConflicts(['x/Y', 'x/y', 'X/y/z'])).toEqual({ duplicates: [], lookAlike: [['x/Y', 'x/y']], fileAndDirectory: ['x/Y', 'x/y'] });
