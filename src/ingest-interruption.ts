@@ -1,11 +1,11 @@
 /**
  * What `ingest` stopped by Ctrl-C or `kill` does before it ends: it had ended at once, silently, its bar just
  * stopping, and left its write lock and the segments it had written for the next run to remove. Now the
- * signal stops the run at its next safe point (between records, before publishing, before merging: a
- * segment or merge being written is finished first), whose writer removes the files it wrote for a
- * generation it did not publish and gives back its lock, as on any failure; then one line says the command
- * was interrupted and what state the index is in, and the process ends as the signal would (130 after
- * Ctrl-C). The writer removes only files of its own unpublished generation, never one the manifest names.
+ * signal stops the run at its next safe point (between records, before publishing, before and within a
+ * merge: MergeOptions.signal; a segment being written is finished first), whose writer removes the files it
+ * wrote for a generation it did not publish and gives back its lock, as on any failure; then one line says
+ * the command was interrupted and what state the index is in, and the process ends as the signal would (130
+ * after Ctrl-C). The writer removes only files of its own unpublished generation, never one the manifest names.
  *
  * The state of the index is read, not assumed: every generation is published at once by the manifest's
  * atomic swap (docs/RELIABILITY.md), so an interrupted run leaves the index at the last generation

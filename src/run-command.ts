@@ -46,7 +46,7 @@ async function runIngest(config: Config): Promise<number> {
       // may hold only DeleteCitation elements). Deleting ids already gone is not a failure.
       ok = config.input.length === 0 || report.indexed > 0 || report.deletionsInInputs > 0;
     }
-    if (config.merge && !interruption.signal.aborted) await mergeWithReport(config.index!, config.storedCompression, config.quiet);
+    if (config.merge && !interruption.signal.aborted) await mergeWithReport(config.index!, config.storedCompression, config.quiet, interruption.signal);
     return ok ? 0 : 1;
   } finally {
     interruption.end();
@@ -82,10 +82,10 @@ function shownId(id: string): string {
   return `${quoted}"`;
 }
 
-async function mergeWithReport(indexDir: string, storedCompression: StoredCompression, quiet: boolean): Promise<void> {
+async function mergeWithReport(indexDir: string, storedCompression: StoredCompression, quiet: boolean, signal: AbortSignal): Promise<void> {
   const started = Date.now();
   const progress = createProgress('merge', 'steps', { quiet });
-  const merge = await mergeAll(indexDir, { storedCompression, onProgress: (done, total) => progress.update(done, total) }).finally(() => progress.stop());
+  const merge = await mergeAll(indexDir, { storedCompression, signal, onProgress: (done, total) => progress.update(done, total) }).finally(() => progress.stop());
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   process.stderr.write(
     merge

@@ -45,9 +45,10 @@ export interface IngestOptions {
    */
   onWarning?: (message: string) => void;
   /**
-   * Stops the run at its next safe point once aborted: between records, before publishing and before merging
-   * (a segment being written is finished first). It then rejects with the signal's reason, having removed
-   * the files it wrote for a generation it did not publish and given back its lock, as on any failure.
+   * Stops the run at its next safe point once aborted: between records, before publishing, and before and
+   * during merging (MergeOptions.signal; a segment being written is finished first). It then rejects with the
+   * signal's reason, having removed the files it wrote for a generation it did not publish and given back its
+   * lock, as on any failure; a merge stopped leaves the generation the run published.
    */
   signal?: AbortSignal;
 }
@@ -217,7 +218,11 @@ export async function ingest(options: IngestOptions): Promise<IngestReport> {
     if (options.mergeFactor !== 0) {
       options.signal?.throwIfAborted();
       try {
-        report.merges = await mergeByPolicy(options.indexDir, options.mergeFactor, { storedCompression, ...(options.onMergeProgress && { onProgress: options.onMergeProgress }) });
+        report.merges = await mergeByPolicy(options.indexDir, options.mergeFactor, {
+          storedCompression,
+          signal: options.signal,
+          ...(options.onMergeProgress && { onProgress: options.onMergeProgress }),
+        });
       } catch (error) {
         // The lock is taken again for merging, after publishing: another writer that took it meanwhile
         // leaves the merge to a later run. What this run indexed is published; it has not failed.

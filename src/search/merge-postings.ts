@@ -20,6 +20,7 @@ import { PostingsCursor } from './segment/postings.js';
 import { BlockArrays, type TypedArray } from './segment/postings-writer.js';
 import type { FieldData, Segment } from './segment/reader.js';
 import { StringTableBuilder } from './segment/string-table.js';
+import { stopIfAborted } from './merge-stop.js';
 
 export interface MergeSource {
   segment: Segment;
@@ -168,17 +169,23 @@ class FieldMerger {
 }
 
 /** Merges the sources' dictionaries and postings (sources in index order). */
-/** Terms merged between two progress reports: often enough for a bar, rarely enough to cost nothing. */
+/** Terms merged between two progress reports and stopping points: often enough for a bar, rarely enough to cost nothing. */
 const TERMS_PER_REPORT = 4096;
 
-/** Merges the sources' postings; `onTerms` hears now and then how many of the sources' terms (summed) have been read. */
-export function mergePostings(sources: readonly MergeSource[], onTerms?: (read: number) => void): MergedPostings {
+/**
+ * Merges the sources' postings; `onTerms` hears now and then how many of the sources' terms (summed) have
+ * been read, and an aborted `signal` stops the merge there (rejecting with its reason).
+ */
+export async function mergePostings(sources: readonly MergeSource[], onTerms?: (read: number) => void, signal?: AbortSignal): Promise<MergedPostings> {
   const fields = FIELDS.map((field) => new FieldMerger(sources, field));
   const termTable = new StringTableBuilder();
   const next = sources.map(() => 0);
   const ordinals = sources.map(() => -1);
   for (let round = 1; ; round++) {
-    if (onTerms && round % TERMS_PER_REPORT === 0) onTerms(next.reduce((sum, read) => sum + read, 0));
+    if (round % TERMS_PER_REPORT === 0) {
+      onTerms?.(next.reduce((sum, read) => sum + read, 0));
+      if (signal) await stopIfAborted(signal);
+    }
     // The smallest term not yet merged (a handful of sources: a linear scan beats a heap).
     let smallest: Uint8Array | null = null;
     for (let s = 0; s < sources.length; s++) {

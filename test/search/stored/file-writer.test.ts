@@ -56,7 +56,7 @@ describe.each(['none', 'dictionary', 'deflate'] as const)('stored fields copied 
       });
       const visited: string[] = [];
       const copyFile = path.join(dir, `${compression}-copy.stored`);
-      writeCopiedStoredFields(copyFile, copied, compression, (index, articleJson) => visited.push(`${index}:${articleJson}`));
+      await writeCopiedStoredFields(copyFile, copied, compression, (index, articleJson) => visited.push(`${index}:${articleJson}`));
       const builtFile = path.join(dir, `${compression}-built.stored`);
       await built(builtFile, kept, compression);
 
