@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
-import { chromium, type BrowserContext, type Locator, type Page } from 'playwright-core';
+import { chromium, type BrowserContext, type Locator, type Page, type Route } from 'playwright-core';
 import { expect } from 'vitest';
 import { parseArticleLine } from '../../src/corpus/readers/articles-jsonl.js';
 import type { ArticleInput } from '../../src/corpus/model.js';
@@ -126,6 +126,22 @@ export async function startServerAndBrowser(articles: ArticleInput[] = demoArtic
   const browser = await launchBrowser(server.url);
   return { server, browser, close: async () => (await browser.close(), await server.close()) };
 }
+
+/** Holds the first request `page` makes to `pattern` (others go through); resolves with the means to let it go. */
+export function holdFirst(page: Page, pattern: string, which: (route: Route) => boolean = () => true): Promise<() => void> {
+  let held = false;
+  return new Promise((resolve) => {
+    void page.route(pattern, (route) => {
+      if (held || !which(route)) return route.continue();
+      held = true;
+      // The page has aborted it by then, if it did: there is nothing left to answer.
+      resolve(() => void route.continue().catch(() => undefined));
+    });
+  });
+}
+
+/** Long enough for a released answer to reach the page and be written, were it going to be. */
+export const settle = (page: Page) => page.waitForTimeout(500);
 
 /** Resolves when `predicate` holds, polling; for server-side effects a browser cannot see. */
 export async function eventually(predicate: () => boolean, timeoutMs = 10_000): Promise<void> {

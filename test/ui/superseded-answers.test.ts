@@ -5,10 +5,10 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Page, Route } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ExtractiveGenerator } from '../../src/llm/extractive.js';
-import { HAS_CHROMIUM, SKIP_REASON, launchBrowser, startServer, type Browser, type UiServer } from './browser.js';
+import { HAS_CHROMIUM, SKIP_REASON, holdFirst, launchBrowser, settle, startServer, type Browser, type UiServer } from './browser.js';
 
 const READER = 'superseded-reader-token';
 /** Anonymous may read the literature; a token the server does not know is refused, and the page reads without it. */
@@ -55,22 +55,6 @@ async function startHoldingProxy(target: string): Promise<HoldingProxy> {
     close: () => new Promise<void>((resolve) => (proxy.closeAllConnections(), proxy.close(() => resolve()))),
   };
 }
-
-/** Holds the first request `page` makes to `pattern` (others go through); resolves with the means to let it go. */
-function holdFirst(page: Page, pattern: string, which: (route: Route) => boolean = () => true): Promise<() => void> {
-  let held = false;
-  return new Promise((resolve) => {
-    void page.route(pattern, (route) => {
-      if (held || !which(route)) return route.continue();
-      held = true;
-      // The page has aborted it by then, if it did: there is nothing left to answer.
-      resolve(() => void route.continue().catch(() => undefined));
-    });
-  });
-}
-
-/** Long enough for a released answer to reach the page and be written, were it going to be. */
-const settle = (page: Page) => page.waitForTimeout(500);
 
 describe.skipIf(!HAS_CHROMIUM)(`superseded answers in Chromium (${HAS_CHROMIUM ? '/usr/bin/chromium' : SKIP_REASON})`, () => {
   let server: UiServer;

@@ -7,6 +7,8 @@ const CART_KEY = 'litserve.cart';
  * megabytes stored whole passed sessionStorage's quota, so that the cart stopped following the clicks.
  */
 const CART_TITLE_LENGTH = 300;
+/** The most articles one archive may hold (the server refuses a definition of more): a larger cart could not be downloaded. */
+const MAX_CART_ARTICLES = 10_000;
 
 function titleStart(title) {
   if (title.length <= CART_TITLE_LENGTH) return title;
@@ -17,7 +19,7 @@ function titleStart(title) {
 
 export function createCart(root, { literatureProject, onTokenChange }) {
   /** article_id -> title, in the order added; kept for this tab only, like the token. */
-  const items = new Map(JSON.parse(sessionStorage.getItem(CART_KEY) ?? '[]'));
+  let items = new Map(JSON.parse(sessionStorage.getItem(CART_KEY) ?? '[]'));
   /** article_id -> { title, group: the cards' archive buttons for it }. */
   const buttons = new Map();
   /** True while an archive is made and fetched: one at a time, whatever the cart does meanwhile. */
@@ -34,7 +36,12 @@ export function createCart(root, { literatureProject, onTokenChange }) {
     message.classList.toggle('error', isError);
   };
 
-  const save = () => sessionStorage.setItem(CART_KEY, JSON.stringify([...items]));
+  /** What the cart last said of a change it refused; taken back by the next change made, unless something else was said since. */
+  let refusal = '';
+  const refuse = (text) => {
+    refusal = text;
+    say(text, true);
+  };
 
   // The label says the state; no aria-pressed besides, which would read "Remove from archive, pressed".
   // Its name adds the title (after the words seen): a list of buttons all called "Add to archive" says not which article.
@@ -71,10 +78,28 @@ export function createCart(root, { literatureProject, onTokenChange }) {
     download.disabled = items.size === 0 || downloading;
   };
 
+  /**
+   * Adds the article, or removes it. The cart changes only once stored: this tab's storage holds about 5 million
+   * characters in Chromium, which thousands of long ids can fill, and a refused write (QuotaExceededError) had been
+   * thrown out of the click: the cart had changed in memory, not on the page, and a reload lost the change.
+   */
   const toggle = (id, title) => {
-    if (items.has(id)) items.delete(id);
-    else items.set(id, titleStart(title));
-    save();
+    const adding = !items.has(id);
+    if (adding && items.size >= MAX_CART_ARTICLES) {
+      return refuse(`Not added: an archive holds at most ${MAX_CART_ARTICLES.toLocaleString('en')} articles, and the cart has that many. Download the archive, or remove some articles, to add others.`);
+    }
+    const next = new Map(items);
+    if (adding) next.set(id, titleStart(title));
+    else next.delete(id);
+    try {
+      sessionStorage.setItem(CART_KEY, JSON.stringify([...next]));
+    } catch (error) {
+      const why = error.name === 'QuotaExceededError' ? 'is full' : `refused the change (${error.name})`;
+      return refuse(`The cart was left as it was: this tab's storage, which keeps it, ${why}. Download the archive, or remove some articles, before adding others.`);
+    }
+    items = next;
+    if (message.textContent === refusal) say('');
+    refusal = '';
     render();
   };
 

@@ -30,8 +30,9 @@ export const journalNames = new Map();
  * Wires the panel. onChange(filters) is called with the new filters after every change;
  * render(filters) shows given filters (from the URL) without calling onChange; settle() takes in
  * dates typed but not applied yet (null when there are none), for a search or Ask started meanwhile.
+ * viewSignal() is the signal of the view on screen, aborted once another view replaces it.
  */
-export function createFilters(root, { onChange, onError }) {
+export function createFilters(root, { onChange, onError, viewSignal }) {
   let current = emptyFilters();
   const dateFrom = root.querySelector('#date-from');
   const dateTo = root.querySelector('#date-to');
@@ -94,13 +95,16 @@ export function createFilters(root, { onChange, onError }) {
       if (option) return addTo('journals', option.value);
       const issn = ISSN.exec(text)?.[0];
       if (issn) return addTo('journals', issn.toUpperCase());
-      // Free text: the best-matching journal, if any.
+      // Free text: the best-matching journal, if any, for the view it was typed in. Once another view has replaced
+      // that one (Back, another filter, a search), the answer is not added to it, nor its failure said over it.
+      const signal = viewSignal();
       try {
-        const [best] = await journalOptions(text);
+        const [best] = await journalOptions(text, signal);
+        if (signal.aborted) return;
         if (best) addTo('journals', best.value);
         else onError(`No journal matches "${text}".`);
       } catch (error) {
-        onError(error.message);
+        if (!signal.aborted) onError(error.message);
       }
     },
   });

@@ -40,6 +40,12 @@ let countController = new AbortController();
 /** The filters (as API parameters) the count on the page is for; null while it is not known. */
 let countedFor = null;
 let askController = null;
+/**
+ * Replaced with each view shown (Back, a filter, a search, Ask): what the panel starts for the view on screen (a
+ * journal looked up for free text) takes its signal, so an answer arriving after the view changed changes nothing.
+ * Not viewController, which an Ask aborts to stop the results while its own view stays.
+ */
+let viewShown = new AbortController();
 
 // Asked in parallel with the first results; only the archive needs it (its articles' project).
 const settings = getJson('/settings').catch(() => ({}));
@@ -57,6 +63,7 @@ whenTokenRefused(() => {
 const filters = createFilters(document, {
   onChange: (next) => navigate({ filters: next, page: 1 }),
   onError: (text) => show(text),
+  viewSignal: () => viewShown.signal,
 });
 
 /** What the message line says: parts in order, each { text, kind } ('error', or 'notice' for what is no failure). */
@@ -170,6 +177,8 @@ stopButton.addEventListener('click', () => askController?.abort());
 
 /** Shows the current state: controls, count and results; resolves true once shown, false if a newer view or an answer took over. */
 async function refresh() {
+  viewShown.abort();
+  viewShown = new AbortController();
   viewController.abort();
   viewController = new AbortController();
   // A new view replaces an answer being streamed: stop it, or its citations would later replace these results.
