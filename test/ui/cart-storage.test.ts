@@ -1,14 +1,18 @@
 /**
  * The cart in this tab's sessionStorage, in Chromium, when the corpus holds a title of millions of characters
  * (nothing bounds a title): storing it whole would pass the browser's storage quota, and the cart would stop
- * following the clicks. The cart keeps each title's start only, enough for its list.
+ * following the clicks. The cart keeps each title's start only, enough for its list. And the page when the
+ * stored cart cannot be read, or the browser refuses the storage: both had stopped the page as it loaded.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testArticle } from './test-articles.js';
+import type { Page } from 'playwright-core';
 import { HAS_CHROMIUM, SKIP_REASON, demoArticles, startServerAndBrowser, type Browser, type UiServer } from './browser.js';
 
 // Browser globals: used only in functions that Playwright runs inside the page.
 declare const sessionStorage: any;
+declare const window: any;
+declare const DOMException: any;
 
 const HUGE_TITLE = `Zebrafinch ${'song '.repeat(600_000)}learning`;
 
@@ -36,6 +40,50 @@ describe.skipIf(!HAS_CHROMIUM)(`the cart's storage in Chromium (${HAS_CHROMIUM ?
     await page.reload();
     await expect.poll(() => page.locator('#cart-list li').count()).toBe(2);
     expect(await page.locator('#cart-list li').first().textContent()).toMatch(/^Zebrafinch song song/);
+    await page.close();
+  });
+
+  /** The page on `zebrafinch`, once its results are shown; the cart's first card button. */
+  const searchedPage = async (prepare?: (page: Page) => Promise<unknown>) => {
+    const page = await browser.newPage();
+    await prepare?.(page);
+    await page.goto(`${server.url}/ui/?q=zebrafinch`);
+    const button = page.locator('[data-testid="result"][data-article-id="huge-1"] button.add-to-archive');
+    await expect.poll(() => button.count()).toBe(1);
+    return { page, button };
+  };
+
+  it.each([
+    ['not JSON', '[["a", "A title"'],
+    ['JSON of another shape', '{"a": "A title"}'],
+  ])('a stored cart that is %s starts empty, says so, and the page works', async (_kind, value) => {
+    const { page } = await searchedPage();
+    await page.evaluate((stored) => sessionStorage.setItem('litserve.cart', stored), value);
+    await page.reload();
+    const button = page.locator('[data-testid="result"][data-article-id="huge-1"] button.add-to-archive');
+    await expect.poll(() => button.count()).toBe(1);
+    expect(await page.locator('#cart-message').textContent()).toBe('The cart kept in this tab could not be read: it starts empty.');
+    expect(await page.locator('#cart-size').textContent()).toBe('(0)');
+    await button.click();
+    await expect.poll(() => page.locator('#cart-size').textContent()).toBe('(1)');
+    await page.close();
+  });
+
+  it('where the browser refuses the tab storage (site data blocked), keeps the cart while the page lasts and says so', async () => {
+    const { page, button } = await searchedPage((page) =>
+      // What Chromium does when the site's data is blocked: reading the property throws.
+      page.addInitScript(() =>
+        Object.defineProperty(window, 'sessionStorage', {
+          get() {
+            throw new DOMException('Access is denied for this document.', 'SecurityError');
+          },
+        }),
+      ),
+    );
+    expect(await page.locator('#cart-message').textContent()).toBe('This browser keeps no data for this site: the cart and the access token last until the page is reloaded.');
+    await button.click();
+    await expect.poll(() => page.locator('#cart-size').textContent()).toBe('(1)');
+    expect(await button.textContent()).toBe('Remove from archive');
     await page.close();
   });
 });

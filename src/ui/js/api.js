@@ -1,4 +1,5 @@
 // Calls to the server's APIs, and their failures turned into sentences a reader can act on.
+import { tabStorage } from './tab-storage.js';
 
 const TOKEN_KEY = 'litserve.accessToken';
 
@@ -19,8 +20,8 @@ export function serverUrl(path) {
 
 /** The access token lives in this tab's sessionStorage only: never in the URL, never in localStorage. */
 export const accessToken = {
-  get: () => sessionStorage.getItem(TOKEN_KEY) ?? '',
-  set: (value) => (value ? sessionStorage.setItem(TOKEN_KEY, value) : sessionStorage.removeItem(TOKEN_KEY)),
+  get: () => tabStorage.getItem(TOKEN_KEY) ?? '',
+  set: (value) => (value ? tabStorage.setItem(TOKEN_KEY, value) : tabStorage.removeItem(TOKEN_KEY)),
 };
 
 /**

@@ -1,5 +1,6 @@
 // The archive cart: chosen articles, the access token, a project the token may write, and the ZIP download.
 import { accessToken, authHeaders, errorOf, getJson, networkError, readJson, serverUrl, tokenProblem } from './api.js';
+import { keptAcrossReloads, tabStorage } from './tab-storage.js';
 
 const CART_KEY = 'litserve.cart';
 /**
@@ -17,9 +18,25 @@ function titleStart(title) {
   return `${title.slice(0, end)}…`;
 }
 
+/**
+ * The cart kept in this tab: article_id -> title pairs, in the order added. A value that is no such list (written
+ * by hand, or by another version of the page) had stopped the page as it loaded: the cart starts empty instead.
+ */
+function storedCart() {
+  let pairs;
+  try {
+    pairs = JSON.parse(tabStorage.getItem(CART_KEY) ?? '[]');
+  } catch {
+    return null;
+  }
+  const isPair = (pair) => Array.isArray(pair) && pair.length === 2 && typeof pair[0] === 'string' && typeof pair[1] === 'string';
+  return Array.isArray(pairs) && pairs.every(isPair) ? new Map(pairs) : null;
+}
+
 export function createCart(root, { literatureProject, onTokenChange }) {
+  const stored = storedCart();
   /** article_id -> title, in the order added; kept for this tab only, like the token. */
-  let items = new Map(JSON.parse(sessionStorage.getItem(CART_KEY) ?? '[]'));
+  let items = stored ?? new Map();
   /** article_id -> { title, group: the cards' archive buttons for it }. */
   const buttons = new Map();
   /** True while an archive is made and fetched: one at a time, whatever the cart does meanwhile. */
@@ -92,7 +109,7 @@ export function createCart(root, { literatureProject, onTokenChange }) {
     if (adding) next.set(id, titleStart(title));
     else next.delete(id);
     try {
-      sessionStorage.setItem(CART_KEY, JSON.stringify([...next]));
+      tabStorage.setItem(CART_KEY, JSON.stringify([...next]));
     } catch (error) {
       const why = error.name === 'QuotaExceededError' ? 'is full' : `refused the change (${error.name})`;
       return refuse(`The cart was left as it was: this tab's storage, which keeps it, ${why}. Download the archive, or remove some articles, before adding others.`);
@@ -176,6 +193,8 @@ export function createCart(root, { literatureProject, onTokenChange }) {
   });
 
   render();
+  if (stored === null) say('The cart kept in this tab could not be read: it starts empty.', true);
+  else if (!keptAcrossReloads) say('This browser keeps no data for this site: the cart and the access token last until the page is reloaded.');
   if (accessToken.get()) void loadProjects();
   return { bindButton };
 }
