@@ -27,7 +27,7 @@ import type { StoredFields } from './stored/reader.js';
 import { writeCopiedStoredFields, type CopiedArticle } from './stored/copy.js';
 import { readDeletions } from './snapshot.js';
 import { DEFAULT_MERGE_FACTOR } from './defaults.js';
-import { damagedIndexError, indexWriteError } from './segment/errors.js';
+import { damagedFileOf, damagedIndexError, indexWriteError } from './segment/errors.js';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import {
@@ -213,7 +213,9 @@ export async function mergeSegments(dir: string, select: MergeSelection, options
       if (published) throw error;
       // The merged files are removed now, not by the next writer: the disk may be full, or the run was stopped.
       await Promise.all([segmentFile(dir, name), storedFile(dir, name)].map((file) => rm(file, { force: true })));
-      throw indexWriteError(dir, manifest.generation, error);
+      // A fragment copied that does not match its checksum names its file: refused as any damaged file.
+      const damaged = damagedFileOf(error);
+      throw damaged === null ? indexWriteError(dir, manifest.generation, error) : damagedIndexError(dir, manifest.generation, damaged, error);
     } finally {
       for (const { stored } of opened) stored.close();
     }

@@ -1,7 +1,7 @@
 /**
  * A served index whose uncompressed stored fragments changed on disk after
- * the server loaded it: nothing decodes them, so the damage shows when a
- * fragment is parsed (reranking, QA, a context's metadata). The answer is
+ * the server loaded it: nothing decodes them, but every read checks a
+ * fragment against its checksum (reranking, QA, a context's metadata). The answer is
  * 503 code 15 naming the file in the log once, as for any damaged file, not
  * a 500 for a SyntaxError or a member gone missing.
  */
@@ -75,7 +75,7 @@ describe('a served none-compressed index with a fragment changed in place', () =
     const [logged] = namingFile();
     expect(namingFile()).toHaveLength(1);
     expect(logged!.msg).toMatch(/is damaged or truncated/);
-    expect((logged!.err as { message: string }).message).toMatch(/is damaged \(the fragment of (article|paragraph) \d+ (is not JSON|has no)/);
+    expect((logged!.err as { message: string }).message).toMatch(/is damaged \(the fragment of (article|paragraph) \d+ does not match its checksum\)/);
   });
 
   it.each(DAMAGES.filter(([member]) => member === 'paragraph'))(

@@ -12,23 +12,10 @@ import { readManifest, segmentFile, storedFile } from '../../src/search/manifest
 import { damagedFileOf } from '../../src/search/segment/errors.js';
 import { FIELDS } from '../../src/search/segment/format.js';
 import { compileFilterSpec } from '../../src/search/query/filter-spec.js';
-import { article, tempDir, writeIndex } from './helpers.js';
-
-// Frequencies vary, so the postings take bytes of the file (equal gaps and frequencies pack to none).
-const ZEBRAFISH = Array.from({ length: 150 }, (_, i) =>
-  article(`zebrafish-${i}`, [`Zebrafish lateral line hair cells regenerate after damage ${i}.${' Zebrafish again.'.repeat(i % 3)}`]),
-);
-const OCTOPUS = Array.from({ length: 150 }, (_, i) => article(`octopus-${i}`, [`Octopus arm suckers taste the chemicals they touch ${i}.`]));
+import { tempDir, writeIndex } from './helpers.js';
+import { OCTOPUS, ZEBRAFISH, rejection } from './damaged-corpus.js';
 
 const ALL = compileFilterSpec({});
-
-/** The error `promise` rejects with (failing if it resolves). */
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  return promise.then(
-    () => expect.fail('expected a rejection'),
-    (error: unknown) => error,
-  );
-}
 
 describe('a damaged index searched on worker threads', () => {
   let dir: string;

@@ -13,6 +13,17 @@ export class SegmentFormatError extends Error {
   }
 }
 
+/**
+ * A file written in another format than this version reads: no damage (its message says to re-ingest), so the
+ * advice given for damaged files, which calls the index damaged, is not added to it.
+ */
+export class OutdatedFormatError extends SegmentFormatError {}
+
+/** What is said after a file's own message: the advice for a damaged index, or nothing for an outdated file. */
+function adviceAfter(dir: string, error: unknown): string {
+  return error instanceof OutdatedFormatError ? '' : `; the index ${dir} is damaged: re-ingest the corpus into a new index directory`;
+}
+
 /** The file a read of a loaded index found truncated or damaged, if `error` says one did. */
 export function damagedFileOf(error: unknown): string | null {
   return error instanceof SegmentFormatError ? error.damagedFile : null;
@@ -43,16 +54,13 @@ export function namingFile(file: string, error: unknown): Error {
   return new Error(`cannot load ${file}: ${(error as Error).message ?? error}`, { cause: error });
 }
 
-/** What the operator can do about a damaged index: the same words whichever command found it. */
-const damagedIndexAdvice = (dir: string) => `the index ${dir} is damaged: re-ingest the corpus into a new index directory`;
-
 /**
  * A writer (ingestion, merge) cannot read an existing file of the index: it
  * refuses to build on it, and says what the operator can do.
  */
 export function damagedIndexError(dir: string, generation: number, file: string, error: unknown): SegmentFormatError {
   return new SegmentFormatError(
-    `${namingFile(file, error).message}; ${damagedIndexAdvice(dir)} (nothing was written: servers keep serving generation ${generation})`,
+    `${namingFile(file, error).message}${adviceAfter(dir, error)} (nothing was written: servers keep serving generation ${generation})`,
     { cause: error },
   );
 }
@@ -64,7 +72,7 @@ export function damagedIndexError(dir: string, generation: number, file: string,
  */
 export function unloadableIndexFileError(dir: string, file: string, error: unknown): Error {
   if (!(error instanceof SegmentFormatError)) return namingFile(file, error);
-  return new SegmentFormatError(`${namingFile(file, error).message}; ${damagedIndexAdvice(dir)}`, { cause: error });
+  return new SegmentFormatError(`${namingFile(file, error).message}${adviceAfter(dir, error)}`, { cause: error });
 }
 
 /** How a writer reads the index's existing files: one that cannot be read is damagedIndexError, naming it. */

@@ -1,7 +1,7 @@
 /**
  * On-disk layout of an immutable segment file:
  *
- *   [8 bytes magic "LITSEG01"][u32 LE header length][u32 reserved]
+ *   [8 bytes magic "LITSEG01"][u32 LE header length][u32 LE CRC-32 of the header]
  *   [msgpack header][padding to 8][array 0][padding to 8][array 1]...
  *
  * The header lists every array with its element type, byte offset and length,
@@ -21,15 +21,29 @@
  * norm (for score upper bounds). Block data (see bitpack.ts) is the document
  * gaps minus one (from the previous block's last document) then the
  * frequencies minus one, each frame-of-reference bit-packed at its width.
+ *
+ * Every array's CRC-32 is in the header: a load verifies the arrays it reads
+ * (all of them to merge, all but the postings to serve). Served postings are
+ * read per term on first use, so each field also has the CRC-32 of every
+ * POSTINGS_PAGE_BYTES of its postings (`<field>.postingsPageCrc`), and a term
+ * is verified page by page as it is paged in (postings-pager.ts).
  */
 export const MAGIC = 'LITSEG01';
 /**
+ * Version 4: a CRC-32 per array in the header and per postings page. Older versions are refused
+ * (their damaged bytes could not be told from good ones).
  * Version 3: every ISSN and every type of an article (article.issn*, article.type* offset/id columns).
  * Version 2: bit-packed blocks, title postings per article. Older versions are refused.
  */
-export const FORMAT_VERSION = 3;
+export const FORMAT_VERSION = 4;
 export const BLOCK_SIZE = 128;
 export const PREAMBLE_BYTES = 16;
+/**
+ * Bytes of postings per checksum: a term paged in reads the pages it lies in
+ * whole (about a microsecond of CRC-32 per page), for 4 bytes of checksum per
+ * page (0.1% of the postings).
+ */
+export const POSTINGS_PAGE_BYTES = 4096;
 
 /** Scored fields. The title field is indexed per article (see above). */
 export const FIELDS = ['text', 'title'] as const;
@@ -42,6 +56,8 @@ export interface ArraySpec {
   type: ArrayType;
   byteOffset: number;
   length: number;
+  /** CRC-32 of the array's bytes. */
+  crc32: number;
 }
 
 export interface FieldStats {
@@ -72,6 +88,7 @@ export type FieldPart =
   | 'blockMaxTf'
   | 'blockMinNorm'
   | 'postings'
+  | 'postingsPageCrc'
   | 'norms';
 
 /** Highest term frequency a block records; larger ones are stored as this (their bound is then the clause weight). */

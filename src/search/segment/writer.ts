@@ -3,6 +3,7 @@
  * Terms are sorted at write time; postings are encoded by postings-writer.ts.
  */
 import { open } from 'node:fs/promises';
+import { crc32 } from 'node:zlib';
 import { pack } from 'msgpackr';
 import { analyze } from '../analysis/analyzer.js';
 import type { ArticleInput } from '../../corpus/model.js';
@@ -16,6 +17,7 @@ import {
   FIELDS,
   FORMAT_VERSION,
   MAGIC,
+  POSTINGS_PAGE_BYTES,
   PREAMBLE_BYTES,
   alignTo8,
   fieldArray,
@@ -223,6 +225,10 @@ export class SegmentBuilder {
    */
   async writeWithPostings(file: string, postings: [string, TypedArray][], terms: number, sumLengths: Record<FieldName, number>): Promise<SegmentHeader> {
     const arrays = [...postings];
+    for (const field of FIELDS) {
+      const fieldPostings = postings.find(([name]) => name === fieldArray(field, 'postings'))![1];
+      arrays.push([fieldArray(field, 'postingsPageCrc'), postingsPageCrcs(fieldPostings)]);
+    }
     const journalNameTable = new StringTableBuilder();
     for (const name of this.journalNames) journalNameTable.append(name);
     arrays.push(
@@ -284,6 +290,14 @@ function isSurrogate(unit: number): boolean {
   return unit >= 0xd800 && unit <= 0xdfff;
 }
 
+/** The CRC-32 of every POSTINGS_PAGE_BYTES of a field's postings (the last page may be shorter). */
+function postingsPageCrcs(postings: TypedArray): Uint32Array {
+  const bytes = new Uint8Array(postings.buffer, postings.byteOffset, postings.byteLength);
+  const crcs = new Uint32Array(Math.ceil(bytes.length / POSTINGS_PAGE_BYTES));
+  for (let page = 0; page < crcs.length; page++) crcs[page] = crc32(bytes.subarray(page * POSTINGS_PAGE_BYTES, (page + 1) * POSTINGS_PAGE_BYTES));
+  return crcs;
+}
+
 function arrayType(array: TypedArray): ArrayType {
   if (array instanceof Uint8Array) return 'u8';
   if (array instanceof Uint32Array) return 'u32';
@@ -291,12 +305,16 @@ function arrayType(array: TypedArray): ArrayType {
   return 'f64';
 }
 
+function bytesOf(array: TypedArray): Buffer {
+  return Buffer.from(array.buffer, array.byteOffset, array.byteLength);
+}
+
 async function writeSegmentFile(file: string, header: SegmentHeader, arrays: [string, TypedArray][]): Promise<void> {
   // Offsets depend on the header length, which depends on the offsets: lay the arrays out
   // relative to the data start, then fix the header size by padding it to a stable length.
   let relative = 0;
   const specs: ArraySpec[] = arrays.map(([name, array]) => {
-    const spec = { name, type: arrayType(array), byteOffset: relative, length: array.length };
+    const spec = { name, type: arrayType(array), byteOffset: relative, length: array.length, crc32: crc32(bytesOf(array)) };
     relative = alignTo8(relative + array.length * ELEMENT_BYTES[spec.type]);
     return spec;
   });
@@ -313,6 +331,7 @@ async function writeSegmentFile(file: string, header: SegmentHeader, arrays: [st
   const preamble = Buffer.alloc(PREAMBLE_BYTES);
   preamble.write(MAGIC, 0, 'latin1');
   preamble.writeUInt32LE(headerBytes.length, 8);
+  preamble.writeUInt32LE(crc32(headerBytes), 12);
 
   const handle = await open(file, 'wx');
   try {
@@ -322,7 +341,7 @@ async function writeSegmentFile(file: string, header: SegmentHeader, arrays: [st
     for (const [index, [, array]] of arrays.entries()) {
       const offset = header.arrays[index]!.byteOffset;
       if (offset > position) await handle.write(Buffer.alloc(offset - position));
-      const view = Buffer.from(array.buffer, array.byteOffset, array.byteLength);
+      const view = bytesOf(array);
       await handle.write(view);
       position = offset + view.length;
     }

@@ -57,6 +57,8 @@ export class StoredFileWriter {
   private readonly starts: Float64Array;
   /** Article lengths, paragraph lengths, and (dictionary) their coded lengths. */
   private readonly lengths: Uint32Array;
+  /** Each article's and paragraph's CRC-32. */
+  private readonly checksums: Uint32Array;
   private readonly serializedDictionary: Buffer;
   private articles = 0;
   private paragraphs = 0;
@@ -96,7 +98,10 @@ export class StoredFileWriter {
     const layout = tablesLayout(this.header);
     this.tables = Buffer.alloc(layout.bytes);
     this.starts = new Float64Array(this.tables.buffer, this.tables.byteOffset, layout.f64Entries);
-    this.lengths = new Uint32Array(this.tables.buffer, this.tables.byteOffset + 8 * layout.f64Entries, layout.u32Entries);
+    const u32 = new Uint32Array(this.tables.buffer, this.tables.byteOffset + 8 * layout.f64Entries, layout.u32Entries);
+    const fragments = shape.articles + shape.paragraphs;
+    this.lengths = u32.subarray(0, layout.u32Entries - fragments);
+    this.checksums = u32.subarray(layout.u32Entries - fragments);
     this.chunk = Buffer.allocUnsafe(deflated ? chunkSize : 0);
     this.dataStart = dataStartOf(this.header);
   }
@@ -122,6 +127,7 @@ export class StoredFileWriter {
   private add(source: Uint8Array, from: number, to: number, index: number, tableOffset: number): void {
     const { header } = this;
     this.lengths[tableOffset + index] = to - from;
+    this.checksums[tableOffset + index] = crc32(source.subarray(from, to));
     if (header.compression === 'dictionary') {
       const coded = this.dictionary!.encode(source, from, to);
       this.starts[tableOffset + index] = this.dataWritten + this.pendingLength;

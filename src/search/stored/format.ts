@@ -9,6 +9,7 @@
  *   [chunk offsets: f64 × (chunks + 1), deflate only: file positions]
  *   [article lengths: u32 × articles][paragraph lengths: u32 × paragraphs]
  *   [dictionary only: coded lengths, u32 × articles then × paragraphs]
+ *   [fragment checksums: CRC-32 of each fragment's bytes, u32 × articles then × paragraphs]
  *   [padding to 8][dictionary only: token table (dictionary.ts), padding to 8][data]
  *
  * Starts and lengths address the logical data stream, which holds each
@@ -20,12 +21,17 @@
  * fragment is coded on its own (dictionary.ts): starts are then positions in
  * the coded data, and the coded lengths say how many bytes to read.
  * Starts are f64 (exact integers to 2^53), so a segment is not limited to 4 GiB.
+ * A fragment's checksum is that of its JSON bytes as served (decoded, whatever
+ * the compression): every read checks the bytes it hands over (reader.ts).
  */
-import { SegmentFormatError } from '../segment/errors.js';
+import { OutdatedFormatError, SegmentFormatError } from '../segment/errors.js';
 
 export const STORED_MAGIC = 'LITSTORE';
-/** Version 2: the `dictionary` compression, and the token table's size in the preamble. Version 1 is refused. */
-export const STORED_FORMAT_VERSION = 2;
+/**
+ * Version 3: a CRC-32 per fragment. Version 2: the `dictionary` compression, and the token table's size in the preamble.
+ * Older versions are refused.
+ */
+export const STORED_FORMAT_VERSION = 3;
 export const STORED_PREAMBLE_BYTES = 48;
 
 export const COMPRESSIONS = ['none', 'deflate', 'dictionary'] as const;
@@ -52,7 +58,7 @@ export interface StoredHeader {
 export interface TablesLayout {
   /** Entries of the f64 part: article starts, paragraph starts, chunk offsets. */
   f64Entries: number;
-  /** Entries of the u32 part: article lengths, paragraph lengths (and their coded lengths). */
+  /** Entries of the u32 part: article lengths, paragraph lengths (and their coded lengths), then the fragments' checksums. */
   u32Entries: number;
   /** Bytes of both parts, padded to 8. */
   bytes: number;
@@ -62,7 +68,7 @@ export interface TablesLayout {
 export function tablesLayout(header: Pick<StoredHeader, 'articles' | 'paragraphs' | 'chunks' | 'compression'>): TablesLayout {
   const fragments = header.articles + header.paragraphs;
   const f64Entries = fragments + (header.compression === 'deflate' ? header.chunks + 1 : 0);
-  const u32Entries = header.compression === 'dictionary' ? 2 * fragments : fragments;
+  const u32Entries = (header.compression === 'dictionary' ? 3 : 2) * fragments;
   return { f64Entries, u32Entries, bytes: 8 * f64Entries + padTo8(4 * u32Entries) };
 }
 
@@ -98,7 +104,7 @@ export function decodePreamble(bytes: Buffer, file: string): StoredHeader {
   }
   const version = bytes.readUInt32LE(8);
   if (version !== STORED_FORMAT_VERSION) {
-    throw new StoredFormatError(`${file}: stored-fields format ${version} is not supported (expected ${STORED_FORMAT_VERSION}); re-ingest the corpus`);
+    throw new OutdatedFormatError(`${file}: stored-fields format ${version} is not supported (expected ${STORED_FORMAT_VERSION}); re-ingest the corpus into a new index directory`);
   }
   const compression = COMPRESSIONS[bytes.readUInt32LE(12)];
   if (!compression) throw new StoredFormatError(`${file}: unknown compression ${bytes.readUInt32LE(12)}`);

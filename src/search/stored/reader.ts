@@ -52,6 +52,9 @@ export class StoredFields {
   /** Dictionary compression: the coded fragments' lengths (starts are then coded positions) and the token table. */
   private readonly articleCodedLengths: Uint32Array;
   private readonly paragraphCodedLengths: Uint32Array;
+  /** Each fragment's CRC-32, checked on every read of it. */
+  private readonly articleChecksums: Uint32Array;
+  private readonly paragraphChecksums: Uint32Array;
   private readonly dictionary: TokenDictionary | null;
   private readonly dataStart: number;
   private readonly chunkCache = new Map<number, Buffer>();
@@ -89,6 +92,9 @@ export class StoredFields {
     const coded = dictionary ? u32.subarray(articles + paragraphs) : u32;
     this.articleCodedLengths = coded.subarray(0, articles);
     this.paragraphCodedLengths = coded.subarray(articles, articles + paragraphs);
+    const checksums = u32.subarray(layout.u32Entries - articles - paragraphs);
+    this.articleChecksums = checksums.subarray(0, articles);
+    this.paragraphChecksums = checksums.subarray(articles);
     this.dictionary = dictionary;
     this.dataStart = dataStartOf(header);
     this.maxCachedChunks = Math.max(1, Math.floor(chunkCacheBytes / Math.max(1, header.chunkSize)));
@@ -208,11 +214,31 @@ export class StoredFields {
 
   /** Copies an article's fragment into `target` at `at`; returns the position after it. */
   copyArticle(article: number, target: Uint8Array, at: number): number {
-    return this.copyFragment(this.articleStarts[article]!, this.articleCodedLengths[article]!, this.articleLengths[article]!, target, at);
+    this.copyFragment(this.articleStarts[article]!, this.articleCodedLengths[article]!, this.articleLengths[article]!, target, at);
+    return this.checkArticle(article, target, at);
   }
 
   copyParagraph(paragraph: number, target: Uint8Array, at: number): number {
-    return this.copyFragment(this.paragraphStarts[paragraph]!, this.paragraphCodedLengths[paragraph]!, this.paragraphLengths[paragraph]!, target, at);
+    this.copyFragment(this.paragraphStarts[paragraph]!, this.paragraphCodedLengths[paragraph]!, this.paragraphLengths[paragraph]!, target, at);
+    return this.checkParagraph(paragraph, target, at);
+  }
+
+  /** Checks the article's fragment just copied to `target` at `at` against its checksum; returns the position after it. */
+  private checkArticle(article: number, target: Uint8Array, at: number): number {
+    return this.checkFragment(this.articleChecksums[article]!, target, at, this.articleLengths[article]!, `article ${article}`);
+  }
+
+  private checkParagraph(paragraph: number, target: Uint8Array, at: number): number {
+    return this.checkFragment(this.paragraphChecksums[paragraph]!, target, at, this.paragraphLengths[paragraph]!, `paragraph ${paragraph}`);
+  }
+
+  /**
+   * Bytes changed on disk since they were written (which no check of structure sees: a
+   * plain fragment is copied as it is) are damage, found before a response or a merge uses them.
+   */
+  private checkFragment(checksum: number, target: Uint8Array, at: number, length: number, which: string): number {
+    if (crc32(target.subarray(at, at + length)) !== checksum) throw this.damaged(`is damaged (the fragment of ${which} does not match its checksum)`);
+    return at + length;
   }
 
   /**
@@ -234,6 +260,8 @@ export class StoredFields {
     this.readData(scratch, 0, span, this.dataStart + articleStart);
     this.place(scratch, 0, articleStored, target, articleAt, this.articleLengths[article]!);
     this.place(scratch, paragraphStart - articleStart, this.paragraphCodedLengths[paragraph]!, target, paragraphAt, this.paragraphLengths[paragraph]!);
+    this.checkArticle(article, target, articleAt);
+    this.checkParagraph(paragraph, target, paragraphAt);
   }
 
   /** An article's fragment in a buffer of its own. */
@@ -281,21 +309,23 @@ export class StoredFields {
   }
 
   /** A fragment at `start` of the addressed data, `stored` bytes there, `length` bytes once copied to `target` at `at`. */
-  private copyFragment(start: number, stored: number, length: number, target: Uint8Array, at: number): number {
-    if (this.header.compression === 'deflate') return this.copyInflated(start, length, target, at);
+  private copyFragment(start: number, stored: number, length: number, target: Uint8Array, at: number): void {
+    if (this.header.compression === 'deflate') {
+      this.copyInflated(start, length, target, at);
+      return;
+    }
     const position = this.dataStart + start;
     if (this.ahead && stored <= this.ahead.length) {
       this.place(this.ahead, this.readAhead(position, stored), stored, target, at, length);
-      return at + length;
+      return;
     }
     if (!this.dictionary) {
       this.readData(target, at, length, position);
-      return at + length;
+      return;
     }
     const scratch = this.scratchFor(stored);
     this.readData(scratch, 0, stored, position);
     this.place(scratch, 0, stored, target, at, length);
-    return at + length;
   }
 
   /** Where `bytes` (at most the read-ahead buffer's size) at file `position` are in that buffer, reading on from there if they are not yet. */
@@ -346,7 +376,7 @@ export class StoredFields {
     return this.scratch;
   }
 
-  private copyInflated(start: number, length: number, target: Uint8Array, at: number): number {
+  private copyInflated(start: number, length: number, target: Uint8Array, at: number): void {
     const end = start + length;
     const size = this.header.chunkSize;
     for (let c = Math.floor(start / size); c * size < end; c++) {
@@ -355,7 +385,6 @@ export class StoredFields {
       const to = Math.min(end, (c + 1) * size) - c * size;
       at += chunk.copy(target, at, from, to);
     }
-    return at;
   }
 
   /** An inflated chunk, through a small LRU cache (Map order is recency order). */

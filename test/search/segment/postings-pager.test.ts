@@ -11,7 +11,7 @@ import path from 'node:path';
 import { SegmentBuilder } from '../../../src/search/segment/writer.js';
 import { Segment } from '../../../src/search/segment/reader.js';
 import { SegmentFormatError } from '../../../src/search/segment/errors.js';
-import { FIELDS, ELEMENT_BYTES, type FieldName } from '../../../src/search/segment/format.js';
+import { FIELDS, ELEMENT_BYTES, POSTINGS_PAGE_BYTES, type FieldName } from '../../../src/search/segment/format.js';
 import { NO_MORE_DOCS, PostingsCursor } from '../../../src/search/segment/postings.js';
 import { random } from '../../../scripts/lib/random.js';
 import { article, isOpen, tempDir } from '../helpers.js';
@@ -126,6 +126,28 @@ describe('paged postings', () => {
     paged.close();
     expect(isOpen(fd)).toBe(false);
     expect(() => paged.retain()).toThrow(/closed/);
+  });
+
+  it('reads a term of many checksummed pages (into memory of its own) as the segment read whole', async () => {
+    const copy = path.join(dir.dir, 'long-term.bin');
+    const next = random(11);
+    const builder = new SegmentBuilder();
+    // Half the paragraphs hold "common", up to 30 times: gaps and frequencies of several bits each.
+    for (let i = 0; i < 2500; i++) {
+      const paragraphs = Array.from({ length: 8 }, () => (next() < 0.5 ? 'common '.repeat(1 + Math.floor(30 * next())) : '') + `w${Math.floor(1000 * next())}x`);
+      builder.addArticle(article(`a${i}`, paragraphs, { title: 'title' }));
+    }
+    await builder.write(copy);
+    const [wholeCopy, paged] = [await Segment.load(copy), await Segment.load(copy, { pagedPostings: true })];
+    try {
+      const ordinal = paged.termOrdinal('common');
+      const [from, to] = termRange(paged, 'text', ordinal);
+      expect(to - from).toBeGreaterThan(2 * POSTINGS_PAGE_BYTES);
+      expect(decodeAll(paged, 'text', ordinal)).toEqual(decodeAll(wholeCopy, 'text', ordinal));
+      expect(postingsBytes(paged, 'text').subarray(from, to)).toEqual(postingsBytes(wholeCopy, 'text').subarray(from, to));
+    } finally {
+      paged.close();
+    }
   });
 
   it('says so when the file was cut short after it was opened', async () => {

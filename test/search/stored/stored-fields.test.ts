@@ -9,7 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StoredFieldsBuilder } from '../../../src/search/stored/writer.js';
 import { StoredFields } from '../../../src/search/stored/reader.js';
-import { StoredFormatError, type StoredCompression } from '../../../src/search/stored/format.js';
+import { STORED_FORMAT_VERSION, StoredFormatError, type StoredCompression } from '../../../src/search/stored/format.js';
 import { renderArticle, renderParagraph } from '../../../src/search/stored/render.js';
 import { Searcher } from '../../../src/search/searcher.js';
 import type { ArticleInput } from '../../../src/corpus/model.js';
@@ -125,7 +125,7 @@ describe.each([
     const cases: [string, (bytes: Buffer) => void, RegExp][] = [
       ['a flipped table byte', (b) => (b[48 + 8 * 5 + 3]! ^= 0x10), /checksum/],
       ['bad magic', (b) => b.write('NOTSTORE', 0, 'latin1'), /not a stored-fields file/],
-      ['a newer version', (b) => b.writeUInt32LE(3, 8), /format 3 is not supported.*re-ingest/],
+      ['a newer version', (b) => b.writeUInt32LE(STORED_FORMAT_VERSION + 1, 8), new RegExp(`format ${STORED_FORMAT_VERSION + 1} is not supported.*re-ingest`)],
       ['the previous version', (b) => b.writeUInt32LE(1, 8), /format 1 is not supported.*re-ingest/],
       ['an unknown compression', (b) => b.writeUInt32LE(9, 12), /unknown compression/],
       ['a wrong paragraph count', (b) => b.writeUInt32LE(b.readUInt32LE(20) + 1, 20), /truncated|damaged|checksum/],
