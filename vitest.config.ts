@@ -19,6 +19,8 @@ export default defineConfig({
                 ...shared,
                 name: 'postgresql',
                 include: ['test/platform/**/*.test.ts', 'test/archive/**/*.test.ts', 'test/**/*.postgres.test.ts'],
+                // The ZIP writer's own tests read no store (one writes an entry past 4 GiB): once is enough.
+                exclude: ['test/archive/zip*.test.ts', '**/node_modules/**'],
                 globalSetup: ['test/postgres/global-setup.ts'],
               },
             },

@@ -283,7 +283,7 @@ async function writeResults(results: Results): Promise<void> {
     '',
     '| | time (s) | throughput (MiB/s of input) | peak memory | archive size (MiB) | entries |',
     '|---|---|---|---|---|---|',
-    `| server (yazl, streamed) | ${f(server.seconds)} | ${f(server.inputMBps)} | ${f(server.peakRssAboveBaselineMiB)} MiB above a ${f(server.baselineRssMiB, 0)} MiB baseline | ${f(server.archiveBytes / MIB)} | ${server.entries} |`,
+    `| server (streamed) | ${f(server.seconds)} | ${f(server.inputMBps)} | ${f(server.peakRssAboveBaselineMiB)} MiB above a ${f(server.baselineRssMiB, 0)} MiB baseline | ${f(server.archiveBytes / MIB)} | ${server.entries} |`,
     zip
       ? `| \`zip -q -r\` | ${f(zip.seconds)} | ${f(zip.inputMBps)} | ${f(zip.peakRssMiB)} MiB (whole process) | ${f(zip.archiveBytes / MIB)} | ${zip.entries} |`
       : '| `zip` | not installed (`apt-get install -y zip`) | | | | |',

@@ -1,16 +1,16 @@
 /**
- * Streams resolved entries as a ZIP with yazl, in order. Entries are handed
- * to yazl one ahead of the one being written: the next file is sampled and
- * added while the current one streams, a file is opened only when yazl
- * reaches it, and a resource is serialised only then. So one entry is in
- * flight at a time and memory stays bounded whatever the archive size.
- * yazl checksums every chunk on this thread: rendered entries arrive in
- * small slices, so no single checksum holds the event loop long.
- * yazl switches to ZIP64 by itself when sizes or the entry count need it.
+ * Streams resolved entries as a ZIP (zip-writer.ts), in order, one entry in flight at a time:
+ * a file is sampled and opened only when the writer reaches it, and a resource is serialised
+ * only then. So memory stays bounded whatever the archive size.
+ * Compressible files and resources are deflated. Other files are stored, and read twice: a
+ * first read takes their CRC-32, which a stored entry's header must carry (front-to-back readers
+ * need it there), and the second is sent; a file whose bytes differ between the two cuts the
+ * download, as a disk error does. Checksums run on this thread, slice by slice: files arrive in
+ * 64 KiB reads and rendered entries in 64 KiB slices, so none holds the event loop long.
  */
-import { Readable } from 'node:stream';
-import { ZipFile } from 'yazl';
+import type { Readable } from 'node:stream';
 import type { ResolvedEntry } from './resolve.js';
+import { ZipWriter, checksumOf, deflatedMayReach4GiB } from './zip-writer.js';
 
 export interface ZipSources {
   /** The serialised resource, in slices. */
@@ -22,55 +22,51 @@ export interface ZipSources {
 }
 
 export function zipStream(entries: readonly ResolvedEntry[], sources: ZipSources, onError: (error: Error) => void): Readable {
-  const zip = new ZipFile();
-  const output = zip.outputStream as Readable;
+  const zip = new ZipWriter();
+  const output = zip.output;
   // A failure after the headers are sent can only cut the body short: the client sees a truncated ZIP.
+  // Once the client has gone, what follows (its entry cut short) is no failure of the download.
   const fail = (error: Error) => {
+    if (output.destroyed) return;
     onError(error);
     output.destroy(error);
   };
-  zip.on('error', fail);
   // If the client goes away, the entry being read must not keep its file open.
   const inFlight = new Set<Readable>();
   const track = (stream: Readable) => {
     inFlight.add(stream);
     stream.once('close', () => inFlight.delete(stream));
+    // Its error reaches the writer when it reads the stream; until then, this keeps an early one from going unhandled.
+    stream.on('error', () => {});
     return stream;
   };
   output.once('close', () => {
     for (const stream of inFlight) stream.destroy();
   });
 
-  let next = 0;
-  const addNext = async (): Promise<void> => {
-    if (output.destroyed) return;
-    if (next === entries.length) return zip.end();
-    const entry = entries[next++]!;
-    const mtime = new Date(entry.state.updatedAt);
+  const write = async (entry: ResolvedEntry): Promise<void> => {
+    const info = { name: entry.name, modified: new Date(entry.state.updatedAt) };
     const file = entry.state.file;
     if (entry.format === null && file) {
-      const options = { mtime, size: file.bytes, compress: await sources.compressible(entry) };
-      zip.addReadStreamLazy(entry.name, options, (done) => {
-        let content: Readable;
-        try {
-          content = sources.open(entry);
-        } catch (error) {
-          return fail(error as Error);
-        }
-        done(null, track(content).once('error', fail));
-        addNext().catch(fail);
-      });
-    } else {
-      zip.addReadStreamLazy(entry.name, { mtime }, (done) => {
-        sources.render(entry).then((content) => {
-          // The client left while the entry was rendering: its slices are dropped.
-          if (output.destroyed) return void content.destroy();
-          done(null, track(content).once('error', fail));
-        }, fail);
-        addNext().catch(fail);
-      });
+      if (await sources.compressible(entry)) {
+        return zip.addDeflated(info, track(sources.open(entry)), { exactBytes: file.bytes, mayReach4GiB: deflatedMayReach4GiB(file.bytes) });
+      }
+      const expected = await checksumOf(track(sources.open(entry)));
+      if (expected.bytes !== file.bytes) throw new Error(`ZIP entry ${entry.name}: ${expected.bytes} bytes on disk where ${file.bytes} were recorded; download cut`);
+      return zip.addStored(info, track(sources.open(entry)), expected);
     }
+    const content = await sources.render(entry);
+    // The client left while the entry was rendering: its slices are dropped.
+    if (output.destroyed) return void content.destroy();
+    // A rendered resource is bounded far below 4 GiB (64 MiB, RepresentationTooLarge).
+    return zip.addDeflated(info, track(content), { exactBytes: null, mayReach4GiB: false });
   };
-  addNext().catch(fail);
+  (async () => {
+    for (const entry of entries) {
+      if (output.destroyed) return;
+      await write(entry);
+    }
+    await zip.end();
+  })().catch(fail);
   return output;
 }

@@ -1,4 +1,4 @@
-/** Reads a ZIP with yauzl, a reader independent of the writer (yazl): entry names in order and their bytes. */
+/** Reads a ZIP with yauzl, a reader independent of the writer (src/archive/zip-writer.ts): entry names in order and their bytes. */
 import yauzl from 'yauzl';
 
 export interface Unzipped {
@@ -6,13 +6,15 @@ export interface Unzipped {
   entries: Map<string, Buffer>;
   /** ZIP compression method per entry: 0 stored, 8 deflated. */
   methods: Map<string, number>;
+  /** Modification time per entry: that of the extended timestamp field (UTC seconds), and that of the DOS field (local time, 2 s). */
+  modified: Map<string, { extended: Date; dos: Date }>;
 }
 
 export function unzip(source: Buffer | string): Promise<Unzipped> {
   return new Promise((resolve, reject) => {
     const opened = (error: Error | null, zip?: yauzl.ZipFile) => {
       if (error || !zip) return reject(error ?? new Error('no zip'));
-      const result: Unzipped = { names: [], entries: new Map(), methods: new Map() };
+      const result: Unzipped = { names: [], entries: new Map(), methods: new Map(), modified: new Map() };
       zip.on('error', reject);
       zip.on('end', () => resolve(result));
       zip.on('entry', (entry: yauzl.Entry) => {
@@ -25,6 +27,7 @@ export function unzip(source: Buffer | string): Promise<Unzipped> {
             result.names.push(entry.fileName);
             result.entries.set(entry.fileName, Buffer.concat(chunks));
             result.methods.set(entry.fileName, entry.compressionMethod);
+            result.modified.set(entry.fileName, { extended: entry.getLastModDate(), dos: entry.getLastModDate({ forceDosFormat: true }) });
             zip.readEntry();
           });
         });

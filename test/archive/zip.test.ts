@@ -47,13 +47,62 @@ test('sources are opened one at a time, only when the writer reaches them', asyn
   expect((await unzip(Buffer.concat(chunks))).names).toEqual(['a.bin', 'b.bin', 'c.bin']);
 });
 
-test('when the reader goes away, the source being read is closed', async () => {
-  const source = trackedSource(64 * 1024 * 1024);
-  const output = zipStream([fileEntry('big.bin', 64 * 1024 * 1024)], { render: () => Promise.reject(new Error('none')), compressible: async () => true, open: () => source.stream }, () => {});
+test.each([
+  ['deflated', true],
+  ['stored (read twice)', false],
+])('when the reader goes away, the source being read is closed (%s)', async (_, compressible) => {
+  const sources: ReturnType<typeof trackedSource>[] = [];
+  const output = zipStream(
+    [fileEntry('big.bin', 64 * 1024 * 1024)],
+    {
+      render: () => Promise.reject(new Error('none')),
+      compressible: async () => compressible,
+      open: () => {
+        sources.push(trackedSource(64 * 1024 * 1024));
+        return sources.at(-1)!.stream;
+      },
+    },
+    () => {},
+  );
   await new Promise<void>((resolve) => output.once('data', () => resolve()));
   output.destroy();
   await new Promise((resolve) => setTimeout(resolve, 50));
-  expect(source.events).toEqual(['closed']);
+  expect(sources.map((source) => source.events)).toEqual(sources.map(() => ['closed']));
+  expect(sources).toHaveLength(compressible ? 1 : 2);
+});
+
+test.each([
+  ['other bytes', Buffer.alloc(1000, 8), 'its content changed since its checksum was taken'],
+  ['more bytes', Buffer.alloc(1001, 7), 'its content changed since its checksum was taken'],
+])('a stored file with %s on its second read cuts the ZIP short and is reported', async (_, second, message) => {
+  const errors: Error[] = [];
+  const reads = [Buffer.alloc(1000, 7), second];
+  const output = zipStream(
+    [fileEntry('packed.bin', 1000)],
+    { render: () => Promise.reject(new Error('none')), compressible: async () => false, open: () => Readable.from([reads.shift()!]) },
+    (e) => errors.push(e),
+  );
+  await expect(
+    (async () => {
+      for await (const _ of output);
+    })(),
+  ).rejects.toThrow(message);
+  expect(errors.map((e) => e.message)).toEqual([expect.stringContaining(message)]);
+});
+
+test('a stored file whose size on disk is not the recorded one cuts the ZIP short and is reported', async () => {
+  const errors: Error[] = [];
+  const output = zipStream(
+    [fileEntry('packed.bin', 1000)],
+    { render: () => Promise.reject(new Error('none')), compressible: async () => false, open: () => Readable.from([Buffer.alloc(999)]) },
+    (e) => errors.push(e),
+  );
+  await expect(
+    (async () => {
+      for await (const _ of output);
+    })(),
+  ).rejects.toThrow('999 bytes on disk where 1000 were recorded');
+  expect(errors).toHaveLength(1);
 });
 
 test('a failing source cuts the ZIP short and is reported', async () => {

@@ -7,10 +7,11 @@
  * byte of its content, not per byte sent. A 4.3 GB file of zeros kept 65% of a core busy for 47 s
  * (deflate on libuv's pool, the checksum on this thread) to send 4 MB, and a client allowed half of
  * --max-in-flight could run many such downloads, every core of a small machine. Bounding the ratio
- * within an entry (storing the rest once it shrank too much) cannot be done with yazl: an entry is
- * deflated or stored as a whole, and yazl owns the deflate stream it would have to switch. The
- * sample of compressibility.ts cannot bound it either: it reads the first 64 KiB, and zeros after
- * them pass. So what one client may occupy is bounded instead: about two thirds of a core per download.
+ * within an entry (storing the rest once it shrank too much) is not done: the ZIP writer deflates or
+ * stores an entry as a whole. It owns its deflate stream (archive/zip-writer.ts), so switching that
+ * to level 0 mid-entry (zlib's params()) would be possible. The sample of compressibility.ts cannot
+ * bound it either: it reads the first 64 KiB, and zeros after them pass. So what one client may
+ * occupy is bounded instead: about two thirds of a core per download.
  *
  * A slot is held for the whole request, HEAD included (it answers what a GET would), and given back
  * when the request ends: the ZIP sent, or the client gone.
