@@ -75,8 +75,18 @@ function fileErrorDecision(error: Error, inExecutable: boolean): ExitDecision {
 
 const isCommand = (word: string): word is Command => (COMMANDS as readonly string[]).includes(word);
 
-/** `args`: the command line after the program (process.argv.slice(2)). */
-export function decideStart(args: readonly string[], env: NodeJS.ProcessEnv, inExecutable: boolean): StartDecision {
+/** package.json's `engines`: index files and ZIP archives are checksummed with zlib.crc32, which Node has since 20.15. */
+const OLDEST_NODE = /^>=(\d+)\.(\d+)\./.exec(packageJson.engines.node)!.slice(1).map(Number) as [number, number];
+
+/** Why a command cannot run on Node `version`, or null. Said at once: an older Node had failed on its first checksum. */
+export function nodeTooOld(version: string): string | null {
+  const [major = 0, minor = 0] = version.split('.').map(Number);
+  if (major > OLDEST_NODE[0] || (major === OLDEST_NODE[0] && minor >= OLDEST_NODE[1])) return null;
+  return `litserve needs Node ${OLDEST_NODE.join('.')} or later (it checksums index files and ZIP archives with zlib.crc32); this is Node ${version}`;
+}
+
+/** `args`: the command line after the program (process.argv.slice(2)); `nodeVersion`: the Node running it. */
+export function decideStart(args: readonly string[], env: NodeJS.ProcessEnv, inExecutable: boolean, nodeVersion = process.versions.node): StartDecision {
   // Anywhere, as --help: `litserve --port 1 --version` and `litserve ingest --version` had been unknown options.
   if (args.includes('--version')) return { exit: 0, stdout: `litserve ${packageJson.version} (Node ${process.versions.node})\n` };
   const [first = 'serve', ...rest] = args;
@@ -84,6 +94,8 @@ export function decideStart(args: readonly string[], env: NodeJS.ProcessEnv, inE
   const command = isCommand(first) ? first : first.startsWith('-') ? 'serve' : null;
   if (command === null) return { exit: 2, stderr: `error: unknown command "${first}"; commands: ${COMMANDS.join(', ')}\n` };
   if (args.includes('--help') || args.includes('-h')) return { exit: 0, stdout: `usage: ${usage(command, inExecutable)}\n\n${helpText(command)}\n` };
+  const tooOld = nodeTooOld(nodeVersion);
+  if (tooOld !== null) return { exit: 1, stderr: `error: ${tooOld}\n` };
   try {
     const config = loadConfig(isCommand(first) ? rest : args, env, command);
     checkCommandSettings(command, config);

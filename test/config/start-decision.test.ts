@@ -37,4 +37,13 @@ describe('decideStart', () => {
     expect(decision).toEqual({ run: 'serve', config: loadConfig(['--port', '9000'], { DATA_DIR: '/srv/data' }, 'serve') });
     expect(decision).toMatchObject({ config: { port: 9000, data: '/srv/data', givenIn: { port: 'flag', data: 'environment' } } });
   });
+
+  it('refuses to run a command on a Node older than package.json\'s engines, saying which it needs; --version and --help still answer', () => {
+    const tooOld = { exit: 1, stderr: expect.stringMatching(/^error: litserve needs Node 20\.15 or later \(.*zlib\.crc32\); this is Node 20\.14\.0\n$/) };
+    expect(decideStart(['-p', '9000'], {}, false, '20.14.0')).toEqual(tooOld);
+    expect(decideStart(['ingest', '--merge'], {}, false, '18.20.4')).toMatchObject({ exit: 1 });
+    expect(decideStart(['--help'], {}, false, '20.14.0')).toMatchObject({ exit: 0 });
+    expect(decideStart(['--version'], {}, false, '20.14.0')).toMatchObject({ exit: 0 });
+    for (const version of ['20.15.0', '20.20.2', '22.1.0']) expect(decideStart(['-p', '9000'], {}, false, version)).toMatchObject({ run: 'serve' });
+  });
 });
