@@ -193,7 +193,14 @@ async function runServe(config: Config): Promise<number> {
   if (config.indexIsDefault && !existsSync(path.join(config.index!, MANIFEST_FILE))) {
     const demoCorpus = demoCorpusPath(config.demoCorpus);
     process.stderr.write(`No index at ${config.index}: building it from the demo corpus ${demoCorpus} (first start only)\n`);
-    await ingestWithProgress([demoCorpus], config.index!, { quiet: config.quiet });
+    // A signal stops the build as it stops ingest, and says so; with nothing published, the next start builds again.
+    // (It had killed the process where it was, without a word, leaving the write lock and any segment written.)
+    const interruption = watchInterruption('serve', config.index!);
+    try {
+      await ingestWithProgress([demoCorpus], config.index!, { quiet: config.quiet, signal: interruption.signal });
+    } finally {
+      interruption.end();
+    }
   }
   await startServer(config, releaseData);
   return -1; // keep running

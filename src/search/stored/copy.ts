@@ -6,7 +6,7 @@
  */
 import type { StoredCompression } from './format.js';
 import type { StoredFields } from './reader.js';
-import { StoredFileWriter, chooseDictionary, type StoredFileShape } from './file-writer.js';
+import { StoredFileWriter, chooseDictionaryAbortable, type StoredFileShape } from './file-writer.js';
 import { stopIfAborted } from '../merge-stop.js';
 
 /** An article to copy: its ordinal in `source` and its paragraphs there, [from, to). */
@@ -23,8 +23,9 @@ const ARTICLES_PER_STOP = 1024;
 /**
  * Writes `file` from `articles`, in that order, each source read in file
  * order (readInFileOrder); `visit` sees each article's fragment (its JSON
- * members) as it is copied. An aborted `signal` stops the copy between two
- * articles (rejecting with its reason), the file left for the caller to remove.
+ * members) as it is copied. An aborted `signal` stops the token table's choice
+ * or the copy between two fragments or articles (rejecting with its reason),
+ * the file, if created, left for the caller to remove.
  */
 export async function writeCopiedStoredFields(
   file: string,
@@ -44,13 +45,14 @@ export async function writeCopiedStoredFields(
   });
   const dictionary =
     compression === 'dictionary'
-      ? chooseDictionary(
+      ? await chooseDictionaryAbortable(
           shape,
           (i) => articles[i]!.source.articleBytes(articles[i]!.article),
           (i) => {
             const owner = lastAtMost(firstParagraph, i);
             return articles[owner]!.source.paragraphBytes(articles[owner]!.from + i - firstParagraph[owner]!);
           },
+          signal,
         )
       : null;
   for (const source of new Set(articles.map((a) => a.source))) source.readInFileOrder();

@@ -60,6 +60,23 @@ function hashBytes(source: Uint8Array, from: number, to: number): number {
   return hash >>> 0;
 }
 
+/** How often each token of the fragments added occurs, which `TokenDictionary.choose` ranks. */
+export class TokenCounts {
+  // Keyed by the token's bytes as latin1 (one char per byte, exact and cheap).
+  readonly counts = new Map<string, number>();
+
+  add(fragment: Buffer): void {
+    for (let start = 0; start < fragment.length; ) {
+      const end = tokenEnd(fragment, start, fragment.length);
+      if (end - start >= 3) {
+        const token = fragment.toString('latin1', start, end);
+        this.counts.set(token, (this.counts.get(token) ?? 0) + 1);
+      }
+      start = end;
+    }
+  }
+}
+
 export class TokenDictionary {
   /** Open-addressing hash table for encoding: token index + 1 per slot, 0 when free (built on first use). */
   private slots: Int32Array | null = null;
@@ -87,21 +104,18 @@ export class TokenDictionary {
    * first. `onCounted` hears now and then how many fragments of the sample are counted.
    */
   static build(sample: readonly Buffer[], onCounted?: (done: number) => void): TokenDictionary {
-    // Keyed by the token's bytes as latin1 (one char per byte, exact and cheap).
-    const counts = new Map<string, number>();
+    const counts = new TokenCounts();
     for (const [index, fragment] of sample.entries()) {
       if (onCounted && index % FRAGMENTS_PER_REPORT === 0) onCounted(index);
-      for (let start = 0; start < fragment.length; ) {
-        const end = tokenEnd(fragment, start, fragment.length);
-        if (end - start >= 3) {
-          const token = fragment.toString('latin1', start, end);
-          counts.set(token, (counts.get(token) ?? 0) + 1);
-        }
-        start = end;
-      }
+      counts.add(fragment);
     }
+    return TokenDictionary.choose(counts);
+  }
+
+  /** The tokens that save the most bytes over the fragments `counted` holds: count × (length − 2), most first. */
+  static choose(counted: TokenCounts): TokenDictionary {
     const ranked: [string, number][] = [];
-    for (const [token, count] of counts) {
+    for (const [token, count] of counted.counts) {
       if (count > 1) ranked.push([token, count * (token.length - 2)]);
     }
     ranked.sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
