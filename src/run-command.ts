@@ -17,6 +17,7 @@ import { corpusYieldedNothing } from './eval-inputs.js';
 import { withScratchDir } from './eval/scratch-dir.js';
 import { IndexMissingError, MANIFEST_FILE } from './search/manifest.js';
 import { mergeAll } from './search/merge.js';
+import { isOutdatedFormat } from './search/segment/errors.js';
 import type { StoredCompression } from './search/stored/format.js';
 import { lockDataOf, startServer } from './server.js';
 import { explainIndexMissing } from './start-decision.js';
@@ -202,7 +203,13 @@ async function runServe(config: Config): Promise<number> {
       interruption.end();
     }
   }
-  await startServer(config, releaseData);
+  try {
+    await startServer(config, releaseData);
+  } catch (error) {
+    // The default index is most often the demo corpus's, built by a first start of an older version.
+    if (!config.indexIsDefault || !isOutdatedFormat(error)) throw error;
+    throw new Error(`${(error as Error).message}; if it holds only the demo corpus, remove ${config.index} and start again: it is rebuilt`, { cause: error });
+  }
   return -1; // keep running
 }
 

@@ -1,12 +1,13 @@
 /** Builds throwaway indexes for engine tests. */
 import { fstatSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { ArticleInput } from '../../src/corpus/model.js';
 import { IndexWriter } from '../../src/search/index-writer.js';
 import { Searcher } from '../../src/search/searcher.js';
 import { Library } from '../../src/corpus/library.js';
+import { FORMAT_VERSION } from '../../src/search/segment/format.js';
 import type { StoredCompression } from '../../src/search/stored/format.js';
 import { random } from '../../scripts/lib/random.js';
 
@@ -82,4 +83,14 @@ export async function liveIds(indexDir: string): Promise<string[]> {
   } finally {
     await searcher.close();
   }
+}
+
+/** Makes the segment file say it is of the format before this one (its header's `formatVersion`, a msgpack fixint). */
+export async function markSegmentOutdated(file: string): Promise<void> {
+  const bytes = await readFile(file);
+  const key = Buffer.concat([Buffer.from([0xa0 | 13]), Buffer.from('formatVersion')]);
+  const at = bytes.indexOf(key) + key.length;
+  if (bytes[at] !== FORMAT_VERSION) throw new Error(`${file}: no formatVersion ${FORMAT_VERSION} where expected`);
+  bytes[at] = FORMAT_VERSION - 1;
+  await writeFile(file, bytes);
 }

@@ -10,7 +10,7 @@ import { readManifest, segmentFile, storedFile } from '../../src/search/manifest
 import { FORMAT_VERSION } from '../../src/search/segment/format.js';
 import { STORED_FORMAT_VERSION } from '../../src/search/stored/format.js';
 import { Searcher } from '../../src/search/searcher.js';
-import { article, tempDir, writeIndex } from './helpers.js';
+import { article, markSegmentOutdated, tempDir, writeIndex } from './helpers.js';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -24,16 +24,12 @@ async function outdatedIndex(file: 'segment' | 'stored'): Promise<{ dir: string;
   await writeIndex(dir, [article('a1', ['place cells fire in one place'])]);
   const [entry] = (await readManifest(dir)).segments;
   const outdated = file === 'segment' ? segmentFile(dir, entry!.name) : storedFile(dir, entry!.name);
-  const bytes = await readFile(outdated);
-  if (file === 'stored') {
-    bytes.writeUInt32LE(STORED_FORMAT_VERSION - 1, 8);
-  } else {
-    // The header's `formatVersion`, a msgpack key (fixstr of 13) and its value (a positive fixint).
-    const key = Buffer.concat([Buffer.from([0xa0 | 13]), Buffer.from('formatVersion')]);
-    const at = bytes.indexOf(key) + key.length;
-    expect(bytes[at]).toBe(FORMAT_VERSION);
-    bytes[at] = FORMAT_VERSION - 1;
+  if (file === 'segment') {
+    await markSegmentOutdated(outdated);
+    return { dir, outdated };
   }
+  const bytes = await readFile(outdated);
+  bytes.writeUInt32LE(STORED_FORMAT_VERSION - 1, 8);
   await writeFile(outdated, bytes);
   return { dir, outdated };
 }

@@ -19,6 +19,12 @@ export class SegmentFormatError extends Error {
  */
 export class OutdatedFormatError extends SegmentFormatError {}
 
+/** Whether `error`, or an error it was caused by, is an OutdatedFormatError. */
+export function isOutdatedFormat(error: unknown): boolean {
+  for (let cause = error; cause instanceof Error; cause = cause.cause) if (cause instanceof OutdatedFormatError) return true;
+  return false;
+}
+
 /** What is said after a file's own message: the advice for a damaged index, or nothing for an outdated file. */
 function adviceAfter(dir: string, error: unknown): string {
   return error instanceof OutdatedFormatError ? '' : `; the index ${dir} is damaged: re-ingest the corpus into a new index directory`;
