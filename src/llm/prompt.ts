@@ -3,6 +3,7 @@
  * (scholarag-reference section 2): a system instruction, then
  * "QUESTION: ..." and the numbered contexts between "=========" rules.
  */
+import { giveTurn, TURN_MS } from './turns.js';
 import type { Context } from './types.js';
 
 export const SYSTEM_PROMPT = [
@@ -50,7 +51,6 @@ export interface PromptMeasure<T> {
 // server answered nothing. The event loop gets a turn after this many contexts, or sooner once measuring
 // has taken TURN_MS: one paragraph of 100,000 characters took 50 to 170 ms (a 32,000-token llama vocabulary).
 const CONTEXTS_PER_TURN = 16;
-const TURN_MS = 10;
 
 // Contexts that do not fit measured before the rest are given up. With the window nearly full, every
 // lower-ranked paragraph was tokenised in search of one short enough: 500 paragraphs of 1.5 KB (retriever_k's
@@ -78,7 +78,7 @@ export async function fitContexts<T>(contexts: readonly T[], measure: PromptMeas
     if (used >= budget) break; // every context takes at least a token
     if (misses === MAX_MISSES) break;
     if (measuredThisTurn === CONTEXTS_PER_TURN || performance.now() - turnStarted >= TURN_MS) {
-      await new Promise((resolve) => setImmediate(resolve));
+      await giveTurn();
       turnStarted = performance.now();
       measuredThisTurn = 0;
     }
