@@ -6,6 +6,7 @@
 import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { HAS_CHROMIUM, SKIP_REASON, startServerAndBrowser, type Browser, type UiServer } from './browser.js';
+import { fillTabStorage } from './tab-storage-filler.js';
 
 // Browser globals: used only in functions that Playwright runs inside the page.
 declare const sessionStorage: any;
@@ -23,7 +24,8 @@ describe.skipIf(!HAS_CHROMIUM)(`the cart's limits in Chromium (${HAS_CHROMIUM ? 
 
   const cartSize = () => page.locator('#cart-size').textContent();
   const cartMessage = () => page.locator('#cart-message').textContent();
-  const storedIds = () => page.evaluate((key) => JSON.parse(sessionStorage.getItem(key) ?? '[]').map(([id]: [string]) => id), CART_KEY);
+  /** The ids of the cart kept in this tab's storage, read as the page reads them (a string: vitest rewrites an import() in a function). */
+  const storedIds = (): Promise<string[]> => page.evaluate("import('/ui/js/cart-storage.js').then((storage) => [...storage.openCartStorage().cart.keys()])");
   const firstCard = () => page.getByTestId('result').first();
   const addButton = () => firstCard().locator('button.add-to-archive');
 
@@ -69,17 +71,7 @@ describe.skipIf(!HAS_CHROMIUM)(`the cart's limits in Chromium (${HAS_CHROMIUM ? 
   });
 
   it("says when this tab's storage is full, leaves the cart as it was, and throws nothing", async () => {
-    // Everything the storage takes but a few characters, in pieces that shrink as it fills: no article fits in what is left.
-    await page.evaluate(() => {
-      let pieces = 0;
-      for (let piece = 1_000_000; piece >= 1; piece /= 10) {
-        try {
-          for (;;) sessionStorage.setItem(`filler-${pieces++}`, 'x'.repeat(piece));
-        } catch {
-          // Full for pieces this large: smaller ones may still fit.
-        }
-      }
-    });
+    await fillTabStorage(page);
 
     await addButton().click();
     await expect.poll(cartMessage).toBe(

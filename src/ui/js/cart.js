@@ -1,8 +1,8 @@
 // The archive cart: chosen articles, the access token, a project the token may write, and the ZIP download.
 import { accessToken, authHeaders, errorOf, getJson, networkError, readJson, serverUrl, tokenProblem } from './api.js';
-import { keptAcrossReloads, tabStorage } from './tab-storage.js';
+import { openCartStorage } from './cart-storage.js';
+import { keptAcrossReloads } from './tab-storage.js';
 
-const CART_KEY = 'litserve.cart';
 /**
  * The characters of a title the cart keeps, enough for its list: nothing bounds a title in a corpus, and one of
  * megabytes stored whole passed sessionStorage's quota, so that the cart stopped following the clicks.
@@ -18,25 +18,12 @@ function titleStart(title) {
   return `${title.slice(0, end)}…`;
 }
 
-/**
- * The cart kept in this tab: article_id -> title pairs, in the order added. A value that is no such list (written
- * by hand, or by another version of the page) had stopped the page as it loaded: the cart starts empty instead.
- */
-function storedCart() {
-  let pairs;
-  try {
-    pairs = JSON.parse(tabStorage.getItem(CART_KEY) ?? '[]');
-  } catch {
-    return null;
-  }
-  const isPair = (pair) => Array.isArray(pair) && pair.length === 2 && typeof pair[0] === 'string' && typeof pair[1] === 'string';
-  return Array.isArray(pairs) && pairs.every(isPair) ? new Map(pairs) : null;
-}
-
 export function createCart(root, { literatureProject, onTokenChange }) {
-  const stored = storedCart();
+  const storage = openCartStorage();
   /** article_id -> title, in the order added; kept for this tab only, like the token. */
-  let items = stored ?? new Map();
+  const items = storage.cart ?? new Map();
+  /** article_id -> its <li> in the cart's list: a click adds or removes one, as rebuilding thousands had cost a click 300 ms. */
+  const listItems = new Map();
   /** article_id -> { title, group: the cards' archive buttons for it }. */
   const buttons = new Map();
   /** True while an archive is made and fetched: one at a time, whatever the cart does meanwhile. */
@@ -67,32 +54,36 @@ export function createCart(root, { literatureProject, onTokenChange }) {
     button.setAttribute('aria-label', `${button.textContent}: ${title}`);
   };
 
-  const render = () => {
+  /** The cart's list entry for an article. */
+  const listItem = (id, title) => {
+    const item = document.createElement('li');
+    // Its own bidirectional isolate, like the title on its card.
+    const name = document.createElement('bdi');
+    name.textContent = title;
+    item.append(name);
+    const remove = document.createElement('button');
+    remove.type = 'button';
+    remove.textContent = '×';
+    remove.setAttribute('aria-label', `Remove ${title} from the archive`);
+    remove.addEventListener('click', () => {
+      // This button goes: keep keyboard users in the cart, on the button then in its place (or the last one).
+      const focusNext = (item.nextElementSibling ?? item.previousElementSibling)?.querySelector('button') ?? tokenInput;
+      toggle(id, title);
+      if (!item.isConnected) focusNext.focus();
+    });
+    item.append(remove);
+    return item;
+  };
+
+  /** What shows the cart's size: its count, and the download button. */
+  const showSize = () => {
     size.textContent = `(${items.size})`;
-    list.replaceChildren(
-      ...[...items].map(([id, title]) => {
-        const item = document.createElement('li');
-        // Its own bidirectional isolate, like the title on its card.
-        const name = document.createElement('bdi');
-        name.textContent = title;
-        item.append(name);
-        const remove = document.createElement('button');
-        remove.type = 'button';
-        remove.textContent = '×';
-        remove.setAttribute('aria-label', `Remove ${title} from the archive`);
-        remove.addEventListener('click', () => {
-          const position = [...items.keys()].indexOf(id);
-          toggle(id, title);
-          // This button is gone: keep keyboard users in the cart, on the button now in its place (or the last one).
-          const left = list.querySelectorAll('button');
-          (left[Math.min(position, left.length - 1)] ?? tokenInput).focus();
-        });
-        item.append(remove);
-        return item;
-      }),
-    );
-    for (const [id, { title, group }] of buttons) for (const button of group) if (button.isConnected) syncButton(button, id, title);
     download.disabled = items.size === 0 || downloading;
+  };
+
+  const syncButtons = (id) => {
+    const bound = buttons.get(id);
+    for (const button of bound?.group ?? []) if (button.isConnected) syncButton(button, id, bound.title);
   };
 
   /**
@@ -105,19 +96,27 @@ export function createCart(root, { literatureProject, onTokenChange }) {
     if (adding && items.size >= MAX_CART_ARTICLES) {
       return refuse(`Not added: an archive holds at most ${MAX_CART_ARTICLES.toLocaleString('en')} articles, and the cart has that many. Download the archive, or remove some articles, to add others.`);
     }
-    const next = new Map(items);
-    if (adding) next.set(id, titleStart(title));
-    else next.delete(id);
+    const kept = adding ? titleStart(title) : undefined;
     try {
-      tabStorage.setItem(CART_KEY, JSON.stringify([...next]));
+      storage.store(items, id, kept);
     } catch (error) {
       const why = error.name === 'QuotaExceededError' ? 'is full' : `refused the change (${error.name})`;
       return refuse(`The cart was left as it was: this tab's storage, which keeps it, ${why}. Download the archive, or remove some articles, before adding others.`);
     }
-    items = next;
+    if (adding) {
+      items.set(id, kept);
+      const item = listItem(id, kept);
+      listItems.set(id, item);
+      list.append(item);
+    } else {
+      items.delete(id);
+      listItems.get(id).remove();
+      listItems.delete(id);
+    }
     if (message.textContent === refusal) say('');
     refusal = '';
-    render();
+    showSize();
+    syncButtons(id);
   };
 
   /** Ties a card's "Add to archive" button to the cart. */
@@ -192,8 +191,10 @@ export function createCart(root, { literatureProject, onTokenChange }) {
     }
   });
 
-  render();
-  if (stored === null) say('The cart kept in this tab could not be read: it starts empty.', true);
+  for (const [id, title] of items) listItems.set(id, listItem(id, title));
+  list.replaceChildren(...listItems.values());
+  showSize();
+  if (storage.cart === null) say('The cart kept in this tab could not be read: it starts empty.', true);
   else if (!keptAcrossReloads) say('This browser keeps no data for this site: the cart and the access token last until the page is reloaded.');
   if (accessToken.get()) void loadProjects();
   return { bindButton };
