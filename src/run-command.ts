@@ -17,7 +17,7 @@ import { corpusYieldedNothing } from './eval-inputs.js';
 import { withScratchDir } from './eval/scratch-dir.js';
 import { IndexMissingError, MANIFEST_FILE } from './search/manifest.js';
 import { mergeAll } from './search/merge.js';
-import { isOutdatedFormat } from './search/segment/errors.js';
+import { isOutdatedFormat } from './search/searcher.js';
 import type { StoredCompression } from './search/stored/format.js';
 import { lockDataOf, startServer } from './server.js';
 import { explainIndexMissing } from './start-decision.js';

@@ -16,7 +16,7 @@ import type { StoredFields } from './stored/reader.js';
 import type { Manifest } from './manifest.js';
 
 /** Outside the engine, an error a search or a fragment copy threw says through this which index file it found damaged (or null). */
-export { damagedFileOf } from './segment/errors.js';
+export { damagedFileOf, isOutdatedFormat } from './segment/errors.js';
 
 export interface SearcherOptions {
   /** Worker threads for top-k search; 0 = search on the calling thread. */
