@@ -47,7 +47,7 @@ async function reanalyse(dir: string): Promise<void> {
     stored.close();
   }
   await builder.write(path.join(dir, 'reanalysed.seg'));
-  builder.stored.write(path.join(dir, 'reanalysed.stored'));
+  await builder.stored.write(path.join(dir, 'reanalysed.stored'));
 }
 
 async function build(): Promise<{ segments: number; deleted: number }> {

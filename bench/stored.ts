@@ -44,7 +44,7 @@ const writeSeconds: Record<string, number> = {};
 for (const layout of layouts) {
   const file = path.join(workDir, `${layout}.stored`);
   const started = performance.now();
-  builder.write(file, layout);
+  await builder.write(file, layout);
   writeSeconds[layout] = (performance.now() - started) / 1000;
   sizes[layout] = (await stat(file)).size;
   process.stderr.write(`${layout}: ${(sizes[layout]! / 1048576).toFixed(1)} MiB, written in ${writeSeconds[layout]!.toFixed(1)} s\n`);

@@ -182,7 +182,7 @@ export class IndexWriter {
       const segmentSteps = this.builder.writeSteps;
       const total = segmentSteps + this.builder.stored.writeSteps(this.storedCompression);
       header = await this.builder.write(segmentFile(this.dir, name), onWrite && ((done) => onWrite(done, total)));
-      this.builder.stored.write(storedFile(this.dir, name), this.storedCompression, undefined, onWrite && ((done) => onWrite(segmentSteps + done, total)));
+      await this.builder.stored.write(storedFile(this.dir, name), this.storedCompression, undefined, onWrite && ((done) => onWrite(segmentSteps + done, total)));
       onWrite?.(total, total);
     } catch (error) {
       throw indexWriteError(this.dir, this.manifest.generation, error);

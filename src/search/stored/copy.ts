@@ -6,7 +6,7 @@
  */
 import type { StoredCompression } from './format.js';
 import type { StoredFields } from './reader.js';
-import { StoredFileWriter, chooseDictionaryAbortable, type StoredFileShape } from './file-writer.js';
+import { StoredFileWriter, chooseDictionary, type StoredFileShape } from './file-writer.js';
 import { stopIfAborted } from '../merge-stop.js';
 
 /** An article to copy: its ordinal in `source` and its paragraphs there, [from, to). */
@@ -45,14 +45,14 @@ export async function writeCopiedStoredFields(
   });
   const dictionary =
     compression === 'dictionary'
-      ? await chooseDictionaryAbortable(
+      ? await chooseDictionary(
           shape,
           (i) => articles[i]!.source.articleBytes(articles[i]!.article),
           (i) => {
             const owner = lastAtMost(firstParagraph, i);
             return articles[owner]!.source.paragraphBytes(articles[owner]!.from + i - firstParagraph[owner]!);
           },
-          signal,
+          { signal },
         )
       : null;
   for (const source of new Set(articles.map((a) => a.source))) source.readInFileOrder();

@@ -20,8 +20,6 @@ const FIRST_CODE = 0x100;
 const ESCAPE = 0x00;
 /** Bytes of a token's slot in the decoding table: four 32-bit words. */
 const SLOT = 16;
-/** Sampled fragments counted between two progress reports of `build`. */
-const FRAGMENTS_PER_REPORT = 1024;
 
 interface DecodingTable {
   /** Every token's first SLOT bytes, zero-padded, token i at SLOT * i. */
@@ -97,19 +95,6 @@ export class TokenDictionary {
 
   get size(): number {
     return this.offsets.length - 1;
-  }
-
-  /**
-   * Chooses the tokens that save the most bytes over `sample` (fragments' bytes): count × (length − 2), most
-   * first. `onCounted` hears now and then how many fragments of the sample are counted.
-   */
-  static build(sample: readonly Buffer[], onCounted?: (done: number) => void): TokenDictionary {
-    const counts = new TokenCounts();
-    for (const [index, fragment] of sample.entries()) {
-      if (onCounted && index % FRAGMENTS_PER_REPORT === 0) onCounted(index);
-      counts.add(fragment);
-    }
-    return TokenDictionary.choose(counts);
   }
 
   /** The tokens that save the most bytes over the fragments `counted` holds: count × (length − 2), most first. */

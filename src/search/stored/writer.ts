@@ -71,7 +71,7 @@ export class StoredFieldsBuilder {
    * Writes the file and fsyncs it; the caller publishes it with its segment. `onSteps` hears now and
    * then how many of the `writeSteps` are done (the token table's choice, then the articles written).
    */
-  write(file: string, compression: StoredCompression = DEFAULT_STORED_COMPRESSION, chunkSize = DEFAULT_CHUNK_SIZE, onSteps?: (done: number, total: number) => void): void {
+  async write(file: string, compression: StoredCompression = DEFAULT_STORED_COMPRESSION, chunkSize = DEFAULT_CHUNK_SIZE, onSteps?: (done: number, total: number) => void): Promise<void> {
     const view = this.stream.view();
     const stream = Buffer.from(view.buffer, view.byteOffset, view.length);
     const { shape } = this;
@@ -80,11 +80,11 @@ export class StoredFieldsBuilder {
     const fragment = (starts: number[], lengths: number[], i: number) => stream.subarray(starts[i], starts[i]! + lengths[i]!);
     const dictionary =
       compression === 'dictionary'
-        ? chooseDictionary(
+        ? await chooseDictionary(
             shape,
             (article) => fragment(this.articleStarts, this.articleLengths, article),
             (paragraph) => fragment(this.paragraphStarts, this.paragraphLengths, paragraph),
-            onSteps && ((done) => onSteps(done, total)),
+            { onSampled: onSteps && ((done) => onSteps(done, total)) },
           )
         : null;
     const writer = StoredFileWriter.create(file, shape, compression, dictionary, chunkSize);

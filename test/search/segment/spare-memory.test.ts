@@ -77,7 +77,7 @@ describe('segment builders on reused memory', () => {
       const builder = new SegmentBuilder(memory);
       for (const each of articles) builder.addArticle(each);
       await builder.write(path.join(dir.dir, `${prefix}-${i}.seg`));
-      builder.stored.write(path.join(dir.dir, `${prefix}-${i}.stored`));
+      await builder.stored.write(path.join(dir.dir, `${prefix}-${i}.stored`));
       if (memory) {
         vi.restoreAllMocks();
         reusedPerBuilder.push(new Set(taken.filter((buffer) => previous.has(buffer))).size);

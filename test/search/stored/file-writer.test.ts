@@ -26,7 +26,7 @@ afterAll(async () => cleanup());
 async function built(file: string, articles: readonly ArticleInput[], compression: StoredCompression): Promise<void> {
   const builder = new StoredFieldsBuilder();
   for (const input of articles) builder.addArticle(input);
-  builder.write(file, compression);
+  await builder.write(file, compression);
 }
 
 describe.each(['none', 'dictionary', 'deflate'] as const)('stored fields copied from other files, %s', (compression) => {

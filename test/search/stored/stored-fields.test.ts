@@ -21,7 +21,7 @@ const corpus: ArticleInput[] = edgeCaseCorpus(120, 21);
 async function writeStored(file: string, compression: StoredCompression, chunkSize?: number): Promise<void> {
   const builder = new StoredFieldsBuilder();
   for (const article of corpus) builder.addArticle(article);
-  builder.write(file, compression, chunkSize);
+  await builder.write(file, compression, chunkSize);
 }
 
 let dir: string;
@@ -221,7 +221,7 @@ describe('an index whose stored fields are missing or do not match', () => {
       const builder = new StoredFieldsBuilder();
       for (const article of corpus.slice(0, 9)) builder.addArticle(article);
       await rm(storedPath);
-      builder.write(storedPath);
+      await builder.write(storedPath);
       await expect(Searcher.open(indexDir, options)).rejects.toThrow(/holds 9 articles .* its segment has 10/);
       await rm(storedPath);
       await expect(Searcher.open(indexDir, options)).rejects.toThrow(/is missing, though the manifest names it; .*re-ingest/);
