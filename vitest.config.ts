@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 import { postgresUnavailable } from './test/postgres/cluster.js';
 
@@ -8,8 +9,14 @@ const shared = { testTimeout: 60_000, hookTimeout: 120_000, pool: 'forks' as con
 const postgresMissing = postgresUnavailable();
 if (postgresMissing !== null) console.warn(`SKIPPED: the PostgreSQL platform-store tests (${postgresMissing}).`);
 
+// Vitest's default is one file at a time on a 2-core machine (cores - 1). Much of this suite waits on
+// child processes, browsers and servers, so two files at once take about a fifth less time there
+// (1,383 s against about 1,670 s for the same files, one run each).
+const maxWorkers = Math.max(2, availableParallelism() - 1);
+
 export default defineConfig({
   test: {
+    maxWorkers,
     projects: [
       { test: { ...shared, name: 'default', include: ['test/**/*.test.ts'], exclude: ['test/**/*.postgres.test.ts', '**/node_modules/**'] } },
       ...(postgresMissing === null
