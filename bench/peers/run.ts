@@ -24,6 +24,7 @@ import { measureQuality, measureSpeed, writeQueryFiles, type PeerRun, type Quali
 import { mergeMismatches, mergeReports } from './lib/merge.js';
 import { judgedQueries, querySets } from './lib/queries.js';
 import { writeReport, type Report } from './lib/report.js';
+import { loadChartRenderer } from './lib/charts.js';
 
 /** A bad setting ends the run before any work, with its message alone. */
 function refuse(message: string): never {
@@ -75,6 +76,7 @@ process.stderr.write(`peer comparison: ${config.peers.join(', ')}; corpora ${con
   `(generated: ${config.paragraphs.toLocaleString('en')} paragraphs); ${config.queriesPerSet} queries per set, ` +
   `${config.repeats} repeats, ${config.secondsPerCell} s budget per cell, ${config.threads} threads\n`);
 
+await loadChartRenderer().catch((error: unknown) => refuse((error as Error).message));
 if (config.peers.some((peer) => peer === 'engine' || peer === 'engine-http')) {
   buildCompiled(); // the engine peers run the compiled server (dist/), as `npm start` does
   buildCompiledHarness();

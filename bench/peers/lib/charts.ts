@@ -13,9 +13,16 @@ interface VegaLiteModule {
   compile(spec: unknown): { spec: unknown };
 }
 
+/**
+ * The chart renderer's packages (bench/peers/node_modules). A run loads them before it measures anything:
+ * missing, they had failed the run only when its report was written, its measurements lost.
+ */
+export async function loadChartRenderer(): Promise<{ vega: VegaModule; vegaLite: VegaLiteModule }> {
+  return { vega: await importPeerPackage<VegaModule>('vega'), vegaLite: await importPeerPackage<VegaLiteModule>('vega-lite') };
+}
+
 async function render(spec: Record<string, unknown>, file: string): Promise<string> {
-  const vega = await importPeerPackage<VegaModule>('vega');
-  const vegaLite = await importPeerPackage<VegaLiteModule>('vega-lite');
+  const { vega, vegaLite } = await loadChartRenderer();
   const view = new vega.View(vega.parse(vegaLite.compile({ $schema: 'https://vega.github.io/schema/vega-lite/v6.json', ...spec }).spec), { renderer: 'none' });
   const svg = await view.toSVG();
   view.finalize();
