@@ -10,7 +10,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError, ErrorCode } from './errors.js';
 import { repeatedKeys, quotedKey, writtenKeyCount } from '../corpus/readers/repeated-keys.js';
-import { loneSurrogatePointer } from '../platform/unicode.js';
+import { surveyPayload } from '../platform/payload-survey.js';
 
 // /v1's payload parser names keys as this one does; it may not import corpus/ itself.
 export { quotedKey };
@@ -73,15 +73,15 @@ function parseBody(request: FastifyRequest, bytes: Buffer): unknown {
   } catch (error) {
     throw new ApiError(400, ErrorCode.INVALID_INPUT, `the body is not valid JSON: ${(error as Error).message}`);
   }
-  refuseUnsafeKeysAndText(value);
-  const repeated = firstRepeatedKey(text);
+  const keys = refuseUnsafeKeysAndText(value);
+  const repeated = firstRepeatedKey(text, keys);
   if (repeated !== null) throw new ApiError(422, ErrorCode.INVALID_INPUT, `${quotedKey(repeated)} may be given only once`, { parameter: repeated });
   return value;
 }
 
 /**
  * The first key given twice in one object of a valid JSON text, as a path ("paragraphs[2].title"), or null.
- * `parsedKeys`, the keys its parse holds in all (see keysIn), spares the scan of every object's keys when
+ * `parsedKeys`, the keys its parse holds in all (PayloadSurvey's `keys`), spares the scan of every object's keys when
  * none repeats: the parse then holds as many as the text writes.
  */
 export function firstRepeatedKey(text: string, parsedKeys?: number): string | null {
@@ -99,49 +99,13 @@ function charsetsOf(contentType: string): string[] {
 /**
  * Refuses strings or keys holding a lone surrogate (a `\uD800` escape: no UTF-8 spells one, so a query
  * string cannot carry it either), then prototype keys (fastify's parser refused them as "not valid JSON").
+ * Returns how many keys the body holds, for firstRepeatedKey.
  */
-function refuseUnsafeKeysAndText(root: unknown): void {
-  if (loneSurrogatePointer(root) !== null) throw loneSurrogate();
-  const key = prototypeKeyIn(root);
-  if (key !== null) throw new ApiError(422, ErrorCode.INVALID_INPUT, `the key "${key}" is not accepted`, { parameter: key });
-}
-
-/**
- * The first key of a parsed JSON value that could set a prototype if merged with Object.assign or the
- * like (`__proto__`, or `constructor` holding a `prototype`; secure-json-parse's refusals), or null.
- */
-export function prototypeKeyIn(root: unknown): string | null {
-  return keysIn(root).prototypeKey;
-}
-
-/**
- * What one walk over a parsed JSON value's keys finds: its first prototype key (see prototypeKeyIn), or
- * else how many keys its objects hold in all (for firstRepeatedKey). Walks with its own stack: a deeply
- * nested body must not overflow the call stack. Only containers are stacked and keys are read by index:
- * an entry array made a body of 100,000 keys cost twice as much.
- */
-export function keysIn(root: unknown): { prototypeKey: string | null; keys: number } {
-  let keys = 0;
-  const pending: unknown[] = [root];
-  while (pending.length > 0) {
-    const value = pending.pop();
-    if (value === null || typeof value !== 'object') continue;
-    if (Array.isArray(value)) {
-      for (const item of value) if (item !== null && typeof item === 'object') pending.push(item);
-      continue;
-    }
-    const names = Object.keys(value);
-    keys += names.length;
-    for (let i = 0; i < names.length; i++) {
-      const key = names[i]!;
-      const child = (value as Record<string, unknown>)[key];
-      if (key === '__proto__') return { prototypeKey: key, keys };
-      const isObject = child !== null && typeof child === 'object';
-      if (key === 'constructor' && isObject && Object.hasOwn(child, 'prototype')) return { prototypeKey: key, keys };
-      if (isObject) pending.push(child);
-    }
-  }
-  return { prototypeKey: null, keys };
+function refuseUnsafeKeysAndText(root: unknown): number {
+  const { holdsLoneSurrogate, prototypeKey, keys } = surveyPayload(root);
+  if (holdsLoneSurrogate) throw loneSurrogate();
+  if (prototypeKey !== null) throw new ApiError(422, ErrorCode.INVALID_INPUT, `the key "${prototypeKey}" is not accepted`, { parameter: prototypeKey });
+  return keys;
 }
 
 function loneSurrogate(): ApiError {

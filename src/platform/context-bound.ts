@@ -5,6 +5,8 @@
  * context of 5,000 terms takes 59 ms). A resource is expanded when written and again at every
  * rendering, so such a payload would hold a render thread for as long at each read.
  */
+import { type ContextCost, surveyOf } from './payload-survey.js';
+
 export const MAX_CONTEXT_DEFINITIONS = 200;
 
 /**
@@ -19,69 +21,9 @@ export const MAX_CONTEXT_DEFINITIONS = 200;
  */
 export const MAX_CONTEXT_WORK = 500_000;
 
-/** What processing a payload's contexts may cost: how many contexts it defines, their terms, and how often they may be processed. */
-export interface ContextCost {
-  /** Each `@context` value anywhere in the payload, an array counting as its items. */
-  definitions: number;
-  /** The keys of all context objects: a processing copies up to this many term definitions. */
-  terms: number;
-  /** How many times contexts may be processed: each definition once, and each value outside the contexts again when a context is scoped. */
-  processings: number;
-}
-
-// Where a value stands, for contextCost: outside the contexts (a possible use), inside one, as a context
-// itself (its keys are terms), or as an `@context` array (its items are contexts).
-const OUTSIDE = 0;
-const IN_CONTEXT = 1;
-const CONTEXT = 2;
-const CONTEXT_LIST = 3;
-
-/**
- * One pass over the payload, in which only containers are stacked (their places beside them), scalars
- * are counted where they are met, keys are read by index and a context's terms are counted as its keys
- * are visited: an entry array, an object per child and a pass of its own over each context made a
- * payload of 100,000 keys cost 130 to 270 ms.
- */
+/** What processing a payload's contexts may cost, from its survey (payload-survey.ts, which counts them in its one walk). */
 export function contextCost(value: unknown): ContextCost {
-  let definitions = 0;
-  let terms = 0;
-  let values = 0;
-  let scoped = false;
-  const pending: object[] = [];
-  const places: number[] = [];
-  const visit = (child: unknown, place: number): void => {
-    // Values inside contexts are definitions, not uses.
-    if (place === OUTSIDE) values++;
-    if (typeof child === 'object' && child !== null) {
-      pending.push(child);
-      places.push(place);
-    }
-  };
-  visit(value, OUTSIDE);
-  while (pending.length > 0) {
-    const current = pending.pop()!;
-    const place = places.pop()!;
-    const inner = place === OUTSIDE ? OUTSIDE : IN_CONTEXT;
-    if (Array.isArray(current)) {
-      for (const item of current) visit(item, place === CONTEXT_LIST ? CONTEXT : inner);
-      continue;
-    }
-    const keys = Object.keys(current);
-    if (place === CONTEXT) terms += keys.length;
-    for (let i = 0; i < keys.length; i++) {
-      const key = keys[i]!;
-      const child = (current as Record<string, unknown>)[key];
-      if (key !== '@context') {
-        visit(child, inner);
-        continue;
-      }
-      definitions += Array.isArray(child) ? child.length : 1;
-      // A context inside a context belongs to a term definition: it is processed at each use of its term or type.
-      if (place !== OUTSIDE) scoped = true;
-      visit(child, Array.isArray(child) ? CONTEXT_LIST : CONTEXT);
-    }
-  }
-  return { definitions, terms, processings: definitions + (scoped ? values : 0) };
+  return surveyOf(value).contexts;
 }
 
 /** The problem with a payload whose contexts are too many or too costly to process, or null. */

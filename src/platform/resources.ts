@@ -10,6 +10,7 @@ import { PlatformError, rejections } from './errors.js';
 import type { Identity } from './identities.js';
 import { contextProblem } from './context-bound.js';
 import { depthProblem } from './json-depth.js';
+import { surveyOf } from './payload-survey.js';
 import { loneSurrogatePointer } from './unicode.js';
 import { expandIdSegment, expandedLengthProblem, expandMappedPrefix, isRelativeIri, resolveIri, resolvedLengthProblem } from './iri.js';
 import type { JsonObject } from './jsonld.js';
@@ -238,8 +239,8 @@ export class ResourceService {
   private async checkJsonLd(id: string, payload: JsonObject, project: ProjectState, caller: RenderCaller): Promise<string[]> {
     // After the id's own check (InvalidResourceId). Kept as UTF-8, a lone surrogate turns into U+FFFD where
     // a field is stored apart (the listed @type) while the payload keeps it: one resource, two texts.
-    const surrogate = loneSurrogatePointer(payload);
-    if (surrogate !== null) throw rejections.loneSurrogate('payload', surrogate);
+    // The survey made at the parse says whether there is one; only then is it looked for, to say where.
+    if (surveyOf(payload).holdsLoneSurrogate) throw rejections.loneSurrogate('payload', loneSurrogatePointer(payload)!);
     const expanded = await this.renderer.json({ id, source: payload, metadata: {}, base: project.base, vocab: project.vocab }, 'expanded', caller);
     return expandedTypes(JSON.parse(expanded) as unknown, id);
   }

@@ -1,15 +1,17 @@
 /**
- * The walks that check a /v1 payload before anything processes it (depth, JSON-LD context cost, prototype
- * keys) are written for speed on bodies of 100,000 keys: containers stacked apart from scalars, keys read by
- * index. Each must still answer exactly what its plain recursive definition answers, on payloads shaped as
- * JSON.parse gives them (own `__proto__` keys included).
+ * The walk that surveys a /v1 payload for its checks before anything processes it (depth, JSON-LD context
+ * cost, prototype keys, key count, lone surrogates) is written for speed on bodies of 100,000 keys:
+ * containers stacked apart from scalars, keys read by index. Each answer must still be exactly what its
+ * plain recursive definition answers, on payloads shaped as JSON.parse gives them (own `__proto__` keys included).
  */
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { firstRepeatedKey, keysIn, prototypeKeyIn } from '../../src/http/json-body.js';
+import { firstRepeatedKey } from '../../src/http/json-body.js';
 import { writtenKeyCount } from '../../src/corpus/readers/repeated-keys.js';
 import { contextCost } from '../../src/platform/context-bound.js';
 import { jsonDepth } from '../../src/platform/json-depth.js';
+import { surveyPayload } from '../../src/platform/payload-survey.js';
+import { loneSurrogatePointer } from '../../src/platform/unicode.js';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
@@ -59,11 +61,11 @@ function prototypeKeyOf(value: Json): string | null {
   return null;
 }
 
-const KEYS = ['@context', '@id', '@type', '__proto__', 'constructor', 'prototype', 'name', 'a', 'b'];
+const KEYS = ['@context', '@id', '@type', '__proto__', 'constructor', 'prototype', 'name', 'a', 'b', 'lone\udc00'];
 const { json } = fc.letrec<{ json: Json }>((tie) => ({
   json: fc.oneof(
     { depthSize: 'small', withCrossShrink: true },
-    fc.oneof(fc.constant(null), fc.boolean(), fc.integer(), fc.constantFrom('', 'x:1', 'http://example.org/')),
+    fc.oneof(fc.constant(null), fc.boolean(), fc.integer(), fc.constantFrom('', 'x:1', 'http://example.org/', '\ud800', 'pair \ud83d\ude00')),
     // What makes a `constructor` key a prototype key.
     fc.constant({ prototype: {} }),
     fc.array(tie('json'), { maxLength: 4 }),
@@ -104,7 +106,8 @@ describe('the payload checks answer as their recursive definitions', () => {
     expect(contextCost('x')).toEqual({ definitions: 0, terms: 0, processings: 0 });
   });
 
-  test('prototypeKeyIn: the same key first found', () => {
+  test('prototypeKey: the same key first found', () => {
+    const prototypeKeyIn = (value: unknown) => surveyPayload(value).prototypeKey;
     expect(prototypeKeyIn(JSON.parse('{"a":{"__proto__":1},"b":{"constructor":{"prototype":1}}}'))).toBe('constructor');
     expect(prototypeKeyIn(JSON.parse('[{"constructor":{"prototype":1}},{"__proto__":1}]'))).toBe('__proto__');
     expect(prototypeKeyIn(JSON.parse('{"constructor":{"prototype":1},"__proto__":1}'))).toBe('constructor');
@@ -116,11 +119,20 @@ describe('the payload checks answer as their recursive definitions', () => {
     );
   });
 
-  test('keysIn counts the keys the parse holds, and firstRepeatedKey given that count names the same key as without it', () => {
+  test('holdsLoneSurrogate: whether loneSurrogatePointer finds one', () => {
+    fc.assert(
+      fc.property(json, (value) => {
+        expect(surveyPayload(value).holdsLoneSurrogate).toBe(loneSurrogatePointer(value) !== null);
+      }),
+      runs,
+    );
+  });
+
+  test('keys counts the keys the parse holds, and firstRepeatedKey given that count names the same key as without it', () => {
     fc.assert(
       fc.property(jsonText, ({ text, keys }) => {
         expect(writtenKeyCount(text)).toBe(keys);
-        expect(firstRepeatedKey(text, keysIn(JSON.parse(text)).keys)).toBe(firstRepeatedKey(text));
+        expect(firstRepeatedKey(text, surveyPayload(JSON.parse(text)).keys)).toBe(firstRepeatedKey(text));
       }),
       runs,
     );

@@ -4,7 +4,8 @@
  * naming the key, in the /v1 vocabulary; so are numbers a float cannot keep (see inexact-numbers.ts).
  */
 import { PlatformError } from '../../platform/errors.js';
-import { firstRepeatedKey, keysIn, quotedKey } from '../json-body.js';
+import { surveyParsed } from '../../platform/payload-survey.js';
+import { firstRepeatedKey, quotedKey } from '../json-body.js';
 import { firstInexactNumber, readBackAs } from './inexact-numbers.js';
 
 export function parsePayload(text: string): unknown {
@@ -14,7 +15,8 @@ export function parsePayload(text: string): unknown {
   } catch (error) {
     throw decodingFailed(`The body is not valid JSON: ${(error as Error).message}.`);
   }
-  const { prototypeKey, keys } = keysIn(value);
+  // The one walk of the value: its other answers (depth, contexts, lone surrogates) are kept for the write's later checks.
+  const { prototypeKey, keys } = surveyParsed(value);
   if (prototypeKey !== null) throw decodingFailed(`The key "${prototypeKey}" is not accepted: merged into an object, it could set its prototype.`);
   const repeated = firstRepeatedKey(text, keys);
   if (repeated !== null) throw decodingFailed(`The key ${quotedKey(repeated)} is given more than once in one object; JSON leaves which value counts undefined.`);
