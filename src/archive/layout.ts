@@ -26,7 +26,11 @@ export function mergeSpeltOutFileDefaults(
   indexes: readonly number[],
   fileOf: (entry: FileEntry | FileSelfEntry) => { project: string; filename: string } | null,
 ): { entries: ArchiveEntry[]; indexes: number[] } {
-  const positionOf = new Map(entries.map((entry, position) => [sameEntryKey(entry), position]));
+  // Only a File or FileSelf entry with a path can be the twin of one without.
+  const positionOf = new Map<string, number>();
+  entries.forEach((entry, position) => {
+    if (entry.type !== 'Resource' && entry.path !== undefined) positionOf.set(sameEntryKey(entry), position);
+  });
   const merged = [...indexes];
   const dropped = new Set<number>();
   entries.forEach((entry, position) => {

@@ -128,7 +128,7 @@ export function defaultResourceName(project: string, format: Format, original: s
   return `${project}/${format}/${defaultResourceFileName(format, original)}`;
 }
 
-export function defaultResourceFileName(format: Format, original: string): string {
+function defaultResourceFileName(format: Format, original: string): string {
   return `${flatEncode(original)}${FORMAT_EXTENSIONS[format]}`;
 }
 
@@ -182,6 +182,8 @@ export function findPathConflicts(names: readonly string[]): { duplicates: strin
  */
 export function findEntryConflicts(named: readonly { name: string; index: number }[]): { indexes: number[]; message: string }[] {
   const conflicts = findPathConflicts(named.map(({ name }) => name));
+  // A valid layout, the usual one, needs no index of its entries.
+  if (conflicts.duplicates.length + conflicts.lookAlike.length + conflicts.fileAndDirectory.length === 0) return [];
   // Indexes by name and by folded directory, so that thousands of conflicts do not each go through every entry;
   // directories only when some name is also one (folding every directory of every name takes time).
   const byName = new Map<string, number[]>();

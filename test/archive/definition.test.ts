@@ -40,6 +40,42 @@ describe('decoding', () => {
     expect(decode([entry, { ...entry }]).entries).toHaveLength(1);
   });
 
+  test('entries are one when they differ only in defaults spelt out, spelling or field order, and two otherwise', () => {
+    const r1 = `${BASE}/v1/resources/org/proj/_/r1`;
+    const same: [object, object][] = [
+      [{ '@type': 'Resource', resourceId: 'r1' }, { resourceId: r1, '@type': 'Resource', project: 'org/proj', format: 'compacted' }],
+      [{ '@type': 'Resource', resourceId: 'r1', originalSource: false }, { '@type': 'Resource', resourceId: 'r1' }],
+      [{ '@type': 'Resource', resourceId: 'r1', originalSource: true }, { '@type': 'Resource', resourceId: 'r1', format: 'source' }],
+      [{ '@type': 'Resource', resourceId: 'r1' }, { '@type': 'Resource', resourceId: 'r1', path: `/org/proj/compacted/${flatEncode(r1)}.json` }],
+      [{ '@type': 'File', resourceId: 'f1', path: '//a//b.bin/' }, { '@id': '_:f', '@type': 'File', resourceId: 'f1', path: '/a/b.bin' }],
+      [{ '@type': 'FileSelf', value: `${BASE}/v1/files/org/proj/f1` }, { value: `${BASE}/v1/files/org/proj/f1`, '@type': 'FileSelf' }],
+    ];
+    for (const [first, second] of same) expect(decode([first, second]).entries, JSON.stringify([first, second])).toHaveLength(1);
+    const two: [object, object][] = [
+      [{ '@type': 'Resource', resourceId: 'r1', rev: 1 }, { '@type': 'Resource', resourceId: 'r1', tag: '1' }],
+      [{ '@type': 'Resource', resourceId: 'r1', rev: 1 }, { '@type': 'Resource', resourceId: 'r1' }],
+      [{ '@type': 'Resource', resourceId: 'r1', tag: '\u00e9' }, { '@type': 'Resource', resourceId: 'r1', tag: 'e\u0301' }],
+      [{ '@type': 'File', resourceId: 'f1', path: '/\u00e9.bin' }, { '@type': 'File', resourceId: 'f1', path: '/e\u0301.bin' }],
+      [{ '@type': 'Resource', resourceId: 'r1', format: 'expanded' }, { '@type': 'Resource', resourceId: 'r1' }],
+      [{ '@type': 'Resource', resourceId: 'r1' }, { '@type': 'File', resourceId: 'r1' }],
+      [{ '@type': 'File', resourceId: 'f1' }, { '@type': 'File', resourceId: 'f1', path: '/f1.bin' }],
+      [{ '@type': 'File', resourceId: r1 }, { '@type': 'File', resourceId: r1, project: 'org/other' }],
+      // Fields that, written one after the other without their lengths, would read the same.
+      [{ '@type': 'Resource', resourceId: 'r1', tag: 't compacted /p' }, { '@type': 'Resource', resourceId: 'r1', tag: 't', path: '/p compacted -' }],
+    ];
+    for (const [first, second] of two) expect(decode([first, second]).entries, JSON.stringify([first, second])).toHaveLength(2);
+  });
+
+  test('an entry written again keeps the place and index of the first, with the fields echoed as written last', () => {
+    const { entries, indexes } = decode([
+      { '@type': 'Resource', resourceId: 'r1' },
+      { '@type': 'Resource', resourceId: 'r2' },
+      { '@type': 'Resource', resourceId: 'r1', format: 'compacted' },
+    ]);
+    expect(indexes).toEqual([0, 1]);
+    expect(entries.map((entry) => (entry.type === 'FileSelf' ? undefined : entry.given))).toEqual([{ format: 'compacted' }, undefined]);
+  });
+
   test('every problem of the payload is reported at once', () => {
     const { problems } = decode([
       'not an object',
