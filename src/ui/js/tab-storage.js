@@ -13,10 +13,14 @@ function openTabStorage() {
       getItem: (key) => values.get(key) ?? null,
       setItem: (key, value) => void values.set(key, String(value)),
       removeItem: (key) => void values.delete(key),
+      get length() {
+        return values.size;
+      },
+      key: (index) => [...values.keys()][index] ?? null,
     };
     return { storage, kept: false };
   }
 }
 
-/** getItem, setItem and removeItem of the tab's storage, or of the stand-in. */
+/** getItem, setItem, removeItem, length and key of the tab's storage, or of the stand-in. */
 export const { storage: tabStorage, kept: keptAcrossReloads } = openTabStorage();
