@@ -58,6 +58,7 @@ describe.skipIf(!HAS_CHROMIUM)(`the cart's storage in Chromium (${HAS_CHROMIUM ?
   it.each([
     ['not JSON', '[["a", "A title"'],
     ['JSON of another shape', '{"a": "A title"}'],
+    ['a list of string triples, not pairs', '[["a", "A title", "more"]]'],
   ])('a stored cart that is %s starts empty, says so, and the page works', async (_kind, value) => {
     const { page } = await searchedPage();
     await page.evaluate((stored) => sessionStorage.setItem('litserve.cart', stored), value);

@@ -34,6 +34,9 @@ function applyChange(cart, [id, title]) {
 /** A copy of the cart with one change made. */
 const cartWith = (cart, change) => applyChange(new Map(cart), change);
 
+/** Whether `value` is an array of strings of one of `lengths`: a stored [article_id, title] pair, or a logged change. */
+const isStrings = (value, ...lengths) => Array.isArray(value) && lengths.includes(value.length) && value.every((part) => typeof part === 'string');
+
 /**
  * The stored cart and its logged changes, or null when what is stored is no such thing (written by hand, or by
  * another version of the page): that had stopped the page as it loaded.
@@ -41,16 +44,14 @@ const cartWith = (cart, change) => applyChange(new Map(cart), change);
 function readStoredCart() {
   try {
     const pairs = JSON.parse(tabStorage.getItem(WHOLE_CART_KEY) ?? '[]');
-    const isPair = (pair) => Array.isArray(pair) && pair.length === 2 && pair.every((part) => typeof part === 'string');
-    if (!Array.isArray(pairs) || !pairs.every(isPair)) return null;
+    if (!Array.isArray(pairs) || !pairs.every((pair) => isStrings(pair, 2))) return null;
     const changes = Number(tabStorage.getItem(CHANGE_COUNT_KEY) ?? 0);
     if (!Number.isSafeInteger(changes) || changes < 0) return null;
     // One cart takes every change: a copy per change had taken 7 s to open 10,000 articles and their longest log.
     const cart = new Map(pairs);
     for (let n = 0; n < changes; n++) {
       const change = JSON.parse(tabStorage.getItem(changeKey(n)));
-      const isChange = Array.isArray(change) && (change.length === 1 || change.length === 2) && change.every((part) => typeof part === 'string');
-      if (!isChange) return null;
+      if (!isStrings(change, 1, 2)) return null;
       applyChange(cart, change);
     }
     return { cart, changes };
