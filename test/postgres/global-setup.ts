@@ -1,6 +1,6 @@
 /**
- * Vitest global setup of the `postgresql` project: one cluster for the whole run. Its URL is
- * provided to that project's tests only (`inject('postgresUrl')`); an environment variable would
+ * Vitest global setup of the `postgresql` projects (the shared one and the isolated one): one cluster
+ * each for the whole run. Its URL is provided to that project's tests only (`inject('postgresUrl')`); an environment variable would
  * leak into the default project's processes too and move its platform tests off LMDB.
  */
 import type { TestProject } from 'vitest/node';
