@@ -121,11 +121,12 @@ export function tiered(factor: number): MergeSelection {
 }
 
 export interface MergeOptions {
-  /** Layout of the merged segment's stored-fields file (default plain, as ingestion's). */
+  /** Layout of the merged segment's stored-fields file (default `dictionary`, as ingestion's). */
   storedCompression?: StoredCompression;
   /**
-   * Progress of a merge, in steps: the live articles copied, then the sources' terms merged (a term
-   * counts once per source holding it). A 1M-paragraph merge had been half a minute of silence.
+   * Progress of a merge, in steps: the fragments sampled for the token table (with `dictionary`
+   * compression), the live articles copied, then the sources' terms merged (a term counts once per
+   * source holding it). A 1M-paragraph merge had been half a minute of silence.
    */
   onProgress?: (done: number, total: number) => void;
   /**
@@ -190,10 +191,17 @@ export async function mergeSegments(dir: string, select: MergeSelection, options
         }
       }
       if (live.length > 0) {
-        const steps = live.length + opened.reduce((sum, { segment }) => sum + segment.terms.size, 0);
+        // The token table's sample (when there is one) counts first; its size is known once the copy has measured the articles.
+        let sampled = 0;
+        const copyAndTerms = live.length + opened.reduce((sum, { segment }) => sum + segment.terms.size, 0);
+        const onSampled = (done: number, sampleSize: number) => {
+          sampled = done;
+          options.onProgress?.(done, sampleSize + copyAndTerms);
+        };
+        const report = (done: number) => options.onProgress?.(sampled + done, sampled + copyAndTerms);
         // The fragments are copied as bytes; the filter columns come from each article's fragment on its way.
         await writeCopiedStoredFields(storedFile(dir, name), live, options.storedCompression ?? DEFAULT_STORED_COMPRESSION, (i, articleJson) => {
-          if (i % ARTICLES_PER_REPORT === 0) options.onProgress?.(i, steps);
+          if (i % ARTICLES_PER_REPORT === 0) report(i);
           const { segment, storedName, source, article, from, to } = live[i]!;
           let metadata: ArticleMetadata;
           try {
@@ -202,13 +210,13 @@ export async function mergeSegments(dir: string, select: MergeSelection, options
             throw damagedIndexError(dir, manifest.generation, storedName, error);
           }
           builder.addArticleColumns(storedArticleColumns(segment, metadata, article), to - from);
-        }, options.signal);
-        options.onProgress?.(live.length, steps);
-        const postings = await mergePostings(opened, options.onProgress && ((terms) => options.onProgress!(live.length + terms, steps)), options.signal);
+        }, { signal: options.signal, onSampled });
+        report(live.length);
+        const postings = await mergePostings(opened, options.onProgress && ((terms) => report(live.length + terms)), options.signal);
         const sumLength = (field: 'text' | 'title') => opened.reduce((sum, { segment }) => sum + segment.header.fields[field].sumLength, 0) - deletedLength[field];
         const header = await builder.writeWithPostings(segmentFile(dir, name), postings.arrays, postings.terms, { text: sumLength('text'), title: sumLength('title') });
         merged = [{ name, paragraphs: header.paragraphs, articles: header.articles, deletions: null, deletedArticles: 0 }];
-        options.onProgress?.(steps, steps);
+        report(copyAndTerms);
       }
       const segments = [...manifest.segments.slice(0, run.from), ...merged, ...manifest.segments.slice(run.to)];
       options.signal?.throwIfAborted();

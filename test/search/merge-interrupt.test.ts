@@ -15,6 +15,8 @@ import { article, liveIds, tempDir, writeIndex } from './helpers.js';
 const ALL = compileFilterSpec({});
 const ARTICLES_PER_SEGMENT = 1500;
 const LIVE = 3 * ARTICLES_PER_SEGMENT;
+/** The token table's sample, the merge's first steps: every fragment of files this small (each article and its one paragraph). */
+const SAMPLED = 2 * LIVE;
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -56,8 +58,11 @@ describe('a merge whose signal is aborted', () => {
   // moment, which stands for a signal heard while the segment file is written (between its asynchronous writes).
   it.each([
     ['already when it starts', null, 'at once'],
-    ['as it starts copying the stored fragments', (done: number) => done === 0, 'at the next turn'],
-    ['while merging the postings', (done: number, total: number) => done > LIVE && done < total, 'at the next turn'],
+    ['as it starts sampling for the token table', (done: number) => done === 0, 'at the next turn'],
+    // The sample is reported every 1,024 fragments: the last report before the sample's end.
+    ['at its last report of the sample', (done: number) => done < SAMPLED && done + 1024 >= SAMPLED, 'at the next turn'],
+    ['as it starts copying the stored fragments', (done: number) => done === SAMPLED, 'at the next turn'],
+    ['while merging the postings', (done: number, total: number) => done > SAMPLED + LIVE && done < total, 'at the next turn'],
     ['after its last step, before publishing', (done: number, total: number) => done === total, 'at once'],
   ] as const)('%s stops there, publishes nothing and leaves no file and no lock', async (_moment, abortAt, when) => {
     const dir = await threeSegments();

@@ -6,7 +6,7 @@
  */
 import type { StoredCompression } from './format.js';
 import type { StoredFields } from './reader.js';
-import { StoredFileWriter, chooseDictionary, type StoredFileShape } from './file-writer.js';
+import { StoredFileWriter, chooseDictionary, dictionarySampleSize, type StoredFileShape } from './file-writer.js';
 import { stopIfAborted } from '../merge-stop.js';
 
 /** An article to copy: its ordinal in `source` and its paragraphs there, [from, to). */
@@ -25,14 +25,16 @@ const ARTICLES_PER_STOP = 1024;
  * order (readInFileOrder); `visit` sees each article's fragment (its JSON
  * members) as it is copied. An aborted `signal` stops the token table's choice
  * or the copy between two fragments or articles (rejecting with its reason),
- * the file, if created, left for the caller to remove.
+ * the file, if created, left for the caller to remove. `onSampled` hears now and
+ * then how many of the token table's sampled fragments are counted, out of all
+ * of them, from 0 to the whole before the copy starts (never, without a table).
  */
 export async function writeCopiedStoredFields(
   file: string,
   articles: readonly CopiedArticle[],
   compression: StoredCompression,
   visit: (index: number, articleJson: string) => void,
-  signal?: AbortSignal,
+  { signal, onSampled }: { signal?: AbortSignal; onSampled?: (done: number, total: number) => void } = {},
 ): Promise<void> {
   const shape: StoredFileShape = { articles: articles.length, paragraphs: 0, dataLength: 0 };
   // First paragraph of each copied article in the new file, to find paragraph i of the sample.
@@ -43,6 +45,7 @@ export async function writeCopiedStoredFields(
     shape.paragraphs += to - from;
     firstParagraph[i + 1] = shape.paragraphs;
   });
+  const sampleSize = dictionarySampleSize(shape);
   const dictionary =
     compression === 'dictionary'
       ? await chooseDictionary(
@@ -52,9 +55,14 @@ export async function writeCopiedStoredFields(
             const owner = lastAtMost(firstParagraph, i);
             return articles[owner]!.source.paragraphBytes(articles[owner]!.from + i - firstParagraph[owner]!);
           },
-          { signal },
+          { signal, onSampled: onSampled && ((done) => onSampled(done, sampleSize)) },
         )
       : null;
+  if (dictionary) {
+    // The choice stops every 256 KiB sampled: a signal heard during a smaller sample stops here, before the step is reported.
+    if (signal) await stopIfAborted(signal);
+    onSampled?.(sampleSize, sampleSize);
+  }
   for (const source of new Set(articles.map((a) => a.source))) source.readInFileOrder();
   const writer = StoredFileWriter.create(file, shape, compression, dictionary);
   try {

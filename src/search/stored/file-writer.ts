@@ -76,11 +76,13 @@ export async function chooseDictionary(
   let sampled = 0;
   let bytesSinceStop = SAMPLE_BYTES_PER_STOP;
   for (const fragment of sampledFragments(shape, article, paragraph)) {
-    if (signal && bytesSinceStop >= SAMPLE_BYTES_PER_STOP) {
+    const reporting = onSampled !== undefined && sampled % FRAGMENTS_PER_REPORT === 0;
+    // A report is a stopping point too, so that no step is reported once a stop has been asked for.
+    if (signal && (bytesSinceStop >= SAMPLE_BYTES_PER_STOP || reporting)) {
       await stopIfAborted(signal);
       bytesSinceStop = 0;
     }
-    if (onSampled && sampled % FRAGMENTS_PER_REPORT === 0) onSampled(sampled);
+    if (reporting) onSampled(sampled);
     counts.add(fragment);
     bytesSinceStop += fragment.length;
     sampled++;
