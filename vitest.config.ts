@@ -16,8 +16,8 @@ const testFiles = readdirSync('test', { recursive: true, encoding: 'utf8' })
   .filter((file) => file.endsWith('.test.ts'))
   .map((file) => `test/${file}`);
 // A file that replaces a module (`vi.mock`) needs a module registry of its own; one that measures its process's memory
-// needs a process no other file has used.
-const needsOwnProcess = (file: string) => /\bvi\.(?:do)?mock\(|process\.memoryUsage\(/.test(readFileSync(file, 'utf8'));
+// needs a process no other file has used. Read once: the PostgreSQL projects take some files of the default ones again.
+const needsOwnProcess = new Set(testFiles.filter((file) => /\bvi\.(?:do)?mock\(|process\.memoryUsage\(/.test(readFileSync(file, 'utf8'))));
 
 /**
  * The files `belongs` picks, as two projects. Most run one after another in a worker that keeps its modules, so the
@@ -26,8 +26,8 @@ const needsOwnProcess = (file: string) => /\bvi\.(?:do)?mock\(|process\.memoryUs
  */
 function sharedAndIsolated(name: string, belongs: (file: string) => boolean, options: Pick<NonNullable<TestProjectInlineConfiguration['test']>, 'globalSetup'> = {}): TestProjectInlineConfiguration[] {
   const files = testFiles.filter(belongs);
-  const isolated = files.filter(needsOwnProcess);
-  const projects: TestProjectInlineConfiguration[] = [{ test: { ...shared, ...options, name, include: files.filter((file) => !isolated.includes(file)), isolate: false } }];
+  const isolated = files.filter((file) => needsOwnProcess.has(file));
+  const projects: TestProjectInlineConfiguration[] = [{ test: { ...shared, ...options, name, include: files.filter((file) => !needsOwnProcess.has(file)), isolate: false } }];
   if (isolated.length > 0) projects.push({ test: { ...shared, ...options, name: `${name} (isolated)`, include: isolated, isolate: true } });
   return projects;
 }
