@@ -10,7 +10,7 @@ import { closeSync, fsyncSync, openSync, writeSync } from 'node:fs';
 import { crc32, deflateSync } from 'node:zlib';
 import { TokenCounts, TokenDictionary } from './dictionary.js';
 import { stopIfAborted } from '../merge-stop.js';
-import { STORED_FORMAT_VERSION, STORED_PREAMBLE_BYTES, dataStartOf, encodePreamble, padTo8, tablesLayout, type StoredCompression, type StoredHeader } from './format.js';
+import { COMPRESSIONS, STORED_FORMAT_VERSION, STORED_PREAMBLE_BYTES, dataStartOf, encodePreamble, padTo8, tablesLayout, type StoredCompression, type StoredHeader } from './format.js';
 
 /** Logical bytes per compressed chunk: small enough that one inflate costs tens of µs. */
 export const DEFAULT_CHUNK_SIZE = 16 * 1024;
@@ -148,6 +148,10 @@ export class StoredFileWriter {
 
   /** Creates `file` (which must not exist) for fragments adding up to `shape`; `dictionary` for the `dictionary` compression. */
   static create(file: string, shape: StoredFileShape, compression: StoredCompression, dictionary: TokenDictionary | null, chunkSize = DEFAULT_CHUNK_SIZE): StoredFileWriter {
+    // Checked here as callers may hand over unchecked values: any other compression would be written as deflate, and
+    // an empty chunk never fills, so either would loop for ever in deflateOnward.
+    if (!COMPRESSIONS.includes(compression)) throw new Error(`unknown stored compression ${JSON.stringify(compression)} (one of ${COMPRESSIONS.join(', ')})`);
+    if (!Number.isSafeInteger(chunkSize) || chunkSize < 1) throw new Error(`a chunk holds a positive whole number of bytes, not ${chunkSize}`);
     if ((compression === 'dictionary') !== (dictionary !== null)) throw new Error(`a token table goes with the dictionary compression only (${compression})`);
     return new StoredFileWriter(file, openSync(file, 'wx'), shape, dictionary, compression, chunkSize);
   }

@@ -3,7 +3,8 @@
  * of some articles of several files is byte for byte the file a builder fed
  * the same articles writes, in every layout; fragments longer than the write
  * buffer go through; handing over more or fewer fragments than announced is an
- * error that leaves no descriptor open.
+ * error that leaves no descriptor open; an unknown compression or chunk size is
+ * refused before the file is made.
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -110,5 +111,15 @@ describe('handing over other fragments than announced', () => {
     const file = path.join(dir, 'exists.stored');
     await built(file, [article('one', ['text'])], 'none');
     expect(() => StoredFileWriter.create(file, { articles: 0, paragraphs: 0, dataLength: 0 }, 'none', null)).toThrow(/EEXIST/);
+  });
+
+  it('refuses an unknown compression and an empty or broken chunk size before creating the file', async () => {
+    const shape = { articles: 1, paragraphs: 0, dataLength: fragment.length };
+    const file = path.join(dir, 'refused.stored');
+    expect(() => StoredFileWriter.create(file, shape, 'gzip' as StoredCompression, null)).toThrow(/unknown stored compression "gzip" \(one of none, deflate, dictionary\)/);
+    for (const chunkSize of [0, -1, 0.5, Number.NaN]) {
+      expect(() => StoredFileWriter.create(file, shape, 'deflate', null, chunkSize)).toThrow(/a chunk holds a positive whole number of bytes/);
+    }
+    await expect(readFile(file)).rejects.toThrow(/ENOENT/);
   });
 });
