@@ -21,13 +21,16 @@ const needsOwnProcess = new Set(testFiles.filter((file) => /\bvi\.(?:do)?mock\(|
 
 /**
  * The files `belongs` picks, as two projects. Most run one after another in a worker that keeps its modules, so the
- * server's few hundred modules are evaluated once per worker rather than once per file (about 0.9 s a file); the
- * others run isolated, each in a fresh process.
+ * server's few hundred modules are evaluated once per worker rather than once per file (about 0.9 s a file), and
+ * test/shared-worker-guard.ts fails a file that leaves the process changed; the others run isolated, each in a fresh
+ * process.
  */
 function sharedAndIsolated(name: string, belongs: (file: string) => boolean, options: Pick<NonNullable<TestProjectInlineConfiguration['test']>, 'globalSetup'> = {}): TestProjectInlineConfiguration[] {
   const files = testFiles.filter(belongs);
   const isolated = files.filter((file) => needsOwnProcess.has(file));
-  const projects: TestProjectInlineConfiguration[] = [{ test: { ...shared, ...options, name, include: files.filter((file) => !needsOwnProcess.has(file)), isolate: false } }];
+  const projects: TestProjectInlineConfiguration[] = [
+    { test: { ...shared, ...options, name, include: files.filter((file) => !needsOwnProcess.has(file)), isolate: false, setupFiles: ['test/shared-worker-guard.ts'] } },
+  ];
   if (isolated.length > 0) projects.push({ test: { ...shared, ...options, name: `${name} (isolated)`, include: isolated, isolate: true } });
   return projects;
 }

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
 import { tempDir } from '../search/helpers.js';
-import { freePort } from '../reliability/server-process.js';
+import { freePort, killChild } from '../reliability/server-process.js';
 import { writeSlowCorpus } from './slow-corpus.js';
 
 interface Start {
@@ -51,8 +51,8 @@ describe('two first starts at once on one fresh data directory', () => {
       expect(second.output()).not.toContain('write.lock');
       expect(await first.settled).toBe(null);
     } finally {
-      first.child.kill('SIGKILL');
-      second?.child.kill('SIGKILL');
+      await killChild(first.child);
+      if (second) await killChild(second.child);
       await cleanup();
     }
   }, 120_000);

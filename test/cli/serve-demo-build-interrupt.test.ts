@@ -10,7 +10,7 @@ import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { expect, it } from 'vitest';
 import { tempDir } from '../search/helpers.js';
-import { freePort } from '../reliability/server-process.js';
+import { freePort, killChild } from '../reliability/server-process.js';
 import { writeSlowCorpus } from './slow-corpus.js';
 
 /** `serve` on a fresh data directory; `output` gathers stdout and stderr, `ended` resolves with the signal or code it ended by. */
@@ -50,8 +50,8 @@ it.each(['SIGINT', 'SIGTERM'] as const)('%s while the first start builds the dem
     expect(next.output()).toContain('Server listening');
     expect(existsSync(path.join(indexDir, 'manifest.json'))).toBe(true);
   } finally {
-    first.child.kill('SIGKILL');
-    next?.child.kill('SIGKILL');
+    await killChild(first.child);
+    if (next) await killChild(next.child);
     await cleanup();
   }
 }, 120_000);

@@ -10,6 +10,7 @@ import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LINGER_MAX_BYTES, LINGER_MS } from '../../src/http/lingering-close.js';
 import { fixtureApp, type Fixture } from './app-fixture.js';
+import { killChild } from '../reliability/server-process.js';
 
 const TOKEN = 'writer-token';
 const AUTH = {
@@ -100,7 +101,7 @@ async function fetchUpload(body: UploadBody): Promise<Outcome> {
       client.once('exit', (code, signal) => reject(new Error(`the upload client exited (${code ?? signal}) without an outcome: ${errors}`)));
     });
   } finally {
-    client.kill('SIGKILL');
+    await killChild(client);
   }
 }
 

@@ -1,5 +1,6 @@
 /** The real server as a child process (`src/main.ts serve`), for tests that kill it. */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
 import { writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import path from 'node:path';
@@ -82,6 +83,14 @@ export async function startServerProcess(options: ServerProcessOptions): Promise
 export async function kill(server: ServerProcess): Promise<void> {
   server.child.kill('SIGKILL');
   await server.exited;
+}
+
+/** Kills `child` at once and waits until it has ended, so that no test leaves a process behind (ended already: returns). */
+export async function killChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = once(child, 'exit');
+  child.kill('SIGKILL');
+  await exited;
 }
 
 export const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };
