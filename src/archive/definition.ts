@@ -8,7 +8,7 @@
 import { resolveIri } from '../platform/iri.js';
 import { type ProjectRef, parseProjectRef, projectKey } from '../platform/refs.js';
 import { type Format, FORMATS, isFormat } from '../platform/rendering.js';
-import type { RevisionSelector } from '../platform/revisions.js';
+import { MAX_REVISION, type RevisionSelector } from '../platform/revisions.js';
 import { parseFileSelf } from './file-self.js';
 import {
   MAX_FILE_NAME_LENGTH,
@@ -278,7 +278,8 @@ function decodeRevision(fields: Record<string, unknown>, fail: (message: string)
     return {};
   }
   if (rev !== undefined) {
-    if (typeof rev !== 'number' || !Number.isSafeInteger(rev) || rev < 1) fail("'rev' must be a positive integer.");
+    // Bounded as every /v1 revision is (a FileSelf link's too): a larger one names no revision, so its download could only fail.
+    if (typeof rev !== 'number' || !Number.isSafeInteger(rev) || rev < 1 || rev > MAX_REVISION) fail(`'rev' must be a positive integer, at most ${MAX_REVISION}.`);
     else return { rev };
   }
   if (tag !== undefined) {

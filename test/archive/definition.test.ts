@@ -19,12 +19,13 @@ function problemsOf(resources: unknown, fileOf: FileOf = () => null): string[] {
 }
 
 describe('decoding', () => {
-  test('a valid definition: defaults, relative ids resolved against the entry project base, originalSource as format', () => {
+  test('a valid definition: defaults, relative ids resolved against the entry project base, originalSource as format, the largest revision', () => {
     const { entries, problems } = decode([
       { '@type': 'Resource', resourceId: 'r1' },
       { '@type': 'Resource', resourceId: 'demo-000', project: 'literature/articles', originalSource: true, rev: 1 },
       { '@type': 'File', resourceId: 'https://elsewhere.test/f', path: '//a//b/c.bin/', tag: 'v1' },
       { '@type': 'FileSelf', value: `${BASE}/v1/files/org/proj/f1?rev=2` },
+      { '@type': 'Resource', resourceId: 'r2', rev: 2 ** 31 },
     ]);
     expect(problems).toEqual([]);
     expect(entries).toEqual([
@@ -32,6 +33,7 @@ describe('decoding', () => {
       { type: 'Resource', resourceId: `${BASE}/v1/resources/literature/articles/_/demo-000`, project: 'literature/articles', rev: 1, format: 'source', given: { project: 'literature/articles', originalSource: true } },
       { type: 'File', resourceId: 'https://elsewhere.test/f', project: 'org/proj', path: '/a/b/c.bin', tag: 'v1' },
       { type: 'FileSelf', value: `${BASE}/v1/files/org/proj/f1?rev=2` },
+      { type: 'Resource', resourceId: `${BASE}/v1/resources/org/proj/_/r2`, project: 'org/proj', rev: 2 ** 31, format: 'compacted' },
     ]);
   });
 
@@ -98,6 +100,8 @@ describe('decoding', () => {
       { '@type': 'FileSelf', value: 'relative/link' },
       { '@type': 'FileSelf', value: `${BASE}/v1/files/org/f` },
       { '@type': 'FileSelf' },
+      { '@type': 'Resource', resourceId: 'a', rev: 2 ** 31 + 1 },
+      { '@type': 'File', resourceId: 'a', rev: 1.5 },
     ]);
     expect(problems).toEqual([
       'resources[0]: each entry must be an object.',
@@ -106,7 +110,7 @@ describe('decoding', () => {
       "resources[3]: An archive resource reference cannot use both 'rev' and 'tag' fields.",
       "resources[4]: An archive resource reference cannot use both 'originalSource' and 'format' fields.",
       "resources[5]: 'format' must be one of source, annotated-source, compacted, expanded, n-triples, n-quads, dot.",
-      "resources[6]: 'rev' must be a positive integer.",
+      "resources[6]: 'rev' must be a positive integer, at most 2147483648.",
       "resources[7]: 'path' must be a string.",
       "resources[8]: The provided path 'some/other' is not absolute.",
       "resources[9]: The provided path '' is not absolute.",
@@ -120,6 +124,8 @@ describe('decoding', () => {
       "resources[17]: 'relative/link' is not an absolute link.",
       `resources[18]: '${BASE}/v1/files/org/f' does not provide the expected path.`,
       "resources[19]: 'value' must be the '_self' of a file, as a string.",
+      "resources[20]: 'rev' must be a positive integer, at most 2147483648.",
+      "resources[21]: 'rev' must be a positive integer, at most 2147483648.",
     ]);
   });
 
