@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connect, type AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { fixtureApp } from './app-fixture.js';
 import { contextsOf, ModelUnavailableError, QueueFullError, type Generator, type GenerateOptions, type Context } from '../../src/llm/types.js';
@@ -260,6 +261,41 @@ describe('POST /qa/streamed_generative', () => {
       const deadline = Date.now() + 5000;
       while (!aborted && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
       expect(aborted).toBe(true);
+    } finally {
+      await fixture.close();
+    }
+  });
+
+  it("keeps an HTTP/1.1 client's connection open after the stream, and says it closes an HTTP/1.0 client's, as it does", async () => {
+    const fixture = await fixtureApp();
+    try {
+      await fixture.app.listen({ port: 0, host: '127.0.0.1' });
+      const { port } = fixture.app.server.address() as AddressInfo;
+      const body = JSON.stringify({ query: 'cells' });
+      /** The head of the streamed answer to one request, and whether the server closed the connection after it. */
+      const streamed = async (version: string) => {
+        const socket = connect(port, '127.0.0.1');
+        socket.write(`POST /qa/streamed_generative HTTP/${version}\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
+        let text = '';
+        const closed = new Promise<boolean>((resolve) => socket.once('close', () => resolve(true)));
+        socket.on('data', (chunk) => (text += String(chunk)));
+        // The stream has ended once its result event has come (and, for chunked framing, the final chunk).
+        while (!text.includes('event: result') || (version === '1.1' && !text.endsWith('0\r\n\r\n'))) {
+          if (await Promise.race([closed, new Promise((resolve) => setTimeout(() => resolve(false), 20))])) break;
+        }
+        const closedByServer = await Promise.race([closed, new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 500))]);
+        socket.destroy();
+        return { head: text.slice(0, text.indexOf('\r\n\r\n')).toLowerCase(), closedByServer };
+      };
+      const current = await streamed('1.1');
+      expect(current.head).toContain('content-type: text/event-stream');
+      expect(current.head).toContain('connection: keep-alive');
+      expect(current.closedByServer).toBe(false);
+      const old = await streamed('1.0');
+      expect(old.head).toContain('content-type: text/event-stream');
+      expect(old.head).toContain('connection: close');
+      expect(old.head).not.toContain('keep-alive');
+      expect(old.closedByServer).toBe(true);
     } finally {
       await fixture.close();
     }
