@@ -6,6 +6,7 @@
  */
 import type { StoredCompression } from './format.js';
 import type { StoredFields } from './reader.js';
+import type { TokenDictionary } from './dictionary.js';
 import { StoredFileWriter, chooseDictionary, dictionarySampleSize, type StoredFileShape } from './file-writer.js';
 import { stopIfAborted } from '../merge-stop.js';
 
@@ -45,20 +46,18 @@ export async function writeCopiedStoredFields(
     shape.paragraphs += to - from;
     firstParagraph[i + 1] = shape.paragraphs;
   });
-  const sampleSize = dictionarySampleSize(shape);
-  const dictionary =
-    compression === 'dictionary'
-      ? await chooseDictionary(
-          shape,
-          (i) => articles[i]!.source.articleBytes(articles[i]!.article),
-          (i) => {
-            const owner = lastAtMost(firstParagraph, i);
-            return articles[owner]!.source.paragraphBytes(articles[owner]!.from + i - firstParagraph[owner]!);
-          },
-          { signal, onSampled: onSampled && ((done) => onSampled(done, sampleSize)) },
-        )
-      : null;
-  if (dictionary) {
+  let dictionary: TokenDictionary | null = null;
+  if (compression === 'dictionary') {
+    const sampleSize = dictionarySampleSize(shape);
+    dictionary = await chooseDictionary(
+      shape,
+      (i) => articles[i]!.source.articleBytes(articles[i]!.article),
+      (i) => {
+        const owner = lastAtMost(firstParagraph, i);
+        return articles[owner]!.source.paragraphBytes(articles[owner]!.from + i - firstParagraph[owner]!);
+      },
+      { signal, onSampled: onSampled && ((done) => onSampled(done, sampleSize)) },
+    );
     // The choice stops every 256 KiB sampled: a signal heard during a smaller sample stops here, before the step is reported.
     if (signal) await stopIfAborted(signal);
     onSampled?.(sampleSize, sampleSize);
