@@ -1,11 +1,13 @@
 /**
  * Opening the page on a large cart kept with its change log, in Chromium: each logged change had copied the whole
  * cart as it was read (10,000 articles and their 10,000 changes took 7 s), the log grew to as many changes as the
- * cart held, and a stored cart that could not be read left its changes behind, to be read onto the new cart's.
+ * cart held (and past its bound when the rewritten cart found no room beside it), and a stored cart that could not be
+ * read left its changes behind, to be read onto the new cart's.
  */
 import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { HAS_CHROMIUM, SKIP_REASON, startServerAndBrowser, type Browser, type UiServer } from './browser.js';
+import { fillTabStorage } from './tab-storage-filler.js';
 
 // Browser globals: used only in functions that Playwright runs inside the page.
 declare const sessionStorage: any;
@@ -87,6 +89,32 @@ describe.skipIf(!HAS_CHROMIUM)(`opening a stored cart in Chromium (${HAS_CHROMIU
     await page.reload();
     await expect.poll(() => page.locator('#cart-size').textContent()).toBe(`(${expected.length})`);
     expect(await page.locator('#cart-list li bdi').allTextContents()).toEqual(expected.map(([, title]) => title));
+    expect(uncaught).toEqual([]);
+  });
+
+  it('rewrites the whole cart in place of its log when there is no room for it beside the log, rather than logging on past the bound', async () => {
+    // Every article came through the log: the whole cart rewritten takes tens of thousands of characters more than
+    // the stored one (a rewrite of a cart the log shrank takes less, and replaces the stored one).
+    await openWithStoredCart({ whole: '[]', changes: bulkPairs(MAX_LOGGED_CHANGES).map((pair) => JSON.stringify(pair)) });
+    await page.reload();
+    await expect.poll(() => page.locator('#cart-size').textContent()).toBe(`(${MAX_LOGGED_CHANGES})`);
+    // Room for a logged change (tens of characters), none for the rewritten cart beside the log.
+    await fillTabStorage(page);
+    const freed = await page.evaluate(() => {
+      const key = Object.keys(sessionStorage).find((name: string) => name.startsWith('filler-') && sessionStorage.getItem(name).length === 1_000);
+      sessionStorage.removeItem(key);
+      return key;
+    });
+    expect(freed).toMatch(/^filler-/);
+
+    await page.getByRole('button', { name: `Remove Bulk article ${MAX_LOGGED_CHANGES - 1} from the archive` }).click();
+    await expect.poll(() => page.locator('#cart-size').textContent()).toBe(`(${MAX_LOGGED_CHANGES - 1})`);
+    expect(await cartKeys()).toEqual([CART_KEY]);
+    const expected = bulkPairs(MAX_LOGGED_CHANGES).slice(0, -1);
+    expect(JSON.parse(await page.evaluate((key) => sessionStorage.getItem(key), CART_KEY))).toEqual(expected);
+    expect(await page.locator('#cart-message').textContent()).toBe('');
+    await page.reload();
+    await expect.poll(() => page.locator('#cart-size').textContent()).toBe(`(${expected.length})`);
     expect(uncaught).toEqual([]);
   });
 

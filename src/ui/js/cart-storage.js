@@ -107,28 +107,30 @@ export function openCartStorage() {
     changes += 1;
   };
 
+  /**
+   * Keeps `cart` with `change` made, written in place of its log, for a storage with no room for another change or for
+   * the rewritten cart beside the log: without the log the whole cart fits where the log was, so a removal can still
+   * be kept. Throws `error` when the change cannot be kept, the stored cart's articles as they were.
+   */
+  const rewriteInPlace = (cart, change, error) => {
+    const hadLog = changes > 0;
+    clearLog();
+    try {
+      writeWhole(cartWith(cart, change));
+    } catch {
+      if (hadLog) writeWhole(cart);
+      throw error;
+    }
+  };
+
   const store = (cart, id, title) => {
     const change = title === undefined ? [id] : [id, title];
-    if (changes >= nextRewrite) {
-      try {
-        return writeWhole(cartWith(cart, change));
-      } catch {
-        // No room for a second copy of the cart beside the log: the log goes on, and the rewrite is tried later.
-        nextRewrite = changes + changesBetweenRewrites(cart);
-      }
-    }
     try {
-      return logChange(change);
+      // The rewritten cart beside the log, then the log dropped: the stored cart can be read at every step.
+      return changes >= nextRewrite ? writeWhole(cartWith(cart, change)) : logChange(change);
     } catch (error) {
-      // A full storage. Without the log the whole cart fits where the log was, so a removal can still be kept.
-      const hadLog = changes > 0;
-      clearLog();
-      try {
-        writeWhole(cartWith(cart, change));
-      } catch {
-        if (hadLog) writeWhole(cart);
-        throw error;
-      }
+      // A full storage, or no room for the rewritten cart beside the log: logging on would take the log past its bound.
+      return rewriteInPlace(cart, change, error);
     }
   };
 
