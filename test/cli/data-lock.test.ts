@@ -9,7 +9,7 @@ import { symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { DataDirectoryInUseError, lockDataDirectory } from '../../src/data-lock.js';
 import { article, tempDir, writeIndex } from '../search/helpers.js';
-import { freePort } from '../reliability/server-process.js';
+import { freePort, killChild } from '../reliability/server-process.js';
 
 describe('the data directory lock', () => {
   it('is held once per directory, whatever path names it, until released', async () => {
@@ -58,14 +58,12 @@ describe('the data directory lock', () => {
       expect(second.status).toBe(1);
       expect(second.stderr).toContain(`error: another litserve is serving the data directory ${path.join(dir, 'data')} (--data / DATA_DIR)`);
 
-      const exited = new Promise((resolve) => first.on('exit', resolve));
-      first.kill('SIGKILL');
-      await exited;
+      await killChild(first);
       const third = spawnSync(process.execPath, await serve('--host', '256.0.0.1'), { encoding: 'utf8', timeout: 60_000 });
       // Past the lock: it stops only at listening on an address that cannot be.
       expect(third.stderr).toContain('cannot listen on 256.0.0.1');
     } finally {
-      first.kill('SIGKILL');
+      await killChild(first);
       await cleanup();
     }
   }, 120_000);

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { acquireWriteLock, IndexLockedError } from '../../src/search/manifest.js';
 import { tempDir } from '../search/helpers.js';
+import { killChild } from '../reliability/server-process.js';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -29,11 +30,7 @@ async function lockedDir(holder: number): Promise<{ dir: string; lockFile: strin
 async function bystander(): Promise<number> {
   const child: ChildProcess = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60_000)'], { stdio: 'ignore' });
   await new Promise((resolve, reject) => child.once('spawn', resolve).once('error', reject));
-  cleanups.push(async () => {
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill();
-    await exited;
-  });
+  cleanups.push(() => killChild(child));
   return child.pid!;
 }
 

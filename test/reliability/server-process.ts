@@ -80,17 +80,16 @@ export async function startServerProcess(options: ServerProcessOptions): Promise
   return waitUntilServing(await spawnServerProcess(options));
 }
 
-export async function kill(server: ServerProcess): Promise<void> {
-  server.child.kill('SIGKILL');
-  await server.exited;
-}
-
 /** Kills `child` at once and waits until it has ended, so that no test leaves a process behind (ended already: returns). */
 export async function killChild(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = once(child, 'exit');
   child.kill('SIGKILL');
   await exited;
+}
+
+export function kill(server: ServerProcess): Promise<void> {
+  return killChild(server.child);
 }
 
 export const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };
