@@ -6,6 +6,8 @@ import { postgresUnavailable } from './test/postgres/cluster.js';
 // `expect.poll` waits 10 s rather than vitest's 1 s: a page, a server or a child process may take more than a second to
 // get there on a loaded machine (a browser test failed so with three files at once on 2 cores). Only a failing poll waits.
 const shared = { testTimeout: 60_000, hookTimeout: 120_000, pool: 'forks' as const, expect: { poll: { timeout: 10_000 } } };
+// Every project's child processes run the server compiled once for the run (test/compiled-server.ts).
+const compileForChildren = 'test/compiled-server.global-setup.ts';
 
 // Vitest's default is one file at a time on a 2-core machine (cores - 1). Much of this suite waits on
 // child processes, browsers and servers, so two files at once take about a fifth less time there
@@ -25,8 +27,9 @@ const needsOwnProcess = new Set(testFiles.filter((file) => /\bvi\.(?:do)?mock\(|
  * test/shared-worker-guard.ts fails a file that leaves the process changed; the others run isolated, each in a fresh
  * process.
  */
-function sharedAndIsolated(name: string, belongs: (file: string) => boolean, options: Pick<NonNullable<TestProjectInlineConfiguration['test']>, 'globalSetup'> = {}): TestProjectInlineConfiguration[] {
+function sharedAndIsolated(name: string, belongs: (file: string) => boolean, globalSetup: string[] = []): TestProjectInlineConfiguration[] {
   const files = testFiles.filter(belongs);
+  const options = { globalSetup: [compileForChildren, ...globalSetup] };
   const isolated = files.filter((file) => needsOwnProcess.has(file));
   const projects: TestProjectInlineConfiguration[] = [
     { test: { ...shared, ...options, name, include: files.filter((file) => !needsOwnProcess.has(file)), isolate: false, setupFiles: ['test/shared-worker-guard.ts'] } },
@@ -47,7 +50,7 @@ export default defineConfig({
     maxWorkers,
     projects: [
       ...sharedAndIsolated('default', (file) => !file.endsWith('.postgres.test.ts')),
-      ...(postgresMissing === null ? sharedAndIsolated('postgresql', onPostgresql, { globalSetup: ['test/postgres/global-setup.ts'] }) : []),
+      ...(postgresMissing === null ? sharedAndIsolated('postgresql', onPostgresql, ['test/postgres/global-setup.ts']) : []),
     ],
   },
 });

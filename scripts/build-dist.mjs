@@ -11,6 +11,9 @@
  * import.meta.url (the search worker, bundled contexts, static files) is at
  * the same place in dist/ as in src/. npm packages stay node_modules imports.
  * Type checking stays with `npm test` (tsc).
+ *
+ * The tests compile the same way into a directory of their own (test/compiled-server.ts), beside src/ as dist/ is,
+ * so that test/cli/start.test.ts may rebuild dist/ while other test files run the compiled server.
  */
 import { copyFile, mkdir, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -19,8 +22,8 @@ import { fileURLToPath } from 'node:url';
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const DIST = path.join(ROOT, 'dist');
 const SRC = path.join(ROOT, 'src');
-/** Written last: its time is when dist/ was known to match the sources. */
-const STAMP = path.join(DIST, '.built');
+/** Written last in the output directory: its time is when the output was known to match the sources. */
+const STAMP = '.built';
 /** What the compiled server is made of, besides node_modules. */
 const INPUTS = ['src', 'package.json', 'package-lock.json', 'scripts/build-dist.mjs'];
 /** What else lives in dist/ (npm run build:binary) and survives a rebuild. */
@@ -41,16 +44,17 @@ const keepRelativeImports = {
   },
 };
 
-export async function buildDist() {
+/** Compiles src/ into `outDir`, which must lie directly under the checkout, as src/ does (modules find files relative to themselves). */
+export async function buildDist(outDir = DIST) {
   const esbuild = await import('esbuild');
-  await mkdir(DIST, { recursive: true });
-  for (const entry of await readdir(DIST)) if (!KEEP.has(entry)) await rm(path.join(DIST, entry), { recursive: true, force: true });
+  await mkdir(outDir, { recursive: true });
+  for (const entry of await readdir(outDir)) if (!KEEP.has(entry)) await rm(path.join(outDir, entry), { recursive: true, force: true });
   const sources = await filesUnder(SRC);
   await esbuild.build({
     absWorkingDir: ROOT,
     entryPoints: sources.filter((file) => file.endsWith('.ts')),
     outbase: SRC,
-    outdir: DIST,
+    outdir: outDir,
     bundle: true,
     packages: 'external',
     plugins: [keepRelativeImports],
@@ -63,11 +67,11 @@ export async function buildDist() {
   // esbuild answers from a helper process; end it, or it would live as long as the server.
   await esbuild.stop();
   for (const file of sources.filter((f) => !f.endsWith('.ts'))) {
-    const target = path.join(DIST, path.relative(SRC, file));
+    const target = path.join(outDir, path.relative(SRC, file));
     await mkdir(path.dirname(target), { recursive: true });
     await copyFile(file, target);
   }
-  await writeFile(STAMP, `${new Date().toISOString()}\n`);
+  await writeFile(path.join(outDir, STAMP), `${new Date().toISOString()}\n`);
 }
 
 async function newestChange(file) {
@@ -78,9 +82,9 @@ async function newestChange(file) {
   return Math.max(info.mtimeMs, ...times);
 }
 
-/** True when dist/ was built after the last change to any of its inputs. */
-export async function distIsCurrent() {
-  const built = await stat(STAMP).then((s) => s.mtimeMs, () => null);
+/** True when `outDir` was built after the last change to any of its inputs. */
+export async function distIsCurrent(outDir = DIST) {
+  const built = await stat(path.join(outDir, STAMP)).then((s) => s.mtimeMs, () => null);
   if (built === null) return false;
   const changes = await Promise.all(INPUTS.map((input) => newestChange(path.join(ROOT, input)).catch(() => Infinity)));
   return Math.max(...changes) <= built;

@@ -4,9 +4,10 @@ import { spawnSync } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { ConfigError, helpText, loadConfig } from '../../src/config.js';
+import { COMPILED_MAIN } from '../compiled-server.js';
 
 function cli(...args: string[]) {
-  const result = spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], { encoding: 'utf8' });
+  const result = spawnSync(process.execPath, [COMPILED_MAIN, ...args], { encoding: 'utf8' });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 

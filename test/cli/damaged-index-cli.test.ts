@@ -10,9 +10,10 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { article, tempDir, writeIndex } from '../search/helpers.js';
+import { COMPILED_MAIN } from '../compiled-server.js';
 
 const run = (...args: string[]) =>
-  spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], { encoding: 'utf8', timeout: 60_000 });
+  spawnSync(process.execPath, [COMPILED_MAIN, ...args], { encoding: 'utf8', timeout: 60_000 });
 
 describe.each([
   // Shorter than the preamble: the header's length could not even be read (the DataView error).

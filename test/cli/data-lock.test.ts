@@ -10,6 +10,7 @@ import path from 'node:path';
 import { DataDirectoryInUseError, lockDataDirectory } from '../../src/data-lock.js';
 import { article, tempDir, writeIndex } from '../search/helpers.js';
 import { freePort, killChild } from '../reliability/server-process.js';
+import { COMPILED_MAIN } from '../compiled-server.js';
 
 describe('the data directory lock', () => {
   it('is held once per directory, whatever path names it, until released', async () => {
@@ -44,7 +45,7 @@ describe('the data directory lock', () => {
     const { dir, cleanup } = await tempDir();
     const index = path.join(dir, 'index');
     await writeIndex(index, [article('a1', ['place cells fire in one place'])]);
-    const serve = async (...extra: string[]) => ['--import', 'tsx', 'src/main.ts', 'serve', '--index', index, '--data', path.join(dir, 'data'), '--port', String(await freePort()), '--search-threads', '0', ...extra];
+    const serve = async (...extra: string[]) => [COMPILED_MAIN, 'serve', '--index', index, '--data', path.join(dir, 'data'), '--port', String(await freePort()), '--search-threads', '0', ...extra];
     const first = spawn(process.execPath, await serve(), { stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     first.stdout.on('data', (chunk) => (output += chunk));

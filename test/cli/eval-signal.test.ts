@@ -9,6 +9,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { writeSlowCorpus } from './slow-corpus.js';
 import { tempDir } from '../search/helpers.js';
+import { COMPILED_MAIN } from '../compiled-server.js';
 
 
 async function scratchDirsIn(dir: string): Promise<string[]> {
@@ -26,7 +27,7 @@ describe('npm run eval -- --corpus, stopped by a signal', () => {
       await writeFile(qrels, 'q1\td1\t1\n');
       await mkdir(tmp);
       // Its own temporary directory, so that the test sees this run's scratch index and no one else's.
-      const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'eval', '--corpus', corpus, '--queries', queries, '--qrels', qrels, '--quiet'], {
+      const child = spawn(process.execPath, [COMPILED_MAIN, 'eval', '--corpus', corpus, '--queries', queries, '--qrels', qrels, '--quiet'], {
         env: { ...process.env, TMPDIR: tmp },
         stdio: 'ignore',
       });

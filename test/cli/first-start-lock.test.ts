@@ -10,6 +10,7 @@ import path from 'node:path';
 import { tempDir } from '../search/helpers.js';
 import { freePort, killChild } from '../reliability/server-process.js';
 import { writeSlowCorpus } from './slow-corpus.js';
+import { COMPILED_MAIN } from '../compiled-server.js';
 
 interface Start {
   child: ChildProcess;
@@ -19,7 +20,7 @@ interface Start {
 }
 
 function start(args: string[]): Start {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'serve', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [COMPILED_MAIN, 'serve', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   const settled = new Promise<number | null>((resolve) => {
     const read = (chunk: Buffer) => {

@@ -2,9 +2,10 @@
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { helpText } from '../../src/config.js';
+import { COMPILED_MAIN } from '../compiled-server.js';
 
 function cli(...args: string[]) {
-  const result = spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], { encoding: 'utf8' });
+  const result = spawnSync(process.execPath, [COMPILED_MAIN, ...args], { encoding: 'utf8' });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 

@@ -11,6 +11,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { decideStart } from '../../src/start-decision.js';
 import { tempDir } from '../search/helpers.js';
+import { COMPILED_MAIN } from '../compiled-server.js';
 
 describe('an index given to serve or eval that is not there', () => {
   let dir: string;
@@ -57,7 +58,7 @@ describe('an index given to serve or eval that is not there', () => {
 
   it('is said from the command line before serve makes its data directory, and by eval (exit 1)', () => {
     const data = path.join(dir, 'data');
-    const cli = (...args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], { encoding: 'utf8', timeout: 60_000 });
+    const cli = (...args: string[]) => spawnSync(process.execPath, [COMPILED_MAIN, ...args], { encoding: 'utf8', timeout: 60_000 });
     const expected = `error: no index in ${missing} (manifest.json not found); build one with: npm run ingest -- --input PATH --index ${missing}\n`;
     const serve = cli('serve', '--index', missing, '--data', data, '--port', '0');
     expect([serve.status, serve.stderr]).toEqual([1, expected]);

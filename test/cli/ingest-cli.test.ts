@@ -3,10 +3,10 @@ import { describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { tempDir } from '../search/helpers.js';
 import { readManifest } from '../../src/search/manifest.js';
 import { ingestCli } from './ingest-command.js';
+import { COMPILED_MAIN } from '../compiled-server.js';
 
 
 const good = (id: string) => JSON.stringify({ article_id: id, title: `Title ${id}`, paragraphs: [{ section: 'Results', text: `text of ${id}` }] });
@@ -88,9 +88,8 @@ describe('npm run ingest', () => {
       const input = path.join(dir, 'in.jsonl');
       await writeFile(input, good('a'));
       // Run from `dir`: the default index there, ./var/index, is what an empty --index had written into.
-      const tsx = pathToFileURL(path.resolve('node_modules/tsx/dist/loader.mjs')).href;
       for (const [args, env] of [[['--index', ''], {}], [[], { INDEX_DIR: '' }]] as const) {
-        const result = spawnSync(process.execPath, ['--import', tsx, path.resolve('src/main.ts'), 'ingest', ...args, '--input', input], {
+        const result = spawnSync(process.execPath, [COMPILED_MAIN, 'ingest', ...args, '--input', input], {
           encoding: 'utf8',
           cwd: dir,
           env: { ...process.env, ...env },
@@ -124,10 +123,10 @@ describe('npm run ingest', () => {
       expect(underFile.code).toBe(1);
       expect(underFile.stderr).toContain(`the index directory ${path.join(input, 'index')} is a file, or lies under one`);
       // Node 20's recursive mkdir spins forever on this path; the timeout turns a regression into a failure.
-      const underProc = spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts', 'ingest', '--input', input, '--index', '/proc/self/litserve-index'], { encoding: 'utf8', timeout: 60_000 });
+      const underProc = spawnSync(process.execPath, [COMPILED_MAIN, 'ingest', '--input', input, '--index', '/proc/self/litserve-index'], { encoding: 'utf8', timeout: 60_000 });
       expect(underProc.status).toBe(1);
       expect(underProc.stderr).toContain(`cannot create the index directory /proc/self/litserve-index (ENOENT`);
-      const help = spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts', 'ingest', '--help'], { encoding: 'utf8' });
+      const help = spawnSync(process.execPath, [COMPILED_MAIN, 'ingest', '--help'], { encoding: 'utf8' });
       expect(help.stdout + help.stderr).toMatch(/--delete ID\.\.\. \/ INGEST_DELETE/);
       expect(help.stdout + help.stderr).toMatch(/--input PATH\.\.\. \/ INGEST_INPUT/);
     } finally {

@@ -12,6 +12,7 @@ import { makePipe, openWhenRead } from './ids-pipe.js';
 import { writeSlowCorpus } from './slow-corpus.js';
 import { article, tempDir, writeIndex } from '../search/helpers.js';
 import { interruptedIndexState } from '../../src/ingest-interruption.js';
+import { COMPILED_MAIN } from '../compiled-server.js';
 
 
 const generationOf = async (indexDir: string) => (JSON.parse(await readFile(path.join(indexDir, 'manifest.json'), 'utf8')) as { generation: number }).generation;
@@ -25,7 +26,7 @@ describe('npm run ingest, stopped by a signal', () => {
       const generation = await generationOf(indexDir);
       const corpus = path.join(dir, 'corpus.jsonl');
       await writeSlowCorpus(corpus, 30_000);
-      const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'ingest', '--index', indexDir, '--input', corpus], { stdio: ['ignore', 'ignore', 'pipe'] });
+      const child = spawn(process.execPath, [COMPILED_MAIN, 'ingest', '--index', indexDir, '--input', corpus], { stdio: ['ignore', 'ignore', 'pipe'] });
       let stderr = '';
       child.stderr.on('data', (chunk) => (stderr += chunk));
       const exited = new Promise<NodeJS.Signals | number | null>((resolve) => child.on('exit', (code, killedBy) => resolve(killedBy ?? code)));
@@ -50,7 +51,7 @@ describe('npm run ingest, stopped by a signal', () => {
       const corpus = path.join(dir, 'corpus.jsonl');
       await writeSlowCorpus(corpus, 30_000);
       // Small segments: some are written, not yet published, when the signal comes.
-      const args = ['--import', 'tsx', 'src/main.ts', 'ingest', '--index', indexDir, '--input', corpus, '--max-segment-mb', '0.2'];
+      const args = [COMPILED_MAIN, 'ingest', '--index', indexDir, '--input', corpus, '--max-segment-mb', '0.2'];
       const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'] });
       let stderr = '';
       child.stderr.on('data', (chunk) => (stderr += chunk));
@@ -78,7 +79,7 @@ describe('npm run ingest, stopped by a signal', () => {
       await writeSlowCorpus(corpus, 30_000);
       // The bar's own listener had raised the signal again, which ended the run as at a second Ctrl-C, before its clean-up.
       const job = [
-        `${process.execPath} --import tsx src/main.ts ingest --index ${indexDir} --input ${corpus} --max-segment-mb 0.2 & P=$!`,
+        `${process.execPath} ${COMPILED_MAIN} ingest --index ${indexDir} --input ${corpus} --max-segment-mb 0.2 & P=$!`,
         `while [ ! -e ${path.join(indexDir, 'seg-000001000.seg')} ] && kill -0 $P 2>/dev/null; do sleep 0.02; done`,
         'sleep 0.2; kill -INT $P; wait $P; echo "exit=$?"',
       ].join('\n');
@@ -102,7 +103,7 @@ describe('npm run ingest, stopped by a signal', () => {
       // The run waits for its ids before it watches for signals.
       const ids = path.join(dir, 'ids');
       makePipe(ids);
-      const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'ingest', '--index', indexDir, '--input', corpus, '--delete-file', ids], {
+      const child = spawn(process.execPath, [COMPILED_MAIN, 'ingest', '--index', indexDir, '--input', corpus, '--delete-file', ids], {
         stdio: ['ignore', 'ignore', 'pipe'],
       });
       let stderr = '';

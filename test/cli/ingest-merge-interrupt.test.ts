@@ -11,6 +11,7 @@ import { expect, it } from 'vitest';
 import { ingest } from '../../src/corpus/ingest.js';
 import { writeSlowCorpus } from './slow-corpus.js';
 import { tempDir } from '../search/helpers.js';
+import { COMPILED_MAIN } from '../compiled-server.js';
 
 const generationOf = async (indexDir: string) => (JSON.parse(await readFile(path.join(indexDir, 'manifest.json'), 'utf8')) as { generation: number }).generation;
 
@@ -25,7 +26,7 @@ it('SIGINT while `ingest --merge` copies the merged segment says the index is un
     const generation = await generationOf(indexDir);
     const published = (await readdir(indexDir)).sort();
     expect(published.filter((name) => name.endsWith('.seg')).length).toBeGreaterThan(5);
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'ingest', '--index', indexDir, '--merge'], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, [COMPILED_MAIN, 'ingest', '--index', indexDir, '--merge'], { stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (chunk) => (stderr += chunk));
     const exited = new Promise<NodeJS.Signals | number | null>((resolve) => child.on('exit', (code, killedBy) => resolve(killedBy ?? code)));

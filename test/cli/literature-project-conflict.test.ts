@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { OPERATOR } from '../../src/platform/index.js';
 import { openServices } from '../../src/services.js';
 import { article, tempDir, writeIndex } from '../search/helpers.js';
+import { COMPILED_MAIN } from '../compiled-server.js';
 
 const NO_ARTICLES = { getArticle: () => null, listArticleIds: () => [], articleCount: () => 0 };
 
@@ -20,7 +21,7 @@ describe('a start whose literature project is a user project', () => {
       await services.platform.projects.save({ org: 'neuro', project: 'lab1' }, {}, undefined, OPERATOR);
       await services.close();
 
-      const args = ['--import', 'tsx', 'src/main.ts', 'serve', '--data', dir, '--port', '0', '--search-threads', '0'];
+      const args = [COMPILED_MAIN, 'serve', '--data', dir, '--port', '0', '--search-threads', '0'];
       const result = spawnSync(process.execPath, [...args, '--literature-project', 'neuro/lab1'], { encoding: 'utf8', timeout: 60_000 });
       expect(result.status).toBe(1);
       expect(result.stderr).toContain(

@@ -5,6 +5,7 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tempDir } from '../search/helpers.js';
+import { COMPILED_MAIN } from '../compiled-server.js';
 
 const script = '/usr/bin/script';
 if (!existsSync(script)) console.warn(`skipping the merge progress test: ${script} (bsdutils), which gives a job a terminal, is absent`);
@@ -13,7 +14,7 @@ const line = (id: string) => JSON.stringify({ article_id: id, title: `Title ${id
 
 /** The command's terminal output, run through `script` so that its stderr is a terminal. */
 function onTerminal(...args: string[]): string {
-  const command = [process.execPath, '--import', 'tsx', path.resolve('src/main.ts'), 'ingest', ...args].map((arg) => `'${arg}'`).join(' ');
+  const command = [process.execPath, COMPILED_MAIN, 'ingest', ...args].map((arg) => `'${arg}'`).join(' ');
   const result = spawnSync(script, ['-qec', command, '/dev/null'], { encoding: 'utf8', timeout: 60_000 });
   expect(result.status).toBe(0);
   return result.stdout;

@@ -8,9 +8,10 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readManifest, segmentFile } from '../../src/search/manifest.js';
 import { article, markSegmentOutdated, tempDir, writeIndex } from '../search/helpers.js';
+import { COMPILED_MAIN } from '../compiled-server.js';
 
 const serve = (...args: string[]) =>
-  spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts', 'serve', '--port', '0', ...args], { encoding: 'utf8', timeout: 60_000 });
+  spawnSync(process.execPath, [COMPILED_MAIN, 'serve', '--port', '0', ...args], { encoding: 'utf8', timeout: 60_000 });
 
 describe('a served index of the previous segment format', () => {
   let dir: string;

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import { createProgress } from '../../src/progress.js';
 import { tempDir } from '../search/helpers.js';
+import { COMPILED_MAIN } from '../compiled-server.js';
 
 function recorder() {
   const lines: string[] = [];
@@ -25,7 +26,7 @@ describe('progress off a terminal', () => {
       const input = path.join(dir, 'in.jsonl');
       const record = (id: number) => JSON.stringify({ article_id: `a${id}`, title: `T${id}`, paragraphs: [{ section: 'Results', text: `text ${id}` }] });
       await writeFile(input, Array.from({ length: 50 }, (_, i) => record(i)).join('\n'));
-      const result = spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts', 'ingest', '--input', input, '--index', path.join(dir, 'index')], { encoding: 'utf8' });
+      const result = spawnSync(process.execPath, [COMPILED_MAIN, 'ingest', '--input', input, '--index', path.join(dir, 'index')], { encoding: 'utf8' });
       expect(result.status).toBe(0);
       const lines = result.stderr.split('\n').filter(Boolean);
       expect(lines).toHaveLength(1);

@@ -8,6 +8,7 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tempDir } from '../search/helpers.js';
+import { COMPILED_MAIN } from '../compiled-server.js';
 
 const script = '/usr/bin/script';
 if (!existsSync(script)) console.warn(`skipping the --quiet tests on a terminal: ${script} (bsdutils), which gives a job a terminal, is absent`);
@@ -21,7 +22,7 @@ const record = (id: string) => JSON.stringify({ article_id: id, title: `Title ${
 /** A record without an id: skipped with a warning. */
 const BAD_RECORD = JSON.stringify({ title: 'No id', paragraphs: [{ section: 'Results', text: 'text' }] });
 
-const main = (...args: string[]) => [process.execPath, '--import', 'tsx', path.resolve('src/main.ts'), ...args];
+const main = (...args: string[]) => [process.execPath, COMPILED_MAIN, ...args];
 
 /** The command's terminal output, run through `script` so that its stderr is a terminal. */
 function onTerminal(...args: string[]): { status: number | null; output: string } {

@@ -12,10 +12,11 @@ import { expect, it } from 'vitest';
 import { tempDir } from '../search/helpers.js';
 import { freePort, killChild } from '../reliability/server-process.js';
 import { writeSlowCorpus } from './slow-corpus.js';
+import { COMPILED_MAIN } from '../compiled-server.js';
 
 /** `serve` on a fresh data directory; `output` gathers stdout and stderr, `ended` resolves with the signal or code it ended by. */
 function serve(args: string[]) {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'serve', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [COMPILED_MAIN, 'serve', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout.on('data', (chunk) => (output += chunk));
   child.stderr.on('data', (chunk) => (output += chunk));

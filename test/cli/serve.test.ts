@@ -9,12 +9,13 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { article, tempDir, writeIndex } from '../search/helpers.js';
 import { freePort } from '../reliability/server-process.js';
+import { COMPILED_MAIN } from '../compiled-server.js';
 
 describe('npm start', () => {
   it('builds the demo index on first start, serves it, and stops on SIGTERM', async () => {
     const { dir, cleanup } = await tempDir();
     const port = await freePort();
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'serve', '--data', dir, '--port', String(port), '--search-threads', '1'], {
+    const child = spawn(process.execPath, [COMPILED_MAIN, 'serve', '--data', dir, '--port', String(port), '--search-threads', '1'], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
@@ -50,7 +51,7 @@ describe('a start that cannot listen', () => {
     const port = await new Promise<number>((resolve) => holder.listen(0, '127.0.0.1', () => resolve((holder.address() as { port: number }).port)));
     try {
       await writeIndex(`${dir}/index`, [article('a1', ['place cells fire in one place'])]);
-      const result = spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts', 'serve', '--data', dir, '--port', String(port), '--search-threads', '0'], { encoding: 'utf8', timeout: 60_000 });
+      const result = spawnSync(process.execPath, [COMPILED_MAIN, 'serve', '--data', dir, '--port', String(port), '--search-threads', '0'], { encoding: 'utf8', timeout: 60_000 });
       expect(result.status).toBe(1);
       expect(result.stderr).toContain(`error: cannot listen on 127.0.0.1 port ${port} (--host / HOST, --port / PORT): listen EADDRINUSE`);
     } finally {
@@ -67,7 +68,7 @@ describe('a start with a broken auth file', () => {
       await writeIndex(`${dir}/index`, [article('a1', ['place cells fire in one place'])]);
       const authFile = `${dir}/auth.json`;
       writeFileSync(authFile, '{"tokens": ');
-      const result = spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts', 'serve', '--data', dir, '--port', '0', '--search-threads', '0', '--auth-file', authFile], {
+      const result = spawnSync(process.execPath, [COMPILED_MAIN, 'serve', '--data', dir, '--port', '0', '--search-threads', '0', '--auth-file', authFile], {
         encoding: 'utf8',
         timeout: 60_000,
       });

@@ -11,9 +11,10 @@ import { parseQrels } from '../../src/eval/metrics.js';
 import { readQueries } from '../../src/eval/evaluate.js';
 import { tempDir } from '../search/helpers.js';
 import { ingestCli } from '../cli/ingest-command.js';
+import { COMPILED_MAIN } from '../compiled-server.js';
 
 function evalCli(...args: string[]): { code: number | null; stdout: string; stderr: string } {
-  const result = spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts', 'eval', ...args], { encoding: 'utf8' });
+  const result = spawnSync(process.execPath, [COMPILED_MAIN, 'eval', ...args], { encoding: 'utf8' });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 

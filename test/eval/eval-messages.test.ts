@@ -9,9 +9,10 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseQrels } from '../../src/eval/metrics.js';
 import { tempDir } from '../search/helpers.js';
+import { COMPILED_MAIN } from '../compiled-server.js';
 
 function evalCli(args: string[], env: NodeJS.ProcessEnv = {}): { code: number | null; stdout: string; stderr: string } {
-  const result = spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts', 'eval', ...args, '--quiet'], { encoding: 'utf8', env: { ...process.env, ...env } });
+  const result = spawnSync(process.execPath, [COMPILED_MAIN, 'eval', ...args, '--quiet'], { encoding: 'utf8', env: { ...process.env, ...env } });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 

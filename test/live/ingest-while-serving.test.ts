@@ -12,6 +12,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tempDir } from '../search/helpers.js';
 import { kill, startServerProcess } from '../reliability/server-process.js';
+import { COMPILED_MAIN } from '../compiled-server.js';
 
 const NEW_ARTICLES = 1000;
 /** The documented bound: detection (watch, or at worst the 1 s poll set below) plus loading the new segment and starting the pool. */
@@ -21,7 +22,7 @@ const line = (id: string, text: string) => JSON.stringify({ article_id: id, titl
 
 function ingest(...args: string[]): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'ingest', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [COMPILED_MAIN, 'ingest', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     child.stdout.on('data', (chunk) => (output += chunk));
     child.stderr.on('data', (chunk) => (output += chunk));

@@ -1,5 +1,5 @@
 /**
- * SIGKILL of the real ingestion command (`src/main.ts ingest`, what
+ * SIGKILL of the real ingestion command (`litserve ingest`, compiled, what
  * `npm run ingest` runs) in the middle of a run, and of `serve` while it
  * builds its index on first start. After every kill the index opens and holds
  * exactly the previous content or exactly the new one (counts of every
@@ -22,6 +22,7 @@ import { compileFilterSpec } from '../../src/search/query/filter-spec.js';
 import { Searcher } from '../../src/search/searcher.js';
 import { tempDir } from '../search/helpers.js';
 import { kill, spawnServerProcess, startServerProcess, waitUntilServing, writeAdminAuthFile } from './server-process.js';
+import { COMPILED_MAIN } from '../compiled-server.js';
 
 const SEED = Number(process.env.CRASH_SEED ?? Date.now() % 100_000);
 /** New articles per ingestion; one in ten of the base articles is also replaced by each. */
@@ -77,10 +78,10 @@ async function lockedBy(indexDir: string, child: ChildProcess): Promise<void> {
   while (child.exitCode === null && (await readFile(lock, 'utf8').catch(() => '')) !== String(child.pid)) await sleep(5);
 }
 
-/** Runs `src/main.ts ingest`; with `killAfterLockMs`, SIGKILLs it that long after it took the index's writer lock. */
+/** Runs `litserve ingest`; with `killAfterLockMs`, SIGKILLs it that long after it took the index's writer lock. */
 function ingestCommand(input: string, indexDir: string, killAfterLockMs: number | null): Promise<{ code: number | null; killed: boolean; output: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'ingest', '--input', input, '--index', indexDir, '--max-segment-mb', '1'], {
+    const child = spawn(process.execPath, [COMPILED_MAIN, 'ingest', '--input', input, '--index', indexDir, '--max-segment-mb', '1'], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';

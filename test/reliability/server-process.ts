@@ -1,9 +1,10 @@
-/** The real server as a child process (`src/main.ts serve`), for tests that kill it. */
+/** The real server as a child process (`litserve serve`, compiled: test/compiled-server.ts), for tests that kill it. */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import path from 'node:path';
+import { COMPILED_MAIN } from '../compiled-server.js';
 
 export const ADMIN_TOKEN = 'crash-admin';
 
@@ -49,7 +50,7 @@ export async function spawnServerProcess(options: ServerProcessOptions): Promise
   const base = `http://127.0.0.1:${port}`;
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', 'src/main.ts', 'serve', '--data', options.dataDir, ...(options.indexDir === undefined ? [] : ['--index', options.indexDir]),
+    [COMPILED_MAIN, 'serve', '--data', options.dataDir, ...(options.indexDir === undefined ? [] : ['--index', options.indexDir]),
       '--auth-file', options.authFile, '--port', String(port), '--search-threads', '0', '--rate-limit', '0', '--public-url', base,
       '--log-level', 'warn', ...(options.extraFlags ?? [])],
     { stdio: ['ignore', 'pipe', 'pipe'] },

@@ -1,0 +1,21 @@
+/**
+ * The server as the tests' child processes run it: src/ compiled to plain JavaScript in `.test-dist/` (as `npm run
+ * build` compiles it to dist/), by test/compiled-server.global-setup.ts before any test file starts. A child started
+ * through tsx compiles and resolves every module through tsx's loader thread: about 1 s more for each command (2.0 s
+ * against 1.0 s for a small `ingest`), and the suite starts a few hundred of them.
+ */
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+/** The compiled tree: directly under the checkout, as src/ is, so that modules find what lies beside src/ (data/demo). */
+export const COMPILED_DIR = path.join(ROOT, '.test-dist');
+
+/** The command line's entry point, compiled. */
+export const COMPILED_MAIN = path.join(COMPILED_DIR, 'main.js');
+
+/** `node`'s arguments for `litserve <args>`: the compiled entry point, then `args`. */
+export function mainArgs(...args: string[]): string[] {
+  return [COMPILED_MAIN, ...args];
+}
