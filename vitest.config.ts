@@ -1,13 +1,21 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
+import { COMPILED_SRC_ENV } from './src/runtime/worker-module.js';
+import { COMPILED_DIR } from './test/compiled-server.js';
 import { postgresUnavailable } from './test/postgres/cluster.js';
 
 // `expect.poll` waits 10 s rather than vitest's 1 s: a page, a server or a child process may take more than a second to
 // get there on a loaded machine (a browser test failed so with three files at once on 2 cores). Only a failing poll waits.
-const shared = { testTimeout: 60_000, hookTimeout: 120_000, pool: 'forks' as const, expect: { poll: { timeout: 10_000 } } };
-// Every project's child processes run the server compiled once for the run (test/compiled-server.ts).
+// Every project's child processes and worker threads run the server compiled once for the run (test/compiled-server.ts).
 const compileForChildren = 'test/compiled-server.global-setup.ts';
+const shared = {
+  testTimeout: 60_000,
+  hookTimeout: 120_000,
+  pool: 'forks' as const,
+  expect: { poll: { timeout: 10_000 } },
+  env: { [COMPILED_SRC_ENV]: COMPILED_DIR },
+};
 
 // Vitest's default is one file at a time on a 2-core machine (cores - 1). Much of this suite waits on
 // child processes, browsers and servers, so two files at once take about a fifth less time there

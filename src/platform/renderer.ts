@@ -9,9 +9,8 @@
  * (render-queue.ts): each names whom it renders for.
  */
 import type { Readable } from 'node:stream';
-import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
-import { carriedFile } from '../runtime/carried.js';
+import { workerModule } from '../runtime/worker-module.js';
 import { PlatformError } from './errors.js';
 import { type RenderCaller, UNATTRIBUTED, fairQueue } from './render-queue.js';
 import { localSlices, slicedJson } from './render-transfer.js';
@@ -98,9 +97,7 @@ function refuse({ refused }: Refusal): never {
 }
 
 function workerPool(threads: number): Piscina {
-  // Inside the single executable the worker is a file it extracted; otherwise it sits beside this module.
-  const workerFile =
-    carriedFile('render-worker.cjs') ?? fileURLToPath(new URL(import.meta.url.endsWith('.ts') ? './render-worker.ts' : './render-worker.js', import.meta.url));
+  const workerFile = workerModule('render-worker', import.meta.url, 'render-worker.cjs');
   return new Piscina({
     filename: workerFile,
     minThreads: 1,

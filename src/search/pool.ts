@@ -14,9 +14,8 @@
  * Documents travel as global ordinals (segment base + paragraph) in typed
  * arrays; the Searcher maps them back to (segment, paragraph).
  */
-import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
-import { carriedFile } from '../runtime/carried.js';
+import { workerModule } from '../runtime/worker-module.js';
 import type { Bitset } from './filters/bitset.js';
 import type { Segment } from './segment/reader.js';
 import type { StoredFields } from './stored/reader.js';
@@ -166,9 +165,7 @@ export class SearchPool {
     this.poolCopies = options.poolCopies ?? DEFAULT_POOL_COPIES;
     this.inlineWhenAlone = options.inlineWhenAlone ?? false;
     this.bases = segmentBases(segments);
-    // Inside the single executable the worker is a file it extracted; otherwise it sits beside this module.
-    const workerFile =
-      carriedFile('search-worker.cjs') ?? fileURLToPath(new URL(import.meta.url.endsWith('.ts') ? './worker.ts' : './worker.js', import.meta.url));
+    const workerFile = workerModule('worker', import.meta.url, 'search-worker.cjs');
     const fromSource = workerFile.endsWith('.ts');
     this.pool =
       threads > 0

@@ -11,8 +11,9 @@ import { readdirSync, readlinkSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { LiveIndex } from '../../src/live/live-index.js';
+import { COMPILED_SRC_ENV } from '../../src/runtime/worker-module.js';
 import { article, tempDir, writeIndex } from '../search/helpers.js';
 
 const options = { threads: 2, k1: 0.9, b: 0.4, titleWeight: 0.5, filterCacheSize: 4 };
@@ -35,6 +36,7 @@ function openFilesUnder(dir: string): string[] {
 
 describe.runIf(process.platform === 'linux')('search workers run from source', () => {
   it('leave no file open after their generations are released', async () => {
+    vi.stubEnv(COMPILED_SRC_ENV, undefined); // the suite's compiled workers would load nothing through tsx
     const emptyTemporary = await mkdtemp(path.join(tmpdir(), 'litserve-worker-tmp-'));
     const savedTemporary = process.env.TMPDIR;
     process.env.TMPDIR = emptyTemporary; // read by the workers' tsx for its cache directory
