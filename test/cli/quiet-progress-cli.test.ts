@@ -6,6 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { tempDir } from '../search/helpers.js';
 import { COMPILED_MAIN } from '../compiled-server.js';
@@ -33,7 +34,7 @@ function onTerminal(...args: string[]): { status: number | null; output: string 
 
 /** The command off a terminal, with a clock that makes every step long enough to print its progress lines. */
 function offTerminal(args: string[], env: NodeJS.ProcessEnv = {}): { status: number | null; stderr: string } {
-  const withClock = ['--import', 'tsx', '--import', path.resolve('test/cli/fast-clock.ts'), path.resolve('src/main.ts'), ...args];
+  const withClock = ['--import', pathToFileURL(path.resolve('test/cli/fast-clock.mjs')).href, COMPILED_MAIN, ...args];
   const result = spawnSync(process.execPath, withClock, { encoding: 'utf8', env: { ...process.env, ...env }, timeout: 60_000 });
   return { status: result.status, stderr: result.stderr };
 }
