@@ -29,8 +29,12 @@ async function mergeReports(storedCompression: 'none' | 'dictionary'): Promise<[
   return reports;
 }
 
+/** The merge without a token table, made once for both tests (about a second). */
+let reportsWithoutTable: Promise<[number, number][]> | undefined;
+const withoutTableReports = () => (reportsWithoutTable ??= mergeReports('none'));
+
 it('without a token table, reports the copy of every live article, then the terms, up to the total it announced', async () => {
-  const reports = await mergeReports('none');
+  const reports = await withoutTableReports();
   const total = steadyTotal(reports);
   const done = reports.map(([d]) => d);
   // The copy: a report every 1,024 articles, then all 4,500 copied.
@@ -42,7 +46,7 @@ it('without a token table, reports the copy of every live article, then the term
 });
 
 it('with a token table (the default), first reports the sampled fragments counted for it (0.2-0.4 s at 1M paragraphs had shown nothing)', async () => {
-  const withoutTable = steadyTotal(await mergeReports('none'));
+  const withoutTable = steadyTotal(await withoutTableReports());
   const reports = await mergeReports('dictionary');
   const total = steadyTotal(reports);
   // The sample: every fragment of a file this small (4,500 articles and their 4,500 paragraphs), then the copy and the terms as without.
