@@ -122,6 +122,18 @@ describe('Expect: 100-continue', () => {
     expect(anonymous.closed).toBe(true);
   });
 
+  it('without Expect too, a literature request refused before its body is read closes the connection rather than read the rest', async () => {
+    // A body declared a megabyte long of which the client has sent only the start: kept alive, the connection would wait for the rest.
+    const partly = (headers: Record<string, string>) =>
+      request('POST', '/qa/generative', { 'Content-Type': 'application/json', 'Content-Length': 1024 * 1024, ...headers }) + qaBody;
+    for (const [headers, status] of [[{ Authorization: 'Bearer nobody-has-this' }, 401], [{}, 403]] as const) {
+      const refused = await exchange(partly(headers));
+      expect(refused.status).toBe(status);
+      expect(refused.headers.connection).toBe('close');
+      expect(refused.closed).toBe(true);
+    }
+  });
+
   it('a /v1 upload its route refuses is answered without a 100, and nothing is stored', async () => {
     const { payload, headers } = await multipart('refused.bin', Buffer.alloc(50_000, 'r'));
     const upload = (authorization: Record<string, string>) =>
