@@ -21,8 +21,13 @@ const MERGE_CHILD = fileURLToPath(new URL('./fixtures/merge-child.ts', import.me
 const COUNT = 3000;
 const options = { threads: 0, k1: 0.9, b: 0.4, titleWeight: 0.5, filterCacheSize: 4 };
 
-function runChild(dir: string, round: number, killAfterMs: number | null): Promise<{ committed: boolean }> {
-  return runProcess([CHILD, dir, String(COUNT), String(round)], killAfterMs, 'committed', null);
+/**
+ * Ingests a round into `dir` in a child; with `killAfterLockMs`, SIGKILLs it that long after it took the writer lock.
+ * Counted from the lock, not the spawn: the child takes most of a second to start, and kills counted from the spawn
+ * had mostly landed before it wrote anything.
+ */
+function runChild(dir: string, round: number, killAfterLockMs: number | null): Promise<{ committed: boolean }> {
+  return runProcess([CHILD, dir, String(COUNT), String(round)], killAfterLockMs, 'committed', dir);
 }
 
 /** Merges `dir` in a child; with `killAfterLockMs`, SIGKILLs it that long after it took the writer lock. */
@@ -30,7 +35,8 @@ function runMerge(dir: string, killAfterLockMs: number | null): Promise<{ commit
   return runProcess([MERGE_CHILD, dir], killAfterLockMs, 'merged', dir);
 }
 
-function runProcess(args: string[], killAfterMs: number | null, doneMarker: string, lockDir: string | null): Promise<{ committed: boolean }> {
+/** Runs `args` through tsx; with `killAfterLockMs`, SIGKILLs the child that long after it took the writer lock of `lockDir`. */
+function runProcess(args: string[], killAfterLockMs: number | null, doneMarker: string, lockDir: string): Promise<{ committed: boolean }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
@@ -38,9 +44,12 @@ function runProcess(args: string[], killAfterMs: number | null, doneMarker: stri
     child.stdout.on('data', (chunk) => (output += chunk));
     child.stderr.on('data', (chunk) => (errors += chunk));
     let timer: NodeJS.Timeout | null = null;
-    const arm = () => (timer = killAfterMs === null ? null : setTimeout(() => child.kill('SIGKILL'), killAfterMs));
-    if (lockDir === null) arm();
-    else void lockedBy(lockDir, child.pid!, () => child.exitCode !== null).then(arm);
+    if (killAfterLockMs !== null) {
+      const ended = () => child.exitCode !== null || child.signalCode !== null;
+      void lockedBy(lockDir, child.pid!, ended).then(() => {
+        if (!ended()) timer = setTimeout(() => child.kill('SIGKILL'), killAfterLockMs);
+      });
+    }
     child.on('error', reject);
     child.on('exit', (code, signal) => {
       if (timer) clearTimeout(timer);
@@ -81,7 +90,8 @@ describe('crash safety of ingestion', () => {
       expect(expected).toEqual({ articles: COUNT + COUNT / 2, sharedRounds: ['round0'] });
       let round = 1;
       let killedBeforeCommit = 0;
-      for (const delay of [150, 400, 700, 1000, 1300, 1700, 2200]) {
+      // A round takes 0.65-1 s from the lock on an idle machine: seven kills land in its writes, the last may find it committed.
+      for (const delay of [0, 50, 100, 200, 300, 450, 650, 1000]) {
         const { committed } = await runChild(dir, round, delay);
         const now = await contents(dir);
         if (committed) {
