@@ -16,8 +16,3 @@ export const COMPILED_DIR = path.join(ROOT, '.test-dist');
 
 /** The command line's entry point, compiled. */
 export const COMPILED_MAIN = path.join(COMPILED_DIR, 'main.js');
-
-/** `node`'s arguments for `litserve <args>`: the compiled entry point, then `args`. */
-export function mainArgs(...args: string[]): string[] {
-  return [COMPILED_MAIN, ...args];
-}
