@@ -6,6 +6,7 @@
  * load their modules from here too (LITSERVE_COMPILED_SRC, set by vitest.config.ts: src/runtime/worker-module.ts): a
  * render thread through tsx took 0.6 s of CPU to start against 0.2 s. The suite starts a few hundred of each.
  */
+import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -16,3 +17,16 @@ export const COMPILED_DIR = path.join(ROOT, '.test-dist');
 
 /** The command line's entry point, compiled. */
 export const COMPILED_MAIN = path.join(COMPILED_DIR, 'main.js');
+
+export interface CommandRun {
+  /** The exit code; null when the command was killed (by the 60 s bound, for one). */
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the command line with `args` as a user does, in a child process, to its end (60 s at most). */
+export function runCommand(args: string[], env: NodeJS.ProcessEnv = {}): CommandRun {
+  const result = spawnSync(process.execPath, [COMPILED_MAIN, ...args], { encoding: 'utf8', timeout: 60_000, env: { ...process.env, ...env } });
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}

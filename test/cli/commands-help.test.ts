@@ -1,15 +1,11 @@
 /** Every command prints usage generated from the settings table on --help and validates its flags through it. */
 import { describe, expect, it } from 'vitest';
-import { spawnSync } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { ConfigError, helpText, loadConfig } from '../../src/config.js';
-import { COMPILED_MAIN } from '../compiled-server.js';
+import { runCommand } from '../compiled-server.js';
 
-function cli(...args: string[]) {
-  const result = spawnSync(process.execPath, [COMPILED_MAIN, ...args], { encoding: 'utf8' });
-  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
-}
+const cli = (...args: string[]) => runCommand(args);
 
 describe('--help of every command', () => {
   it('ingest --help prints its usage and options and exits 0', () => {

@@ -4,16 +4,14 @@
  * outside the bounds of the DataView` (or the decoder's "Unexpected end of MessagePack data") with no
  * advice, and ingest the decoder's message with part of the header dumped as JSON.
  */
-import { spawnSync } from 'node:child_process';
 import { readFileSync, readdirSync, truncateSync, writeFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { article, tempDir, writeIndex } from '../search/helpers.js';
-import { COMPILED_MAIN } from '../compiled-server.js';
+import { runCommand } from '../compiled-server.js';
 
-const run = (...args: string[]) =>
-  spawnSync(process.execPath, [COMPILED_MAIN, ...args], { encoding: 'utf8', timeout: 60_000 });
+const run = (...args: string[]) => runCommand(args);
 
 describe.each([
   // Shorter than the preamble: the header's length could not even be read (the DataView error).
@@ -37,8 +35,8 @@ describe.each([
       const evaluated = run('eval', '--index', indexDir, '--queries', queries, '--qrels', qrels);
       const served = run('serve', '--index', indexDir, '--data', path.join(dir, 'data'), '--host', '127.0.0.1', '--port', '0', '--search-threads', '0');
       const advice = `; the index ${indexDir} is damaged: re-ingest the corpus into a new index directory`;
-      for (const { status, stderr } of [ingested, evaluated, served]) {
-        expect(status).toBe(1);
+      for (const { code, stderr } of [ingested, evaluated, served]) {
+        expect(code).toBe(1);
         const error = stderr.split('\n').find((line) => line.startsWith('error: '));
         expect(error, stderr).toMatch(truncated);
         expect(error).toContain(`error: ${path.join(indexDir, segment)}: truncated`);
@@ -66,8 +64,8 @@ describe('a truncated stored-fields or deletions file', () => {
       const expectNamed = (file: string) => {
         const evaluated = run('eval', '--index', indexDir, '--queries', queries, '--qrels', qrels);
         const served = run('serve', '--index', indexDir, '--data', path.join(dir, 'data'), '--host', '127.0.0.1', '--port', '0', '--search-threads', '0');
-        for (const { status, stderr } of [evaluated, served]) {
-          expect(status).toBe(1);
+        for (const { code, stderr } of [evaluated, served]) {
+          expect(code).toBe(1);
           const error = stderr.split('\n').find((line) => line.startsWith('error: '));
           expect(error, stderr).toContain(file);
           expect(error).toContain(advice);
@@ -79,7 +77,7 @@ describe('a truncated stored-fields or deletions file', () => {
       expectNamed(stored);
       writeFileSync(stored, whole);
       // A deletion, then its file cut short.
-      expect(run('ingest', '--index', indexDir, '--delete', 'a2').status).toBe(0);
+      expect(run('ingest', '--index', indexDir, '--delete', 'a2').code).toBe(0);
       const deletions = path.join(indexDir, readdirSync(indexDir).find((name) => /\.del-\d+$/.test(name))!);
       truncateSync(deletions, 0);
       expectNamed(deletions);

@@ -1,13 +1,9 @@
 /** The usage lines and the top-level --help say what a user can type: the commands, --version, and which flags repeat. */
-import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { helpText } from '../../src/config.js';
-import { COMPILED_MAIN } from '../compiled-server.js';
+import { runCommand } from '../compiled-server.js';
 
-function cli(...args: string[]) {
-  const result = spawnSync(process.execPath, [COMPILED_MAIN, ...args], { encoding: 'utf8' });
-  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
-}
+const cli = (...args: string[]) => runCommand(args);
 
 describe('--help', () => {
   it('at the top names every command and --version', () => {

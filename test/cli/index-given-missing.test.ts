@@ -5,13 +5,12 @@
  * (test/packaging/start-decision-bundle.test.ts, test/packaging/binary.test.ts).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { decideStart } from '../../src/start-decision.js';
 import { tempDir } from '../search/helpers.js';
-import { COMPILED_MAIN } from '../compiled-server.js';
+import { runCommand } from '../compiled-server.js';
 
 describe('an index given to serve or eval that is not there', () => {
   let dir: string;
@@ -58,13 +57,13 @@ describe('an index given to serve or eval that is not there', () => {
 
   it('is said from the command line before serve makes its data directory, and by eval (exit 1)', () => {
     const data = path.join(dir, 'data');
-    const cli = (...args: string[]) => spawnSync(process.execPath, [COMPILED_MAIN, ...args], { encoding: 'utf8', timeout: 60_000 });
+    const cli = (...args: string[]) => runCommand(args);
     const expected = `error: no index in ${missing} (manifest.json not found); build one with: npm run ingest -- --input PATH --index ${missing}\n`;
     const serve = cli('serve', '--index', missing, '--data', data, '--port', '0');
-    expect([serve.status, serve.stderr]).toEqual([1, expected]);
+    expect([serve.code, serve.stderr]).toEqual([1, expected]);
     expect(existsSync(data)).toBe(false);
     const evaluated = cli('eval', '--index', missing, ...evalFiles);
-    expect([evaluated.status, evaluated.stderr]).toEqual([1, expected]);
+    expect([evaluated.code, evaluated.stderr]).toEqual([1, expected]);
     expect(existsSync(missing)).toBe(false);
   }, 60_000);
 });

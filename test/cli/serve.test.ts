@@ -4,12 +4,12 @@
  * configured), and drains and exits cleanly on SIGTERM.
  */
 import { describe, expect, it } from 'vitest';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { article, tempDir, writeIndex } from '../search/helpers.js';
 import { freePort } from '../reliability/server-process.js';
-import { COMPILED_MAIN } from '../compiled-server.js';
+import { COMPILED_MAIN, runCommand } from '../compiled-server.js';
 
 describe('npm start', () => {
   it('builds the demo index on first start, serves it, and stops on SIGTERM', async () => {
@@ -51,8 +51,8 @@ describe('a start that cannot listen', () => {
     const port = await new Promise<number>((resolve) => holder.listen(0, '127.0.0.1', () => resolve((holder.address() as { port: number }).port)));
     try {
       await writeIndex(`${dir}/index`, [article('a1', ['place cells fire in one place'])]);
-      const result = spawnSync(process.execPath, [COMPILED_MAIN, 'serve', '--data', dir, '--port', String(port), '--search-threads', '0'], { encoding: 'utf8', timeout: 60_000 });
-      expect(result.status).toBe(1);
+      const result = runCommand(['serve', '--data', dir, '--port', String(port), '--search-threads', '0']);
+      expect(result.code).toBe(1);
       expect(result.stderr).toContain(`error: cannot listen on 127.0.0.1 port ${port} (--host / HOST, --port / PORT): listen EADDRINUSE`);
     } finally {
       holder.close();
@@ -68,11 +68,8 @@ describe('a start with a broken auth file', () => {
       await writeIndex(`${dir}/index`, [article('a1', ['place cells fire in one place'])]);
       const authFile = `${dir}/auth.json`;
       writeFileSync(authFile, '{"tokens": ');
-      const result = spawnSync(process.execPath, [COMPILED_MAIN, 'serve', '--data', dir, '--port', '0', '--search-threads', '0', '--auth-file', authFile], {
-        encoding: 'utf8',
-        timeout: 60_000,
-      });
-      expect(result.status).toBe(1);
+      const result = runCommand(['serve', '--data', dir, '--port', '0', '--search-threads', '0', '--auth-file', authFile]);
+      expect(result.code).toBe(1);
       expect(result.stderr).toContain(`error: auth file ${authFile} (--auth-file / AUTH_FILE) is not valid JSON: `);
     } finally {
       await cleanup();

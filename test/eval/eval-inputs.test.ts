@@ -3,7 +3,6 @@
  * ingest names a bad record), and judged document ids the index does not hold (an index built with
  * --id-prefix had given 0.0000 on every metric, exit 0, without a word).
  */
-import { spawnSync } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -11,12 +10,9 @@ import { parseQrels } from '../../src/eval/metrics.js';
 import { readQueries } from '../../src/eval/evaluate.js';
 import { tempDir } from '../search/helpers.js';
 import { ingestCli } from '../cli/ingest-command.js';
-import { COMPILED_MAIN } from '../compiled-server.js';
+import { runCommand } from '../compiled-server.js';
 
-function evalCli(...args: string[]): { code: number | null; stdout: string; stderr: string } {
-  const result = spawnSync(process.execPath, [COMPILED_MAIN, 'eval', ...args], { encoding: 'utf8' });
-  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
-}
+const evalCli = (...args: string[]) => runCommand(['eval', ...args]);
 
 function badLinesOf(read: (onBadLine: (line: number, message: string) => void) => unknown): Array<[number, string]> {
   const bad: Array<[number, string]> = [];

@@ -3,18 +3,14 @@
  * ENOENT), a corpus that yields nothing as that corpus (not a scratch folder deleted already), an index
  * given from the environment as such, and a qrels file none of whose lines it could read by its first bad line.
  */
-import { spawnSync } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseQrels } from '../../src/eval/metrics.js';
 import { tempDir } from '../search/helpers.js';
-import { COMPILED_MAIN } from '../compiled-server.js';
+import { runCommand } from '../compiled-server.js';
 
-function evalCli(args: string[], env: NodeJS.ProcessEnv = {}): { code: number | null; stdout: string; stderr: string } {
-  const result = spawnSync(process.execPath, [COMPILED_MAIN, 'eval', ...args, '--quiet'], { encoding: 'utf8', env: { ...process.env, ...env } });
-  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
-}
+const evalCli = (args: string[], env: NodeJS.ProcessEnv = {}) => runCommand(['eval', ...args, '--quiet'], env);
 
 const CORPUS = [
   { _id: 'd1', title: 'Place cells', text: 'Place cells fire in one place of an environment.' },

@@ -12,7 +12,7 @@
  * progress, exit code) and the server's first-start build. The seed (printed;
  * `CRASH_SEED=N` replays it) fixes the kill delays.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -20,7 +20,7 @@ import { describe, expect, it } from 'vitest';
 import { random } from '../../scripts/lib/random.js';
 import { compileFilterSpec } from '../../src/search/query/filter-spec.js';
 import { Searcher } from '../../src/search/searcher.js';
-import { tempDir } from '../search/helpers.js';
+import { tempDir, writerLockTakenBy } from '../search/helpers.js';
 import { kill, spawnServerProcess, startServerProcess, waitUntilServing, writeAdminAuthFile } from './server-process.js';
 import { COMPILED_MAIN } from '../compiled-server.js';
 
@@ -30,7 +30,6 @@ const NEW_ARTICLES = 12_000;
 const BASE_ARTICLES = 300;
 const REPLACED = 100;
 const ROUNDS = ['alpha', 'bravo', 'charlie', 'delta'];
-const LOCK_FILE = 'write.lock';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -72,12 +71,6 @@ function published(before: Fingerprint, name: string): Fingerprint {
   return after;
 }
 
-/** Resolves once `child` holds the index's writer lock (the file names its pid), or has exited. */
-async function lockedBy(indexDir: string, child: ChildProcess): Promise<void> {
-  const lock = path.join(indexDir, LOCK_FILE);
-  while (child.exitCode === null && (await readFile(lock, 'utf8').catch(() => '')) !== String(child.pid)) await sleep(5);
-}
-
 /** Runs `litserve ingest`; with `killAfterLockMs`, SIGKILLs it that long after it took the index's writer lock. */
 function ingestCommand(input: string, indexDir: string, killAfterLockMs: number | null): Promise<{ code: number | null; killed: boolean; output: string }> {
   return new Promise((resolve, reject) => {
@@ -93,7 +86,7 @@ function ingestCommand(input: string, indexDir: string, killAfterLockMs: number 
     if (killAfterLockMs === null) return;
     void (async () => {
       // The run has begun once it holds the lock (a killed run's stale lock may still be there before): the kill lands inside it.
-      await lockedBy(indexDir, child);
+      await writerLockTakenBy(indexDir, child);
       await sleep(killAfterLockMs);
       killed = child.kill('SIGKILL');
     })();
@@ -167,7 +160,7 @@ describe('SIGKILL during ingestion', () => {
       const options = { dataDir: path.join(dir, 'data'), authFile: await writeAdminAuthFile(dir), extraFlags: ['--demo-corpus', corpus] };
       const building = await spawnServerProcess(options);
       const indexDir = path.join(options.dataDir, 'index');
-      await lockedBy(indexDir, building.child);
+      await writerLockTakenBy(indexDir, building.child);
       const delay = Math.floor(next() * 200);
       await sleep(delay);
       expect(building.output(), 'the server should be building its index').toContain('building it from the demo corpus');

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Searcher } from '../../src/search/searcher.js';
@@ -14,7 +14,7 @@ import { compileFilterSpec } from '../../src/search/query/filter-spec.js';
 import { readManifest } from '../../src/search/manifest.js';
 import { IndexWriter } from '../../src/search/index-writer.js';
 import { mergeAll } from '../../src/search/merge.js';
-import { tempDir } from './helpers.js';
+import { tempDir, writerLockTakenBy } from './helpers.js';
 
 const CHILD = fileURLToPath(new URL('./fixtures/ingest-child.ts', import.meta.url));
 const MERGE_CHILD = fileURLToPath(new URL('./fixtures/merge-child.ts', import.meta.url));
@@ -45,9 +45,8 @@ function runProcess(args: string[], killAfterLockMs: number | null, doneMarker: 
     child.stderr.on('data', (chunk) => (errors += chunk));
     let timer: NodeJS.Timeout | null = null;
     if (killAfterLockMs !== null) {
-      const ended = () => child.exitCode !== null || child.signalCode !== null;
-      void lockedBy(lockDir, child.pid!, ended).then(() => {
-        if (!ended()) timer = setTimeout(() => child.kill('SIGKILL'), killAfterLockMs);
+      void writerLockTakenBy(lockDir, child).then(() => {
+        if (child.exitCode === null && child.signalCode === null) timer = setTimeout(() => child.kill('SIGKILL'), killAfterLockMs);
       });
     }
     child.on('error', reject);
@@ -57,13 +56,6 @@ function runProcess(args: string[], killAfterLockMs: number | null, doneMarker: 
       else resolve({ committed: output.includes(doneMarker) });
     });
   });
-}
-
-/** Resolves once process `pid` holds the index's writer lock (the run has begun), or has exited. */
-async function lockedBy(dir: string, pid: number, exited: () => boolean): Promise<void> {
-  while (!exited() && (await readFile(path.join(dir, 'write.lock'), 'utf8').catch(() => '')) !== String(pid)) {
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
 }
 
 async function contents(dir: string) {

@@ -1,4 +1,5 @@
 /** Builds throwaway indexes for engine tests. */
+import type { ChildProcess } from 'node:child_process';
 import { fstatSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -93,4 +94,15 @@ export async function markSegmentOutdated(file: string): Promise<void> {
   if (bytes[at] !== FORMAT_VERSION) throw new Error(`${file}: no formatVersion ${FORMAT_VERSION} where expected`);
   bytes[at] = FORMAT_VERSION - 1;
   await writeFile(file, bytes);
+}
+
+/**
+ * Resolves once `child` holds the writer lock of the index in `indexDir` (the lock file names its pid), or has ended:
+ * from then on its run has begun, whatever stale lock an earlier killed run left.
+ */
+export async function writerLockTakenBy(indexDir: string, child: ChildProcess): Promise<void> {
+  const ended = () => child.exitCode !== null || child.signalCode !== null;
+  while (!ended() && (await readFile(path.join(indexDir, 'write.lock'), 'utf8').catch(() => '')) !== String(child.pid)) {
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
 }
