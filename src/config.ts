@@ -364,7 +364,7 @@ const SETTINGS = {
     default: availableParallelism(),
     parse: integer(0, 256),
     commands: ['serve', 'eval'],
-    doc: 'Search worker threads; 0 searches on the main thread. Default: CPU count.',
+    doc: 'Search worker threads; 0 searches on the main thread. The default is the CPU count of the machine it runs on.',
   },
   bm25K1: { default: 0.6, parse: decimal(0, 10), commands: ['serve', 'eval'], doc: 'BM25 term-frequency saturation k1 (chosen on SciFact train: bench/results/bm25-tuning.md).' },
   bm25B: { default: 0.75, parse: decimal(0, 1), commands: ['serve', 'eval'], doc: 'BM25 length normalisation b.' },
@@ -398,7 +398,7 @@ const SETTINGS = {
   llmThreads: {
     default: Math.max(1, Math.floor(availableParallelism() / 2)),
     parse: integer(1, 256),
-    doc: 'CPU threads of the language model. Default: half the cores (llama.cpp slows sharply when it competes for every core).',
+    doc: 'CPU threads of the language model. The default is half the cores of the machine it runs on (llama.cpp slows sharply when it competes for every core).',
   },
   llmContextSize: { default: 4096, parse: integer(256, 131_072), doc: "Context window of the language model, in tokens; lowered to the model's training context when larger (/settings shows the one in force)." },
   llmMaxTokens: { default: 512, parse: integer(16, 16_384), doc: "Most tokens generated per answer; the rest of the context window is the prompt's, which should keep at least half of it (a warning at start otherwise; a model that leaves no room for any prompt is refused)." },
