@@ -45,8 +45,8 @@ function runProcess(args: string[], killAfterLockMs: number | null, doneMarker: 
     child.stderr.on('data', (chunk) => (errors += chunk));
     let timer: NodeJS.Timeout | null = null;
     if (killAfterLockMs !== null) {
-      void writerLockTakenBy(lockDir, child).then(() => {
-        if (child.exitCode === null && child.signalCode === null) timer = setTimeout(() => child.kill('SIGKILL'), killAfterLockMs);
+      void writerLockTakenBy(lockDir, child).then((taken) => {
+        if (taken) timer = setTimeout(() => child.kill('SIGKILL'), killAfterLockMs);
       });
     }
     child.on('error', reject);

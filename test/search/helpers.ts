@@ -97,12 +97,13 @@ export async function markSegmentOutdated(file: string): Promise<void> {
 }
 
 /**
- * Resolves once `child` holds the writer lock of the index in `indexDir` (the lock file names its pid), or has ended:
- * from then on its run has begun, whatever stale lock an earlier killed run left.
+ * Resolves true once `child` holds the writer lock of the index in `indexDir` (the lock file names its pid): from then
+ * on its run has begun, whatever stale lock an earlier killed run left. False if the child ended first.
  */
-export async function writerLockTakenBy(indexDir: string, child: ChildProcess): Promise<void> {
-  const ended = () => child.exitCode !== null || child.signalCode !== null;
-  while (!ended() && (await readFile(path.join(indexDir, 'write.lock'), 'utf8').catch(() => '')) !== String(child.pid)) {
+export async function writerLockTakenBy(indexDir: string, child: ChildProcess): Promise<boolean> {
+  while (child.exitCode === null && child.signalCode === null) {
+    if ((await readFile(path.join(indexDir, 'write.lock'), 'utf8').catch(() => '')) === String(child.pid)) return true;
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
+  return false;
 }
