@@ -10,6 +10,7 @@ import { ERROR_CONTEXT } from '../../platform/contexts.js';
 import { PlatformError, RetryLaterError, StoreUnavailableError } from '../../platform/errors.js';
 import { damagedIndexAnswer, repeatedSingleValue } from '../errors.js';
 import { shownName } from '../../platform/unicode.js';
+import { bodyStillToCome } from '../unread-body.js';
 
 export interface ErrorBody {
   '@context': string;
@@ -121,9 +122,8 @@ export function handleError(error: FastifyError, request: FastifyRequest, reply:
     return reply.code(400).send(platformErrorBody('MalformedRequest', 'The connection closed before the request was complete.'));
   }
   withoutRepresentationHeaders(reply);
-  // A request refused before its body was read (a declared length no file fits, a permission): kept alive, the
-  // connection would first read the rest of the body, whatever its length, to reach the next request.
-  if (request.raw.complete === false) reply.header('connection', 'close');
+  // A request refused before its body was read (a declared length no file fits, a permission): as on the literature routes.
+  if (bodyStillToCome(request)) reply.header('connection', 'close');
   // An article of the literature project read from an index file damaged since the load: as on the literature routes.
   const damaged = damagedIndexAnswer(error, request.log);
   if (damaged) return reply.code(damaged.status).send(platformErrorBody('ServiceUnavailable', damaged.message));
