@@ -240,20 +240,27 @@ export interface WriteLock {
   madeDirectories: string[];
 }
 
+/** How often the index directory is made again when it vanishes before the lock's pid file is written in it. */
+const DIRECTORY_ATTEMPTS = 3;
+
+/** Makes the index directory and its missing parents; answers the ones made, deepest first. */
+function makeIndexDirectories(dir: string): string[] {
+  try {
+    return makeDirectories(dir);
+  } catch (error) {
+    // mkdir's own message names the syscall, not what the directory was for.
+    const { code, message } = error as NodeJS.ErrnoException;
+    throw new Error(code === 'ENOTDIR' ? `the index directory ${dir} is a file, or lies under one` : `cannot create the index directory ${dir} (${message})`);
+  }
+}
+
 /**
  * Takes the directory's writer lock (one ingestion at a time), making the directory if it is missing. A
  * lock left by a process that no longer exists, or that cannot be the process now of its pid (mayHold),
  * is taken over.
  */
 export async function acquireWriteLock(dir: string): Promise<WriteLock> {
-  let madeDirectories: string[];
-  try {
-    madeDirectories = makeDirectories(dir);
-  } catch (error) {
-    // mkdir's own message names the syscall, not what the directory was for.
-    const { code, message } = error as NodeJS.ErrnoException;
-    throw new Error(code === 'ENOTDIR' ? `the index directory ${dir} is a file, or lies under one` : `cannot create the index directory ${dir} (${message})`);
-  }
+  let madeDirectories = makeIndexDirectories(dir);
   const lockPath = path.join(dir, LOCK_FILE);
   // The lock appears with its holder's pid already in it (written aside, then linked in place): a
   // lock created but not yet written had read as empty, hence stale, and a second writer took it over.
@@ -263,7 +270,20 @@ export async function acquireWriteLock(dir: string): Promise<WriteLock> {
   let pendingKey: string | undefined;
   try {
     // Inside the try: a write that fails midway (a full disk) still leaves the file, to be removed.
-    await writeFile(pending, String(process.pid));
+    // A writer that published nothing removes the directories it made once it has let go of the lock: the
+    // directory found or made above can be gone before the pid file lands in it, and is made again.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await writeFile(pending, String(process.pid));
+        break;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+        if (attempt === DIRECTORY_ATTEMPTS) {
+          throw new Error(`the index directory ${dir} was removed ${attempt} times in a row while this writer was taking its lock; is another program removing it?`, { cause: error });
+        }
+        madeDirectories = makeIndexDirectories(dir);
+      }
+    }
     // Known before it is linked as the lock, so no writer of this process ever sees it as another's.
     pendingKey = fileKey(await stat(pending));
     locksOfThisProcess.add(pendingKey);
