@@ -13,13 +13,17 @@ import { setPriority } from 'node:os';
 import { isMainThread } from 'node:worker_threads';
 import { move } from 'piscina';
 import { PlatformError } from './errors.js';
-import { type Format, type ResourceView, renderJson, renderText } from './rendering.js';
+import { type Format, type ResourceView, nodeTypes, renderJson, renderText } from './rendering.js';
 
 export interface RenderTask {
   view: ResourceView;
   format: Format;
-  /** `text`: printed for people (archives, RDF); `json`: compact JSON (API answers). */
-  as: 'text' | 'json';
+  /**
+   * `text`: printed for people (archives, RDF); `json`: compact JSON (API answers); `types`: the `@type`s the
+   * (expanded) representation gives the resource's own node, as a JSON array, the representation itself bounded
+   * as any is: what a write records for the listings, without the main thread parsing the whole expanded form.
+   */
+  as: 'text' | 'json' | 'types';
   /** Longest representation, in UTF-8 bytes, that may be returned. */
   maxBytes: number;
 }
@@ -41,12 +45,12 @@ const RENDER_THREAD_NICE = 10;
 
 export async function render(task: RenderTask): Promise<RenderOutcome> {
   try {
-    const output =
-      task.as === 'text' ? await renderText(task.view, task.format) : JSON.stringify(await renderJson(task.view, task.format as Exclude<Format, 'n-triples' | 'n-quads' | 'dot'>));
+    const json = task.as === 'text' ? undefined : await renderJson(task.view, task.format as Exclude<Format, 'n-triples' | 'n-quads' | 'dot'>);
+    const output = json === undefined ? await renderText(task.view, task.format) : JSON.stringify(json);
     if (Buffer.byteLength(output) > task.maxBytes) {
       return { refused: { status: 413, type: 'RepresentationTooLarge', reason: `The ${task.format} representation of '${task.view.id}' exceeds ${task.maxBytes} bytes.` } };
     }
-    return { output };
+    return { output: task.as === 'types' ? JSON.stringify(nodeTypes(json, task.view.id)) : output };
   } catch (error) {
     if (error instanceof PlatformError) return { refused: { status: error.status, type: error.type, reason: error.reason, ...(error.details !== undefined && { details: error.details }) } };
     // A stack overflow or an allocation failure inside the JSON-LD processor: the payload cannot be processed.

@@ -14,7 +14,7 @@ import { workerModule } from '../runtime/worker-module.js';
 import { PlatformError } from './errors.js';
 import { type RenderCaller, UNATTRIBUTED, fairQueue } from './render-queue.js';
 import { localSlices, slicedJson } from './render-transfer.js';
-import { storedJsonOf } from './stored-json.js';
+import { sourceJsonOf } from './stored-json.js';
 import { type BytesOutcome, type Refusal, type RenderOutcome, type RenderTask, type ThreadTask, render } from './render-worker.js';
 import type { Format, ResourceView } from './rendering.js';
 
@@ -32,6 +32,11 @@ export interface Renderer {
   text(view: ResourceView, format: Format, caller?: RenderCaller): Promise<string>;
   /** A JSON representation, serialised compactly (API answers). */
   json(view: ResourceView, format: JsonFormat, caller?: RenderCaller): Promise<string>;
+  /**
+   * The `@type` IRIs the expanded representation gives the node `view.id` (none when it has none), worked out
+   * where it is rendered; refused as the representation would be (a processing error, past the size bound).
+   */
+  expandedTypes(view: ResourceView, caller?: RenderCaller): Promise<string[]>;
   /** The `text` representation as UTF-8 bytes, streamed in slices (archive entries). */
   entry(view: ResourceView, format: Format, caller?: RenderCaller): Promise<RenderedEntry>;
   close(): Promise<void>;
@@ -57,7 +62,7 @@ export function createRenderer(options: RendererOptions): Renderer {
     // Picked by name: reading `source` of a view made from a stored payload would parse it here.
     const { id, metadata, base, vocab } = task.view;
     const view = { id, metadata, base, vocab };
-    const stored = storedJsonOf(task.view);
+    const stored = sourceJsonOf(task.view);
     if (stored !== undefined) return { ...task, view, sourceJson: stored };
     const source = task.view.source;
     let sourceJson = reuse ? written.get(source) : undefined;
@@ -85,6 +90,7 @@ export function createRenderer(options: RendererOptions): Renderer {
   return {
     text: (view, format, caller = UNATTRIBUTED) => run({ view, format, as: 'text', maxBytes: options.maxBytes }, caller),
     json: (view, format, caller = UNATTRIBUTED) => run({ view, format, as: 'json', maxBytes: options.maxBytes }, caller),
+    expandedTypes: async (view, caller = UNATTRIBUTED) => JSON.parse(await run({ view, format: 'expanded', as: 'types', maxBytes: options.maxBytes }, caller)) as string[],
     entry,
     close: async () => {
       await pool?.destroy();

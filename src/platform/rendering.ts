@@ -83,6 +83,13 @@ function idEntries(source: JsonObject, id: string): JsonObject {
   return Object.fromEntries((keys.length > 0 ? keys : ['@id']).map((key) => [key, id]));
 }
 
+/** The `@type` IRIs of the node `id` in an expanded document (a list of nodes); none when it has none. */
+export function nodeTypes(expanded: unknown, id: string): string[] {
+  const nodes = Array.isArray(expanded) ? (expanded as { '@id'?: unknown; '@type'?: unknown }[]) : [];
+  const types = nodes.find((node) => node['@id'] === id)?.['@type'];
+  return Array.isArray(types) ? types.filter((type): type is string => typeof type === 'string') : [];
+}
+
 /**
  * The keys a payload names its resource with: `@id`, and the terms its own contexts alias to `@id`
  * (`"id": "@id"` or `"id": {"@id": "@id"}`). Remote contexts are refused, so inline ones are all there

@@ -20,6 +20,8 @@ import type { ProjectService, ProjectState } from './projects.js';
 import { type ProjectRef, projectAddress, projectKey } from './refs.js';
 import { type RenderCaller, renderCallerOf } from './render-queue.js';
 import type { Renderer } from './renderer.js';
+import { slicedJson } from './render-transfer.js';
+import { rememberPayloadJson } from './stored-json.js';
 import { idKeys } from './rendering.js';
 import type { EntityState, EntityWrite, ListedState, RevisionSelector, RevisionStore } from './revisions.js';
 
@@ -241,8 +243,9 @@ export class ResourceService {
     // a field is stored apart (the listed @type) while the payload keeps it: one resource, two texts.
     // The survey made at the parse says whether there is one; only then is it looked for, to say where.
     if (surveyOf(payload).holdsLoneSurrogate) throw rejections.loneSurrogate('payload', loneSurrogatePointer(payload)!);
-    const expanded = await this.renderer.json({ id, source: payload, metadata: {}, base: project.base, vocab: project.vocab }, 'expanded', caller);
-    return expandedTypes(JSON.parse(expanded) as unknown, id);
+    // Written out once, in slices: sent to the render thread as this text, and stored as it.
+    rememberPayloadJson(payload, await slicedJson(payload));
+    return this.renderer.expandedTypes({ id, source: payload, metadata: {}, base: project.base, vocab: project.vocab }, caller);
   }
 }
 
@@ -254,13 +257,6 @@ function fileChangedAsResource(id: string, ref: ProjectRef): PlatformError {
 
 function literatureTakesNoFilters(project: string): PlatformError {
   return new PlatformError(400, 'MalformedQueryParam', `The resources of the read-only literature project '${project}' are listed without filters.`);
-}
-
-/** The `@type` IRIs of the node `id` in an expanded document (a list of nodes); none when it has none. */
-function expandedTypes(expanded: unknown, id: string): string[] {
-  const nodes = Array.isArray(expanded) ? (expanded as { '@id'?: unknown; '@type'?: unknown }[]) : [];
-  const types = nodes.find((node) => node['@id'] === id)?.['@type'];
-  return Array.isArray(types) ? types.filter((type): type is string => typeof type === 'string') : [];
 }
 
 /** Rejects payloads nested too deeply or defining too many contexts, before any of their contexts is processed. */

@@ -7,7 +7,7 @@ import { type Audit, createdBy, updatedBy } from './audit.js';
 import { PlatformError, rejections } from './errors.js';
 import type { Identity } from './identities.js';
 import type { Page, Store, Table } from './store/store.js';
-import { storedJsonOf, withChanges, withoutSource, withStoredSource } from './stored-json.js';
+import { sourceJsonOf, withChanges, withoutSource, withStoredSource } from './stored-json.js';
 import { checkNewTagName } from './tags.js';
 
 export type EntityKind = 'resource' | 'file';
@@ -434,8 +434,8 @@ export class RevisionStore {
     const key = [state.project, state.id, state.rev];
     let { payloadRev } = state;
     if (payloadRev === undefined) {
-      // The payload is written out once: its size is recorded from the text stored.
-      const text = storedJsonOf(state) ?? JSON.stringify(state.source);
+      // The payload is written out once (for a write's checks, or here): its size is recorded from the text stored.
+      const text = sourceJsonOf(state) ?? JSON.stringify(state.source);
       await this.payloads.put(key, text);
       state.sourceBytes = Buffer.byteLength(text);
       payloadRev = state.rev;

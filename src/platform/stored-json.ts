@@ -29,6 +29,19 @@ export function storedJsonOf(target: object): string | undefined {
   return texts.get(target);
 }
 
+/** Payloads of writes as the JSON text written for their checks on a render thread (a payload is never changed once parsed). */
+const writtenPayloads = new WeakMap<object, string>();
+
+/** Records the JSON text `payload` was written out as, so that storing it or sending it to a render thread again reuses it. */
+export function rememberPayloadJson(payload: JsonObject, json: string): void {
+  writtenPayloads.set(payload, json);
+}
+
+/** The JSON text of `target`'s `source`, when it came from the store unchanged or was written out for a write's checks. */
+export function sourceJsonOf(target: { source: object }): string | undefined {
+  return storedJsonOf(target) ?? writtenPayloads.get(target.source);
+}
+
 /** `target`'s other properties, `source` left out without being read (a spread or a rest pattern would parse it). */
 export function withoutSource<T extends object>(target: T): Omit<T, 'source'> {
   const copy: Record<string, unknown> = {};

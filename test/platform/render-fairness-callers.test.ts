@@ -17,8 +17,14 @@ beforeAll(async () => {
   server = await startServer({ renderThreads: 1 });
   await createProject(server.app, 'org', 'proj');
   const { renderer } = server.platform;
-  const { json, entry, text } = { json: renderer.json.bind(renderer), entry: renderer.entry.bind(renderer), text: renderer.text.bind(renderer) };
+  const { json, entry, text, expandedTypes } = {
+    json: renderer.json.bind(renderer),
+    entry: renderer.entry.bind(renderer),
+    text: renderer.text.bind(renderer),
+    expandedTypes: renderer.expandedTypes.bind(renderer),
+  };
   renderer.json = (view, format, caller) => (callers.push({ method: 'json', caller }), json(view, format, caller));
+  renderer.expandedTypes = (view, caller) => (callers.push({ method: 'expandedTypes', caller }), expandedTypes(view, caller));
   renderer.text = (view, format, caller) => (callers.push({ method: 'text', caller }), text(view, format, caller));
   renderer.entry = (view, format, caller) => (callers.push({ method: 'entry', caller }), entry(view, format, caller));
 });
@@ -28,16 +34,16 @@ test("a resource write's JSON-LD checks are rendered in its caller's turn", asyn
   callers.length = 0;
   const payload = { '@context': { ex: 'https://example.org/' }, '@id': 'ex:r1', name: 'checked' };
   expect((await server.app.inject({ method: 'PUT', url: '/v1/resources/org/proj/_/https%3A%2F%2Fexample.org%2Fr1', headers: alice, payload })).statusCode).toBe(201);
-  // The payload's id expanded with its own prefixes, then the whole payload expanded.
+  // The payload's id expanded with its own prefixes, then the whole payload expanded for its types.
   expect(callers).toEqual([
     { method: 'json', caller: renderCallerOf(aliceIdentity) },
-    { method: 'json', caller: renderCallerOf(aliceIdentity) },
+    { method: 'expandedTypes', caller: renderCallerOf(aliceIdentity) },
   ]);
   const update = await server.app.inject({ method: 'PUT', url: '/v1/resources/org/proj/_/https%3A%2F%2Fexample.org%2Fr1?rev=1', headers: alice, payload: { ...payload, name: 'changed' } });
   expect(update.statusCode).toBe(200);
   expect(callers.slice(2)).toEqual([
     { method: 'json', caller: renderCallerOf(aliceIdentity) },
-    { method: 'json', caller: renderCallerOf(aliceIdentity) },
+    { method: 'expandedTypes', caller: renderCallerOf(aliceIdentity) },
   ]);
 });
 

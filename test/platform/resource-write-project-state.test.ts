@@ -14,14 +14,14 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-/** Runs `meanwhile` once, when the next rendering (a write's JSON-LD check) is asked for, before it runs. */
+/** Runs `meanwhile` once, when the next write's JSON-LD check (the expansion giving its types) is asked for, before it runs. */
 function onNextRendering(meanwhile: () => Promise<void>): void {
   const { renderer } = server.platform;
-  const json = renderer.json.bind(renderer);
-  renderer.json = async (view, format, caller) => {
-    renderer.json = json;
+  const expandedTypes = renderer.expandedTypes.bind(renderer);
+  renderer.expandedTypes = async (view, caller) => {
+    renderer.expandedTypes = expandedTypes;
     await meanwhile();
-    return json(view, format, caller);
+    return expandedTypes(view, caller);
   };
 }
 
