@@ -25,6 +25,7 @@ import { ArchiveLedger, type HoldKey, definitionBytes } from './quota.js';
 import { type ResolveDeps, creationFileFinder } from './resolve.js';
 import { type ArchiveEntry, type FileEntry, type FileSelfEntry, boundedProblems, decodeEntries, selectorOf } from './definition.js';
 import { layoutProblems, mergeSpeltOutFileDefaults } from './layout.js';
+import { inOrderAhead } from './lookahead.js';
 import { hasLoneSurrogate } from '../platform/unicode.js';
 
 export interface StoredArchive {
@@ -176,7 +177,11 @@ export class ArchiveService {
     });
     // The valid entries' conflicts come in the same answer as the others' problems: one round trip shows all.
     const files = new Map<ArchiveEntry, { project: string; filename: string } | null>();
-    for (const entry of decoded.entries) if (entry.type !== 'Resource' && entry.path === undefined) files.set(entry, await this.findFile(entry, identity));
+    const unnamedFiles = decoded.entries.filter((entry): entry is FileEntry | FileSelfEntry => entry.type !== 'Resource' && entry.path === undefined);
+    for await (const found of inOrderAhead(unnamedFiles, (entry) => this.findFile(entry, identity))) {
+      if ('error' in found) throw found.error;
+      files.set(found.item, found.value);
+    }
     const fileOf = (entry: FileEntry | FileSelfEntry) => files.get(entry) ?? null;
     const { entries, indexes } = mergeSpeltOutFileDefaults(decoded.entries, decoded.indexes, fileOf);
     const problems = [...decoded.problems, ...layoutProblems(entries, indexes, fileOf)];

@@ -26,6 +26,7 @@ import type { FileFinder, StoredArchive } from './archives.js';
 import { type ArchiveEntry, originalOf, selectorOf } from './definition.js';
 import { parseFileSelf } from './file-self.js';
 import { entryName } from './layout.js';
+import { type Settled, inOrderAhead } from './lookahead.js';
 import { conflictMessages, findPathConflicts, overlongNameMessages, unportableNameMessages } from './paths.js';
 
 export interface ResolveDeps {
@@ -81,22 +82,36 @@ export async function resolveForDownload(
   for (const address of new Set(targets.map((t) => projectAddress(t.project)))) deps.acls.require(identity, 'resources/read', address);
 
   const resolved: ResolvedEntry[] = [];
-  // Entries of one revision in several formats share one read.
-  const read = new Map<string, { state: PinnedState; project: ProjectState }>();
+  // Entries of one revision in several formats share one read: each revision is looked up once, a few ahead
+  // of the entry handled (lookahead.ts), and the entries are handled in order as they were one read at a time.
+  const keys = targets.map((target) => JSON.stringify([projectKey(target.project), target.entry.type === 'Resource', target.id, target.selector]));
+  const seen = new Set<string>();
+  const firstOfEachRevision = targets.filter((_, position) => {
+    const isFirst = !seen.has(keys[position]!);
+    seen.add(keys[position]!);
+    return isFirst;
+  });
+  const lookups = inOrderAhead(firstOfEachRevision, async (target) => {
+    const { state, project } = await lookup(target, deps);
+    return { state: pinned(state), project };
+  });
+  const read = new Map<string, Settled<Target, { state: PinnedState; project: ProjectState }>>();
   let turnStarted = performance.now();
-  for (const target of targets) {
-    const key = JSON.stringify([projectKey(target.project), target.entry.type === 'Resource', target.id, target.selector]);
-    let found = read.get(key);
+  for (const [position, target] of targets.entries()) {
+    const key = keys[position]!;
+    let found: { state: PinnedState; project: ProjectState };
     try {
-      if (!found) {
+      let settled = read.get(key);
+      if (!settled) {
         if (performance.now() - turnStarted > TURN_MS) {
           await nextTurn();
           turnStarted = performance.now();
         }
-        const { state, project } = await lookup(target, deps);
-        found = { state: pinned(state), project };
-        read.set(key, found);
+        settled = (await lookups.next()).value as Settled<Target, { state: PinnedState; project: ProjectState }>;
+        read.set(key, settled);
       }
+      if ('error' in settled) throw settled.error;
+      found = settled.value;
     } catch (error) {
       // A project marked for deletion is on its way out: skipped like a missing entry when asked to, reported as itself otherwise.
       const gone = error instanceof PlatformError && (error.status === 404 || error.type === 'ProjectIsMarkedForDeletion');
