@@ -94,7 +94,6 @@ export class ArchiveService {
   private readonly baseUri: string;
   private readonly clock: () => number;
   private readonly resolveDeps: ResolveDeps;
-  private readonly findFile: FileFinder;
   private readonly ttlMs: number;
   private readonly quota: ArchiveLedger;
   private readonly renderer: Renderer;
@@ -129,7 +128,6 @@ export class ArchiveService {
   private constructor(platform: Platform, options: ArchiveOptions) {
     ({ store: this.store, projects: this.projects, acls: this.acls, baseUri: this.baseUri, clock: this.clock } = platform);
     this.resolveDeps = { baseUri: platform.baseUri, projects: platform.projects, acls: platform.acls, resources: platform.resources, files: platform.files };
-    this.findFile = creationFileFinder(this.resolveDeps);
     this.ttlMs = options.ttlMs;
     this.renderer = platform.renderer;
     this.renderBounds = options.renderBounds ?? DEFAULT_RENDER_BOUNDS;
@@ -178,7 +176,8 @@ export class ArchiveService {
     // The valid entries' conflicts come in the same answer as the others' problems: one round trip shows all.
     const files = new Map<ArchiveEntry, { project: string; filename: string } | null>();
     const unnamedFiles = decoded.entries.filter((entry): entry is FileEntry | FileSelfEntry => entry.type !== 'Resource' && entry.path === undefined);
-    for await (const found of inOrderAhead(unnamedFiles, (entry) => this.findFile(entry, identity))) {
+    const findFile = creationFileFinder(this.resolveDeps);
+    for await (const found of inOrderAhead(unnamedFiles, (entry) => findFile(entry, identity))) {
       if ('error' in found) throw found.error;
       files.set(found.item, found.value);
     }

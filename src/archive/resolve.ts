@@ -91,8 +91,9 @@ export async function resolveForDownload(
     seen.add(keys[position]!);
     return isFirst;
   });
+  const projectOf = projectReader(deps);
   const lookups = inOrderAhead(firstOfEachRevision, async (target) => {
-    const { state, project } = await lookup(target, deps);
+    const { state, project } = await lookup(target, deps, projectOf);
     return { state: pinned(state), project };
   });
   const read = new Map<string, Settled<Target, { state: PinnedState; project: ProjectState }>>();
@@ -133,13 +134,17 @@ export async function resolveForDownload(
   return resolved.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
 
-/** For checks at creation: the file behind a File/FileSelf entry, when it exists and the creator may read it. */
+/**
+ * For checks at creation: the file behind a File/FileSelf entry, when it exists and the creator may read it.
+ * One finder per creation: it reads each project once.
+ */
 export function creationFileFinder(deps: ResolveDeps): FileFinder {
+  const projectOf = projectReader(deps);
   return async (entry, identity) => {
     const target = targetOf(entry, deps.baseUri);
     if ('problem' in target || !deps.acls.has(identity, 'resources/read', projectAddress(target.project))) return null;
     try {
-      const { state } = await lookup(target, deps);
+      const { state } = await lookup(target, deps, projectOf);
       return { project: projectKey(target.project), filename: state.file!.filename };
     } catch (error) {
       if (error instanceof PlatformError) return null;
@@ -157,8 +162,28 @@ function targetOf(entry: ArchiveEntry, baseUri: string): Target | { problem: str
   return { entry, project: parseProjectRef(entry.project)!, id: { iri: entry.resourceId }, selector: selectorOf(entry), original: originalOf(entry) };
 }
 
-async function lookup(target: Target, deps: ResolveDeps): Promise<{ state: EntityState; project: ProjectState }> {
-  const project = await deps.projects.forRead(target.project);
+/**
+ * Reads each project once for one creation or download, however many entries name it (a read of the
+ * store per entry, on PostgreSQL a round trip), and gives every entry of it the same answer. A promise
+ * is kept, so lookups running at once share one read.
+ */
+function projectReader(deps: ResolveDeps): ProjectReader {
+  const read = new Map<string, Promise<ProjectState>>();
+  return (ref) => {
+    const key = projectKey(ref);
+    let project = read.get(key);
+    if (!project) {
+      project = deps.projects.forRead(ref);
+      read.set(key, project);
+    }
+    return project;
+  };
+}
+
+type ProjectReader = (ref: ProjectRef) => Promise<ProjectState>;
+
+async function lookup(target: Target, deps: ResolveDeps, projectOf: ProjectReader): Promise<{ state: EntityState; project: ProjectState }> {
+  const project = await projectOf(target.project);
   const id = 'iri' in target.id ? target.id.iri : expandFileSelfId(project, target, deps);
   const state = await (
     target.entry.type === 'Resource' ? deps.resources.lookup(project, id, target.selector) : deps.files.fetchById(project, id, target.selector));

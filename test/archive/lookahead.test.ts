@@ -80,20 +80,39 @@ describe("an archive's lookups", () => {
     await server.close();
   });
 
-  test('a creation looks its files up a few at once', async () => {
+  /** Reads of the project of the files while `request` runs: once for all of its entries, not once each. */
+  async function projectReads(request: () => Promise<void>): Promise<number> {
+    const forRead = vi.spyOn(server.platform.projects, 'forRead');
+    try {
+      await request();
+      return forRead.mock.calls.filter(([ref]) => ref.org === 'org' && ref.project === 'proj').length;
+    } finally {
+      forRead.mockRestore();
+    }
+  }
+
+  test('a creation looks its files up a few at once, reading their project once', async () => {
     mostAtOnce = 0;
     const resources = Array.from({ length: FILES }, (_, i) => ({ '@type': 'File', resourceId: `f${i}` }));
-    const created = await server.app.inject({ method: 'PUT', url: '/v1/archives/org/proj/files', headers: { ...alice, accept: 'application/json' }, payload: { resources } });
-    expect(created.statusCode).toBe(201);
+    const reads = await projectReads(async () => {
+      const created = await server.app.inject({ method: 'PUT', url: '/v1/archives/org/proj/files', headers: { ...alice, accept: 'application/json' }, payload: { resources } });
+      expect(created.statusCode).toBe(201);
+    });
     expect(mostAtOnce).toBe(LOOKUPS_AHEAD);
+    // The archive's own project, then the files' (the same one).
+    expect(reads).toBe(2);
   });
 
   test('a download too, and writes its entries in their order', async () => {
     mostAtOnce = 0;
-    const zip = await server.app.inject({ method: 'GET', url: '/v1/archives/org/proj/files', headers: { ...alice, accept: 'application/zip' } });
-    expect(zip.statusCode).toBe(200);
+    let zip: Awaited<ReturnType<typeof server.app.inject>> | undefined;
+    const reads = await projectReads(async () => {
+      zip = await server.app.inject({ method: 'GET', url: '/v1/archives/org/proj/files', headers: { ...alice, accept: 'application/zip' } });
+    });
+    expect(zip!.statusCode).toBe(200);
     expect(mostAtOnce).toBe(LOOKUPS_AHEAD);
-    const names = [...zip.rawPayload.toString('latin1').matchAll(/f(\d+)\.txt/g)].map((match) => match[0]);
+    expect(reads).toBe(2);
+    const names = [...zip!.rawPayload.toString('latin1').matchAll(/f(\d+)\.txt/g)].map((match) => match[0]);
     expect([...new Set(names)]).toEqual(Array.from({ length: FILES }, (_, i) => `f${i}.txt`).sort());
   });
 });
