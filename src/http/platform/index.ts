@@ -74,11 +74,10 @@ export async function platformApi(
         const read = jsonBodyText(request, body as Buffer);
         if (!('text' in read)) return done(unreadableBody(read), undefined);
         if (read.text === '' && request.routeOptions.schema?.body === undefined) return done(null, undefined);
-        try {
-          return done(null, parsePayload(read.text));
-        } catch (error) {
-          return done(error as Error, undefined);
-        }
+        parsePayload(read.text).then(
+          (payload) => done(null, payload),
+          (error: unknown) => done(error as Error, undefined),
+        );
       });
       v1.removeContentTypeParser('text/plain');
       await v1.register(multipart, {
