@@ -10,7 +10,7 @@
  */
 import type { Readable } from 'node:stream';
 import { Piscina } from 'piscina';
-import { workerModule } from '../runtime/worker-module.js';
+import { workerExecArgv, workerModule } from '../runtime/worker-module.js';
 import { PlatformError } from './errors.js';
 import { type RenderCaller, UNATTRIBUTED, fairQueue } from './render-queue.js';
 import { localSlices, slicedJson } from './render-transfer.js';
@@ -111,6 +111,6 @@ function workerPool(threads: number): Piscina {
     // Idle threads give their memory (a loaded JSON-LD processor) back.
     idleTimeout: 30_000,
     // Workers load TypeScript sources through tsx when the server runs from source.
-    execArgv: workerFile.endsWith('.ts') ? ['--import', 'tsx'] : undefined,
+    execArgv: workerExecArgv(workerFile),
   });
 }

@@ -24,3 +24,20 @@ export function workerModule(name: string, poolUrl: string, carried: string): st
   const src = fileURLToPath(new URL('../', import.meta.url));
   return path.join(compiled, path.relative(src, beside)).replace(/\.ts$/, '.js');
 }
+
+/**
+ * The execArgv of a Piscina pool's threads running `workerFile`. Piscina loads a worker with require() first and
+ * import() if that fails; on Node 20.19+ require() of an ES module can meet an import() of the same module in that
+ * thread still linking, and Node then aborts the whole process (`FATAL ERROR: v8::Module::IsGraphAsync must be used
+ * on an instantiated module`, from Piscina's require: twice in the test suite's fresh clones, each time in the
+ * brute-force property test's search pool). With require() of ES modules off in the thread, Piscina's require() of
+ * a compiled (.js) worker fails at once and the worker is imported. Sources (.ts) load through tsx; the
+ * executable's workers (.cjs) are CommonJS.
+ */
+export function workerExecArgv(workerFile: string): string[] {
+  if (workerFile.endsWith('.ts')) return ['--import', 'tsx'];
+  if (workerFile.endsWith('.js') && process.allowedNodeEnvironmentFlags.has(NO_REQUIRE_ESM)) return [NO_REQUIRE_ESM];
+  return [];
+}
+
+const NO_REQUIRE_ESM = '--no-experimental-require-module';

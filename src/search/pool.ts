@@ -15,7 +15,7 @@
  * arrays; the Searcher maps them back to (segment, paragraph).
  */
 import { Piscina } from 'piscina';
-import { workerModule } from '../runtime/worker-module.js';
+import { workerExecArgv, workerModule } from '../runtime/worker-module.js';
 import type { Bitset } from './filters/bitset.js';
 import type { Segment } from './segment/reader.js';
 import type { StoredFields } from './stored/reader.js';
@@ -183,7 +183,7 @@ export class SearchPool {
             // nothing else: process-wide flags such as --expose-gc are invalid in workers, and a
             // loader inherited by compiled workers (a parent started with --import tsx) cost the
             // pool a third of its throughput (bench:peers, 1M paragraphs, 2 threads).
-            execArgv: fromSource ? ['--import', 'tsx'] : [],
+            execArgv: workerExecArgv(workerFile),
             // Without its disk cache: tsx's cache writes do not finish in these workers (the file
             // stays empty, its descriptor open after the worker ends), so each module a worker
             // compiled leaked a descriptor, about 90 per generation switch, and the empty file made
