@@ -15,6 +15,7 @@ import { type Identity, OPERATOR_REALM, isOperatorRealm, isReservedSubject, name
 import { ALL_PERMISSIONS, isPermission } from './permissions.js';
 import { parseAclAddress } from './refs.js';
 import { type OidcConfig, parseOidcConfig } from './oidc.js';
+import { type RepeatedKey, repeatedKeys } from '../corpus/readers/repeated-keys.js';
 
 export class AuthFileError extends Error {}
 
@@ -52,10 +53,19 @@ export function loadAuthFile(file: string): AuthConfig {
   } catch (error) {
     throw new AuthFileError(`auth file ${file} (${SETTING}) is not valid JSON: ${(error as Error).message}`);
   }
+  // JSON.parse keeps the last of a key given twice: a token pasted twice would silently belong to the second entry.
+  const repeated = repeatedKeys(text)[0];
+  if (repeated) throw new AuthFileError(`auth file ${file} (${SETTING}) is invalid:\n  ${repeatedKeyProblem(repeated)}`);
   const problems: string[] = [];
   const config = parseAuthConfig(raw, problems, path.dirname(path.resolve(file)));
   if (problems.length > 0) throw new AuthFileError(`auth file ${file} (${SETTING}) is invalid:\n  ${problems.join('\n  ')}`);
   return config;
+}
+
+/** A key given twice, named as the file's other problems name things: a token by its first characters only. */
+function repeatedKeyProblem({ path: where, key }: RepeatedKey): string {
+  if (where === 'tokens') return `token "${printableName(key.slice(0, 4))}…" is given twice; JSON keeps only the last entry, so a token means one identity`;
+  return `${where === '' ? 'the top level' : `"${where}"`} gives the key "${printableName(key)}" twice; JSON keeps only the last`;
 }
 
 /** `baseDir` resolves relative paths in the file (the OIDC key set). */

@@ -22,4 +22,22 @@ describe('auth file errors', () => {
     writeFileSync(invalid, JSON.stringify({ tokens: {}, acls: {}, extra: true }));
     expect(() => loadAuthFile(invalid)).toThrow(new AuthFileError(`auth file ${invalid} (--auth-file / AUTH_FILE) is invalid:\n  unknown field "extra"`));
   });
+
+  it('refuse a key given twice, which JSON.parse would have let the last entry win: a token by its first characters only', () => {
+    const write = (name: string, text: string) => {
+      const file = path.join(dir, name);
+      writeFileSync(file, text);
+      return file;
+    };
+    const alice = '{"realm": "local", "subject": "alice"}';
+    const mallory = '{"realm": "local", "subject": "mallory"}';
+    const twiceToken = write('token-twice.json', `{"tokens": {"s3cret-token-1": ${alice}, "s3cret-token-1": ${mallory}}, "acls": {}}`);
+    expect(() => loadAuthFile(twiceToken)).toThrow(
+      new AuthFileError(`auth file ${twiceToken} (--auth-file / AUTH_FILE) is invalid:\n  token "s3cr…" is given twice; JSON keeps only the last entry, so a token means one identity`),
+    );
+    const twiceAcl = write('acl-twice.json', '{"tokens": {}, "acls": {"/": {"anonymous": ["resources/read"]}, "/": {"anonymous": ["*"]}}}');
+    expect(() => loadAuthFile(twiceAcl)).toThrow(new AuthFileError(`auth file ${twiceAcl} (--auth-file / AUTH_FILE) is invalid:\n  "acls" gives the key "/" twice; JSON keeps only the last`));
+    const twiceTop = write('top-twice.json', '{"tokens": {}, "acls": {}, "acls": {}}');
+    expect(() => loadAuthFile(twiceTop)).toThrow(new AuthFileError(`auth file ${twiceTop} (--auth-file / AUTH_FILE) is invalid:\n  the top level gives the key "acls" twice; JSON keeps only the last`));
+  });
 });
