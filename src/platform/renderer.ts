@@ -14,7 +14,7 @@ import { workerExecArgv, workerModule } from '../runtime/worker-module.js';
 import { PlatformError } from './errors.js';
 import { type RenderCaller, UNATTRIBUTED, fairQueue } from './render-queue.js';
 import { localSlices, slicedJson } from './render-transfer.js';
-import { sourceJsonOf } from './stored-json.js';
+import { rememberPayloadJson, sourceJsonOf } from './stored-json.js';
 import { type BytesOutcome, type Refusal, type RenderOutcome, type RenderTask, type ThreadTask, render } from './render-worker.js';
 import type { Format, ResourceView } from './rendering.js';
 
@@ -56,21 +56,17 @@ export function createRenderer(options: RendererOptions): Renderer {
   const pool = options.threads > 0 ? workerPool(options.threads) : null;
   // In front of Piscina's own queue, which is first come first served: this one never gives it more jobs than threads.
   const queue = fairQueue(options.threads);
-  // An archive renders one stored payload (never changed once read) in several formats: it is written as JSON once.
-  const written = new WeakMap<object, Promise<string>>();
+  // An archive renders one payload (never changed once read) in several formats, one entry at a time: it is written
+  // as JSON once, and kept as a write's payload is (stored-json.ts).
   const threadTask = async (task: RenderTask, reuse = false): Promise<ThreadTask> => {
     // Picked by name: reading `source` of a view made from a stored payload would parse it here.
     const { id, metadata, base, vocab } = task.view;
     const view = { id, metadata, base, vocab };
-    const stored = sourceJsonOf(task.view);
-    if (stored !== undefined) return { ...task, view, sourceJson: stored };
-    const source = task.view.source;
-    let sourceJson = reuse ? written.get(source) : undefined;
-    if (!sourceJson) {
-      sourceJson = slicedJson(source);
-      if (reuse) written.set(source, sourceJson);
-    }
-    return { ...task, view, sourceJson: await sourceJson };
+    const known = sourceJsonOf(task.view);
+    if (known !== undefined) return { ...task, view, sourceJson: known };
+    const sourceJson = await slicedJson(task.view.source);
+    if (reuse) rememberPayloadJson(task.view.source, sourceJson);
+    return { ...task, view, sourceJson };
   };
   const onThread = <Outcome>(caller: RenderCaller, task: ThreadTask) => queue.run(caller, () => pool!.run(task) as Promise<Outcome>);
   const run = async (task: RenderTask, caller: RenderCaller): Promise<string> => {

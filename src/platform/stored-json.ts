@@ -29,7 +29,10 @@ export function storedJsonOf(target: object): string | undefined {
   return texts.get(target);
 }
 
-/** Payloads of writes as the JSON text written for their checks on a render thread (a payload is never changed once parsed). */
+/**
+ * Payloads held as objects, as the JSON text they were written out as for a render thread: a write's (for its
+ * checks), an archive entry's (for its first format). A payload is never changed once parsed or read.
+ */
 const writtenPayloads = new WeakMap<object, string>();
 
 /** Records the JSON text `payload` was written out as, so that storing it or sending it to a render thread again reuses it. */
@@ -37,7 +40,7 @@ export function rememberPayloadJson(payload: JsonObject, json: string): void {
   writtenPayloads.set(payload, json);
 }
 
-/** The JSON text of `target`'s `source`, when it came from the store unchanged or was written out for a write's checks. */
+/** The JSON text of `target`'s `source`, when it came from the store unchanged or was written out before (rememberPayloadJson). */
 export function sourceJsonOf(target: { source: object }): string | undefined {
   return storedJsonOf(target) ?? writtenPayloads.get(target.source);
 }

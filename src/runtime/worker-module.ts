@@ -29,8 +29,8 @@ export function workerModule(name: string, poolUrl: string, carried: string): st
  * The execArgv of a Piscina pool's threads running `workerFile`. Piscina loads a worker with require() first and
  * import() if that fails; on Node 20.19+ require() of an ES module can meet an import() of the same module in that
  * thread still linking, and Node then aborts the whole process (`FATAL ERROR: v8::Module::IsGraphAsync must be used
- * on an instantiated module`, from Piscina's require: twice in the test suite's fresh clones, each time in the
- * brute-force property test's search pool). With require() of ES modules off in the thread, Piscina's require() of
+ * on an instantiated module`, from Piscina's require: seen in a fresh clone of the test suite, in the brute-force
+ * property test's search pool, where an earlier clone had lost its worker without a message). With require() of ES modules off in the thread, Piscina's require() of
  * a compiled (.js) worker fails at once and the worker is imported. Sources (.ts) load through tsx; the
  * executable's workers (.cjs) are CommonJS.
  */
