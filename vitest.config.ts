@@ -48,10 +48,11 @@ function sharedAndIsolated(name: string, belongs: (file: string) => boolean, glo
 
 // The platform and archive suites run a second time against PostgreSQL (a throw-away cluster per project), with the
 // replica tests, wherever PostgreSQL can be started. The ZIP writer's own tests read no store (one writes an entry
-// past 4 GiB): once is enough.
+// past 4 GiB), nor do the embedded store's own (test/platform/store/lmdb-*): once is enough.
 const postgresMissing = postgresUnavailable();
 if (postgresMissing !== null) console.warn(`SKIPPED: the PostgreSQL platform-store tests (${postgresMissing}).`);
-const onPostgresql = (file: string) => file.endsWith('.postgres.test.ts') || (/^test\/(platform|archive)\//.test(file) && !/^test\/archive\/zip[^/]*$/.test(file));
+const storeless = (file: string) => /^test\/archive\/zip[^/]*$/.test(file) || /^test\/platform\/store\/lmdb-[^/]*$/.test(file);
+const onPostgresql = (file: string) => file.endsWith('.postgres.test.ts') || (/^test\/(platform|archive)\//.test(file) && !storeless(file));
 
 export default defineConfig({
   test: {

@@ -11,6 +11,8 @@ import { ModelUnavailableError, type Generator } from './llm/types.js';
 import { createReranker } from './rerank/index.js';
 import { openServices } from './services.js';
 import { lockDataDirectory } from './data-lock.js';
+import { embeddedStoreDirectory } from './platform/index.js';
+import { refuseForeignLmdbFile } from './platform/store/lmdb-header.js';
 
 /** What clients use to reach the server, for ids, `_self` links and redirects. */
 export function publicUrlOf(config: Config): string {
@@ -49,7 +51,16 @@ function listenError(config: Config, error: unknown): Error {
  * is refused with the lock's message, not met at whatever the first one is still writing.
  */
 export async function lockDataOf(config: Config): Promise<() => Promise<void>> {
-  return config.platformStore === 'lmdb' ? lockDataDirectory(config.data) : async () => {};
+  if (config.platformStore !== 'lmdb') return async () => {};
+  const release = await lockDataDirectory(config.data);
+  // Before the demo build too: a file LMDB cannot read would otherwise be met only once the index is built.
+  try {
+    refuseForeignLmdbFile(embeddedStoreDirectory(config.data));
+  } catch (error) {
+    await release();
+    throw error;
+  }
+  return release;
 }
 
 /** `releaseData`: lockDataOf's, given back at shutdown. */

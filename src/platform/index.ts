@@ -88,6 +88,9 @@ const SILENT: Logger = { info: () => {}, warn: () => {}, error: () => {} };
 /** How often contents no file references are collected (besides once at start). */
 const BLOB_COLLECTION_INTERVAL_MS = 60 * 60_000;
 
+/** Where the embedded (LMDB) platform store of a data directory lives. */
+export const embeddedStoreDirectory = (dataDir: string) => path.join(dataDir, 'platform', 'store');
+
 export async function openPlatform(options: PlatformOptions): Promise<Platform> {
   const clock = options.clock ?? Date.now;
   const logger = options.logger ?? SILENT;
@@ -101,7 +104,7 @@ export async function openPlatform(options: PlatformOptions): Promise<Platform> 
 
   const root = path.join(options.dataDir, 'platform');
   const storeSetting = options.platformStore ?? 'lmdb';
-  const storeDir = path.join(root, 'store');
+  const storeDir = embeddedStoreDirectory(options.dataDir);
   const store = await openPlatformStore(storeSetting, storeDir, logger);
   // Which store serves /v1, said at every start: a database by its URL without the password (the log is read by many).
   logger.info(`platform store: ${storeSetting === 'lmdb' ? `LMDB at ${storeDir}` : `PostgreSQL at ${printableStoreUrl(storeSetting)}`}`);

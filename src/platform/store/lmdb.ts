@@ -8,6 +8,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { statfs } from 'node:fs/promises';
 import { type Database, type Key, type RootDatabase, open } from 'lmdb';
 import { makeDirectories } from '../../directories.js';
+import { refuseForeignLmdbFile } from './lmdb-header.js';
 import { type AnnounceListener, type Entry, type Store, type StoreKey, type Table, type TableName, compareKeys, startsWith } from './store.js';
 
 interface Pending {
@@ -48,6 +49,7 @@ async function diskFullOr(error: unknown, directory: string): Promise<unknown> {
 
 export function openLmdbStore(directory: string): Store {
   makeDirectories(directory);
+  refuseForeignLmdbFile(directory);
   const root: RootDatabase = open({ path: directory, maxDbs: 16 });
   const databases = new Map<TableName, Database<unknown, Key>>();
   const database = (name: TableName) => {
