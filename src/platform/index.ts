@@ -10,6 +10,7 @@ import path from 'node:path';
 import { AclService } from './acls.js';
 import type { Audit } from './audit.js';
 import { anonymousReadOnly, loadAuthFile, tokenDigest, type AuthConfig } from './auth-file.js';
+import { type Claim, OWNER_FILE, claimBlobDirectory } from './blob-owner.js';
 import { BlobStore } from './blobs.js';
 import { AuthenticationError } from './errors.js';
 import { FileService } from './files.js';
@@ -22,6 +23,7 @@ import { parseProjectRef, projectAddress } from './refs.js';
 import { DEFAULT_MAX_RENDERED_BYTES, type Renderer, createRenderer } from './renderer.js';
 import { ResourceService } from './resources.js';
 import { RevisionStore } from './revisions.js';
+import { storeIdOf } from './store-id.js';
 import { openPlatformStore } from './store/open.js';
 import type { Store } from './store/store.js';
 import { looksLikeJwt, oidcVerifier } from './oidc.js';
@@ -108,12 +110,15 @@ export async function openPlatform(options: PlatformOptions): Promise<Platform> 
   const store = await openPlatformStore(storeSetting, storeDir, logger);
   // Which store serves /v1, said at every start: a database by its URL without the password (the log is read by many).
   logger.info(`platform store: ${storeSetting === 'lmdb' ? `LMDB at ${storeDir}` : `PostgreSQL at ${printableStoreUrl(storeSetting)}`}`);
-  const blobs = new BlobStore(options.blobDir ?? path.join(root, 'files'));
+  const blobRoot = options.blobDir ?? path.join(root, 'files');
+  const blobs = new BlobStore(blobRoot);
   const opened: Audit = { createdAt: clock(), createdBy: OPERATOR.subject, updatedAt: clock(), updatedBy: OPERATOR.subject };
   // A start refused past this point (a blob directory it cannot use, a literature label naming a user's
   // project) closes the store again: a caller that goes on (a test, an embedding) keeps no open database.
-  let acls: AclService, orgs: OrgService, projects: ProjectService, literature: LiteratureResources, revisions: RevisionStore;
+  let acls: AclService, orgs: OrgService, projects: ProjectService, literature: LiteratureResources, revisions: RevisionStore, blobClaim: Claim;
   try {
+    // Before init: a directory of another store's servers is refused before anything in it is touched.
+    blobClaim = await claimBlobDirectory(blobRoot, await storeIdOf(store), options.blobDir ? '--blob-dir (BLOB_DIR)' : 'the file contents directory');
     await blobs.init(options.blobDir !== undefined && options.blobDir !== null);
     acls = await AclService.open(store, auth.acls, options.authFile !== null, clock);
     orgs = new OrgService(store, acls, clock);
@@ -139,9 +144,17 @@ export async function openPlatform(options: PlatformOptions): Promise<Platform> 
     const removed = await blobs.collectGarbage(() => files.referencedDigests());
     if (removed > 0) logger.info(`removed ${removed} stored file content(s) no file references`);
   };
-  await collectBlobs();
-  const blobTimer = setInterval(() => void collectBlobs().catch((error) => logPeriodicFailure(logger, 'collecting unreferenced file contents', error)), BLOB_COLLECTION_INTERVAL_MS);
-  blobTimer.unref();
+  let blobTimer: NodeJS.Timeout | undefined;
+  if (blobClaim.adoptedContents) {
+    logger.warn(
+      `${blobRoot} held file contents and named no store: it is now this store's (${OWNER_FILE}). Contents no file here references ` +
+        'are collected from the next start on, none by this process: if servers of another store use this directory, give each store its own.',
+    );
+  } else {
+    await collectBlobs();
+    blobTimer = setInterval(() => void collectBlobs().catch((error) => logPeriodicFailure(logger, 'collecting unreferenced file contents', error)), BLOB_COLLECTION_INTERVAL_MS);
+    blobTimer.unref();
+  }
 
   const verifyJwt = auth.oidc ? oidcVerifier(auth.oidc) : null;
   if (auth.oidc) logger.info(`OIDC tokens of ${auth.oidc.issuer} accepted as realm ${auth.oidc.realm} (${auth.oidc.keys.keys.length} key(s))`);

@@ -6,6 +6,7 @@
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OWNER_FILE } from '../../src/platform/blob-owner.js';
 import { TOKENS, bearer, createProject, multipart, startServer, type TestServer } from './helpers.js';
 import { mountSmallDisk } from '../reliability/small-disk.js';
 
@@ -30,7 +31,7 @@ describe.skipIf(typeof disk === 'string')('an upload that fills the disk', () =>
     return server.app.inject({ method: 'POST', url: '/v1/files/lab/disk', headers: { ...headers, ...bearer(TOKENS.alice) }, payload });
   };
   /** File contents stored (content-addressed under sha256/). */
-  const stored = () => readdirSync(path.join(dir, 'blobs'), { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile()).length;
+  const stored = () => readdirSync(path.join(dir, 'blobs'), { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile() && entry.name !== OWNER_FILE).length;
 
   it('is refused with 507, leaves nothing behind, and an upload that fits is taken after it', async () => {
     const refused = await upload('too-big.bin', 2 * 1024 * 1024);

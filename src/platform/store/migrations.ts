@@ -31,6 +31,8 @@ INSERT INTO ${sqlTable('listings')} (key, key_json, value)
   // The archive quota's ledger (archive/quota.ts), counted in the store so that every replica shares the bounds;
   // the first server to open the store fills it from the archives.
   (['archive-holds', 'archive-totals'] as const).map(createTable).join('\n'),
+  // The store's identity, which the file contents' directory records (store-id.ts, blob-owner.ts).
+  createTable('store-id'),
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -4,13 +4,16 @@ import { describe, expect, test } from 'vitest';
 import { MIGRATION_LOCK_KEY_SQL, SCHEMA_VERSION } from '../../../src/platform/store/migrations.js';
 import { OPERATOR } from '../../../src/platform/identities.js';
 import { RevisionStore } from '../../../src/platform/revisions.js';
+import { storeIdOf } from '../../../src/platform/store-id.js';
 import { keysUnder, openPostgresStore } from '../../../src/platform/store/postgres.js';
 import { schemaUrl } from '../../postgres/cluster.js';
 import { testPostgresUrl } from '../../postgres/project.js';
 
 const quiet = { info: () => undefined, warn: () => undefined };
-/** What a test going back to an earlier version drops, as that version did not have them. */
-const TABLES_OF_VERSION_6 = 'litserve_archive_holds, litserve_archive_totals';
+/** What a test going back to an earlier version drops, as that version did not have them: the table migration 7 added, */
+const TABLES_OF_VERSION_7 = 'litserve_store_id';
+/** the tables migrations 6 and later added (back to version 5), */
+const TABLES_OF_VERSION_6 = `litserve_archive_holds, litserve_archive_totals, ${TABLES_OF_VERSION_7}`;
 /** The tables migrations 5 and later added: what a test rolling a database back to version 4 or earlier drops. */
 const TABLES_OF_VERSION_5 = `litserve_org_revisions, litserve_project_revisions, ${TABLES_OF_VERSION_6}`;
 
@@ -159,6 +162,34 @@ describe('schema migrations', () => {
         expect(await store.table('archive-holds').count()).toBe(0);
       } finally {
         await store.close();
+      }
+      expect(await versions(url)).toEqual(Array.from({ length: SCHEMA_VERSION }, (_, i) => i + 1));
+    } finally {
+      await client.end();
+    }
+  });
+
+  test("a database at version 6 gets the store's identity table at start, and the id made there stays", async () => {
+    const url = await schemaUrl(testPostgresUrl()!, `from-6-${Date.now()}`);
+    await (await openPostgresStore(url, quiet)).close();
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      await client.query(`DROP TABLE ${TABLES_OF_VERSION_7}`);
+      await client.query('DELETE FROM litserve_schema_version WHERE version > 6');
+      const first = await openPostgresStore(url, quiet);
+      let id: string;
+      try {
+        id = await storeIdOf(first);
+        expect(id).toMatch(/^[0-9a-f-]{36}$/);
+      } finally {
+        await first.close();
+      }
+      const again = await openPostgresStore(url, quiet);
+      try {
+        expect(await storeIdOf(again)).toBe(id);
+      } finally {
+        await again.close();
       }
       expect(await versions(url)).toEqual(Array.from({ length: SCHEMA_VERSION }, (_, i) => i + 1));
     } finally {

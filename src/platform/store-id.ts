@@ -1,0 +1,28 @@
+/**
+ * The platform store's identity: a random id made the first time a server of this version opens it, kept in
+ * the store itself. Replicas of one PostgreSQL store read the same id; two embedded stores never share one.
+ * The file contents' directory records it (blob-owner.ts), so that servers of two stores pointed at one
+ * directory are told so instead of collecting each other's contents as unreferenced.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Store } from './store/store.js';
+
+interface StoreIdRecord {
+  id: string;
+}
+
+const KEY = 'id';
+
+export async function storeIdOf(store: Store): Promise<string> {
+  const table = store.table<StoreIdRecord>('store-id');
+  const found = await table.get(KEY);
+  if (found) return found.id;
+  // Read again inside the write: replicas opening a store together make one id (PostgreSQL retries the loser).
+  return store.write(async () => {
+    const made = await table.get(KEY);
+    if (made) return made.id;
+    const id = randomUUID();
+    await table.put(KEY, { id });
+    return id;
+  });
+}
