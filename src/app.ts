@@ -15,6 +15,7 @@ import { isHealthProbe, healthRoutes, settingsRoutes, type ServiceInfo } from '.
 import { qaRoutes, type QaServices } from './http/literature/qa.js';
 import { RELOAD_PERMISSION, adminRoutes } from './http/literature/admin.js';
 import { shedLoad } from './http/load-shedding.js';
+import { refuseWhileDraining } from './http/draining.js';
 import { clientKey } from './http/client-address.js';
 import { warnOfUntrustedForwarding } from './http/untrusted-forwarding.js';
 import { limitConnections } from './http/connection-limits.js';
@@ -83,7 +84,8 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
       // Node's own refusal of a request without Host was a bare 400: the app refuses it (transport-refusals.ts).
       requireHostHeader: false,
     },
-    return503OnClosing: true,
+    // Refused in the APIs' vocabularies instead (draining.ts).
+    return503OnClosing: false,
     // Requests Node's HTTP parser rejects never reach fastify: answer them in the vocabulary of the API addressed.
     clientErrorHandler: (error, socket) => answerClientError(error, socket, options.logger),
     // Undecodable URLs are refused by the router before any route runs: answer in the vocabulary of the API addressed.
@@ -153,6 +155,7 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
   });
   // After the preflights and the requests no route takes, which cost nothing and are never refused 503; before the
   // rate limit, authentication and the body (load-shedding.ts).
+  refuseWhileDraining(app);
   shedLoad(app, { total: services.config.maxInFlight, perClient: inFlightPerClient(services.config) });
   if (services.config.rateLimit > 0) {
     await app.register(rateLimit, {

@@ -3,6 +3,7 @@ import { createServer } from 'node:net';
 import { pino } from 'pino';
 import { searcherOptionsOf, type Config } from './config.js';
 import { buildApp } from './app.js';
+import { cutRemainingConnections } from './http/draining.js';
 import { LiveIndex } from './live/live-index.js';
 import { watchIndex } from './live/index-watcher.js';
 import { QaPipeline } from './qa/pipeline.js';
@@ -155,7 +156,7 @@ export async function startServer(configured: Config, releaseData: () => Promise
     const sweep = setInterval(() => app.server.closeIdleConnections(), 200);
     const deadline = setTimeout(() => {
       logger.warn('drain time up: closing the connections still open');
-      app.server.closeAllConnections();
+      cutRemainingConnections(app);
     }, config.shutdownTimeout);
     stopWatching();
     await app.close();

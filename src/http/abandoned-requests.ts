@@ -10,9 +10,11 @@
  * written then.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { cutByDrain } from './draining.js';
 import { whenRequestEnds } from './request-end.js';
 
 const MESSAGE = 'client disconnected before the response was sent';
+const CUT_MESSAGE = 'connection cut before the response was sent: the drain time (--shutdown-timeout) ran out';
 
 /** The requests whose route logs its client's departure itself, and whether their client has left. */
 const loggedByRoute = new WeakMap<FastifyRequest, { departed: boolean }>();
@@ -25,6 +27,10 @@ export function logAbandonedRequests(app: FastifyInstance): void {
     const departed = () => {
       if (finished) return;
       const fields = { method: request.method, url: request.url, responseTime: Math.round(reply.elapsedTime * 10) / 10 };
+      if (cutByDrain(request)) {
+        request.log.warn(fields, CUT_MESSAGE);
+        return;
+      }
       const byRoute = loggedByRoute.get(request);
       if (byRoute === undefined) {
         request.log.info(fields, MESSAGE);

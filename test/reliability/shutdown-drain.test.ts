@@ -9,6 +9,7 @@
 import { createHash } from 'node:crypto';
 import { request } from 'node:http';
 import { connect } from 'node:net';
+import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { multipart } from '../platform/helpers.js';
 import { type ArchiveFixture, archiveFixture, createArchive, expectWholeArchive, startDownload } from './archive-fixture.js';
@@ -54,10 +55,85 @@ describe('SIGTERM drains in-flight requests', () => {
       const finishing = download.readToEnd(5);
       await sleep(300);
       expect(await tryConnect(server.port), 'a new connection during shutdown').toBe('ECONNREFUSED');
-      expect(server.child.exitCode, 'exited before the download finished').toBeNull();
+      // Whole, so the server did not end before its last byte (it may end before the client has read them all).
       await expectWholeArchive(await finishing, fixture);
       // Exits once the download is done, not after the keep-alive timeout (72 s) of the now idle connection.
       expect(await exitWithin(server, 20_000)).toBe(0);
+    } finally {
+      await kill(server);
+    }
+  }, 60_000);
+
+  it("a request sent on an open connection during the drain gets the API's own 503, with the request id, security headers and Retry-After", async () => {
+    const server = await startServerProcess(fixture);
+    try {
+      // The download holds the drain open while the requests below are sent.
+      const download = await startDownload(await createArchive(server, fixture));
+      expect(await download.readAtLeast(256 * 1024)).toBe(false);
+      // On each connection, a resource write whose body is still coming at the signal, and a request sent behind it.
+      const connections = await Promise.all(
+        ['drained-v1', 'drained-literature'].map(async (id) => {
+          const socket = connect(server.port, '127.0.0.1');
+          await once(socket, 'connect');
+          let received = '';
+          socket.setEncoding('latin1');
+          socket.on('data', (chunk: string) => (received += chunk));
+          const body = JSON.stringify({ '@id': id, note: 'written through the drain' });
+          socket.write(`PUT /v1/resources/lab/a/_/${id} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: ${admin.authorization}\r\n` +
+            `Content-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 10)}`);
+          return { socket, body, closed: once(socket, 'close'), received: () => received };
+        }),
+      );
+      await sleep(200);
+      server.child.kill('SIGTERM');
+      await sleep(300);
+      const [v1, literature] = connections;
+      v1!.socket.write(`${v1!.body.slice(10)}GET /v1/resources/lab/a/_/drained-v1 HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: ${admin.authorization}\r\n\r\n`);
+      literature!.socket.write(`${literature!.body.slice(10)}GET /retrieval/?query=cancer HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`);
+      await Promise.all(connections.map((connection) => connection.closed));
+      for (const [connection, expectedBody] of [
+        [v1!, { '@type': 'ServiceUnavailable' }],
+        [literature!, { detail: { code: 13 } }],
+      ] as const) {
+        const [written, refused] = connection.received().split(/(?=HTTP\/1\.1 )/);
+        expect(written, connection.received()).toMatch(/^HTTP\/1\.1 201 /);
+        expect(refused, connection.received()).toMatch(/^HTTP\/1\.1 503 /);
+        const [head, text] = refused!.split('\r\n\r\n');
+        expect(head).toMatch(/\r\nretry-after: 5\r\n/i);
+        expect(head).toMatch(/\r\nx-request-id: \S+\r\n/i);
+        expect(head).toMatch(/\r\nx-content-type-options: nosniff\r\n/i);
+        expect(head).toMatch(/\r\nconnection: close\r\n/i);
+        const answer = JSON.parse(text!) as Record<string, unknown>;
+        expect(answer).toMatchObject(expectedBody);
+        expect(JSON.stringify(answer)).toContain('server shutting down');
+      }
+      await expectWholeArchive(await download.readToEnd(0), fixture);
+      expect(await exitWithin(server, 20_000)).toBe(0);
+    } finally {
+      await kill(server);
+    }
+  }, 60_000);
+
+  it('a request still running when the drain time is up is cut, logged as cut rather than as its client leaving, and the process exits 0', async () => {
+    const server = await startServerProcess({ ...fixture, extraFlags: ['--shutdown-timeout', '1s', '--log-level', 'info'] });
+    try {
+      // A write whose client sends part of its body and then nothing: it would hold the drain for ever.
+      const socket = connect(server.port, '127.0.0.1');
+      await once(socket, 'connect');
+      socket.on('error', () => undefined);
+      socket.write(`PUT /v1/resources/lab/a/_/never-finished HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: ${admin.authorization}\r\n` +
+        'Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{"note": ');
+      await sleep(200);
+      const signalled = Date.now();
+      server.child.kill('SIGTERM');
+      expect(await exitWithin(server, 20_000)).toBe(0);
+      expect(Date.now() - signalled).toBeGreaterThanOrEqual(1_000);
+      const cutLine = server.output().split('\n').find((line) => line.includes('connection cut before the response was sent'));
+      expect(cutLine, server.output()).toContain('the drain time (--shutdown-timeout) ran out');
+      expect(cutLine).toContain('/v1/resources/lab/a/_/never-finished');
+      expect(server.output()).toContain('drain time up: closing the connections still open');
+      expect(server.output()).not.toContain('client disconnected before the response was sent');
+      socket.destroy();
     } finally {
       await kill(server);
     }
