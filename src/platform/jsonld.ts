@@ -42,9 +42,15 @@ export async function compact(document: unknown, context: unknown): Promise<Json
   return guarded(() => processor.compact(document, context, options));
 }
 
-export async function toQuads(document: unknown): Promise<Quad[]> {
-  return guarded(() => processor.toRDF(document, options));
+/** The statements of `document`; `onDropped` is told of each one jsonld.js drops for naming a relative IRI. */
+export async function toQuads(document: unknown, onDropped: () => void = () => {}): Promise<Quad[]> {
+  const dropped = () => onDropped();
+  const eventHandler = Object.fromEntries(DROPPING_EVENTS.map((code) => [code, dropped]));
+  return guarded(() => processor.toRDF(document, { ...options, eventHandler }));
 }
+
+/** The events of statements toRDF leaves out because an IRI of theirs is not absolute. */
+const DROPPING_EVENTS = ['relative graph reference', 'relative subject reference', 'relative predicate reference', 'relative object reference'];
 
 async function guarded<T>(operation: () => Promise<T>): Promise<T> {
   try {

@@ -6,6 +6,7 @@
  */
 import { METADATA_CONTEXT } from './contexts.js';
 import { type JsonObject, type Quad, compact, expand, toQuads } from './jsonld.js';
+import { markWhiteSpaceInIris, unmarkQuad } from './iri-whitespace.js';
 
 export interface ResourceView {
   id: string;
@@ -145,7 +146,13 @@ const RDF_LANG_STRING = 'http://www.w3.org/1999/02/22-rdf-syntax-ns#langString';
 
 /** The resource as RDF, less the literals N-Triples cannot write (see writable). */
 async function dataset(view: ResourceView): Promise<Quad[]> {
-  return (await toQuads(processable(view))).filter(writable);
+  const document = processable(view);
+  let dropped = false;
+  const quads = await toQuads(document, () => (dropped = true));
+  if (!dropped) return quads.filter(writable);
+  // Some IRI held white space (or was relative after all): again, with white space carried past the library.
+  const marked = markWhiteSpaceInIris(await expand(document));
+  return (await toQuads(marked)).map(unmarkQuad).filter(writable);
 }
 
 /** The N-Triples LANGTAG production: a tag has no escapes, so one outside it would let a payload write past its literal. */

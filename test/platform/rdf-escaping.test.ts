@@ -158,6 +158,48 @@ describe('IRIs a payload chooses', () => {
   });
 });
 
+describe('IRIs holding white space', () => {
+  // jsonld.js takes them for relative IRIs: it kept them in the expanded form, and dropped every statement naming one.
+  const id = `${base}spaced`;
+  const payload = {
+    '@type': 'Lab Member',
+    link: { '@id': 'http://x/a\tb' },
+    see: { '@id': 'http://x/no\u00a0break' },
+    member: { '@id': 'http://x/s p', name: 'n' },
+    // A key is no property once it expands to an IRI with white space: JSON-LD drops it from every processed form.
+    'first name': 'Ada',
+  };
+  const triples: Statement[] = [
+    [id, RDF_TYPE, `${vocab}Lab Member`],
+    [id, `${vocab}link`, 'http://x/a\tb'],
+    [id, `${vocab}see`, 'http://x/no\u00a0break'],
+    [id, `${vocab}member`, 'http://x/s p'],
+    ['http://x/s p', `${vocab}name`, '"n"'],
+  ];
+  const sorted = (statements: Statement[]) => statements.map((s) => JSON.stringify(s)).sort();
+  beforeAll(() => put('spaced', payload));
+
+  test('N-Triples and N-Quads state what the expanded form holds, the white space escaped where an IRIREF forbids it', async () => {
+    const read = await server.app.inject({ method: 'GET', url: '/v1/resources/org/proj/_/spaced?format=expanded', headers: alice });
+    const expanded = read.json<Record<string, unknown>[]>();
+    expect(expanded[0]!['@type']).toEqual([`${vocab}Lab Member`]);
+    expect(Object.keys(expanded[0]!).filter((key) => key.includes('first'))).toEqual([]);
+    const text = await render('spaced', 'application/n-triples');
+    expect(sorted(own(parse(text, false)))).toEqual(sorted(triples));
+    expect(sorted(own(parse(await render('spaced', 'application/n-quads'), true)))).toEqual(sorted(triples));
+    expect(text).toContain(`<${id}> <${RDF_TYPE}> <${vocab}Lab\\u0020Member> .\n`);
+    expect(text).toContain(`<${id}> <${vocab}link> <http://x/a\\u0009b> .\n`);
+    // A no-break space is no character an IRIREF forbids: written as it is.
+    expect(text).toContain(`<${id}> <${vocab}see> <http://x/no\u00a0break> .\n`);
+  });
+
+  test('dot keeps their edges', async () => {
+    const text = await render('spaced', 'text/vnd.graphviz');
+    expect(text).toContain(`  "${id}" -> "http://x/s p" [label = "${vocab}member"]\n`);
+    expect(text).toContain(`  "http://x/s p" -> "n" [label = "${vocab}name"]\n`);
+  });
+});
+
 describe('an ordinary resource', () => {
   // Rendered by the server before IRIs were escaped: the output must not change.
   const ada = `<${base}ada>`;
