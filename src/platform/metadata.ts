@@ -35,7 +35,9 @@ export function entityMetadata(state: Omit<EntityState, 'source'>, baseUri: stri
 
 /** Files have no payload: their JSON-LD is a typed node carrying the file metadata. */
 export function entityView(state: EntityState, project: ProjectState, baseUri: string): ResourceView {
-  const view = { id: state.id, metadata: entityMetadata(state, baseUri), base: project.base, vocab: project.vocab };
+  // A resource renders under the base and vocab it was written under (recorded since they were).
+  const { base, vocab } = state.processing ?? project;
+  const view = { id: state.id, metadata: entityMetadata(state, baseUri), base, vocab };
   if (state.kind === 'file') return { ...view, source: { '@type': 'File' } };
   // A payload still in its stored text stays so: a render thread parses it.
   const stored = storedJsonOf(state);

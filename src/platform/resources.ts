@@ -23,7 +23,7 @@ import type { Renderer } from './renderer.js';
 import { slicedJson } from './render-transfer.js';
 import { rememberPayloadJson } from './stored-json.js';
 import { idKeys } from './rendering.js';
-import type { EntityState, EntityWrite, ListedState, RevisionSelector, RevisionStore } from './revisions.js';
+import type { EntityState, EntityWrite, ListedState, Processing, RevisionSelector, RevisionStore } from './revisions.js';
 
 export class ResourceService {
   constructor(
@@ -48,8 +48,9 @@ export class ResourceService {
     const caller = renderCallerOf(identity);
     const id = (await this.checkedId(project, idSegment, payload, caller)) ?? project.base + randomUUID();
     const types = await this.checkJsonLd(id, payload, project, caller);
+    const processing = processingOf(project);
     // The checks take a render thread's turn (up to seconds): the project may have stopped taking writes meanwhile.
-    return this.projects.whileWritable(ref, () => this.revisions.create(projectKey(ref), id, 'resource', { source: payload, types }, identity));
+    return this.projects.whileWritable(ref, () => this.revisions.create(projectKey(ref), id, 'resource', { source: payload, types, processing }, identity));
   }
 
   async update(ref: ProjectRef, idSegment: string, rev: number, payload: JsonObject, identity: Identity): Promise<EntityState> {
@@ -61,11 +62,16 @@ export class ResourceService {
     // The payload's id may only name the URL's.
     await this.checkedId(project, idSegment, payload, caller);
     const types = await this.checkJsonLd(id, payload, project, caller);
+    const processing = processingOf(project);
     return this.projects.whileWritable(ref, () =>
       this.revisions.update(projectKey(ref), id, 'resource', rev, identity, (latest) =>
         // As in Nexus, an update that changes nothing is ignored: the latest revision is answered, and no
         // new one made that would only turn the writes of others holding the latest revision into 409s.
-        isDeepStrictEqual(latest.source, payload) && isDeepStrictEqual(latest.types, types) ? null : { source: payload, types },
+        // The same payload under a project's new base or vocab is a change (of what it expands to); a
+        // revision written before they were recorded is compared as before.
+        isDeepStrictEqual(latest.source, payload) && isDeepStrictEqual(latest.types, types) && (latest.processing === undefined || isDeepStrictEqual(latest.processing, processing))
+          ? null
+          : { source: payload, types, processing },
       ),
     );
   }
@@ -250,6 +256,11 @@ export class ResourceService {
 }
 
 /** A 400, as for the other writes an entity's state refuses (ResourceIsDeprecated); the reason names the file's own URL. */
+/** What a payload written in `project` now resolves against, recorded with its revision. */
+function processingOf(project: ProjectState): Processing {
+  return { base: project.base, vocab: project.vocab };
+}
+
 function fileChangedAsResource(id: string, ref: ProjectRef): PlatformError {
   const fileUrl = `/v1/files/${projectKey(ref)}/${encodeURIComponent(id)}`;
   return new PlatformError(400, 'ResourceIsAFile', `Resource '${id}' is a file: it is changed through ${fileUrl}; the resource routes only read it.`);

@@ -23,6 +23,12 @@ export interface FileAttributes {
   mediaType: string;
 }
 
+/** What relative IRIs of a payload resolve against: the project's `base` (ids) and `vocab` (keys and types). */
+export interface Processing {
+  base: string;
+  vocab: string;
+}
+
 export interface EntityState extends Audit {
   kind: EntityKind;
   id: string;
@@ -45,6 +51,13 @@ export interface EntityState extends Audit {
    * revisions written before (listing-filter.ts derives them from `sourceType` then).
    */
   types?: string[];
+  /**
+   * The project's `base` and `vocab` when the payload was written: the revision renders under them, as Nexus
+   * renders the expanded form it made at the write, so a project's new `vocab` changes no earlier revision
+   * (nor its `types`, which the listing filter matches). Carried over by tags and deprecations; absent for
+   * files, and in revisions written before (rendered under the project's current ones).
+   */
+  processing?: Processing;
   /**
    * The revision whose row of the payloads table holds this revision's payload text: its own
    * for a new payload, an earlier one's when a tag or a deprecation left the payload as it was.
@@ -115,7 +128,7 @@ interface Head {
 }
 
 /** What a change of an entity's latest revision sets (the rest is carried over). */
-type Change = Partial<Pick<EntityState, 'source' | 'types' | 'file' | 'tags' | 'deprecated'>>;
+type Change = Partial<Pick<EntityState, 'source' | 'types' | 'processing' | 'file' | 'tags' | 'deprecated'>>;
 
 /**
  * A change of an entity's latest revision `rev`, as its checks tell it apart (`untag`: the deletion of the
@@ -198,7 +211,7 @@ export class RevisionStore {
     project: string,
     id: string,
     kind: EntityKind,
-    content: { source: Record<string, unknown>; types?: string[]; file?: FileAttributes },
+    content: { source: Record<string, unknown>; types?: string[]; processing?: Processing; file?: FileAttributes },
     identity: Identity,
   ): Promise<EntityState> {
     return this.store.write(async () => {
@@ -213,6 +226,7 @@ export class RevisionStore {
         source: content.source,
         sourceType: typeRecord(content.source),
         ...(content.types && { types: content.types }),
+        ...(content.processing && { processing: content.processing }),
         ...(content.file && { file: content.file }),
         tags: {},
       };
@@ -257,8 +271,8 @@ export class RevisionStore {
       if (changed === null) return latest;
       const changes: Partial<EntityState> = { ...changed, ...updatedBy(latest, identity, this.clock()), rev: change.rev + 1 };
       // A new payload gets a row of its own when stored (put); an unchanged one keeps pointing at its row.
-      // Its types are the change's, or unknown (derived from sourceType when listed), never the old payload's.
-      if (changes.source) Object.assign(changes, { sourceType: typeRecord(changes.source), types: changes.types, payloadRev: undefined });
+      // Its types and processing are the change's, or unknown (derived from sourceType when listed), never the old payload's.
+      if (changes.source) Object.assign(changes, { sourceType: typeRecord(changes.source), types: changes.types, processing: changes.processing, payloadRev: undefined });
       // Stored before types were recorded apart: recorded now, so that listings of the new revision need no payload.
       else if (!latest.sourceType) changes.sourceType = typeRecord(latest.source);
       // An unchanged payload goes on as its stored text: a tag or a deprecation neither parses nor re-encodes it.
