@@ -98,8 +98,9 @@ export class BlobStore {
         done(null, chunk);
       },
     });
+    const sink = createWriteStream(temporary, { flags: 'wx' });
     try {
-      await pipeline(content, measure, createWriteStream(temporary, { flags: 'wx' }));
+      await pipeline(content, measure, sink);
       if (isTruncated()) throw onTruncated();
       // The store will reference these bytes once this returns: they must be on disk before, not just in the page cache.
       await fsyncPath(temporary);
@@ -118,6 +119,9 @@ export class BlobStore {
       }
       return { digest, bytes, release, discard: () => (placed === null ? Promise.resolve() : this.discardPlaced(target, placed)) };
     } finally {
+      // A failed copy destroys the file stream, whose open (threads of their own) may end after this removal and
+      // create the file again: a body refused at once (a second file part) had left its upload in tmp/ so.
+      if (!sink.closed) await new Promise((resolve) => sink.once('close', resolve));
       await rm(temporary, { force: true });
     }
   }
