@@ -11,6 +11,7 @@ import { existsSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
+import { parse as parseConnectionString } from 'pg-connection-string';
 import { alternatives } from './alternatives.js';
 import type { SearcherOptions } from './search/searcher.js';
 import { DEFAULT_MAX_SEGMENT_BYTES, DEFAULT_MERGE_FACTOR, SERVED_INLINE_POSTINGS } from './search/defaults.js';
@@ -57,9 +58,12 @@ function bounded<T>(range: string, parse: (raw: string, name: string) => T) {
   return Object.assign(parse, { range });
 }
 
-/** Plain decimal notation only: Number() would read "" and "  " as 0 (an empty PORT a random port, an empty RATE_LIMIT no limit) and accept 0x50. */
-const INTEGER_TEXT = /^[+-]?\d+$/;
-const DECIMAL_TEXT = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
+/**
+ * Plain decimal notation only: Number() would read "" and "  " as 0 (an empty PORT a random port, an empty RATE_LIMIT
+ * no limit) and accept 0x50, 1e1 and +1.5. No setting takes a number below 0, so no sign either.
+ */
+const INTEGER_TEXT = /^\d+$/;
+const DECIMAL_TEXT = /^(\d+\.?\d*|\.\d+)$/;
 
 function integer(min: number, max: number) {
   return bounded(`${min} to ${max}`, (raw: string, name: string): number => {
@@ -115,8 +119,15 @@ function optionalPath(raw: string, name: string): string | null {
 
 /** `lmdb`, or a PostgreSQL URL (TCP, or the unix-socket form `postgresql:///db?host=/var/run/postgresql`). */
 function platformStore(raw: string, name: string): string {
-  if (raw === 'lmdb' || /^postgres(ql)?:\/\/[^\s]*$/.test(raw)) return raw;
-  throw new ConfigError(`${name} must be 'lmdb' or a postgresql:// URL, got "${raw}"`);
+  if (raw === 'lmdb') return raw;
+  if (!/^postgres(ql)?:\/\/[^\s]*$/.test(raw)) throw new ConfigError(`${name} must be 'lmdb' or a postgresql:// URL, got "${printableStoreUrl(raw)}"`);
+  // Read as the store will read it, so that a malformed URL stops the start here, not after the demo index is built.
+  try {
+    parseConnectionString(raw);
+  } catch (error) {
+    throw new ConfigError(`${name} is not a URL PostgreSQL's client can read (${(error as Error).message}): check its host, port and %-escapes, got "${printableStoreUrl(raw)}"`);
+  }
+  return raw;
 }
 
 function boolean(raw: string, name: string): boolean {

@@ -121,7 +121,7 @@ export class BlobStore {
     } finally {
       // A failed copy destroys the file stream, whose open (threads of their own) may end after this removal and
       // create the file again: a body refused at once (a second file part) had left its upload in tmp/ so.
-      if (!sink.closed) await new Promise((resolve) => sink.once('close', resolve));
+      if (!sink.closed) await new Promise<void>((resolve) => sink.once('close', () => resolve()));
       await rm(temporary, { force: true });
     }
   }

@@ -65,6 +65,11 @@ describe('configuration', () => {
     expect(() => loadConfig(['--port='], {})).toThrow(/--port \/ PORT must be an integer between 0 and 65535, got ""/);
     for (const raw of ['0x50', '1e3', '80.0', '0b1']) expect(() => loadConfig(['--port', raw], {})).toThrow(ConfigError);
     expect(() => loadConfig(['--bm25-k1', '0x1'], {})).toThrow(ConfigError);
+    // Nor exponents or signs, which decimal settings had taken (the README refuses 1e3).
+    for (const raw of ['1e1', '5e-1', '+1.5', '-0.5']) {
+      expect(() => loadConfig(['--bm25-k1', raw], {})).toThrow(`--bm25-k1 / BM25_K1 must be a number between 0 and 10, got "${raw}"`);
+    }
+    expect(() => loadConfig(['--port', '+80'], {})).toThrow('--port / PORT must be an integer between 0 and 65535, got "+80"');
     // The merge factor's own parser (0 means never merge, so a blank one would have turned merging off).
     for (const raw of ['', ' ', '0x2', '1e1']) {
       expect(() => loadConfig([`--merge-factor=${raw}`, '--index', '/tmp/index'], {}, 'ingest')).toThrow(/--merge-factor \/ MERGE_FACTOR must be 0 \(never merge automatically\)/);

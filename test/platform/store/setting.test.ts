@@ -17,4 +17,13 @@ describe('--platform-store and --blob-dir', () => {
     expect(() => loadConfig(['--platform-store', 'sqlite'], {})).toThrow(ConfigError);
     expect(() => loadConfig(['--platform-store', 'mysql://db/x'], {})).toThrow(/--platform-store.*'lmdb' or a postgresql:\/\/ URL/);
   });
+
+  it('refuse a PostgreSQL URL its client cannot read, without writing its password (it was met only after the demo build, as "Invalid URL")', () => {
+    for (const url of ['postgresql://litserve:secret@db.internal:99999/litserve', 'postgresql://litserve:secret@[::1/litserve']) {
+      expect(() => loadConfig(['--platform-store', url], {})).toThrow(/^--platform-store \/ PLATFORM_STORE is not a URL PostgreSQL's client can read \(Invalid URL\): check its host, port and %-escapes/);
+      expect(() => loadConfig(['--platform-store', url], {})).not.toThrow(/secret/);
+    }
+    expect(() => loadConfig(['--platform-store', 'postgres://u:secret@db/x y'], {})).toThrow(ConfigError);
+    expect(() => loadConfig(['--platform-store', 'postgres://u:secret@db/x y'], {})).not.toThrow(/secret/);
+  });
 });
