@@ -474,7 +474,7 @@ const SETTINGS = {
     default: 30_000,
     parse: duration,
     shownDefault: '30s',
-    doc: 'On SIGTERM/SIGINT, how long in-flight requests (downloads included) may run before their connections are cut.',
+    doc: 'On SIGTERM, SIGINT or SIGHUP, how long in-flight requests (downloads included) may run before their connections are cut.',
   },
   maxInFlight: {
     default: 256,

@@ -1,9 +1,10 @@
-/** Opens the index, models and services named by the configuration and serves them until SIGTERM/SIGINT. */
+/** Opens the index, models and services named by the configuration and serves them until SIGTERM, SIGINT or SIGHUP. */
 import { createServer } from 'node:net';
 import { pino } from 'pino';
 import { searcherOptionsOf, type Config } from './config.js';
 import { buildApp } from './app.js';
 import { cutRemainingConnections } from './http/draining.js';
+import { STOPPING_SIGNALS } from './stopping-signals.js';
 import { LiveIndex } from './live/live-index.js';
 import { watchIndex } from './live/index-watcher.js';
 import { QaPipeline } from './qa/pipeline.js';
@@ -166,8 +167,8 @@ export async function startServer(configured: Config, releaseData: () => Promise
     await releaseData();
     process.exit(0);
   };
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
-  process.on('SIGINT', () => void shutdown('SIGINT'));
+  // SIGHUP too: a terminal closing on `npm start` had ended the process where it was, without a drain.
+  for (const signal of STOPPING_SIGNALS) process.on(signal, () => void shutdown(signal));
   try {
     await reserved.release();
     await app.listen({ host: config.host, port: config.port });

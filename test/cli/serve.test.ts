@@ -44,6 +44,33 @@ describe('npm start', () => {
   }, 90_000);
 });
 
+describe('SIGHUP', () => {
+  it('drains and exits 0 as SIGTERM does (a terminal closing had ended the server at once)', async () => {
+    const { dir, cleanup } = await tempDir();
+    try {
+      await writeIndex(`${dir}/index`, [article('a1', ['place cells fire in one place'])]);
+      const port = await freePort();
+      const child = spawn(process.execPath, [COMPILED_MAIN, 'serve', '--data', dir, '--port', String(port), '--search-threads', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+      let output = '';
+      child.stdout.on('data', (chunk) => (output += chunk));
+      child.stderr.on('data', (chunk) => (output += chunk));
+      const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+      try {
+        const deadline = Date.now() + 60_000;
+        while (!output.includes('Server listening') && Date.now() < deadline && child.exitCode === null) await new Promise((r) => setTimeout(r, 100));
+        expect(output).toContain('Server listening');
+        child.kill('SIGHUP');
+        expect(await exited).toEqual({ code: 0, signal: null });
+        expect(output).toMatch(/"signal":"SIGHUP".*shutting down: draining in-flight requests/);
+      } finally {
+        child.kill('SIGKILL');
+      }
+    } finally {
+      await cleanup();
+    }
+  }, 90_000);
+});
+
 describe('a start that cannot listen', () => {
   it('exits 1 naming the settings to change when the port is taken', async () => {
     const { dir, cleanup } = await tempDir();
