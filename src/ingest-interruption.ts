@@ -17,10 +17,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { MANIFEST_FILE } from './search/manifest.js';
 import { stopProgressBars } from './progress.js';
-import { STOPPING_SIGNALS } from './stopping-signals.js';
-
-/** How long a stopped run may take to reach a safe point and clean up: about what `docker stop` waits before SIGKILL, less a margin. */
-export const STOP_DEADLINE_MS = 5_000;
+import { STOP_DEADLINE_MS, STOPPING_SIGNALS } from './stopping-signals.js';
 
 /** The generation the manifest names now, or null without a readable one. Synchronous: the process dies right after. */
 function publishedGeneration(indexDir: string): number | null {

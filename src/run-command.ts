@@ -182,8 +182,8 @@ async function runEval(config: Config): Promise<number> {
     return 0;
   };
   if (!config.corpus) return evaluateIndex(config.index!);
-  return withScratchDir('litserve-eval-', async (scratch) => {
-    const report = await ingestWithProgress([config.corpus!], scratch, { quiet: config.quiet });
+  return withScratchDir('litserve-eval-', async (scratch, signal) => {
+    const report = await ingestWithProgress([config.corpus!], scratch, { quiet: config.quiet, signal });
     if (report.indexed === 0) throw corpusYieldedNothing(config, report);
     return evaluateIndex(scratch, `the index built from ${givenAs(config, 'corpus')}`);
   });

@@ -4,3 +4,6 @@
  * importing nothing: the start decision's watch needs it, and progress.ts would load cli-progress with it.
  */
 export const STOPPING_SIGNALS: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+
+/** How long a stopped run may take to reach a safe point and clean up: about what `docker stop` waits before SIGKILL, less a margin. */
+export const STOP_DEADLINE_MS = 5_000;

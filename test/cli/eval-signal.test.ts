@@ -29,8 +29,10 @@ describe('npm run eval -- --corpus, stopped by a signal', () => {
       // Its own temporary directory, so that the test sees this run's scratch index and no one else's.
       const child = spawn(process.execPath, [COMPILED_MAIN, 'eval', '--corpus', corpus, '--queries', queries, '--qrels', qrels, '--quiet'], {
         env: { ...process.env, TMPDIR: tmp },
-        stdio: 'ignore',
+        stdio: ['ignore', 'ignore', 'pipe'],
       });
+      let stderr = '';
+      child.stderr!.on('data', (chunk) => (stderr += chunk));
       const exited = new Promise<NodeJS.Signals | number | null>((resolve) => child.on('exit', (code, killedBy) => resolve(killedBy ?? code)));
       let indexing = false;
       while (!indexing && child.exitCode === null) {
@@ -39,9 +41,13 @@ describe('npm run eval -- --corpus, stopped by a signal', () => {
         indexing = scratch !== undefined && existsSync(path.join(tmp, scratch, 'write.lock'));
       }
       expect(indexing).toBe(true);
+      const [scratch] = await scratchDirsIn(tmp);
       child.kill(signal);
       expect(await exited).toBe(signal);
       expect(await scratchDirsIn(tmp)).toEqual([]);
+      // Said, once the ingestion has stopped writing there (it had been removed beneath the writer, silently).
+      expect(stderr).toContain(`eval: interrupted (${signal}); its scratch index ${path.join(tmp, scratch!)} was removed\n`);
+      expect(stderr).not.toMatch(/^error:/m);
     } finally {
       await cleanup();
     }

@@ -8,7 +8,8 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi, type MockInstance } from 'vitest';
-import { STOP_DEADLINE_MS, watchInterruption } from '../../src/ingest-interruption.js';
+import { watchInterruption } from '../../src/ingest-interruption.js';
+import { STOP_DEADLINE_MS } from '../../src/stopping-signals.js';
 import { MANIFEST_FILE } from '../../src/search/manifest.js';
 import { STOPPING_SIGNALS } from '../../src/stopping-signals.js';
 import { tempDir } from '../search/helpers.js';
