@@ -191,6 +191,11 @@ export class BlobStore {
     return existsSync(this.pathOf(digest));
   }
 
+  /** The stored content's size in bytes, or null when it is missing. */
+  sizeOf(digest: string): number | null {
+    return statSync(this.pathOf(digest), { throwIfNoEntry: false })?.size ?? null;
+  }
+
   /** The content, or bytes `range.start` to `range.end` of it (both included). */
   open(digest: string, range?: ByteRange): ReadStream {
     return createReadStream(this.pathOf(digest), range);

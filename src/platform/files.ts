@@ -197,9 +197,15 @@ export class FileService {
     return this.revisions.fetch(key, id, selector);
   }
 
-  /** Throws FileContentNotFound when the bytes are gone, so that a download fails before its first byte rather than mid-stream. */
+  /**
+   * Throws FileContentNotFound when the bytes are gone or are not as many as were stored (the file cut short or
+   * grown on disk), so that a download fails before its first byte rather than mid-stream: a content cut short
+   * had been answered 200 with fewer bytes than its Content-Length.
+   */
   assertContent(state: FileContentRevision): void {
-    if (!this.blobs.has(state.file!.digest)) throw rejections.fileContentMissing(state.id, state.project);
+    const size = this.blobs.sizeOf(state.file!.digest);
+    if (size === null) throw rejections.fileContentMissing(state.id, state.project);
+    if (size !== state.file!.bytes) throw rejections.fileContentDamaged(state.id, state.project, size, state.file!.bytes);
   }
 
   /** The file's bytes, or bytes `range.start` to `range.end` of them (both included). */
@@ -213,7 +219,10 @@ export class FileService {
    */
   checkedContent(state: FileContentRevision): (range?: ByteRange) => Readable {
     this.assertContent(state);
-    return (range) => this.blobs.open(state.file!.digest, range);
+    const { digest, bytes } = state.file!;
+    // Bounded even when whole: the stream then ends with its last byte, not at a further read finding the end, and the
+    // response ends before a client holding every byte (its Content-Length) closes the connection.
+    return (range) => this.blobs.open(digest, range ?? (bytes > 0 ? { start: 0, end: bytes - 1 } : undefined));
   }
 
   /** The first bytes of the content, to judge whether it compresses. */

@@ -3,7 +3,7 @@
  * 416 for a range past the end, the whole file for what a server may ignore, and `If-Range` that
  * names other bytes. Every content answer says `Accept-Ranges: bytes`.
  */
-import { rm } from 'node:fs/promises';
+import { appendFile, rm, truncate } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, test, vi } from 'vitest';
 import { byteRangeOf, rangeStillApplies } from '../../src/http/platform/byte-range.js';
@@ -137,7 +137,7 @@ describe('GET /v1/files with Range', () => {
 
   test('a download looks for its content on disk once, range or not', async () => {
     const url = await uploaded('looked-up', CONTENT);
-    const lookups = vi.spyOn(BlobStore.prototype, 'has');
+    const lookups = vi.spyOn(BlobStore.prototype, 'sizeOf');
     try {
       for (const range of [undefined, 'bytes=0-9']) {
         lookups.mockClear();
@@ -161,6 +161,24 @@ describe('GET /v1/files with Range', () => {
         expect(response.headers['content-range']).toBeUndefined();
         // A HEAD answer has no body to name the error.
         if (method === 'GET') expect(response.json()['@type']).toBe('FileContentNotFound');
+      }
+    }
+  });
+
+  test('a content cut short or grown on disk is 404 FileContentNotFound saying so, before any byte (it was 200 with fewer bytes than its Content-Length)', async () => {
+    const url = await uploaded('damaged', CONTENT);
+    const digest = (await download(url, { accept: 'application/ld+json' })).json()._digest._value as string;
+    const stored = path.join(server().dataDir, 'platform', 'files', 'sha256', digest.slice(0, 2), digest.slice(2, 4), digest);
+    for (const [change, size] of [[() => truncate(stored, 400), 400], [() => appendFile(stored, Buffer.alloc(1000, 1)), 1400]] as const) {
+      await change();
+      for (const range of [undefined, 'bytes=0-9']) {
+        const response = await download(url, range === undefined ? {} : { range });
+        expect(response.statusCode).toBe(404);
+        expect(response.headers['content-length']).not.toBe(String(CONTENT.length));
+        expect(response.json()).toMatchObject({
+          '@type': 'FileContentNotFound',
+          reason: expect.stringContaining(`is damaged in the server's storage: ${size} bytes where ${CONTENT.length} were stored`),
+        });
       }
     }
   });

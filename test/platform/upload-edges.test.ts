@@ -3,10 +3,13 @@
  * content-coded upload, a file name that was not UTF-8, and a download whose content cannot be
  * opened. Each is answered in the /v1 vocabulary, and nothing is stored for a refused upload.
  */
-import { readdir, rm, mkdir } from 'node:fs/promises';
+import type { ReadStream } from 'node:fs';
+import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { expect, test } from 'vitest';
+import { Readable } from 'node:stream';
+import { expect, test, vi } from 'vitest';
+import { BlobStore } from '../../src/platform/blobs.js';
 import { TOKENS, bearer, multipart, serverWithProject } from './helpers.js';
 
 const server = serverWithProject();
@@ -63,13 +66,16 @@ test('a file name whose bytes are not UTF-8 is refused, not stored with U+FFFD i
 test('a download whose content cannot be opened answers in the /v1 vocabulary, without the file’s headers', async () => {
   const created = await put('unreadable', await multipart('data.txt', 'will not open', 'text/plain'));
   expect(created.statusCode).toBe(201);
-  const digest: string = created.json()._digest._value;
-  const [blob] = (await storedContents()).filter((entry) => entry.endsWith(digest));
-  // The content's place taken by a directory: the check that it exists passes, opening it fails.
-  const blobPath = path.join(server().dataDir, 'platform', 'files', 'sha256', blob!);
-  await rm(blobPath);
-  await mkdir(blobPath);
-  const response = await server().app.inject({ method: 'GET', url: '/v1/files/org/proj/unreadable', headers: { ...alice, accept: '*/*', range: 'bytes=0-3' } });
+  // The content is there, of its size, and opening it fails (root reads every file: the failure is made here).
+  const open = vi.spyOn(BlobStore.prototype, 'open').mockImplementation(
+    () => new Readable({ read() { this.destroy(Object.assign(new Error('EACCES: permission denied, open'), { code: 'EACCES' })); } }) as ReadStream,
+  );
+  let response;
+  try {
+    response = await server().app.inject({ method: 'GET', url: '/v1/files/org/proj/unreadable', headers: { ...alice, accept: '*/*', range: 'bytes=0-3' } });
+  } finally {
+    open.mockRestore();
+  }
   expect(response.statusCode).toBe(500);
   expect(response.json()).toMatchObject({ '@type': 'UnexpectedError' });
   expect(response.headers['content-type']).toMatch(/^application\/json/);
