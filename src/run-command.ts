@@ -59,12 +59,24 @@ async function readIdFiles(files: string[]): Promise<string[]> {
   const ids: string[] = [];
   for (const file of files) {
     // Found readable as the start was decided; named, should it have gone since.
-    const text = await readFile(file, 'utf8').catch((error: Error) => {
+    const bytes = await readFile(file).catch((error: Error) => {
       throw new Error(`--delete-file ${file}: ${error.message}`);
     });
+    // A binary file given by mistake had been read as ids (every line echoed, "not found", exit 0).
+    const text = strictUtf8(bytes);
+    if (text === null || text.includes('\0')) throw new Error(`--delete-file ${file}: is not a text file of article ids (one per line, UTF-8)`);
     for (const line of text.split('\n')) if (line.trim()) ids.push(line.trim());
   }
   return ids;
+}
+
+/** The bytes as UTF-8 text, or null when they are not UTF-8. */
+function strictUtf8(bytes: Buffer): string | null {
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    return null;
+  }
 }
 
 /**

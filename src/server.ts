@@ -1,5 +1,6 @@
 /** Opens the index, models and services named by the configuration and serves them until SIGTERM, SIGINT or SIGHUP. */
 import { createServer } from 'node:net';
+import { availableParallelism } from 'node:os';
 import { pino } from 'pino';
 import { searcherOptionsOf, type Config } from './config.js';
 import { buildApp } from './app.js';
@@ -74,6 +75,11 @@ export async function startServer(configured: Config, releaseData: () => Promise
   const bound = { ...configured, port: reserved.port };
   const config: Config = { ...bound, publicUrl: publicUrlOf(bound) };
   const logger = pino({ level: config.logLevel });
+  const cores = availableParallelism();
+  if (config.searchThreads > 2 * cores) {
+    // 256 threads on 2 cores took 2.4 GB and 18 s to start, with no word (an exploratory round's finding).
+    logger.warn(`--search-threads ${config.searchThreads} on ${cores} cores: each search thread holds about 9 MiB, and threads beyond the cores only wait their turn`);
+  }
   const started = Date.now();
   const index = await LiveIndex.open(config.index!, searcherOptionsOf(config), logger);
   const { articles, paragraphs } = index.current.searcher.statistics();
@@ -148,7 +154,12 @@ export async function startServer(configured: Config, releaseData: () => Promise
   );
   let closing = false;
   const shutdown = async (signal: string) => {
-    if (closing) return;
+    if (closing) {
+      // A second signal (Ctrl-C again) does not wait for the drain, as a second one does not wait for an ingestion.
+      logger.warn({ signal }, 'second signal: closing the connections still open');
+      cutRemainingConnections(app);
+      return;
+    }
     closing = true;
     logger.info({ signal, drainMs: config.shutdownTimeout }, 'shutting down: draining in-flight requests');
     // close() stops accepting and waits for open connections. Keep-alive connections that finish a

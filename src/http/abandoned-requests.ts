@@ -14,7 +14,7 @@ import { cutByDrain } from './draining.js';
 import { whenRequestEnds } from './request-end.js';
 
 const MESSAGE = 'client disconnected before the response was sent';
-const CUT_MESSAGE = 'connection cut before the response was sent: the drain time (--shutdown-timeout) ran out';
+const CUT_MESSAGE = 'connection cut before the response was sent: the shutdown drain ended (--shutdown-timeout ran out, or a second signal came)';
 
 /** The requests whose route logs its client's departure itself, and whether their client has left. */
 const loggedByRoute = new WeakMap<FastifyRequest, { departed: boolean }>();

@@ -34,11 +34,11 @@ export function refuseWhileDraining(app: FastifyInstance): void {
   });
 }
 
-/** Cuts every connection still open once the drain time is up. */
+/** Cuts every connection still open: the drain time is up, or a second signal came. */
 export function cutRemainingConnections(app: FastifyInstance): void {
   cut.add(app.server);
   app.server.closeAllConnections();
 }
 
-/** Whether the request's connection was cut at the end of the drain time (its client may not have left). */
+/** Whether the request's connection was cut at the end of the drain (its client may not have left). */
 export const cutByDrain = (request: FastifyRequest) => cut.has(request.server.server);

@@ -92,9 +92,8 @@ export async function loadLlamaGenerator(options: LlamaGeneratorOptions): Promis
   const modelPath = path.resolve(options.modelPath);
   const file = await stat(modelPath).catch(() => null);
   if (!file?.isFile()) {
-    throw new ModelUnavailableError(
-      `language model file not found: ${modelPath}; set ${SETTING} to a GGUF file, or unset it to use the extractive generator`,
-    );
+    const found = file === null ? 'file not found' : file.isDirectory() ? 'is a directory, not a GGUF file' : 'is not a regular file';
+    throw new ModelUnavailableError(`language model ${found}: ${modelPath}; set ${SETTING} to a GGUF file, or unset it to use the extractive generator`);
   }
 
   let llama: Llama | undefined;

@@ -116,6 +116,15 @@ describe('npm run ingest', () => {
       const deleteDir = ingestCli('--index', path.join(dir, 'index'), '--delete-file', dir);
       expect(deleteDir.code).toBe(1);
       expect(deleteDir.stderr).toContain(`--delete-file ${dir}: is a directory, not a file of ids`);
+      // A binary file had been read as ids: each of its "lines" echoed as not found, exit 0.
+      for (const [name, bytes] of [['binary.bin', Buffer.from(Array.from({ length: 256 }, (_, i) => i))], ['nul.txt', Buffer.from('a1\n\0\0\0\n')]] as const) {
+        const binary = path.join(dir, name);
+        await writeFile(binary, bytes);
+        const deleteBinary = ingestCli('--input', input, '--index', path.join(dir, 'index'), '--delete-file', binary);
+        expect(deleteBinary.code).toBe(1);
+        expect(deleteBinary.stderr).toContain(`--delete-file ${binary}: is not a text file of article ids (one per line, UTF-8)`);
+        expect(deleteBinary.stdout).not.toContain('not found');
+      }
       const indexFile = ingestCli('--input', input, '--index', input);
       expect(indexFile.code).toBe(1);
       expect(indexFile.stderr).toContain(`the index directory ${input} is a file, or lies under one`);

@@ -4,41 +4,53 @@
  * configured), and drains and exits cleanly on SIGTERM.
  */
 import { describe, expect, it } from 'vitest';
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { availableParallelism } from 'node:os';
 import { article, tempDir, writeIndex } from '../search/helpers.js';
 import { freePort } from '../reliability/server-process.js';
 import { COMPILED_MAIN, runCommand } from '../compiled-server.js';
+
+interface Serving {
+  child: ChildProcess;
+  output(): string;
+  /** Resolves with the exit code and the signal that ended the process. */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/** `serve` on `dir` and a free port, once it listens (or has ended, or a minute has passed). */
+async function serve(dir: string, port: number, ...flags: string[]): Promise<Serving> {
+  const child = spawn(process.execPath, [COMPILED_MAIN, 'serve', '--data', dir, '--port', String(port), ...flags], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout!.on('data', (chunk) => (output += chunk));
+  child.stderr!.on('data', (chunk) => (output += chunk));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  const deadline = Date.now() + 60_000;
+  while (!output.includes('Server listening') && Date.now() < deadline && child.exitCode === null) await new Promise((r) => setTimeout(r, 100));
+  return { child, output: () => output, exited };
+}
 
 describe('npm start', () => {
   it('builds the demo index on first start, serves it, and stops on SIGTERM', async () => {
     const { dir, cleanup } = await tempDir();
     const port = await freePort();
-    const child = spawn(process.execPath, [COMPILED_MAIN, 'serve', '--data', dir, '--port', String(port), '--search-threads', '1'], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    child.stdout.on('data', (chunk) => (output += chunk));
-    child.stderr.on('data', (chunk) => (output += chunk));
+    const server = await serve(dir, port, '--search-threads', '1');
     try {
-      const deadline = Date.now() + 60_000;
-      while (!output.includes('Server listening') && Date.now() < deadline && child.exitCode === null) await new Promise((r) => setTimeout(r, 100));
-      expect(output).toContain('building it from the demo corpus');
-      expect(output).toMatch(/indexed 4\d /);
+      expect(server.output()).toContain('building it from the demo corpus');
+      expect(server.output()).toMatch(/indexed 4\d /);
       const count = await fetch(`http://127.0.0.1:${port}/retrieval/article_count?topics=place%20cells&regions=CA1`);
       expect(count.status).toBe(200);
       expect(((await count.json()) as { article_count: number }).article_count).toBeGreaterThan(0);
       const settings = (await (await fetch(`http://127.0.0.1:${port}/settings`)).json()) as { index_stats: { articles: number } };
       expect(settings.index_stats.articles).toBeGreaterThanOrEqual(40);
       // No reranker is configured, so onnxruntime's native library is never loaded.
-      expect(readFileSync(`/proc/${child.pid}/maps`, 'utf8')).not.toMatch(/onnxruntime/);
-      const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-      child.kill('SIGTERM');
-      expect(await exited).toBe(0);
-      expect(output).toContain('shutting down');
+      expect(readFileSync(`/proc/${server.child.pid}/maps`, 'utf8')).not.toMatch(/onnxruntime/);
+      server.child.kill('SIGTERM');
+      expect((await server.exited).code).toBe(0);
+      expect(server.output()).toContain('shutting down');
     } finally {
-      child.kill('SIGKILL');
+      server.child.kill('SIGKILL');
       await cleanup();
     }
   }, 90_000);
@@ -49,21 +61,32 @@ describe('SIGHUP', () => {
     const { dir, cleanup } = await tempDir();
     try {
       await writeIndex(`${dir}/index`, [article('a1', ['place cells fire in one place'])]);
-      const port = await freePort();
-      const child = spawn(process.execPath, [COMPILED_MAIN, 'serve', '--data', dir, '--port', String(port), '--search-threads', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
-      let output = '';
-      child.stdout.on('data', (chunk) => (output += chunk));
-      child.stderr.on('data', (chunk) => (output += chunk));
-      const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+      const server = await serve(dir, await freePort(), '--search-threads', '0');
       try {
-        const deadline = Date.now() + 60_000;
-        while (!output.includes('Server listening') && Date.now() < deadline && child.exitCode === null) await new Promise((r) => setTimeout(r, 100));
-        expect(output).toContain('Server listening');
-        child.kill('SIGHUP');
-        expect(await exited).toEqual({ code: 0, signal: null });
-        expect(output).toMatch(/"signal":"SIGHUP".*shutting down: draining in-flight requests/);
+        expect(server.output()).toContain('Server listening');
+        server.child.kill('SIGHUP');
+        expect(await server.exited).toEqual({ code: 0, signal: null });
+        expect(server.output()).toMatch(/"signal":"SIGHUP".*shutting down: draining in-flight requests/);
       } finally {
-        child.kill('SIGKILL');
+        server.child.kill('SIGKILL');
+      }
+    } finally {
+      await cleanup();
+    }
+  }, 90_000);
+});
+
+describe('--search-threads far above the cores', () => {
+  it('is warned of at start', async () => {
+    const { dir, cleanup } = await tempDir();
+    try {
+      await writeIndex(`${dir}/index`, [article('a1', ['place cells fire in one place'])]);
+      const threads = 2 * availableParallelism() + 1;
+      const server = await serve(dir, await freePort(), '--search-threads', String(threads));
+      try {
+        expect(server.output()).toContain(`--search-threads ${threads} on ${availableParallelism()} cores: each search thread holds about 9 MiB, and threads beyond the cores only wait their turn`);
+      } finally {
+        server.child.kill('SIGKILL');
       }
     } finally {
       await cleanup();

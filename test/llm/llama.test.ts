@@ -387,6 +387,12 @@ describe('createGenerator', () => {
     expect((error as Error).message).toContain('--llm-model / LLM_MODEL');
   });
 
+  it('says a directory given as the model is one (it was "file not found")', async () => {
+    const error = await createGenerator(config(dir)).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ModelUnavailableError);
+    expect((error as Error).message).toContain(`language model is a directory, not a GGUF file: ${dir}; set --llm-model / LLM_MODEL to a GGUF file`);
+  });
+
   it('names the setting to fix when the file is not a usable GGUF', async () => {
     const broken = path.join(dir, 'broken.gguf');
     await writeFile(broken, 'this is not a model');

@@ -8,7 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 import { request } from 'node:http';
-import { connect } from 'node:net';
+import { type Socket, connect } from 'node:net';
 import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { multipart } from '../platform/helpers.js';
@@ -42,6 +42,16 @@ function tryConnect(port: number): Promise<string> {
 /** The exit code, or a message if the process is still running after `ms`. */
 function exitWithin(server: ServerProcess, ms: number): Promise<number | null | string> {
   return Promise.race([server.exited, sleep(ms).then(() => `still running after ${ms} ms`)]);
+}
+
+/** A write whose client sends part of its body and then nothing: it would hold a drain for ever. */
+async function unfinishedWrite(port: number): Promise<Socket> {
+  const socket = connect(port, '127.0.0.1');
+  await once(socket, 'connect');
+  socket.on('error', () => undefined);
+  socket.write(`PUT /v1/resources/lab/a/_/never-finished HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: ${admin.authorization}\r\n` +
+    'Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{"note": ');
+  return socket;
 }
 
 describe('SIGTERM drains in-flight requests', () => {
@@ -117,22 +127,34 @@ describe('SIGTERM drains in-flight requests', () => {
   it('a request still running when the drain time is up is cut, logged as cut rather than as its client leaving, and the process exits 0', async () => {
     const server = await startServerProcess({ ...fixture, extraFlags: ['--shutdown-timeout', '1s', '--log-level', 'info'] });
     try {
-      // A write whose client sends part of its body and then nothing: it would hold the drain for ever.
-      const socket = connect(server.port, '127.0.0.1');
-      await once(socket, 'connect');
-      socket.on('error', () => undefined);
-      socket.write(`PUT /v1/resources/lab/a/_/never-finished HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: ${admin.authorization}\r\n` +
-        'Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{"note": ');
+      const socket = await unfinishedWrite(server.port);
       await sleep(200);
       const signalled = Date.now();
       server.child.kill('SIGTERM');
       expect(await exitWithin(server, 20_000)).toBe(0);
       expect(Date.now() - signalled).toBeGreaterThanOrEqual(1_000);
       const cutLine = server.output().split('\n').find((line) => line.includes('connection cut before the response was sent'));
-      expect(cutLine, server.output()).toContain('the drain time (--shutdown-timeout) ran out');
+      expect(cutLine, server.output()).toContain('the shutdown drain ended (--shutdown-timeout ran out, or a second signal came)');
       expect(cutLine).toContain('/v1/resources/lab/a/_/never-finished');
       expect(server.output()).toContain('drain time up: closing the connections still open');
       expect(server.output()).not.toContain('client disconnected before the response was sent');
+      socket.destroy();
+    } finally {
+      await kill(server);
+    }
+  }, 60_000);
+
+  it('a second signal cuts the drain short: the connections still open are closed and the process exits 0', async () => {
+    const server = await startServerProcess(fixture);
+    try {
+      const socket = await unfinishedWrite(server.port);
+      await sleep(200);
+      server.child.kill('SIGTERM');
+      await sleep(300);
+      // Without it, the drain would wait its 30 s.
+      server.child.kill('SIGINT');
+      expect(await exitWithin(server, 10_000)).toBe(0);
+      expect(server.output()).toContain('second signal: closing the connections still open');
       socket.destroy();
     } finally {
       await kill(server);
