@@ -13,12 +13,16 @@ type EvalInputs = Pick<Config, 'corpus' | 'givenIn'>;
  * naming a folder already deleted.
  */
 export function corpusYieldedNothing(config: EvalInputs, report: IngestReport): Error {
+  return new Error(`the corpus given to ${givenAs(config, 'corpus')} yielded no articles${whyNothingIndexed(report)}: nothing to evaluate`);
+}
+
+/** Why a run indexed nothing, in parentheses after a space, or '' when nothing was skipped (an empty corpus). */
+export function whyNothingIndexed(report: IngestReport): string {
   const skipped: string[] = [];
   const skippedInputs = report.skippedFiles + report.unreadableFolders;
   if (report.files === 0 && report.unreadableFolders === 0) skipped.push('it holds no file');
   // In the words of ingest's summary, so that the two name one skip alike.
   else if (skippedInputs > 0) skipped.push(describeFiles(report));
   if (report.skipped > 0) skipped.push(`${report.skipped} of the ${report.read} record(s) read skipped`);
-  const why = skipped.length > 0 ? ` (${skipped.join('; ')}${skippedInputs + report.skipped > 0 ? ', each named above' : ''})` : '';
-  return new Error(`the corpus given to ${givenAs(config, 'corpus')} yielded no articles${why}: nothing to evaluate`);
+  return skipped.length > 0 ? ` (${skipped.join('; ')}${skippedInputs + report.skipped > 0 ? ', each named above' : ''})` : '';
 }

@@ -13,7 +13,7 @@ import { endStartWatch } from './ingest-start-interruption.js';
 import { watchInterruption } from './ingest-interruption.js';
 import { demoCorpusPath } from './demo-corpus.js';
 import { describeMismatch, evaluate, formatEvaluation, whyNothingEvaluated } from './eval/evaluate.js';
-import { corpusYieldedNothing } from './eval-inputs.js';
+import { corpusYieldedNothing, whyNothingIndexed } from './eval-inputs.js';
 import { withScratchDir } from './eval/scratch-dir.js';
 import { IndexMissingError, MANIFEST_FILE } from './search/manifest.js';
 import { mergeAll } from './search/merge.js';
@@ -210,7 +210,11 @@ async function runServe(config: Config): Promise<number> {
     // (It had killed the process where it was, without a word, leaving the write lock and any segment written.)
     const interruption = watchInterruption('serve', config.index!);
     try {
-      await ingestWithProgress([demoCorpus], config.index!, { quiet: config.quiet, signal: interruption.signal });
+      const report = await ingestWithProgress([demoCorpus], config.index!, { quiet: config.quiet, signal: interruption.signal });
+      // Said here: the start would otherwise stop at the missing index, without naming the corpus.
+      if (report.indexed === 0) {
+        throw new Error(`the demo corpus ${demoCorpus} (--demo-corpus / DEMO_CORPUS) yielded no articles${whyNothingIndexed(report)}: nothing to serve; give one ingest can read, or --index an index built with npm run ingest`);
+      }
     } finally {
       interruption.end();
     }

@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import path from 'node:path';
 import { availableParallelism } from 'node:os';
 import { article, tempDir, writeIndex } from '../search/helpers.js';
 import { freePort } from '../reliability/server-process.js';
@@ -92,6 +93,23 @@ describe('--search-threads far above the cores', () => {
       await cleanup();
     }
   }, 90_000);
+});
+
+describe('a demo corpus that yields nothing', () => {
+  it('stops the first start naming the corpus and why, where it had said only that no index was there', async () => {
+    const { dir, cleanup } = await tempDir();
+    try {
+      const corpus = path.join(dir, 'garbage.xml');
+      writeFileSync(corpus, '<not><a corpus');
+      const result = runCommand(['serve', '--data', path.join(dir, 'data'), '--demo-corpus', corpus, '--port', '0', '--search-threads', '0']);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain(`error: the demo corpus ${corpus} (--demo-corpus / DEMO_CORPUS) yielded no articles (`);
+      expect(result.stderr).toContain('nothing to serve');
+      expect(result.stderr).not.toContain('no index in');
+    } finally {
+      await cleanup();
+    }
+  });
 });
 
 describe('a start that cannot listen', () => {
