@@ -16,6 +16,16 @@ import { whenRequestEnds } from './request-end.js';
 const MESSAGE = 'client disconnected before the response was sent';
 const CUT_MESSAGE = 'connection cut before the response was sent: the shutdown drain ended (--shutdown-timeout ran out, or a second signal came)';
 
+const CUT_BY_SERVER_MESSAGE = 'response cut by the server after its first bytes (its error is logged above)';
+
+/** The requests whose response the server cut itself, after an error logged then. */
+const cutHere = new WeakSet<FastifyRequest>();
+
+/** For a response a route cuts short after an error it logs: its end is no client's departure. */
+export function responseCutByServer(request: FastifyRequest): void {
+  cutHere.add(request);
+}
+
 /** The requests whose route logs its client's departure itself, and whether their client has left. */
 const loggedByRoute = new WeakMap<FastifyRequest, { departed: boolean }>();
 
@@ -29,6 +39,10 @@ export function logAbandonedRequests(app: FastifyInstance): void {
       const fields = { method: request.method, url: request.url, responseTime: Math.round(reply.elapsedTime * 10) / 10 };
       if (cutByDrain(request)) {
         request.log.warn(fields, CUT_MESSAGE);
+        return;
+      }
+      if (cutHere.has(request)) {
+        request.log.warn(fields, CUT_BY_SERVER_MESSAGE);
         return;
       }
       const byRoute = loggedByRoute.get(request);

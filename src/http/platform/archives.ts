@@ -14,6 +14,7 @@ import type { ProjectRef } from '../../platform/refs.js';
 import { clientKey } from '../client-address.js';
 import { ArchiveDownloadSlots } from './archive-download-slots.js';
 import { abortOnDisconnect } from '../disconnect.js';
+import { responseCutByServer } from '../abandoned-requests.js';
 import { typed } from '../typed.js';
 import { callerOf } from './caller.js';
 import { negotiate, varyOnAccept } from '../negotiation.js';
@@ -182,7 +183,10 @@ export async function archiveRoutes(app: FastifyInstance, { archives, maxDownloa
       if (request.method === 'HEAD') return reply.send(Readable.from([]));
       request.log.info({ archive: download.archiveId, entries: download.entryCount }, 'streaming archive');
       return reply.send(
-        download.stream((error) => request.log.error({ err: error, archive: download.archiveId }, 'archive stream failed after the headers were sent')),
+        download.stream((error) => {
+          request.log.error({ err: error, archive: download.archiveId }, 'archive stream failed after the headers were sent');
+          responseCutByServer(request);
+        }),
       );
     },
   );
