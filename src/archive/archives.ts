@@ -302,7 +302,7 @@ export class ArchiveService {
     if (raw === undefined) return fromPath ?? project.base + randomUUID();
     const fromPayload = typeof raw === 'string' && !hasLoneSurrogate(raw) ? resolveIri(raw, project.base) : null;
     if (fromPayload === null) throw invalidArchiveId(String(raw));
-    if (fromPath !== undefined && fromPath !== fromPayload) throw rejections.unexpectedId(idSegment!, raw as string);
+    if (fromPath !== undefined && fromPath !== fromPayload) throw rejections.unexpectedId(idSegment!, raw as string, { fromPath, fromPayload });
     return fromPayload;
   }
 }

@@ -76,8 +76,14 @@ export const rejections = {
   /** `problem` says why, when it is more than the id not being an IRI (its length: iri.ts). */
   invalidResourceId: (id: string, problem: string | null = null) =>
     new PlatformError(400, 'InvalidResourceId', `Resource identifier '${id}' cannot be expanded to an Iri${problem === null ? '' : `: ${problem}`}.`),
-  unexpectedId: (id: string, payloadId: string) =>
-    new PlatformError(400, 'UnexpectedId', `Id '${id}' does not match the id on payload '${payloadId}'.`),
+  /** Written alike, the two ids can still differ once expanded (`..` in a URL is a segment, in a payload a reference): then both are shown. */
+  unexpectedId: (id: string, payloadId: string, expanded: { fromPath: string; fromPayload: string }) =>
+    new PlatformError(
+      400,
+      'UnexpectedId',
+      `Id '${id}' does not match the id on payload '${payloadId}'.` +
+        (id === payloadId ? ` The URL's names '${expanded.fromPath}' (a path segment); the payload's resolves to '${expanded.fromPayload}' (a reference).` : ''),
+    ),
   orgNotFound: (org: string) => new PlatformError(404, 'OrganizationNotFound', `Organization '${org}' not found.`),
   orgAlreadyExists: (org: string) => new PlatformError(409, 'OrganizationAlreadyExists', `Organization '${org}' already exists.`),
   orgIsDeprecated: (org: string) => new PlatformError(400, 'OrganizationIsDeprecated', `Organization '${org}' is deprecated.`),

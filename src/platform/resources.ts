@@ -211,7 +211,7 @@ export class ResourceService {
     if (typeof raw !== 'string') throw rejections.decodingFailed([`The payload '${key}' must be a string.`]);
     const fromPayload = await this.payloadId(project, payload, raw, caller);
     if (fromPayload === undefined) return fromPath;
-    if (fromPath !== undefined && fromPath !== fromPayload) throw rejections.unexpectedId(idSegment!, raw);
+    if (fromPath !== undefined && fromPath !== fromPayload) throw rejections.unexpectedId(idSegment!, raw, { fromPath, fromPayload });
     return fromPayload;
   }
 

@@ -190,6 +190,14 @@ describe('file names and parts are taken as sent', () => {
     expect(response.json().reason).toContain(`File name '${name}' is not allowed`);
   });
 
+  test('a part named file without a file name, or a file part named otherwise: the message says which', async () => {
+    const field = await sendRaw([{ name: 'file', content: 'no file name' }]);
+    expect(field.statusCode).toBe(400);
+    expect(field.json().reason).toContain("The multipart body holds no file: a part named 'file' with a file name is needed");
+    const misnamed = await sendRaw([{ name: 'upload', filename: 'a.txt', type: 'text/plain', content: 'x' }]);
+    expect(misnamed.json()).toMatchObject({ '@type': 'InvalidFile', reason: "The multipart body's file part is named 'upload': it must be named 'file'." });
+  });
+
   test('two file parts: the message says one file per request', async () => {
     const response = await sendRaw([
       { name: 'file', filename: 'first.txt', type: 'text/plain', content: 'first' },

@@ -56,6 +56,15 @@ describe('creating resources', () => {
     expect(put.json()).toMatchObject({ '@type': 'UnexpectedId', reason: "Id 'one' does not match the id on payload 'two'." });
   });
 
+  test('ids written alike that expand apart are both shown expanded (the message had quoted one string twice)', async () => {
+    const put = await server.app.inject({ method: 'PUT', url: '/v1/resources/org/proj/_/..%2Fx', headers: alice, payload: { '@id': '../x' } });
+    expect(put.statusCode, put.body).toBe(400);
+    expect(put.json()).toMatchObject({
+      '@type': 'UnexpectedId',
+      reason: `Id '../x' does not match the id on payload '../x'. The URL's names '${base}../x' (a path segment); the payload's resolves to '${base.replace(/_\/$/, '')}x' (a reference).`,
+    });
+  });
+
   test('an existing id is 409 ResourceAlreadyExists', async () => {
     await createResource('dup');
     const again = await server.app.inject({ method: 'PUT', url: '/v1/resources/org/proj/_/dup', headers: alice, payload: {} });

@@ -107,9 +107,14 @@ async function uploadOf(request: FastifyRequest, maxFileBytes: number): Promise<
   const files = request.files(UPLOAD_OPTIONS);
   const first = await files.next();
   const part = first.done ? undefined : first.value;
-  if (!part || part.fieldname !== 'file') {
-    part?.file.resume();
-    throw rejections.invalidFile("The multipart body must start with a file part named 'file'.");
+  if (!part) {
+    throw rejections.invalidFile(
+      "The multipart body holds no file: a part named 'file' with a file name is needed (Content-Disposition: form-data; name=\"file\"; filename=\"…\"); a part without a file name is a form field.",
+    );
+  }
+  if (part.fieldname !== 'file') {
+    part.file.resume();
+    throw rejections.invalidFile(`The multipart body's file part is named '${part.fieldname}': it must be named 'file'.`);
   }
   return {
     // A part busboy takes for a file by its media type alone has no name: refused as an empty one.
