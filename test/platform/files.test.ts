@@ -105,6 +105,23 @@ describe('uploads', () => {
     expect(older.body).toBe('version one');
   });
 
+  test('a download evaluates If-Match and If-Unmodified-Since: 412 when the content is no longer the one named (they were ignored)', async () => {
+    const current = await server.app.inject({ method: 'GET', url: '/v1/files/org/proj/doc' });
+    const etag = current.headers.etag as string;
+    const get = (headers: Record<string, string>) => server.app.inject({ method: 'GET', url: '/v1/files/org/proj/doc', headers });
+    for (const header of [etag, `"other", ${etag}`, '*']) expect((await get({ 'if-match': header, range: 'bytes=0-3' })).statusCode).toBe(206);
+    for (const header of [`"${sha256('version one')}"`, `W/${etag}`]) {
+      const refused = await get({ 'if-match': header, range: 'bytes=0-3' });
+      expect(refused.statusCode).toBe(412);
+      expect(refused.json()).toMatchObject({ '@type': 'PreconditionFailed' });
+      expect(refused.headers['content-range']).toBeUndefined();
+    }
+    expect((await get({ 'if-unmodified-since': 'Sat, 01 Jan 2000 00:00:00 GMT' })).statusCode).toBe(412);
+    expect((await get({ 'if-unmodified-since': new Date(Date.now() + 86_400_000).toUTCString() })).statusCode).toBe(200);
+    // If-Match wins over If-Unmodified-Since (RFC 9110 §13.1.4).
+    expect((await get({ 'if-match': etag, 'if-unmodified-since': 'Sat, 01 Jan 2000 00:00:00 GMT' })).statusCode).toBe(200);
+  });
+
   test('names are Unicode-safe in Content-Disposition', async () => {
     const created = (await upload('/v1/files/org/proj/unicode', 'résumé final.txt', 'x', 'text/plain', TOKENS.alice, 'PUT')).json();
     expect(created._filename).toBe('résumé final.txt');

@@ -21,7 +21,7 @@ import { callerOf, renderCallerOfRequest } from './caller.js';
 import { filteredListingPage } from './listing-pages.js';
 import { platformErrorBody } from './errors.js';
 import { parseAccept, rank, varyOnAccept } from '../negotiation.js';
-import { COLLECTION, checkPreconditions, existing } from './preconditions.js';
+import { COLLECTION, checkPreconditions, checkReadPreconditions, existing } from './preconditions.js';
 import { selectorFrom } from './selectors.js';
 import { writersOnly } from './writers.js';
 import {
@@ -244,6 +244,7 @@ export async function fileRoutes(app: FastifyInstance, { platform }: { platform:
         throw new PlatformError(406, 'NotAcceptable', `The file is ${file.mediaType}; its metadata is application/ld+json.`);
       }
       const etag = etagOf(file);
+      checkReadPreconditions(request.headers, { etag, updatedAt: state.updatedAt });
       // A client holding these bytes already (the same digest) is told so instead of sent them again.
       if (matchesEtag(request.headers['if-none-match'], etag)) return reply.code(304).header('ETag', etag).send();
       // Checked before the range: a file whose bytes are gone answers so whatever range is asked.

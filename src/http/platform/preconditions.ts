@@ -125,6 +125,17 @@ export async function checkPreconditions(headers: IncomingHttpHeaders, current: 
   if (ifNoneMatch !== undefined) checkIfNoneMatch(ifNoneMatch, target);
 }
 
+/**
+ * The preconditions of a read of a file's content (GET, HEAD), the one read whose target carries an entity
+ * tag: a false `If-Match` (or, without one, `If-Unmodified-Since`) is 412 (§13.2.2), so that a client resuming
+ * a download it began before the content changed is told so. `If-None-Match` is the caller's (304 on a read).
+ */
+export function checkReadPreconditions(headers: IncomingHttpHeaders, target: Target): void {
+  const { 'if-match': ifMatch, 'if-unmodified-since': ifUnmodifiedSince } = headers;
+  if (ifMatch !== undefined) checkIfMatch(ifMatch, target);
+  else if (ifUnmodifiedSince !== undefined) checkIfUnmodifiedSince(ifUnmodifiedSince, target);
+}
+
 const DAY = '(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)';
 const MONTH = '(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)';
 const TIME = '\\d\\d:\\d\\d:\\d\\d';
