@@ -20,6 +20,8 @@ import { mergeAll } from './search/merge.js';
 import { isOutdatedFormat } from './search/searcher.js';
 import type { StoredCompression } from './search/stored/format.js';
 import { lockDataOf, startServer } from './server.js';
+import { connectionUrlProblem } from './platform/store/connection-config.js';
+import { printableStoreUrl } from './platform/store/printable-url.js';
 import { explainIndexMissing } from './start-decision.js';
 
 const MAX_PRINTED_SKIPS = 50;
@@ -68,6 +70,16 @@ async function readIdFiles(files: string[]): Promise<string[]> {
     for (const line of text.split('\n')) if (line.trim()) ids.push(line.trim());
   }
   return ids;
+}
+
+/** A PostgreSQL URL its client cannot read stops the start here (exit 2), not after the demo index is built as "Invalid URL". */
+function refuseUnreadableStoreUrl(config: Config): void {
+  if (config.platformStore === 'lmdb') return;
+  const problem = connectionUrlProblem(config.platformStore);
+  if (problem === null) return;
+  throw new ConfigError(
+    `--platform-store / PLATFORM_STORE is not a URL PostgreSQL's client can read (${problem}): check its host, port and %-escapes, got "${printableStoreUrl(config.platformStore)}"`,
+  );
 }
 
 /** The bytes as UTF-8 text, or null when they are not UTF-8. */
@@ -202,6 +214,7 @@ async function runEval(config: Config): Promise<number> {
 }
 
 async function runServe(config: Config): Promise<number> {
+  refuseUnreadableStoreUrl(config);
   const releaseData = await lockDataOf(config);
   if (config.indexIsDefault && !existsSync(path.join(config.index!, MANIFEST_FILE))) {
     const demoCorpus = demoCorpusPath(config.demoCorpus);

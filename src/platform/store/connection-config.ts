@@ -24,3 +24,13 @@ export function connectionConfig(url: string): pg.ClientConfig {
   // pg's types leave out the parameters it passes, and an undefined answer (no password), which it accepts.
   return { ...parsed, password: parsed.password || (passwordOf as () => Promise<string>) };
 }
+
+/** Why PostgreSQL's client cannot read `url` (its parser's message), or null when it can. */
+export function connectionUrlProblem(url: string): string | null {
+  try {
+    parse(url);
+    return null;
+  } catch (error) {
+    return (error as Error).message;
+  }
+}

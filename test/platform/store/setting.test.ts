@@ -1,6 +1,10 @@
 /** --platform-store / --blob-dir: what the settings accept and refuse. */
 import { describe, expect, it } from 'vitest';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import { ConfigError, loadConfig } from '../../../src/config.js';
+import { tempDir } from '../../search/helpers.js';
+import { runCommand } from '../../compiled-server.js';
 
 describe('--platform-store and --blob-dir', () => {
   it('default to the embedded store and the blob directory under --data', () => {
@@ -18,12 +22,20 @@ describe('--platform-store and --blob-dir', () => {
     expect(() => loadConfig(['--platform-store', 'mysql://db/x'], {})).toThrow(/--platform-store.*'lmdb' or a postgresql:\/\/ URL/);
   });
 
-  it('refuse a PostgreSQL URL its client cannot read, without writing its password (it was met only after the demo build, as "Invalid URL")', () => {
-    for (const url of ['postgresql://litserve:secret@db.internal:99999/litserve', 'postgresql://litserve:secret@[::1/litserve']) {
-      expect(() => loadConfig(['--platform-store', url], {})).toThrow(/^--platform-store \/ PLATFORM_STORE is not a URL PostgreSQL's client can read \(Invalid URL\): check its host, port and %-escapes/);
-      expect(() => loadConfig(['--platform-store', url], {})).not.toThrow(/secret/);
+  it('refuse a PostgreSQL URL its client cannot read when serve starts, without writing its password (it was met only after the demo build, as "Invalid URL")', async () => {
+    const { dir, cleanup } = await tempDir();
+    try {
+      for (const url of ['postgresql://litserve:secret@db.internal:99999/litserve', 'postgresql://litserve:secret@[::1/litserve']) {
+        const result = runCommand(['serve', '--data', dir, '--platform-store', url, '--port', '0', '--search-threads', '0']);
+        expect(result.code).toBe(2);
+        expect(result.stderr).toMatch(/^error: --platform-store \/ PLATFORM_STORE is not a URL PostgreSQL's client can read \(Invalid URL\): check its host, port and %-escapes/);
+        expect(result.stderr).not.toContain('secret');
+        expect(existsSync(path.join(dir, 'index'))).toBe(false);
+      }
+      expect(() => loadConfig(['--platform-store', 'postgres://u:secret@db/x y'], {})).toThrow(ConfigError);
+      expect(() => loadConfig(['--platform-store', 'postgres://u:secret@db/x y'], {})).not.toThrow(/secret/);
+    } finally {
+      await cleanup();
     }
-    expect(() => loadConfig(['--platform-store', 'postgres://u:secret@db/x y'], {})).toThrow(ConfigError);
-    expect(() => loadConfig(['--platform-store', 'postgres://u:secret@db/x y'], {})).not.toThrow(/secret/);
-  });
+  }, 60_000);
 });
