@@ -119,7 +119,10 @@ export class FilterValues {
       });
       this.journals = [...byIssn.values()];
     }
-    const words = foldName(keywords).split(' ').filter(Boolean);
+    // Punctuation around a word is no part of it: "Neuroscience," pasted from a citation finds the journal. A
+    // hyphen stays, as ISSNs hold one.
+    const words = foldName(keywords).split(/[^\p{L}\p{N}-]+/u).filter(Boolean);
+    if (words.length === 0) return [];
     const needle = words.join(' ');
     const issnStarts = words.map(issnPrefix);
     return rankMatches(this.journals, needle, limit, (folded, entry) =>

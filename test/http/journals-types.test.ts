@@ -56,6 +56,13 @@ describe('journals: every ISSN of an article', () => {
     }
   });
 
+  it('reads punctuation around a typed word as no part of it (a citation pasted: "Cancer," found nothing)', async () => {
+    for (const typed of ['Cancer%2C', '%22british%22', 'cancer.%20(british)', '0007-0920%3B']) {
+      const suggestions = (await get(`/suggestions/journal?keywords=${typed}`)).json();
+      expect([typed, suggestions.map((s: { journal_name: string }) => s.journal_name)]).toEqual([typed, ['British Journal of Cancer']]);
+    }
+  });
+
   it('takes an ISSN start of four digits or more, as the README says: shorter numbers match journal names only', async () => {
     for (const typed of ['0', '00', '000', '153']) expect([typed, (await get(`/suggestions/journal?keywords=${typed}`)).json()]).toEqual([typed, []]);
   });

@@ -12,12 +12,19 @@
  * "IL6"; otherwise it separates words ("long-term" -> "long", "term";
  * "CA1-CA3" -> "ca1", "ca3"). A dot between digits stays ("1.5", "nav1.6").
  * A soft hyphen (U+00AD) is no separator: "neu\u00ADron" is "neuron".
+ *
+ * Chinese, Japanese and Korean text (Han, Hiragana, Katakana, Hangul) is written without spaces between
+ * words, so a run of it is indexed as its overlapping pairs of characters ("场所细胞" -> "场所", "所细",
+ * "细胞"; a lone character as itself), as Lucene's CJK analysis does: a word inside a sentence is then
+ * found by the pairs it is made of. Such a run had been one term, found only as a whole. The run ends
+ * where another script begins ("CA1场所" -> "ca1", "场所"); its pairs are neither stemmed nor stopwords.
  */
 import { stemmer } from 'stemmer';
 import { ENGLISH_STOPWORDS } from './stopwords.js';
 import { WordTable } from './word-table.js';
 
-const COMBINING_MARKS = /\p{M}+/gu;
+/** Marks, but the kana voicing marks: デ is not テ (a Japanese word read as another), as é is e. */
+const COMBINING_MARKS = /[^\P{M}\u3099\u309a]+/gu;
 /**
  * Soft hyphens: invisible break points inside a word, left by typesetting and by text copied from a web
  * page or a PDF ("neu\u00ADron"). Removed, so the word is one term and not two fragments.
@@ -33,13 +40,18 @@ const UNDECOMPOSABLE_PATTERN = new RegExp(`[${Object.keys(UNDECOMPOSABLE).join('
 export function fold(text: string): string {
   // ASCII text has nothing to decompose: folding is lower-casing (and much cheaper).
   if (!NON_ASCII.test(text)) return text.toLowerCase();
-  return text
+  const folded = text
     .replace(SOFT_HYPHENS, '')
     .normalize('NFKD')
     .replace(COMBINING_MARKS, '')
     .toLowerCase()
     .replace(UNDECOMPOSABLE_PATTERN, (letter) => UNDECOMPOSABLE[letter]!);
+  // NFKD takes a Hangul syllable apart into its letters (jamo, no marks) and a voiced kana into the kana and its
+  // mark: put together again, so that CJK pairs are pairs of the characters written.
+  return TAKEN_APART.test(folded) ? folded.normalize('NFC') : folded;
 }
+
+const TAKEN_APART = /[\u1100-\u11ff\u3099\u309a]/;
 
 /*
  * Tokenisation: a word is a run of letters and digits (Unicode \p{L}, \p{N}),
@@ -49,15 +61,18 @@ export function fold(text: string): string {
 const OTHER = 1;
 const LETTER = 2;
 const NUMBER = 3;
+/** A letter of Chinese, Japanese or Korean text (the Katakana-Hiragana prolonged sound mark included). */
+const CJK = 4;
 const classes = new Uint8Array(0x110000);
 const IS_LETTER = /\p{L}/u;
 const IS_NUMBER = /\p{N}/u;
+const IS_CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u30fc]/u;
 
 function classOf(codePoint: number): number {
   let type = classes[codePoint]!;
   if (type === 0) {
     const char = String.fromCodePoint(codePoint);
-    type = IS_LETTER.test(char) ? LETTER : IS_NUMBER.test(char) ? NUMBER : OTHER;
+    type = !IS_LETTER.test(char) && !IS_NUMBER.test(char) ? OTHER : IS_CJK.test(char) ? CJK : IS_LETTER.test(char) ? LETTER : NUMBER;
     classes[codePoint] = type;
   }
   return type;
@@ -76,6 +91,8 @@ let wordEnds = new Int32Array(FIRST_WORDS);
 let wordNumeric = new Uint8Array(FIRST_WORDS);
 /** 1 for at least one digit: identifiers such as "ca1" are not stemmed. */
 let wordHasDigit = new Uint8Array(FIRST_WORDS);
+/** 1 for a run of CJK letters: indexed as its pairs. */
+let wordCjk = new Uint8Array(FIRST_WORDS);
 
 function sizeWordArrays(words: number): void {
   const grown = <T extends Int32Array | Uint8Array>(array: T, make: (length: number) => T): T => {
@@ -87,6 +104,7 @@ function sizeWordArrays(words: number): void {
   wordEnds = grown(wordEnds, (n) => new Int32Array(n));
   wordNumeric = grown(wordNumeric, (n) => new Uint8Array(n));
   wordHasDigit = grown(wordHasDigit, (n) => new Uint8Array(n));
+  wordCjk = grown(wordCjk, (n) => new Uint8Array(n));
 }
 
 /** Finds the words of folded text into the word arrays; returns how many. */
@@ -102,9 +120,19 @@ function scanWords(folded: string): number {
       continue;
     }
     const start = i;
+    if (type === CJK) {
+      while (type === CJK) {
+        i += codePoint > 0xffff ? 2 : 1;
+        if (i >= n) break;
+        codePoint = folded.codePointAt(i)!;
+        type = classOf(codePoint);
+      }
+      count = addWord(count, start, i, 0, 0, 1);
+      continue;
+    }
     let letters = false;
     let digits = false;
-    while (type !== OTHER) {
+    while (type === LETTER || type === NUMBER) {
       if (type === LETTER) letters = true;
       else digits = true;
       i += codePoint > 0xffff ? 2 : 1;
@@ -118,14 +146,27 @@ function scanWords(folded: string): number {
       i++;
       while (i < n && classOf((codePoint = folded.codePointAt(i)!)) === NUMBER) i += codePoint > 0xffff ? 2 : 1;
     }
-    if (count === wordStarts.length) sizeWordArrays(2 * count);
-    wordStarts[count] = start;
-    wordEnds[count] = i;
-    wordNumeric[count] = letters ? 0 : 1;
-    wordHasDigit[count] = digits ? 1 : 0;
-    count++;
+    count = addWord(count, start, i, letters ? 0 : 1, digits ? 1 : 0, 0);
   }
   return count;
+}
+
+/** Records word `count` in the word arrays; returns the new count. */
+function addWord(count: number, start: number, end: number, numeric: number, hasDigit: number, cjk: number): number {
+  if (count === wordStarts.length) sizeWordArrays(2 * count);
+  wordStarts[count] = start;
+  wordEnds[count] = end;
+  wordNumeric[count] = numeric;
+  wordHasDigit[count] = hasDigit;
+  wordCjk[count] = cjk;
+  return count + 1;
+}
+
+/** The overlapping pairs of characters of a CJK run, or the run itself when it is one character. */
+function addCjkPairs(run: string, terms: string[]): void {
+  const characters = [...run];
+  if (characters.length === 1) terms.push(run);
+  for (let c = 0; c + 1 < characters.length; c++) terms.push(characters[c]! + characters[c + 1]!);
 }
 
 const STEM_CACHE_LIMIT = 200_000;
@@ -158,6 +199,10 @@ export function analyze(text: string): string[] {
   for (let w = 0; w < count; w++) {
     const start = wordStarts[w]!;
     const end = wordEnds[w]!;
+    if (wordCjk[w] === 1) {
+      addCjkPairs(folded.slice(start, end), terms);
+      continue;
+    }
     if (joinsNext(folded, w, count)) {
       w = joinHyphenChain(folded, w, count, terms);
       continue;
@@ -181,7 +226,7 @@ export function analyze(text: string): string[] {
 /** Word w is joined to the next by a hyphen: adjacent, one side numeric ("5-ht", "il-6"). */
 function joinsNext(folded: string, w: number, count: number): boolean {
   const end = wordEnds[w]!;
-  return w + 1 < count && wordStarts[w + 1] === end + 1 && folded.charCodeAt(end) === 0x2d && (wordNumeric[w] === 1 || wordNumeric[w + 1] === 1);
+  return w + 1 < count && wordCjk[w + 1] === 0 && wordStarts[w + 1] === end + 1 && folded.charCodeAt(end) === 0x2d && (wordNumeric[w] === 1 || wordNumeric[w + 1] === 1);
 }
 
 /** Joins the hyphen chain starting at word w into one word and adds its term; returns the chain's last word. */
@@ -189,7 +234,7 @@ function joinHyphenChain(folded: string, w: number, count: number, terms: string
   let word = folded.slice(wordStarts[w]!, wordEnds[w]!);
   let numeric = wordNumeric[w] === 1;
   let hasDigit = wordHasDigit[w] === 1;
-  while (w + 1 < count && wordStarts[w + 1] === wordEnds[w]! + 1 && folded.charCodeAt(wordEnds[w]!) === 0x2d) {
+  while (w + 1 < count && wordCjk[w + 1] === 0 && wordStarts[w + 1] === wordEnds[w]! + 1 && folded.charCodeAt(wordEnds[w]!) === 0x2d) {
     if (!numeric && wordNumeric[w + 1] !== 1) break;
     w++;
     word += folded.slice(wordStarts[w]!, wordEnds[w]!);

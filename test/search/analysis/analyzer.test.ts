@@ -32,6 +32,20 @@ describe('analyzer', () => {
     expect(analyze('Rates rose 1.5 fold. Then fell.')).toEqual(['rate', 'rose', '1.5', 'fold', 'fell']);
   });
 
+  it('indexes Chinese, Japanese and Korean runs as overlapping pairs of characters, ended by another script', () => {
+    expect(analyze('场所细胞编码空间位置。')).toEqual(['场所', '所细', '细胞', '胞编', '编码', '码空', '空间', '间位', '位置']);
+    expect(analyze('细胞')).toEqual(['细胞']);
+    expect(analyze('场')).toEqual(['场']);
+    expect(analyze('CA1场所 cells')).toEqual(['ca1', '场所', 'cell']);
+    // Halfwidth katakana folds to fullwidth (NFKD); the prolonged sound mark stays in its run.
+    expect(analyze('ｶﾀｶﾅ')).toEqual(analyze('カタカナ'));
+    expect(analyze('データ')).toEqual(['デー', 'ータ']);
+    // Hangul syllables stay syllables through the folding (NFKD takes them apart).
+    expect(analyze('한국어 논문')).toEqual(['한국', '국어', '논문']);
+    // A number joined by a hyphen is not joined to a CJK run.
+    expect(analyze('5-场所')).toEqual(['5', '场所']);
+  });
+
   it('gives a word seen before the same terms as the first time (the table of seen words)', () => {
     const text = 'Running mice ran; running MICE run. IL-6 il-6 the The';
     expect(analyze(text)).toEqual(analyze(text));
@@ -45,12 +59,20 @@ describe('analyzer', () => {
  */
 function referenceAnalyze(text: string): string[] {
   const folded = fold(text);
-  const tokens = [...folded.matchAll(/[\p{L}\p{N}]+(?:\.\p{N}+)*/gu)].map((m) => ({ word: m[0], start: m.index, end: m.index + m[0].length }));
+  const cjk = '\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}\\p{Script=Hangul}\\u30fc';
+  const tokens = [...folded.matchAll(new RegExp(`[${cjk}]+|(?:(?![${cjk}])[\\p{L}\\p{N}])+(?:\\.(?:(?![${cjk}])\\p{N})+)*`, 'gu'))].map((m) => ({ word: m[0], start: m.index, end: m.index + m[0].length }));
+  const isCjk = (word: string) => new RegExp(`^[${cjk}]`, 'u').test(word);
   const digitsOnly = (word: string) => /^\p{N}+(?:\.\p{N}+)*$/u.test(word);
   const terms: string[] = [];
   for (let i = 0; i < tokens.length; i++) {
     let { word, end } = tokens[i]!;
-    while (i + 1 < tokens.length && tokens[i + 1]!.start === end + 1 && folded[end] === '-') {
+    if (isCjk(word)) {
+      const characters = [...word];
+      if (characters.length === 1) terms.push(word);
+      for (let c = 0; c + 1 < characters.length; c++) terms.push(characters[c]! + characters[c + 1]!);
+      continue;
+    }
+    while (i + 1 < tokens.length && !isCjk(tokens[i + 1]!.word) && tokens[i + 1]!.start === end + 1 && folded[end] === '-') {
       const next = tokens[i + 1]!.word;
       if (!digitsOnly(word) && !digitsOnly(next)) break;
       word += next;
@@ -70,6 +92,7 @@ describe('the scanning analyzer against the regular-expression reference', () =>
   const pieces = [
     'a', 'B', 's', 'S', 'x', '1', '0', '9', '.', '-', "'", '\u2019', ' ', '  ', '/', ',', 'the', 'Of', 'running', 'CA1', 'IL-6', '5-HT',
     'nav1.6', "'s", '.5', '1.', 'β', 'α-1', 'Δ', 'é', 'Núñez', 'Straße', '²', '½', '٣', '±', '–', '\u{1D400}', '\u{1F600}', '\uD800', '\uDC00', 'ﬁ', 'µ', '\u00ad',
+    '场', '所细胞', 'カタカナ', 'ー', 'ｶﾀ', 'ひらがな', '한국어', '〇', '\u{20000}',
   ];
 
   function randomText(random: () => number): string {
