@@ -45,8 +45,12 @@ export class InvalidFilterError extends Error {
 
 /** Folds a name for comparison: case, diacritics and runs of spaces do not matter. */
 export function foldName(name: string): string {
-  return fold(name).trim().replace(/\s+/g, ' ');
+  // Invisible format characters (a zero-width space, bidirectional controls) are no part of a name as read:
+  // "Jo\u200bhn Smith" had been suggested, and was then found by no spelling a user could type.
+  return fold(name).replace(FORMAT_CHARACTERS, '').trim().replace(/\s+/g, ' ');
 }
+
+const FORMAT_CHARACTERS = /\p{Cf}/gu;
 
 function termGroups(values: string[] | undefined, parameter: string): string[][] {
   return (values ?? []).map((value) => {
