@@ -294,14 +294,20 @@ function answerClientError(error: Error & { code?: string; rawPacket?: unknown }
     return;
   }
   const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
-  const message = status === 431 ? 'request headers too large' : status === 408 ? 'request not received in time (--request-timeout)' : 'malformed HTTP request';
+  const message =
+    status === 431 ? 'request headers too large'
+    : status === 408 ? 'request not received in time (--request-timeout)'
+    // curl and many scripts send a URL's non-ASCII letters as they are: say how to send them.
+    : error.code === 'HPE_INVALID_URL' ? 'malformed HTTP request: the URL holds a character it may not carry as it is (a non-ASCII letter, a space, a control character); percent-encode it (é as %C3%A9, a space as %20)'
+    : 'malformed HTTP request';
   // The bytes the parser failed on (a Buffer, whatever fastify's types say) start with the request line when it was not read yet.
   const requestLine = Buffer.isBuffer(error.rawPacket) ? error.rawPacket.toString('latin1', 0, 64) : '';
   // The method is known from that line alone (a HEAD's answer has no body): Node names it only once the headers end,
   // and a timeout comes with no bytes, so a HEAD timed out or whose request line came in an earlier packet gets the body.
   // (A request timed out while its body came was no HEAD: fastify answers a HEAD without waiting for its body.)
   const [, method, lineUrl] = /^([A-Z]+) (\S+)/.exec(requestLine) ?? [];
-  const url = lineUrl ?? requestUrls.get(socket) ?? '';
+  // The request line was read as Latin-1 bytes: a URL's UTF-8 letters are logged as the client wrote them.
+  const url = lineUrl !== undefined ? Buffer.from(lineUrl, 'latin1').toString('utf8') : (requestUrls.get(socket) ?? '');
   const platform = addressesPlatform(url);
   const platformType = status === 431 ? 'HeadersTooLarge' : status === 408 ? 'RequestTimeout' : 'MalformedRequest';
   // Headers too large are input too large (code 4), as a query over --max-query-length is: a longer one ends up here.

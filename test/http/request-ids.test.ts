@@ -57,4 +57,21 @@ describe('request ids', () => {
     await new Promise((r) => setTimeout(r, 50)); // pino writes asynchronously
     expect(lines.filter((line) => line.reqId === id)).toEqual([expect.objectContaining({ level: 30, statusCode: 400, msg: 'request refused by the HTTP parser' })]);
   });
+
+  it('tells a client sending non-ASCII letters in a URL as they are to percent-encode them, and logs the URL as sent', async () => {
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = net.connect(port, '127.0.0.1');
+      const chunks: Buffer[] = [];
+      socket.on('data', (chunk) => chunks.push(chunk));
+      socket.on('error', reject);
+      socket.on('close', () => resolve(Buffer.concat(chunks).toString('utf8')));
+      // As curl sends what a shell gives it: UTF-8 bytes, not escapes.
+      socket.write(Buffer.from('GET /suggestions/author?name=Núñez HTTP/1.1\r\nHost: x\r\n\r\n', 'utf8'));
+    });
+    expect(answer).toMatch(/^HTTP\/1\.1 400 /);
+    expect(answer).toContain('percent-encode it (é as %C3%A9, a space as %20)');
+    const id = /\r\nx-request-id: ([0-9a-f]+)\r\n/i.exec(answer)?.[1];
+    await new Promise((r) => setTimeout(r, 50));
+    expect(lines.filter((line) => line.reqId === id)).toEqual([expect.objectContaining({ url: '/suggestions/author?name=Núñez', code: 'HPE_INVALID_URL' })]);
+  });
 });
