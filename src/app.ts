@@ -16,6 +16,7 @@ import { qaRoutes, type QaServices } from './http/literature/qa.js';
 import { RELOAD_PERMISSION, adminRoutes } from './http/literature/admin.js';
 import { shedLoad } from './http/load-shedding.js';
 import { refuseWhileDraining } from './http/draining.js';
+import { refuseBodiesOfReads } from './http/literature/read-body.js';
 import { clientKey } from './http/client-address.js';
 import { warnOfUntrustedForwarding } from './http/untrusted-forwarding.js';
 import { limitConnections } from './http/connection-limits.js';
@@ -173,6 +174,7 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
 
   await app.register(async (literature) => {
     literature.setErrorHandler(literatureErrorHandler);
+    refuseBodiesOfReads(literature);
     await literature.register(healthRoutes, { forwardedPrefix: forwardedPrefixReader(services.config.trustProxy) });
     const { platform } = services;
     await literature.register(async (guarded) => {

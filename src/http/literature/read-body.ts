@@ -1,0 +1,18 @@
+/**
+ * A GET (or HEAD) of the literature API takes its parameters in the query string and reads no body: one sent
+ * with filters in it (`{"authors": ["x"]}`) had been answered as if it had none, the whole corpus counted. Such a
+ * request is refused, as unknown parameters are: a request must not lose what it asked for without a word.
+ */
+import type { FastifyInstance } from 'fastify';
+import { ApiError, ErrorCode } from '../errors.js';
+import { bodyStillToCome } from '../unread-body.js';
+
+export function refuseBodiesOfReads(app: FastifyInstance): void {
+  app.addHook('onRequest', async (request, reply) => {
+    if (request.method !== 'GET' && request.method !== 'HEAD') return;
+    const length = request.headers['content-length'];
+    if ((length === undefined || length === '0') && request.headers['transfer-encoding'] === undefined) return;
+    if (bodyStillToCome(request)) reply.header('connection', 'close');
+    throw new ApiError(400, ErrorCode.INVALID_INPUT, `a ${request.method} request's body is not read: give its parameters in the query string (?authors=…&topics=…)`);
+  });
+}
