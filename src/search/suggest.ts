@@ -72,7 +72,8 @@ export class FilterValues {
     return this.types;
   }
 
-  suggestAuthors(name: string, limit: number): AuthorSuggestion[] {
+  /** `maxNameLength` (characters): names longer than the authors filter takes are not offered, as it would refuse them. */
+  suggestAuthors(name: string, limit: number, maxNameLength = Infinity): AuthorSuggestion[] {
     if (!this.authors) {
       // Spellings with one folded form are one filter value (authors= matches the folded form):
       // count them together under the first spelling seen, and an article once however many of
@@ -98,7 +99,8 @@ export class FilterValues {
       this.authors = [...byFolded.values()].filter((entry) => isAuthorKey(entry.folded));
     }
     const needle = foldName(name);
-    return rankMatches(this.authors, needle, limit, (folded) => folded.includes(needle)).map((e) => ({ name: e.value, docs_in_db: e.count }));
+    const takenByFilter = (value: string) => value.length <= maxNameLength || [...value].length <= maxNameLength;
+    return rankMatches(this.authors, needle, limit, (folded, entry) => folded.includes(needle) && takenByFilter(entry.value)).map((e) => ({ name: e.value, docs_in_db: e.count }));
   }
 
   suggestJournals(keywords: string, limit: number): JournalSuggestion[] {

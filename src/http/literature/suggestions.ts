@@ -1,7 +1,7 @@
 /** GET /suggestions/article_types, /suggestions/author, /suggestions/journal. */
 import type { FastifyPluginAsync } from 'fastify';
 import type { LiteratureServices } from './services.js';
-import { errorResponses, GUARDED_ERRORS } from './schemas.js';
+import { MAX_FILTER_VALUE_LENGTH, errorResponses, GUARDED_ERRORS } from './schemas.js';
 import { typed } from '../typed.js';
 import { ApiError, ErrorCode } from '../errors.js';
 import { foldName } from '../../search/query/filter-spec.js';
@@ -71,7 +71,7 @@ export const suggestionRoutes: FastifyPluginAsync<LiteratureServices> = async (a
     },
     async (request) => {
       const name = matchable('name', request.query.name);
-      return index.read(({ searcher }) => searcher.suggestions.suggestAuthors(name, request.query.limit));
+      return index.read(({ searcher }) => searcher.suggestions.suggestAuthors(name, request.query.limit, MAX_FILTER_VALUE_LENGTH));
     },
   );
 

@@ -1,6 +1,7 @@
 /**
- * Author names holding invisible format characters (a zero-width space, bidirectional controls) are found by
- * their visible spelling: such a name had been suggested, and then no spelling a user could type found it.
+ * Author names a user could not use as the filter's value. Those holding invisible format characters (a
+ * zero-width space, bidirectional controls) are found by their visible spelling: such a name had been
+ * suggested, and then no spelling a user could type found it. Those longer than a bound given are not suggested.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Searcher } from '../../src/search/searcher.js';
@@ -14,11 +15,19 @@ beforeAll(async () => {
     article('zw', ['place cells'], { authors: ['Zero\u200bWidth'] }),
     article('bidi', ['grid cells'], { authors: ['\u202eevil\u202c name'] }),
     article('plain', ['grid cells'], { authors: ['ZeroWidth'] }),
+    article('long', ['grid cells'], { authors: [`Longname ${'x'.repeat(600)}`, 'Longname Short'] }),
   ]));
 });
 afterAll(() => close());
 
 const count = (authors: string[]) => searcher.countArticles(compileFilterSpec({ authors }));
+
+describe('author names longer than the filter takes', () => {
+  it('are not suggested when a bound is given (authors= would refuse them)', () => {
+    expect(searcher.suggestions.suggestAuthors('longname', 10).map((s) => s.name.length).sort((a, b) => a - b)).toEqual([14, 609]);
+    expect(searcher.suggestions.suggestAuthors('longname', 10, 500).map((s) => s.name)).toEqual(['Longname Short']);
+  });
+});
 
 describe('invisible characters in author names', () => {
   it('are no part of the name the filter and the suggestions compare', () => {
