@@ -49,8 +49,14 @@ export function isPortableSegment(segment: string): boolean {
   return !WINDOWS_FORBIDDEN.test(segment) && !WINDOWS_RESERVED.test(segment) && !/[. ]$/.test(segment);
 }
 
+/** Says which rule the segment breaks: a list of every possible reason had left the user to find the one. */
 function unportableMessage(path: string, segment: string): string {
-  return `The path '${path}' cannot be extracted on every system: '${segment}' is a reserved device name, ends with a dot or a space, or contains one of < > : " | ? *.`;
+  const forbidden = WINDOWS_FORBIDDEN.exec(segment)?.[0];
+  const reason =
+    forbidden !== undefined ? `it contains '${forbidden}', which Windows does not allow in names (nor < > : " | ? *)`
+    : WINDOWS_RESERVED.test(segment) ? `'${WINDOWS_RESERVED.exec(segment)![1]}' is a device name Windows reserves, with or without an extension`
+    : `it ends with ${segment.endsWith(' ') ? 'a space' : 'a dot'}, which Windows removes`;
+  return `The path '${path}' cannot be extracted on every system: '${segment}': ${reason}.`;
 }
 
 /** Messages for the names of a layout that some system cannot extract (names derived from ids and file names included). */
@@ -81,7 +87,11 @@ export function withinLengthLimits(path: string): boolean {
 
 /** The refusal of a path beyond those limits. */
 export function lengthLimitMessage(path: string): string {
-  return `The paths '${path}' must have a file path prefix at most ${MAX_PARENT_LENGTH} characters long and a file path name at most ${MAX_FILE_NAME_LENGTH} characters long.`;
+  const cut = path.lastIndexOf('/');
+  const [parent, name] = [codePointCount(path.slice(0, cut)), codePointCount(path.slice(cut + 1))];
+  // The reference's sentence, then which part is over its limit.
+  const over = name > MAX_FILE_NAME_LENGTH ? `its file name has ${name} characters` : `its folders have ${parent} characters`;
+  return `The paths '${path}' must have a file path prefix at most ${MAX_PARENT_LENGTH} characters long and a file path name at most ${MAX_FILE_NAME_LENGTH} characters long: ${over}.`;
 }
 
 /**

@@ -46,7 +46,7 @@ describe('at creation, for files that can be looked up', () => {
       '@type': 'DecodingFailed',
       reason:
         `resources[1]: The paths '/org/proj/file/${name(length)}' must have a file path prefix at most 154 characters long ` +
-        'and a file path name at most 99 characters long. Please define a path for it.',
+        `and a file path name at most 99 characters long: its file name has ${name(length).length} characters. Please define a path for it.`,
     });
     expect((await download('refused')).statusCode).toBe(404);
   });
@@ -82,7 +82,7 @@ describe('explicit paths', () => {
     const response = await create('explicit-over', [{ '@type': 'Resource', resourceId: 'r', path: `${parent}/${name(100)}` }]);
     expect(response.statusCode).toBe(400);
     expect(response.json().reason).toBe(
-      `resources[0]: The paths '${parent}/${name(100)}' must have a file path prefix at most 154 characters long and a file path name at most 99 characters long.`,
+      `resources[0]: The paths '${parent}/${name(100)}' must have a file path prefix at most 154 characters long and a file path name at most 99 characters long: its file name has 100 characters.`,
     );
   });
 });

@@ -173,7 +173,7 @@ describe('decoding', () => {
     ]);
     expect(problems).toEqual([
       "resources[1]: unknown field 'pth'.",
-      `resources[7]: The paths '/${'n'.repeat(100)}' must have a file path prefix at most 154 characters long and a file path name at most 99 characters long.`,
+      `resources[7]: The paths '/${'n'.repeat(100)}' must have a file path prefix at most 154 characters long and a file path name at most 99 characters long: its file name has 100 characters.`,
       `resources[8]: The resource ids '${BASE}/v1/resources/org/proj/_/r${'x'.repeat(60)}' generate a file name exceeding 99 characters, please define a path for each of them.`,
       // resources[11] is resources[0] written again: one entry, no conflict.
       "resources[0], resources[2]: The paths 'same.json' have been used multiple times in the archive.",
@@ -224,6 +224,16 @@ describe('paths', () => {
         for (const part of checked.path.slice(1).split('/')) expect(['', '.', '..']).not.toContain(part);
       }),
     );
+  });
+
+  test('a name no system may hold is refused for the rule it breaks, named (a list of every rule had been given)', () => {
+    const problemOf = (path: string) => (normalizeArchivePath(path) as { problem: string }).problem;
+    expect(problemOf('/data/a?b.txt')).toBe(
+      `The path '/data/a?b.txt' cannot be extracted on every system: 'a?b.txt': it contains '?', which Windows does not allow in names (nor < > : " | ? *).`,
+    );
+    expect(problemOf('/data/AUX.txt')).toBe("The path '/data/AUX.txt' cannot be extracted on every system: 'AUX.txt': 'AUX' is a device name Windows reserves, with or without an extension.");
+    expect(problemOf('/data./x')).toBe("The path '/data./x' cannot be extracted on every system: 'data.': it ends with a dot, which Windows removes.");
+    expect(problemOf('/x/name ')).toBe("The path '/x/name ' cannot be extracted on every system: 'name ': it ends with a space, which Windows removes.");
   });
 
   test('flat encoding keeps letters, digits, dot, underscore and hyphen only', () => {
