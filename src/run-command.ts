@@ -122,7 +122,7 @@ async function mergeWithReport(indexDir: string, storedCompression: StoredCompre
 export async function ingestWithProgress(
   inputs: string[],
   indexDir: string,
-  options: Pick<IngestOptions, 'format' | 'idPrefix' | 'deleteIds' | 'mergeFactor' | 'storedCompression' | 'signal'> & { maxSegmentMb?: number; quiet?: boolean } = {},
+  options: Pick<IngestOptions, 'format' | 'idPrefix' | 'deleteIds' | 'mergeFactor' | 'storedCompression' | 'signal' | 'indexNamed'> & { maxSegmentMb?: number; quiet?: boolean } = {},
 ): Promise<IngestReport> {
   const { maxSegmentMb, quiet, ...rest } = options;
   const progress = createProgress('ingest', 'bytes', { quiet });
@@ -223,7 +223,7 @@ async function runServe(config: Config): Promise<number> {
     // (It had killed the process where it was, without a word, leaving the write lock and any segment written.)
     const interruption = watchInterruption('serve', config.index!);
     try {
-      const report = await ingestWithProgress([demoCorpus], config.index!, { quiet: config.quiet, signal: interruption.signal });
+      const report = await ingestWithProgress([demoCorpus], config.index!, { quiet: config.quiet, signal: interruption.signal, indexNamed: 'the default index (under --data)' });
       // Said here: the start would otherwise stop at the missing index, without naming the corpus.
       if (report.indexed === 0) {
         throw new Error(`the demo corpus ${demoCorpus} (--demo-corpus / DEMO_CORPUS) yielded no articles${whyNothingIndexed(report)}: nothing to serve; give one ingest can read, or --index an index built with npm run ingest`);

@@ -51,6 +51,8 @@ export interface IngestOptions {
    * lock, as on any failure; a merge stopped leaves the generation the run published.
    */
   signal?: AbortSignal;
+  /** How messages name the index folder: `--index` by default; serve's first start names its default index. */
+  indexNamed?: string;
 }
 
 export interface IngestReport {
@@ -109,7 +111,7 @@ export async function ingest(options: IngestOptions): Promise<IngestReport> {
   // A missing index has no input in it; one that is a file is the writer's to report.
   const indexReal = (await stat(options.indexDir).catch(() => null))?.isDirectory() ? await realpath(options.indexDir) : null;
   if (indexReal !== null) await refuseInputsInIndex(options.inputs, options.indexDir, indexReal);
-  await refuseDirectoryOfOtherFiles(options.indexDir);
+  await refuseDirectoryOfOtherFiles(options.indexDir, options.indexNamed ?? '--index');
   const files: string[] = [];
   let unreadable = 0;
   let unreadableFolders = 0;
@@ -316,17 +318,16 @@ const NAMES_SHOWN = 5;
  * are swapped) is refused: the index's files would be written among them. An empty folder, or one of
  * hidden entries only (.gitkeep), becomes a new index.
  */
-async function refuseDirectoryOfOtherFiles(indexDir: string): Promise<void> {
+async function refuseDirectoryOfOtherFiles(indexDir: string, named: string): Promise<void> {
   // A missing directory is made by the writer; one that cannot be listed, the writer reports.
   const names = await readdir(indexDir).catch(() => null);
   if (names === null || names.includes(MANIFEST_FILE)) return;
   const others = names.filter((name) => !name.startsWith('.') && !isIndexFileName(name)).sort();
   if (others.length === 0) return;
   const shown = others.slice(0, NAMES_SHOWN).join(', ') + (others.length > NAMES_SHOWN ? `, and ${others.length - NAMES_SHOWN} more` : '');
-  throw new Error(
-    `--index ${indexDir} holds no index (no ${MANIFEST_FILE}) but other files: ${shown}; ` +
-      'give a new or empty folder for a new index (were --input and --index swapped?)',
-  );
+  // The swap is a guess about an --index given; a default index nobody named was not swapped with anything.
+  const swapped = named === '--index' ? ' (were --input and --index swapped?)' : '';
+  throw new Error(`${named} ${indexDir} holds no index (no ${MANIFEST_FILE}) but other files: ${shown}; give a new or empty folder for a new index${swapped}`);
 }
 
 /** How many article ids read again in one run are told one by one; the rest are counted at the end. */

@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { availableParallelism } from 'node:os';
@@ -106,6 +107,23 @@ describe('a demo corpus that yields nothing', () => {
       expect(result.stderr).toContain(`error: the demo corpus ${corpus} (--demo-corpus / DEMO_CORPUS) yielded no articles (`);
       expect(result.stderr).toContain('nothing to serve');
       expect(result.stderr).not.toContain('no index in');
+    } finally {
+      await cleanup();
+    }
+  });
+});
+
+describe('a default index folder holding other files', () => {
+  it('is refused naming the default index, without the --input/--index swap guess (neither was given)', async () => {
+    const { dir, cleanup } = await tempDir();
+    try {
+      const index = path.join(dir, 'index');
+      await mkdir(index);
+      writeFileSync(path.join(index, 'notes.txt'), 'mine');
+      const result = runCommand(['serve', '--data', dir, '--port', '0', '--search-threads', '0']);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain(`error: the default index (under --data) ${index} holds no index (no manifest.json) but other files: notes.txt; give a new or empty folder for a new index\n`);
+      expect(result.stderr).not.toContain('swapped');
     } finally {
       await cleanup();
     }
