@@ -71,6 +71,17 @@ describe('detectFormat of a binary file', () => {
     const bigEndian = await writeFixture(dir, 'be.jsonl', Buffer.concat([Buffer.from([0xfe, 0xff]), Buffer.from(LINE, 'utf16le').swap16()]));
     for (const file of [withMark, bigEndian]) await expect(detectFormat(file)).rejects.toThrow(`Cannot read ${file}: it is not UTF-8 (UTF-16, say`);
   });
+
+  it('names random bytes as binary data, not UTF-16 (the advice had sent them to iconv)', async () => {
+    const dir = await fixtureDir();
+    // Seeded bytes with a few NULs among them, as random data has.
+    let seed = 99;
+    const bytes = Buffer.from(Array.from({ length: 4096 }, () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) >>> 24));
+    // From its first byte no UTF-8 (as the round's file was), a few NULs further on.
+    [bytes[0], bytes[1], bytes[10], bytes[301]] = [0xff, 0x80, 0, 0];
+    const file = await writeFixture(dir, 'random.bin', bytes);
+    await expect(detectFormat(file)).rejects.toThrow(`Cannot read ${file}: it is binary data, not text (inputs are JSON lines or XML, in UTF-8)`);
+  });
 });
 
 describe('detectFormat of a file with nothing to read', () => {

@@ -20,10 +20,12 @@ export async function detectFormat(file: string): Promise<InputFormat> {
     throw new Error(`Cannot read ${file}: it is ${empty}, with no records to read`);
   }
   // Binary files read as no UTF-8, or hold NUL bytes: named before the UTF-16 advice, which would send them to iconv.
-  const binary = describeBinary(file, await firstBytes(file));
+  const signature = await firstBytes(file);
+  const binary = describeBinary(file, signature);
   if (binary !== null) throw new Error(`Cannot read ${file}: it is ${binary}`);
   // UTF-16 text reads as NUL bytes between its letters, or (after a byte-order mark) as no UTF-8 at all.
   if (head.includes('\u0000') || (notUtf8 && trimmed === '')) {
+    if (!looksLikeUtf16(signature.bytes)) throw new Error(`Cannot read ${file}: it is binary data, not text (inputs are JSON lines or XML, in UTF-8)`);
     throw new Error(`Cannot read ${file}: it is not UTF-8 (UTF-16, say: NUL bytes or a byte-order mark at its start); inputs are read as UTF-8, so convert it first (iconv -f UTF-16 -t UTF-8)`);
   }
   if (/^\[\s*[{\]]/.test(trimmed)) {
@@ -59,6 +61,22 @@ async function firstBytes(file: string): Promise<Signature> {
     if (!(error instanceof BrokenGzipError)) throw error;
   }
   return { bytes: Buffer.concat(chunks).subarray(0, SIGNATURE_BYTES), gzipped: await isGzippedFile(file) };
+}
+
+/**
+ * UTF-16 text: a byte-order mark, or (for text mostly of ASCII) a NUL in every other byte. Random bytes hold NULs
+ * too, now and then: they had been given the UTF-16 advice, which sent their owner to iconv.
+ */
+function looksLikeUtf16(bytes: Buffer): boolean {
+  if (bytes.length >= 2 && ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff))) return true;
+  const pairs = Math.floor(bytes.length / 2);
+  let evenNuls = 0;
+  let oddNuls = 0;
+  for (let i = 0; i + 1 < bytes.length; i += 2) {
+    if (bytes[i] === 0) evenNuls++;
+    if (bytes[i + 1] === 0) oddNuls++;
+  }
+  return pairs > 0 && Math.max(evenNuls, oddNuls) >= pairs / 2;
 }
 
 interface Signature {
