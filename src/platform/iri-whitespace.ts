@@ -1,7 +1,7 @@
 /**
- * IRIs holding white space, in RDF output. jsonld.js's toRDF takes such an IRI (a key `first name` under the
- * project's `@vocab`, an `@id` with a tab) for a relative one and drops, without a word, every statement that
- * names it. N-Triples can write it (white space as `\uXXXX`, rendering.ts), so it is carried past the library:
+ * IRIs holding white space, in RDF output. jsonld.js keeps such an IRI in the expanded form (an `@id` or an
+ * `@type` with a space or a tab; a key that expands to one is dropped there, as JSON-LD says), but its toRDF
+ * takes it for a relative one and drops, without a word, every statement that names it. N-Triples can write it (white space as `\uXXXX`, rendering.ts), so it is carried past the library:
  * in the expanded form, each white-space character of an IRI becomes MARK and its code in four hex digits,
  * and the quads' IRIs get their characters back. MARK is a lone surrogate, which no stored payload holds
  * (writes refuse lone surrogates), so nothing else is taken for a mark.
