@@ -277,7 +277,12 @@ export async function acquireWriteLock(dir: string): Promise<WriteLock> {
         await writeFile(pending, String(process.pid));
         break;
       } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+        const code = (error as NodeJS.ErrnoException).code;
+        // The kernel's message names a lock file; the operator needs to know it is the index folder that takes no writes.
+        if (code === 'EROFS' || code === 'EACCES' || code === 'EPERM') {
+          throw new Error(`cannot write in the index directory ${dir} (${code}: ${code === 'EROFS' ? 'a read-only file system' : 'permission denied'}): an index is built where it can be written`, { cause: error });
+        }
+        if (code !== 'ENOENT') throw error;
         if (attempt === DIRECTORY_ATTEMPTS) {
           throw new Error(`the index directory ${dir} was removed ${attempt} times in a row while this writer was taking its lock; is another program removing it?`, { cause: error });
         }
