@@ -40,39 +40,40 @@ const UNDECOMPOSABLE_PATTERN = new RegExp(`[${Object.keys(UNDECOMPOSABLE).join('
 export function fold(text: string): string {
   // ASCII text has nothing to decompose: folding is lower-casing (and much cheaper).
   if (!NON_ASCII.test(text)) return text.toLowerCase();
-  const folded = text
+  return text
     .replace(SOFT_HYPHENS, '')
     .normalize('NFKD')
     .replace(COMBINING_MARKS, '')
     .toLowerCase()
     .replace(UNDECOMPOSABLE_PATTERN, (letter) => UNDECOMPOSABLE[letter]!);
-  // NFKD takes a Hangul syllable apart into its letters (jamo, no marks) and a voiced kana into the kana and its
-  // mark: put together again, so that CJK pairs are pairs of the characters written.
-  return TAKEN_APART.test(folded) ? folded.normalize('NFC') : folded;
 }
-
-const TAKEN_APART = /[\u1100-\u11ff\u3099\u309a]/;
 
 /*
  * Tokenisation: a word is a run of letters and digits (Unicode \p{L}, \p{N}),
  * continued by `.digits` groups, scanned by code point. Character classes come
  * from a table filled on first use of each code point.
  */
+// Letters and numbers last, so that one comparison (type >= LETTER) tells the characters a word runs on.
 const OTHER = 1;
-const LETTER = 2;
-const NUMBER = 3;
 /** A letter of Chinese, Japanese or Korean text (the Katakana-Hiragana prolonged sound mark included). */
-const CJK = 4;
+const CJK = 2;
+const LETTER = 3;
+const NUMBER = 4;
 const classes = new Uint8Array(0x110000);
 const IS_LETTER = /\p{L}/u;
 const IS_NUMBER = /\p{N}/u;
-const IS_CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u30fc]/u;
+/**
+ * CJK letters, and what NFKD leaves of them: Hangul's letters (jamo) and the kana voicing marks, which the
+ * folding takes apart from their syllable or kana and a run puts together again (cjkPairs).
+ */
+const IS_CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u30fc\u3099\u309a]/u;
 
 function classOf(codePoint: number): number {
   let type = classes[codePoint]!;
   if (type === 0) {
     const char = String.fromCodePoint(codePoint);
-    type = !IS_LETTER.test(char) && !IS_NUMBER.test(char) ? OTHER : IS_CJK.test(char) ? CJK : IS_LETTER.test(char) ? LETTER : NUMBER;
+    const wordCharacter = IS_LETTER.test(char) || IS_NUMBER.test(char);
+    type = IS_CJK.test(char) && (wordCharacter || codePoint === 0x3099 || codePoint === 0x309a) ? CJK : !wordCharacter ? OTHER : IS_LETTER.test(char) ? LETTER : NUMBER;
     classes[codePoint] = type;
   }
   return type;
@@ -87,12 +88,11 @@ const FIRST_WORDS = 1024;
 const KEPT_WORDS = 1 << 20;
 let wordStarts = new Int32Array(FIRST_WORDS);
 let wordEnds = new Int32Array(FIRST_WORDS);
-/** 1 for digits only (with dots), as "2", "1.5". */
+/** 1 for digits only (with dots), as "2", "1.5"; CJK_RUN for a run of CJK letters, indexed as its pairs. */
 let wordNumeric = new Uint8Array(FIRST_WORDS);
+const CJK_RUN = 2;
 /** 1 for at least one digit: identifiers such as "ca1" are not stemmed. */
 let wordHasDigit = new Uint8Array(FIRST_WORDS);
-/** 1 for a run of CJK letters: indexed as its pairs. */
-let wordCjk = new Uint8Array(FIRST_WORDS);
 
 function sizeWordArrays(words: number): void {
   const grown = <T extends Int32Array | Uint8Array>(array: T, make: (length: number) => T): T => {
@@ -104,7 +104,6 @@ function sizeWordArrays(words: number): void {
   wordEnds = grown(wordEnds, (n) => new Int32Array(n));
   wordNumeric = grown(wordNumeric, (n) => new Uint8Array(n));
   wordHasDigit = grown(wordHasDigit, (n) => new Uint8Array(n));
-  wordCjk = grown(wordCjk, (n) => new Uint8Array(n));
 }
 
 /** Finds the words of folded text into the word arrays; returns how many. */
@@ -127,12 +126,12 @@ function scanWords(folded: string): number {
         codePoint = folded.codePointAt(i)!;
         type = classOf(codePoint);
       }
-      count = addWord(count, start, i, 0, 0, 1);
+      count = addWord(count, start, i, CJK_RUN, 0);
       continue;
     }
     let letters = false;
     let digits = false;
-    while (type === LETTER || type === NUMBER) {
+    while (type >= LETTER) {
       if (type === LETTER) letters = true;
       else digits = true;
       i += codePoint > 0xffff ? 2 : 1;
@@ -146,25 +145,28 @@ function scanWords(folded: string): number {
       i++;
       while (i < n && classOf((codePoint = folded.codePointAt(i)!)) === NUMBER) i += codePoint > 0xffff ? 2 : 1;
     }
-    count = addWord(count, start, i, letters ? 0 : 1, digits ? 1 : 0, 0);
+    count = addWord(count, start, i, letters ? 0 : 1, digits ? 1 : 0);
   }
   return count;
 }
 
 /** Records word `count` in the word arrays; returns the new count. */
-function addWord(count: number, start: number, end: number, numeric: number, hasDigit: number, cjk: number): number {
+function addWord(count: number, start: number, end: number, numeric: number, hasDigit: number): number {
   if (count === wordStarts.length) sizeWordArrays(2 * count);
   wordStarts[count] = start;
   wordEnds[count] = end;
   wordNumeric[count] = numeric;
   wordHasDigit[count] = hasDigit;
-  wordCjk[count] = cjk;
   return count + 1;
 }
 
-/** The overlapping pairs of characters of a CJK run, or the run itself when it is one character. */
+/**
+ * The overlapping pairs of characters of a CJK run, or the run itself when it is one character. The run is put
+ * together again first (NFC): the folding's NFKD took Hangul syllables apart into their letters and voiced kana
+ * into kana and mark, and pairs are pairs of the characters written.
+ */
 function addCjkPairs(run: string, terms: string[]): void {
-  const characters = [...run];
+  const characters = [...run.normalize('NFC')];
   if (characters.length === 1) terms.push(run);
   for (let c = 0; c + 1 < characters.length; c++) terms.push(characters[c]! + characters[c + 1]!);
 }
@@ -199,7 +201,7 @@ export function analyze(text: string): string[] {
   for (let w = 0; w < count; w++) {
     const start = wordStarts[w]!;
     const end = wordEnds[w]!;
-    if (wordCjk[w] === 1) {
+    if (wordNumeric[w] === CJK_RUN) {
       addCjkPairs(folded.slice(start, end), terms);
       continue;
     }
@@ -226,7 +228,7 @@ export function analyze(text: string): string[] {
 /** Word w is joined to the next by a hyphen: adjacent, one side numeric ("5-ht", "il-6"). */
 function joinsNext(folded: string, w: number, count: number): boolean {
   const end = wordEnds[w]!;
-  return w + 1 < count && wordCjk[w + 1] === 0 && wordStarts[w + 1] === end + 1 && folded.charCodeAt(end) === 0x2d && (wordNumeric[w] === 1 || wordNumeric[w + 1] === 1);
+  return w + 1 < count && wordNumeric[w + 1] !== CJK_RUN && wordStarts[w + 1] === end + 1 && folded.charCodeAt(end) === 0x2d && (wordNumeric[w] === 1 || wordNumeric[w + 1] === 1);
 }
 
 /** Joins the hyphen chain starting at word w into one word and adds its term; returns the chain's last word. */
@@ -234,7 +236,7 @@ function joinHyphenChain(folded: string, w: number, count: number, terms: string
   let word = folded.slice(wordStarts[w]!, wordEnds[w]!);
   let numeric = wordNumeric[w] === 1;
   let hasDigit = wordHasDigit[w] === 1;
-  while (w + 1 < count && wordCjk[w + 1] === 0 && wordStarts[w + 1] === wordEnds[w]! + 1 && folded.charCodeAt(wordEnds[w]!) === 0x2d) {
+  while (w + 1 < count && wordNumeric[w + 1] !== CJK_RUN && wordStarts[w + 1] === wordEnds[w]! + 1 && folded.charCodeAt(wordEnds[w]!) === 0x2d) {
     if (!numeric && wordNumeric[w + 1] !== 1) break;
     w++;
     word += folded.slice(wordStarts[w]!, wordEnds[w]!);

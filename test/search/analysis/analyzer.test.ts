@@ -59,15 +59,16 @@ describe('analyzer', () => {
  */
 function referenceAnalyze(text: string): string[] {
   const folded = fold(text);
-  const cjk = '\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}\\p{Script=Hangul}\\u30fc';
-  const tokens = [...folded.matchAll(new RegExp(`[${cjk}]+|(?:(?![${cjk}])[\\p{L}\\p{N}])+(?:\\.(?:(?![${cjk}])\\p{N})+)*`, 'gu'))].map((m) => ({ word: m[0], start: m.index, end: m.index + m[0].length }));
-  const isCjk = (word: string) => new RegExp(`^[${cjk}]`, 'u').test(word);
+  // A CJK letter or number, or a kana voicing mark (what NFKD leaves beside its kana).
+  const cjk = '(?:(?=[\\p{L}\\p{N}])[\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}\\p{Script=Hangul}\\u30fc]|[\\u3099\\u309a])';
+  const tokens = [...folded.matchAll(new RegExp(`${cjk}+|(?:(?!${cjk})[\\p{L}\\p{N}])+(?:\\.(?:(?!${cjk})\\p{N})+)*`, 'gu'))].map((m) => ({ word: m[0], start: m.index, end: m.index + m[0].length }));
+  const isCjk = (word: string) => new RegExp(`^${cjk}`, 'u').test(word);
   const digitsOnly = (word: string) => /^\p{N}+(?:\.\p{N}+)*$/u.test(word);
   const terms: string[] = [];
   for (let i = 0; i < tokens.length; i++) {
     let { word, end } = tokens[i]!;
     if (isCjk(word)) {
-      const characters = [...word];
+      const characters = [...word.normalize('NFC')];
       if (characters.length === 1) terms.push(word);
       for (let c = 0; c + 1 < characters.length; c++) terms.push(characters[c]! + characters[c + 1]!);
       continue;
@@ -92,7 +93,7 @@ describe('the scanning analyzer against the regular-expression reference', () =>
   const pieces = [
     'a', 'B', 's', 'S', 'x', '1', '0', '9', '.', '-', "'", '\u2019', ' ', '  ', '/', ',', 'the', 'Of', 'running', 'CA1', 'IL-6', '5-HT',
     'nav1.6', "'s", '.5', '1.', 'β', 'α-1', 'Δ', 'é', 'Núñez', 'Straße', '²', '½', '٣', '±', '–', '\u{1D400}', '\u{1F600}', '\uD800', '\uDC00', 'ﬁ', 'µ', '\u00ad',
-    '场', '所细胞', 'カタカナ', 'ー', 'ｶﾀ', 'ひらがな', '한국어', '〇', '\u{20000}',
+    '场', '所细胞', 'カタカナ', 'ー', 'ｶﾀ', 'ひらがな', '한국어', '〇', '\u{20000}', 'データ', 'ﾃﾞｰﾀ', '\u3099', '⺀',
   ];
 
   function randomText(random: () => number): string {
