@@ -41,7 +41,7 @@ describe('a whole file download', () => {
       const body = await multipart('big.bin', content);
       expect((await fetch(`${server.base}/v1/files/lab/a/big`, { method: 'PUT', headers: { ...admin, ...body.headers }, body: body.payload })).status).toBe(201);
       for (let i = 0; i < DOWNLOADS; i++) expect(await download(`${server.base}/v1/files/lab/a/big`)).toBe(content.length);
-      await expect.poll(() => server.output().split('\n').filter((line) => line.includes('"url":"/v1/files/lab/a/big"') && line.includes('request completed')).length).toBe(DOWNLOADS);
+      await expect.poll(() => server.output().split('\n').filter((line) => line.includes('"method":"GET","url":"/v1/files/lab/a/big"') && line.includes('request completed')).length).toBe(DOWNLOADS);
       expect(server.output()).not.toContain('client disconnected before the response was sent');
     } finally {
       await kill(server);
