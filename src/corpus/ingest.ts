@@ -9,6 +9,7 @@ import { open, readdir, realpath, stat } from 'node:fs/promises';
 import { detectFormat, expandInputs, readArticles } from './readers/index.js';
 import { isWithin, type OnUnreadable, type WalkCounts } from './readers/expand.js';
 import type { InputFormat, RecordSource } from './readers/types.js';
+import { UnseenCharacters, codePointLabel } from './unseen-characters.js';
 import { IndexWriter } from '../search/index-writer.js';
 import { mergeByPolicy, type MergeSummary } from '../search/merge.js';
 import { IndexLockedError, MANIFEST_FILE, isIndexFileName } from '../search/manifest.js';
@@ -41,7 +42,8 @@ export interface IngestOptions {
   onSkip?: (source: RecordSource, message: string) => void;
   /**
    * Called with what the run notices that skips nothing but may not be what was meant: an input folder
-   * with no file to read, an article id read again in the same run (the first MAX_REPEATS_TOLD of them).
+   * with no file to read, an article id read again in the same run (the first MAX_REPEATS_TOLD of them), an
+   * article holding control characters or lone surrogates (the first MAX_UNSEEN_TOLD).
    */
   onWarning?: (message: string) => void;
   /**
@@ -151,6 +153,7 @@ export async function ingest(options: IngestOptions): Promise<IngestReport> {
     mergeSkipped: null,
   };
   const repeats = new RepeatedIds(files, options.onWarning);
+  const unseen = new UnseenCharacters(options.onWarning);
   const remove = (articleId: string) => {
     repeats.forget(articleId);
     if (writer.delete(articleId)) report.deleted++;
@@ -201,6 +204,7 @@ export async function ingest(options: IngestOptions): Promise<IngestReport> {
           continue;
         }
         repeats.note(article.article_id, index, event.source);
+        unseen.note(article, () => describeSource(event.source));
         report[await writer.add(article)]++;
       }
       doneBytes = fileStart + sizes[index]!;
@@ -209,6 +213,7 @@ export async function ingest(options: IngestOptions): Promise<IngestReport> {
     // Each id once: an id listed twice is deleted by its first mention, not "not found" by its second.
     for (const articleId of new Set(options.deleteIds)) remove(articleId);
     report.repeatedIds = repeats.finish();
+    unseen.finish();
     options.signal?.throwIfAborted();
     if (report.read === report.skipped && report.deleted === 0) {
       await writer.close();
@@ -265,7 +270,7 @@ function articleIdProblem(articleId: string): string | null {
 
 /** U+XXXX and what kind of character it is, for a message: an invisible one is nothing in the quoted id. */
 function describeCharacter(character: string): string {
-  const code = `U+${character.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
+  const code = codePointLabel(character);
   if (/\p{Surrogate}/u.test(character)) return `${code}, a lone surrogate (not a character: it would be stored as U+FFFD)`;
   if (/\p{Cf}/u.test(character)) return `${code}, an invisible or direction-changing format character (ids that look alike would be different articles)`;
   return `${code}, a noncharacter (reserved by Unicode, not for text)`;

@@ -123,7 +123,8 @@ export class FilterValues {
     }
     // Punctuation around a word is no part of it: "Neuroscience," pasted from a citation finds the journal. A
     // hyphen stays, as ISSNs hold one.
-    const words = foldName(keywords).split(/[^\p{L}\p{N}-]+/u).filter(Boolean);
+    // Each word once: "neuro neuro" asks what "neuro" does, and ranks as it (its needle would start no name).
+    const words = [...new Set(foldName(keywords).split(/[^\p{L}\p{N}-]+/u).filter(Boolean))];
     if (words.length === 0) return [];
     const needle = words.join(' ');
     const issnStarts = words.map(issnPrefix);

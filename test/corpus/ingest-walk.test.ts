@@ -9,6 +9,7 @@ import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ingest, MAX_REPEATS_TOLD, type IngestOptions } from '../../src/corpus/ingest.js';
+import { MAX_UNSEEN_TOLD } from '../../src/corpus/unseen-characters.js';
 import { fixtureDir, writeFixture } from './fixtures.js';
 
 function line(id: string): string {
@@ -160,5 +161,32 @@ describe('ingest of an article id read twice in one run', () => {
     expect(warnings).toHaveLength(MAX_REPEATS_TOLD + 1);
     expect(warnings[0]).toBe(`article_id "a0" read again in this run at ${copy}:1 (first at ${file}:1): the later one is kept`);
     expect(warnings.at(-1)).toBe('... and 5 more article ids read more than once in this run');
+  });
+});
+
+describe('ingest of articles holding control characters or lone surrogates', () => {
+  it('keeps them, naming where each is for the first articles and counting the others', async () => {
+    const dir = await fixtureDir();
+    const record = (id: string, fields: object) => JSON.stringify({ article_id: id, title: 'T', paragraphs: [{ section: 'S', text: 'Place cells.' }], ...fields });
+    const lines = [
+      record('clean', { title: 'Tabs\tand\nlines are text' }),
+      record('bell', { title: 'A bell\u0007 in the title' }),
+      // A lone surrogate written as JSON escapes, the way a source keeps one.
+      record('lone', { authors: ['Ada Lovelace'] }).replace('Ada Lovelace', 'Ada \\ud800Lovelace'),
+      record('c1', { paragraphs: [{ section: 'S', text: 'Fine.' }, { section: 'S', text: 'Next\u0085line.' }] }),
+      ...Array.from({ length: MAX_UNSEEN_TOLD }, (_, i) => record(`many-${i}`, { journal_name: `J\u001b${i}` })),
+    ];
+    const file = await writeFixture(dir, 'a.jsonl', lines.join('\n'));
+    const { report, skipped, warnings } = await ingestTold({ inputs: [file], indexDir: path.join(dir, 'index') });
+    expect(report).toMatchObject({ read: lines.length, indexed: lines.length, skipped: 0 });
+    expect(skipped).toEqual([]);
+    expect(warnings.slice(0, 3)).toEqual([
+      `article_id "bell" at ${file}:2: its title holds U+0007, a control character (answers show it escaped); kept as read`,
+      `article_id "lone" at ${file}:3: its authors holds U+D800, a lone surrogate (stored as U+FFFD); kept as read`,
+      `article_id "c1" at ${file}:4: its paragraph 2 holds U+0085, a control character (answers show it escaped); kept as read`,
+    ]);
+    expect(warnings[3]).toBe(`article_id "many-0" at ${file}:5: its journal_name holds U+001B, a control character (answers show it escaped); kept as read`);
+    expect(warnings).toHaveLength(MAX_UNSEEN_TOLD + 1);
+    expect(warnings.at(-1)).toBe('... and 3 more articles holding control characters or lone surrogates, kept as read');
   });
 });

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { fixtureApp } from './app-fixture.js';
 import { fixtureDir, readOne, writeFixture } from '../corpus/fixtures.js';
+import { article } from '../search/helpers.js';
 
 // A British Journal of Cancer article as PMC ships it (print and electronic ISSN) and a
 // PubMed record with several publication types, read by the real readers, then indexed.
@@ -90,5 +91,25 @@ describe('publication types: every type of a PubMed record', () => {
         { article_type: 'research-article', docs_in_db: 1 },
       ]),
     );
+  });
+});
+
+describe('journal suggestions for a word typed twice', () => {
+  it('rank as for the word once: a name starting with it before one holding it, whatever their sizes', async () => {
+    const journal = (id: string, issn: string, name: string) => article(id, ['Grid cells.'], { journal_issn: issn, journal_name: name });
+    const fixture = await fixtureApp([
+      journal('a1', '0270-6474', 'Journal of Neuroscience'),
+      journal('a2', '0270-6474', 'Journal of Neuroscience'),
+      journal('a3', '0896-6273', 'Neuron'),
+    ]);
+    try {
+      const names = async (keywords: string) =>
+        (await fixture.app.inject({ url: `/suggestions/journal?keywords=${keywords}` })).json().map((s: { journal_name: string }) => s.journal_name);
+      expect(await names('neuro')).toEqual(['Neuron', 'Journal of Neuroscience']);
+      expect(await names('neuro%20neuro')).toEqual(['Neuron', 'Journal of Neuroscience']);
+      expect(await names('NEURO%20neuro,')).toEqual(['Neuron', 'Journal of Neuroscience']);
+    } finally {
+      await fixture.close();
+    }
   });
 });

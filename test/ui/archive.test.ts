@@ -10,6 +10,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ArticleInput } from '../../src/corpus/model.js';
 import { ExtractiveGenerator } from '../../src/llm/extractive.js';
+import { IndexWriter } from '../../src/search/index-writer.js';
 import { unzip } from '../archive/unzip.js';
 import { HAS_CHROMIUM, SKIP_REASON, demoArticles, launchBrowser, startServer, type Browser, type UiServer } from './browser.js';
 
@@ -97,7 +98,10 @@ describe.skipIf(!HAS_CHROMIUM)(`archive cart in Chromium (${HAS_CHROMIUM ? '/usr
     await expect.poll(() => page.locator('#cart-message').textContent()).toBe('Archive of 2 articles downloaded.');
 
     // Made in the chosen project, with the token.
-    expect(archiveRequests).toEqual([`POST /v1/archives/neuro/lab2 Bearer ${WRITER}`, expect.stringMatching(new RegExp(`^GET /v1/archives/neuro/lab2/\\S+ Bearer ${WRITER}$`))]);
+    expect(archiveRequests).toEqual([
+      expect.stringMatching(new RegExp(`^PUT /v1/archives/neuro/lab2/cart-\\w+ Bearer ${WRITER}$`)),
+      expect.stringMatching(new RegExp(`^GET /v1/archives/neuro/lab2/cart-\\w+ Bearer ${WRITER}$`)),
+    ]);
     await page.close();
   });
 
@@ -135,7 +139,7 @@ describe.skipIf(!HAS_CHROMIUM)(`archive cart in Chromium (${HAS_CHROMIUM ? '/usr
     let release = () => {};
     const released = new Promise<void>((resolve) => (release = resolve));
     await page.route('**/v1/archives/**', async (route) => {
-      if (route.request().method() === 'POST') {
+      if (route.request().method() === 'PUT') {
         creations++;
         await released;
       }
@@ -178,6 +182,13 @@ describe.skipIf(!HAS_CHROMIUM)(`archive cart in Chromium (${HAS_CHROMIUM ? '/usr
       await expect.poll(() => page.getByTestId('article-count').textContent()).toBe(String(count));
       await expect.poll(() => page.getByTestId('result').count()).toBeGreaterThan(0);
       expect(await page.locator('#message').isVisible()).toBe(false);
+      await expect.poll(() => page.locator('#type-list label').count()).toBeGreaterThan(0);
+      // The token cleared: what was read with it goes, the article types included, as at a first load without one.
+      await page.getByLabel('Access token').fill('');
+      await page.getByLabel('Access token').press('Tab');
+      await expect.poll(() => page.locator('#message').textContent()).toBe('This server needs an access token: enter yours in the "Access token" field of the Archive panel.');
+      expect(await page.getByTestId('result').count()).toBe(0);
+      expect(await page.locator('#type-list label').count()).toBe(0);
       expect(closedBrowser.foreignRequests).toEqual([]);
     } finally {
       await closedBrowser.close();
@@ -265,6 +276,60 @@ describe.skipIf(!HAS_CHROMIUM)(`archive cart with article ids a short id cannot 
       expect(named).toHaveLength(1);
       expect(JSON.stringify(JSON.parse(zip.entries.get(named[0]!)!.toString()))).toContain(id);
     }
+    await page.close();
+  });
+});
+
+describe.skipIf(!HAS_CHROMIUM)(`archive cart holding an article deleted since (${HAS_CHROMIUM ? '/usr/bin/chromium' : SKIP_REASON})`, () => {
+  let setup: Partial<CartSetup> = {};
+  beforeAll(async () => (setup = await cartSetup(['lab1'])));
+  afterAll(() => closeCartSetup(setup));
+
+  it('names the article by its title, marks it, and stores no further archive when pressed again', async () => {
+    const { server, browser } = setup as CartSetup;
+    const page = await browser.newPage();
+    const archiveAnswers: string[] = [];
+    page.on('response', (response) => {
+      const url = new URL(response.url());
+      if (url.pathname.startsWith('/v1/archives')) archiveAnswers.push(`${response.request().method()} ${response.status()}`);
+    });
+    await page.goto(`${server.url}/ui/?q=dopamine%20reward`);
+    const cards = page.getByTestId('result');
+    await expect.poll(() => cards.count()).toBeGreaterThan(1);
+    const [goneId, keptId] = [await cards.nth(0).getAttribute('data-article-id'), await cards.nth(1).getAttribute('data-article-id')] as string[];
+    const goneTitle = (await cards.nth(0).locator('h3').textContent())!.trim();
+    await cards.nth(0).getByRole('button', { name: 'Add to archive' }).click();
+    await cards.nth(1).getByRole('button', { name: 'Add to archive' }).click();
+    await page.getByLabel('Access token').fill(WRITER);
+    await page.getByLabel('Access token').press('Tab');
+    await expect.poll(() => page.getByLabel('Project', { exact: true }).locator('option').allTextContents()).toEqual(['neuro/lab1']);
+
+    const writer = await IndexWriter.open(server.fixture.indexDir);
+    writer.delete(goneId);
+    await writer.commit();
+    expect((await server.fixture.index.reload()).switched).toBe(true);
+
+    const download = page.getByRole('button', { name: 'Download archive', exact: true });
+    const expected = `Not downloaded: "${goneTitle}" is no longer in the corpus (removed after it was added to the cart). Remove it from the cart (it is marked), then download again.`;
+    await download.click();
+    await expect.poll(() => page.locator('#cart-message').textContent()).toBe(expected);
+    const marked = page.locator('#cart-list li', { hasText: '(no longer in the corpus)' });
+    expect(await marked.count()).toBe(1);
+    expect(await marked.locator('bdi').textContent()).toBe(goneTitle);
+    expect(archiveAnswers).toEqual(['PUT 201', 'GET 404']);
+
+    // Pressed again: the same archive is found and used, not another one stored.
+    archiveAnswers.length = 0;
+    await page.locator('#cart-message').evaluate((element) => (element.textContent = ''));
+    await download.click();
+    await expect.poll(() => page.locator('#cart-message').textContent()).toBe(expected);
+    expect(archiveAnswers).toEqual(['PUT 409', 'GET 200', 'GET 404']);
+    expect(await marked.count()).toBe(1);
+
+    await marked.getByRole('button').click();
+    const [zipFile] = await Promise.all([page.waitForEvent('download'), download.click()]);
+    const zip = await unzip(await readFile((await zipFile.path())!));
+    expect(zip.names).toEqual([`articles/${keptId}.json`]);
     await page.close();
   });
 });

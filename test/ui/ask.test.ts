@@ -159,6 +159,36 @@ describe.skipIf(!HAS_CHROMIUM)(`Ask in Chromium (${HAS_CHROMIUM ? '/usr/bin/chro
     expect(await page.getByRole('button', { name: 'Stop', exact: true }).isVisible()).toBe(false);
   });
 
+  it('Stop before the first words says no answer arrived, over no empty answer panel', async () => {
+    let started = false;
+    generator.script = async (_question, _contexts, { signal }) => {
+      started = true;
+      return untilAborted(signal);
+    };
+    await ask('What do grid cells do?');
+    await eventually(() => started);
+    await page.getByRole('button', { name: 'Stop', exact: true }).click();
+    await expect.poll(() => message().textContent()).toBe('Stopped before any answer arrived.');
+    expect(await page.getByTestId('answer').isVisible()).toBe(false);
+    await expect.poll(() => page.getByRole('button', { name: 'Stop', exact: true }).isVisible()).toBe(false);
+  });
+
+  it('a question asked from the listing is answered in the search view, its address without the listing\'s mode and page', async () => {
+    await page.goto(`${server.url}/ui/?mode=list&page=2&sort=date`);
+    await expect.poll(() => page.getByTestId('result').count()).toBeGreaterThan(0);
+    await ask('What do grid cells do?');
+    await expect.poll(() => page.getByTestId('citation').count()).toBeGreaterThan(0);
+    expect(new URL(page.url()).search).toBe(`?ask=${encodeURIComponent('What do grid cells do?').replace(/%20/g, '+')}`);
+    expect(await page.getByRole('button', { name: 'List articles' }).getAttribute('aria-pressed')).toBe('false');
+    expect(await page.locator('#listing-controls').isVisible()).toBe(false);
+    expect(await page.locator('#pager').isVisible()).toBe(false);
+    // A hand-made link holding both reads as the question's view too.
+    await page.goto(`${server.url}/ui/?ask=grid+cells&mode=list&page=3`);
+    await expect.poll(() => page.getByRole('searchbox', { name: 'Search' }).inputValue()).toBe('grid cells');
+    expect(await page.getByRole('button', { name: 'Search results' }).getAttribute('aria-pressed')).toBe('true');
+    expect(await page.locator('#listing-controls').isVisible()).toBe(false);
+  });
+
   it('a search started while an answer streams stops the answer, whose citations never replace the search results', async () => {
     let stopped = false;
     generator.script = async (_question, _contexts, { onToken, signal }) => {

@@ -78,6 +78,28 @@ describe.skipIf(!HAS_CHROMIUM)(`the page's feedback in Chromium (${HAS_CHROMIUM 
     expect(await page.locator('#count-label').textContent()).toBe('articles match the filters');
   });
 
+  it("the count's label agrees with its number: 1 article matches, 0 or 2 articles match", async () => {
+    // A day one article alone was published on, found in the listing.
+    const { items } = await api('/retrieval/article_listing?size=100&page=1&number_results=1000');
+    let lone = '';
+    for (const { date } of items as { date: string | null }[]) {
+      if (date && (await count(`?date_from=${date}&date_to=${date}`)) === '1') {
+        lone = date;
+        break;
+      }
+    }
+    expect(lone).not.toBe('');
+    for (const [filters, shown, label] of [
+      [`date_from=${lone}&date_to=${lone}`, '1', 'article matches the filters'],
+      ['date_from=1000-01-01&date_to=1000-01-02', '0', 'articles match the filters'],
+      ['', await count(), 'articles match the filters'],
+    ]) {
+      await page.goto(`${server.url}/ui/?${filters}`);
+      await expect.poll(shownCount).toBe(shown);
+      expect(await page.locator('#count-label').textContent()).toBe(label);
+    }
+  });
+
   it('a count that fails for the same filters as the number shown does not keep that number', async () => {
     await page.goto(`${server.url}/ui/?q=cells`);
     await expect.poll(shownCount).toBe(await count());

@@ -8,7 +8,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { HAS_CHROMIUM, SCREENSHOTS, SKIP_REASON, launchBrowser, startServerAndBrowser, type Browser, type UiServer } from './browser.js';
+import { HAS_CHROMIUM, SCREENSHOTS, SKIP_REASON, launchBrowser, settle, startServerAndBrowser, type Browser, type UiServer } from './browser.js';
 
 // Browser globals: used only in functions that Playwright runs inside the page.
 declare const document: any, getComputedStyle: (element: unknown) => { outlineStyle: string; opacity: string; backgroundColor: string };
@@ -241,11 +241,71 @@ describe.skipIf(!HAS_CHROMIUM)(`search page in Chromium (${HAS_CHROMIUM ? '/usr/
     await requested;
     await author.press('Enter');
     await expect.poll(() => page.getByRole('button', { name: 'Remove author José Núñez' }).count()).toBe(1);
-    await expect.poll(() => answered).toBe(1);
+    // The type-ahead's request, and the lookup Enter made of the typed name.
+    await expect.poll(() => answered).toBe(2);
     await page.waitForTimeout(200);
     expect(await page.getByRole('listbox', { name: 'Author suggestions' }).isVisible()).toBe(false);
     expect(await author.getAttribute('aria-expanded')).toBe('false');
     expect(await author.inputValue()).toBe('');
+  });
+
+  it('Enter on part of an author\'s name adds the author whose name holds it; on a name no author has, says so and adds nothing', async () => {
+    await page.goto(`${server.url}/ui/?q=cells`);
+    await expect.poll(shownCount).toBe(await count());
+    const author = page.getByRole('combobox', { name: 'Authors' });
+    const [best] = await api('/suggestions/author?name=nun&limit=8');
+    await author.fill('nun');
+    await author.press('Enter');
+    await expect.poll(() => new URL(page.url()).searchParams.getAll('authors')).toEqual([best.name]);
+    await expect.poll(shownCount).toBe(await count(`?authors=${encodeURIComponent(best.name)}`));
+    expect(Number(await shownCount())).toBeGreaterThan(0);
+
+    for (const typo of ['zzzqqq', '<script>']) {
+      await author.fill(typo);
+      await author.press('Enter');
+      await expect.poll(() => page.locator('#message').textContent()).toBe(`No author's name holds "${typo}".`);
+      expect(new URL(page.url()).searchParams.getAll('authors')).toEqual([best.name]);
+    }
+  });
+
+  it('white space or invisible characters alone, entered in a filter, add no chip', async () => {
+    await page.goto(`${server.url}/ui/?q=cells`);
+    await expect.poll(shownCount).toBe(await count());
+    const requests: string[] = [];
+    page.on('request', (request) => requests.push(request.url()));
+    for (const name of ['Topics', 'Regions', 'Authors', 'Journals']) {
+      for (const text of ['\u200B\u200B', '\u00AD', '\uFEFF ', '   ']) {
+        const field = page.getByLabel(name, { exact: true });
+        await field.fill(text);
+        await field.press('Enter');
+      }
+    }
+    await settle(page);
+    expect(await page.locator('.chips li').count()).toBe(0);
+    expect(new URL(page.url()).search).toBe('?q=cells');
+    expect(await page.locator('#message').isVisible()).toBe(false);
+    expect(requests.filter((url) => url.includes('/suggestions/author') || url.includes('/suggestions/journal'))).toEqual([]);
+  });
+
+  it('an ISSN with a wrong check character is added only when a journal here has it; a refusal names the field, not the API parameter', async () => {
+    await page.goto(`${server.url}/ui/?q=cells`);
+    await expect.poll(shownCount).toBe(await count());
+    const journal = page.getByRole('combobox', { name: 'Journals' });
+    // Neuron's ISSN is 0896-6273: 0896-6274 is a typo of it.
+    await journal.fill('0896-6274');
+    await journal.press('Enter');
+    await expect.poll(() => page.locator('#message').textContent()).toBe('0896-6274 is no valid ISSN (its last character would be 3), and no journal here has it.');
+    expect(new URL(page.url()).searchParams.getAll('journals')).toEqual([]);
+    await journal.fill('0896-6273');
+    await journal.press('Enter');
+    await expect.poll(() => new URL(page.url()).searchParams.getAll('journals')).toEqual(['0896-6273']);
+
+    // Over the suggestions' 200 characters: the type-ahead says why under the field, and Enter in the message line.
+    await journal.fill('n'.repeat(201));
+    await expect.poll(() => page.locator('#journal-options-note').textContent()).toMatch(/^No suggestions\. Invalid input \(Journals\): Journals /);
+    await journal.press('Enter');
+    await expect.poll(() => page.locator('#message').textContent()).toMatch(/^Invalid input \(Journals\): Journals /);
+    expect(await page.locator('#message').textContent()).not.toContain('keywords');
   });
 
   it('the listing pages through the articles and sorts them by date', async () => {
@@ -544,6 +604,24 @@ describe.skipIf(!HAS_CHROMIUM)(`search page in Chromium (${HAS_CHROMIUM ? '/usr/
     expect(await searchBox().inputValue()).toBe(query);
     expect((await page.reload())!.status()).toBe(200);
     await expect.poll(() => page.getByTestId('result').count()).toBeGreaterThan(0);
+  });
+
+  it('a query over the server\'s question length is refused without advising Ask, typed or from a link, and never sent', async () => {
+    const sent: string[] = [];
+    page.on('request', (request) => sent.push(request.url()));
+    const query = 'cells '.repeat(2100).trim();
+    await page.goto(`${server.url}/ui/?q=cells`);
+    await expect.poll(() => page.getByTestId('result').count()).toBeGreaterThan(0);
+    await searchBox().fill(query);
+    await searchBox().press('Enter');
+    const refusal = /^Too long to search: the query and filters would take \d+ characters in the page's address, over the 12000 it may hold\. Shorten the query: this server takes at most 10,000 characters \(it has 12,599\)\.$/;
+    await expect.poll(() => page.locator('#message').textContent()).toMatch(refusal);
+
+    await page.goto(`${server.url}/ui/?q=${'a'.repeat(13_000)}&date_from=2000-01-01`);
+    await expect.poll(() => page.locator('#message').textContent()).toMatch(/^Too long to search: .* Shorten the query: this server takes at most 10,000 characters \(it has 13,000\)\.$/);
+    expect(await searchBox().inputValue()).toBe('a'.repeat(13_000));
+    expect(new URL(page.url()).search).toBe('?date_from=2000-01-01');
+    expect(sent.filter((url) => url.includes('/retrieval/') && url.length > 10_000)).toEqual([]);
   });
 
   it('a date typed just before a query refused as too long stays chosen for the next search', async () => {

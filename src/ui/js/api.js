@@ -87,7 +87,11 @@ export async function literatureFetch(url, init) {
   return anonymous;
 }
 
-export async function getJson(path, params = {}, { signal } = {}) {
+/**
+ * `fieldNames` maps the API's parameters to the names of the page's fields that send them: a failure names the
+ * field the reader typed in (`Journals`), not a parameter they never saw (`keywords`).
+ */
+export async function getJson(path, params = {}, { signal, fieldNames } = {}) {
   const url = serverUrl(path) + queryString(params);
   const init = { headers: { accept: 'application/json' }, signal };
   let response;
@@ -96,7 +100,7 @@ export async function getJson(path, params = {}, { signal } = {}) {
   } catch (error) {
     throw error instanceof ApiError ? error : networkError(error);
   }
-  if (!response.ok) throw await errorOf(response);
+  if (!response.ok) throw await errorOf(response, fieldNames);
   return readJson(response);
 }
 
@@ -121,7 +125,7 @@ const retryHint = (response) => {
 };
 
 /** A readable ApiError for a failed response, in either API's error vocabulary; never raw JSON. */
-export async function errorOf(response) {
+export async function errorOf(response, fieldNames = {}) {
   let body = null;
   try {
     body = JSON.parse(await response.text());
@@ -130,13 +134,20 @@ export async function errorOf(response) {
     if (error?.name === 'AbortError') throw error;
     // not JSON: the status alone tells the story
   }
-  return new ApiError(response.status, describeFailure(response, body));
+  return new ApiError(response.status, describeFailure(response, body, fieldNames));
 }
 
-function describeFailure(response, body) {
+/** A setting named after a reason, `(--max-query-length)`: the operator's to change, nothing a reader of the page can. */
+const SETTING_NAMED = /\s*\(--[a-z-]+\)$/;
+
+function describeFailure(response, body, fieldNames) {
   const { status } = response;
   const detail = body?.detail && typeof body.detail === 'object' ? body.detail : null;
-  const text = detail?.detail ?? body?.reason ?? '';
+  const parameter = typeof detail?.parameter === 'string' ? detail.parameter : undefined;
+  const field = Object.hasOwn(fieldNames, parameter ?? '') ? fieldNames[parameter] : undefined;
+  let text = String(detail?.detail ?? body?.reason ?? '').replace(SETTING_NAMED, '');
+  // The reason starts with the parameter's name ("keywords is blank"): the field's, like the parenthesis before it.
+  if (field && text.startsWith(`${parameter} `)) text = `${field}${text.slice(parameter.length)}`;
   const code = detail?.code;
   // The rate limit's message ends with when to retry, which the hint says from Retry-After: said once.
   if (status === 429) return `Too many requests right now (${text.replace(/;\s*retry in .*$/, '') || 'too many requests'}).${retryHint(response)}`;
@@ -151,7 +162,7 @@ function describeFailure(response, body) {
   // The address and headers of a request are over what the server (or a proxy before it) reads.
   if (status === 414 || status === 431) return 'Too long: the request is larger than the server accepts. Shorten the query or remove some filters.';
   if (status === 413) return `Too long: ${text || 'the request is larger than the server accepts.'}`;
-  if (status === 422 || status === 400) return `Invalid input${detail?.parameter ? ` (${detail.parameter})` : ''}: ${text || 'the server refused the request.'}`;
+  if (status === 422 || status === 400) return `Invalid input${parameter ? ` (${field ?? parameter})` : ''}: ${text || 'the server refused the request.'}`;
   if (text) return `${text} (HTTP ${status})`;
   return `The server answered HTTP ${status}${response.statusText ? ` ${response.statusText}` : ''}.`;
 }

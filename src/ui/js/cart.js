@@ -165,6 +165,21 @@ export function createCart(root, { literatureProject, onTokenChange }) {
     onTokenChange();
   });
 
+  /**
+   * An article of the cart that left the corpus since it was added: the cart lists titles, never ids, so the server's
+   * "resource … not found" would name nothing the reader can find. Its entry is marked, and the reader decides.
+   */
+  const markGone = (id) => {
+    const item = listItems.get(id);
+    if (!item.querySelector('.gone')) {
+      const note = document.createElement('span');
+      note.className = 'gone';
+      note.textContent = ' (no longer in the corpus)';
+      item.querySelector('bdi').after(note);
+    }
+    say(`Not downloaded: "${items.get(id)}" is no longer in the corpus (removed after it was added to the cart). Remove it from the cart (it is marked), then download again.`, true);
+  };
+
   download.addEventListener('click', async () => {
     const project = projectSelect.value;
     if (!project) return say('Choose a project first (an access token that may write one is needed).', true);
@@ -184,7 +199,8 @@ export function createCart(root, { literatureProject, onTokenChange }) {
       setTimeout(() => URL.revokeObjectURL(url), 60_000);
       say(`Archive of ${articleIds.length} article${articleIds.length === 1 ? '' : 's'} downloaded.`);
     } catch (error) {
-      say(error.message, true);
+      if (error instanceof ArticleGone) markGone(error.articleId);
+      else say(error.message, true);
     } finally {
       downloading = false;
       download.disabled = items.size === 0;
@@ -200,7 +216,15 @@ export function createCart(root, { literatureProject, onTokenChange }) {
   return { bindButton };
 }
 
-/** Creates the archive in `project` (POST /v1/archives), then downloads its ZIP. */
+/** An article of the cart the server no longer has. */
+class ArticleGone extends Error {
+  constructor(articleId) {
+    super(`article ${articleId} is no longer in the corpus`);
+    this.articleId = articleId;
+  }
+}
+
+/** Creates the archive in `project` (PUT /v1/archives), then downloads its ZIP. */
 async function createAndFetch(project, articleIds, literatureProject) {
   try {
     // Each article by its full @id (the literature project's base and the id escaped): a short id is read as an
@@ -209,28 +233,55 @@ async function createAndFetch(project, articleIds, literatureProject) {
     if (!literature.ok) throw await errorOf(literature);
     const { base } = await readJson(literature);
     const names = fileNames(articleIds);
+    const iris = new Map(articleIds.map((id) => [id, `${base}${encodeURIComponent(id)}`]));
     const definition = {
-      resources: articleIds.map((id) => ({
-        '@type': 'Resource',
-        project: literatureProject,
-        resourceId: `${base}${encodeURIComponent(id)}`,
-        path: `/articles/${names.get(id)}.json`,
-      })),
+      resources: articleIds.map((id) => ({ '@type': 'Resource', project: literatureProject, resourceId: iris.get(id), path: `/articles/${names.get(id)}.json` })),
     };
-    const created = await fetch(serverUrl(`/v1/archives/${project}`), {
-      method: 'POST',
-      headers: authHeaders({ 'content-type': 'application/json', accept: 'application/json' }),
-      body: JSON.stringify(definition),
-    });
-    if (!created.ok) throw await errorOf(created);
-    // The archive's own address on this server (its _self uses --public-url, which may name another host).
-    const { '@id': id } = await readJson(created);
+    const id = await storeArchive(project, definition);
     const zip = await fetch(serverUrl(`/v1/archives/${project}/${encodeURIComponent(id)}`), { headers: authHeaders({ accept: 'application/zip' }) });
+    if (zip.status === 404) {
+      const reason = (await zip.clone().json().catch(() => null))?.reason;
+      const gone = typeof reason === 'string' ? articleIds.find((articleId) => reason.includes(`'${iris.get(articleId)}'`)) : undefined;
+      if (gone !== undefined) throw new ArticleGone(gone);
+    }
     if (!zip.ok) throw await errorOf(zip);
     return await zip.blob();
   } catch (error) {
-    throw error.status !== undefined ? error : networkError(error);
+    throw error.status !== undefined || error instanceof ArticleGone ? error : networkError(error);
   }
+}
+
+/** Time an existing archive must still have to be downloaded again rather than made anew. */
+const REUSE_MARGIN_SECONDS = 60;
+
+/**
+ * Stores `definition` under an id made from it, and answers that id. The same cart pressed again (a download that
+ * failed, a second copy) reuses its archive while it lives, where a fresh id each time had stored one more archive
+ * per press, each counted against the caller's live archives. An archive found under that id with another
+ * definition (someone made it so on purpose) is not used: the archive is then made under an id the server chooses.
+ */
+async function storeArchive(project, definition) {
+  const body = JSON.stringify(definition);
+  const id = `cart-${hashOf(`${project}\n${body}`)}`;
+  const url = serverUrl(`/v1/archives/${project}/${encodeURIComponent(id)}`);
+  const headers = authHeaders({ 'content-type': 'application/json', accept: 'application/json' });
+  const stored = await fetch(url, { method: 'PUT', headers, body });
+  if (stored.ok) return id;
+  if (stored.status !== 409) throw await errorOf(stored);
+  const existing = await fetch(url, { headers: authHeaders({ accept: 'application/json' }) });
+  if (!existing.ok) throw await errorOf(existing);
+  const archive = await readJson(existing);
+  if (archive._expiresInSeconds >= REUSE_MARGIN_SECONDS && sameEntries(archive.resources, definition.resources)) return id;
+  const created = await fetch(serverUrl(`/v1/archives/${project}`), { method: 'POST', headers, body });
+  if (!created.ok) throw await errorOf(created);
+  // The archive's own address on this server (its _self uses --public-url, which may name another host).
+  return (await readJson(created))['@id'];
+}
+
+const entryKey = (entry) => JSON.stringify([entry['@type'], entry.project, entry.resourceId, entry.path]);
+
+function sameEntries(stored, wanted) {
+  return Array.isArray(stored) && stored.length === wanted.length && stored.every((entry, position) => entryKey(entry) === entryKey(wanted[position]));
 }
 
 /** The longest part of an id kept in a file name: the archive takes names of up to 99 characters. */

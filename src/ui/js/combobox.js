@@ -4,6 +4,14 @@ import { parenthesizedIdentifier } from './results.js';
 const DEBOUNCE_MS = 150;
 
 /**
+ * True for text of white space and invisible characters alone (a zero-width space, a soft hyphen, a BOM): nothing
+ * a filter can match, the server says so, and as a chip it would show as nothing.
+ */
+export function isBlank(text) {
+  return /^[\s\p{Cf}]*$/u.test(text);
+}
+
+/**
  * fetchOptions(text, signal) -> [{ value, label, identifier?, count }] (an identifier, an ISSN, is shown after the
  * label in parentheses); onPick(option | null, text) is called on Enter
  * (null when no option is active: the typed text as it is) and on a click on an option.
@@ -84,7 +92,7 @@ export function combobox({ input, listbox, fetchOptions, onPick }) {
   const refresh = async () => {
     controller?.abort();
     const text = input.value.trim();
-    if (!text) {
+    if (isBlank(text)) {
       options = [];
       note.textContent = '';
       close();
@@ -126,7 +134,7 @@ export function combobox({ input, listbox, fetchOptions, onPick }) {
     } else if (event.key === 'Enter') {
       event.preventDefault();
       if (open && active >= 0) pick(options[active]);
-      else if (input.value.trim()) pick(null);
+      else if (!isBlank(input.value)) pick(null);
     }
   });
 }

@@ -1,10 +1,18 @@
 // The filter panel: dates, article types with counts, authors and journals with type-ahead, topic and region chips.
 import { getJson } from './api.js';
-import { combobox } from './combobox.js';
+import { combobox, isBlank } from './combobox.js';
 import { isolated, parenthesizedIdentifier } from './results.js';
 import { emptyFilters } from './state.js';
 
 const ISSN = /\b\d{4}-\d{3}[\dXx]\b/;
+
+/** The check character an ISSN's first seven digits call for (ISO 3297: weights 8 to 2, modulo 11). */
+function issnCheckCharacter(issn) {
+  const digits = issn.replace('-', '').slice(0, 7);
+  const sum = [...digits].reduce((total, digit, i) => total + Number(digit) * (8 - i), 0);
+  const check = (11 - (sum % 11)) % 11;
+  return check === 10 ? 'X' : String(check);
+}
 const SUGGESTION_LIMIT = 8;
 /**
  * A date typed digit by digit is a valid date at each digit of its year (0002, 0020, 0201, 2015): the
@@ -71,19 +79,47 @@ export function createFilters(root, { onChange, onError, viewSignal }) {
   });
 
   const addTo = (key, value) => {
-    if (value && !current[key].includes(value)) change({ [key]: [...current[key], value] });
+    if (!isBlank(value) && !current[key].includes(value)) change({ [key]: [...current[key], value] });
   };
 
+  /**
+   * Free text typed into a type-ahead field and entered: the option `choose` takes among the server's suggestions for
+   * it, for the view it was typed in, or a sentence saying none matches (a partial name or a typo matches no article,
+   * and as a chip would only make the count 0). Once another view has replaced that one (Back, another filter, a
+   * search), the answer is not added to it, nor its failure said over it.
+   */
+  const addSuggested = async (key, fetchOptions, text, choose, nothing) => {
+    const signal = viewSignal();
+    try {
+      const chosen = choose(await fetchOptions(text, signal));
+      if (signal.aborted) return;
+      if (chosen) addTo(key, chosen.value);
+      else onError(nothing);
+    } catch (error) {
+      if (!signal.aborted) onError(error.message);
+    }
+  };
+
+  const authorOptions = async (text, signal) =>
+    (await getJson('/suggestions/author', { name: text, limit: SUGGESTION_LIMIT }, { signal, fieldNames: { name: 'Authors' } })).map((s) => ({
+      value: s.name,
+      label: s.name,
+      count: s.docs_in_db,
+    }));
   combobox({
     input: root.querySelector('#author-input'),
     listbox: root.querySelector('#author-options'),
-    fetchOptions: async (text, signal) =>
-      (await getJson('/suggestions/author', { name: text, limit: SUGGESTION_LIMIT }, { signal })).map((s) => ({ value: s.name, label: s.name, count: s.docs_in_db })),
-    onPick: (option, text) => addTo('authors', option?.value ?? text),
+    fetchOptions: authorOptions,
+    onPick: (option, text) => {
+      if (option) return addTo('authors', option.value);
+      // The name as typed when an author has it (letter case aside), else the best match.
+      const typed = text.toLocaleLowerCase();
+      void addSuggested('authors', authorOptions, text, (options) => options.find((o) => o.value.toLocaleLowerCase() === typed) ?? options[0], `No author's name holds "${text}".`);
+    },
   });
 
   const journalOptions = async (text, signal) =>
-    (await getJson('/suggestions/journal', { keywords: text, limit: SUGGESTION_LIMIT }, { signal })).map((s) => {
+    (await getJson('/suggestions/journal', { keywords: text, limit: SUGGESTION_LIMIT }, { signal, fieldNames: { keywords: 'Journals' } })).map((s) => {
       journalNames.set(s.journal_issn, s.journal_name);
       return { value: s.journal_issn, label: s.journal_name, identifier: s.journal_issn, count: s.docs_in_db };
     });
@@ -91,21 +127,17 @@ export function createFilters(root, { onChange, onError, viewSignal }) {
     input: root.querySelector('#journal-input'),
     listbox: root.querySelector('#journal-options'),
     fetchOptions: journalOptions,
-    onPick: async (option, text) => {
+    onPick: (option, text) => {
       if (option) return addTo('journals', option.value);
-      const issn = ISSN.exec(text)?.[0];
-      if (issn) return addTo('journals', issn.toUpperCase());
-      // Free text: the best-matching journal, if any, for the view it was typed in. Once another view has replaced
-      // that one (Back, another filter, a search), the answer is not added to it, nor its failure said over it.
-      const signal = viewSignal();
-      try {
-        const [best] = await journalOptions(text, signal);
-        if (signal.aborted) return;
-        if (best) addTo('journals', best.value);
-        else onError(`No journal matches "${text}".`);
-      } catch (error) {
-        if (!signal.aborted) onError(error.message);
+      const issn = ISSN.exec(text)?.[0]?.toUpperCase();
+      if (issn && issn.endsWith(issnCheckCharacter(issn))) return addTo('journals', issn);
+      // An ISSN whose check character is wrong is kept only as a journal of this index has it (stored metadata may
+      // carry such an ISSN, and the filter matches it): otherwise it is a typo, which would match nothing.
+      if (issn) {
+        const nothing = `${issn} is no valid ISSN (its last character would be ${issnCheckCharacter(issn)}), and no journal here has it.`;
+        return void addSuggested('journals', journalOptions, issn, (options) => options.find((o) => o.value === issn), nothing);
       }
+      void addSuggested('journals', journalOptions, text, (options) => options[0], `No journal matches "${text}".`);
     },
   });
 
@@ -149,7 +181,7 @@ export function createFilters(root, { onChange, onError, viewSignal }) {
 
   /** The index's types, then any chosen type it lacks (a link made on another server): shown with 0, so it can be seen and unchecked. */
   function renderTypes() {
-    if (!indexTypes) return;
+    if (!indexTypes) return void typeList.replaceChildren();
     const listed = new Set(indexTypes.map((type) => type.article_type));
     const unknown = current.article_types.filter((type) => !listed.has(type)).map((type) => ({ article_type: type, docs_in_db: 0 }));
     typeList.replaceChildren(

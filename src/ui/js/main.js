@@ -106,12 +106,7 @@ function navigate(patch) {
   // Only the change over the limit is refused. Dates typed meanwhile (their delay was cancelled) would have
   // applied on their own: they do now, as their own view, so the address, the count and the results say them
   // too; unless they alone pass the limit, in which case the fields go back to the view's dates.
-  const refusal = {
-    kind: 'error',
-    text:
-      `Too long to search: the query and filters would take ${url.length} characters in the page's address, over the ${MAX_ADDRESS_LENGTH} it may hold. ` +
-      'Shorten them, or use Ask, which sends the question in the request body.',
-  };
+  const refusal = { kind: 'error', text: tooLongToSearch(next, url) };
   const withDates = typedDates && { ...state, filters: typedDates, page: 1 };
   if (!withDates || urlOf(withDates).length > MAX_ADDRESS_LENGTH) {
     filters.render(state.filters);
@@ -125,6 +120,23 @@ function navigate(patch) {
     if (completed && shownParts[0] !== refusal) showParts([refusal, ...shownParts]);
   });
   return Promise.resolve(false);
+}
+
+/** The server's longest question (its --max-query-length), once /settings has said it; its default until then. */
+let maxQueryLength = 10_000;
+void settings.then((values) => {
+  if (Number.isSafeInteger(values.maxQueryLength)) maxQueryLength = values.maxQueryLength;
+});
+
+/**
+ * Why the view of `next`, at `url`, is not searched. Ask is advised only for a query Ask would take: one over the
+ * server's question limit is refused there too.
+ */
+function tooLongToSearch(next, url) {
+  const tooLong = `Too long to search: the query and filters would take ${url.length} characters in the page's address, over the ${MAX_ADDRESS_LENGTH} it may hold.`;
+  const characters = [...next.q].length;
+  if (characters > maxQueryLength) return `${tooLong} Shorten the query: this server takes at most ${maxQueryLength.toLocaleString('en')} characters (it has ${characters.toLocaleString('en')}).`;
+  return `${tooLong} Shorten them, or use Ask, which sends the question in the request body.`;
 }
 
 /** Makes `next` the view: into the URL (one history entry), then onto the page; resolves as refresh() does. */
@@ -246,7 +258,7 @@ async function showCount(params) {
   }
   countedFor = key;
   $('#article-count').textContent = String(article_count);
-  $('#count-label').textContent = `article${article_count === 1 ? '' : 's'} match the filters`;
+  $('#count-label').textContent = article_count === 1 ? 'article matches the filters' : 'articles match the filters';
 }
 
 async function showSearch(params, words, signal) {
@@ -354,7 +366,9 @@ async function ask() {
   } catch (error) {
     if (superseded()) return;
     if (error.name === 'AbortError') {
-      show('Stopped. The answer above is incomplete.', 'notice');
+      const started = answer.textContent !== '';
+      answerPanel.hidden = !started;
+      show(started ? 'Stopped. The answer above is incomplete.' : 'Stopped before any answer arrived.', 'notice');
     } else {
       show(error.message);
       if (!answer.textContent) answerPanel.hidden = true;
@@ -376,7 +390,8 @@ async function ask() {
  */
 function keepQuestion(question) {
   const typedDates = filters.settle();
-  const asked = { ...state, ...(typedDates && { filters: typedDates, page: 1 }), q: '', question };
+  // An answer is a view of its own, whichever view it was asked from: not a listing's page with its controls.
+  const asked = { ...state, ...(typedDates && { filters: typedDates }), q: '', question, mode: 'search', page: 1 };
   const next = urlOf(asked).length <= MAX_ADDRESS_LENGTH ? asked : { ...asked, question: '' };
   void showView(next, urlOf(next));
 }
@@ -431,8 +446,19 @@ async function start() {
   articleTypesController.abort();
   articleTypesController = new AbortController();
   articleTypesRequest = null;
+  // Read with the token before: a new token (or none) may not read them, and then they are not shown.
+  filters.setArticleTypes(null);
   await refresh();
 }
 
 queryInput.value = fieldText(state);
-void start();
+if (urlOf(state).length > MAX_ADDRESS_LENGTH) {
+  // A link holding such a query: it stays in the field, but is not sent, as it would not be once typed.
+  const refused = tooLongToSearch(state, urlOf(state));
+  state = { ...state, q: '', question: '' };
+  shownUrl = urlOf(state);
+  history.replaceState(null, '', shownUrl + location.hash);
+  void start().then(() => show(refused));
+} else {
+  void start();
+}

@@ -43,7 +43,8 @@ export function stateFromUrl(url) {
     // The page never writes both; a hand-made link with both would show the question over another query's results.
     q: question ? '' : (params.get('q') ?? ''),
     question,
-    mode: params.get('mode') === 'list' ? 'list' : 'search',
+    // A question is answered in the search view: the page never writes a listing's mode beside it.
+    mode: params.get('mode') === 'list' && !question ? 'list' : 'search',
     // Hundreds of digits read as Infinity: past the largest page too.
     page: page >= 1 ? Math.min(page, LAST_ASKABLE_PAGE) : 1,
     sortByDate: params.get('sort') === 'date',
