@@ -2,7 +2,7 @@
  * Articles whose text holds characters no reader sees or no store keeps: control characters (tab and line
  * ends aside) and lone surrogates. Such an article is kept as read: sources do carry them (a stray U+0007 of
  * a PDF conversion), and refusing the article would lose it for one character. Answers escape control
- * characters in their JSON, and the index's UTF-8 keeps a lone surrogate as U+FFFD. An article_id holding one
+ * characters below U+0020 in their JSON, and the index's UTF-8 keeps a lone surrogate as U+FFFD. An article_id holding one
  * is refused (ingest.ts); for the other fields the run says where they are, the first articles by name and
  * the others counted, so that a corpus full of them is seen before it is served.
  */
@@ -29,9 +29,7 @@ export class UnseenCharacters {
     if (found === null) return;
     this.articles++;
     if (this.articles > MAX_UNSEEN_TOLD) return;
-    const code = codePointLabel(found.character);
-    const what = /\p{Surrogate}/u.test(found.character) ? `${code}, a lone surrogate (stored as U+FFFD)` : `${code}, a control character (answers show it escaped)`;
-    this.onWarning?.(`article_id ${JSON.stringify(article.article_id)} at ${where()}: its ${found.field} holds ${what}; kept as read`);
+    this.onWarning?.(`article_id ${JSON.stringify(article.article_id)} at ${where()}: its ${found.field} holds ${describeUnseen(found.character)}; kept as read`);
   }
 
   /** How many articles held such characters; those past the ones told are counted in one warning. */
@@ -40,6 +38,14 @@ export class UnseenCharacters {
     if (untold > 0) this.onWarning?.(`... and ${untold} more articles holding control characters or lone surrogates, kept as read`);
     return this.articles;
   }
+}
+
+function describeUnseen(character: string): string {
+  const code = codePointLabel(character);
+  if (/\p{Surrogate}/u.test(character)) return `${code}, a lone surrogate (stored as U+FFFD)`;
+  // The usual source: text in Windows-1252 decoded as Latin-1, whose dashes and quotes land on U+0080-U+009F.
+  if (character >= '\u0080') return `${code}, a C1 control character (Windows-1252 punctuation read as Latin-1 becomes one)`;
+  return `${code}, a control character`;
 }
 
 function firstUnseen(article: ArticleInput): { field: string; character: string } | null {
