@@ -18,13 +18,21 @@
  * "细胞"; a lone character as itself), as Lucene's CJK analysis does: a word inside a sentence is then
  * found by the pairs it is made of. Such a run had been one term, found only as a whole. The run ends
  * where another script begins ("CA1场所" -> "ca1", "场所"); its pairs are neither stemmed nor stopwords.
+ *
+ * Thai, Lao, Khmer and Burmese are written without spaces between words too, and their vowel and tone
+ * marks belong to the word ("ใกล้", near, is not "ใกล"): their marks are not folded away, and a run of
+ * them is cut into words by ICU's dictionaries (Intl.Segmenter, as Lucene's Thai analysis uses ICU's word
+ * break iterator), neither stemmed nor stopwords. Such a run too had been one term.
  */
 import { stemmer } from 'stemmer';
 import { ENGLISH_STOPWORDS } from './stopwords.js';
 import { WordTable } from './word-table.js';
 
-/** Marks, but the kana voicing marks: デ is not テ (a Japanese word read as another), as é is e. */
-const COMBINING_MARKS = /[^\P{M}\u3099\u309a]+/gu;
+/**
+ * Marks, but the kana voicing marks (デ is not テ, a Japanese word read as another, as é is e) and the marks
+ * of the scripts cut into words by dictionary, which are their vowels and tones.
+ */
+const COMBINING_MARKS = /[^\P{M}\u3099\u309a\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]+/gu;
 /**
  * Soft hyphens: invisible break points inside a word, left by typesetting and by text copied from a web
  * page or a PDF ("neu\u00ADron"). Removed, so the word is one term and not two fragments.
@@ -57,8 +65,10 @@ export function fold(text: string): string {
 const OTHER = 1;
 /** A letter of Chinese, Japanese or Korean text (the Katakana-Hiragana prolonged sound mark included). */
 const CJK = 2;
-const LETTER = 3;
-const NUMBER = 4;
+/** A letter or mark of Thai, Lao, Khmer or Burmese text. */
+const SEGMENTED = 3;
+const LETTER = 4;
+const NUMBER = 5;
 const classes = new Uint8Array(0x110000);
 const IS_LETTER = /\p{L}/u;
 const IS_NUMBER = /\p{N}/u;
@@ -67,13 +77,17 @@ const IS_NUMBER = /\p{N}/u;
  * folding takes apart from their syllable or kana and a run puts together again (cjkPairs).
  */
 const IS_CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u30fc\u3099\u309a]/u;
+/** Letters and marks of the scripts a dictionary cuts into words; their digits are numbers like any other. */
+const IS_SEGMENTED = /(?=[\p{L}\p{M}])[\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
 
 function classOf(codePoint: number): number {
   let type = classes[codePoint]!;
   if (type === 0) {
     const char = String.fromCodePoint(codePoint);
     const wordCharacter = IS_LETTER.test(char) || IS_NUMBER.test(char);
-    type = IS_CJK.test(char) && (wordCharacter || codePoint === 0x3099 || codePoint === 0x309a) ? CJK : !wordCharacter ? OTHER : IS_LETTER.test(char) ? LETTER : NUMBER;
+    if (IS_CJK.test(char) && (wordCharacter || codePoint === 0x3099 || codePoint === 0x309a)) type = CJK;
+    else if (IS_SEGMENTED.test(char)) type = SEGMENTED;
+    else type = !wordCharacter ? OTHER : IS_LETTER.test(char) ? LETTER : NUMBER;
     classes[codePoint] = type;
   }
   return type;
@@ -88,9 +102,13 @@ const FIRST_WORDS = 1024;
 const KEPT_WORDS = 1 << 20;
 let wordStarts = new Int32Array(FIRST_WORDS);
 let wordEnds = new Int32Array(FIRST_WORDS);
-/** 1 for digits only (with dots), as "2", "1.5"; CJK_RUN for a run of CJK letters, indexed as its pairs. */
+/**
+ * 1 for digits only (with dots), as "2", "1.5"; CJK_RUN for a run of CJK letters, indexed as its pairs;
+ * SEGMENTED_RUN for a run of Thai, Lao, Khmer or Burmese, indexed as its words. Runs are never joined by a hyphen.
+ */
 let wordNumeric = new Uint8Array(FIRST_WORDS);
 const CJK_RUN = 2;
+const SEGMENTED_RUN = 3;
 /** 1 for at least one digit: identifiers such as "ca1" are not stemmed. */
 let wordHasDigit = new Uint8Array(FIRST_WORDS);
 
@@ -119,14 +137,15 @@ function scanWords(folded: string): number {
       continue;
     }
     const start = i;
-    if (type === CJK) {
-      while (type === CJK) {
+    if (type === CJK || type === SEGMENTED) {
+      const run = type;
+      while (type === run) {
         i += codePoint > 0xffff ? 2 : 1;
         if (i >= n) break;
         codePoint = folded.codePointAt(i)!;
         type = classOf(codePoint);
       }
-      count = addWord(count, start, i, CJK_RUN, 0);
+      count = addWord(count, start, i, run === CJK ? CJK_RUN : SEGMENTED_RUN, 0);
       continue;
     }
     let letters = false;
@@ -171,6 +190,20 @@ function addCjkPairs(run: string, terms: string[]): void {
   for (let c = 0; c + 1 < characters.length; c++) terms.push(characters[c]! + characters[c + 1]!);
 }
 
+const WORD_BREAKS = new Intl.Segmenter('und', { granularity: 'word' });
+/**
+ * Thai's and Lao's AM vowels, which the folding's NFKD takes apart into a nikhahit and AA, and which ICU's
+ * dictionaries know only whole ("ทำงาน", work, read as "ทํา" + "งาน").
+ */
+const THAI_AM = /\u0e4d\u0e32/g;
+const LAO_AM = /\u0ecd\u0eb2/g;
+
+/** The words ICU's dictionary finds in a run of Thai, Lao, Khmer or Burmese (put together again first). */
+function addSegmentedWords(run: string, terms: string[]): void {
+  const written = run.normalize('NFC').replace(THAI_AM, '\u0e33').replace(LAO_AM, '\u0eb3');
+  for (const { segment, isWordLike } of WORD_BREAKS.segment(written)) if (isWordLike) terms.push(segment);
+}
+
 const STEM_CACHE_LIMIT = 200_000;
 const stemCache = new Map<string, string>();
 
@@ -205,6 +238,10 @@ export function analyze(text: string): string[] {
       addCjkPairs(folded.slice(start, end), terms);
       continue;
     }
+    if (wordNumeric[w] === SEGMENTED_RUN) {
+      addSegmentedWords(folded.slice(start, end), terms);
+      continue;
+    }
     if (joinsNext(folded, w, count)) {
       w = joinHyphenChain(folded, w, count, terms);
       continue;
@@ -228,7 +265,7 @@ export function analyze(text: string): string[] {
 /** Word w is joined to the next by a hyphen: adjacent, one side numeric ("5-ht", "il-6"). */
 function joinsNext(folded: string, w: number, count: number): boolean {
   const end = wordEnds[w]!;
-  return w + 1 < count && wordNumeric[w + 1] !== CJK_RUN && wordStarts[w + 1] === end + 1 && folded.charCodeAt(end) === 0x2d && (wordNumeric[w] === 1 || wordNumeric[w + 1] === 1);
+  return w + 1 < count && wordNumeric[w + 1]! < CJK_RUN && wordStarts[w + 1] === end + 1 && folded.charCodeAt(end) === 0x2d && (wordNumeric[w] === 1 || wordNumeric[w + 1] === 1);
 }
 
 /** Joins the hyphen chain starting at word w into one word and adds its term; returns the chain's last word. */
@@ -236,7 +273,7 @@ function joinHyphenChain(folded: string, w: number, count: number, terms: string
   let word = folded.slice(wordStarts[w]!, wordEnds[w]!);
   let numeric = wordNumeric[w] === 1;
   let hasDigit = wordHasDigit[w] === 1;
-  while (w + 1 < count && wordNumeric[w + 1] !== CJK_RUN && wordStarts[w + 1] === wordEnds[w]! + 1 && folded.charCodeAt(wordEnds[w]!) === 0x2d) {
+  while (w + 1 < count && wordNumeric[w + 1]! < CJK_RUN && wordStarts[w + 1] === wordEnds[w]! + 1 && folded.charCodeAt(wordEnds[w]!) === 0x2d) {
     if (!numeric && wordNumeric[w + 1] !== 1) break;
     w++;
     word += folded.slice(wordStarts[w]!, wordEnds[w]!);

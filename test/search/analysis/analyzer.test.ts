@@ -46,6 +46,20 @@ describe('analyzer', () => {
     expect(analyze('5-场所')).toEqual(['5', '场所']);
   });
 
+  it('cuts Thai, Lao, Khmer and Burmese runs into words by dictionary, keeping their marks, ended by another script', () => {
+    expect(analyze('การทำงานของเซลล์ประสาทในสมอง')).toEqual(['การ', 'ทำงาน', 'ของ', 'เซลล์', 'ประสาท', 'ใน', 'สมอง']);
+    // The tone mark is part of the word: near (ใกล้) is not ใกล.
+    expect(analyze('ใกล้ ใกล')).toEqual(['ใกล้', 'ใกล']);
+    expect(fold('ใกล้ Núñez')).toBe('ใกล้ nunez');
+    // SARA AM, taken apart by the folding's NFKD, is whole again for the dictionary; typed as its two parts, alike.
+    expect(analyze('ทำงาน')).toEqual(['ทำงาน']);
+    expect(analyze('ท\u0e4d\u0e32งาน')).toEqual(['ทำงาน']);
+    expect(analyze('ຂ້ອຍຮັກພາສາລາວ')).toEqual(['ຂ້ອຍ', 'ຮັກ', 'ພາສາ', 'ລາວ']);
+    expect(analyze('မြန်မာစာ')).toEqual(['မြန်မာ', 'စာ']);
+    // Another script ends the run; its digits are numbers; a hyphen joins no run.
+    expect(analyze('CA1ในสมอง ๑๒๓ cells 5-ใน')).toEqual(['ca1', 'ใน', 'สมอง', '๑๒๓', 'cell', '5', 'ใน']);
+  });
+
   it('gives a word seen before the same terms as the first time (the table of seen words)', () => {
     const text = 'Running mice ran; running MICE run. IL-6 il-6 the The';
     expect(analyze(text)).toEqual(analyze(text));
@@ -61,8 +75,16 @@ function referenceAnalyze(text: string): string[] {
   const folded = fold(text);
   // A CJK letter or number, or a kana voicing mark (what NFKD leaves beside its kana).
   const cjk = '(?:(?=[\\p{L}\\p{N}])[\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}\\p{Script=Hangul}\\u30fc]|[\\u3099\\u309a])';
-  const tokens = [...folded.matchAll(new RegExp(`${cjk}+|(?:(?!${cjk})[\\p{L}\\p{N}])+(?:\\.(?:(?!${cjk})\\p{N})+)*`, 'gu'))].map((m) => ({ word: m[0], start: m.index, end: m.index + m[0].length }));
+  // A letter or mark of the scripts cut into words by dictionary (their digits are numbers like others).
+  const segmented = '(?:(?=[\\p{L}\\p{M}])(?!' + cjk + ')[\\p{Script=Thai}\\p{Script=Lao}\\p{Script=Khmer}\\p{Script=Myanmar}])';
+  const plain = `(?:(?!${cjk}|${segmented})[\\p{L}\\p{N}])`;
+  const tokens = [...folded.matchAll(new RegExp(`${cjk}+|${segmented}+|${plain}+(?:\\.(?:(?!${cjk}|${segmented})\\p{N})+)*`, 'gu'))].map((m) => ({
+    word: m[0],
+    start: m.index,
+    end: m.index + m[0].length,
+  }));
   const isCjk = (word: string) => new RegExp(`^${cjk}`, 'u').test(word);
+  const isSegmented = (word: string) => new RegExp(`^${segmented}`, 'u').test(word);
   const digitsOnly = (word: string) => /^\p{N}+(?:\.\p{N}+)*$/u.test(word);
   const terms: string[] = [];
   for (let i = 0; i < tokens.length; i++) {
@@ -73,7 +95,12 @@ function referenceAnalyze(text: string): string[] {
       for (let c = 0; c + 1 < characters.length; c++) terms.push(characters[c]! + characters[c + 1]!);
       continue;
     }
-    while (i + 1 < tokens.length && !isCjk(tokens[i + 1]!.word) && tokens[i + 1]!.start === end + 1 && folded[end] === '-') {
+    if (isSegmented(word)) {
+      const written = word.normalize('NFC').replaceAll('\u0e4d\u0e32', '\u0e33').replaceAll('\u0ecd\u0eb2', '\u0eb3');
+      for (const { segment, isWordLike } of new Intl.Segmenter('und', { granularity: 'word' }).segment(written)) if (isWordLike) terms.push(segment);
+      continue;
+    }
+    while (i + 1 < tokens.length && !isCjk(tokens[i + 1]!.word) && !isSegmented(tokens[i + 1]!.word) && tokens[i + 1]!.start === end + 1 && folded[end] === '-') {
       const next = tokens[i + 1]!.word;
       if (!digitsOnly(word) && !digitsOnly(next)) break;
       word += next;
@@ -94,6 +121,7 @@ describe('the scanning analyzer against the regular-expression reference', () =>
     'a', 'B', 's', 'S', 'x', '1', '0', '9', '.', '-', "'", '\u2019', ' ', '  ', '/', ',', 'the', 'Of', 'running', 'CA1', 'IL-6', '5-HT',
     'nav1.6', "'s", '.5', '1.', 'β', 'α-1', 'Δ', 'é', 'Núñez', 'Straße', '²', '½', '٣', '±', '–', '\u{1D400}', '\u{1F600}', '\uD800', '\uDC00', 'ﬁ', 'µ', '\u00ad',
     '场', '所细胞', 'カタカナ', 'ー', 'ｶﾀ', 'ひらがな', '한국어', '〇', '\u{20000}', 'データ', 'ﾃﾞｰﾀ', '\u3099', '⺀',
+    'เซลล์', 'ทำ', 'ใกล้', '\u0e49', '๑', 'ພາສາ', 'ຳ', 'ខ្មែរ', 'မြန်မာ', '\u1031',
   ];
 
   function randomText(random: () => number): string {
