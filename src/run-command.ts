@@ -3,6 +3,7 @@
  * main.ts imports this module only then (dynamically), as does the single executable's entry once it has written
  * the files it carries, so what the arguments alone decide does not wait for the server, ingest and eval code.
  */
+import { isUtf8 } from 'node:buffer';
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -65,9 +66,8 @@ async function readIdFiles(files: string[]): Promise<string[]> {
       throw new Error(`--delete-file ${file}: ${error.message}`);
     });
     // A binary file given by mistake had been read as ids (every line echoed, "not found", exit 0).
-    const text = strictUtf8(bytes);
-    if (text === null || text.includes('\0')) throw new Error(`--delete-file ${file}: is not a text file of article ids (one per line, UTF-8)`);
-    for (const line of text.split('\n')) if (line.trim()) ids.push(line.trim());
+    if (!isUtf8(bytes) || bytes.includes(0)) throw new Error(`--delete-file ${file}: is not a text file of article ids (one per line, UTF-8)`);
+    for (const line of bytes.toString('utf8').split('\n')) if (line.trim()) ids.push(line.trim());
   }
   return ids;
 }
@@ -80,15 +80,6 @@ function refuseUnreadableStoreUrl(config: Config): void {
   throw new ConfigError(
     `--platform-store / PLATFORM_STORE is not a URL PostgreSQL's client can read (${problem}): check its host, port and %-escapes, got "${printableStoreUrl(config.platformStore)}"`,
   );
-}
-
-/** The bytes as UTF-8 text, or null when they are not UTF-8. */
-function strictUtf8(bytes: Buffer): string | null {
-  try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-  } catch {
-    return null;
-  }
 }
 
 /**
