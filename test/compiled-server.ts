@@ -6,7 +6,7 @@
  * load their modules from here too (LITSERVE_COMPILED_SRC, set by vitest.config.ts: src/runtime/worker-module.ts): a
  * render thread through tsx took 0.6 s of CPU to start against 0.2 s. The suite starts a few hundred of each.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -29,4 +29,33 @@ export interface CommandRun {
 export function runCommand(args: string[], env: NodeJS.ProcessEnv = {}): CommandRun {
   const result = spawnSync(process.execPath, [COMPILED_MAIN, ...args], { encoding: 'utf8', timeout: 60_000, env: { ...process.env, ...env } });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+/** A `serve` child process as a user starts it. */
+export interface ServeRun {
+  child: ChildProcess;
+  /** Everything the process printed so far, both streams. */
+  output(): string;
+  /** Resolves with the exit code and the signal that ended the process. */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/** Starts `serve` with `args` (nothing added), without waiting for it: see `listening`. */
+export function spawnServe(args: string[]): ServeRun {
+  const child = spawn(process.execPath, [COMPILED_MAIN, 'serve', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout!.on('data', (chunk) => (output += chunk));
+  child.stderr!.on('data', (chunk) => (output += chunk));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  return { child, output: () => output, exited };
+}
+
+/** Resolves true once the server says it listens, false once it has ended first or after `timeoutMs`. */
+export async function listening(run: ServeRun, timeoutMs = 60_000): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (!run.output().includes('Server listening')) {
+    if (run.child.exitCode !== null || run.child.signalCode !== null || Date.now() > deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return true;
 }

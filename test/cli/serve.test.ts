@@ -4,7 +4,6 @@
  * configured), and drains and exits cleanly on SIGTERM.
  */
 import { describe, expect, it } from 'vitest';
-import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { createServer } from 'node:net';
@@ -12,25 +11,13 @@ import path from 'node:path';
 import { availableParallelism } from 'node:os';
 import { article, tempDir, writeIndex } from '../search/helpers.js';
 import { freePort } from '../reliability/server-process.js';
-import { COMPILED_MAIN, runCommand } from '../compiled-server.js';
-
-interface Serving {
-  child: ChildProcess;
-  output(): string;
-  /** Resolves with the exit code and the signal that ended the process. */
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-}
+import { listening, runCommand, spawnServe, type ServeRun } from '../compiled-server.js';
 
 /** `serve` on `dir` and a free port, once it listens (or has ended, or a minute has passed). */
-async function serve(dir: string, port: number, ...flags: string[]): Promise<Serving> {
-  const child = spawn(process.execPath, [COMPILED_MAIN, 'serve', '--data', dir, '--port', String(port), ...flags], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  child.stdout!.on('data', (chunk) => (output += chunk));
-  child.stderr!.on('data', (chunk) => (output += chunk));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
-  const deadline = Date.now() + 60_000;
-  while (!output.includes('Server listening') && Date.now() < deadline && child.exitCode === null) await new Promise((r) => setTimeout(r, 100));
-  return { child, output: () => output, exited };
+async function serve(dir: string, port: number, ...flags: string[]): Promise<ServeRun> {
+  const run = spawnServe(['--data', dir, '--port', String(port), ...flags]);
+  await listening(run);
+  return run;
 }
 
 describe('npm start', () => {

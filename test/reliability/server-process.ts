@@ -1,10 +1,10 @@
 /** The real server as a child process (`litserve serve`, compiled: test/compiled-server.ts), for tests that kill it. */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import path from 'node:path';
-import { COMPILED_MAIN } from '../compiled-server.js';
+import { spawnServe } from '../compiled-server.js';
 
 export const ADMIN_TOKEN = 'crash-admin';
 
@@ -48,18 +48,12 @@ export interface ServerProcessOptions {
 export async function spawnServerProcess(options: ServerProcessOptions): Promise<ServerProcess> {
   const port = options.port ?? (await freePort());
   const base = `http://127.0.0.1:${port}`;
-  const child = spawn(
-    process.execPath,
-    [COMPILED_MAIN, 'serve', '--data', options.dataDir, ...(options.indexDir === undefined ? [] : ['--index', options.indexDir]),
-      '--auth-file', options.authFile, '--port', String(port), '--search-threads', '0', '--rate-limit', '0', '--public-url', base,
-      '--log-level', 'warn', ...(options.extraFlags ?? [])],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  let output = '';
-  child.stdout!.on('data', (chunk) => (output += chunk));
-  child.stderr!.on('data', (chunk) => (output += chunk));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return { child, port, base, output: () => output, exited };
+  const run = spawnServe([
+    '--data', options.dataDir, ...(options.indexDir === undefined ? [] : ['--index', options.indexDir]),
+    '--auth-file', options.authFile, '--port', String(port), '--search-threads', '0', '--rate-limit', '0', '--public-url', base,
+    '--log-level', 'warn', ...(options.extraFlags ?? []),
+  ]);
+  return { child: run.child, port, base, output: run.output, exited: run.exited.then(({ code }) => code) };
 }
 
 /** Resolves once /healthz answers; throws if the process exits first or takes over a minute. */
