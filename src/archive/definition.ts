@@ -13,11 +13,10 @@ import { parseFileSelf } from './file-self.js';
 import {
   MAX_FILE_NAME_LENGTH,
   defaultResourceName,
-  lengthLimitMessage,
+  lengthLimitProblem,
   normalizeArchivePath,
   segmentBytesProblem,
   unportableNameMessages,
-  withinLengthLimits,
 } from './paths.js';
 import { codePointCount, hasLoneSurrogate, shownName } from '../platform/unicode.js';
 
@@ -232,8 +231,9 @@ function decodePath(raw: unknown, fail: (message: string) => void): string | und
     fail(checked.problem);
     return undefined;
   }
-  if (!withinLengthLimits(checked.path)) {
-    fail(lengthLimitMessage(checked.path));
+  const overLimits = lengthLimitProblem(checked.path);
+  if (overLimits !== null) {
+    fail(overLimits);
     return undefined;
   }
   const overlong = segmentBytesProblem(checked.path);

@@ -79,16 +79,14 @@ export function segmentBytesProblem(path: string): string | null {
   return `The path '${path}' cannot be extracted on every system: '${segment}' takes ${Buffer.byteLength(segment)} bytes in UTF-8, more than the ${MAX_SEGMENT_BYTES} a file or folder name may take.`;
 }
 
-/** True when an explicit (normalised) path respects the ustar-derived limits, in characters (code points), as they are stated. */
-export function withinLengthLimits(path: string): boolean {
-  const cut = path.lastIndexOf('/');
-  return codePointCount(path.slice(cut + 1)) <= MAX_FILE_NAME_LENGTH && codePointCount(path.slice(0, cut)) <= MAX_PARENT_LENGTH;
-}
-
-/** The refusal of a path beyond those limits. */
-export function lengthLimitMessage(path: string): string {
+/**
+ * The refusal of an explicit (normalised) path beyond the ustar-derived limits, in characters (code points),
+ * as they are stated; null when it is within them.
+ */
+export function lengthLimitProblem(path: string): string | null {
   const cut = path.lastIndexOf('/');
   const [parent, name] = [codePointCount(path.slice(0, cut)), codePointCount(path.slice(cut + 1))];
+  if (name <= MAX_FILE_NAME_LENGTH && parent <= MAX_PARENT_LENGTH) return null;
   // The reference's sentence, then which part is over its limit.
   const over = name > MAX_FILE_NAME_LENGTH ? `its file name has ${name} characters` : `its folders have ${parent} characters`;
   return `The paths '${path}' must have a file path prefix at most ${MAX_PARENT_LENGTH} characters long and a file path name at most ${MAX_FILE_NAME_LENGTH} characters long: ${over}.`;
@@ -99,7 +97,10 @@ export function lengthLimitMessage(path: string): string {
  * `_filename`, which may be longer (up to 255 characters) than an entry's file name may be.
  */
 export function overlongNameMessages(names: readonly string[]): string[] {
-  return names.flatMap((name) => (withinLengthLimits(`/${name}`) ? [] : [`${lengthLimitMessage(`/${name}`)} Please define a path for it.`]));
+  return names.flatMap((name) => {
+    const problem = lengthLimitProblem(`/${name}`);
+    return problem === null ? [] : [`${problem} Please define a path for it.`];
+  });
 }
 
 /** The entry name inside the ZIP for a normalised explicit path. */

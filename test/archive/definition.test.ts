@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { type DecodeContext, MAX_REPORTED_PROBLEMS, boundedProblems, decodeEntries } from '../../src/archive/definition.js';
 import { layoutProblems } from '../../src/archive/layout.js';
-import { findPathConflicts, flatEncode, normalizeArchivePath, withinLengthLimits } from '../../src/archive/paths.js';
+import { findPathConflicts, flatEncode, normalizeArchivePath, lengthLimitProblem } from '../../src/archive/paths.js';
 
 const BASE = 'http://h.test';
 const context: DecodeContext = {
@@ -203,15 +203,15 @@ describe('decoding', () => {
 describe('paths', () => {
   test('ustar limits: file name at most 99 characters, parent at most 154', () => {
     const name = (n: number) => 'n'.repeat(n);
-    expect(withinLengthLimits(`/${name(99)}`)).toBe(true);
-    expect(withinLengthLimits(`/${name(100)}`)).toBe(false);
+    expect(lengthLimitProblem(`/${name(99)}`)).toBeNull();
+    expect(lengthLimitProblem(`/${name(100)}`)).toMatch(/ at most 99 characters long: its file name has 100 characters\.$/);
     const parent154 = `/${name(153)}`; // the leading slash counts
-    expect(withinLengthLimits(`${parent154}/f`)).toBe(true);
-    expect(withinLengthLimits(`${parent154}x/f`)).toBe(false);
+    expect(lengthLimitProblem(`${parent154}/f`)).toBeNull();
+    expect(lengthLimitProblem(`${parent154}x/f`)).toMatch(/ at most 99 characters long: its folders have 155 characters\.$/);
     // Characters, not bytes, nor UTF-16 units: an emoji is one character.
-    expect(withinLengthLimits(`/${'é'.repeat(99)}`)).toBe(true);
-    expect(withinLengthLimits(`/${'\u{1F9E0}'.repeat(99)}`)).toBe(true);
-    expect(withinLengthLimits(`/${'\u{1F9E0}'.repeat(100)}`)).toBe(false);
+    expect(lengthLimitProblem(`/${'é'.repeat(99)}`)).toBeNull();
+    expect(lengthLimitProblem(`/${'\u{1F9E0}'.repeat(99)}`)).toBeNull();
+    expect(lengthLimitProblem(`/${'\u{1F9E0}'.repeat(100)}`)).toMatch(/^The paths '\/\u{1F9E0}{100}' must have a file path prefix at most 154 characters long and a file path name at most 99 characters long: its file name has 100 characters\.$/u);
   });
 
   test('normalised paths never escape: always absolute, no empty, "." or ".." segment', () => {
