@@ -12,7 +12,7 @@ import type { ArticleInput } from '../../src/corpus/model.js';
 import { ExtractiveGenerator } from '../../src/llm/extractive.js';
 import { IndexWriter } from '../../src/search/index-writer.js';
 import { unzip } from '../archive/unzip.js';
-import { HAS_CHROMIUM, SKIP_REASON, demoArticles, launchBrowser, startServer, type Browser, type UiServer } from './browser.js';
+import { HAS_CHROMIUM, SKIP_REASON, demoArticles, holdFirst, launchBrowser, startServer, type Browser, type UiServer } from './browser.js';
 
 // Browser globals: used only in functions that Playwright runs inside the page.
 declare const sessionStorage: any, localStorage: any;
@@ -326,7 +326,14 @@ describe.skipIf(!HAS_CHROMIUM)(`archive cart holding an article deleted since ($
     expect(archiveAnswers).toEqual(['PUT 409', 'GET 200', 'GET 404']);
     expect(await marked.count()).toBe(1);
 
+    // Taken out of the cart while the ZIP is asked for: nothing left to mark, and the message says so.
+    const held = holdFirst(page, '**/v1/archives/**', (route) => route.request().headers().accept === 'application/zip');
+    await download.click();
+    const release = await held;
     await marked.getByRole('button').click();
+    release();
+    await expect.poll(() => page.locator('#cart-message').textContent()).toBe('Not downloaded: an article taken out of the cart meanwhile is no longer in the corpus. Download again.');
+
     const [zipFile] = await Promise.all([page.waitForEvent('download'), download.click()]);
     const zip = await unzip(await readFile((await zipFile.path())!));
     expect(zip.names).toEqual([`articles/${keptId}.json`]);

@@ -171,6 +171,8 @@ export function createCart(root, { literatureProject, onTokenChange }) {
    */
   const markGone = (id) => {
     const item = listItems.get(id);
+    // Taken out of the cart while the archive was made: nothing left to mark, and the next download goes without it.
+    if (!item) return say('Not downloaded: an article taken out of the cart meanwhile is no longer in the corpus. Download again.', true);
     if (!item.querySelector('.gone')) {
       const note = document.createElement('span');
       note.className = 'gone';
