@@ -8,7 +8,8 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { HAS_CHROMIUM, SCREENSHOTS, SKIP_REASON, launchBrowser, settle, startServerAndBrowser, type Browser, type UiServer } from './browser.js';
+import { ExtractiveGenerator } from '../../src/llm/extractive.js';
+import { HAS_CHROMIUM, SCREENSHOTS, SKIP_REASON, launchBrowser, settle, startServer, startServerAndBrowser, type Browser, type UiServer } from './browser.js';
 
 // Browser globals: used only in functions that Playwright runs inside the page.
 declare const document: any, getComputedStyle: (element: unknown) => { outlineStyle: string; opacity: string; backgroundColor: string };
@@ -622,6 +623,23 @@ describe.skipIf(!HAS_CHROMIUM)(`search page in Chromium (${HAS_CHROMIUM ? '/usr/
     expect(await searchBox().inputValue()).toBe('a'.repeat(13_000));
     expect(new URL(page.url()).search).toBe('?date_from=2000-01-01');
     expect(sent.filter((url) => url.includes('/retrieval/') && url.length > 10_000)).toEqual([]);
+  });
+
+  it("advises Ask for such a query when the server's --max-query-length takes it (read from /settings)", async () => {
+    const roomy = await startServer(() => new ExtractiveGenerator(), { flags: ['--max-query-length', '20000'] });
+    // Its own browser: the shared one refuses every host but the first server's.
+    const roomyBrowser = await launchBrowser(roomy.url);
+    try {
+      const own = await roomyBrowser.newPage();
+      await own.goto(`${roomy.url}/ui/?q=cells`);
+      await expect.poll(() => own.getByTestId('result').count()).toBeGreaterThan(0);
+      await own.getByRole('searchbox', { name: 'Search' }).fill('cells '.repeat(2100).trim());
+      await own.getByRole('searchbox', { name: 'Search' }).press('Enter');
+      await expect.poll(() => own.locator('#message').textContent()).toMatch(/ Shorten them, or use Ask, which sends the question in the request body\.$/);
+    } finally {
+      await roomyBrowser.close();
+      await roomy.close();
+    }
   });
 
   it('a date typed just before a query refused as too long stays chosen for the next search', async () => {
