@@ -78,6 +78,8 @@ export interface GenerationStats {
 }
 
 const SETTING = '--llm-model / LLM_MODEL';
+/** llama.cpp's line saying why a model file could not be loaded (a cut-short file: "tensor … data is not within the file bounds"). */
+const MODEL_LOAD_ERROR = /error loading model: (.+)$/;
 /** Characters of the user message without question or contexts: what a question's rate of tokens per character leaves out. */
 const EMPTY_MESSAGE_CHARACTERS = codePointCount(userMessage('', []));
 
@@ -87,6 +89,16 @@ let nodeLlama: Awaited<ReturnType<typeof importNodeLlamaCpp>>;
 type Prompting =
   | { kind: 'chat'; wrapper: ChatWrapper }
   | { kind: 'completion'; completion: LlamaCompletion };
+
+/**
+ * Why a model file could not be read, when llama.cpp did not say: node-llama-cpp reads the GGUF header itself, and
+ * one cut short inside its metadata fails in JavaScript ("Cannot read properties of undefined (reading
+ * 'architecture')", "size out of range"), which names nothing wrong with the file.
+ */
+function readingFailure(error: unknown): string {
+  if (error instanceof TypeError || error instanceof RangeError) return `not a complete GGUF model file: its header is cut short or damaged (reading it failed: ${error.message})`;
+  return error instanceof Error ? error.message : String(error);
+}
 
 export async function loadLlamaGenerator(options: LlamaGeneratorOptions): Promise<LlamaGenerator> {
   const modelPath = path.resolve(options.modelPath);
@@ -99,11 +111,28 @@ export async function loadLlamaGenerator(options: LlamaGeneratorOptions): Promis
   let llama: Llama | undefined;
   let model: LlamaModel | undefined;
   let generator: LlamaGenerator;
+  /**
+   * What llama.cpp said of the model it failed to load: its error says only "Failed to load model". (Once a process
+   * has disposed of a model's runtime, llama.cpp prints its lines itself and the reason is node-llama-cpp's words:
+   * only tests load several models in one process.)
+   */
+  const loadErrors: string[] = [];
   try {
     nodeLlama ??= await importNodeLlamaCpp();
     const { getLlama, LlamaLogLevel } = nodeLlama;
-    // Prebuilt binaries only: nothing is compiled or downloaded at run time.
-    llama = await getLlama({ gpu: options.gpu ? 'auto' : false, build: 'never', logLevel: LlamaLogLevel.error });
+    // Prebuilt binaries only: nothing is compiled or downloaded at run time. Its error lines go to the log.
+    llama = await getLlama({
+      gpu: options.gpu ? 'auto' : false,
+      build: 'never',
+      logLevel: LlamaLogLevel.error,
+      logger: (_level, message) => {
+        const line = message.trim();
+        const reason = MODEL_LOAD_ERROR.exec(line)?.[1];
+        if (reason !== undefined) loadErrors.push(reason);
+        if (options.logger) options.logger.warn({ source: 'llama.cpp' }, line);
+        else process.stderr.write(`[llama.cpp] ${line}\n`);
+      },
+    });
     model = await llama.loadModel({ modelPath, gpuLayers: options.gpu ? 'auto' : 0 });
     const context = await model.createContext({
       contextSize: Math.min(options.contextSize, model.trainContextSize),
@@ -114,8 +143,7 @@ export async function loadLlamaGenerator(options: LlamaGeneratorOptions): Promis
   } catch (error) {
     await model?.dispose().catch(() => undefined);
     await llama?.dispose().catch(() => undefined);
-    const reason = error instanceof Error ? error.message : String(error);
-    throw new ModelUnavailableError(`cannot load the language model ${modelPath}: ${reason}; check ${SETTING}`, { cause: error });
+    throw new ModelUnavailableError(`cannot load the language model ${modelPath}: ${loadErrors.at(-1) ?? readingFailure(error)}; check ${SETTING}`, { cause: error });
   }
   // Settings under which no question can be answered are refused here, once, rather than by every question.
   const refusal = generator.budget.refusal(generator.shortestPromptTokens());

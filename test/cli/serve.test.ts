@@ -10,8 +10,9 @@ import { createServer } from 'node:net';
 import path from 'node:path';
 import { availableParallelism } from 'node:os';
 import { article, tempDir, writeIndex } from '../search/helpers.js';
-import { freePort } from '../reliability/server-process.js';
+import { freePort, killChild } from '../reliability/server-process.js';
 import { listening, runCommand, spawnServe, type ServeRun } from '../compiled-server.js';
+import { writeTinyGguf } from '../../scripts/make-tiny-gguf.js';
 
 /** `serve` on `dir` and a free port, once it listens (or has ended, or a minute has passed). */
 async function serve(dir: string, port: number, ...flags: string[]): Promise<ServeRun> {
@@ -144,6 +145,35 @@ describe('a start with a broken auth file', () => {
       const result = runCommand(['serve', '--data', dir, '--port', '0', '--search-threads', '0', '--auth-file', authFile]);
       expect(result.code).toBe(1);
       expect(result.stderr).toContain(`error: auth file ${authFile} (--auth-file / AUTH_FILE) is not valid JSON: `);
+    } finally {
+      await cleanup();
+    }
+  }, 90_000);
+});
+
+describe('a language model file cut short', () => {
+  it("is named with llama.cpp's reason (its error said only \"Failed to load model\"), in the log, and the server serves without QA", async () => {
+    const { dir, cleanup } = await tempDir();
+    try {
+      await writeIndex(`${dir}/index`, [article('a1', ['place cells fire in one place'])]);
+      const model = path.join(dir, 'model.gguf');
+      await writeTinyGguf(model);
+      const whole = readFileSync(model);
+      writeFileSync(model, whole.subarray(0, Math.floor(whole.length * 0.6)));
+      const port = await freePort();
+      const server = await serve(dir, port, '--search-threads', '0', '--llm-model', model);
+      try {
+        await expect.poll(() => server.output(), { timeout: 30_000 }).toContain('cannot load the language model');
+        expect((await fetch(`http://127.0.0.1:${port}/retrieval/article_count`)).status).toBe(200);
+        const failure = server.output().split('\n').find((line) => line.includes('cannot load the language model'))!;
+        expect(failure).toMatch(/cannot load the language model \S+model\.gguf: tensor '[^']+' data is not within the file bounds, model is corrupted or incomplete; check --llm-model \/ LLM_MODEL/);
+        // llama.cpp's own line is a log line of the server, not raw text on its standard error.
+        const llamaLines = server.output().split('\n').filter((line) => line.includes('not within the file bounds') && !line.includes('cannot load the language model'));
+        expect(llamaLines.length).toBeGreaterThan(0);
+        for (const line of llamaLines) expect(JSON.parse(line)).toMatchObject({ level: 40, source: 'llama.cpp' });
+      } finally {
+        await killChild(server.child);
+      }
     } finally {
       await cleanup();
     }

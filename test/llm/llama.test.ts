@@ -2,7 +2,7 @@
  * The GGUF generator end to end through node-llama-cpp, on tiny random-weight
  * models written by scripts/make-tiny-gguf.ts into a temporary directory.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -399,5 +399,15 @@ describe('createGenerator', () => {
     const error = await createGenerator(config(broken)).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ModelUnavailableError);
     expect((error as Error).message).toMatch(/cannot load the language model .*broken\.gguf.*--llm-model \/ LLM_MODEL/s);
+  });
+
+  it('says a model file cut short inside its header is one (it was "Cannot read properties of undefined")', async () => {
+    const whole = await readFile(plainModel);
+    // Its fixed part (magic, version, counts) and nothing of the metadata it announces.
+    const cut = path.join(dir, 'header-only.gguf');
+    await writeFile(cut, whole.subarray(0, 24));
+    const error = await createGenerator(config(cut)).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ModelUnavailableError);
+    expect((error as Error).message).toMatch(new RegExp(`^cannot load the language model ${cut}: not a complete GGUF model file: its header is cut short or damaged \\(reading it failed: .+\\); check --llm-model / LLM_MODEL$`));
   });
 });
