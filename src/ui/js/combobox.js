@@ -1,15 +1,8 @@
 // A type-ahead text field (ARIA combobox with a listbox popup): arrows move, Enter picks, Escape closes.
 import { parenthesizedIdentifier } from './results.js';
+import { isBlank } from './state.js';
 
 const DEBOUNCE_MS = 150;
-
-/**
- * True for text of white space and invisible characters alone (a zero-width space, a soft hyphen, a BOM): nothing
- * a filter can match, the server says so, and as a chip it would show as nothing.
- */
-export function isBlank(text) {
-  return /^[\s\p{Cf}]*$/u.test(text);
-}
 
 /**
  * fetchOptions(text, signal) -> [{ value, label, identifier?, count }] (an identifier, an ISSN, is shown after the

@@ -1,8 +1,8 @@
 // The filter panel: dates, article types with counts, authors and journals with type-ahead, topic and region chips.
 import { getJson } from './api.js';
-import { combobox, isBlank } from './combobox.js';
+import { combobox } from './combobox.js';
 import { isolated, parenthesizedIdentifier } from './results.js';
-import { emptyFilters } from './state.js';
+import { emptyFilters, isBlank } from './state.js';
 
 const ISSN = /\b\d{4}-\d{3}[\dXx]\b/;
 

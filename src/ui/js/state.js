@@ -14,6 +14,14 @@ const PAGE_PATH = new URL(serverUrl('/ui/')).pathname;
  */
 const pagesAskedPastTheLargest = new WeakMap();
 
+/**
+ * True for text of white space and invisible characters alone (a zero-width space, a soft hyphen, a BOM): nothing
+ * a filter can match, the server says so, and as a chip it would show as nothing.
+ */
+export function isBlank(text) {
+  return /^[\s\p{Cf}]*$/u.test(text);
+}
+
 export function emptyFilters() {
   return { date_from: '', date_to: '', article_types: [], authors: [], journals: [], topics: [], regions: [] };
 }
@@ -32,9 +40,10 @@ export function stateFromUrl(url) {
   const params = new URL(url).searchParams;
   const filters = emptyFilters();
   for (const key of DATE_FILTERS) filters[key] = dayOrEmpty(params.get(key) ?? '');
-  // A hand-made link may repeat a value or leave one empty: a type listed twice could not be unchecked
-  // (the other box keeps it), and an empty value, which no request sends, would show as a chip.
-  for (const key of LIST_FILTERS) filters[key] = [...new Set(params.getAll(key))].filter((value) => value !== '');
+  // A hand-made link may repeat a value or leave one empty or blank: a type listed twice could not be unchecked
+  // (the other box keeps it), and an empty value, which no request sends, or a blank one would show as a chip
+  // of nothing, as the fields take neither.
+  for (const key of LIST_FILTERS) filters[key] = [...new Set(params.getAll(key))].filter((value) => !isBlank(value));
   const pageText = params.get('page') ?? '1';
   const page = Number.parseInt(pageText, 10);
   // The last question asked: brought back into the field, never answered by loading the address.
