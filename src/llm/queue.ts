@@ -119,12 +119,13 @@ export class BoundedQueue {
   /**
    * Seconds until the running job and the first `waitersAhead` waiting ones have been served, from
    * the measured service time: what remains of the running job plus one service time per waiting
-   * one. Before any job has finished, the running job's elapsed time is the only measurement (it
-   * has taken at least that long).
+   * one. Before any job has finished, the running job's elapsed time is the only measurement, and it
+   * is expected to take as long again (a job seen running for a while is likely long): taking the time
+   * so far as the whole had told a client of the first answers to retry in a second, again and again.
    */
   private secondsUntilDone(waitersAhead: number): number {
     const elapsed = this.busy ? this.clock() - this.runningSince : 0;
-    const serviceMs = this.durations.length > 0 ? this.durations.reduce((sum, d) => sum + d, 0) / this.durations.length : elapsed;
+    const serviceMs = this.durations.length > 0 ? this.durations.reduce((sum, d) => sum + d, 0) / this.durations.length : 2 * elapsed;
     const remainingMs = Math.max(serviceMs - elapsed, 0) + waitersAhead * serviceMs;
     return Math.max(1, Math.ceil(remainingMs / 1000));
   }

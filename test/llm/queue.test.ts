@@ -35,7 +35,7 @@ describe('BoundedQueue', () => {
     expect(log).toEqual(['start a', 'end a', 'start b', 'end b', 'start c', 'end c']);
   });
 
-  it('refuses at once beyond the waiting limit; before any job finished, the estimate is the running job so far', async () => {
+  it('refuses at once beyond the waiting limit; before any job finished, the running job is expected to take as long again', async () => {
     const log: string[] = [];
     let now = 0;
     const queue = new BoundedQueue(1, { clock: () => now });
@@ -45,8 +45,8 @@ describe('BoundedQueue', () => {
     const second = queue.run(async () => 'b');
     const third = queue.run(async () => 'c');
     await expect(third).rejects.toBeInstanceOf(QueueFullError);
-    // Nothing finished yet: the running question has taken 3 s, so one waiting question is about 3 s more.
-    await expect(third).rejects.toMatchObject({ retryAfterSeconds: 3 });
+    // Nothing finished yet: the running question has taken 3 s, so 3 s more are expected of it, and 6 s of the one waiting.
+    await expect(third).rejects.toMatchObject({ retryAfterSeconds: 9 });
     a.open();
     expect(await Promise.all([first, second])).toEqual(['a', 'b']);
     expect(await queue.run(async () => 'after')).toBe('after');
