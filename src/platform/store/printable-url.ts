@@ -5,11 +5,11 @@
  * a socket with an empty host): their user-info password is cut by pattern, everything up to the last `@`.
  */
 const MASK = '***';
-/** A `password` or `sslpassword` query parameter's value (the rest of the query is left as written). */
-const SECRET_PARAMETER = /([?&](?:ssl)?password=)[^&#]*/gi;
+/** Query parameters pg reads a secret from, by their decoded name: `pass%77ord` is `password` to pg. */
+const SECRET_PARAMETERS = new Set(['password', 'sslpassword']);
 
 export function printableStoreUrl(url: string): string {
-  return withoutUserPassword(url).replace(SECRET_PARAMETER, `$1${MASK}`);
+  return withoutSecretParameters(withoutUserPassword(url));
 }
 
 function withoutUserPassword(url: string): string {
@@ -19,5 +19,31 @@ function withoutUserPassword(url: string): string {
     return parsed.href;
   } catch {
     return url.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/@]*:).*@/i, `$1${MASK}@`);
+  }
+}
+
+/** The query's secret parameters masked; the rest of the URL is left as written. */
+function withoutSecretParameters(url: string): string {
+  const queryStart = url.indexOf('?');
+  if (queryStart < 0) return url;
+  const hash = url.indexOf('#', queryStart);
+  const queryEnd = hash < 0 ? url.length : hash;
+  const parameters = url
+    .slice(queryStart + 1, queryEnd)
+    .split('&')
+    .map((parameter) => {
+      const equals = parameter.indexOf('=');
+      const name = equals < 0 ? parameter : parameter.slice(0, equals);
+      return SECRET_PARAMETERS.has(decodedName(name).toLowerCase()) ? `${name}=${MASK}` : parameter;
+    });
+  return `${url.slice(0, queryStart + 1)}${parameters.join('&')}${url.slice(queryEnd)}`;
+}
+
+/** A parameter name as a query string's reader decodes it (`+` a space, %-escapes); as written when they are malformed. */
+function decodedName(name: string): string {
+  try {
+    return decodeURIComponent(name.replace(/\+/g, ' '));
+  } catch {
+    return name;
   }
 }
