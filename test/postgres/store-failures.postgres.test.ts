@@ -231,3 +231,40 @@ describe('settings that cannot work at start', () => {
     }
   });
 });
+
+describe("a role without a privilege the store needs", () => {
+  /** A role of its own, granted `privileges` on the tables of `schema`; dropped after the test. */
+  async function roleWith(schema: string, privileges: string): Promise<string> {
+    const admin = await adminClient();
+    const role = `r_${process.pid}_${Date.now()}`;
+    await admin.query(`CREATE ROLE ${role} LOGIN`);
+    await admin.query(`GRANT USAGE ON SCHEMA ${schema} TO ${role}`);
+    await admin.query(`GRANT ${privileges} ON ALL TABLES IN SCHEMA ${schema} TO ${role}`);
+    cleanups.push(async () => {
+      await admin.query(`DROP OWNED BY ${role}`);
+      await admin.query(`DROP ROLE ${role}`);
+    });
+    return role;
+  }
+
+  test('is refused at start naming what it lacks (a role that could read but not write had started, then answered every write 500)', async () => {
+    const { url, schema } = await freshStore('read-only-role');
+    const role = await roleWith(schema, 'SELECT');
+    const opening = openPostgresStore(url.replace('user=postgres', `user=${role}`), logger);
+    await expect(opening).rejects.toThrow(/: its role lacks INSERT on litserve_\w+, UPDATE on litserve_\w+, DELETE on litserve_\w+, INSERT on litserve_\w+ and \d+ more: grant it SELECT, INSERT, UPDATE, DELETE on the litserve_ tables of its schema$/);
+  });
+
+  test('a privilege revoked while serving makes writes 503 naming the grant, not 500', async () => {
+    const { url, schema } = await freshStore('revoked-role');
+    const role = await roleWith(schema, 'SELECT, INSERT, UPDATE, DELETE');
+    const store = await openPostgresStore(url.replace('user=postgres', `user=${role}`), logger);
+    opened.push(store);
+    await put(store, 'before');
+    const admin = await adminClient();
+    await admin.query(`REVOKE INSERT ON ${schema}.litserve_orgs FROM ${role}`);
+    const error = await put(store, 'after').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StoreUnavailableError);
+    expect(toErrorReply(error as Error).status).toBe(503);
+    expect(((error as Error).cause as Error).message).toMatch(/^the database refuses this server's role: permission denied for table litserve_orgs \(grant it SELECT, INSERT, UPDATE, DELETE on the litserve_ tables\)$/);
+  });
+});

@@ -79,6 +79,34 @@ const READ_ONLY = '25006';
 /** What a hot standby answers a write's `BEGIN ISOLATION LEVEL SERIALIZABLE` ("cannot use serializable mode in a hot standby"). */
 const NOT_SUPPORTED = '0A000';
 
+/** insufficient_privilege: the role lost a privilege on a table since the start checked them (TABLE_PRIVILEGES). */
+const NO_PRIVILEGE = '42501';
+
+function roleRefused(error: Error): StoreUnavailableError {
+  const cause = new Error(`the database refuses this server's role: ${error.message} (grant it ${TABLE_PRIVILEGES.join(', ')} on the litserve_ tables)`, { cause: error });
+  return new StoreUnavailableError(cause, "The platform store's database refuses this server's role a privilege it needs; an operator must grant it.");
+}
+
+/**
+ * What the server's role needs on each of its tables. A role that could read but not write had started and
+ * answered every write 500; it is now refused at start, naming what is missing.
+ */
+const TABLE_PRIVILEGES = ['SELECT', 'INSERT', 'UPDATE', 'DELETE'];
+
+/** "INSERT on litserve_payloads" for each privilege the role lacks on the tables of its schema (the version table needs SELECT alone). */
+async function missingPrivileges(client: pg.PoolClient): Promise<string[]> {
+  const { rows } = await client.query<{ missing: string }>(
+    `SELECT privilege || ' on ' || c.relname AS missing
+       FROM pg_class c CROSS JOIN unnest($1::text[]) WITH ORDINALITY AS p(privilege, position)
+      WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind = 'r' AND c.relname LIKE 'litserve\\_%'
+        AND (c.relname <> 'litserve_schema_version' OR privilege = 'SELECT')
+        AND NOT has_table_privilege(c.oid, privilege)
+      ORDER BY c.relname, position`,
+    [TABLE_PRIVILEGES],
+  );
+  return rows.map((row) => row.missing);
+}
+
 function readOnlyDatabase(error: Error): StoreUnavailableError {
   const cause = new Error(`the database is read-only (a hot standby, or default_transaction_read_only is on): ${error.message}`, { cause: error });
   return new StoreUnavailableError(cause, "The platform store's database takes no writes at the moment (read-only or a standby); retry later.");
@@ -169,6 +197,7 @@ async function takeTurn(client: pg.PoolClient, turn: Turn, signal: AbortSignal |
 function unavailableOr(error: unknown): unknown {
   if (isConnectionFailure(error)) return new StoreUnavailableError(error as Error);
   if ((error as { code?: unknown } | null)?.code === READ_ONLY) return readOnlyDatabase(error as Error);
+  if ((error as { code?: unknown } | null)?.code === NO_PRIVILEGE) return roleRefused(error as Error);
   if ((error as { code?: unknown } | null)?.code === DISK_FULL) {
     return Object.assign(new Error(`ENOSPC: the platform store's database has no space left: ${(error as Error).message}`), { code: 'ENOSPC', cause: error });
   }
@@ -190,6 +219,11 @@ export async function openPostgresStore(url: string, logger: Logger, options: Po
     try {
       const { from, to } = await migrate(setup);
       if (from !== to) logger.info(`platform store: PostgreSQL schema migrated from version ${from} to ${to}`);
+      const missing = await missingPrivileges(setup);
+      if (missing.length > 0) {
+        const shown = missing.length > 4 ? `${missing.slice(0, 4).join(', ')} and ${missing.length - 4} more` : missing.join(', ');
+        throw new Error(`its role lacks ${shown}: grant it ${TABLE_PRIVILEGES.join(', ')} on the litserve_ tables of its schema`);
+      }
     } finally {
       setup.release();
     }
