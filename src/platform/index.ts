@@ -5,6 +5,7 @@
  * checks the caller's permissions itself, so no route can forget a check.
  * Archives are built over the platform in `src/services.ts`.
  */
+import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { AclService } from './acls.js';
@@ -110,6 +111,13 @@ export async function openPlatform(options: PlatformOptions): Promise<Platform> 
   const store = await openPlatformStore(storeSetting, storeDir, logger);
   // Which store serves /v1, said at every start: a database by its URL without the password (the log is read by many).
   logger.info(`platform store: ${storeSetting === 'lmdb' ? `LMDB at ${storeDir}` : `PostgreSQL at ${printableStoreUrl(storeSetting)}`}`);
+  // A data directory that served from its own store before: what it holds is not served now, and nothing had said so.
+  if (storeSetting !== 'lmdb' && existsSync(path.join(storeDir, 'data.mdb'))) {
+    logger.warn(
+      `the data directory holds an LMDB platform store (${storeDir}) that this server does not read, as --platform-store is PostgreSQL: ` +
+        'its organizations, projects, resources and files are not served from here (nothing copies them across; docs/DEPLOY.md)',
+    );
+  }
   const blobRoot = options.blobDir ?? path.join(root, 'files');
   const blobs = new BlobStore(blobRoot);
   const opened: Audit = { createdAt: clock(), createdBy: OPERATOR.subject, updatedAt: clock(), updatedBy: OPERATOR.subject };
