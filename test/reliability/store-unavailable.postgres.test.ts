@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Cluster, postgresUnavailable, schemaUrl, startCluster } from '../postgres/cluster.js';
 import { fixtureApp, type Fixture } from '../http/app-fixture.js';
 import { openPostgresStore } from '../../src/platform/store/postgres.js';
+import { capturingLogger } from '../http/captured-log.js';
 
 const TOKEN = 'store-unavailable-admin';
 const AUTH = { tokens: { [TOKEN]: { realm: 'local', subject: 'admin' } }, acls: { '/': { 'local/admin': ['*'] } } };
@@ -69,4 +70,58 @@ describe('a platform store that cannot be reached at start', () => {
     const queryPassword = openPostgresStore('postgresql://bob@127.0.0.1:1/db?password=p%40ss&sslmode=disable', quiet);
     await expect(queryPassword).rejects.toThrow('(--platform-store postgresql://bob@127.0.0.1:1/db?password=***&sslmode=disable): connect ECONNREFUSED');
   });
+});
+
+describe.skipIf(postgresUnavailable() !== null)('a platform store that goes away during an archive download', () => {
+  let cluster: Cluster;
+  let fixture: Fixture;
+  const log = capturingLogger();
+
+  beforeAll(async () => {
+    cluster = startCluster();
+    const url = await schemaUrl(cluster.url, 'store-away-download');
+    fixture = await fixtureApp(undefined, {}, { auth: AUTH, flags: ['--platform-store', url], logger: log.logger });
+  });
+  afterAll(async () => {
+    await fixture?.close();
+    cluster?.stop();
+  });
+
+  it('cuts the download with one warn line naming the cause, not an error with a stack', async () => {
+    const put = (url: string, payload: object) => fixture.app.inject({ method: 'PUT', url, headers, payload });
+    expect((await put('/v1/orgs/lab', {})).statusCode).toBe(201);
+    expect((await put('/v1/projects/lab/a', {})).statusCode).toBe(201);
+    // Enough payload that the ZIP is still being written when the database goes: each entry is read again as it is written.
+    const ids = Array.from({ length: 60 }, (_, i) => `r${i}`);
+    for (const id of ids) expect((await put(`/v1/resources/lab/a/_/${id}`, { text: `${id} `.repeat(40_000) })).statusCode).toBe(201);
+    // No Accept: the creation answers 303 to the archive.
+    expect((await put('/v1/archives/lab/a/all', { resources: ids.map((id) => ({ '@type': 'Resource', resourceId: id })) })).statusCode).toBe(303);
+
+    const base = await fixture.app.listen({ host: '127.0.0.1', port: 0 });
+    const response = await fetch(`${base}/v1/archives/lab/a/all`, { headers: { authorization: headers.authorization, accept: 'application/zip' } });
+    expect(response.status).toBe(200);
+    const reader = response.body!.getReader();
+    await reader.read();
+    cluster.halt();
+    try {
+      let received = 0;
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        received += value.length;
+      }
+      // Cut short, or ended: either way the log says why, below.
+      expect(received).toBeLessThan(60 * 400_000);
+    } catch {
+      // the connection cut by the server
+    } finally {
+      cluster.resume();
+    }
+    await expect.poll(() => log.lines.some((line) => line.msg.startsWith('response cut by the server'))).toBe(true);
+    const unavailable = log.lines.filter((line) => line.msg === 'platform store unavailable');
+    expect(unavailable.length).toBeGreaterThan(0);
+    expect(unavailable[0]).toMatchObject({ level: 40, archive: expect.any(String), cause: expect.any(String) });
+    expect(unavailable[0]).not.toHaveProperty('err');
+    expect(log.lines.filter((line) => line.level >= 50)).toEqual([]);
+  }, 120_000);
 });

@@ -8,6 +8,7 @@
 import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ArchiveService, StoredArchive } from '../../archive/archives.js';
+import { StoreUnavailableError } from '../../platform/errors.js';
 import type { Identity } from '../../platform/identities.js';
 import type { JsonObject } from '../../platform/jsonld.js';
 import type { ProjectRef } from '../../platform/refs.js';
@@ -184,7 +185,10 @@ export async function archiveRoutes(app: FastifyInstance, { archives, maxDownloa
       request.log.info({ archive: download.archiveId, entries: download.entryCount }, 'streaming archive');
       return reply.send(
         download.stream((error) => {
-          request.log.error({ err: error, archive: download.archiveId }, 'archive stream failed after the headers were sent');
+          // The database away mid-download is no bug: one warn line with its cause, as for any request then.
+          if (error instanceof StoreUnavailableError) {
+            request.log.warn({ cause: (error.cause as Error | undefined)?.message, archive: download.archiveId }, 'platform store unavailable');
+          } else request.log.error({ err: error, archive: download.archiveId }, 'archive stream failed after the headers were sent');
           responseCutByServer(request);
         }),
       );
