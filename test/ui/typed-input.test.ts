@@ -145,4 +145,53 @@ describe.skipIf(!HAS_CHROMIUM)(`typed and pasted input in Chromium (${HAS_CHROMI
     );
     expect(requests.slice(sentBefore).filter((request) => request.method === 'DELETE')).toEqual([]);
   });
+
+  it('/docs: an empty path parameter is refused before sending (it went as the literal "{id}")', async () => {
+    await page.goto(`${server.url}/docs`);
+    await expect.poll(() => page.locator('details.operation').count()).toBeGreaterThan(10);
+    const entry = operation('get', '/v1/projects/{org}/{project}');
+    await entry.locator(':scope > summary').click();
+    await entry.getByRole('textbox', { name: 'org (path)' }).fill('neuro');
+    const sentBefore = requests.length;
+    await entry.getByRole('button', { name: 'Send' }).click();
+    await expect.poll(() => entry.locator('pre[aria-live]').textContent()).toBe('Not sent: the path parameter project is required: fill it in.');
+    expect(requests.slice(sentBefore).filter((request) => request.target.startsWith('/v1/projects/'))).toEqual([]);
+  });
+
+  it('/docs: an archive created there shows its 201 and its id (a followed 303 had shown "HTTP 200" and the ZIP as text)', async () => {
+    const resource = await server.fixture.app.inject({
+      method: 'PUT',
+      url: '/v1/resources/neuro/lab/_/docs-cell',
+      headers: { authorization: `Bearer ${WRITER}`, 'content-type': 'application/json' },
+      payload: { name: 'a cell' },
+    });
+    expect(resource.statusCode).toBe(201);
+    await page.goto(`${server.url}/docs`);
+    await expect.poll(() => page.locator('details.operation').count()).toBeGreaterThan(10);
+    await page.getByLabel('Access token').fill(WRITER);
+    await page.getByLabel('Access token').press('Tab');
+    const entry = operation('post', '/v1/archives/{org}/{project}');
+    await entry.locator(':scope > summary').click();
+    await entry.getByRole('textbox', { name: 'org (path)' }).fill('neuro');
+    await entry.getByRole('textbox', { name: 'project (path)' }).fill('lab');
+    await entry.getByRole('textbox', { name: 'Request body (JSON)' }).fill(JSON.stringify({ resources: [{ '@type': 'Resource', resourceId: 'docs-cell' }] }));
+    await entry.getByRole('button', { name: 'Send' }).click();
+    await expect.poll(() => entry.locator('pre[aria-live]').textContent()).toMatch(/^HTTP 201 Created\n/);
+    const shown = (await entry.locator('pre[aria-live]').textContent())!;
+    const archive = JSON.parse(shown.slice(shown.indexOf('\n') + 1)) as { '@id': string; '@type': string | string[] };
+    expect(archive['@id']).toMatch(/\/v1\/resources\/neuro\/lab\/_\//);
+    expect(requests.filter((request) => request.target === '/v1/archives/neuro/lab' && request.method === 'POST')).toHaveLength(1);
+  });
+
+  it('/docs: a long answer says where it was cut and how long it was', async () => {
+    await page.goto(`${server.url}/docs`);
+    await expect.poll(() => page.locator('details.operation').count()).toBeGreaterThan(10);
+    const entry = operation('get', '/retrieval/article_listing');
+    await entry.locator(':scope > summary').click();
+    await entry.getByRole('textbox', { name: 'size (query)' }).fill('100');
+    await entry.getByRole('textbox', { name: 'number_results (query)' }).fill('100');
+    await entry.getByRole('button', { name: 'Send' }).click();
+    await expect.poll(() => entry.locator('pre[aria-live]').textContent()).toMatch(/^HTTP 200 OK\n/);
+    expect(await entry.locator('pre[aria-live]').textContent()).toMatch(/\n… cut here: the first 20,000 of [\d,]+ characters are shown\.$/);
+  });
 });

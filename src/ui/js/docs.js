@@ -67,6 +67,9 @@ function formParts(schema) {
   return { rows, formData };
 }
 
+/** The longest answer shown whole: past it, the page says where it was cut and how long the answer was. */
+const LONGEST_SHOWN = 20_000;
+
 /** A HEAD's answer as text: its status line and headers (it has no body). */
 function headersText(response) {
   return [`HTTP ${response.status} ${response.statusText}`, ...[...response.headers].map(([name, value]) => `${name}: ${value}`)].join('\n');
@@ -88,6 +91,11 @@ function operationView(path, method, operation, head) {
   const content = operation.requestBody?.content ?? {};
   const jsonSchema = content['application/json']?.schema;
   const multipartSchema = jsonSchema ? undefined : content['multipart/form-data']?.schema;
+  /**
+   * A /v1 write asks for its JSON answer: an archive's creation answers a browser's default Accept with a 303 to the
+   * ZIP, which fetch follows, so the page showed "HTTP 200" and the ZIP as text, never the new archive's id.
+   */
+  const answersJsonWrite = path.startsWith('/v1/') && method !== 'get' && Object.entries(operation.responses ?? {}).some(([status, r]) => status.startsWith('2') && r.content?.['application/json']);
   const inputs = new Map();
   const rows = parameters.map((p) => {
     const input = element('input', { type: 'text', name: p.name });
@@ -109,15 +117,19 @@ function operationView(path, method, operation, head) {
     sending = request;
     let url = path;
     const query = new URLSearchParams();
+    const refuse = (why) => {
+      output.hidden = false;
+      output.textContent = `Not sent: ${why}`;
+    };
     for (const [p, input] of inputs) {
       const value = input.value.trim();
+      // Left empty, a path parameter would be sent as the literal "{id}", an id the server then refuses or, worse, takes.
+      if (!value && p.in === 'path') return refuse(`the path parameter ${p.name} is required: fill it in.`);
       if (!value) continue;
       // encodeURIComponent keeps `.` and `..`, which the browser resolves: the request, token and method included,
       // would go to another path than the operation's (`/v1/projects/neuro/..` is `/v1/projects/`).
       if (p.in === 'path' && (value === '.' || value === '..')) {
-        output.hidden = false;
-        output.textContent = `Not sent: the path parameter ${p.name} cannot be "${value}", which the browser would resolve into another path.`;
-        return;
+        return refuse(`the path parameter ${p.name} cannot be "${value}", which the browser would resolve into another path.`);
       }
       if (p.in === 'path') url = url.replace(`{${p.name}}`, encodeURIComponent(value));
       else if (p.in === 'query') for (const item of p.schema?.type === 'array' ? value.split(',') : [value]) query.append(p.name, item.trim());
@@ -131,7 +143,7 @@ function operationView(path, method, operation, head) {
       const response = await fetch(serverUrl(url) + (search ? `?${search}` : ''), {
         method: sentMethod.toUpperCase(),
         // No Content-Type for a form: the browser sets multipart/form-data with the boundary it chose.
-        headers: authHeaders(body && !isHead ? { 'content-type': 'application/json' } : {}),
+        headers: authHeaders({ ...(body && !isHead && { 'content-type': 'application/json' }), ...(answersJsonWrite && { accept: 'application/json' }) }),
         ...(sentBody !== undefined && { body: sentBody }),
         signal: request.signal,
       });
@@ -146,7 +158,8 @@ function operationView(path, method, operation, head) {
       } catch {
         // not JSON (an event stream, a ZIP): shown as text
       }
-      output.textContent = `HTTP ${response.status} ${response.statusText}\n${shown.slice(0, 20_000)}`;
+      const cut = shown.length > LONGEST_SHOWN ? `\n… cut here: the first ${LONGEST_SHOWN.toLocaleString('en')} of ${shown.length.toLocaleString('en')} characters are shown.` : '';
+      output.textContent = `HTTP ${response.status} ${response.statusText}\n${shown.slice(0, LONGEST_SHOWN)}${cut}`;
     } catch (error) {
       if (!request.signal.aborted) output.textContent = `The request failed: ${error.message}`;
     }
