@@ -84,6 +84,17 @@ describe('POST /admin/reload in the OpenAPI document', () => {
     }
   });
 
+  it('declares the 413 it answers a body over the server\'s body limit', async () => {
+    const tooLarge = await fixture.app.inject({
+      method: 'POST',
+      url: '/admin/reload',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+      payload: JSON.stringify({ x: 'a'.repeat(3_000_000) }),
+    });
+    expect([tooLarge.statusCode, tooLarge.json().detail.code]).toEqual([413, 4]);
+    expect(Object.keys(reload().responses)).toContain('413');
+  });
+
   it("describes its 403 with the permission it needs, which is not the other routes' resources/read", async () => {
     const reader = 'admin-reload-reader';
     const readerOnly = { tokens: { ...AUTH.tokens, [reader]: { realm: 'local', subject: 'reader' } }, acls: { '/': { ...AUTH.acls['/'], 'local/reader': ['resources/read'] } } };

@@ -34,8 +34,8 @@ export const adminRoutes: FastifyPluginAsync<{ index: LiveIndex }> = async (app,
             },
             required: ['switched', 'generation', 'previous_generation'],
           },
-          // 429: the rate limit counts reloads as any other request.
-          ...errorResponses(400, 401, 415, 422, 429),
+          // 413: a body over the server's body limit, refused before it is read; 429: the rate limit counts reloads as any other request.
+          ...errorResponses(400, 401, 413, 415, 422, 429),
           403: { ...errorResponseSchema, description: `The caller lacks ${RELOAD_PERMISSION} on the literature project (code 10).` },
           503: {
             ...errorResponseSchema,
