@@ -17,7 +17,12 @@ describe('a literature GET with a body', () => {
     for (const [type, payload] of [['application/json', '{"authors":["x"]}'], ['text/plain', 'authors=x']]) {
       const response = await fixture.app.inject({ method: 'GET', url: '/retrieval/article_count', headers: { 'content-type': type }, payload });
       expect(response.statusCode).toBe(400);
-      expect(response.json()).toEqual({ detail: { code: 8, detail: "a GET request's body is not read: give its parameters in the query string (?authors=…&topics=…)" } });
+      expect(response.json()).toEqual({ detail: { code: 8, detail: "a GET request's body is not read: give its parameters in the query string (?topics=…&regions=…)" } });
+    }
+    // A route that takes no parameter says so, rather than asking for them in the query string.
+    for (const url of ['/healthz', '/settings', '/suggestions/article_types']) {
+      const response = await fixture.app.inject({ method: 'GET', url, headers: { 'content-type': 'application/json' }, payload: '{"a":1}' });
+      expect([url, response.statusCode, response.json().detail.detail]).toEqual([url, 400, "a GET request's body is not read: this route takes no parameters; send it without one"]);
     }
     const plain = await fixture.app.inject({ method: 'GET', url: '/retrieval/article_count' });
     expect(plain.statusCode).toBe(200);
