@@ -30,6 +30,19 @@ describe('ACL API', () => {
     expect(elsewhere.json().details).toBe("Permission 'resources/write' is missing on '/literature/articles'.");
   });
 
+  test('a write without rev on an existing ACL says that none was given, rather than only "0 provided"', async () => {
+    for (const [method, payload] of [['PUT', bobAt(['resources/read'])], ['PATCH', { '@type': 'Append', ...bobAt(['resources/read']) }]] as const) {
+      const refused = await inject(method, '/v1/acls/org/other', TOKENS.alice, payload);
+      expect([method, refused.statusCode, refused.json()['@type']]).toEqual([method, 409, 'IncorrectRev']);
+      expect(refused.json().reason).toMatch(
+        /^Incorrect revision '0' provided, expected '\d+', the resource may have been updated since last seen\. No rev was given, which stands for 0 \(a new ACL\): give the ACL's current revision as \?rev=\.$/,
+      );
+    }
+    // Given, the reason is the reference's alone.
+    const stale = await inject('PUT', '/v1/acls/org/other?rev=0', TOKENS.alice, bobAt(['resources/read']));
+    expect(stale.json().reason).not.toContain('No rev was given');
+  });
+
   test('PATCH appends and subtracts with revisions; a stale revision is 409 IncorrectRev', async () => {
     const append = await inject('PATCH', '/v1/acls/org/proj?rev=1', TOKENS.alice, { '@type': 'Append', ...bobAt(['files/write', 'acls/read']) });
     expect(append.statusCode).toBe(200);

@@ -5,6 +5,7 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AclWrite, StoredAcl } from '../../platform/acls.js';
+import { PlatformError } from '../../platform/errors.js';
 import { auditFields } from '../../platform/audit.js';
 import { ACLS_CONTEXT, METADATA_CONTEXT } from '../../platform/contexts.js';
 import type { AclEntryInput } from '../../platform/acl-entries.js';
@@ -101,7 +102,8 @@ export async function aclRoutes(app: FastifyInstance, { platform }: { platform: 
         const address = addressOf(request.params);
         const rev = request.query.rev ?? 0;
         await preconditionsOf(request, address, { kind: 'replace', rev });
-        return reply.code(rev === 0 ? 201 : 200).send(writeJson(address, await acls.replace(address, request.body.acl, rev, callerOf(request))));
+        const acl = await sayingRevLeftOut(request.query.rev, () => acls.replace(address, request.body.acl, rev, callerOf(request)));
+        return reply.code(rev === 0 ? 201 : 200).send(writeJson(address, acl));
       },
     );
 
@@ -130,7 +132,7 @@ export async function aclRoutes(app: FastifyInstance, { platform }: { platform: 
         const appends = request.body['@type'] === 'Append';
         await preconditionsOf(request, address, { kind: appends ? 'append' : 'subtract', rev });
         const { acl: entries } = request.body;
-        const acl = appends ? await acls.append(address, entries, rev, identity) : await acls.subtract(address, entries, rev, identity);
+        const acl = await sayingRevLeftOut(request.query.rev, () => (appends ? acls.append(address, entries, rev, identity) : acls.subtract(address, entries, rev, identity)));
         return writeJson(address, acl);
       },
     );
@@ -144,5 +146,18 @@ export async function aclRoutes(app: FastifyInstance, { platform }: { platform: 
         return writeJson(address, await acls.delete(address, request.query.rev, callerOf(request)));
       },
     );
+  }
+}
+
+/**
+ * An ACL write without `rev` stands for revision 0 (a new ACL), as in Nexus. Refused on an existing ACL, the
+ * reference's "Incorrect revision '0' provided" named a revision the caller never sent: the reason says so.
+ */
+async function sayingRevLeftOut<T>(given: number | undefined, write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (error) {
+    if (given !== undefined || !(error instanceof PlatformError) || error.type !== 'IncorrectRev') throw error;
+    throw new PlatformError(error.status, error.type, `${error.reason} No rev was given, which stands for 0 (a new ACL): give the ACL's current revision as ?rev=.`, error.details);
   }
 }
