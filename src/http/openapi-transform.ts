@@ -25,6 +25,9 @@ declare module 'fastify' {
   }
 }
 
+/** The media types a /v1 JSON body may be sent as. */
+export const PLATFORM_BODY_TYPES = ['application/json', 'application/ld+json'] as const;
+
 /** Marks an operation whose body is optional, from the route transform to the document's (openapiDocument). */
 const OPTIONAL_BODY = 'x-optional-body';
 
@@ -66,7 +69,9 @@ function headResponses(response: object): Record<string, object> {
 export const openapiTransform: SwaggerTransform = ({ schema, url, route }) => {
   if (schema === undefined) return { schema, url };
   const { documentedBody, optionalBody, ...validated } = schema;
-  const documented: FastifySchema = documentedBody ? { ...validated, body: documentedBody.schema, consumes: [documentedBody.mediaType] } : validated;
+  const documented: FastifySchema = documentedBody ? { ...validated, body: documentedBody.schema, consumes: [documentedBody.mediaType] } : { ...validated };
+  // /v1 parses JSON-LD bodies as JSON (platform/index.ts), as Nexus takes both: the document says so.
+  if (!documentedBody && documented.body !== undefined && isPlatformRoute(url)) documented.consumes = [...PLATFORM_BODY_TYPES];
   if (optionalBody) Object.assign(documented, { [OPTIONAL_BODY]: true });
   if (documented.response !== undefined && !isPlatformRoute(url)) documented.response = { ...refusedBeforeRouting, ...documented.response };
   if (route.method === 'HEAD' && documented.response !== undefined) documented.response = headResponses(documented.response as object);

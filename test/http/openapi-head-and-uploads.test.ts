@@ -128,6 +128,22 @@ describe('the file uploads in /openapi.json', () => {
   });
 });
 
+describe('the JSON bodies of /v1 in /openapi.json', () => {
+  it('are declared in both media types /v1 takes, JSON and JSON-LD, and a JSON-LD one is stored', async () => {
+    const bodies = Object.entries(document.paths).flatMap(([path, operations]) =>
+      Object.entries(operations)
+        .filter(([, operation]) => path.startsWith('/v1/') && operation.requestBody?.content?.['multipart/form-data'] === undefined && operation.requestBody)
+        .map(([method, operation]) => [`${method} ${path}`, Object.keys(operation.requestBody!.content ?? {})]),
+    );
+    expect(bodies.length).toBeGreaterThan(10);
+    for (const [operation, types] of bodies) expect([operation, types]).toEqual([operation, ['application/json', 'application/ld+json']]);
+    const stored = await fixture.app.inject({ method: 'PUT', url: '/v1/resources/org/proj/_/ld1', headers: { ...alice, 'content-type': 'application/ld+json' }, payload: '{"name": "JSON-LD"}' });
+    expect(stored.statusCode).toBe(201);
+    // The literature API takes JSON alone, and says so.
+    expect(Object.keys(document.paths['/qa/generative']!.post!.requestBody!.content!)).toEqual(['application/json']);
+  });
+});
+
 describe('/openapi.json with these additions', () => {
   const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
   const operations = () => Object.entries(document.paths).flatMap(([path, item]) => Object.entries(item).map(([method, operation]) => ({ method, path, operation })));

@@ -17,6 +17,7 @@ import { addSharedSchemas } from './schemas.js';
 import { RouteMethods, type UnroutedBodies } from '../method-not-allowed.js';
 import { addSecurityHeaders } from '../security-headers.js';
 import { jsonBodyText, type BodyTextProblem } from '../json-body.js';
+import { PLATFORM_BODY_TYPES } from '../openapi-transform.js';
 import { parsePayload } from './json-payload.js';
 import { PlatformError } from '../../platform/errors.js';
 import { fileRoutes } from './files.js';
@@ -69,7 +70,7 @@ export async function platformApi(
       // A route that takes no body (DELETE, undeprecate) accepts an empty one however it is labelled: clients
       // send `Content-Type: application/json` with nothing after it, which the JSON parser refused with 400.
       v1.removeContentTypeParser('application/json');
-      v1.addContentTypeParser(['application/json', 'application/ld+json'], { parseAs: 'buffer' }, (request, body, done) => {
+      v1.addContentTypeParser([...PLATFORM_BODY_TYPES], { parseAs: 'buffer' }, (request, body, done) => {
         // Refused rather than stored with U+FFFD in place of what was sent (or a compressed body read as text).
         const read = jsonBodyText(request, body as Buffer);
         if (!('text' in read)) return done(unreadableBody(read), undefined);
