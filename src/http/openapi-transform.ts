@@ -88,6 +88,7 @@ export const openapiDocument: SwaggerTransformObject = (document) => {
   const { openapiObject } = document;
   for (const operations of Object.values(openapiObject.paths ?? {})) {
     for (const operation of Object.values(operations ?? {}) as Record<string, unknown>[]) {
+      declareCommonHeaders(operation['responses'] as Record<string, { headers?: Record<string, object> }> | undefined);
       if (operation[OPTIONAL_BODY] !== true) continue;
       delete operation[OPTIONAL_BODY];
       (operation['requestBody'] as { required?: boolean }).required = false;
@@ -95,3 +96,21 @@ export const openapiDocument: SwaggerTransformObject = (document) => {
   }
   return openapiObject;
 };
+
+const REQUEST_ID_HEADER = {
+  description: "The request's id: the client's own `x-request-id` when it sent a usable one, else one the server made; every log line of the request carries it.",
+  schema: { type: 'string' },
+};
+const RETRY_AFTER_HEADER = { description: 'Seconds after which the request may succeed.', schema: { type: 'integer', minimum: 1 } };
+
+/**
+ * The headers every answer carries (`x-request-id`) and those of the refusals that say when to retry
+ * (`Retry-After` on 429 and 503, where the server sends it: rate limits, full queues, load shedding, a store away),
+ * which @fastify/swagger cannot know from the response schemas.
+ */
+function declareCommonHeaders(responses: Record<string, { headers?: Record<string, object> }> | undefined): void {
+  for (const [status, response] of Object.entries(responses ?? {})) {
+    response.headers = { ...response.headers, 'x-request-id': REQUEST_ID_HEADER };
+    if (status === '429' || status === '503' || status === '5XX') response.headers['retry-after'] = RETRY_AFTER_HEADER;
+  }
+}

@@ -144,6 +144,30 @@ describe('the JSON bodies of /v1 in /openapi.json', () => {
   });
 });
 
+describe('the headers /openapi.json declares', () => {
+  it('are x-request-id on every answer, and Retry-After on every 429 and 503 (and /v1\'s 5XX), as the server sends them', async () => {
+    for (const [path, operations] of Object.entries(document.paths)) {
+      for (const [method, operation] of Object.entries(operations)) {
+        for (const [status, response] of Object.entries(operation.responses) as [string, Response & { headers?: Record<string, unknown> }][]) {
+          const where = `${method} ${path} ${status}`;
+          expect([where, Object.keys(response.headers ?? {}).includes('x-request-id')]).toEqual([where, true]);
+          if (['429', '503', '5XX'].includes(status)) expect([where, Object.keys(response.headers ?? {}).includes('retry-after')]).toEqual([where, true]);
+        }
+      }
+    }
+    const limited = await fixtureApp(undefined, {}, { flags: ['--rate-limit', '1'] });
+    try {
+      await limited.app.inject({ url: '/retrieval/article_count' });
+      const refused = await limited.app.inject({ url: '/retrieval/article_count' });
+      expect(refused.statusCode).toBe(429);
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+      expect(refused.headers['x-request-id']).toBeTruthy();
+    } finally {
+      await limited.close();
+    }
+  });
+});
+
 describe('/openapi.json with these additions', () => {
   const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
   const operations = () => Object.entries(document.paths).flatMap(([path, item]) => Object.entries(item).map(([method, operation]) => ({ method, path, operation })));
