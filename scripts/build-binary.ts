@@ -132,7 +132,11 @@ async function buildFromStaging(): Promise<string> {
   ];
   // The main script is compiled with a V8 code cache, which leaves it without import(); ES modules are imported through this file.
   writeFileSync(path.join(STAGING, 'dynamic-import.cjs'), 'module.exports = (url) => import(url);\n');
-  const builtFiles = [...Object.values(WORKER_BUNDLES), 'dynamic-import.cjs'];
+  // The tree's own package scope. Without it Node took the nearest package.json above the cache directory for the
+  // tree's: its "name" and "exports" answered require('piscina') (a self-reference: a file planted above a cache in
+  // /tmp ran), and its "type", or a syntax error in it, decided how the tree's files load.
+  writeFileSync(path.join(STAGING, 'package.json'), `${JSON.stringify({ name: 'litserve-carried-files', private: true, type: 'commonjs' })}\n`);
+  const builtFiles = [...Object.values(WORKER_BUNDLES), 'dynamic-import.cjs', 'package.json'];
   const assets: Record<string, string> = {};
   for (const file of checkoutFiles) assets[file] = path.join(ROOT, file);
   for (const file of builtFiles) assets[file] = path.join(STAGING, file);

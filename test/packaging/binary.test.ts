@@ -281,6 +281,35 @@ describe.skipIf(!buildable)('the single executable', () => {
     }
   }, 180_000);
 
+  it("reads no package.json above its cache directory: a planted one's exports are not loaded, a broken one stops nothing", async () => {
+    // Above a cache in a shared folder, anyone may write this: it named itself piscina, which the server requires.
+    const planted = path.join(dir, 'planted');
+    mkdirSync(planted);
+    const marker = path.join(dir, 'planted-code-ran');
+    writeFileSync(path.join(planted, 'package.json'), JSON.stringify({ name: 'piscina', exports: './evil.cjs' }));
+    writeFileSync(path.join(planted, 'evil.cjs'), `require('node:fs').writeFileSync(${JSON.stringify(marker)}, 'ran'); module.exports = {};`);
+    const corpus = path.join(dir, 'planted.jsonl');
+    writeFileSync(corpus, `${JSON.stringify({ _id: 'p1', title: 'one', text: 'place cells' })}\n`);
+    const index = path.join(dir, 'planted-index');
+    expect((await run(['--cache-dir', path.join(planted, 'cache'), 'ingest', '--input', corpus, '--index', index])).code).toBe(0);
+    const server = await startIsolatedServer(binary, ['--cache-dir', path.join(planted, 'cache'), 'serve', '--data', path.join(dir, 'planted-data'), '--index', index, '--search-threads', '1'], {
+      cwd: path.join(dir, 'run'),
+      env: {},
+    });
+    try {
+      expect((await fetch(`${server.url}/retrieval/?query=place`)).status).toBe(200);
+    } finally {
+      await server.stop();
+    }
+    expect(existsSync(marker)).toBe(false);
+    // A package.json that does not parse, above the cache (a user's own ~/package.json): it had stopped every command.
+    const broken = path.join(dir, 'broken-above');
+    mkdirSync(broken);
+    writeFileSync(path.join(broken, 'package.json'), '{"name": "mine",}');
+    const merged = await run(['--cache-dir', path.join(broken, 'cache'), ...mergeEmptyIndex()]);
+    expect([merged.code, merged.stderr]).toEqual([0, expect.not.stringContaining('SyntaxError')]);
+  }, 180_000);
+
   it('detects a truncated, altered or missing file of its cache by hash and rewrites it', async () => {
     const root = cacheRoot();
     const files = readdirSync(root, { recursive: true, encoding: 'utf8' }).map((file) => file.split(path.sep).join('/'));
