@@ -11,6 +11,7 @@ import path from 'node:path';
 import { CARRIED_ROOT_ENV, importCarried } from './carried.js';
 import { carriedTreeOf, defaultCacheDir, extractCarried, MANIFEST_ASSET, otherBuilds, type CarriedManifest } from './extract.js';
 import { watchIngestStart } from '../ingest-start-interruption.js';
+import { noexecMountOf } from './noexec-mount.js';
 import { loadStartDecision, printDecision, START_DECISION_ASSET } from './start-decision-bundle.js';
 import type { StartDecision } from '../start-decision.js';
 
@@ -126,6 +127,13 @@ async function run(): Promise<void> {
   if (decision.run === 'ingest') watchIngestStart();
   try {
     if (cache instanceof Error) throw cache;
+    const noexec = noexecMountOf(cache.dir);
+    if (noexec !== null) {
+      throw new Error(
+        `the cache directory ${cache.dir} is on a file system mounted noexec (${noexec}), where the carried libraries cannot be loaded: ` +
+          'point --cache-dir / LITSERVE_CACHE_DIR at a directory on another file system',
+      );
+    }
     const { root, written } = extractCarried(cache.dir, cache.manifest, asset);
     if (written.length > 0) {
       process.stderr.write(`litserve: wrote ${written.length} carried file(s) to ${root}\n`);

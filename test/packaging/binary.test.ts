@@ -15,7 +15,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, truncateSync, unlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, truncateSync, unlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import * as sea from 'node:sea';
 import { writeTinyGguf } from '../../scripts/make-tiny-gguf.js';
@@ -38,6 +39,20 @@ const DEMO_ARTICLES = readFileSync('data/demo/articles.jsonl', 'utf8').split('\n
 const PAGE_PARAGRAPHS = 100_000; // two shares of the pool's 50,000-paragraph minimum: both worker threads search
 
 const sha256 = (file: string) => createHash('sha256').update(readFileSync(file)).digest('hex');
+
+/** Whether this run may mount a tmpfs (root, with mount(8)): the noexec cache is tried on a real one. */
+const tmpfsMountable = (() => {
+  if (!buildable || process.getuid?.() !== 0) return false;
+  const probe = mkdtempSync(path.join(tmpdir(), 'tmpfs-probe-'));
+  try {
+    const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', probe]).status === 0;
+    if (mounted) spawnSync('umount', [probe]);
+    return mounted;
+  } finally {
+    rmSync(probe, { recursive: true, force: true });
+  }
+})();
+if (buildable && !tmpfsMountable) console.warn('skipping the single executable\'s noexec cache case: this run cannot mount a tmpfs (needs root and mount(8))');
 
 describe.skipIf(!buildable)('the single executable', () => {
   let dir: string;
@@ -309,6 +324,21 @@ describe.skipIf(!buildable)('the single executable', () => {
     const merged = await run(['--cache-dir', path.join(broken, 'cache'), ...mergeEmptyIndex()]);
     expect([merged.code, merged.stderr]).toEqual([0, expect.not.stringContaining('SyntaxError')]);
   }, 180_000);
+
+  it.skipIf(!tmpfsMountable)('refuses a cache on a file system mounted noexec, naming it, before writing anything there', async () => {
+    const mounted = path.join(dir, 'noexec-mount');
+    mkdirSync(mounted);
+    expect(spawnSync('mount', ['-t', 'tmpfs', '-o', 'noexec,size=300m', 'tmpfs', mounted]).status).toBe(0);
+    try {
+      const refused = await run(['--cache-dir', path.join(mounted, 'cache'), ...mergeEmptyIndex()]);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain(`error: the cache directory ${path.join(mounted, 'cache')} is on a file system mounted noexec (${mounted}), where the carried libraries cannot be loaded: point --cache-dir / LITSERVE_CACHE_DIR at a directory on another file system`);
+      expect(refused.stderr).not.toContain('ERR_DLOPEN_FAILED');
+      expect(readdirSync(mounted)).toEqual([]);
+    } finally {
+      spawnSync('umount', [mounted]);
+    }
+  }, 120_000);
 
   it('detects a truncated, altered or missing file of its cache by hash and rewrites it', async () => {
     const root = cacheRoot();
