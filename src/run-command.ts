@@ -10,6 +10,7 @@ import path from 'node:path';
 import { ConfigError, givenAs, searcherOptionsOf, type Command, type Config } from './config.js';
 import { describeFiles, describeSource, ingest, type IngestOptions, type IngestReport } from './corpus/ingest.js';
 import { createProgress, type Progress } from './progress.js';
+import { keepRunningWhenOutputCloses } from './closed-output.js';
 import { endStartWatch } from './ingest-start-interruption.js';
 import { watchInterruption } from './ingest-interruption.js';
 import { demoCorpusPath } from './demo-corpus.js';
@@ -237,6 +238,7 @@ const COMMAND_RUNS: Record<Command, (config: Config) => Promise<number>> = { ser
 
 /** Runs the command on the settings its start was decided with, and ends the process with its code (serve keeps it running). */
 export async function runCommand(command: Command, config: Config, inExecutable: boolean): Promise<void> {
+  keepRunningWhenOutputCloses();
   try {
     const code = await COMMAND_RUNS[command](config);
     if (code >= 0) process.exit(code);
