@@ -133,6 +133,7 @@ export async function loadLlamaGenerator(options: LlamaGeneratorOptions): Promis
         else process.stderr.write(`[llama.cpp] ${line}\n`);
       },
     });
+    if (options.gpu && llama.gpu === false) options.logger?.warn({}, '--llm-gpu / LLM_GPU: no GPU this runtime can use was found; the language model runs on the CPU');
     model = await llama.loadModel({ modelPath, gpuLayers: options.gpu ? 'auto' : 0 });
     const context = await model.createContext({
       contextSize: Math.min(options.contextSize, model.trainContextSize),
@@ -186,7 +187,8 @@ export class LlamaGenerator implements Generator {
       : { kind: 'completion', completion: new nodeLlama.LlamaCompletion({ contextSequence: this.sequence }) };
     this.instructionTokens = this.countPromptTokens('', []);
     const prompting = this.prompting.kind === 'chat' ? `chat template ${this.prompting.wrapper.wrapperName}` : 'completion prompt';
-    const device = options.gpu ? 'GPU' : 'CPU';
+    // The device in use, not the one asked for: --llm-gpu on a machine without one runs on the CPU.
+    const device = llama.gpu === false ? 'CPU' : `GPU (${llama.gpu})`;
     this.description =
       `llama.cpp: ${path.basename(options.modelPath)} (${prompting}, ${this.budget.describeWindow()}, ` +
       `${options.maxTokens} max tokens, temperature ${options.temperature}, ${device})`;

@@ -209,7 +209,15 @@ export function otherBuilds(root: string): OtherBuild[] {
 }
 
 function notWritable(root: string, error: NodeJS.ErrnoException): Error {
-  if (!['EACCES', 'EPERM', 'EROFS', 'ENOSPC', 'EDQUOT', 'ENOTDIR', 'EEXIST'].includes(error.code ?? '')) return error;
+  if (!['EACCES', 'EPERM', 'EROFS', 'ENOSPC', 'EDQUOT', 'ENOTDIR', 'EEXIST'].includes(error.code ?? '')) {
+    if (error.syscall === undefined) return error;
+    // Something in the tree that is not what was written (a carried file replaced by a folder: EISDIR; a link to
+    // nowhere: ENOENT): the system's words alone had named neither the cache nor the setting.
+    return new CacheNotWritableError(
+      `cannot write the native libraries this executable carries to ${root} (${error.message}): something in that folder is not what ` +
+        `was written there; remove the folder to have it written again, or point ${SETTING} at another directory`,
+    );
+  }
   return new CacheNotWritableError(
     `cannot write the native libraries this executable carries to ${root} (${error.message}); ` +
       `point ${SETTING} at a writable directory`,

@@ -410,4 +410,21 @@ describe('createGenerator', () => {
     expect(error).toBeInstanceOf(ModelUnavailableError);
     expect((error as Error).message).toMatch(new RegExp(`^cannot load the language model ${cut}: not a complete GGUF model file: its header is cut short or damaged \\(reading it failed: .+\\); check --llm-model / LLM_MODEL$`));
   });
+
+  it('names the device in use, not the one asked for: --llm-gpu without a GPU runs on the CPU and says so', async () => {
+    const logger = recordingLogger();
+    const generator = await createGenerator(config(plainModel, { llmGpu: true }), logger);
+    try {
+      // No GPU here (a CI machine): a machine with one would load onto it, and this test names what it found.
+      const llama = (generator as unknown as { llama: { gpu: string | false } }).llama;
+      if (llama.gpu === false) {
+        expect(generator.description).toMatch(/, CPU\)$/);
+        expect(logger.entries.some((e) => e.level === 'warn' && e.message.startsWith('--llm-gpu / LLM_GPU: no GPU this runtime can use was found'))).toBe(true);
+      } else {
+        expect(generator.description).toMatch(new RegExp(`, GPU \\(${llama.gpu}\\)\\)$`));
+      }
+    } finally {
+      await generator.close();
+    }
+  });
 });

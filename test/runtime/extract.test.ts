@@ -110,6 +110,23 @@ describe('extractCarried', () => {
     }
   });
 
+  it('refuses a tree holding a folder where a carried file goes, naming the folder and the setting', async () => {
+    const { dir, cleanup } = await tempDir();
+    try {
+      const { root } = extractCarried(dir, manifest, readAsset);
+      const replaced = path.join(root, 'data', 'demo', 'articles.jsonl');
+      unlinkSync(replaced);
+      mkdirSync(replaced);
+      const attempt = () => extractCarried(dir, manifest, readAsset);
+      expect(attempt).toThrow(CacheNotWritableError);
+      expect(attempt).toThrow(
+        new RegExp(`^cannot write the native libraries this executable carries to ${root} \\(EISDIR: .*\\): something in that folder is not what was written there; remove the folder to have it written again, or point --cache-dir / LITSERVE_CACHE_DIR at another directory$`),
+      );
+    } finally {
+      await cleanup();
+    }
+  });
+
   it('refuses an asset whose size disagrees with the manifest (a damaged executable)', async () => {
     const { dir, cleanup } = await tempDir();
     try {
