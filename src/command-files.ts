@@ -42,6 +42,8 @@ function unreadable(command: Command, config: Config): string[] {
     // Named by the flag as given, even from INGEST_DELETE_FILE: the variable holds a list, and this names one of its files.
     for (const file of config.deleteFile) add(`--delete-file ${file}`, problemOf(file, 'file of ids'));
   }
+  // serve: the auth file is read once the index is there; on a first start, building the demo index had come first.
+  if (command === 'serve' && config.authFile !== null) add(givenAs(config, 'authFile'), problemOf(config.authFile, 'file'));
   if (command === 'eval') {
     for (const key of ['queries', 'qrels'] as const) add(givenAs(config, key), problemOf(config[key]!, 'file'));
     if (config.corpus !== null) add(givenAs(config, 'corpus'), problemOf(config.corpus, 'file or folder'));

@@ -4,7 +4,7 @@
  * configured), and drains and exits cleanly on SIGTERM.
  */
 import { describe, expect, it } from 'vitest';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import path from 'node:path';
@@ -178,4 +178,21 @@ describe('a language model file cut short', () => {
       await cleanup();
     }
   }, 90_000);
+});
+
+describe('a first start given an auth file that is not there', () => {
+  it('is refused before the demo index is built, naming the flag (it was said only after the build)', async () => {
+    const { dir, cleanup } = await tempDir();
+    try {
+      const data = path.join(dir, 'data');
+      const missing = path.join(dir, 'nope.json');
+      const result = runCommand(['serve', '--data', data, '--auth-file', missing, '--port', '0', '--search-threads', '0']);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain(`--auth-file ${missing}: no such file`);
+      expect(existsSync(data)).toBe(false);
+      expect(result.stderr).not.toContain('building it from the demo corpus');
+    } finally {
+      await cleanup();
+    }
+  }, 60_000);
 });
