@@ -103,7 +103,10 @@ export async function startServer(configured: Config, releaseData: () => Promise
     generator = await createGenerator(config, logger);
   } catch (error) {
     generatorError = error as Error;
-    logger.error({ err: error }, 'language model not available: QA endpoints will answer 503');
+    // A model that cannot be used is a setting to fix, said in full by its reason: its stack, and its cause's message
+    // that the log's error form appends (the reason already quotes it), were noise.
+    const why = error instanceof ModelUnavailableError ? { reason: error.message } : { err: error };
+    logger.error(why, 'language model not available: QA endpoints will answer 503');
   }
   const reranker = await createReranker(config);
   if (reranker) logger.info({ reranker: reranker.description }, 'reranker loaded');

@@ -166,7 +166,13 @@ describe('a language model file cut short', () => {
         await expect.poll(() => server.output(), { timeout: 30_000 }).toContain('cannot load the language model');
         expect((await fetch(`http://127.0.0.1:${port}/retrieval/article_count`)).status).toBe(200);
         const failure = server.output().split('\n').find((line) => line.includes('cannot load the language model'))!;
-        expect(failure).toMatch(/cannot load the language model \S+model\.gguf: tensor '[^']+' data is not within the file bounds, model is corrupted or incomplete; check --llm-model \/ LLM_MODEL/);
+        expect(JSON.parse(failure)).toMatchObject({
+          level: 50,
+          msg: 'language model not available: QA endpoints will answer 503',
+          reason: expect.stringMatching(/^cannot load the language model \S+model\.gguf: tensor '[^']+' data is not within the file bounds, model is corrupted or incomplete; check --llm-model \/ LLM_MODEL$/),
+        });
+        // Said once: no stack, no cause's message appended to it.
+        expect(JSON.parse(failure)).not.toHaveProperty('err');
         // llama.cpp's own line is a log line of the server, not raw text on its standard error.
         const llamaLines = server.output().split('\n').filter((line) => line.includes('not within the file bounds') && !line.includes('cannot load the language model'));
         expect(llamaLines.length).toBeGreaterThan(0);
