@@ -16,7 +16,10 @@ import path from 'node:path';
 import { STOP_DEADLINE_MS, STOPPING_SIGNALS } from '../stopping-signals.js';
 
 export async function withScratchDir<T>(prefix: string, run: (dir: string, signal: AbortSignal) => Promise<T>): Promise<T> {
-  const dir = await mkdtemp(path.join(tmpdir(), prefix));
+  // The system's words alone ("ENOENT: no such file or directory, mkdtemp '/nowhere/litserve-eval-XXXXXX'") named no setting.
+  const dir = await mkdtemp(path.join(tmpdir(), prefix)).catch((error: Error) => {
+    throw new Error(`cannot make a scratch folder for the index in ${tmpdir()} (the temporary directory: TMPDIR): ${error.message}`, { cause: error });
+  });
   const controller = new AbortController();
   let received: NodeJS.Signals | null = null;
   let deadline: NodeJS.Timeout | undefined;

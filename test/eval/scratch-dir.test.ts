@@ -20,4 +20,17 @@ describe('withScratchDir', () => {
       STOPPING_SIGNALS.pop();
     }
   });
+
+  it('names the temporary directory and TMPDIR when it cannot make the folder there', async () => {
+    const saved = process.env['TMPDIR'];
+    process.env['TMPDIR'] = '/nowhere/at/all';
+    try {
+      await expect(withScratchDir('litserve-scratch-test-', async () => 'never run')).rejects.toThrow(
+        /^cannot make a scratch folder for the index in \/nowhere\/at\/all \(the temporary directory: TMPDIR\): ENOENT/,
+      );
+    } finally {
+      if (saved === undefined) delete process.env['TMPDIR'];
+      else process.env['TMPDIR'] = saved;
+    }
+  });
 });
