@@ -4,7 +4,7 @@ import { availableParallelism } from 'node:os';
 import { pino } from 'pino';
 import { searcherOptionsOf, type Config } from './config.js';
 import { buildApp } from './app.js';
-import { cutRemainingConnections } from './http/draining.js';
+import { cutRemainingConnections, requestsEnded } from './http/draining.js';
 import { STOPPING_SIGNALS } from './stopping-signals.js';
 import { LiveIndex } from './live/live-index.js';
 import { watchIndex } from './live/index-watcher.js';
@@ -156,6 +156,8 @@ export async function startServer(configured: Config, releaseData: () => Promise
     { logger },
   );
   let closing = false;
+  /** How long the exit waits for the lines of requests cut at the drain's end (each ends within milliseconds). */
+  const ENDS_AFTER_CUT_MS = 1_000;
   const shutdown = async (signal: string) => {
     if (closing) {
       // A second signal (Ctrl-C again) does not wait for the drain, as a second one does not wait for an ingestion.
@@ -177,6 +179,8 @@ export async function startServer(configured: Config, releaseData: () => Promise
     await app.close();
     clearInterval(sweep);
     clearTimeout(deadline);
+    // Requests cut a moment ago may end after the server has closed: their lines are written before the process exits.
+    await requestsEnded(app, ENDS_AFTER_CUT_MS);
     await Promise.all([closeServices(), index.close(), generator?.close(), reranker?.close()]);
     await releaseData();
     process.exit(0);

@@ -144,6 +144,10 @@ describe('SIGTERM drains in-flight requests', () => {
       const cutLine = server.output().split('\n').find((line) => line.includes('connection cut before the response was sent'));
       expect(cutLine, server.output()).toContain('the shutdown drain ended (--shutdown-timeout ran out, or a second signal came)');
       expect(cutLine).toContain('/v1/resources/lab/a/_/never-finished');
+      // Written before the server lets go of its index on the way out: the exit waits for it (it came after, when it
+      // came at all, and a loaded machine's exit had lost it).
+      const lines = server.output().split('\n');
+      expect(lines.indexOf(cutLine!)).toBeLessThan(lines.findIndex((line) => line.includes('index generation released')));
       expect(server.output()).toContain('drain time up: closing the connections still open');
       expect(server.output()).not.toContain('client disconnected before the response was sent');
       socket.destroy();
