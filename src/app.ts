@@ -15,7 +15,7 @@ import { isHealthProbe, healthRoutes, settingsRoutes, type ServiceInfo } from '.
 import { qaRoutes, type QaServices } from './http/literature/qa.js';
 import { RELOAD_PERMISSION, adminRoutes } from './http/literature/admin.js';
 import { shedLoad } from './http/load-shedding.js';
-import { refuseWhileDraining, trackUnendedRequests } from './http/draining.js';
+import { refuseWhileDraining } from './http/draining.js';
 import { refuseBodiesOfReads } from './http/literature/read-body.js';
 import { clientKey } from './http/client-address.js';
 import { warnOfUntrustedForwarding } from './http/untrusted-forwarding.js';
@@ -123,8 +123,6 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
   logRequests(app);
   // A request whose client left before its answer gets no 'request completed' line: one line says so instead.
   logAbandonedRequests(app);
-  // After it: a request's end is seen here once its line is written (the drain waits for those lines).
-  trackUnendedRequests(app);
   addSecurityHeaders(app);
   // CORS headers first, so the refusals below (400, 503) can be read by a cross-origin page too.
   enableCors(app, services.config.corsOrigins);

@@ -29,7 +29,12 @@ export function responseCutByServer(request: FastifyRequest): void {
 /** The requests whose route logs its client's departure itself, and whether their client has left. */
 const loggedByRoute = new WeakMap<FastifyRequest, { departed: boolean }>();
 
+/** Per server, the requests whose end has not come yet: none of their lines (a departure, a cut) is written yet. */
+const unended = new WeakMap<object, Set<FastifyRequest>>();
+
 export function logAbandonedRequests(app: FastifyInstance): void {
+  const requests = new Set<FastifyRequest>();
+  unended.set(app.server, requests);
   app.addHook('onRequest', async (request, reply) => {
     // Its 'finish', which comes before the 'close': light-my-request's responses (inject) never set writableFinished.
     let finished = false;
@@ -53,7 +58,12 @@ export function logAbandonedRequests(app: FastifyInstance): void {
       request.log = request.log.child(fields);
       byRoute.departed = true;
     };
-    if (!whenRequestEnds(request, reply, departed)) departed();
+    requests.add(request);
+    const ended = () => {
+      requests.delete(request);
+      departed();
+    };
+    if (!whenRequestEnds(request, reply, ended)) ended();
   });
   app.addHook('onSend', async (request) => {
     const byRoute = loggedByRoute.get(request);
@@ -68,3 +78,13 @@ export function departureLoggedByRoute(request: FastifyRequest): void {
   if (!loggedByRoute.has(request)) loggedByRoute.set(request, { departed: false });
 }
 
+/**
+ * Resolves once every request of the app has ended (its line, if any, written), or after `boundMs`. A request cut
+ * at the drain's end can end after the server has closed (its body's reader fails a moment later), and the
+ * process had exited before its "connection cut" line was written.
+ */
+export async function requestsEnded(app: FastifyInstance, boundMs: number): Promise<void> {
+  const requests = unended.get(app.server);
+  const deadline = Date.now() + boundMs;
+  while (requests !== undefined && requests.size > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
+}

@@ -10,7 +10,6 @@
  * A request whose connection the drain cut is logged as such, not as its client's departure.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { whenRequestEnds } from './request-end.js';
 
 /** Seconds: a restart or another replica takes about that long to be there. */
 const RETRY_AFTER_SECONDS = 5;
@@ -43,30 +42,3 @@ export function cutRemainingConnections(app: FastifyInstance): void {
 
 /** Whether the request's connection was cut at the end of the drain (its client may not have left). */
 export const cutByDrain = (request: FastifyRequest) => cut.has(request.server.server);
-
-/** Per server, the requests whose end has not come yet. */
-const unended = new WeakMap<object, Set<FastifyRequest>>();
-
-/**
- * Keeps the requests whose end has not come yet. Registered after the hook that logs a request's end
- * (abandoned-requests.ts), so that its end is seen once that line is written.
- */
-export function trackUnendedRequests(app: FastifyInstance): void {
-  const requests = new Set<FastifyRequest>();
-  unended.set(app.server, requests);
-  app.addHook('onRequest', async (request, reply) => {
-    requests.add(request);
-    if (!whenRequestEnds(request, reply, () => requests.delete(request))) requests.delete(request);
-  });
-}
-
-/**
- * Resolves once every request of the app has ended, or after `boundMs`. A request cut at the drain's end can
- * end after the server has closed (its body's reader fails a moment later), and the process had exited before
- * its "connection cut" line was written.
- */
-export async function requestsEnded(app: FastifyInstance, boundMs: number): Promise<void> {
-  const requests = unended.get(app.server);
-  const deadline = Date.now() + boundMs;
-  while (requests !== undefined && requests.size > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
-}
