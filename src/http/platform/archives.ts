@@ -22,6 +22,7 @@ import { negotiate, varyOnAccept } from '../negotiation.js';
 import { COLLECTION, checkPreconditions, existing, untagged } from './preconditions.js';
 import { bytesSchema, common, errorResponse, errorResponses, idParams, jsonMetadata, mediaTypeResponse, noQuery, projectParams } from './schemas.js';
 import { writersOnly } from './writers.js';
+import { logStoreUnavailable } from './errors.js';
 
 const OFFERS = ['application/zip', 'application/ld+json', 'application/json'] as const;
 
@@ -186,9 +187,8 @@ export async function archiveRoutes(app: FastifyInstance, { archives, maxDownloa
       return reply.send(
         download.stream((error) => {
           // The database away mid-download is no bug: one warn line with its cause, as for any request then.
-          if (error instanceof StoreUnavailableError) {
-            request.log.warn({ cause: (error.cause as Error | undefined)?.message, archive: download.archiveId }, 'platform store unavailable');
-          } else request.log.error({ err: error, archive: download.archiveId }, 'archive stream failed after the headers were sent');
+          if (error instanceof StoreUnavailableError) logStoreUnavailable(request, error, { archive: download.archiveId });
+          else request.log.error({ err: error, archive: download.archiveId }, 'archive stream failed after the headers were sent');
           responseCutByServer(request);
         }),
       );

@@ -129,8 +129,7 @@ export function handleError(error: FastifyError, request: FastifyRequest, reply:
   if (damaged) return reply.code(damaged.status).send(platformErrorBody('ServiceUnavailable', damaged.message));
   const { status, body } = toErrorReply(error, request.url);
   if (error instanceof StoreUnavailableError) {
-    // One line per request while the database is away, often thousands a second: the cause, without a stack.
-    request.log.warn({ cause: (error.cause as Error | undefined)?.message }, 'platform store unavailable');
+    logStoreUnavailable(request, error);
   } else if (status === 503 || status === 507) {
     // Overload, a full disk, no descriptors left: conditions the operator reads about, not bugs with a stack.
     // Under overload they come by the thousand, so one short line each.
@@ -139,6 +138,14 @@ export function handleError(error: FastifyError, request: FastifyRequest, reply:
   if (error instanceof RetryLaterError) reply.header('retry-after', String(error.retryAfterSeconds));
   if (status === 401) reply.header('WWW-Authenticate', 'Bearer');
   return reply.code(status).send(body);
+}
+
+/**
+ * The line of a request the platform store failed while the database was away: one a request, often thousands a
+ * second then, so its cause without a stack. `fields` add what the request was doing (an archive's id).
+ */
+export function logStoreUnavailable(request: FastifyRequest, error: StoreUnavailableError, fields: object = {}): void {
+  request.log.warn({ ...fields, cause: (error.cause as Error | undefined)?.message }, 'platform store unavailable');
 }
 
 /** What a handler set about the content it meant to send (a download's type, range, length, name, tag): the error body is another. */
