@@ -644,9 +644,9 @@ function parseFlags(argv: readonly string[], command: Command): Map<string, stri
         values.get(lastMultiple)!.push(arg);
         continue;
       }
-      const meant = DASH_WORD.test(arg) ? meantFlags(arg, command) : [];
-      const hint = DASH_WORD.test(arg) ? ` (an unknown option?${meant.length > 0 ? ` did you mean ${listFlags(meant)}?` : ''})` : '';
-      throw new ConfigError(`unexpected argument "${arg}"${hint}; see --help`);
+      // `-v` is worded as `--bogus` is: it had been an "unexpected argument", a second vocabulary for one mistake.
+      if (DASH_WORD.test(arg)) throw new ConfigError(`unknown option ${arg} for ${command}${didYouMean(arg, command)}; see --help`);
+      throw new ConfigError(`unexpected argument "${arg}"; see --help`);
     }
     const name = match[1]!;
     const setting = /^[a-z0-9-]+$/.test(name) ? settingOf(camelOf(name)) : undefined;

@@ -35,8 +35,13 @@ describe('a dash-word among the values of a many-valued path flag', () => {
     }
   });
 
-  it('standing alone, is named as a possible option', () => {
-    expect(() => loadConfig(['--index', 'idx', '-q'], {}, 'ingest')).toThrow('unexpected argument "-q" (an unknown option? did you mean --quiet?); see --help');
+  it('standing alone, is an unknown option, worded as one with two dashes is', () => {
+    // It had been `unexpected argument "-q" (an unknown option? …)`: two wordings for one mistake.
+    expect(() => loadConfig(['--index', 'idx', '-q'], {}, 'ingest')).toThrow('unknown option -q for ingest (did you mean --quiet?); see --help');
+    expect(() => loadConfig(['-v'], {})).toThrow(/^unknown option -v for serve( \(did you mean [^)]*\))?; see --help$/);
+    expect(() => loadConfig(['-quiet', '--index', 'idx'], {}, 'ingest')).toThrow('unknown option -quiet for ingest (did you mean --quiet?); see --help');
+    // A word without a dash is still no option.
+    expect(() => loadConfig(['serve'], {})).toThrow('unexpected argument "serve"; see --help');
   });
 });
 
