@@ -618,6 +618,11 @@ export function loadConfig(argv: readonly string[] = [], env: NodeJS.ProcessEnv 
   }
   const resolved = config as Config;
   resolved.givenIn = givenIn;
+  // The default is relative to the working directory, and from `/` (a service unit without WorkingDirectory, a
+  // root shell) it is the system's own /var, where a server had made `index` and `platform` beside the system's.
+  if (takes(TABLE.data!, command) && givenIn.data === undefined && path.resolve(resolved.data) === path.resolve('/', String(TABLE.data!.default))) {
+    throw new ConfigError(`${command} started from / needs --data: the default, ${TABLE.data!.default}, is relative to the working directory and would be the system's /${TABLE.data!.default}; see --help`);
+  }
   resolved.indexIsDefault = resolved.index === null;
   if (resolved.index === null) resolved.index = path.join(resolved.data, 'index');
   return resolved;

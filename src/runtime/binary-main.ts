@@ -74,6 +74,12 @@ function reportOtherBuilds(root: string): void {
   );
 }
 
+/** What the tree held besides the carried files is said: nothing the executable writes is left there but by a start killed mid-write. */
+function reportRemoved(root: string, removed: string[]): void {
+  const named = removed.slice(0, 5).join(', ') + (removed.length > 5 ? `, and ${removed.length - 5} more` : '');
+  process.stderr.write(`litserve: removed ${removed.length} entr${removed.length === 1 ? 'y' : 'ies'} the executable does not carry from ${root} (${named})\n`);
+}
+
 /** Where the carried files go, what they are, and the variables the command runs with besides the user's. */
 type Cache = { dir: string; manifest: CarriedManifest; env: Record<string, string> };
 
@@ -134,7 +140,8 @@ async function run(): Promise<void> {
           'point --cache-dir / LITSERVE_CACHE_DIR at a directory on another file system',
       );
     }
-    const { root, written } = extractCarried(cache.dir, cache.manifest, asset);
+    const { root, written, removed } = extractCarried(cache.dir, cache.manifest, asset);
+    if (removed.length > 0) reportRemoved(root, removed);
     if (written.length > 0) {
       process.stderr.write(`litserve: wrote ${written.length} carried file(s) to ${root}\n`);
       reportOtherBuilds(root);

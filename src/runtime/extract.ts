@@ -5,12 +5,14 @@
  *
  * Every start checks each file against the SHA-256 recorded at build time and
  * rewrites what is missing, truncated or altered, so a damaged cache is
- * repaired instead of loaded. Files are written beside their target and
+ * repaired instead of loaded; a symbolic link inside the tree is replaced, not
+ * followed, and whatever else the tree holds is removed (Node would load a
+ * module planted beside the carried ones). Files are written beside their target and
  * renamed into place, so two processes starting at once never see a partial
  * file, and a library in use by a running server is replaced, not overwritten.
  */
 import { createHash } from 'node:crypto';
-import { chmodSync, closeSync, openSync, readdirSync, readSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, closeSync, lstatSync, mkdirSync, openSync, readdirSync, readSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import path from 'node:path';
 import { makeDirectories } from '../directories.js';
@@ -100,7 +102,8 @@ export function isTreePath(file: string): boolean {
 
 function isIntact(target: string, file: CarriedFile): boolean {
   try {
-    const info = statSync(target);
+    // lstat: a link to a file of the right bytes elsewhere is loaded from there, where they can change unchecked.
+    const info = lstatSync(target);
     return info.isFile() && info.size === file.size && sha256OfFile(target) === file.sha256;
   } catch {
     return false; // absent or unreadable: rewrite it (and report why if that fails)
@@ -111,6 +114,8 @@ export interface ExtractReport {
   root: string;
   /** Files (re)written by this call: all of them on a first start, none on a warm one. */
   written: string[];
+  /** What the tree held besides the carried files, removed by this call (paths inside the tree). */
+  removed: string[];
 }
 
 /** Where extractCarried puts this build's files: known before they are written. */
@@ -126,6 +131,13 @@ export function extractCarried(cacheDir: string, manifest: CarriedManifest, read
   const root = carriedTreeOf(cacheDir, manifest);
   const outside = manifest.files.find((file) => !isTreePath(file.path));
   if (outside) throw new Error(`the executable is damaged: it names ${JSON.stringify(outside.path)}, a path outside its tree`);
+  const folders = carriedFolders(manifest);
+  try {
+    makeDirectories(root);
+    for (const folder of folders) ensureRealFolder(path.join(root, ...folder.split('/')));
+  } catch (error) {
+    throw notWritable(root, error as NodeJS.ErrnoException);
+  }
   const written: string[] = [];
   for (const file of manifest.files) {
     const target = path.join(root, ...file.path.split('/'));
@@ -134,9 +146,10 @@ export function extractCarried(cacheDir: string, manifest: CarriedManifest, read
     if (bytes.byteLength !== file.size) throw new Error(`the executable is damaged: its copy of ${file.path} has ${bytes.byteLength} bytes, ${file.size} expected`);
     const temporary = `${target}.${process.pid}.tmp`;
     try {
-      makeDirectories(path.dirname(target));
       writeFileSync(temporary, bytes);
       chmodSync(temporary, file.mode);
+      // A folder where the file goes cannot be renamed over (a link or a file can, the link itself replaced).
+      if (lstatSync(target, { throwIfNoEntry: false })?.isDirectory()) rmSync(target, { recursive: true, force: true });
       renameSync(temporary, target);
     } catch (error) {
       try {
@@ -148,36 +161,75 @@ export function extractCarried(cacheDir: string, manifest: CarriedManifest, read
     }
     written.push(file.path);
   }
-  removeAbandonedTemporaries(root, manifest);
-  return { root, written };
+  const removed = removeStrays(root, new Set(manifest.files.map((file) => file.path)), folders);
+  return { root, written, removed };
+}
+
+/** Every folder of the tree holding a carried file, parents before their children (`node_modules`, `node_modules/pkg`). */
+function carriedFolders(manifest: CarriedManifest): string[] {
+  const folders = new Set<string>();
+  for (const file of manifest.files) {
+    const segments = file.path.split('/');
+    for (let depth = 1; depth < segments.length; depth++) folders.add(segments.slice(0, depth).join('/'));
+  }
+  return [...folders].sort((a, b) => a.split('/').length - b.split('/').length);
 }
 
 /**
- * Deletes temporaries that starts killed while writing left behind (SIGTERM
- * or SIGINT too: no handler is installed that early). Each is up to a whole library (45 MB for
- * onnxruntime's) and nothing else would ever remove it, so a service killed
- * during its first starts filled the disk one temporary at a time.
+ * Makes `folder` a directory of the tree itself. A symbolic link there (or a file) is removed first: files
+ * written through a link had landed wherever it pointed, outside the cache, and files found intact through it
+ * were loaded from there. Removing a link never touches what it points to.
  */
-function removeAbandonedTemporaries(root: string, manifest: CarriedManifest): void {
-  const carried = new Set(manifest.files.map((file) => file.path));
-  const now = Date.now();
-  let entries: string[];
+function ensureRealFolder(folder: string): void {
+  const info = lstatSync(folder, { throwIfNoEntry: false });
+  if (info?.isDirectory()) return;
+  if (info !== undefined) rmSync(folder, { force: true });
   try {
-    entries = readdirSync(root, { recursive: true, encoding: 'utf8' });
-  } catch {
-    return; // an unreadable tree was refused above; tidying never stops a start
+    mkdirSync(folder);
+  } catch (error) {
+    // Made meanwhile by another start: what was wanted.
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || !lstatSync(folder).isDirectory()) throw error;
   }
-  for (const entry of entries) {
-    const relative = entry.split(path.sep).join('/');
-    if (!TEMPORARY.test(relative) || carried.has(relative)) continue;
-    const file = path.join(root, entry);
+}
+
+/**
+ * Removes what the tree holds besides the carried files and their folders: a module planted beside the
+ * carried ones would be loaded by Node's resolution (`node_modules/pkg/node_modules/dep`), and temporaries
+ * that starts killed while writing left behind (SIGTERM or SIGINT too: no handler is installed that early;
+ * each is up to a whole library, 45 MB for onnxruntime's, and a service killed during its first starts had
+ * filled the disk one temporary at a time). A temporary younger than ABANDONED_AFTER_MS is another start's,
+ * still being written, and is kept. Links are removed as entries, never followed.
+ */
+function removeStrays(root: string, carried: Set<string>, folders: readonly string[]): string[] {
+  const carriedFolder = new Set(folders);
+  const removed: string[] = [];
+  const now = Date.now();
+  const visit = (relative: string): void => {
+    let entries;
     try {
-      const info = statSync(file);
-      if (info.isFile() && now - info.mtimeMs >= ABANDONED_AFTER_MS) unlinkSync(file);
+      entries = readdirSync(path.join(root, ...relative.split('/').filter(Boolean)), { withFileTypes: true });
     } catch {
-      // renamed or removed meanwhile by its writer or another start
+      return; // an unreadable folder was refused above; tidying never stops a start
     }
-  }
+    for (const entry of entries) {
+      const inner = relative === '' ? entry.name : `${relative}/${entry.name}`;
+      if (entry.isDirectory() && carriedFolder.has(inner)) {
+        visit(inner);
+        continue;
+      }
+      if (entry.isFile() && carried.has(inner)) continue;
+      const found = path.join(root, ...inner.split('/'));
+      try {
+        if (TEMPORARY.test(inner) && entry.isFile() && now - lstatSync(found).mtimeMs < ABANDONED_AFTER_MS) continue;
+        rmSync(found, { recursive: true, force: true });
+        removed.push(inner);
+      } catch {
+        // renamed or removed meanwhile by its writer or another start
+      }
+    }
+  };
+  visit('');
+  return removed;
 }
 
 export interface OtherBuild {

@@ -100,3 +100,18 @@ describe('--log-level in --help', () => {
     expect(() => loadConfig(['--log-level', 'verbose'], {})).toThrow(`--log-level / LOG_LEVEL must be one of ${listed!.join(', ')}, got "verbose"`);
   });
 });
+
+describe('the default --data', () => {
+  it('is refused when started from /, where it would be the system /var, and taken when given', () => {
+    const workingDirectory = process.cwd();
+    try {
+      process.chdir('/');
+      expect(() => loadConfig([], {})).toThrow("serve started from / needs --data: the default, var, is relative to the working directory and would be the system's /var; see --help");
+      expect(loadConfig(['--data', '/srv/litserve'], {}).data).toBe('/srv/litserve');
+      expect(loadConfig([], { DATA_DIR: 'var' }).data).toBe('var');
+    } finally {
+      process.chdir(workingDirectory);
+    }
+    expect(loadConfig([], {}).data).toBe('var');
+  });
+});

@@ -353,9 +353,14 @@ describe.skipIf(!buildable)('the single executable', () => {
     altered[altered.length >> 1]! ^= 0xff;
     writeFileSync(path.join(root, lmdb), altered);
     unlinkSync(path.join(root, worker));
+    // A module planted where Node's resolution would find it before the carried one is removed, and said.
+    mkdirSync(path.join(root, 'node_modules', 'piscina', 'node_modules', 'planted'), { recursive: true });
+    writeFileSync(path.join(root, 'node_modules', 'piscina', 'node_modules', 'planted', 'index.js'), 'throw new Error("planted")');
     const repaired = await run(mergeEmptyIndex());
     expect(repaired.code).toBe(0);
     expect(repaired.stderr).toContain('wrote 3 carried file(s)');
+    expect(repaired.stderr).toContain(`litserve: removed 1 entry the executable does not carry from ${root} (node_modules/piscina/node_modules)`);
+    expect(existsSync(path.join(root, 'node_modules', 'piscina', 'node_modules'))).toBe(false);
     for (const [file, hash] of written) expect(sha256(path.join(root, file))).toBe(hash);
   }, 120_000);
 

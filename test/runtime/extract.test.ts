@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, truncateSync, unlinkSync, utimesSync, writeFileSync, statSync } from 'node:fs';
+import { cpSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, truncateSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { ABANDONED_AFTER_MS, CacheNotWritableError, contentId, defaultCacheDir, extractCarried, otherBuilds, type CarriedManifest } from '../../src/runtime/extract.js';
 import { tempDir } from '../search/helpers.js';
@@ -65,7 +65,7 @@ describe('extractCarried', () => {
       writeFileSync(inProgress, 'lib');
       const before = (Date.now() - ABANDONED_AFTER_MS - 1000) / 1000;
       utimesSync(abandoned, before, before);
-      expect(extractCarried(dir, manifest, readAsset).written).toEqual([]);
+      expect(extractCarried(dir, manifest, readAsset)).toMatchObject({ written: [], removed: ['node_modules/pkg/addon.node.4242.tmp'] });
       expect(existsSync(abandoned)).toBe(false);
       expect(existsSync(inProgress)).toBe(true);
       for (const [file, bytes] of Object.entries(contents)) expect(readFileSync(path.join(root, file)).equals(bytes)).toBe(true);
@@ -110,18 +110,82 @@ describe('extractCarried', () => {
     }
   });
 
-  it('refuses a tree holding a folder where a carried file goes, naming the folder and the setting', async () => {
+  it('replaces a folder where a carried file goes', async () => {
+    // It had been refused (EISDIR), asking the operator to remove the folder by hand.
     const { dir, cleanup } = await tempDir();
     try {
       const { root } = extractCarried(dir, manifest, readAsset);
       const replaced = path.join(root, 'data', 'demo', 'articles.jsonl');
       unlinkSync(replaced);
-      mkdirSync(replaced);
-      const attempt = () => extractCarried(dir, manifest, readAsset);
-      expect(attempt).toThrow(CacheNotWritableError);
-      expect(attempt).toThrow(
-        new RegExp(`^cannot write the native libraries this executable carries to ${root} \\(EISDIR: .*\\): something in that folder is not what was written there; remove the folder to have it written again, or point --cache-dir / LITSERVE_CACHE_DIR at another directory$`),
-      );
+      mkdirSync(path.join(replaced, 'inner'), { recursive: true });
+      const repair = extractCarried(dir, manifest, readAsset);
+      expect(repair.written).toEqual(['data/demo/articles.jsonl']);
+      expect(readFileSync(replaced).equals(contents['data/demo/articles.jsonl']!)).toBe(true);
+    } finally {
+      await cleanup();
+    }
+  });
+
+  it('replaces a symbolic link to a folder inside the tree instead of writing through it', async () => {
+    // The repair had written the package's files wherever the link pointed, outside the cache.
+    const { dir, cleanup } = await tempDir();
+    try {
+      const { root } = extractCarried(dir, manifest, readAsset);
+      const elsewhere = path.join(dir, 'elsewhere');
+      mkdirSync(elsewhere);
+      writeFileSync(path.join(elsewhere, 'keep.txt'), 'not the cache');
+      rmSync(path.join(root, 'node_modules', 'pkg'), { recursive: true });
+      symlinkSync(elsewhere, path.join(root, 'node_modules', 'pkg'));
+      const repair = extractCarried(dir, manifest, readAsset);
+      expect(repair.written.sort()).toEqual(['node_modules/pkg/addon.node', 'node_modules/pkg/libcompanion.so.1']);
+      expect(lstatSync(path.join(root, 'node_modules', 'pkg')).isDirectory()).toBe(true);
+      expect(readdirSync(elsewhere)).toEqual(['keep.txt']);
+    } finally {
+      await cleanup();
+    }
+  });
+
+  it('replaces a folder link holding intact copies, and a file link to an intact copy, rather than loading through them', async () => {
+    const { dir, cleanup } = await tempDir();
+    try {
+      const { root } = extractCarried(dir, manifest, readAsset);
+      const copy = path.join(dir, 'copy');
+      cpSync(path.join(root, 'node_modules', 'pkg'), copy, { recursive: true });
+      rmSync(path.join(root, 'node_modules', 'pkg'), { recursive: true });
+      symlinkSync(copy, path.join(root, 'node_modules', 'pkg'));
+      const articles = path.join(root, 'data', 'demo', 'articles.jsonl');
+      const articlesCopy = path.join(dir, 'articles-copy.jsonl');
+      cpSync(articles, articlesCopy);
+      unlinkSync(articles);
+      symlinkSync(articlesCopy, articles);
+      const repair = extractCarried(dir, manifest, readAsset);
+      expect(repair.written.sort()).toEqual(['data/demo/articles.jsonl', 'node_modules/pkg/addon.node', 'node_modules/pkg/libcompanion.so.1']);
+      expect(lstatSync(path.join(root, 'node_modules', 'pkg')).isDirectory()).toBe(true);
+      expect(lstatSync(articles).isFile()).toBe(true);
+      expect(existsSync(articlesCopy) && existsSync(path.join(copy, 'addon.node'))).toBe(true);
+    } finally {
+      await cleanup();
+    }
+  });
+
+  it('removes what the tree holds besides the carried files (a planted module, a stray link), and says so', async () => {
+    // A module planted beside a carried package (node_modules/pkg/node_modules/dep) is what Node's resolution loads first.
+    const { dir, cleanup } = await tempDir();
+    try {
+      const { root } = extractCarried(dir, manifest, readAsset);
+      mkdirSync(path.join(root, 'node_modules', 'pkg', 'node_modules', 'dep'), { recursive: true });
+      writeFileSync(path.join(root, 'node_modules', 'pkg', 'node_modules', 'dep', 'index.js'), 'planted');
+      writeFileSync(path.join(root, 'index.js'), 'planted');
+      const outside = path.join(dir, 'outside');
+      mkdirSync(outside);
+      writeFileSync(path.join(outside, 'kept.txt'), 'kept');
+      symlinkSync(outside, path.join(root, 'data', 'link'));
+      const tidy = extractCarried(dir, manifest, readAsset);
+      expect(tidy.written).toEqual([]);
+      expect(tidy.removed.sort()).toEqual(['data/link', 'index.js', 'node_modules/pkg/node_modules']);
+      expect(existsSync(path.join(root, 'node_modules', 'pkg', 'node_modules'))).toBe(false);
+      expect(readdirSync(outside)).toEqual(['kept.txt']);
+      expect(extractCarried(dir, manifest, readAsset).removed).toEqual([]);
     } finally {
       await cleanup();
     }
