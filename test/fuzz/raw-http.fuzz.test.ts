@@ -9,6 +9,7 @@ import net from 'node:net';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixtureApp, type Fixture } from '../http/app-fixture.js';
+import { rawExchange } from '../http/raw-exchange.js';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 40);
 const TOKEN = 'raw-admin';
@@ -28,23 +29,9 @@ afterAll(async () => {
   await fixture.close();
 });
 
-/** Writes raw bytes, then reads until the server closes or goes quiet; returns what came back. */
-function exchange(request: Buffer | string, options: { endAfterWrite?: boolean } = {}): Promise<string> {
-  return new Promise((resolve) => {
-    const socket = net.connect(port, '127.0.0.1');
-    const chunks: Buffer[] = [];
-    const done = () => {
-      socket.destroy();
-      resolve(Buffer.concat(chunks).toString('latin1'));
-    };
-    socket.setTimeout(1500, done);
-    socket.on('data', (chunk) => chunks.push(chunk));
-    socket.on('end', done);
-    socket.on('error', done);
-    socket.write(request, () => {
-      if (options.endAfterWrite) socket.end();
-    });
-  });
+/** Writes raw bytes, then reads until the server closes or resets the connection, or 1.5 s pass; returns what came back. */
+async function exchange(request: Buffer | string, options: { endAfterWrite?: boolean } = {}): Promise<string> {
+  return (await rawExchange(port, request, { timeoutMs: 1500, lenient: true, ...options })).text;
 }
 
 /** The status codes of every response in a raw answer (pipelining or keep-alive may give several). */

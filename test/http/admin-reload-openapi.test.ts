@@ -6,6 +6,7 @@
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixtureApp, type Fixture } from './app-fixture.js';
+import { rawExchange, type RawAnswer } from './raw-exchange.js';
 
 const TOKEN = 'admin-reload-openapi';
 const AUTH = { tokens: { [TOKEN]: { realm: 'local', subject: 'admin' } }, acls: { '/': { 'local/admin': ['*'] } } };
@@ -31,16 +32,8 @@ afterAll(() => fixture.close());
 const reload = () => paths['/admin/reload']!.post!;
 
 /** Writes `request` on a connection of its own; the answer's status and body, read until the server closes it. */
-function exchange(request: string): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const socket = net.connect(port, '127.0.0.1');
-    let text = '';
-    socket.setTimeout(20_000, () => reject(new Error('no answer in 20 s')));
-    socket.on('data', (chunk) => (text += chunk.toString('latin1')));
-    socket.on('error', reject);
-    socket.on('close', () => resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1]), body: text.slice(text.indexOf('\r\n\r\n') + 4) }));
-    socket.write(request);
-  });
+function exchange(request: string): Promise<RawAnswer> {
+  return rawExchange(port, request);
 }
 
 describe('POST /admin/reload in the OpenAPI document', () => {

@@ -3,10 +3,10 @@
  * would be served as whichever came first (a proxy adding its own, a client sending a stale one):
  * it is refused as a malformed one, on both APIs, whatever the order.
  */
-import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixtureApp, type Fixture } from './app-fixture.js';
+import { rawExchange, type RawAnswer } from './raw-exchange.js';
 
 const READER = 'reader-token';
 const AUTH = {
@@ -24,20 +24,8 @@ beforeAll(async () => {
 afterAll(() => fixture.close());
 
 /** The status line and body of a GET sent byte for byte, with these header lines. */
-function rawGet(target: string, headerLines: string[]): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const socket = net.connect(port, '127.0.0.1', () => {
-      socket.write([`GET ${target} HTTP/1.1`, 'Host: 127.0.0.1', 'Connection: close', ...headerLines, '', ''].join('\r\n'));
-    });
-    let answer = '';
-    socket.setEncoding('utf8');
-    socket.on('data', (chunk) => (answer += chunk));
-    socket.on('error', reject);
-    socket.on('end', () => {
-      const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(answer)?.[1]);
-      resolve({ status, body: answer.slice(answer.indexOf('\r\n\r\n') + 4) });
-    });
-  });
+function rawGet(target: string, headerLines: string[]): Promise<RawAnswer> {
+  return rawExchange(port, [`GET ${target} HTTP/1.1`, 'Host: 127.0.0.1', 'Connection: close', ...headerLines, '', ''].join('\r\n'));
 }
 
 describe('two Authorization headers', () => {

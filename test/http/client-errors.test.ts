@@ -5,9 +5,9 @@
  */
 import { readFile } from 'node:fs/promises';
 import net from 'node:net';
-import { performance } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixtureApp, type Fixture } from './app-fixture.js';
+import { rawExchange, type RawAnswer } from './raw-exchange.js';
 
 const TOKEN = 'client-errors-admin';
 const AUTH = { tokens: { [TOKEN]: { realm: 'local', subject: 'admin' } }, acls: { '/': { 'local/admin': ['*'] } } };
@@ -22,23 +22,8 @@ beforeAll(async () => {
 afterAll(() => fixture.close());
 
 /** Writes `request`, then reads until the server closes the connection; the answer's status, headers (lower-cased names) and body. */
-function exchange(request: Buffer | string): Promise<{ status: number; headers: Record<string, string>; body: string; seconds: number }> {
-  const started = performance.now();
-  return new Promise((resolve, reject) => {
-    const socket = net.connect(port, '127.0.0.1');
-    const chunks: Buffer[] = [];
-    socket.setTimeout(60_000, () => reject(new Error('no answer in 60 s')));
-    socket.on('data', (chunk) => chunks.push(chunk));
-    socket.on('error', reject);
-    socket.on('close', () => {
-      const answer = Buffer.concat(chunks).toString('latin1');
-      const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(answer)?.[1]);
-      const head = answer.slice(0, answer.indexOf('\r\n\r\n')).split('\r\n').slice(1);
-      const headers = Object.fromEntries(head.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]));
-      resolve({ status, headers, body: answer.slice(answer.indexOf('\r\n\r\n') + 4), seconds: (performance.now() - started) / 1000 });
-    });
-    socket.write(request);
-  });
+function exchange(request: Buffer | string): Promise<RawAnswer> {
+  return rawExchange(port, request, { timeoutMs: 60_000 });
 }
 
 describe('requests the HTTP parser refuses', () => {

@@ -10,6 +10,7 @@ import net from 'node:net';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { InjectOptions } from 'fastify';
 import { fixtureApp, type Fixture } from './app-fixture.js';
+import { rawExchange } from './raw-exchange.js';
 import { ExtractiveGenerator } from '../../src/llm/extractive.js';
 import { IncompleteAnswerError, ModelUnavailableError, QueueFullError, type Context, type GenerateOptions, type Generator } from '../../src/llm/types.js';
 
@@ -111,16 +112,8 @@ function framingProbes(route: Route): string[] {
 }
 
 /** The status of the answer `request` draws on a connection of its own (the server closes each after these refusals). */
-function rawStatus(port: number, request: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const socket = net.connect(port, '127.0.0.1');
-    let text = '';
-    socket.setTimeout(20_000, () => reject(new Error(`no answer to ${request.slice(0, 40)}`)));
-    socket.on('data', (chunk) => (text += chunk.toString('latin1')));
-    socket.on('error', reject);
-    socket.on('close', () => resolve(Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1])));
-    socket.write(request);
-  });
+async function rawStatus(port: number, request: string): Promise<number> {
+  return (await rawExchange(port, request)).status;
 }
 
 const seen = new Map<string, Set<number>>(ROUTES.map((r) => [`${r.method} ${r.url}`, new Set<number>()]));

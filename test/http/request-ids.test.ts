@@ -6,6 +6,7 @@ import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixtureApp, type Fixture } from './app-fixture.js';
 import { capturingLogger } from './captured-log.js';
+import { rawExchange } from './raw-exchange.js';
 
 const { lines, logger } = capturingLogger();
 let fixture: Fixture;
@@ -22,15 +23,8 @@ const idOf = async (requestId: string) =>
   (await fixture.app.inject({ method: 'GET', url: '/retrieval/article_count', headers: { 'x-request-id': requestId } })).headers['x-request-id'];
 
 /** Sends raw bytes; the head of the answer, up to the server closing the connection. */
-function rawAnswer(request: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const socket = net.connect(port, '127.0.0.1');
-    const chunks: Buffer[] = [];
-    socket.on('data', (chunk) => chunks.push(chunk));
-    socket.on('error', reject);
-    socket.on('close', () => resolve(Buffer.concat(chunks).toString('latin1')));
-    socket.write(request);
-  });
+async function rawAnswer(request: string): Promise<string> {
+  return (await rawExchange(port, request)).text;
 }
 
 describe('request ids', () => {

@@ -7,6 +7,7 @@ import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixtureApp, type Fixture } from './app-fixture.js';
 import { capturingLogger } from './captured-log.js';
+import { rawExchange, type RawAnswer } from './raw-exchange.js';
 
 const { lines, logger } = capturingLogger();
 let fixture: Fixture;
@@ -18,36 +19,13 @@ beforeAll(async () => {
 });
 afterAll(() => fixture.close());
 
-interface Answer {
-  status: number;
-  headers: Record<string, string>;
-  body: string;
-}
-
-/** Sends raw bytes; the first answer, read up to the server closing the connection (or 3 s). */
-function rawAnswer(request: string): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const socket = net.connect(port, '127.0.0.1');
-    const chunks: Buffer[] = [];
-    const done = () => {
-      clearTimeout(giveUp);
-      socket.destroy();
-      const text = Buffer.concat(chunks).toString('latin1');
-      const end = text.indexOf('\r\n\r\n');
-      const [statusLine, ...headerLines] = text.slice(0, Math.max(end, 0)).split('\r\n');
-      const headers = Object.fromEntries(headerLines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]));
-      resolve({ status: Number(statusLine?.split(' ')[1] ?? 0), headers, body: end < 0 ? '' : text.slice(end + 4) });
-    };
-    const giveUp = setTimeout(done, 3000);
-    socket.on('data', (chunk) => chunks.push(chunk));
-    socket.on('error', reject);
-    socket.on('close', done);
-    socket.write(request);
-  });
+/** Sends raw bytes; the first answer, read up to the server closing the connection (or 3 s: some refusals keep it open). */
+function rawAnswer(request: string): Promise<RawAnswer> {
+  return rawExchange(port, request, { timeoutMs: 3000, lenient: true });
 }
 
 /** The answer is a refusal as every other: JSON body, request id, security headers, closed, logged under its id. */
-async function expectRefusal(answer: Answer, status: number): Promise<unknown> {
+async function expectRefusal(answer: RawAnswer, status: number): Promise<unknown> {
   expect(answer.status).toBe(status);
   expect(answer.headers['content-type']).toMatch(/^application\/json/);
   expect(answer.headers['x-content-type-options']).toBe('nosniff');

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { loadUiAssets } from '../../src/http/ui/assets.js';
 import { fixtureApp, type Fixture } from '../http/app-fixture.js';
+import { rawExchange } from '../http/raw-exchange.js';
 
 const ORIGIN = 'https://front.example:8443';
 
@@ -147,14 +148,10 @@ describe('the page and /docs', () => {
     await fixture.app.listen({ host: '127.0.0.1', port: 0 });
     const port = (fixture.app.server.address() as net.AddressInfo).port;
     // Absolute form (RFC 9112 §3.2.2) cannot be sent through inject, which keeps only the path: a raw socket.
-    const locationFor = (target: string) =>
-      new Promise<string>((resolve, reject) => {
-        let answer = '';
-        const socket = net.connect(port, '127.0.0.1', () => socket.write(`GET ${target} HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/html\r\nConnection: close\r\n\r\n`));
-        socket.on('data', (chunk) => (answer += chunk.toString('latin1')));
-        socket.on('error', reject);
-        socket.on('close', () => resolve(/^HTTP\/1\.1 301 [^]*?\r\nlocation: ([^\r]*)\r\n/i.exec(answer)?.[1] ?? answer.slice(0, 200)));
-      });
+    const locationFor = async (target: string) => {
+      const answer = await rawExchange(port, `GET ${target} HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/html\r\nConnection: close\r\n\r\n`);
+      return answer.status === 301 ? answer.headers.location : answer.text.slice(0, 200);
+    };
     expect(await locationFor('http://evil.example/ui?q=1')).toBe('ui/?q=1');
     expect(await locationFor('HTTP://evil.example:8080/ui')).toBe('ui/');
     expect(await locationFor('/ui?q=grid%20cells')).toBe('ui/?q=grid%20cells');
