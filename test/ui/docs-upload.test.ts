@@ -1,7 +1,8 @@
 /**
  * /docs in Chromium for what a JSON body and a GET do not cover: a file upload (a multipart/form-data body, its
- * binary part picked as a file and sent with the page's token), and the HEAD each GET also answers, tried from
- * the GET's entry. Run under the page's Content-Security-Policy, whose violations would be recorded.
+ * binary part picked as a file and sent with the page's token), the HEAD each GET also answers, tried from
+ * the GET's entry, and the media type a GET asks for. Run under the page's Content-Security-Policy, whose
+ * violations would be recorded.
  */
 import type { Locator, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -20,7 +21,7 @@ const writer = { authorization: `Bearer ${WRITER}` };
 /** Bytes no text decoding would keep as they are: a NUL, invalid UTF-8, a CR LF (which a multipart body must not mangle). */
 const BYTES = Buffer.from([0x00, 0xff, 0xfe, 0x0d, 0x0a, 0x2d, 0x2d, 0x41, 0xc3, 0x28]);
 
-describe.skipIf(!HAS_CHROMIUM)(`/docs uploads and HEAD in Chromium (${HAS_CHROMIUM ? '/usr/bin/chromium' : SKIP_REASON})`, () => {
+describe.skipIf(!HAS_CHROMIUM)(`/docs uploads, HEAD and Accept in Chromium (${HAS_CHROMIUM ? '/usr/bin/chromium' : SKIP_REASON})`, () => {
   let server: UiServer;
   let browser: Browser;
   let page: Page;
@@ -139,5 +140,45 @@ describe.skipIf(!HAS_CHROMIUM)(`/docs uploads and HEAD in Chromium (${HAS_CHROMI
     await download.getByRole('button', { name: 'HEAD (headers only)' }).click();
     await expect.poll(() => shown(download)).toMatch(/^HTTP 404 Not Found\n/);
     expect((await shown(download))!.split('\n').slice(1).every((line) => /^[a-z0-9-]+: /.test(line))).toBe(true);
+  });
+
+  it("asks a GET with several media types for the one chosen: a resource as N-Triples, a file's metadata rather than its content", async () => {
+    // The page had sent the browser's Accept alone, so only the default answer of each could be tried.
+    const resource = await server.fixture.app.inject({
+      method: 'PUT',
+      url: '/v1/resources/neuro/lab/_/accept-cell',
+      headers: { ...writer, 'content-type': 'application/json' },
+      payload: JSON.stringify({ '@context': { '@vocab': 'https://example.org/' }, name: 'grid cell' }),
+    });
+    expect(resource.statusCode, resource.body).toBe(201);
+    const file = await server.fixture.app.inject({
+      method: 'PUT',
+      url: '/v1/files/neuro/lab/accept-notes',
+      headers: { ...writer, 'content-type': 'multipart/form-data; boundary=b' },
+      payload: '--b\r\ncontent-disposition: form-data; name="file"; filename="notes.txt"\r\ncontent-type: text/plain\r\n\r\nplain notes\r\n--b--\r\n',
+    });
+    expect(file.statusCode, file.body).toBe(201);
+    await openDocs(WRITER);
+
+    const read = operation('get', '/v1/resources/{org}/{project}/{schema}/{id}');
+    await fill(read, { 'org (path)': 'neuro', 'project (path)': 'lab', 'schema (path)': '_', 'id (path)': 'accept-cell' });
+    expect(await read.getByRole('combobox', { name: 'Accept (header)' }).locator('option').allTextContents()).toEqual(
+      expect.arrayContaining(["the browser's default", 'application/ld+json', 'application/n-triples']),
+    );
+    await read.getByRole('combobox', { name: 'Accept (header)' }).selectOption('application/n-triples');
+    await read.getByRole('button', { name: 'Send' }).click();
+    await expect.poll(() => shown(read)).toMatch(/^HTTP 200 OK\n/);
+    expect(await shown(read)).toContain('<https://example.org/name> "grid cell" .');
+
+    const download = operation('get', '/v1/files/{org}/{project}/{id}');
+    await fill(download, { 'org (path)': 'neuro', 'project (path)': 'lab', 'id (path)': 'accept-notes' });
+    await download.getByRole('button', { name: 'Send' }).click();
+    await expect.poll(() => shown(download)).toBe('HTTP 200 OK\nplain notes');
+    await download.getByRole('combobox', { name: 'Accept (header)' }).selectOption('application/ld+json');
+    await download.getByRole('button', { name: 'Send' }).click();
+    await expect.poll(() => shown(download)).toContain('"_filename": "notes.txt"');
+
+    // An operation with one media type offers no choice.
+    expect(await operation('get', '/v1/orgs/{org}').getByRole('combobox', { name: 'Accept (header)' }).count()).toBe(0);
   });
 });

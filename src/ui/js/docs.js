@@ -67,6 +67,21 @@ function formParts(schema) {
   return { rows, formData };
 }
 
+/**
+ * A choice of the media types a GET's success answers declare, when it has several (a resource as JSON-LD or
+ * N-Triples, a file's content or its metadata, an archive as ZIP or JSON): sent as Accept, which the page had
+ * no way to set, so only the browser's default answer could be tried. Null for an operation with one media type.
+ */
+function acceptChoice(method, operation) {
+  if (method !== 'get') return null;
+  const declared = Object.entries(operation.responses ?? {}).filter(([status]) => status.startsWith('2')).flatMap(([, response]) => Object.keys(response.content ?? {}));
+  const types = [...new Set(declared)];
+  if (types.length < 2) return null;
+  const select = element('select', { name: 'accept' }, element('option', { value: '', textContent: "the browser's default" }), ...types.map((type) => element('option', { value: type, textContent: type })));
+  select.setAttribute('aria-label', 'Accept (header)');
+  return { select, row: fieldRow('Accept', false, 'header, media type', 'The media type asked for, among those this operation answers with.', select) };
+}
+
 /** The longest answer shown whole: past it, the page says where it was cut and how long the answer was. */
 const LONGEST_SHOWN = 20_000;
 
@@ -104,6 +119,8 @@ function operationView(path, method, operation, head) {
     const type = p.schema?.type === 'array' ? `${p.schema.items?.type ?? ''}[] (comma-separated)` : p.schema?.type ?? '';
     return fieldRow(p.name, p.required, `${p.in}, ${type}`, p.description, input);
   });
+  const accept = acceptChoice(method, operation);
+  if (accept) rows.push(accept.row);
   const body = jsonSchema ? element('textarea', { value: JSON.stringify(example(jsonSchema), null, 2) }) : null;
   body?.setAttribute('aria-label', 'Request body (JSON)');
   const form = multipartSchema ? formParts(multipartSchema) : null;
@@ -117,6 +134,7 @@ function operationView(path, method, operation, head) {
     sending = request;
     let url = path;
     const query = new URLSearchParams();
+    const headers = {};
     const refuse = (why) => {
       output.hidden = false;
       output.textContent = `Not sent: ${why}`;
@@ -133,6 +151,7 @@ function operationView(path, method, operation, head) {
       }
       if (p.in === 'path') url = url.replace(`{${p.name}}`, encodeURIComponent(value));
       else if (p.in === 'query') for (const item of p.schema?.type === 'array' ? value.split(',') : [value]) query.append(p.name, item.trim());
+      else if (p.in === 'header') headers[p.name.toLowerCase()] = value;
     }
     const search = query.toString();
     const isHead = sentMethod === 'head';
@@ -143,7 +162,12 @@ function operationView(path, method, operation, head) {
       const response = await fetch(serverUrl(url) + (search ? `?${search}` : ''), {
         method: sentMethod.toUpperCase(),
         // No Content-Type for a form: the browser sets multipart/form-data with the boundary it chose.
-        headers: authHeaders({ ...(body && !isHead && { 'content-type': 'application/json' }), ...(answersJsonWrite && { accept: 'application/json' }) }),
+        headers: authHeaders({
+          ...headers,
+          ...(body && !isHead && { 'content-type': 'application/json' }),
+          ...(answersJsonWrite && { accept: 'application/json' }),
+          ...(accept?.select.value && { accept: accept.select.value }),
+        }),
         ...(sentBody !== undefined && { body: sentBody }),
         signal: request.signal,
       });
