@@ -40,6 +40,17 @@ describe.skipIf(!HAS_CHROMIUM)(`/docs uploads, HEAD and Accept in Chromium (${HA
     await page.getByLabel('Access token').press('Tab');
   }
 
+  /** Stores a text/plain file in neuro/lab under `id`, without the page. */
+  async function storeTextFile(id: string, filename: string, text: string): Promise<void> {
+    const stored = await server.fixture.app.inject({
+      method: 'PUT',
+      url: `/v1/files/neuro/lab/${id}`,
+      headers: { ...writer, 'content-type': 'multipart/form-data; boundary=b' },
+      payload: `--b\r\ncontent-disposition: form-data; name="file"; filename="${filename}"\r\ncontent-type: text/plain\r\n\r\n${text}\r\n--b--\r\n`,
+    });
+    expect(stored.statusCode, stored.body).toBe(201);
+  }
+
   async function fill(entry: Locator, values: Record<string, string>): Promise<void> {
     await entry.locator(':scope > summary').click();
     for (const [name, value] of Object.entries(values)) await entry.getByRole('textbox', { name }).fill(value);
@@ -112,13 +123,7 @@ describe.skipIf(!HAS_CHROMIUM)(`/docs uploads, HEAD and Accept in Chromium (${HA
     const heads = Object.keys(spec.paths).filter((path) => spec.paths[path]!.head);
     const entries = Object.values(spec.paths).flatMap((item) => Object.keys(item).filter((method) => ['get', 'post', 'put', 'patch', 'delete'].includes(method)));
     expect(heads.length).toBeGreaterThan(20);
-    const stored = await server.fixture.app.inject({
-      method: 'PUT',
-      url: '/v1/files/neuro/lab/report',
-      headers: { ...writer, 'content-type': 'multipart/form-data; boundary=b' },
-      payload: '--b\r\ncontent-disposition: form-data; name="file"; filename="report.txt"\r\ncontent-type: text/plain\r\n\r\nfive!\r\n--b--\r\n',
-    });
-    expect(stored.statusCode, stored.body).toBe(201);
+    await storeTextFile('report', 'report.txt', 'five!');
 
     await openDocs(WRITER);
     expect(await page.locator('details.operation').count()).toBe(entries.length);
@@ -151,13 +156,7 @@ describe.skipIf(!HAS_CHROMIUM)(`/docs uploads, HEAD and Accept in Chromium (${HA
       payload: JSON.stringify({ '@context': { '@vocab': 'https://example.org/' }, name: 'grid cell' }),
     });
     expect(resource.statusCode, resource.body).toBe(201);
-    const file = await server.fixture.app.inject({
-      method: 'PUT',
-      url: '/v1/files/neuro/lab/accept-notes',
-      headers: { ...writer, 'content-type': 'multipart/form-data; boundary=b' },
-      payload: '--b\r\ncontent-disposition: form-data; name="file"; filename="notes.txt"\r\ncontent-type: text/plain\r\n\r\nplain notes\r\n--b--\r\n',
-    });
-    expect(file.statusCode, file.body).toBe(201);
+    await storeTextFile('accept-notes', 'notes.txt', 'plain notes');
     await openDocs(WRITER);
 
     const read = operation('get', '/v1/resources/{org}/{project}/{schema}/{id}');
