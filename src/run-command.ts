@@ -107,7 +107,7 @@ async function mergeWithReport(indexDir: string, storedCompression: StoredCompre
   process.stderr.write(
     merge
       ? `merge: ${merge.merged.length} segment(s) -> ${merge.into ?? 'none (every article was deleted)'}, ${merge.articles} articles, ${merge.dropped} deleted dropped in ${seconds}s (generation ${merge.generation})\n`
-      : 'merge: nothing to merge (the index has at most one segment, and no deletions)\n',
+      : 'merge: nothing to merge (the index has at most one segment, and no deletions); read whole, every checksum matched\n',
   );
 }
 

@@ -40,6 +40,7 @@ import {
   removeUnreferenced,
   segmentFile,
   storedFile,
+  type Manifest,
   type SegmentEntry,
 } from './manifest.js';
 
@@ -136,6 +137,12 @@ export interface MergeOptions {
    * reason. A Ctrl-C had waited for the whole merge (30 s at 1M paragraphs).
    */
   signal?: AbortSignal;
+  /**
+   * When the selection picks nothing (`--merge` of one segment without deletions), read that index whole all the
+   * same, every checksum checked, and refuse it naming a damaged file: `--merge` is how an operator has every
+   * byte read, and a damaged one-segment index had passed it as "nothing to merge".
+   */
+  checkUnmerged?: boolean;
 }
 
 /** Articles copied between two progress reports. */
@@ -150,7 +157,10 @@ export async function mergeSegments(dir: string, select: MergeSelection, options
     const manifest = await readManifestOrEmpty(dir);
     await removeUnreferenced(dir, manifest);
     const run = select(manifest.segments);
-    if (!run) return null;
+    if (!run) {
+      if (options.checkUnmerged) await readWhole(dir, manifest);
+      return null;
+    }
     const sources = manifest.segments.slice(run.from, run.to);
     const generation = manifest.generation + 1;
     const name = `seg-${String(generation).padStart(6, '0')}000`;
@@ -239,9 +249,33 @@ export async function mergeSegments(dir: string, select: MergeSelection, options
   }
 }
 
-/** `--merge`: the whole index into one segment without its deleted articles. */
+/** `--merge`: the whole index into one segment without its deleted articles; with nothing to merge, the index read whole. */
 export function mergeAll(dir: string, options: MergeOptions = {}): Promise<MergeSummary | null> {
-  return mergeSegments(dir, everything, options);
+  return mergeSegments(dir, everything, { checkUnmerged: true, ...options });
+}
+
+/**
+ * Reads every checksummed byte of the manifest's segments, as a merge of them would: every array, the postings
+ * included (a load without paging checks them all), and every stored fragment; a file that fails is refused by
+ * name, as damage.
+ */
+async function readWhole(dir: string, manifest: Manifest): Promise<void> {
+  const reading = namedFileReader(dir, manifest.generation);
+  for (const entry of manifest.segments) {
+    const file = segmentFile(dir, entry.name);
+    const segment = await reading(file, () => Segment.load(file));
+    const storedName = storedFile(dir, entry.name);
+    const stored = await reading(storedName, () => openStoredFields(storedName, segment));
+    try {
+      await reading(storedName, () => {
+        stored.readInFileOrder();
+        for (let article = 0; article < segment.articleCount; article++) stored.articleBytes(article);
+        for (let paragraph = 0; paragraph < segment.paragraphCount; paragraph++) stored.paragraphBytes(paragraph);
+      });
+    } finally {
+      stored.close();
+    }
+  }
 }
 
 /** Runs the tiered policy until it finds nothing more to merge. */

@@ -41,7 +41,7 @@ describe('npm run ingest', () => {
       expect(ingested.stderr).toContain('ingest: files: 1 read, 1 skipped (not recognised or unreadable); records: read 1, indexed 1');
       const merged = ingestCli('--index', index, '--merge');
       expect(merged.code).toBe(0);
-      expect(merged.stderr).toContain('merge: nothing to merge (the index has at most one segment, and no deletions)');
+      expect(merged.stderr).toContain('merge: nothing to merge (the index has at most one segment, and no deletions); read whole, every checksum matched');
     } finally {
       await cleanup();
     }
