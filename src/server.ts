@@ -1,6 +1,7 @@
 /** Opens the index, models and services named by the configuration and serves them until SIGTERM, SIGINT or SIGHUP. */
 import { createServer } from 'node:net';
 import { availableParallelism } from 'node:os';
+import path from 'node:path';
 import { pino } from 'pino';
 import { searcherOptionsOf, type Config } from './config.js';
 import { buildApp } from './app.js';
@@ -15,7 +16,9 @@ import { ModelUnavailableError, type Generator } from './llm/types.js';
 import { createReranker } from './rerank/index.js';
 import { openServices } from './services.js';
 import { lockDataDirectory } from './data-lock.js';
-import { embeddedStoreDirectory } from './platform/index.js';
+import { defaultFileContentsDirectory, embeddedStoreDirectory } from './platform/index.js';
+import { connectionsInForce } from './http/connection-limits.js';
+import { demoCorpusPath } from './demo-corpus.js';
 import { refuseForeignLmdbFile } from './platform/store/lmdb-header.js';
 
 /** What clients use to reach the server, for ids, `_self` links and redirects. */
@@ -147,6 +150,11 @@ export async function startServer(configured: Config, releaseData: () => Promise
       platform,
       archives,
       components: () => ({
+        // Settings left to their defaults, as in force: null, or a path relative to where the server was started
+        // (the demo corpus's), had told nothing of the folder or bound used.
+        blobDir: path.resolve(config.blobDir ?? defaultFileContentsDirectory(config.data)),
+        maxConnections: connectionsInForce(config.maxConnections),
+        demoCorpus: path.resolve(demoCorpusPath(config.demoCorpus)),
         // The context window the model takes (never beyond its training context), in place of the one asked.
         ...(generator?.settingsInForce ?? (generatorError instanceof ModelUnavailableError ? generatorError.settingsInForce : undefined)),
         generator: generator?.kind ?? 'unavailable',

@@ -23,8 +23,13 @@ const CONNECTIONS_SHARE_OF_FILES = 0.8;
 /** At most one line a minute says connections are being refused: a flood would otherwise flood the log. */
 const REFUSAL_LOG_INTERVAL_MS = 60_000;
 
+/** The bound on connections in force: the one set, else 80% of the open-file limit; null for none. */
+export function connectionsInForce(configured: number | null): number | null {
+  return configured ?? defaultTotal();
+}
+
 export function limitConnections(server: Server, limits: ConnectionLimits, log: FastifyBaseLogger): void {
-  const total = limits.total ?? defaultTotal();
+  const total = connectionsInForce(limits.total);
   if (total !== null) server.maxConnections = total;
   if (limits.perClient <= 0) return;
   const openByAddress = new Map<string, number>();

@@ -93,6 +93,8 @@ const BLOB_COLLECTION_INTERVAL_MS = 60 * 60_000;
 
 /** Where the embedded (LMDB) platform store of a data directory lives. */
 export const embeddedStoreDirectory = (dataDir: string) => path.join(dataDir, 'platform', 'store');
+/** Where file contents live when `--blob-dir` is not set. */
+export const defaultFileContentsDirectory = (dataDir: string) => path.join(dataDir, 'platform', 'files');
 
 export async function openPlatform(options: PlatformOptions): Promise<Platform> {
   const clock = options.clock ?? Date.now;
@@ -105,7 +107,6 @@ export async function openPlatform(options: PlatformOptions): Promise<Platform> 
   if (options.authFile) logger.info(`auth file ${options.authFile}: ${auth.tokens.size} token(s), ACLs on ${auth.acls.size} path(s)`);
   else logger.warn('no auth file (--auth-file / AUTH_FILE): anonymous is read-only (resources/read on /) and every write is refused');
 
-  const root = path.join(options.dataDir, 'platform');
   const storeSetting = options.platformStore ?? 'lmdb';
   const storeDir = embeddedStoreDirectory(options.dataDir);
   const store = await openPlatformStore(storeSetting, storeDir, logger);
@@ -118,7 +119,7 @@ export async function openPlatform(options: PlatformOptions): Promise<Platform> 
         'its organizations, projects, resources and files are not served from here (nothing copies them across; docs/DEPLOY.md)',
     );
   }
-  const blobRoot = options.blobDir ?? path.join(root, 'files');
+  const blobRoot = options.blobDir ?? defaultFileContentsDirectory(options.dataDir);
   const blobs = new BlobStore(blobRoot);
   const opened: Audit = { createdAt: clock(), createdBy: OPERATOR.subject, updatedAt: clock(), updatedBy: OPERATOR.subject };
   // A start refused past this point (a blob directory it cannot use, a literature label naming a user's

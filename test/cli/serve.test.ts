@@ -32,8 +32,20 @@ describe('npm start', () => {
       const count = await fetch(`http://127.0.0.1:${port}/retrieval/article_count?topics=place%20cells&regions=CA1`);
       expect(count.status).toBe(200);
       expect(((await count.json()) as { article_count: number }).article_count).toBeGreaterThan(0);
-      const settings = (await (await fetch(`http://127.0.0.1:${port}/settings`)).json()) as { index_stats: { articles: number } };
+      const settings = (await (await fetch(`http://127.0.0.1:${port}/settings`)).json()) as {
+        index_stats: { articles: number };
+        blobDir: string;
+        maxConnections: number;
+        demoCorpus: string;
+      };
       expect(settings.index_stats.articles).toBeGreaterThanOrEqual(40);
+      // Defaults are shown as in force: they had been null, and the demo corpus a path relative to where the server started.
+      const openFiles = Number(/^Max open files\s+(\d+)/m.exec(readFileSync(`/proc/${server.child.pid}/limits`, 'utf8'))![1]);
+      expect(settings).toMatchObject({
+        blobDir: path.join(dir, 'platform', 'files'),
+        maxConnections: Math.floor(openFiles * 0.8),
+        demoCorpus: path.resolve('data/demo/articles.jsonl'),
+      });
       // No reranker is configured, so onnxruntime's native library is never loaded.
       expect(readFileSync(`/proc/${server.child.pid}/maps`, 'utf8')).not.toMatch(/onnxruntime/);
       server.child.kill('SIGTERM');

@@ -9,7 +9,7 @@ import type { PrefixReader } from '../forwarded-prefix.js';
 import { varyOnAccept } from '../negotiation.js';
 
 export interface ServiceInfo {
-  /** Which answer generator and reranker are active, for /settings. */
+  /** For /settings, what is in force beyond the settings as given: the active generator and reranker, defaults resolved at start. */
   components: () => Record<string, unknown>;
 }
 
