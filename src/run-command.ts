@@ -14,6 +14,7 @@ import { keepRunningWhenOutputCloses } from './closed-output.js';
 import { endStartWatch } from './ingest-start-interruption.js';
 import { watchInterruption } from './ingest-interruption.js';
 import { demoCorpusPath } from './demo-corpus.js';
+import { quotedId } from './corpus/quoted-id.js';
 import { describeMismatch, evaluate, formatEvaluation, whyNothingEvaluated } from './eval/evaluate.js';
 import { corpusYieldedNothing, whyNothingIndexed } from './eval-inputs.js';
 import { withScratchDir } from './eval/scratch-dir.js';
@@ -89,14 +90,7 @@ function refuseUnreadableStoreUrl(config: Config): void {
  * space or a comma does not look like another one in the list.
  */
 function shownId(id: string): string {
-  if (/^[^\p{C}\p{Z},"]+$/u.test(id)) return id;
-  let quoted = '"';
-  for (const character of id) {
-    if (character === '"' || character === '\\') quoted += `\\${character}`;
-    else if (character !== ' ' && /[\p{C}\p{Z}]/u.test(character)) quoted += `\\u{${character.codePointAt(0)!.toString(16)}}`;
-    else quoted += character;
-  }
-  return `${quoted}"`;
+  return /^[^\p{C}\p{Z},"]+$/u.test(id) ? id : quotedId(id);
 }
 
 async function mergeWithReport(indexDir: string, storedCompression: StoredCompression, quiet: boolean, signal: AbortSignal): Promise<void> {

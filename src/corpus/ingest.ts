@@ -14,6 +14,7 @@ import { IndexWriter } from '../search/index-writer.js';
 import { mergeByPolicy, type MergeSummary } from '../search/merge.js';
 import { IndexLockedError, MANIFEST_FILE, isIndexFileName } from '../search/manifest.js';
 import type { StoredCompression } from '../search/stored/format.js';
+import { quotedId } from './quoted-id.js';
 
 export interface IngestOptions {
   inputs: string[];
@@ -258,12 +259,12 @@ const MAX_ARTICLE_ID_BYTES = 512;
 const INVISIBLE_OR_UNKEEPABLE = /[\p{Cf}\p{Surrogate}\p{Noncharacter_Code_Point}]/u;
 
 function articleIdProblem(articleId: string): string | null {
-  if (/\p{Cc}/u.test(articleId)) return `article_id ${JSON.stringify(articleId)} holds a control character (ids travel in URLs and in --delete-file lines)`;
+  if (/\p{Cc}/u.test(articleId)) return `article_id ${quotedId(articleId)} holds a control character (ids travel in URLs and in --delete-file lines)`;
   const odd = INVISIBLE_OR_UNKEEPABLE.exec(articleId)?.[0];
-  if (odd !== undefined) return `article_id ${JSON.stringify(articleId)} holds ${describeCharacter(odd)}`;
+  if (odd !== undefined) return `article_id ${quotedId(articleId)} holds ${describeCharacter(odd)}`;
   // "a1 " would be another article than "a1" that every listing shows alike, and a --delete-file
   // line (trimmed) would delete "a1" instead.
-  if (articleId !== articleId.trim()) return `article_id ${JSON.stringify(articleId)} begins or ends with white space`;
+  if (articleId !== articleId.trim()) return `article_id ${quotedId(articleId)} begins or ends with white space`;
   if (Buffer.byteLength(articleId) > MAX_ARTICLE_ID_BYTES) return `article_id is over ${MAX_ARTICLE_ID_BYTES} bytes`;
   return null;
 }
@@ -368,7 +369,7 @@ class RepeatedIds {
     const file = this.files[first % this.files.length]!;
     const line = Math.floor(first / this.files.length);
     this.onWarning?.(
-      `article_id ${JSON.stringify(articleId)} read again in this run at ${describeSource(source)} ` +
+      `article_id ${quotedId(articleId)} read again in this run at ${describeSource(source)} ` +
         `(first at ${describeSource({ file, ...(line > 0 && { line }) })}): the later one is kept`,
     );
   }

@@ -7,6 +7,7 @@
  * the others counted, so that a corpus full of them is seen before it is served.
  */
 import type { ArticleInput } from './model.js';
+import { quotedId } from './quoted-id.js';
 
 /** The articles named one by one; the others are counted in one line. */
 export const MAX_UNSEEN_TOLD = 20;
@@ -29,7 +30,7 @@ export class UnseenCharacters {
     if (found === null) return;
     this.articles++;
     if (this.articles > MAX_UNSEEN_TOLD) return;
-    this.onWarning?.(`article_id ${JSON.stringify(article.article_id)} at ${where()}: its ${found.field} holds ${describeUnseen(found.character)}; kept as read`);
+    this.onWarning?.(`article_id ${quotedId(article.article_id)} at ${where()}: its ${found.field} holds ${describeUnseen(found.character)}; kept as read`);
   }
 
   /** How many articles held such characters; those past the ones told are counted in one warning. */
