@@ -147,7 +147,7 @@ describe.skipIf(!HAS_CHROMIUM)(`/docs uploads, HEAD and Accept in Chromium (${HA
     expect((await shown(download))!.split('\n').slice(1).every((line) => /^[a-z0-9-]+: /.test(line))).toBe(true);
   });
 
-  it("asks a GET with several media types for the one chosen: a resource as N-Triples, a file's metadata rather than its content", async () => {
+  it("asks a GET with several media types for the one chosen (a resource as N-Triples, a file's metadata), and sends declared headers (Range)", async () => {
     // The page had sent the browser's Accept alone, so only the default answer of each could be tried.
     const resource = await server.fixture.app.inject({
       method: 'PUT',
@@ -176,6 +176,11 @@ describe.skipIf(!HAS_CHROMIUM)(`/docs uploads, HEAD and Accept in Chromium (${HA
     await download.getByRole('combobox', { name: 'Accept (header)' }).selectOption('application/ld+json');
     await download.getByRole('button', { name: 'Send' }).click();
     await expect.poll(() => shown(download)).toContain('"_filename": "notes.txt"');
+    // A header the operation declares as a parameter is sent as a header.
+    await download.getByRole('combobox', { name: 'Accept (header)' }).selectOption('');
+    await download.getByRole('textbox', { name: 'Range (header)', exact: true }).fill('bytes=0-4');
+    await download.getByRole('button', { name: 'Send' }).click();
+    await expect.poll(() => shown(download)).toBe('HTTP 206 Partial Content\nplain');
 
     // An operation with one media type offers no choice.
     expect(await operation('get', '/v1/orgs/{org}').getByRole('combobox', { name: 'Accept (header)' }).count()).toBe(0);

@@ -19,6 +19,9 @@ export const adminRoutes: FastifyPluginAsync<{ index: LiveIndex }> = async (app,
     {
       schema: {
         summary: 'Serve the newest published index generation now (requests in flight finish on the one they started on)',
+        description:
+          'What the index watch (--index-watch, on by default) does soon after an ingestion or merge, done at once: loads the newest generation ' +
+          `published in --index and serves it, or says it was served already (switched false). Needs ${RELOAD_PERMISSION} on the literature project.`,
         tags: ['service'],
         querystring: { type: 'object', properties: {}, additionalProperties: false },
         body: { type: 'object', properties: {}, additionalProperties: false, description: 'Optional: no body, or `{}`; the route takes no options.' },

@@ -3,7 +3,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { LiteratureServices } from './services.js';
 import { inFlightPerClient, publicSettings } from '../../config.js';
 import { perCallerPlaces } from '../../llm/queue.js';
-import { errorResponses, GUARDED_ERRORS } from './schemas.js';
+import { errorResponses, GUARDED_ERRORS, READ_PERMISSION } from './schemas.js';
 import { PAGE_FROM_ROOT, wantsHtml } from '../ui/routes.js';
 import type { PrefixReader } from '../forwarded-prefix.js';
 import { varyOnAccept } from '../negotiation.js';
@@ -28,6 +28,7 @@ export const healthRoutes: FastifyPluginAsync<{ forwardedPrefix: PrefixReader }>
     {
       schema: {
         summary: 'Service status: {"status": "ok"}; a browser is redirected to the web page',
+        description: 'Always open: no token needed, never rate-limited nor refused while the server is busy, so a probe can use it.',
         tags: ['service'],
         response: {
           200: { type: 'object', properties: { status: { type: 'string', enum: ['ok'] } }, required: ['status'] },
@@ -53,6 +54,7 @@ export const healthRoutes: FastifyPluginAsync<{ forwardedPrefix: PrefixReader }>
     {
       schema: {
         summary: 'Liveness probe: the JSON string "200"',
+        description: 'Always open: no token needed, never rate-limited nor refused while the server is busy.',
         tags: ['service'],
         response: { 200: { type: 'string', enum: ['200'] }, ...errorResponses(400) },
       },
@@ -67,6 +69,9 @@ export const settingsRoutes: FastifyPluginAsync<LiteratureServices & ServiceInfo
     {
       schema: {
         summary: 'Effective configuration (secrets masked), index statistics and active components',
+        description:
+          'Every setting of serve as in force (defaults decided at start shown decided; passwords and tokens masked), the index served ' +
+          `(index_stats: articles, paragraphs, segments, generation, cached filters), and the generator and reranker in use. ${READ_PERMISSION}`,
         tags: ['service'],
         // `properties` even when empty: without it the OpenAPI document lists the schema's keywords as parameters.
         querystring: { type: 'object', properties: {}, additionalProperties: false },

@@ -6,7 +6,7 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { LiteratureServices } from './services.js';
 import { ApiError, damagedIndexAnswer, ErrorCode, literatureErrorBody } from '../errors.js';
-import { contextMetadataSchema, errorResponses, filterProperties, filtersOf, GUARDED_ERRORS } from './schemas.js';
+import { contextMetadataSchema, errorResponses, filterProperties, filtersOf, GUARDED_ERRORS, READ_PERMISSION } from './schemas.js';
 import { NoDocumentsError, type QaPipeline, type QaRequest } from '../../qa/pipeline.js';
 import type { FilterSpec } from '../../search/query/filter-spec.js';
 import { cutMetadata } from './oversized.js';
@@ -75,10 +75,18 @@ export function qaError(error: unknown): ApiError | null {
   return null;
 }
 
+/** What both QA routes do, as /openapi.json says. */
+const QA_PIPELINE =
+  'BM25 retrieves retriever_k paragraphs under the filters (query parameters), the reranker (when one is configured and use_reranker) keeps ' +
+  'reranker_k, and the generator (the extractive one, or the GGUF model of --llm-model) answers from them: raw_answer ends with <bbs_sources> and ' +
+  'the cited context_ids, metadata holds the cited paragraphs in citation order; contexts that do not answer give <bbs_error> and no metadata ' +
+  '(still 200). A full queue is 429 with Retry-After; no model is 503 code 3.'
+
 export const qaRoutes: FastifyPluginAsync<LiteratureServices & QaServices> = async (app, { qa, config }) => {
   const api = typed(app);
-  const schema = (summary: string, response: object) => ({
+  const schema = (summary: string, description: string, response: object) => ({
     summary,
+    description: `${description} ${QA_PIPELINE} ${READ_PERMISSION}`,
     tags: ['qa'],
     querystring: filterQuery,
     body: bodySchema,
@@ -104,7 +112,14 @@ export const qaRoutes: FastifyPluginAsync<LiteratureServices & QaServices> = asy
 
   api.post(
     '/qa/generative',
-    { bodyLimit, schema: schema('Answer a question from the literature, citing the paragraphs used', { 200: answerSchema, ...errors }) },
+    {
+      bodyLimit,
+      schema: schema(
+        'Answer a question from the literature, citing the paragraphs used',
+        'The answer as one JSON object once it is complete.',
+        { 200: answerSchema, ...errors },
+      ),
+    },
     async (request, reply) => {
       const { request: qaRequest, filters } = prepare(request.body, request.query);
       const controller = abortOnDisconnect(reply);
@@ -128,10 +143,14 @@ export const qaRoutes: FastifyPluginAsync<LiteratureServices & QaServices> = asy
     '/qa/streamed_generative',
     {
       bodyLimit,
-      schema: schema('Same as /qa/generative, streamed as Server-Sent Events (token events, then a result or error event)', {
-        200: { description: 'The answer as an event stream.', content: { 'text/event-stream': { schema: { type: 'string', description: EVENT_STREAM_DESCRIPTION } } } },
-        ...errors,
-      }),
+      schema: schema(
+        'Same as /qa/generative, streamed as Server-Sent Events (token events, then a result or error event)',
+        'The answer\'s words as they are generated (token events), then the whole answer (a result event) or a failure after the stream began (an error event with the code and detail of the JSON errors).',
+        {
+          200: { description: 'The answer as an event stream.', content: { 'text/event-stream': { schema: { type: 'string', description: EVENT_STREAM_DESCRIPTION } } } },
+          ...errors,
+        },
+      ),
     },
     async (request, reply) => {
       const { request: qaRequest, filters } = prepare(request.body, request.query);

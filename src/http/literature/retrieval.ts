@@ -1,7 +1,7 @@
 /** GET /retrieval/ (paragraph search), /retrieval/article_count and /retrieval/article_listing. */
 import type { FastifyPluginAsync } from 'fastify';
 import type { LiteratureServices } from './services.js';
-import { articleListingSchema, contextMetadataSchema, errorResponses, filterProperties, filtersOf, GUARDED_ERRORS } from './schemas.js';
+import { articleListingSchema, contextMetadataSchema, errorResponses, filterProperties, filtersOf, GUARDED_ERRORS, READ_PERMISSION } from './schemas.js';
 import { qaError, type QaServices } from './qa.js';
 import { cutMetadata } from './oversized.js';
 import { typed } from '../typed.js';
@@ -25,12 +25,17 @@ export const retrievalRoutes: FastifyPluginAsync<LiteratureServices & QaServices
         schema: {
           hide: url === '/retrieval',
           summary: 'BM25 paragraph search under the filters, optionally reranked',
+          description:
+            'The retriever_k paragraphs scoring best for the query by BM25 (title and paragraph text), among the articles the filters keep, ' +
+            'each with its article\'s metadata; context_id is the BM25 rank (0-based). With a reranker configured and use_reranker, the ' +
+            'reranker_k best of them in reranked order with their reranking_score. No paragraph found is 404 code 1 (a query of stop words ' +
+            `or punctuation alone says so in detail.reason). Text over --max-paragraph-length is cut. ${READ_PERMISSION}`,
           tags: ['retrieval'],
           querystring: {
             type: 'object',
             properties: {
               query: { type: 'string', minLength: 1, pattern: VISIBLE_CHARACTER_PATTERN, description: QUERY_LENGTH_DESCRIPTION },
-              retriever_k: { type: 'integer', minimum: 1, maximum: 1000, default: 500 },
+              retriever_k: { type: 'integer', minimum: 1, maximum: 1000, default: 500, description: 'Paragraphs retrieved by BM25: 1 to 1000, default 500.' },
               use_reranker: {
                 type: 'boolean',
                 default: true,
@@ -82,6 +87,9 @@ export const retrievalRoutes: FastifyPluginAsync<LiteratureServices & QaServices
     {
       schema: {
         summary: 'Exact number of articles matching the filters',
+        description:
+          'How many articles every filter given keeps (none given: every article). An article matches the text filters (topics, regions) when ' +
+          `one of its paragraphs does. A filter value with nothing to match (stop words or punctuation alone) is 422 naming it. ${READ_PERMISSION}`,
         tags: ['retrieval'],
         querystring: { type: 'object', properties: filterProperties, additionalProperties: false },
         response: {
@@ -100,16 +108,27 @@ export const retrievalRoutes: FastifyPluginAsync<LiteratureServices & QaServices
         summary: 'Articles matching the filters, paginated',
         description:
           'Fetches `number_results` articles (by best paragraph score when there are text filters, else newest first; ' +
-          'newest first when sort_by_date) and returns page `page` of size `size`. Pages past the end are empty.',
+          'newest first when sort_by_date) and returns page `page` of size `size`. Pages past the end are empty. ' +
+          `Abstracts over --max-paragraph-length are cut. ${READ_PERMISSION}`,
         tags: ['retrieval'],
         querystring: {
           type: 'object',
           properties: {
             ...filterProperties,
-            number_results: { type: 'integer', minimum: 1, maximum: 10_000, default: 100 },
-            size: { type: 'integer', minimum: 1, maximum: 100, default: 50 },
-            page: { type: 'integer', minimum: 1, maximum: 1_000_000, default: 1 },
-            sort_by_date: { type: 'boolean', default: false },
+            number_results: {
+              type: 'integer',
+              minimum: 1,
+              maximum: 10_000,
+              default: 100,
+              description: 'Articles fetched, then cut into pages: 1 to 10,000, default 100; total counts them.',
+            },
+            size: { type: 'integer', minimum: 1, maximum: 100, default: 50, description: 'Articles per page: 1 to 100, default 50.' },
+            page: { type: 'integer', minimum: 1, maximum: 1_000_000, default: 1, description: 'The page (from 1, the default); one past the end has no items.' },
+            sort_by_date: {
+              type: 'boolean',
+              default: false,
+              description: 'Newest first (undated articles last) even with text filters, which otherwise order by best paragraph score.',
+            },
           },
           additionalProperties: false,
         },

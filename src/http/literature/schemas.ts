@@ -2,6 +2,9 @@
 import { ApiError, ErrorCode, errorResponseSchema, REFUSALS_BEFORE_ROUTING } from '../errors.js';
 import { compileFilterSpec, InvalidFilterError, type FilterInput, type FilterSpec } from '../../search/query/filter-spec.js';
 
+/** Who may call a guarded literature route, as its description in /openapi.json says. */
+export const READ_PERMISSION = 'Needs resources/read on the literature project (literature/articles by default; every caller holds it on a server without an auth file).';
+
 export const MAX_FILTER_VALUES = 50;
 export const MAX_FILTER_VALUE_LENGTH = 500;
 

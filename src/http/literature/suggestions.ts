@@ -1,13 +1,13 @@
 /** GET /suggestions/article_types, /suggestions/author, /suggestions/journal. */
 import type { FastifyPluginAsync } from 'fastify';
 import type { LiteratureServices } from './services.js';
-import { MAX_FILTER_VALUE_LENGTH, errorResponses, GUARDED_ERRORS } from './schemas.js';
+import { MAX_FILTER_VALUE_LENGTH, errorResponses, GUARDED_ERRORS, READ_PERMISSION } from './schemas.js';
 import { typed } from '../typed.js';
 import { ApiError, ErrorCode } from '../errors.js';
 import { foldName } from '../../search/query/filter-spec.js';
 import { VISIBLE_CHARACTER_PATTERN } from '../blank-text.js';
 
-const limit = { type: 'integer', minimum: 1, maximum: 1000, default: 100 } as const;
+const limit = { type: 'integer', minimum: 1, maximum: 1000, default: 100, description: 'Suggestions returned at most: 1 to 1000, default 100.' } as const;
 const errors = errorResponses(400, 422, ...GUARDED_ERRORS);
 
 /**
@@ -26,6 +26,9 @@ export const suggestionRoutes: FastifyPluginAsync<LiteratureServices> = async (a
     {
       schema: {
         summary: 'Article types with their number of articles, most frequent first',
+        description:
+          'Every article type of the index, once however it is spelt (case, spaces and punctuation aside), with how many articles have it ' +
+          `(an article with several types counts under each). Takes no limit. ${READ_PERMISSION}`,
         tags: ['suggestions'],
         querystring: { type: 'object', properties: {}, additionalProperties: false },
         response: {
@@ -49,10 +52,23 @@ export const suggestionRoutes: FastifyPluginAsync<LiteratureServices> = async (a
     {
       schema: {
         summary: 'Authors whose name contains `name` (case- and accent-insensitive), best match first',
+        description:
+          'Best first: exact match, then prefix, then word prefix, then anywhere; more articles first within a rank, then alphabetical. ' +
+          'Spellings that differ only in case, accents or spaces are one suggestion; docs_in_db is what article_count?authors= gives for it. ' +
+          `No match is an empty list. ${READ_PERMISSION}`,
         tags: ['suggestions'],
         querystring: {
           type: 'object',
-          properties: { name: { type: 'string', minLength: 1, maxLength: 200, pattern: VISIBLE_CHARACTER_PATTERN }, limit },
+          properties: {
+            name: {
+              type: 'string',
+              minLength: 1,
+              maxLength: 200,
+              pattern: VISIBLE_CHARACTER_PATTERN,
+              description: 'Text the author\'s name must contain, case- and accent-insensitive: 1 to 200 characters, not blank.',
+            },
+            limit,
+          },
           required: ['name'],
           additionalProperties: false,
         },
@@ -80,6 +96,9 @@ export const suggestionRoutes: FastifyPluginAsync<LiteratureServices> = async (a
     {
       schema: {
         summary: 'Journals whose name contains every keyword (or whose ISSN is given), best match first',
+        description:
+          'Best first: exact match, then prefix, then word prefix, then anywhere; more articles first within a rank, then alphabetical. ' +
+          `No match is an empty list. ${READ_PERMISSION}`,
         tags: ['suggestions'],
         querystring: {
           type: 'object',

@@ -16,7 +16,7 @@ import { typed } from '../typed.js';
 import { callerOf } from './caller.js';
 import { checkPreconditions, untagged } from './preconditions.js';
 import { writersOnly } from './writers.js';
-import { aclBodyErrorFormatter, aclEntries, aclListSchema, aclSchema, noQuery, orgParams, projectParams, requiredRevQuery, responses } from './schemas.js';
+import { aclBodyErrorFormatter, aclEntries, aclListSchema, aclSchema, described, noQuery, orgParams, projectParams, requiredRevQuery, responses } from './schemas.js';
 
 const PATHS = [
   { url: '/acls', params: undefined },
@@ -25,7 +25,22 @@ const PATHS = [
   { url: '/acls/:org/:project', params: projectParams },
 ];
 
-const zeroOrMoreRev = { ...noQuery, properties: { rev: { type: 'integer', minimum: 0, maximum: MAX_REVISION } } } as const;
+const zeroOrMoreRev = {
+  ...noQuery,
+  properties: {
+    rev: described(
+      { type: 'integer', minimum: 0, maximum: MAX_REVISION },
+      "The ACL's current revision: 0 (the default) for one never written; a stale one is 409 IncorrectRev.",
+    ),
+  },
+} as const;
+
+/** Which ACL a route's path addresses, as each operation's description says. */
+const ADDRESSED = 'The ACL on the address the path names (/ without org, /{org}, /{org}/{project}). ';
+/** What an ACL write's body holds. */
+const ENTRIES =
+  "acl: entries of an identity (an auth-file principal such as 'local/alice' or a Nexus object: Anonymous, Authenticated, User, Group) and its permissions. ";
+
 
 /**
  * The ACL's address from the path (/acls, /acls/{org} or /acls/{org}/{project}). The four
@@ -73,8 +88,18 @@ export async function aclRoutes(app: FastifyInstance, { platform }: { platform: 
       url,
       {
         schema: {
+          summary: 'List the grants of an ACL',
+          description:
+            `${ADDRESSED}Grants of the auth file are listed with _source auth-file, stored ones with _source store and their revision. ` +
+            'Needs acls/read on the address for self=false; the caller\'s own grants need no permission.',
           ...paramsSchema,
-          querystring: { ...noQuery, properties: { ancestors: { type: 'boolean' }, self: { type: 'boolean' } } },
+          querystring: {
+            ...noQuery,
+            properties: {
+              ancestors: described({ type: 'boolean' }, "true: the ancestors' ACLs too (/ and /{org}), root first; with self=false only those where the caller holds acls/read. Default false."),
+              self: described({ type: 'boolean' }, "true (default): only the grants of the caller's identities; false: every identity's, which needs acls/read."),
+            },
+          },
           response: responses(aclListSchema, 200),
         },
       },
@@ -92,6 +117,10 @@ export async function aclRoutes(app: FastifyInstance, { platform }: { platform: 
         preParsing: writers,
         schemaErrorFormatter: aclBodyErrorFormatter,
         schema: {
+          summary: 'Replace the grants of an ACL',
+          description:
+            `${ADDRESSED}${ENTRIES}Replaces the stored grants (201 for an ACL written from revision 0, else 200); ` +
+            'auth-file grants stay. An ACL may sit on a path that does not exist yet. Needs acls/write.',
           ...paramsSchema,
           querystring: zeroOrMoreRev,
           body: { type: 'object', required: ['acl'], additionalProperties: false, properties: { acl: aclEntries } },
@@ -114,6 +143,10 @@ export async function aclRoutes(app: FastifyInstance, { platform }: { platform: 
         preParsing: writers,
         schemaErrorFormatter: aclBodyErrorFormatter,
         schema: {
+          summary: 'Append grants to an ACL, or subtract them',
+          description:
+            `${ADDRESSED}${ENTRIES}@type Append adds the grants, Subtract removes them; one that changes nothing is 400 NothingToBeUpdated, ` +
+            'a Subtract where no ACL was ever written 404 AclNotFound. Needs acls/write.',
           ...paramsSchema,
           querystring: zeroOrMoreRev,
           body: {
@@ -139,7 +172,18 @@ export async function aclRoutes(app: FastifyInstance, { platform }: { platform: 
 
     api.delete(
       url,
-      { preParsing: writers, schema: { ...paramsSchema, querystring: requiredRevQuery, response: responses(aclSchema, 200) } },
+      {
+        preParsing: writers,
+        schema: {
+          summary: 'Empty an ACL',
+          description:
+            `${ADDRESSED}Removes every stored grant in a new revision; auth-file grants stay. An empty ACL is 400 AclIsEmpty, ` +
+            'one never written 404 AclNotFound. Needs acls/write.',
+          ...paramsSchema,
+          querystring: requiredRevQuery,
+          response: responses(aclSchema, 200),
+        },
+      },
       async (request) => {
         const address = addressOf(request.params);
         await preconditionsOf(request, address, { kind: 'delete', rev: request.query.rev });

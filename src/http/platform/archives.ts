@@ -20,7 +20,20 @@ import { typed } from '../typed.js';
 import { callerOf } from './caller.js';
 import { negotiate, varyOnAccept } from '../negotiation.js';
 import { COLLECTION, checkPreconditions, existing, untagged } from './preconditions.js';
-import { bytesSchema, common, errorResponse, errorResponses, idParams, jsonMetadata, mediaTypeResponse, noQuery, projectParams } from './schemas.js';
+import {
+  bytesSchema,
+  common,
+  described,
+  errorResponse,
+  errorResponses,
+  header,
+  idParams,
+  jsonMetadata,
+  mediaTypeResponse,
+  noQuery,
+  projectParams,
+  VARY_ON_ACCEPT,
+} from './schemas.js';
 import { writersOnly } from './writers.js';
 import { logStoreUnavailable } from './errors.js';
 
@@ -77,6 +90,16 @@ const writeResponses = {
   },
   ...errorResponses,
 };
+
+/** The headers of an archive creation's answers: both depend on Accept. */
+const writeHeaders = { 201: { Vary: VARY_ON_ACCEPT }, 303: { Vary: VARY_ON_ACCEPT } };
+
+/** What creating an archive takes and answers. */
+const CREATION =
+  'The body is the archive definition: resources, each a Resource (resourceId; project, rev or tag, path, format or originalSource optional), ' +
+  "a File (resourceId; project, rev or tag, path optional) or a FileSelf (value: a file's _self; path optional); every problem of it is reported at once (400). " +
+  'A caller accepting a ZIP (or sending no Accept) is sent to the archive with 303, one asking for JSON (or any type other than a ZIP) gets its ' +
+  'metadata (201). Needs resources/read on the project, and on every project an entry reads from.';
 
 /** What reading an archive answers, by `Accept`: its ZIP by default, its metadata for JSON. */
 const readResponses = {
@@ -143,18 +166,32 @@ export async function archiveRoutes(app: FastifyInstance, { archives, maxDownloa
     }
   };
 
-  const writeSchema = <Params extends object>(params: Params) => ({ params, querystring: { ...noQuery, properties: {} }, body: definitionBody, response: writeResponses });
+  const writeSchema = <Params extends object>(params: Params, summary: string, description: string) => ({
+    summary,
+    description: `${description} ${CREATION}`,
+    params,
+    querystring: { ...noQuery, properties: {} },
+    body: definitionBody,
+    response: writeResponses,
+    responseHeaders: writeHeaders,
+  });
   /** Refuses a caller who may not create archives in the project before the definition is read. */
   const creators = writersOnly((request, caller) => {
     const { org, project } = request.params as ProjectRef;
     archives.requireCreator({ org, project }, caller);
   });
 
-  api.post('/archives/:org/:project', { bodyLimit: BODY_LIMIT, preParsing: creators, schema: writeSchema(projectParams) }, (request, reply) =>
+  const postSchema = writeSchema(projectParams, 'Create an archive', "Creates an archive under a new id: the body's @id, or the project's base and a UUID.");
+  api.post('/archives/:org/:project', { bodyLimit: BODY_LIMIT, preParsing: creators, schema: postSchema }, (request, reply) =>
     create(request, reply, request.params, undefined, request.body, callerOf(request)),
   );
 
-  api.put('/archives/:org/:project/:id', { bodyLimit: BODY_LIMIT, preParsing: creators, schema: writeSchema(idParams) }, (request, reply) => {
+  const putSchema = writeSchema(
+    idParams,
+    'Create an archive with its id',
+    'Creates an archive under the id of the path; an archive is never changed: 409 while one of that id has not expired.',
+  );
+  api.put('/archives/:org/:project/:id', { bodyLimit: BODY_LIMIT, preParsing: creators, schema: putSchema }, (request, reply) => {
     const { id, ...ref } = request.params;
     return create(request, reply, ref, id, request.body, callerOf(request));
   });
@@ -163,10 +200,26 @@ export async function archiveRoutes(app: FastifyInstance, { archives, maxDownloa
     '/archives/:org/:project/:id',
     {
       schema: {
+        summary: 'Download an archive as a ZIP, or read its metadata',
+        description:
+          'A ZIP of the entries, streamed as it is made, for a caller sending no Accept, a wildcard or a ZIP type (application/zip, application/x-zip); ' +
+          'its metadata (with _expiresInSeconds) for one asking for JSON or any other type. An entry that is gone fails the download before its first byte, unless ' +
+          'ignoreNotFound=true. Needs resources/read on the project, and on every project an entry reads from.',
         params: idParams,
         // Any other parameter is refused, as on the other routes: a misspelt ignoreNotFound would be silently dropped.
-        querystring: { ...noQuery, properties: { ignoreNotFound: { type: 'string', enum: Object.keys(BOOLEAN_WORDS) } } } as const,
+        querystring: {
+          ...noQuery,
+          properties: {
+            ignoreNotFound: described(
+              { type: 'string', enum: Object.keys(BOOLEAN_WORDS) },
+              'true (or yes, on, 1): leave out of the ZIP the entries that are gone rather than fail; default false.',
+            ),
+          },
+        } as const,
         response: readResponses,
+        responseHeaders: {
+          200: { 'Content-Disposition': header('attachment; filename="archive.zip". Sent with the ZIP, not with the metadata.'), Vary: VARY_ON_ACCEPT },
+        },
       },
     },
     async (request, reply) => {

@@ -8,7 +8,7 @@ import { createOrUpdate } from '../../platform/put-write.js';
 import { typed } from '../typed.js';
 import { callerOf } from './caller.js';
 import { checkPreconditions, existing, untagged } from './preconditions.js';
-import { emptyBodyAsObject, orgParams, orgSchema, requiredRevQuery, revQuery, responses } from './schemas.js';
+import { emptyBodyAsObject, orgParams, orgSchema, requiredRevQuery, revQuery, responses, updateRevQuery } from './schemas.js';
 import { writeNamedBy, writersOnly } from './writers.js';
 
 export function orgJson(org: OrgState, baseUri: string) {
@@ -49,8 +49,12 @@ export async function orgRoutes(app: FastifyInstance, { platform }: { platform: 
       preParsing: writersOf(),
       preValidation: emptyBodyAsObject,
       schema: {
+        summary: 'Create or update an organization',
+        description:
+          'Without rev, creates the organization (201; 409 OrganizationAlreadyExists when the label is taken); with rev, its current revision, ' +
+          'updates its description (200). The body may be left out: no description. Needs organizations/create, or organizations/write to update.',
         params: orgParams,
-        querystring: revQuery,
+        querystring: updateRevQuery,
         body: { type: 'object', additionalProperties: false, properties: { description: { type: 'string', maxLength: 10_000 } } } as const,
         response: responses(orgSchema, 200, 201),
       },
@@ -63,13 +67,31 @@ export async function orgRoutes(app: FastifyInstance, { platform }: { platform: 
     },
   );
 
-  api.get('/orgs/:org', { schema: { params: orgParams, querystring: revQuery, response: responses(orgSchema, 200) } }, async (request) => {
+  const readSchema = {
+    summary: 'Read an organization',
+    description: 'The latest revision, or revision rev as it was (description, _deprecated, _updatedAt, _updatedBy). Needs resources/read.',
+    params: orgParams,
+    querystring: revQuery,
+    response: responses(orgSchema, 200),
+  };
+  api.get('/orgs/:org', { schema: readSchema }, async (request) => {
     return orgJson(await orgs.read(request.params.org, callerOf(request), request.query.rev), baseUri);
   });
 
   api.delete(
     '/orgs/:org',
-    { preParsing: writersOf('change'), schema: { params: orgParams, querystring: requiredRevQuery, response: responses(orgSchema, 200) } },
+    {
+      preParsing: writersOf('change'),
+      schema: {
+        summary: 'Deprecate an organization',
+        description:
+          'A new revision with _deprecated true: the organization takes no new project and its projects take no change until it is undeprecated; ' +
+          'reads go on. Needs organizations/write.',
+        params: orgParams,
+        querystring: requiredRevQuery,
+        response: responses(orgSchema, 200),
+      },
+    },
     async (request) => {
       await preconditionsOf(request, request.params.org, { kind: 'deprecate', rev: request.query.rev });
       return orgJson(await orgs.deprecate(request.params.org, request.query.rev, callerOf(request)), baseUri);
@@ -78,7 +100,16 @@ export async function orgRoutes(app: FastifyInstance, { platform }: { platform: 
 
   api.put(
     '/orgs/:org/undeprecate',
-    { preParsing: writersOf('change'), schema: { params: orgParams, querystring: requiredRevQuery, response: responses(orgSchema, 200) } },
+    {
+      preParsing: writersOf('change'),
+      schema: {
+        summary: 'Undeprecate an organization',
+        description: 'A new revision with _deprecated false: the organization and its projects take changes again; 400 OrganizationIsNotDeprecated when it is not deprecated. Needs organizations/write.',
+        params: orgParams,
+        querystring: requiredRevQuery,
+        response: responses(orgSchema, 200),
+      },
+    },
     async (request) => {
       await preconditionsOf(request, request.params.org, { kind: 'undeprecate', rev: request.query.rev });
       return orgJson(await orgs.undeprecate(request.params.org, request.query.rev, callerOf(request)), baseUri);

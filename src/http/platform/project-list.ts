@@ -12,15 +12,17 @@ import { typed } from '../typed.js';
 import { callerOf } from './caller.js';
 import { projectJson } from './projects.js';
 import { nextPageLink } from './listing-pages.js';
-import { MAX_LISTING_FROM, projectSchema, responses } from './schemas.js';
+import { deprecatedFilter, described, listingPageQuery, projectSchema, responses } from './schemas.js';
 
 const listQuery = {
   type: 'object',
   properties: {
-    permission: { type: 'string', enum: [...PERMISSIONS], default: 'resources/read' },
-    deprecated: { type: 'boolean' },
-    from: { type: 'integer', minimum: 0, maximum: MAX_LISTING_FROM, default: 0 },
-    size: { type: 'integer', minimum: 1, maximum: 1000, default: 100 },
+    permission: described(
+      { type: 'string', enum: [...PERMISSIONS], default: 'resources/read' },
+      'The permission the caller must hold on a project for it to be listed; default resources/read.',
+    ),
+    deprecated: deprecatedFilter,
+    ...listingPageQuery(100),
   },
   additionalProperties: false,
 } as const;
@@ -34,7 +36,16 @@ export async function projectListRoutes(app: FastifyInstance, { platform }: { pl
   const { projects, baseUri } = platform;
   typed(app).get(
     '/projects',
-    { schema: { querystring: listQuery, response: responses(projectListSchema, 200) } },
+    {
+      schema: {
+        summary: 'List the projects the caller holds a permission on',
+        description:
+          'The projects on which the caller holds permission (default resources/read), projects marked for deletion left out; ' +
+          '_total counts them all, _next links the next page. Needs no permission of its own.',
+        querystring: listQuery,
+        response: responses(projectListSchema, 200),
+      },
+    },
     async (request) => {
       const { permission, deprecated, from, size } = request.query;
       const visible = await projects.visibleTo(callerOf(request), permission, deprecated);

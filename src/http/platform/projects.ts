@@ -9,7 +9,7 @@ import type { ProjectRef } from '../../platform/refs.js';
 import { typed } from '../typed.js';
 import { callerOf } from './caller.js';
 import { checkPreconditions, existing, untagged } from './preconditions.js';
-import { emptyBodyAsObject, projectBody, projectParams, projectSchema, requiredRevQuery, revQuery, responses } from './schemas.js';
+import { described, emptyBodyAsObject, projectBody, projectParams, projectSchema, requiredRevQuery, revQuery, responses, updateRevQuery } from './schemas.js';
 import { writeNamedBy, writersOnly } from './writers.js';
 
 
@@ -57,7 +57,18 @@ export async function projectRoutes(app: FastifyInstance, { platform }: { platfo
       bodyLimit: 256 * 1024,
       preParsing: writersOf(),
       preValidation: emptyBodyAsObject,
-      schema: { params: projectParams, querystring: revQuery, body: projectBody, response: responses(projectSchema, 200, 201) },
+      schema: {
+        summary: 'Create or update a project',
+        description:
+          'Without rev, creates the project in its organization (201; 409 ProjectAlreadyExists when the label is taken, even by a project marked for deletion); ' +
+          'with rev, its current revision, replaces its description, base, vocab and apiMappings (200). base defaults to ' +
+          '{public URL}/v1/resources/{org}/{project}/_/, vocab to {public URL}/v1/vocabs/{org}/{project}/. The body may be left out. ' +
+          'Needs projects/create on the organization, or projects/write to update.',
+        params: projectParams,
+        querystring: updateRevQuery,
+        body: projectBody,
+        response: responses(projectSchema, 200, 201),
+      },
     },
     async (request, reply) => {
       const rev = request.query.rev;
@@ -67,7 +78,16 @@ export async function projectRoutes(app: FastifyInstance, { platform }: { platfo
     },
   );
 
-  api.get('/projects/:org/:project', { schema: { params: projectParams, querystring: revQuery, response: responses(projectSchema, 200) } }, async (request) => {
+  const readSchema = {
+    summary: 'Read a project',
+    description:
+      'The latest revision, or revision rev as it was (description, base, vocab, apiMappings, _deprecated, _updatedAt, _updatedBy), with ' +
+      '_effectiveApiMappings (its own merged with the defaults). A project marked for deletion still answers. Needs resources/read.',
+    params: projectParams,
+    querystring: revQuery,
+    response: responses(projectSchema, 200),
+  };
+  api.get('/projects/:org/:project', { schema: readSchema }, async (request) => {
     return projectJson(await projects.read(request.params, callerOf(request), request.query.rev), projects, baseUri);
   });
 
@@ -76,8 +96,19 @@ export async function projectRoutes(app: FastifyInstance, { platform }: { platfo
     {
       preParsing: writersOf('change'),
       schema: {
+        summary: 'Deprecate a project, or mark it for deletion',
+        description:
+          'A new revision with _deprecated true: the project takes no writes until it is undeprecated, and is still read and archived from. ' +
+          'With prune=true it is marked for deletion instead (_markedForDeletion): nothing is erased, it is left out of GET /v1/projects, and its label stays taken. ' +
+          'Needs projects/write.',
         params: projectParams,
-        querystring: { ...requiredRevQuery, properties: { ...requiredRevQuery.properties, prune: { type: 'boolean' } } },
+        querystring: {
+          ...requiredRevQuery,
+          properties: {
+            ...requiredRevQuery.properties,
+            prune: described({ type: 'boolean' }, 'true: mark the project for deletion rather than deprecate it; default false.'),
+          },
+        },
         response: responses(projectSchema, 200),
       },
     },
@@ -91,7 +122,18 @@ export async function projectRoutes(app: FastifyInstance, { platform }: { platfo
 
   api.put(
     '/projects/:org/:project/undeprecate',
-    { preParsing: writersOf('change'), schema: { params: projectParams, querystring: requiredRevQuery, response: responses(projectSchema, 200) } },
+    {
+      preParsing: writersOf('change'),
+      schema: {
+        summary: 'Undeprecate a project',
+        description:
+          'A new revision with _deprecated false: the project takes writes again; 400 ProjectIsNotDeprecated when it is not deprecated, ' +
+          'OrganizationIsDeprecated while its organization is. Needs projects/write.',
+        params: projectParams,
+        querystring: requiredRevQuery,
+        response: responses(projectSchema, 200),
+      },
+    },
     async (request) => {
       await preconditionsOf(request, request.params, { kind: 'undeprecate', rev: request.query.rev });
       return projectJson(await projects.undeprecate(request.params, request.query.rev, callerOf(request)), projects, baseUri);

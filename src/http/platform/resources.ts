@@ -25,6 +25,7 @@ import { COLLECTION, checkPreconditions, existing, untagged } from './preconditi
 import { selectorFrom } from './selectors.js';
 import { writersOnly } from './writers.js';
 import {
+  described,
   documentSchema,
   entitySchema,
   errorResponses,
@@ -36,17 +37,29 @@ import {
   projectParams,
   requiredRevQuery,
   noQuery,
-  revQuery,
+  updateRevQuery,
   selectorQuery,
   tag,
   tagList,
   tagListSchema,
   rev as revSchema,
+  VARY_ON_ACCEPT,
   withTagParam,
 } from './schemas.js';
 
-const schemaParams = { ...projectParams, required: [...projectParams.required, 'schema'], properties: { ...projectParams.properties, schema: { type: 'string' } } } as const;
-const resourceParams = { ...idParams, required: [...idParams.required, 'schema'], properties: { ...idParams.properties, schema: { type: 'string' } } } as const;
+/** The schema segment: the unconstrained schema alone exists (assertUnconstrained). */
+const schemaSegment = described(
+  { type: 'string' },
+  "The schema: _ (unconstrained; a read under it finds files too), or resource or the unconstrained schema's IRI, which name it too; any other is 404 SchemaNotFound.",
+);
+const schemaParams = { ...projectParams, required: [...projectParams.required, 'schema'], properties: { ...projectParams.properties, schema: schemaSegment } } as const;
+const resourceParams = { ...idParams, required: [...idParams.required, 'schema'], properties: { ...idParams.properties, schema: schemaSegment } } as const;
+/** What creating a resource takes and answers. */
+const CREATION =
+  'Creates a resource from a JSON-LD payload (at most 2 MiB), its id the payload\'s @id resolved against the project\'s base, or the base and a new UUID; ' +
+  '409 ResourceAlreadyExists when the id is taken. Answers its metadata (201). Needs resources/write.';
+/** The permission of the routes that change a resource, and what they refuse. */
+const CHANGE = 'A file is changed through /v1/files only (400 ResourceIsAFile). Needs resources/write.';
 const payloadLimit = 2 * 1024 * 1024;
 const payloadSchema = { type: 'object' } as const;
 
@@ -110,6 +123,10 @@ export async function resourceRoutes(app: FastifyInstance, { platform }: { platf
     '/resources/:org/:project',
     {
       schema: {
+        summary: "List a project's resources, files included",
+        description:
+          'Resources and files in id order, a page of them (from, size), under the filters given (all must hold); _total counts what the filters keep, ' +
+          '_next links the next page. A filtered listing of a project holding more than 20,000 entities is 400 FilteredListingTooLarge. Needs resources/read.',
         params: projectParams,
         querystring: filteredListingQuery,
         response: responses(listSchema, 200),
@@ -129,7 +146,18 @@ export async function resourceRoutes(app: FastifyInstance, { platform }: { platf
 
   api.post(
     '/resources/:org/:project',
-    { bodyLimit: payloadLimit, preParsing: writers, schema: { params: projectParams, querystring: { ...noQuery, properties: {} }, body: payloadSchema, response: responses(entitySchema, 201) } },
+    {
+      bodyLimit: payloadLimit,
+      preParsing: writers,
+      schema: {
+        summary: 'Create a resource (unconstrained schema)',
+        description: CREATION,
+        params: projectParams,
+        querystring: { ...noQuery, properties: {} },
+        body: payloadSchema,
+        response: responses(entitySchema, 201),
+      },
+    },
     async (request, reply) => {
       await collectionPreconditionsOf(request, request.params);
       return reply.code(201).send(await create(request.params, request.body, callerOf(request)));
@@ -138,7 +166,18 @@ export async function resourceRoutes(app: FastifyInstance, { platform }: { platf
 
   api.post(
     '/resources/:org/:project/:schema',
-    { bodyLimit: payloadLimit, preParsing: writers, schema: { params: schemaParams, querystring: { ...noQuery, properties: {} }, body: payloadSchema, response: responses(entitySchema, 201) } },
+    {
+      bodyLimit: payloadLimit,
+      preParsing: writers,
+      schema: {
+        summary: 'Create a resource under a schema',
+        description: `As POST /v1/resources/{org}/{project}, under the schema named. ${CREATION}`,
+        params: schemaParams,
+        querystring: { ...noQuery, properties: {} },
+        body: payloadSchema,
+        response: responses(entitySchema, 201),
+      },
+    },
     async (request, reply) => {
       assertUnconstrained(request.params.schema);
       await collectionPreconditionsOf(request, request.params);
@@ -151,7 +190,17 @@ export async function resourceRoutes(app: FastifyInstance, { platform }: { platf
     {
       bodyLimit: payloadLimit,
       preParsing: writers,
-      schema: { params: resourceParams, querystring: revQuery, body: payloadSchema, response: responses(entitySchema, 200, 201) },
+      schema: {
+        summary: 'Create a resource with its id, or update it',
+        description:
+          'Without rev, creates the resource under the id of the path (201; 409 ResourceAlreadyExists when it is taken); with rev, its current revision, ' +
+          'replaces its payload (200): a payload equal to the latest makes no revision. JSON-LD, at most 2 MiB. ' +
+          CHANGE,
+        params: resourceParams,
+        querystring: updateRevQuery,
+        body: payloadSchema,
+        response: responses(entitySchema, 200, 201),
+      },
     },
     async (request, reply) => {
       const { schema, id, ...ref } = request.params;
@@ -169,9 +218,20 @@ export async function resourceRoutes(app: FastifyInstance, { platform }: { platf
     '/resources/:org/:project/:schema/:id',
     {
       schema: {
+        summary: 'Read a resource',
+        description:
+          'The latest revision, or the one rev or tag names, as its Accept asks: JSON-LD (compacted, or expanded with format=expanded), ' +
+          'N-Triples, N-Quads or Graphviz dot; 406 for any other. Under _ a file answers its metadata. Needs resources/read.',
         params: resourceParams,
-        querystring: { ...selectorQuery, properties: { ...selectorQuery.properties, format: { enum: ['compacted', 'expanded'] } } },
+        querystring: {
+          ...selectorQuery,
+          properties: {
+            ...selectorQuery.properties,
+            format: described({ enum: ['compacted', 'expanded'] }, 'The JSON-LD form: compacted (default) or expanded (an array); RDF answers ignore it.'),
+          },
+        },
         response: { 200: representationResponse, ...errorResponses },
+        responseHeaders: { 200: { Vary: VARY_ON_ACCEPT } },
       },
     },
     async (request, reply) => {
@@ -193,8 +253,15 @@ export async function resourceRoutes(app: FastifyInstance, { platform }: { platf
     '/resources/:org/:project/:schema/:id/source',
     {
       schema: {
+        summary: "Read a resource's payload as it was sent",
+        description:
+          'The payload of the latest revision, or of the one rev or tag names, as it was written; with annotate=true, with its metadata. ' +
+          'A file has none: 404 ResourceNotFound. Needs resources/read.',
         params: resourceParams,
-        querystring: { ...selectorQuery, properties: { ...selectorQuery.properties, annotate: { type: 'boolean' } } },
+        querystring: {
+          ...selectorQuery,
+          properties: { ...selectorQuery.properties, annotate: described({ type: 'boolean' }, 'true: add the metadata (_self, _rev, _createdAt...) to the payload; default false.') },
+        },
         response: responses(documentSchema, 200),
       },
     },
@@ -211,6 +278,8 @@ export async function resourceRoutes(app: FastifyInstance, { platform }: { platf
     '/resources/:org/:project/:schema/:id/tags',
     {
       schema: {
+        summary: "List a resource's tags",
+        description: 'The tags of the latest revision, or of the one rev or tag names, each with the revision it names. Under _ a file answers its tags. Needs resources/read.',
         params: resourceParams,
         querystring: selectorQuery,
         response: responses(tagListSchema, 200),
@@ -230,6 +299,11 @@ export async function resourceRoutes(app: FastifyInstance, { platform }: { platf
       bodyLimit: 64 * 1024,
       preParsing: writers,
       schema: {
+        summary: 'Tag a revision of a resource',
+        description:
+          'Sets the tag (1 to 64 printable ASCII characters, not latest) to the revision rev of the body, in a new revision; ' +
+          'a tag set to that revision already makes none. ' +
+          CHANGE,
         params: resourceParams,
         querystring: requiredRevQuery,
         body: { type: 'object', required: ['tag', 'rev'], additionalProperties: false, properties: { tag, rev: revSchema } },
@@ -250,6 +324,8 @@ export async function resourceRoutes(app: FastifyInstance, { platform }: { platf
     {
       preParsing: writers,
       schema: {
+        summary: "Remove a resource's tag",
+        description: `Removes the tag in a new revision. ${CHANGE}`,
         params: withTagParam(resourceParams),
         querystring: requiredRevQuery,
         response: responses(entitySchema, 200),
@@ -265,7 +341,16 @@ export async function resourceRoutes(app: FastifyInstance, { platform }: { platf
 
   api.delete(
     '/resources/:org/:project/:schema/:id',
-    { preParsing: writers, schema: { params: resourceParams, querystring: requiredRevQuery, response: responses(entitySchema, 200) } },
+    {
+      preParsing: writers,
+      schema: {
+        summary: 'Deprecate a resource',
+        description: `A new revision with _deprecated true: the resource takes no change until it is undeprecated, and is still read. ${CHANGE}`,
+        params: resourceParams,
+        querystring: requiredRevQuery,
+        response: responses(entitySchema, 200),
+      },
+    },
     async (request) => {
       const { schema, id, ...ref } = request.params;
       assertUnconstrained(schema);
@@ -276,7 +361,16 @@ export async function resourceRoutes(app: FastifyInstance, { platform }: { platf
 
   api.put(
     '/resources/:org/:project/:schema/:id/undeprecate',
-    { preParsing: writers, schema: { params: resourceParams, querystring: requiredRevQuery, response: responses(entitySchema, 200) } },
+    {
+      preParsing: writers,
+      schema: {
+        summary: 'Undeprecate a resource',
+        description: `A new revision with _deprecated false; 400 ResourceIsNotDeprecated when it is not deprecated. ${CHANGE}`,
+        params: resourceParams,
+        querystring: requiredRevQuery,
+        response: responses(entitySchema, 200),
+      },
+    },
     async (request) => {
       const { schema, id, ...ref } = request.params;
       assertUnconstrained(schema);

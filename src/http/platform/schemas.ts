@@ -4,19 +4,34 @@ import { alternatives } from '../../alternatives.js';
 import { METADATA_CONTEXT } from '../../platform/contexts.js';
 import { LABEL_PATTERN } from '../../platform/refs.js';
 import { MAX_REVISION, type EntityState } from '../../platform/revisions.js';
-import type { DocumentedBody } from '../openapi-transform.js';
+import type { DocumentedBody, DocumentedHeader } from '../openapi-transform.js';
 import { errorSchema } from './errors.js';
 
+/** A parameter's schema with the description /openapi.json shows for it (validation ignores the keyword). */
+export function described<const Schema extends object>(schema: Schema, description: string) {
+  return { ...schema, description } as const;
+}
+
 const label = { type: 'string', pattern: LABEL_PATTERN } as const;
+const LABEL_RULE = '1 to 64 characters of A-Z a-z 0-9 _ -';
+const orgLabel = described(label, `The organization's label: ${LABEL_RULE}.`);
+const projectLabel = described(label, `The project's label within the organization: ${LABEL_RULE}.`);
 
-export const orgParams = { type: 'object', required: ['org'], properties: { org: label } } as const;
+export const orgParams = { type: 'object', required: ['org'], properties: { org: orgLabel } } as const;
 
-export const projectParams = { type: 'object', required: ['org', 'project'], properties: { org: label, project: label } } as const;
+export const projectParams = { type: 'object', required: ['org', 'project'], properties: { org: orgLabel, project: projectLabel } } as const;
 
 export const idParams = {
   type: 'object',
   required: ['org', 'project', 'id'],
-  properties: { org: label, project: label, id: { type: 'string', minLength: 1 } },
+  properties: {
+    org: orgLabel,
+    project: projectLabel,
+    id: described(
+      { type: 'string', minLength: 1 },
+      "The id, as the last segment of its _self: an absolute IRI (percent-encoded), a compact IRI 'prefix:rest' of one of the project's API mappings, or a name resolved against the project's base.",
+    ),
+  },
 } as const;
 
 export const rev = { type: 'integer', minimum: 1, maximum: MAX_REVISION } as const;
@@ -37,31 +52,67 @@ export function withTagParam<const Required extends readonly string[], const Pro
   readonly required: Required;
   readonly properties: Properties;
 }) {
-  return { type: 'object', required: [...params.required, 'tag'], properties: { ...params.properties, tag: storedTag } } as const;
+  return {
+    type: 'object',
+    required: [...params.required, 'tag'],
+    properties: { ...params.properties, tag: described(storedTag, 'The tag to remove; 404 TagNotFound when the entity does not hold it.') },
+  } as const;
 }
+
+const STALE_REV = 'a stale one is 409 IncorrectRev';
+/** `rev` of a read: a past revision. */
+const readRev = described(rev, 'The revision to read instead of the latest; one past the latest is 404 RevisionNotFound.');
+/** `rev` of a create-or-update PUT. */
+export const updateRev = described(rev, `The current revision (_rev), to update; without it the PUT creates, and ${STALE_REV}.`);
+/** `rev` of a change that names the revision it changes. */
+const currentRev = described(rev, `The current revision (_rev) of what is changed; ${STALE_REV}.`);
 
 /**
  * Query strings take only the parameters a route names: an unknown one (a Nexus listing parameter this
  * server lacks, such as `sort`, or `tag` on an organization) is refused rather than silently ignored.
  */
 export const noQuery = { type: 'object', additionalProperties: false } as const;
-export const revQuery = { ...noQuery, properties: { rev } } as const;
-export const requiredRevQuery = { ...noQuery, required: ['rev'], properties: { rev } } as const;
-export const selectorQuery = { ...noQuery, properties: { rev, tag: storedTag } } as const;
-/** A page of a listing: `from` entries skipped, at most `size` returned. */
-const listingQuery = {
+export const revQuery = { ...noQuery, properties: { rev: readRev } } as const;
+export const updateRevQuery = { ...noQuery, properties: { rev: updateRev } } as const;
+export const requiredRevQuery = { ...noQuery, required: ['rev'], properties: { rev: currentRev } } as const;
+export const selectorQuery = {
   ...noQuery,
-  properties: { from: { type: 'integer', minimum: 0, maximum: MAX_LISTING_FROM, default: 0 }, size: { type: 'integer', minimum: 1, maximum: 1000, default: 20 } },
+  properties: {
+    rev: described(rev, `${readRev.description} Not with tag.`),
+    tag: described(storedTag, 'A tag: read the revision it names instead of the latest; one not held is 404 TagNotFound. Not with rev.'),
+  },
 } as const;
+/** A page of a listing: `from` entries skipped, at most `size` returned (`defaultSize` without one). */
+export function listingPageQuery<const DefaultSize extends number>(defaultSize: DefaultSize) {
+  return {
+    from: described(
+      { type: 'integer', minimum: 0, maximum: MAX_LISTING_FROM, default: 0 },
+      `Entries skipped before the page: 0 (default) to ${MAX_LISTING_FROM.toLocaleString('en')}; _next links the page after it.`,
+    ),
+    size: described({ type: 'integer', minimum: 1, maximum: 1000, default: defaultSize }, `Entries in the page: 1 to 1000; default ${defaultSize}.`),
+  } as const;
+}
+/** Only deprecated entities, or only others. */
+export const deprecatedFilter = described({ type: 'boolean' }, 'true: only deprecated entries; false: only the others. Default: both.');
+const listingQuery = { ...noQuery, properties: listingPageQuery(20) } as const;
+/** Who created or last updated an entity, as a listing filters on it. */
+const subjectFilter = (which: 'created' | 'last updated') =>
+  described(
+    { type: 'string', minLength: 1, maxLength: 2048 },
+    `Only entries ${which} by this subject, an IRI as _createdBy shows it ({public URL}/v1/realms/{realm}/users/{subject}); one that is not an IRI is 400.`,
+  );
 /** A page of the resource or file listing, only the entities passing every filter given (platform/listing-filter.ts). */
 export const filteredListingQuery = {
   ...listingQuery,
   properties: {
     ...listingQuery.properties,
-    deprecated: { type: 'boolean' },
-    type: { type: 'string', minLength: 1, maxLength: 1024 },
-    createdBy: { type: 'string', minLength: 1, maxLength: 2048 },
-    updatedBy: { type: 'string', minLength: 1, maxLength: 2048 },
+    deprecated: deprecatedFilter,
+    type: described(
+      { type: 'string', minLength: 1, maxLength: 1024 },
+      "Only entries of this type: an IRI, a compact IRI of an API mapping (nxv:File: the files) or a term of the project's vocab.",
+    ),
+    createdBy: subjectFilter('created'),
+    updatedBy: subjectFilter('last updated'),
   },
 } as const;
 
@@ -120,6 +171,14 @@ export const fileUploadBody: DocumentedBody = {
 export function mediaTypeResponse(description: string, schemas: Record<string, object>): object {
   return { description, content: Object.fromEntries(Object.entries(schemas).map(([mediaType, schema]) => [mediaType, { schema }])) };
 }
+
+/** A header a /v1 route reads or sends, as the document shows it (the route's `requestHeaders`, `responseHeaders`). */
+export function header(description: string, schema: object = { type: 'string' }): DocumentedHeader {
+  return { description, schema };
+}
+
+/** The Vary of a route that negotiates its representation by Accept (negotiation.ts: varyOnAccept). */
+export const VARY_ON_ACCEPT = header("Accept, after Origin when --cors-origins is set: the representation depends on the request's Accept.");
 
 /** Metadata under the two JSON types the download routes negotiate. */
 export function jsonMetadata(schema: object): Record<string, object> {
