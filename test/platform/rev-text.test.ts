@@ -90,6 +90,17 @@ describe('rev written otherwise than in decimal digits', () => {
     expect(await revisions()).toEqual(before);
   });
 
+  test("a '+' left unencoded is a space, and the refusal says so", async () => {
+    // `rev=+1` arrives as ' 1': the message had quoted a space the user never typed, without a word on why.
+    await inject('PUT', '/v1/resources/org/proj/_/plus', { name: 'plus' });
+    const response = await send('GET', '/v1/resources/org/proj/_/plus?rev=+1', undefined);
+    expect([response.statusCode, response.json()['@type'], response.json().reason]).toEqual([
+      400,
+      'MalformedQueryParam',
+      "querystring/rev must be an integer written in decimal digits, not ' 1' (a '+' in a query string stands for a space; a plus sign is written %2B, and is refused too)",
+    ]);
+  });
+
   test('a revision in a tag body is a JSON number, not a text', async () => {
     await inject('PUT', '/v1/resources/org/proj/_/texts', { name: 'texts' });
     const response = await inject('POST', '/v1/resources/org/proj/_/texts/tags?rev=1', { tag: 't', rev: '1' });
