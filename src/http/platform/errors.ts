@@ -78,8 +78,36 @@ function allowedValuesOf(error: FastifyError): string | null {
   return Array.isArray(allowed) ? allowed.map((value) => `'${String(value)}'`).join(', ') : null;
 }
 
-/** `url`: the request's, whose query a validation error may concern. */
-export function toErrorReply(error: FastifyError | Error, url = ''): { status: number; body: ErrorBody } {
+/** What a refusal of a request's body can say beyond fastify's words: the route's body limit, the media type sent. */
+export interface BodyContext {
+  bodyLimit?: number;
+  contentType?: string;
+  /** The media type of a body the route reads itself (an upload's multipart/form-data); else JSON is taken. */
+  ownMediaType?: string;
+}
+
+/**
+ * Fastify's words for a body refused by size or media type ("Request body is too large", "Unsupported Media
+ * Type") named neither the limit nor what is taken; the literature routes' refusals name both.
+ */
+function bodyRefusalReason(code: string | undefined, { bodyLimit, contentType, ownMediaType }: BodyContext): string | null {
+  const sent = contentType === undefined ? 'no Content-Type' : `Content-Type ${shownName(contentType)}`;
+  if (code === 'FST_ERR_CTP_BODY_TOO_LARGE' && bodyLimit !== undefined) return `The body is larger than the ${shownBytes(bodyLimit)} this route takes.`;
+  if (code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
+    const taken = ownMediaType === undefined ? 'application/json or application/ld+json' : `${ownMediaType} (a part named 'file' holding the file)`;
+    return `The body must be ${taken}, not ${sent}.`;
+  }
+  return null;
+}
+
+/** `65536 bytes (64 KiB)`; bytes alone for a limit that is no whole number of KiB. */
+function shownBytes(bytes: number): string {
+  if (bytes % 1024 !== 0) return `${bytes} bytes`;
+  return bytes % (1024 * 1024) === 0 ? `${bytes} bytes (${bytes / (1024 * 1024)} MiB)` : `${bytes} bytes (${bytes / 1024} KiB)`;
+}
+
+/** `url`: the request's, whose query a validation error may concern; `body`: what its body's refusal can name. */
+export function toErrorReply(error: FastifyError | Error, url = '', body: BodyContext = {}): { status: number; body: ErrorBody } {
   if (error instanceof PlatformError) return { status: error.status, body: platformErrorBody(error.type, error.reason, error.details) };
   const fastifyError = error as FastifyError;
   if (fastifyError.validation) {
@@ -95,7 +123,7 @@ export function toErrorReply(error: FastifyError | Error, url = ''): { status: n
     return { status: 503, body: platformErrorBody('ServiceUnavailable', 'The server has too many files open; retry shortly.') };
   }
   const known = fastifyError.code ? CLIENT_ERRORS[fastifyError.code] : undefined;
-  if (known) return { status: known[0], body: platformErrorBody(known[1], fastifyError.message) };
+  if (known) return { status: known[0], body: platformErrorBody(known[1], bodyRefusalReason(fastifyError.code, body) ?? fastifyError.message) };
   // JSON syntax errors from the body parser, and busboy's malformed-multipart errors, carry a 4xx status.
   const status = fastifyError.statusCode;
   if (status === 429) return { status, body: platformErrorBody('TooManyRequests', fastifyError.message) };
@@ -127,7 +155,11 @@ export function handleError(error: FastifyError, request: FastifyRequest, reply:
   // An article of the literature project read from an index file damaged since the load: as on the literature routes.
   const damaged = damagedIndexAnswer(error, request.log);
   if (damaged) return reply.code(damaged.status).send(platformErrorBody('ServiceUnavailable', damaged.message));
-  const { status, body } = toErrorReply(error, request.url);
+  const { status, body } = toErrorReply(error, request.url, {
+    bodyLimit: request.routeOptions.bodyLimit,
+    contentType: request.headers['content-type'],
+    ownMediaType: request.routeOptions.schema?.documentedBody?.mediaType,
+  });
   if (error instanceof StoreUnavailableError) {
     logStoreUnavailable(request, error);
   } else if (status === 503 || status === 507) {
