@@ -14,13 +14,15 @@
  * no write stays that long between storing its bytes and committing.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { createReadStream, createWriteStream, existsSync, rmSync, statSync, type ReadStream } from 'node:fs';
+import { createReadStream, createWriteStream, existsSync, readFileSync, rmSync, statSync, type ReadStream } from 'node:fs';
 import { link, mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { type Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { makeDirectories } from '../directories.js';
 import { fsyncPath } from '../fsync.js';
+import { OWNER_FILE } from './blob-owner.js';
+import { FileStorageUnavailableError } from './errors.js';
 
 const DIGEST = /^[0-9a-f]{64}$/;
 
@@ -56,6 +58,8 @@ export class BlobStore {
   private readonly tmp: string;
   /** Digest -> writers between storing the content and committing (or dropping) their reference. */
   private readonly pending = new Map<string, number>();
+  /** The store whose id the directory recorded when this server claimed it (blob-owner.ts); null before. */
+  private owner: string | null = null;
 
   constructor(private readonly root: string) {
     this.tmp = path.join(root, 'tmp');
@@ -86,8 +90,31 @@ export class BlobStore {
     }
   }
 
+  /** From now on, the directory must be the one that records `storeId` (see assertAvailable). */
+  claimedBy(storeId: string): void {
+    this.owner = storeId;
+  }
+
+  /**
+   * Throws FileStorageUnavailableError unless the directory still records the store that claimed it: gone (a
+   * shared mount dropped) or another in its place (an empty volume mounted there). An upload had been answered
+   * 500 (ENOENT on tmp/) or, into the empty directory, 201 and its content lost once the real one was back; a
+   * read of a content there all along, a 404 that looked final.
+   */
+  assertAvailable(): void {
+    if (this.owner === null) return;
+    let recorded: string | null = null;
+    try {
+      recorded = readFileSync(path.join(this.root, OWNER_FILE), 'utf8').trim();
+    } catch {
+      // absent or unreadable: not the directory claimed
+    }
+    if (recorded !== this.owner) throw new FileStorageUnavailableError();
+  }
+
   /** Stores the stream's bytes; `isTruncated` tells after the copy whether a size limit cut the stream short. */
   async write(content: Readable, isTruncated: () => boolean, onTruncated: () => Error): Promise<StoredBlob> {
+    this.assertAvailable();
     const temporary = path.join(this.tmp, randomUUID());
     const hash = createHash('sha256');
     let bytes = 0;
@@ -162,6 +189,8 @@ export class BlobStore {
    * server killed mid-upload would otherwise leave up to --max-upload-bytes in tmp/ until a restart.
    */
   async collectGarbage(referenced: () => Promise<Set<string>>, now = Date.now()): Promise<number> {
+    // Another store's directory mounted in place of this one's would lose every content this store does not reference.
+    this.assertAvailable();
     await this.removeAbandonedUploads(now);
     const stored = await this.listDigests();
     const keep = await referenced();

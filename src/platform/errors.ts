@@ -51,6 +51,19 @@ export class StoreUnavailableError extends RetryLaterError {
   }
 }
 
+/**
+ * 503: the file contents' directory is not the one this server claimed at start (gone, as a shared mount that
+ * dropped, or another in its place, as an empty volume mounted there). A condition of the moment for the
+ * operator to mend, not a file that is gone (404) nor a bug (500).
+ */
+export class FileStorageUnavailableError extends RetryLaterError {
+  static readonly RETRY_AFTER_SECONDS = 5;
+
+  constructor() {
+    super(503, 'ServiceUnavailable', "The server's file storage (--blob-dir) is not available; retry later.", FileStorageUnavailableError.RETRY_AFTER_SECONDS);
+  }
+}
+
 /** 403: the caller is known but lacks a permission on an ACL address. */
 export class AuthorizationError extends PlatformError {
   constructor(

@@ -127,7 +127,9 @@ export async function openPlatform(options: PlatformOptions): Promise<Platform> 
   let acls: AclService, orgs: OrgService, projects: ProjectService, literature: LiteratureResources, revisions: RevisionStore, blobClaim: Claim;
   try {
     // Before init: a directory of another store's servers is refused before anything in it is touched.
-    blobClaim = await claimBlobDirectory(blobRoot, await storeIdOf(store), options.blobDir ? '--blob-dir (BLOB_DIR)' : 'the file contents directory');
+    const storeId = await storeIdOf(store);
+    blobClaim = await claimBlobDirectory(blobRoot, storeId, options.blobDir ? '--blob-dir (BLOB_DIR)' : 'the file contents directory');
+    blobs.claimedBy(storeId);
     await blobs.init(options.blobDir !== undefined && options.blobDir !== null);
     acls = await AclService.open(store, auth.acls, options.authFile !== null, clock);
     orgs = new OrgService(store, acls, clock);
