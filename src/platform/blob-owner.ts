@@ -48,8 +48,9 @@ export async function claimBlobDirectory(root: string, storeId: string, named: s
   if (recorded !== storeId) {
     throw new Error(
       `${named} ${root} holds the file contents of another platform store (${owner} names store ${recorded}; this server's store is ${storeId}): ` +
-        'each store needs a directory of its own, and only replicas of one PostgreSQL store share one. ' +
-        `If that other store is gone for good, remove ${owner}: the contents no file of this store references are then collected.`,
+        'each store needs a directory of its own (give this one --blob-dir / BLOB_DIR), and only replicas of one PostgreSQL store share one; ' +
+        "a data directory moved from LMDB to PostgreSQL keeps the LMDB store's contents there. " +
+        `Only if that other store and its files are gone for good, remove ${owner}: every content no file of this store references is then collected.`,
     );
   }
   return { adoptedContents };

@@ -57,9 +57,13 @@ describe('one --blob-dir given to servers of two stores', () => {
     expect((await upload(first, 'kept', 'acknowledged content')).statusCode).toBe(201);
     expect(await contentsAgedPastGrace(blobDir)).toHaveLength(1);
 
-    await expect(startServer({ dataDir: await scratch('second-'), blobDir })).rejects.toThrow(
+    const second = startServer({ dataDir: await scratch('second-'), blobDir });
+    await expect(second).rejects.toThrow(
       new RegExp(`^--blob-dir \\(BLOB_DIR\\) ${blobDir} holds the file contents of another platform store \\(${path.join(blobDir, OWNER_FILE)} names store [0-9a-f-]{36}; this server's store is [0-9a-f-]{36}\\)`),
     );
+    // What to do is the setting; removing the record is for a store gone for good (a move from LMDB had been told to remove it).
+    await expect(second).rejects.toThrow('each store needs a directory of its own (give this one --blob-dir / BLOB_DIR)');
+    await expect(second).rejects.toThrow('Only if that other store and its files are gone for good, remove');
     const served = await read(first, 'kept');
     expect(served.statusCode).toBe(200);
     expect(served.body).toBe('acknowledged content');
