@@ -134,6 +134,8 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
   await app.register(swagger, {
     openapi: {
       info: { title: 'litserve', description: 'Literature QA, retrieval and archive API', version: '0.1.0' },
+      // Behind a proxy with a path prefix, tools resolving paths against the document's host alone lost the prefix.
+      ...(services.config.publicUrl && { servers: [{ url: services.config.publicUrl.replace(/\/+$/, ''), description: 'This server, as --public-url names it' }] }),
     },
     // Schemas shared with addSchema appear in components under their $id (PlatformError...), not def-N.
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },

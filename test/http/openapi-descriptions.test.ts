@@ -210,3 +210,17 @@ describe('the headers the server sends are those declared', () => {
     }
   });
 });
+
+describe('the servers /openapi.json names', () => {
+  it('is the --public-url when one is set, its path prefix kept, and none otherwise (paths resolve against the document)', async () => {
+    // Behind a proxy serving under /lit, an API tool had called /retrieval/… on the host, without the prefix.
+    const behindProxy = await fixtureApp(undefined, {}, { flags: ['--public-url', 'https://lit.example.org/lit/'] });
+    try {
+      const spec = (await behindProxy.app.inject({ url: '/openapi.json' })).json();
+      expect(spec.servers).toEqual([{ url: 'https://lit.example.org/lit', description: 'This server, as --public-url names it' }]);
+    } finally {
+      await behindProxy.close();
+    }
+    expect((await fixture.app.inject({ url: '/openapi.json' })).json().servers).toBeUndefined();
+  });
+});
