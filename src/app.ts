@@ -233,8 +233,13 @@ function unroutedBodies(request: FastifyRequest): UnroutedBodies {
  * status is logged, so streams a route took over (reply.hijack) show theirs.
  */
 function logRequests(app: FastifyInstance): void {
+  // `client`: the address the per-client bounds count (a --trust-proxy proxy's client): behind a proxy the log had not
+  // said who was served or rate-limited, nor shown that --trust-proxy took effect.
   const line = (request: FastifyRequest, statusCode: number, responseTime: number) =>
-    request.log.info({ method: request.method, url: request.url, statusCode, responseTime: Math.round(responseTime * 10) / 10 }, 'request completed');
+    request.log.info(
+      { method: request.method, url: request.url, statusCode, responseTime: Math.round(responseTime * 10) / 10, client: request.ip },
+      'request completed',
+    );
   app.addHook('onResponse', async (request, reply) => {
     line(request, reply.raw.statusCode, reply.elapsedTime);
   });

@@ -43,6 +43,14 @@ describe('request ids', () => {
     }
   });
 
+  it("logs each request's client address with its id, status and time", async () => {
+    await fixture.app.inject({ method: 'GET', url: '/retrieval/article_count', headers: { 'x-request-id': 'client-line' }, remoteAddress: '192.0.2.7' });
+    await new Promise((r) => setTimeout(r, 50)); // pino writes asynchronously
+    expect(lines.filter((line) => line.reqId === 'client-line')).toEqual([
+      expect.objectContaining({ msg: 'request completed', method: 'GET', statusCode: 200, client: '192.0.2.7' }),
+    ]);
+  });
+
   it('gives the raw answer to a malformed request an id, and logs a line under it', async () => {
     const answer = await rawAnswer('GET /retrieval/article_count HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n');
     expect(answer).toMatch(/^HTTP\/1\.1 400 /);
