@@ -92,7 +92,12 @@ describe('a statement the database gives up on', () => {
     await expect(read).rejects.toBeInstanceOf(StoreUnavailableError);
     const written = await put(store, 'lab').catch((error: Error) => error);
     expect(written).toBeInstanceOf(StoreUnavailableError);
-    expect(toErrorReply(written as Error).status).toBe(503);
+    // Said as what it is: the store was reached, and gave up (it had said "cannot be reached").
+    expect(toErrorReply(written as Error)).toMatchObject({
+      status: 503,
+      body: { reason: 'The platform store gave up on this request (a lock or statement timeout, or out of memory); retry later.' },
+    });
+    await expect(read).rejects.toThrow('The platform store gave up on this request');
     await admin.query('ROLLBACK');
     await put(store, 'lab');
     expect(await store.table('orgs').get('lab')).toEqual({ label: 'lab' });
@@ -103,7 +108,7 @@ describe('a statement the database gives up on', () => {
     const admin = await adminClient();
     await admin.query('BEGIN');
     await admin.query(`LOCK TABLE ${schema}.litserve_orgs IN ACCESS EXCLUSIVE MODE`);
-    await expect(put(store, 'lab')).rejects.toBeInstanceOf(StoreUnavailableError);
+    await expect(put(store, 'lab')).rejects.toThrow('The platform store gave up on this request');
     await admin.query('ROLLBACK');
   });
 

@@ -195,6 +195,10 @@ async function takeTurn(client: pg.PoolClient, turn: Turn, signal: AbortSignal |
 
 /** `error`, or what it means to the client: a StoreUnavailableError (503), or an ENOSPC error (507). */
 function unavailableOr(error: unknown): unknown {
+  // A statement the database gave up on (a lock or statement timeout) is no outage: "cannot be reached" had sent operators to the network.
+  if (GAVE_UP.has(String((error as { code?: unknown } | null)?.code))) {
+    return new StoreUnavailableError(error as Error, 'The platform store gave up on this request (a lock or statement timeout, or out of memory); retry later.');
+  }
   if (isConnectionFailure(error)) return new StoreUnavailableError(error as Error);
   if ((error as { code?: unknown } | null)?.code === READ_ONLY) return readOnlyDatabase(error as Error);
   if ((error as { code?: unknown } | null)?.code === NO_PRIVILEGE) return roleRefused(error as Error);
