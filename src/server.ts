@@ -192,6 +192,8 @@ export async function startServer(configured: Config, releaseData: () => Promise
     await requestsEnded(app, ENDS_AFTER_CUT_MS);
     await Promise.all([closeServices(), index.close(), generator?.close(), reranker?.close()]);
     await releaseData();
+    // The last line: the log had ended on the index's release, which did not say the server was gone.
+    logger.info({ signal }, 'stopped');
     process.exit(0);
   };
   // SIGHUP too: a terminal closing on `npm start` had ended the process where it was, without a drain.

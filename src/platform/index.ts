@@ -134,6 +134,7 @@ export async function openPlatform(options: PlatformOptions): Promise<Platform> 
     acls = await AclService.open(store, auth.acls, options.authFile !== null, clock);
     orgs = new OrgService(store, acls, clock);
     projects = await ProjectService.open(store, orgs, acls, baseUri, literatureRef, opened, clock);
+    logLiteratureBase(logger, `${literatureRef.org}/${literatureRef.project}`, projects.literatureBase, baseUri);
     await orgs.ensureLiterature(literatureRef.org, OPERATOR);
     literature = new LiteratureResources(options.literature, (await projects.get(literatureRef))!, opened);
     revisions = await RevisionStore.open(store, clock);
@@ -211,4 +212,19 @@ export async function openPlatform(options: PlatformOptions): Promise<Platform> 
       await store.close();
     },
   };
+}
+
+/**
+ * Said at every start: the start-up log had named neither the ids' base nor, after --public-url changed, that ids
+ * keep the base fixed at the first start while links (`_self`, `Location`) follow the new URL.
+ */
+function logLiteratureBase(logger: Logger, project: string, base: string, publicUrl: string): void {
+  if (base.startsWith(`${publicUrl}/`)) {
+    logger.info(`literature project ${project}: article ids under ${base}, links under ${publicUrl}`);
+    return;
+  }
+  logger.warn(
+    `literature project ${project}: article ids stay under ${base}, fixed at its first start, while links follow --public-url ${publicUrl} ` +
+      '(ids stored in archives and resources stay valid; docs/DEPLOY.md says how to start over)',
+  );
 }

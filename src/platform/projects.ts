@@ -132,6 +132,11 @@ export class ProjectService {
     return { org: this.literature.org, project: this.literature.label };
   }
 
+  /** The base of the literature project's ids, fixed in the store at its first start. */
+  get literatureBase(): string {
+    return this.literature.base;
+  }
+
   async get(ref: ProjectRef): Promise<ProjectState | undefined> {
     if (ref.org === this.literature.org && ref.project === this.literature.label) return this.literature;
     return this.db.get(projectKey(ref));

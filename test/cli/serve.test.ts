@@ -51,6 +51,7 @@ describe('npm start', () => {
       server.child.kill('SIGTERM');
       expect((await server.exited).code).toBe(0);
       expect(server.output()).toContain('shutting down');
+      expect(server.output().trim().split('\n').at(-1)).toContain('"msg":"stopped"');
     } finally {
       server.child.kill('SIGKILL');
       await cleanup();
