@@ -35,8 +35,10 @@ async function twoSegments(): Promise<string> {
   return dir;
 }
 
+// A copy in progress shows the same (the manifest copied before a file it names): the advice says so too.
 const damaged = (dir: string, file: string) =>
-  `${path.join(dir, file)} is missing, though the manifest names it; the index ${dir} is damaged: re-ingest the corpus into a new index directory`;
+  `${path.join(dir, file)} is missing, though the manifest names it; the index ${dir} is damaged (or its copy is not complete: ` +
+  'copy manifest.json last, docs/DEPLOY.md): re-ingest the corpus into a new index directory';
 
 describe('an index missing a file its manifest names', () => {
   it.each([['.seg'], ['.stored'], ['.del-']])('is refused at load, naming the %s file and what to do', async (kind) => {

@@ -25,9 +25,16 @@ export function isOutdatedFormat(error: unknown): boolean {
   return false;
 }
 
-/** What is said after a file's own message: the advice for a damaged index, or nothing for an outdated file. */
+/**
+ * What is said after a file's own message: the advice for a damaged index, or nothing for an outdated file. A
+ * file missing is also what a copy in progress shows (manifest copied before the files it names, as
+ * DEPLOY.md's rollout warns against): said too, since "re-ingest" alone had been wrong advice there.
+ */
 function adviceAfter(dir: string, error: unknown): string {
-  return error instanceof OutdatedFormatError ? '' : `; the index ${dir} is damaged: re-ingest the corpus into a new index directory`;
+  if (error instanceof OutdatedFormatError) return '';
+  const missing = error instanceof SegmentFormatError && (error as NodeJS.ErrnoException).code === 'ENOENT';
+  const copying = missing ? ' (or its copy is not complete: copy manifest.json last, docs/DEPLOY.md)' : '';
+  return `; the index ${dir} is damaged${copying}: re-ingest the corpus into a new index directory`;
 }
 
 /** The file a read of a loaded index found truncated or damaged, if `error` says one did. */
