@@ -67,7 +67,8 @@ describe('npm run ingest -- --id-prefix', () => {
         '3: article_id "tab\\there" holds a control character (ids travel in URLs and in --delete-file lines)',
         '4: article_id is over 512 bytes',
         '6: article_id "fine " begins or ends with white space',
-        '7: article_id "\u00a0fine" begins or ends with white space',
+        // A no-break space is written as its code point: it had shown as the space it looks like.
+        '7: article_id "\\u{a0}fine" begins or ends with white space',
       ]);
       expect(await articleIds(path.join(dir, 'index'))).toEqual(['fine', 'in between', 'x'.repeat(512)]);
     } finally {
