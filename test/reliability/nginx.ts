@@ -1,8 +1,7 @@
 /**
- * Debian's nginx running the sample configuration of docs/DEPLOY.md
- * (docs/deploy/nginx-replicas.conf) in front of local replicas, in a prefix
- * directory of its own: the upstream and listen addresses are rewritten, the
- * rest is the sample as shipped. Used by the replica tests and bench:replicas.
+ * Debian's nginx running a sample configuration of docs/DEPLOY.md in front of local servers, in a prefix
+ * directory of its own: the upstream and listen addresses are rewritten, the rest is the sample as shipped.
+ * docs/deploy/nginx-replicas.conf (the replica tests and bench:replicas) and docs/deploy/nginx-prefix.conf.
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -20,20 +19,33 @@ export interface Balancer {
 }
 
 /** Starts nginx on `port` in front of the servers on `upstreamPorts` (the sample names two; both lines are rewritten). */
-export async function startBalancer(prefix: string, port: number, upstreamPorts: readonly [number, number]): Promise<Balancer> {
-  const sample = await readFile('docs/deploy/nginx-replicas.conf', 'utf8');
-  const config = sample
-    .replace('127.0.0.1:8081', `127.0.0.1:${upstreamPorts[0]}`)
-    .replace('127.0.0.1:8082', `127.0.0.1:${upstreamPorts[1]}`)
-    .replace('listen 8080;', `listen 127.0.0.1:${port};`);
-  if (config === sample) throw new Error('docs/deploy/nginx-replicas.conf no longer has the addresses this helper rewrites');
+export function startBalancer(prefix: string, port: number, upstreamPorts: readonly [number, number]): Promise<Balancer> {
+  return startSample('docs/deploy/nginx-replicas.conf', prefix, port, upstreamPorts, '/healthz');
+}
+
+/** Starts nginx on `port` serving the server on `upstreamPort` under /lit (docs/deploy/nginx-prefix.conf). */
+export function startPrefixProxy(prefix: string, port: number, upstreamPort: number): Promise<Balancer> {
+  return startSample('docs/deploy/nginx-prefix.conf', prefix, port, [upstreamPort], '/lit/healthz');
+}
+
+/** Runs a sample configuration with its upstream addresses (127.0.0.1:8081, :8082) and its listen address rewritten. */
+async function startSample(file: string, prefix: string, port: number, upstreamPorts: readonly number[], probe: string): Promise<Balancer> {
+  const sample = await readFile(file, 'utf8');
+  let config = sample.replace('listen 8080;', `listen 127.0.0.1:${port};`);
+  upstreamPorts.forEach((upstream, i) => (config = config.replace(`127.0.0.1:${8081 + i}`, `127.0.0.1:${upstream}`)));
+  if (config.includes('listen 8080;') || upstreamPorts.some((upstream) => !config.includes(`127.0.0.1:${upstream}`))) {
+    throw new Error(`${file} no longer has the addresses this helper rewrites`);
+  }
   await mkdir(path.join(prefix, 'logs'), { recursive: true });
   await writeFile(path.join(prefix, 'nginx.conf'), config);
   const globals = `pid ${prefix}/nginx.pid; error_log ${prefix}/logs/error.log;`;
   execFileSync(NGINX, ['-t', '-p', prefix, '-c', 'nginx.conf', '-g', globals], { stdio: 'pipe' });
   const nginx = spawn(NGINX, ['-p', prefix, '-c', 'nginx.conf', '-g', `daemon off; ${globals}${process.getuid?.() === 0 ? ' user root;' : ''}`], { stdio: 'ignore' });
   const base = `http://127.0.0.1:${port}`;
-  await untilAnswering(`${base}/healthz`);
+  await untilAnswering(`${base}${probe}`).catch((error: unknown) => {
+    nginx.kill('SIGKILL');
+    throw error;
+  });
   return {
     base,
     pid: nginx.pid!,
