@@ -15,7 +15,7 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { createReadStream, createWriteStream, existsSync, readFileSync, rmSync, statSync, type ReadStream } from 'node:fs';
-import { link, mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
+import { link, mkdir, open, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { type Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -101,7 +101,15 @@ export class BlobStore {
    * 500 (ENOENT on tmp/) or, into the empty directory, 201 and its content lost once the real one was back; a
    * read of a content there all along, a 404 that looked final.
    */
-  assertAvailable(): void {
+  async assertAvailable(): Promise<void> {
+    if (this.owner === null) return;
+    // Read off the main thread: a hard NFS mount that dropped hangs the call, and must not hang the server with it.
+    const recorded = await readFile(path.join(this.root, OWNER_FILE), 'utf8').then((text) => text.trim(), () => null);
+    this.refuseUnlessOwner(recorded);
+  }
+
+  /** assertAvailable for a caller that reads the directory synchronously already (a download's size check). */
+  assertAvailableSync(): void {
     if (this.owner === null) return;
     let recorded: string | null = null;
     try {
@@ -109,12 +117,16 @@ export class BlobStore {
     } catch {
       // absent or unreadable: not the directory claimed
     }
+    this.refuseUnlessOwner(recorded);
+  }
+
+  private refuseUnlessOwner(recorded: string | null): void {
     if (recorded !== this.owner) throw new FileStorageUnavailableError();
   }
 
   /** Stores the stream's bytes; `isTruncated` tells after the copy whether a size limit cut the stream short. */
   async write(content: Readable, isTruncated: () => boolean, onTruncated: () => Error): Promise<StoredBlob> {
-    this.assertAvailable();
+    await this.assertAvailable();
     const temporary = path.join(this.tmp, randomUUID());
     const hash = createHash('sha256');
     let bytes = 0;
@@ -190,7 +202,7 @@ export class BlobStore {
    */
   async collectGarbage(referenced: () => Promise<Set<string>>, now = Date.now()): Promise<number> {
     // Another store's directory mounted in place of this one's would lose every content this store does not reference.
-    this.assertAvailable();
+    await this.assertAvailable();
     await this.removeAbandonedUploads(now);
     const stored = await this.listDigests();
     const keep = await referenced();

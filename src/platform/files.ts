@@ -205,7 +205,7 @@ export class FileService {
   assertContent(state: FileContentRevision): void {
     const size = this.blobs.sizeOf(state.file!.digest);
     if (size === null) {
-      this.blobs.assertAvailable();
+      this.blobs.assertAvailableSync();
       throw rejections.fileContentMissing(state.id, state.project);
     }
     if (size !== state.file!.bytes) throw rejections.fileContentDamaged(state.id, state.project, size, state.file!.bytes);
