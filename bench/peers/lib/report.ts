@@ -71,7 +71,7 @@ export function reproduceSection(): string {
     '```sh',
     'bench/peers/install.sh                               # liblucene8-java, xapian-tools, python3-xapian, sqlite3; minisearch, @orama/orama, vega-lite',
     'npm run bench:peers                                  # SciFact + 1M generated paragraphs, every peer (hours on 2 cores)',
-    'PEERS_REPORT=peers-quick PEERS_PARAGRAPHS=50000 PEERS_REPEATS=1 npm run bench:peers   # a quick run, beside the published results',
+    'PEERS_REPORT=peers-quick PEERS_PARAGRAPHS=20000 PEERS_QUERIES=50 PEERS_REPEATS=2 npm run bench:peers   # a quick run (about 10 minutes), beside the published results',
     'PEERS=engine,lucene PEERS_CORPORA=generated PEERS_REPORT=peers-lucene npm run bench:peers',
     '```',
     '',
@@ -88,7 +88,9 @@ export function reproduceSection(): string {
   ].join('\n');
 }
 
-function qualitySection(quality: QualityRun[]): string {
+export function qualitySection(quality: QualityRun[]): string {
+  // A run without the SciFact corpus (PEERS_CORPORA=generated) had printed the table's header over no rows.
+  if (quality.length === 0) return ['## Quality: SciFact', '', 'Not measured in this run (`PEERS_CORPORA` left SciFact out).'].join('\n');
   const rows: string[][] = [];
   for (const mode of ['split', 'merged'] as const) {
     const base = quality.find((q) => q.peer === 'engine' && q.mode === mode);
@@ -241,9 +243,10 @@ function targetsSection(report: Report): string {
     const scaled = runs
       .filter((r) => r.build && (r.peer === 'minisearch' || r.peer === 'orama'))
       .map((r) => `${r.peer} ~${((r.build!.peakRssMiB * 1_000_000) / report.config.paragraphs / 1024).toFixed(0)} GiB to build, ~${((r.build!.seconds * 1_000_000) / report.config.paragraphs / 60).toFixed(0)} min`);
+    // The size is the one PEERS_PARAGRAPHS asked for: the report had called every size "the largest that fits" a 40-minute run.
     lines.push(
-      `- The issue's speed targets are stated at 1M paragraphs; this run used ${size}, the largest that fits a run of about 40 minutes ` +
-        `with every peer on this 2-core machine${scaled.length ? ` (at 1M, scaled linearly: ${scaled.join('; ')}, plus one index copy per throughput thread)` : ''}. ` +
+      `- The issue's speed targets are stated at 1M paragraphs; this run used ${size} (PEERS_PARAGRAPHS)` +
+        `${scaled.length ? ` (at 1M, scaled linearly: ${scaled.join('; ')}, plus one index copy per throughput thread)` : ''}. ` +
         'PEERS_PARAGRAPHS=1000000 runs the full size.',
     );
   }
