@@ -31,7 +31,7 @@ describe.skipIf(!HAS_CHROMIUM)(`/docs uploads, HEAD and Accept in Chromium (${HA
   /** The entry of the operation `method path` (a GET's entry also carries its HEAD). */
   const operation = (method: string, path: string): Locator =>
     page.locator('details.operation').filter({ has: page.locator(':scope > summary .method', { hasText: new RegExp(`^${method}\\b`) }) }).filter({ has: page.locator(':scope > summary code', { hasText: new RegExp(`^${path.replace(/[{}]/g, '\\$&')}$`) }) });
-  const shown = (entry: Locator) => entry.locator('pre[aria-live]').textContent();
+  const shown = (entry: Locator) => entry.locator('pre.docs-answer').textContent();
 
   async function openDocs(token: string): Promise<void> {
     await page.goto(`${server.url}/docs`);

@@ -183,7 +183,7 @@ describe.skipIf(!HAS_CHROMIUM)(`the page behind a proxy serving the server under
     await countOperation.locator(':scope > summary').click();
     await countOperation.getByRole('button', { name: 'Send' }).click();
     const expected = await api('/retrieval/article_count');
-    await expect.poll(() => countOperation.locator('pre[aria-live]').textContent()).toBe(`HTTP 200 OK\n${JSON.stringify(expected, null, 2)}`);
+    await expect.poll(() => countOperation.locator('pre.docs-answer').textContent()).toBe(`HTTP 200 OK\n${JSON.stringify(expected, null, 2)}`);
     expect(await linkTarget('Back to the search page')).toBe(`${base()}/ui/`);
     expect(await linkTarget('/openapi.json')).toBe(`${base()}/openapi.json`);
     expectEverythingUnderThePrefix();

@@ -796,7 +796,7 @@ describe.skipIf(!HAS_CHROMIUM)(`search page in Chromium (${HAS_CHROMIUM ? '/usr/
     await countOperation.getByRole('textbox', { name: 'article_types (query)' }).fill('review-article');
     await countOperation.getByRole('button', { name: 'Send' }).click();
     const expected = await api('/retrieval/article_count?article_types=review-article');
-    await expect.poll(() => countOperation.locator('pre[aria-live]').textContent()).toBe(`HTTP 200 OK\n${JSON.stringify(expected, null, 2)}`);
+    await expect.poll(() => countOperation.locator('pre.docs-answer').textContent()).toBe(`HTTP 200 OK\n${JSON.stringify(expected, null, 2)}`);
   });
 
   it('/docs: a second Send shows its own answer, not a slower answer to the first', async () => {
@@ -811,7 +811,7 @@ describe.skipIf(!HAS_CHROMIUM)(`search page in Chromium (${HAS_CHROMIUM ? '/usr/
     const countOperation = page.locator('details.operation').filter({ has: page.locator('code', { hasText: /^\/retrieval\/article_count$/ }) });
     await countOperation.locator(':scope > summary').click();
     const types = countOperation.getByRole('textbox', { name: 'article_types (query)' });
-    const output = countOperation.locator('pre[aria-live]');
+    const output = countOperation.locator('pre.docs-answer');
     await types.fill('review-article');
     await countOperation.getByRole('button', { name: 'Send' }).click();
     await firstHeld;

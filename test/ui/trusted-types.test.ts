@@ -108,7 +108,7 @@ describe.skipIf(!HAS_CHROMIUM)(`the page's policy in Chromium (${HAS_CHROMIUM ? 
     const countOperation = page.locator('details.operation').filter({ has: page.locator('code', { hasText: /^\/retrieval\/article_count$/ }) });
     await countOperation.locator(':scope > summary').click();
     await countOperation.getByRole('button', { name: 'Send' }).click();
-    await expect.poll(() => countOperation.locator('pre[aria-live]').textContent()).toMatch(/^HTTP 200 OK\n/);
+    await expect.poll(() => countOperation.locator('pre.docs-answer').textContent()).toMatch(/^HTTP 200 OK\n/);
     expect(await violations()).toEqual([]);
     expect(errors).toEqual([]);
   });

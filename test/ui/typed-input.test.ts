@@ -126,7 +126,7 @@ describe.skipIf(!HAS_CHROMIUM)(`typed and pasted input in Chromium (${HAS_CHROMI
     await entry.getByRole('textbox', { name: 'org (path)' }).fill('neuro');
     await entry.getByRole('textbox', { name: 'project (path)' }).fill('lab');
     await entry.getByRole('button', { name: 'Send' }).click();
-    await expect.poll(() => entry.locator('pre[aria-live]').textContent()).toMatch(/^HTTP 200 OK\n/);
+    await expect.poll(() => entry.locator('pre.docs-answer').textContent()).toMatch(/^HTTP 200 OK\n/);
   });
 
   it('/docs: a path parameter "." or ".." is refused before sending, since the browser would send the request to another path', async () => {
@@ -140,7 +140,7 @@ describe.skipIf(!HAS_CHROMIUM)(`typed and pasted input in Chromium (${HAS_CHROMI
     await entry.getByRole('textbox', { name: 'project (path)' }).fill('..');
     const sentBefore = requests.length;
     await entry.getByRole('button', { name: 'Send' }).click();
-    await expect.poll(() => entry.locator('pre[aria-live]').textContent()).toBe(
+    await expect.poll(() => entry.locator('pre.docs-answer').textContent()).toBe(
       'Not sent: the path parameter project cannot be "..", which the browser would resolve into another path.',
     );
     expect(requests.slice(sentBefore).filter((request) => request.method === 'DELETE')).toEqual([]);
@@ -154,7 +154,7 @@ describe.skipIf(!HAS_CHROMIUM)(`typed and pasted input in Chromium (${HAS_CHROMI
     await entry.getByRole('textbox', { name: 'org (path)' }).fill('neuro');
     const sentBefore = requests.length;
     await entry.getByRole('button', { name: 'Send' }).click();
-    await expect.poll(() => entry.locator('pre[aria-live]').textContent()).toBe('Not sent: the path parameter project is required: fill it in.');
+    await expect.poll(() => entry.locator('pre.docs-answer').textContent()).toBe('Not sent: the path parameter project is required: fill it in.');
     expect(requests.slice(sentBefore).filter((request) => request.target.startsWith('/v1/projects/'))).toEqual([]);
   });
 
@@ -176,8 +176,8 @@ describe.skipIf(!HAS_CHROMIUM)(`typed and pasted input in Chromium (${HAS_CHROMI
     await entry.getByRole('textbox', { name: 'project (path)' }).fill('lab');
     await entry.getByRole('textbox', { name: 'Request body (JSON)' }).fill(JSON.stringify({ resources: [{ '@type': 'Resource', resourceId: 'docs-cell' }] }));
     await entry.getByRole('button', { name: 'Send' }).click();
-    await expect.poll(() => entry.locator('pre[aria-live]').textContent()).toMatch(/^HTTP 201 Created\n/);
-    const shown = (await entry.locator('pre[aria-live]').textContent())!;
+    await expect.poll(() => entry.locator('pre.docs-answer').textContent()).toMatch(/^HTTP 201 Created\n/);
+    const shown = (await entry.locator('pre.docs-answer').textContent())!;
     const archive = JSON.parse(shown.slice(shown.indexOf('\n') + 1)) as { '@id': string; '@type': string | string[] };
     expect(archive['@id']).toMatch(/\/v1\/resources\/neuro\/lab\/_\//);
     expect(requests.filter((request) => request.target === '/v1/archives/neuro/lab' && request.method === 'POST')).toHaveLength(1);
@@ -191,7 +191,7 @@ describe.skipIf(!HAS_CHROMIUM)(`typed and pasted input in Chromium (${HAS_CHROMI
     await entry.getByRole('textbox', { name: 'size (query)' }).fill('100');
     await entry.getByRole('textbox', { name: 'number_results (query)' }).fill('100');
     await entry.getByRole('button', { name: 'Send' }).click();
-    await expect.poll(() => entry.locator('pre[aria-live]').textContent()).toMatch(/^HTTP 200 OK\n/);
-    expect(await entry.locator('pre[aria-live]').textContent()).toMatch(/\n… cut here: the first 20,000 of [\d,]+ characters are shown\.$/);
+    await expect.poll(() => entry.locator('pre.docs-answer').textContent()).toMatch(/^HTTP 200 OK\n/);
+    expect(await entry.locator('pre.docs-answer').textContent()).toMatch(/\n… cut here: the first 20,000 of [\d,]+ characters are shown\.$/);
   });
 });

@@ -78,7 +78,9 @@ export function createCart(root, { literatureProject, onTokenChange }) {
   /** What shows the cart's size: its count, and the download button. */
   const showSize = () => {
     size.textContent = `(${items.size})`;
-    download.disabled = items.size === 0 || downloading;
+    download.disabled = items.size === 0;
+    // Busy, not disabled, while an archive is made: disabling the button a keyboard user had just pressed threw the focus to <body>.
+    download.setAttribute('aria-disabled', String(downloading));
   };
 
   const syncButtons = (id) => {
@@ -183,10 +185,11 @@ export function createCart(root, { literatureProject, onTokenChange }) {
   };
 
   download.addEventListener('click', async () => {
+    if (downloading) return;
     const project = projectSelect.value;
     if (!project) return say('Choose a project first (an access token that may write one is needed).', true);
     downloading = true;
-    download.disabled = true;
+    showSize();
     say('Preparing the archive…');
     const articleIds = [...items.keys()];
     try {
@@ -205,7 +208,7 @@ export function createCart(root, { literatureProject, onTokenChange }) {
       else say(error.message, true);
     } finally {
       downloading = false;
-      download.disabled = items.size === 0;
+      showSize();
     }
   });
 

@@ -21,6 +21,9 @@ export function combobox({ input, listbox, fetchOptions, onPick }) {
   note.setAttribute('role', 'status');
   input.closest('.combo').after(note);
   input.setAttribute('aria-describedby', note.id);
+  // A list long enough to scroll is a Tab stop of its own in Chromium: Tab from the field had gone there, and the
+  // list, closing on the field's blur, took the focus with it to <body>. The field's arrows move in the list.
+  listbox.tabIndex = -1;
 
   const close = () => {
     listbox.hidden = true;

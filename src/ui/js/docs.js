@@ -113,7 +113,7 @@ function operationView(path, method, operation, head) {
   const answersJsonWrite = path.startsWith('/v1/') && method !== 'get' && Object.entries(operation.responses ?? {}).some(([status, r]) => status.startsWith('2') && r.content?.['application/json']);
   const inputs = new Map();
   const rows = parameters.map((p) => {
-    const input = element('input', { type: 'text', name: p.name });
+    const input = element('input', { type: 'text', name: p.name, required: Boolean(p.required) });
     input.setAttribute('aria-label', `${p.name} (${p.in})`);
     inputs.set(p, input);
     const type = p.schema?.type === 'array' ? `${p.schema.items?.type ?? ''}[] (comma-separated)` : p.schema?.type ?? '';
@@ -124,8 +124,17 @@ function operationView(path, method, operation, head) {
   const body = jsonSchema ? element('textarea', { value: JSON.stringify(example(jsonSchema), null, 2) }) : null;
   body?.setAttribute('aria-label', 'Request body (JSON)');
   const form = multipartSchema ? formParts(multipartSchema) : null;
-  const output = element('pre', { hidden: true });
-  output.setAttribute('aria-live', 'polite');
+  const output = element('pre', { hidden: true, className: 'docs-answer' });
+  // What a screen reader is told of an answer: its status line and length. The answer itself (up to 20,000
+  // characters) had been the live region, read out whole after every Send.
+  const said = element('p', { className: 'visually-hidden' });
+  said.setAttribute('role', 'status');
+  const show = (text) => {
+    output.hidden = false;
+    output.textContent = text;
+    const [first] = text.split('\n', 1);
+    said.textContent = text.length > first.length ? `${first}; ${text.length.toLocaleString('en')} characters shown below.` : first;
+  };
   /** The request on its way: a new one stops it, or its answer, if slower, would replace the newer one's. */
   let sending = null;
   const sendAs = async (sentMethod) => {
@@ -135,10 +144,7 @@ function operationView(path, method, operation, head) {
     let url = path;
     const query = new URLSearchParams();
     const headers = {};
-    const refuse = (why) => {
-      output.hidden = false;
-      output.textContent = `Not sent: ${why}`;
-    };
+    const refuse = (why) => show(`Not sent: ${why}`);
     for (const [p, input] of inputs) {
       const value = input.value.trim();
       // Left empty, a path parameter would be sent as the literal "{id}", an id the server then refuses or, worse, takes.
@@ -156,8 +162,7 @@ function operationView(path, method, operation, head) {
     const search = query.toString();
     const isHead = sentMethod === 'head';
     const sentBody = isHead ? undefined : body ? body.value : form?.formData();
-    output.hidden = false;
-    output.textContent = 'Sending…';
+    show('Sending…');
     try {
       const response = await fetch(serverUrl(url) + (search ? `?${search}` : ''), {
         method: sentMethod.toUpperCase(),
@@ -172,7 +177,7 @@ function operationView(path, method, operation, head) {
         signal: request.signal,
       });
       if (isHead) {
-        output.textContent = headersText(response);
+        show(headersText(response));
         return;
       }
       const text = await response.text();
@@ -183,9 +188,10 @@ function operationView(path, method, operation, head) {
         // not JSON (an event stream, a ZIP): shown as text
       }
       const cut = shown.length > LONGEST_SHOWN ? `\n… cut here: the first ${LONGEST_SHOWN.toLocaleString('en')} of ${shown.length.toLocaleString('en')} characters are shown.` : '';
-      output.textContent = `HTTP ${response.status} ${response.statusText}\n${shown.slice(0, LONGEST_SHOWN)}${cut}`;
+      show(`HTTP ${response.status} ${response.statusText}\n${shown.slice(0, LONGEST_SHOWN)}${cut}`);
     } catch (error) {
-      if (!request.signal.aborted) output.textContent = `The request failed: ${error.message}`;
+      // The browser's words ("Failed to fetch") said nothing of why; the page says it as the search page does.
+      if (!request.signal.aborted) show(`The request failed: the server could not be reached (${error.message}). Check that it is running and try again.`);
     }
   };
   const send = element('button', { type: 'button', textContent: 'Send' });
@@ -207,7 +213,8 @@ function operationView(path, method, operation, head) {
     form ? fieldTable(form.rows) : '',
     element('p', {}, send, sendHead ? ' ' : '', sendHead ?? ''),
     output,
-    element('h4', { textContent: 'Responses' }),
+    said,
+    element('h3', { textContent: 'Responses' }),
     ...responses,
     head ? headView(head) : '',
   );

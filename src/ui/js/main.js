@@ -259,6 +259,8 @@ async function showCount(params) {
   countedFor = key;
   $('#article-count').textContent = String(article_count);
   $('#count-label').textContent = article_count === 1 ? 'article matches the filters' : 'articles match the filters';
+  // Without a query or a listing nothing else is said of a filter's change: the count is (a screen reader had heard nothing).
+  if (!state.q && state.mode !== 'list') resultsStatus.textContent = `${article_count} ${$('#count-label').textContent}.`;
 }
 
 async function showSearch(params, words, signal) {
@@ -419,7 +421,8 @@ function showCitations(metadata, words) {
 function highlightCard(target) {
   for (const other of resultList.querySelectorAll('.highlight')) other.classList.remove('highlight');
   target.classList.add('highlight');
-  target.scrollIntoView({ behavior: 'smooth', block: 'center' });
+  // No smooth scroll for those who asked for less motion (WCAG 2.3.3).
+  target.scrollIntoView({ behavior: matchMedia('(prefers-reduced-motion: reduce)').matches ? 'auto' : 'smooth', block: 'center' });
   target.focus({ preventScroll: true });
 }
 

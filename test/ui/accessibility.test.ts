@@ -1,0 +1,103 @@
+/**
+ * The page and /docs for the keyboard and for assistive technology, as the accessibility round tried them
+ * (WCAG 2.1): a focus ring and a combobox's active option that can be seen, Tab out of an open suggestion
+ * list, a filter's change said without a query, /docs announcing an answer's status line rather than its
+ * 20,000 characters, required parameters marked as such, and no smooth scroll for reduced motion.
+ */
+import type { Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { HAS_CHROMIUM, SKIP_REASON, launchBrowser, startServerAndBrowser, type Browser } from './browser.js';
+
+// Browser globals: used only in functions that Playwright runs inside the page.
+declare const document: any, getComputedStyle: (element: unknown) => Record<string, string>;
+
+/** WCAG's contrast ratio of two `rgb(r, g, b)` colours. */
+function contrast(a: string, b: string): number {
+  const luminance = (color: string) => {
+    const [r, g, bl] = color.match(/\d+(\.\d+)?/g)!.slice(0, 3).map(Number).map((c) => {
+      const s = c / 255;
+      return s <= 0.03928 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4;
+    });
+    return 0.2126 * r! + 0.7152 * g! + 0.0722 * bl!;
+  };
+  const [high, low] = [luminance(a), luminance(b)].sort((x, y) => y - x);
+  return (high! + 0.05) / (low! + 0.05);
+}
+
+describe.skipIf(!HAS_CHROMIUM)(`accessibility of the page and /docs (${HAS_CHROMIUM ? '/usr/bin/chromium' : SKIP_REASON})`, () => {
+  let setup: Awaited<ReturnType<typeof startServerAndBrowser>>;
+  let page: Page;
+  beforeAll(async () => {
+    setup = await startServerAndBrowser();
+  });
+  afterAll(() => setup?.close());
+  beforeEach(async () => {
+    page = await setup.browser.newPage();
+  });
+  afterEach(() => page.close());
+
+  it('draws the focus ring, and outlines the active suggestion, at 3:1 or more against their backgrounds (1.4.11)', async () => {
+    await page.goto(`${setup.server.url}/ui/`);
+    await page.keyboard.press('Tab');
+    const ring = await page.evaluate(() => getComputedStyle(document.activeElement).outlineColor);
+    // The orange before, #ff9d00, was 2.1:1 on white.
+    expect(contrast(ring, 'rgb(255, 255, 255)')).toBeGreaterThanOrEqual(3);
+    expect(contrast(ring, 'rgb(246, 247, 249)')).toBeGreaterThanOrEqual(3);
+    const field = await page.evaluate(() => getComputedStyle(document.querySelector('#journal-input')).borderTopColor);
+    expect(contrast(field, 'rgb(255, 255, 255)')).toBeGreaterThanOrEqual(3);
+
+    const journals = page.getByRole('combobox', { name: 'Journals' });
+    await journals.fill('neuro');
+    await expect.poll(() => page.locator('#journal-options [role="option"]').count()).toBeGreaterThan(1);
+    await journals.press('ArrowDown');
+    const active = await page.evaluate(() => {
+      const style = getComputedStyle(document.querySelector('#journal-options [aria-selected="true"]'));
+      return { style: style.outlineStyle, width: style.outlineWidth, color: style.outlineColor };
+    });
+    // A tint of 1.2:1 alone had told the option Enter takes.
+    expect(active.style).toBe('solid');
+    expect(parseFloat(active.width)).toBeGreaterThanOrEqual(2);
+    expect(contrast(active.color, 'rgb(255, 255, 255)')).toBeGreaterThanOrEqual(3);
+  });
+
+  it('moves Tab on from a field whose suggestion list is open and scrolls, rather than to <body> (2.4.3)', async () => {
+    await page.goto(`${setup.server.url}/ui/`);
+    const journals = page.getByRole('combobox', { name: 'Journals' });
+    await journals.fill('o');
+    await expect.poll(() => page.locator('#journal-options [role="option"]').count()).toBeGreaterThan(1);
+    expect(await page.evaluate(() => document.querySelector('#journal-options').scrollHeight > document.querySelector('#journal-options').clientHeight)).toBe(true);
+    await journals.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.tagName)).toBe('INPUT');
+    expect(await page.evaluate(() => document.activeElement?.id)).not.toBe('journal-input');
+  });
+
+  it("says a filter's new count when there is no query, the only thing that changed (4.1.3)", async () => {
+    await page.goto(`${setup.server.url}/ui/`);
+    await page.getByRole('combobox', { name: 'Authors' }).fill('nun');
+    await page.getByRole('combobox', { name: 'Authors' }).press('Enter');
+    await expect.poll(() => page.locator('#results-status').textContent()).toMatch(/^\d+ articles? match(es)? the filters\.$/);
+    expect(await page.locator('#results-status').getAttribute('role')).toBe('status');
+  });
+
+  it('does not smooth-scroll nor fade for a reader who asked for reduced motion (2.3.3)', async () => {
+    await page.emulateMedia({ reducedMotion: 'reduce' });
+    await page.goto(`${setup.server.url}/ui/?q=grid%20cells`);
+    await expect.poll(() => page.getByTestId('result').count()).toBeGreaterThan(0);
+    expect(await page.evaluate(() => getComputedStyle(document.querySelector('.card')).transitionDuration)).toBe('0s');
+  });
+
+  it('/docs announces an answer by its status line and length, marks required parameters, and names the heading levels in order', async () => {
+    await page.goto(`${setup.server.url}/docs`);
+    const entry = page.locator('details.operation').filter({ has: page.locator(':scope > summary code', { hasText: /^\/retrieval\/$/ }) });
+    await entry.locator(':scope > summary').click();
+    expect(await entry.getByRole('textbox', { name: 'query (query)' }).getAttribute('required')).not.toBeNull();
+    expect(await entry.getByRole('textbox', { name: 'retriever_k (query)' }).getAttribute('required')).toBeNull();
+    await entry.getByRole('textbox', { name: 'query (query)' }).fill('cells');
+    await entry.getByRole('button', { name: 'Send' }).click();
+    await expect.poll(() => entry.getByRole('status').textContent()).toMatch(/^HTTP 200 OK; [\d,]+ characters shown below\.$/);
+    // The answer itself is no live region: read out whole after every Send, it had been thousands of characters.
+    expect(await entry.locator('pre.docs-answer').getAttribute('aria-live')).toBeNull();
+    expect((await entry.locator('pre.docs-answer').textContent())!.length).toBeGreaterThan(1000);
+    expect(await entry.getByRole('heading', { name: 'Responses' }).evaluate((h: any) => h.tagName)).toBe('H3');
+  });
+});
