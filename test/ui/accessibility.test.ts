@@ -2,7 +2,8 @@
  * The page and /docs for the keyboard and for assistive technology, as the accessibility round tried them
  * (WCAG 2.1): a focus ring and a combobox's active option that can be seen, Tab out of an open suggestion
  * list, a filter's change said without a query, /docs announcing an answer's status line rather than its
- * 20,000 characters, required parameters marked as such, and no smooth scroll for reduced motion.
+ * 20,000 characters, required parameters marked as such, no smooth scroll for reduced motion, and a tab
+ * title per view.
  */
 import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -77,6 +78,16 @@ describe.skipIf(!HAS_CHROMIUM)(`accessibility of the page and /docs (${HAS_CHROM
     await page.getByRole('combobox', { name: 'Authors' }).press('Enter');
     await expect.poll(() => page.locator('#results-status').textContent()).toMatch(/^\d+ articles? match(es)? the filters\.$/);
     expect(await page.locator('#results-status').getAttribute('role')).toBe('status');
+  });
+
+  it('titles the tab by its view: a search, a listing page, a question (2.4.2)', async () => {
+    // Every view, each a history entry, had been titled "litserve".
+    await page.goto(`${setup.server.url}/ui/?q=grid%20cells`);
+    await expect.poll(() => page.title()).toBe('grid cells — litserve search');
+    await page.goto(`${setup.server.url}/ui/?mode=list&page=2`);
+    await expect.poll(() => page.title()).toBe('Articles, page 2 — litserve');
+    await page.goto(`${setup.server.url}/ui/`);
+    await expect.poll(() => page.title()).toBe('litserve');
   });
 
   it('does not smooth-scroll nor fade for a reader who asked for reduced motion (2.3.3)', async () => {

@@ -188,6 +188,17 @@ $('#ask-button').addEventListener('click', () => void ask());
 stopButton.addEventListener('click', () => askController?.abort());
 
 /** Shows the current state: controls, count and results; resolves true once shown, false if a newer view or an answer took over. */
+/**
+ * The tab's title names the view, each a history entry of its own: it had always been "litserve", so the history
+ * list and a screen reader's window title told views apart by nothing (WCAG 2.4.2).
+ */
+function viewTitle() {
+  const shown = (text) => (text.length > 60 ? `${text.slice(0, 60)}…` : text);
+  if (state.question) return `Ask: ${shown(state.question)} — litserve`;
+  if (state.mode === 'list') return `Articles, page ${state.page} — litserve`;
+  return state.q ? `${shown(state.q)} — litserve search` : 'litserve';
+}
+
 async function refresh() {
   viewShown.abort();
   viewShown = new AbortController();
@@ -201,6 +212,7 @@ async function refresh() {
   const { signal } = viewController;
   // The field is left alone: a question typed but not yet sent must survive a filter change (filters, then Ask).
   filters.render(state.filters);
+  document.title = viewTitle();
   $('#mode-search').setAttribute('aria-pressed', String(state.mode === 'search'));
   $('#mode-list').setAttribute('aria-pressed', String(state.mode === 'list'));
   $('#listing-controls').hidden = state.mode !== 'list';
