@@ -80,6 +80,11 @@ describe.skipIf(!HAS_CHROMIUM)(`accessibility of the page and /docs (${HAS_CHROM
     expect(await page.locator('#results-status').getAttribute('role')).toBe('status');
   });
 
+  it("asks for the token alone: a placeholder saying \"Bearer token\" had invited a pasted \"Bearer …\", which the page refuses", async () => {
+    await page.goto(`${setup.server.url}/ui/`);
+    expect(await page.getByLabel('Access token').getAttribute('placeholder')).toBe('The token alone, without "Bearer" (kept in this tab only)');
+  });
+
   it('titles the tab by its view: a search, a listing page, a question (2.4.2)', async () => {
     // Every view, each a history entry, had been titled "litserve".
     await page.goto(`${setup.server.url}/ui/?q=grid%20cells`);
