@@ -85,6 +85,16 @@ describe.skipIf(!HAS_CHROMIUM)(`accessibility of the page and /docs (${HAS_CHROM
     expect(await page.getByLabel('Access token').getAttribute('placeholder')).toBe('The token alone, without "Bearer" (kept in this tab only)');
   });
 
+  it('says what Add to archive and its undoing did, with the cart\'s size (4.1.3)', async () => {
+    await page.goto(`${setup.server.url}/ui/?q=grid%20cells`);
+    const first = page.getByTestId('result').first();
+    const title = (await first.locator('h3').textContent())!.trim();
+    await first.getByRole('button', { name: /^Add to archive/ }).click();
+    await expect.poll(() => page.locator('#cart-message').textContent()).toMatch(/^Added to the archive: .+ \(1 article\)\.$/);
+    await first.getByRole('button', { name: /^Remove from archive/ }).click();
+    await expect.poll(() => page.locator('#cart-message').textContent()).toBe(`Removed from the archive: ${title} (0 articles).`);
+  });
+
   it('titles the tab by its view: a search, a listing page, a question (2.4.2)', async () => {
     // Every view, each a history entry, had been titled "litserve".
     await page.goto(`${setup.server.url}/ui/?q=grid%20cells`);

@@ -131,7 +131,7 @@ describe.skipIf(!HAS_CHROMIUM)(`clicks on a large cart in Chromium (${HAS_CHROMI
 
     await page.getByRole('button', { name: 'Remove Bulk article 1 from the archive' }).click();
     await expect.poll(() => page.locator('#cart-size').textContent()).toBe('(3)');
-    expect(await page.locator('#cart-message').textContent()).toBe('');
+    expect(await page.locator('#cart-message').textContent()).toBe('Removed from the archive: Bulk article 1 (3 articles).');
     const titles = await listTitles();
     await page.reload();
     await expect.poll(() => page.locator('#cart-size').textContent()).toBe('(3)');

@@ -115,7 +115,9 @@ export function createCart(root, { literatureProject, onTokenChange }) {
       listItems.get(id).remove();
       listItems.delete(id);
     }
-    if (message.textContent === refusal) say('');
+    // Said, not only shown: the button's new name had been the one sign a screen reader got of the change (WCAG 4.1.3).
+    const count = `${items.size} article${items.size === 1 ? '' : 's'}`;
+    say(adding ? `Added to the archive: ${kept} (${count}).` : `Removed from the archive: ${title} (${count}).`);
     refusal = '';
     showSize();
     syncButtons(id);
