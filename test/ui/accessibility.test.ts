@@ -61,6 +61,30 @@ describe.skipIf(!HAS_CHROMIUM)(`accessibility of the page and /docs (${HAS_CHROM
     expect(contrast(active.color, 'rgb(255, 255, 255)')).toBeGreaterThanOrEqual(3);
   });
 
+  it('breaks no word of a suggestion that the list is wide enough for (1.4.10)', async () => {
+    // "NeuroIma|ge" and "articl|es" had broken at 1280 px.
+    await page.goto(`${setup.server.url}/ui/`);
+    await page.getByRole('combobox', { name: 'Journals' }).fill('o');
+    await expect.poll(() => page.locator('#journal-options [role="option"]').count()).toBeGreaterThan(1);
+    const broken = await page.evaluate(() => {
+      const split: string[] = [];
+      for (const option of document.querySelectorAll('#journal-options [role="option"]')) {
+        const walker = document.createTreeWalker(option, 4 /* NodeFilter.SHOW_TEXT */);
+        for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+          for (const match of node.textContent.matchAll(/\S+/g)) {
+            const range = document.createRange();
+            range.setStart(node, match.index);
+            range.setEnd(node, match.index + match[0].length);
+            const lines = new Set([...range.getClientRects()].map((rect: { top: number }) => Math.round(rect.top)));
+            if (lines.size > 1) split.push(match[0]);
+          }
+        }
+      }
+      return split;
+    });
+    expect(broken).toEqual([]);
+  });
+
   it('moves Tab on from a field whose suggestion list is open and scrolls, rather than to <body> (2.4.3)', async () => {
     await page.goto(`${setup.server.url}/ui/`);
     const journals = page.getByRole('combobox', { name: 'Journals' });
