@@ -119,6 +119,29 @@ describe.skipIf(!HAS_CHROMIUM)(`accessibility of the page and /docs (${HAS_CHROM
     await expect.poll(() => page.locator('#cart-message').textContent()).toBe(`Removed from the archive: ${title} (0 articles).`);
   });
 
+  it('after Back, puts the focus that was on a result on the results, and says the hint of a question brought back (2.4.3, 4.1.3)', async () => {
+    await page.goto(`${setup.server.url}/ui/?q=grid%20cells`);
+    await expect.poll(() => page.getByTestId('result').count()).toBeGreaterThan(0);
+    await page.getByRole('searchbox', { name: 'Search' }).fill('dopamine');
+    await page.getByRole('searchbox', { name: 'Search' }).press('Enter');
+    await expect.poll(() => page.locator('#results-status').textContent()).toContain('dopamine');
+    await page.getByTestId('result').first().getByRole('button', { name: /^Add to archive/ }).focus();
+    await page.goBack();
+    await expect.poll(() => page.locator('#results-status').textContent()).toContain('grid cells');
+    // It had fallen to <body> with the card it was on.
+    await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe('results');
+
+    // A question asked, then a search: Back brings the question, unanswered, and its hint is said.
+    await page.getByRole('searchbox', { name: 'Search' }).fill('What do grid cells do?');
+    await page.getByRole('button', { name: 'Ask', exact: true }).click();
+    await expect.poll(() => page.getByTestId('answer').textContent()).not.toBe('');
+    await page.getByRole('searchbox', { name: 'Search' }).fill('place cells');
+    await page.getByRole('searchbox', { name: 'Search' }).press('Enter');
+    await expect.poll(() => page.locator('#results-status').textContent()).toContain('place cells');
+    await page.goBack();
+    await expect.poll(() => page.locator('#results-status').textContent()).toBe('Press Ask to answer this question again.');
+  });
+
   it('titles the tab by its view: a search, a listing page, a question (2.4.2)', async () => {
     // Every view, each a history entry, had been titled "litserve".
     await page.goto(`${setup.server.url}/ui/?q=grid%20cells`);

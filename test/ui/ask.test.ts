@@ -318,7 +318,7 @@ describe.skipIf(!HAS_CHROMIUM)(`Ask in Chromium (${HAS_CHROMIUM ? '/usr/bin/chro
 
   describe('the asked question in the address', () => {
     const searchBox = () => page.getByRole('searchbox', { name: 'Search' });
-    const hint = () => page.getByText('Press Ask to answer this question again.');
+    const hint = () => page.locator('#ask-again');
     const address = () => Object.fromEntries(new URL(page.url()).searchParams);
     const historyLength = () => page.evaluate(() => (globalThis as any).history.length);
     /** Counts the questions the model is given from here on. */
@@ -362,7 +362,7 @@ describe.skipIf(!HAS_CHROMIUM)(`Ask in Chromium (${HAS_CHROMIUM ? '/usr/bin/chro
       const shared = await browser.newPage();
       await shared.goto(page.url());
       await expect.poll(() => shared.getByRole('searchbox', { name: 'Search' }).inputValue()).toBe(question);
-      expect(await shared.getByText('Press Ask to answer this question again.').isVisible()).toBe(true);
+      expect(await shared.locator('#ask-again').isVisible()).toBe(true);
       await shared.close();
 
       await page.waitForTimeout(500);

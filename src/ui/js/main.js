@@ -157,7 +157,14 @@ addEventListener('popstate', () => {
   shownUrl = location.pathname + location.search;
   state = stateFromUrl(location.href);
   queryInput.value = fieldText(state);
-  void refresh();
+  // Back and Forward replace the results: focus on one of them (a card's button) had fallen to <body> with it.
+  // It goes to the results' region, where "Skip to results" leads (WCAG 2.4.3).
+  const focusWasInResults = $('#results').contains(document.activeElement);
+  void refresh().finally(() => {
+    if (focusWasInResults && (document.activeElement === document.body || !document.activeElement?.isConnected)) $('#results').focus();
+    // The hint a returned question shows is said too: it had appeared in silence, the status line emptied.
+    if (!askAgainHint.hidden) resultsStatus.textContent = askAgainHint.textContent;
+  });
 });
 
 $('#query-form').addEventListener('submit', (event) => {
@@ -271,8 +278,8 @@ async function showCount(params) {
   countedFor = key;
   $('#article-count').textContent = String(article_count);
   $('#count-label').textContent = article_count === 1 ? 'article matches the filters' : 'articles match the filters';
-  // Without a query or a listing nothing else is said of a filter's change: the count is (a screen reader had heard nothing).
-  if (!state.q && state.mode !== 'list') resultsStatus.textContent = `${article_count} ${$('#count-label').textContent}.`;
+  // Without a query, a question or a listing nothing else is said of a filter's change: the count is (a screen reader had heard nothing).
+  if (!state.q && !state.question && state.mode !== 'list') resultsStatus.textContent = `${article_count} ${$('#count-label').textContent}.`;
 }
 
 async function showSearch(params, words, signal) {
