@@ -45,7 +45,7 @@ import { AuthenticationError, AuthorizationError, type Platform } from './platfo
 import { principalKey } from './platform/identities.js';
 import { inFlightPerClient } from './config.js';
 import type { ArchiveService } from './archive/archives.js';
-import { shownPath } from './http/shown-path.js';
+import { SHOWN_PATH_LENGTH, shownName } from './platform/unicode.js';
 
 export interface AppServices extends LiteratureServices, ServiceInfo, QaServices {
   /** The resource platform (/v1) and the ACLs guarding the literature routes; none = open literature API only. */
@@ -96,7 +96,7 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
       reply.header('x-request-id', request.id);
       addCorsHeaders(services.config.corsOrigins, request, reply as FastifyReply);
       // Fastify's message quotes the whole URL: its path is shown shortened, as in every refusal of one.
-      void refuseUrl(request, reply as FastifyReply, 'InvalidPathSegment', error.message.replace(request.url, shownPath(request.url)));
+      void refuseUrl(request, reply as FastifyReply, 'InvalidPathSegment', error.message.replace(request.url, shownName(request.url, SHOWN_PATH_LENGTH)));
     },
     // Query strings coerced to the schemas' types, bodies not; no non-finite number passes (validation.ts).
     schemaController: { compilersFactory: { buildValidator } },
@@ -224,8 +224,8 @@ function unroutedBodies(request: FastifyRequest): UnroutedBodies {
   const path = request.url.split('?')[0]!;
   if (path === '/v1' || path.startsWith('/v1/')) return platformUnroutedBodies(request.method);
   return {
-    notFound: (path) => literatureErrorBody(ErrorCode.NOT_FOUND, `no route ${request.method} ${shownPath(path)}`),
-    notAllowed: (path, allowed) => literatureErrorBody(ErrorCode.METHOD_NOT_ALLOWED, `${shownPath(path)} takes ${allowed}, not ${request.method}`),
+    notFound: (path) => literatureErrorBody(ErrorCode.NOT_FOUND, `no route ${request.method} ${shownName(path, SHOWN_PATH_LENGTH)}`),
+    notAllowed: (path, allowed) => literatureErrorBody(ErrorCode.METHOD_NOT_ALLOWED, `${shownName(path, SHOWN_PATH_LENGTH)} takes ${allowed}, not ${request.method}`),
   };
 }
 

@@ -112,15 +112,17 @@ function holdsLoneSurrogate(value: unknown): boolean {
 }
 
 const SHOWN_CHARACTERS = 64;
+/** How much of a request's path a refusal quotes: a 4 KB unknown path had been echoed whole. */
+export const SHOWN_PATH_LENGTH = 256;
 
 /**
- * A client-chosen name as an error message quotes it. An unknown parameter or
- * field name is as long as the client likes (a query string up to the header
- * bound, a body field up to the body limit); quoting it whole would make every
- * refusal as large as the request. Its start is enough to recognise it.
+ * A client-chosen name as an error message quotes it: whole up to `limit` characters, else its start and its
+ * length. An unknown parameter or field name is as long as the client likes (a query string up to the header
+ * bound, a body field up to the body limit), and so is a path or a number's literal; quoting it whole would make
+ * every refusal as large as the request. Its start is enough to recognise it.
  */
-export function shownName(name: string): string {
+export function shownName(name: string, limit = SHOWN_CHARACTERS): string {
   const characters = Array.from(name);
   // Whole characters, so a surrogate pair is never split into a lone half.
-  return characters.length <= SHOWN_CHARACTERS ? name : `${characters.slice(0, SHOWN_CHARACTERS).join('')}… (${characters.length} characters)`;
+  return characters.length <= limit ? name : `${characters.slice(0, limit).join('')}… (${characters.length} characters)`;
 }

@@ -25,7 +25,7 @@ import { orgRoutes } from './orgs.js';
 import { projectListRoutes } from './project-list.js';
 import { projectRoutes } from './projects.js';
 import { resourceRoutes } from './resources.js';
-import { shownPath } from '../shown-path.js';
+import { SHOWN_PATH_LENGTH, shownName } from '../../platform/unicode.js';
 
 export interface PlatformApiOptions {
   platform: Platform;
@@ -44,7 +44,7 @@ export const PLATFORM_MAX_PARAM_LENGTH = 4096;
 /** How /v1 answers a request no route takes: 404 NotFound, or 405 naming the methods its path takes. */
 export function platformUnroutedBodies(method: string): UnroutedBodies {
   return {
-    notFound: (path) => platformErrorBody('NotFound', `No route ${method} ${shownPath(path)} in the /v1 API.`),
+    notFound: (path) => platformErrorBody('NotFound', `No route ${method} ${shownName(path, SHOWN_PATH_LENGTH)} in the /v1 API.`),
     notAllowed: (_path, allowed) => platformErrorBody('MethodNotSupported', `HTTP method not allowed, supported methods: ${allowed}.`),
   };
 }

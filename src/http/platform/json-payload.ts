@@ -8,6 +8,7 @@ import { PlatformError } from '../../platform/errors.js';
 import { surveyParsed } from '../../platform/payload-survey.js';
 import { firstRepeatedKey, quotedKey } from '../json-body.js';
 import { firstInexactNumber, readBackAs } from './inexact-numbers.js';
+import { shownName } from '../../platform/unicode.js';
 
 /**
  * The payload `text` holds, once its checks pass. The parse and the checks each hold the main thread tens of
@@ -33,16 +34,12 @@ function checkedPayload(text: string, value: unknown): unknown {
   const inexact = firstInexactNumber(text);
   if (inexact !== null) {
     throw decodingFailed(
-      `The number ${shortened(inexact)} cannot be kept as written: numbers are stored as 64-bit floating point (integers up to 9007199254740991, 15 to 17 significant digits), so it would read back as ${readBackAs(inexact)}. Send it as a string to keep every digit.`,
+      `The number ${shownName(inexact, 40)} cannot be kept as written: numbers are stored as 64-bit floating point (integers up to 9007199254740991, 15 to 17 significant digits), so it would read back as ${readBackAs(inexact)}. Send it as a string to keep every digit.`,
     );
   }
   return value;
 }
 
-/** A literal as a message quotes it: a number of 10,000 digits is named by its start. */
-function shortened(literal: string): string {
-  return literal.length <= 40 ? literal : `${literal.slice(0, 40)}… (${literal.length} characters)`;
-}
 
 function decodingFailed(reason: string): PlatformError {
   return new PlatformError(400, 'DecodingFailed', reason);
