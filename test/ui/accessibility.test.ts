@@ -10,7 +10,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { HAS_CHROMIUM, SKIP_REASON, launchBrowser, startServerAndBrowser, type Browser } from './browser.js';
 
 // Browser globals: used only in functions that Playwright runs inside the page.
-declare const document: any, getComputedStyle: (element: unknown) => Record<string, string>;
+declare const document: any, MutationObserver: any, getComputedStyle: (element: unknown, pseudo?: string) => Record<string, string>;
 
 /** WCAG's contrast ratio of two `rgb(r, g, b)` colours. */
 function contrast(a: string, b: string): number {
@@ -172,5 +172,76 @@ describe.skipIf(!HAS_CHROMIUM)(`accessibility of the page and /docs (${HAS_CHROM
     expect(await entry.locator('pre.docs-answer').getAttribute('aria-live')).toBeNull();
     expect((await entry.locator('pre.docs-answer').textContent())!.length).toBeGreaterThan(1000);
     expect(await entry.getByRole('heading', { name: 'Responses' }).evaluate((h: any) => h.tagName)).toBe('H3');
+  });
+
+  it('says notices (a page past the end, a query matching nothing) as a status and failures as an alert (4.1.3)', async () => {
+    // Every message had gone out through one assertive alert, notices included.
+    await page.goto(`${setup.server.url}/ui/?mode=list&page=500`);
+    await expect.poll(() => page.locator('[role="status"] > p.notice').textContent()).toMatch(/^Page 500 is past the end of the listing/);
+    expect(await page.locator('#message [role="alert"] > p').count()).toBe(0);
+
+    await page.goto(`${setup.server.url}/ui/?q=zqxwvy`);
+    await expect.poll(() => page.locator('[role="status"] > p.notice').textContent()).toBe('No article matches this query and these filters. Change the query or loosen the filters.');
+    expect(await page.locator('#message [role="alert"] > p').count()).toBe(0);
+
+    await page.getByRole('searchbox', { name: 'Search' }).fill('细胞'.repeat(1500));
+    await page.getByRole('searchbox', { name: 'Search' }).press('Enter');
+    await expect.poll(() => page.locator('#message [role="alert"] > p.error').textContent()).toMatch(/^Too long to search: /);
+  });
+
+  it('does not announce the same results again when the token changes, and answers "Clear filters" with nothing to clear without a new view (4.1.3)', async () => {
+    await page.goto(`${setup.server.url}/ui/?q=grid%20cells`);
+    await expect.poll(() => page.locator('#results-status').textContent()).toContain('grid cells');
+    const said = await page.locator('#results-status').textContent();
+    await page.evaluate(() => {
+      const counters = ((globalThis as any).counters = { statusChanges: 0, refreshes: 0 });
+      new MutationObserver(() => counters.statusChanges++).observe(document.querySelector('#results-status'), { childList: true, characterData: true, subtree: true });
+      const list = document.querySelector('#result-list');
+      new MutationObserver(() => list.getAttribute('aria-busy') === 'false' && counters.refreshes++).observe(list, { attributes: true, attributeFilter: ['aria-busy'] });
+    });
+    const counters = () => page.evaluate(() => (globalThis as any).counters as { statusChanges: number; refreshes: number });
+
+    await page.getByLabel('Access token').fill('a-token-of-no-consequence');
+    await page.getByLabel('Access token').press('Tab');
+    // The view was read again with the token, and its sentence, the same, was left alone (it had been emptied and said again).
+    await expect.poll(async () => (await counters()).refreshes).toBe(1);
+    expect((await counters()).statusChanges).toBe(0);
+    expect(await page.locator('#results-status').textContent()).toBe(said);
+
+    await page.getByRole('button', { name: 'Clear filters' }).click();
+    await expect.poll(() => page.locator('#message [role="status"]').textContent()).toBe('No filter is set: there is nothing to clear.');
+    expect(await counters()).toEqual({ statusChanges: 0, refreshes: 1 });
+    expect(page.url()).toBe(`${setup.server.url}/ui/?q=grid+cells`);
+  });
+
+  it('puts the focus on the cart when its last article is removed with its "×", not on the token field below (2.4.3)', async () => {
+    await page.goto(`${setup.server.url}/ui/?q=grid%20cells`);
+    await page.getByTestId('result').first().getByRole('button', { name: /^Add to archive/ }).click();
+    await page.getByRole('list', { name: 'Articles in the archive' }).getByRole('button', { name: /^Remove .* from the archive$/ }).click();
+    await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe('archive');
+  });
+
+  it('makes the "×" buttons of chips and of the cart 24 px or more each way (2.5.8)', async () => {
+    await page.goto(`${setup.server.url}/ui/?q=grid%20cells&topics=cells`);
+    await page.getByTestId('result').first().getByRole('button', { name: /^Add to archive/ }).click();
+    const sizes = await page.locator('.chips button, #cart-list button').evaluateAll((buttons) => buttons.map((button: any) => button.getBoundingClientRect()).map(({ width, height }: { width: number; height: number }) => ({ width, height })));
+    expect(sizes.length).toBe(2);
+    for (const size of sizes) expect(Math.min(size.width, size.height)).toBeGreaterThanOrEqual(24);
+  });
+
+  it('/docs at 320 px lays each parameter out as a block, its input the width of the screen, still a table to assistive technology (1.4.10)', async () => {
+    await page.setViewportSize({ width: 320, height: 640 });
+    await page.goto(`${setup.server.url}/docs`);
+    const entry = page.locator('details.operation').filter({ has: page.locator(':scope > summary code', { hasText: /^\/retrieval\/article_listing$/ }) });
+    await entry.locator(':scope > summary').click();
+    const input = entry.getByRole('textbox', { name: 'number_results (query)' });
+    // Four columns had left it 53 px, and the headers broken mid-word ("mean|ing").
+    expect((await input.boundingBox())!.width).toBeGreaterThan(200);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(320);
+    expect(await entry.getByRole('columnheader', { name: 'meaning' }).count()).toBe(1);
+    const row = entry.getByRole('row').filter({ has: page.getByRole('textbox', { name: 'number_results (query)' }) });
+    expect(await row.getByRole('cell').count()).toBe(4);
+    // Each cell is led by its column's name, which is not read out (the column header says it).
+    expect(await row.locator('td').first().evaluate((cell: any) => getComputedStyle(cell, '::before').content)).toContain('name: ');
   });
 });

@@ -514,6 +514,28 @@ describe.skipIf(!HAS_CHROMIUM)(`Ask in Chromium (${HAS_CHROMIUM ? '/usr/bin/chro
     expect(await page.getByTestId('answer').textContent()).toBe('None of the retrieved paragraphs say what place cells eat.');
     expect(await page.getByTestId('citation').count()).toBe(0);
     expect(await page.getByTestId('answer').textContent()).not.toContain('<bbs_error>');
+    // The model's text is headed as why there is no answer (it had stood under "Answer" beside a notice saying there
+    // was none), and no empty list of citations is exposed.
+    expect(await page.getByRole('region', { name: 'Why there is no answer' }).count()).toBe(1);
+    expect(await page.getByRole('list', { name: 'Citations' }).count()).toBe(0);
+    expect(await page.locator('#message [role="status"]').textContent()).toContain('do not answer this question');
+  });
+
+  it('an answer is headed "Answer" again after a question that had none', async () => {
+    generator.script = async () => answerOf('Nothing here says.', [], false);
+    await ask('What do place cells eat?');
+    await expect.poll(() => page.getByRole('region', { name: 'Why there is no answer' }).count()).toBe(1);
+    generator.script = null;
+    await ask('What do place cells encode?');
+    await expect.poll(() => page.getByTestId('citation').count()).toBeGreaterThan(0);
+    expect(await page.getByRole('region', { name: 'Answer' }).count()).toBe(1);
+    expect(await page.getByRole('list', { name: 'Citations' }).count()).toBe(1);
+  });
+
+  it('says a question of punctuation alone in the words of a question, as a notice', async () => {
+    await ask('?!');
+    await expect.poll(() => message().textContent()).toBe('No article can be found: the question has no searchable word (only stopwords or punctuation).');
+    expect(await page.locator('#message [role="status"] > p').count()).toBe(1);
   });
 
   it('shows an error event in the middle of the stream', async () => {

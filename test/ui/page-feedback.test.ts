@@ -231,14 +231,18 @@ describe.skipIf(!HAS_CHROMIUM)(`the page's feedback in Chromium (${HAS_CHROMIUM 
     const grid: { article_id: string }[] = await api('/retrieval/?query=grid%20cells&retriever_k=100');
     await expect.poll(ids).toEqual([...new Set(grid.map((hit) => hit.article_id))]);
     expect(await notice.isVisible()).toBe(true);
-    // The archive's own requests (/v1) do not go without it: they say it was not accepted.
-    await expect.poll(() => page.locator('#cart-message').textContent()).toBe('The access token was not accepted. Check it in the Archive panel.');
+    // The archive's own requests (/v1) do not go without it: the field is marked refused, and the cart lists no
+    // project, without a second message of its own beside the notice (it had said the refusal again).
+    await expect.poll(() => page.getByLabel('Project', { exact: true }).locator('option').allTextContents()).toEqual(['(token not accepted)']);
+    expect(await page.getByLabel('Access token').getAttribute('aria-invalid')).toBe('true');
+    expect(await page.locator('#cart-message').textContent()).toBe('');
 
     // Cleared: the notice goes.
     await page.getByLabel('Access token').fill('');
     await page.getByLabel('Access token').press('Tab');
     await expect.poll(() => notice.isVisible()).toBe(false);
     await expect.poll(ids).toEqual([...new Set(grid.map((hit) => hit.article_id))]);
+    expect(await page.getByLabel('Access token').getAttribute('aria-invalid')).toBeNull();
   });
 
   it('a token the server does not know, where reading needs one, says the token was refused and is needed', async () => {

@@ -685,7 +685,7 @@ describe.skipIf(!HAS_CHROMIUM)(`search page in Chromium (${HAS_CHROMIUM ? '/usr/
   it('when the dates of a refused view match nothing, the page says both: the refusal as an error, then that nothing matches as a notice', async () => {
     /** Each paragraph of the message line: its text and background (the container itself has none of its own). */
     const parts = (on: Page) =>
-      on.locator('#message > p').evaluateAll((paragraphs) => paragraphs.map((p) => ({ text: p.textContent, background: getComputedStyle(p).backgroundColor })));
+      on.locator('#message p').evaluateAll((paragraphs) => paragraphs.map((p) => ({ text: p.textContent, background: getComputedStyle(p).backgroundColor })));
     // Each kind alone, as the page shows it: a search refused as too long, and a listing that matches nothing.
     const alone = await browser.newPage();
     await alone.goto(`${server.url}/ui/?mode=list&date_from=2100-01-01`);

@@ -38,9 +38,11 @@ export function tokenProblem(value) {
 }
 
 export class ApiError extends Error {
-  constructor(status, message) {
+  /** kind: 'notice' for what is no failure (nothing matches), said as a status rather than an alert. */
+  constructor(status, message, kind = 'error') {
     super(message);
     this.status = status;
+    this.kind = kind;
   }
 }
 
@@ -124,8 +126,11 @@ const retryHint = (response) => {
   return Number.isFinite(seconds) && seconds > 0 ? ` Try again in ${seconds} second${seconds === 1 ? '' : 's'}.` : ' Try again shortly.';
 };
 
-/** A readable ApiError for a failed response, in either API's error vocabulary; never raw JSON. */
-export async function errorOf(response, fieldNames = {}) {
+/**
+ * A readable ApiError for a failed response, in either API's error vocabulary; never raw JSON. `asking`: the
+ * request was Ask's, whose text the reader knows as a question, not a query.
+ */
+export async function errorOf(response, fieldNames = {}, { asking = false } = {}) {
   let body = null;
   try {
     body = JSON.parse(await response.text());
@@ -134,13 +139,14 @@ export async function errorOf(response, fieldNames = {}) {
     if (error?.name === 'AbortError') throw error;
     // not JSON: the status alone tells the story
   }
-  return new ApiError(response.status, describeFailure(response, body, fieldNames));
+  const nothingFound = response.status === 404 && body?.detail?.code === 1;
+  return new ApiError(response.status, describeFailure(response, body, fieldNames, asking ? 'question' : 'query'), nothingFound ? 'notice' : 'error');
 }
 
 /** A setting named after a reason, `(--max-query-length)`: the operator's to change, nothing a reader of the page can. */
 const SETTING_NAMED = /\s*\(--[a-z-]+\)$/;
 
-function describeFailure(response, body, fieldNames) {
+function describeFailure(response, body, fieldNames, subject) {
   const { status } = response;
   const detail = body?.detail && typeof body.detail === 'object' ? body.detail : null;
   const parameter = typeof detail?.parameter === 'string' ? detail.parameter : undefined;
@@ -157,8 +163,8 @@ function describeFailure(response, body, fieldNames) {
   if (status === 403 && !accessToken.get()) return 'This server needs an access token: enter yours in the "Access token" field of the Archive panel.';
   if (status === 403) return `This access token is not allowed to do that${text ? `: ${text}` : '.'}`;
   // The server says why when it knows (a query of stopwords only): more use than "nothing matches".
-  if (status === 404 && code === 1 && typeof detail.reason === 'string') return `No article can be found: ${detail.reason}.`;
-  if (status === 404 && code === 1) return 'No article matches this query and these filters. Change the query or loosen the filters.';
+  if (status === 404 && code === 1 && typeof detail.reason === 'string') return `No article can be found: ${detail.reason.replace(/^the query\b/, `the ${subject}`)}.`;
+  if (status === 404 && code === 1) return `No article matches this ${subject} and these filters. Change the ${subject} or loosen the filters.`;
   // The address and headers of a request are over what the server (or a proxy before it) reads.
   if (status === 414 || status === 431) return 'Too long: the request is larger than the server accepts. Shorten the query or remove some filters.';
   if (status === 413) return `Too long: ${text || 'the request is larger than the server accepts.'}`;

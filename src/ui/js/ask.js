@@ -43,7 +43,7 @@ export async function streamAnswer(question, filterParams, { signal, onToken }) 
   } catch (error) {
     throw error instanceof ApiError ? error : networkError(error);
   }
-  if (!response.ok) throw await errorOf(response);
+  if (!response.ok) throw await errorOf(response, {}, { asking: true });
   try {
     for await (const { event, data } of serverSentEvents(response.body)) {
       if (event === 'token') onToken(JSON.parse(data).text);

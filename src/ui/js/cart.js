@@ -66,8 +66,9 @@ export function createCart(root, { literatureProject, onTokenChange }) {
     remove.textContent = '×';
     remove.setAttribute('aria-label', `Remove ${title} from the archive`);
     remove.addEventListener('click', () => {
-      // This button goes: keep keyboard users in the cart, on the button then in its place (or the last one).
-      const focusNext = (item.nextElementSibling ?? item.previousElementSibling)?.querySelector('button') ?? tokenInput;
+      // This button goes: keep keyboard users in the cart, on the button then in its place (or the last one); with
+      // the last article gone, on the cart itself ("Archive (0)"), not on the token field below it.
+      const focusNext = (item.nextElementSibling ?? item.previousElementSibling)?.querySelector('button') ?? root.querySelector('#archive');
       toggle(id, title);
       if (!item.isConnected) focusNext.focus();
     });
@@ -134,6 +135,20 @@ export function createCart(root, { literatureProject, onTokenChange }) {
 
   /** The listing asked for the last token: a token changed again stops it, or its slower answer would replace the newer token's. */
   let projectsRequest = null;
+  /**
+   * Why no project may be chosen, said when "Download archive" is pressed without one; '' once there are projects.
+   * Each case its own sentence: a valid token that may write no project had been told a token was needed.
+   */
+  let noProjectReason = '';
+  const NEEDS_TOKEN = 'Enter an access token first: the archive is made in a project it may write.';
+
+  /** Marks the token field refused (said by the sentence `describedBy` names), or accepted. */
+  const markToken = (refused, describedBy = '') => {
+    if (refused) tokenInput.setAttribute('aria-invalid', 'true');
+    else tokenInput.removeAttribute('aria-invalid');
+    if (describedBy) tokenInput.setAttribute('aria-describedby', describedBy);
+    else tokenInput.removeAttribute('aria-describedby');
+  };
 
   /** The projects the token may write (archives are made in one), read-only ones left out. */
   const loadProjects = async () => {
@@ -141,14 +156,29 @@ export function createCart(root, { literatureProject, onTokenChange }) {
     const request = new AbortController();
     projectsRequest = request;
     projectSelect.replaceChildren(new Option('(loading…)', ''));
+    noProjectReason = 'The projects this token may write are still being listed: press again in a moment.';
     try {
       const listing = await getJson('/v1/projects', { permission: 'resources/write', deprecated: false, size: 1000 }, { signal: request.signal });
       const writable = listing._results.filter((p) => !p._readOnly).map((p) => `${p._organizationLabel}/${p._label}`);
       projectSelect.replaceChildren(...(writable.length ? writable.map((p) => new Option(p, p)) : [new Option('(no project this token may write)', '')]));
+      noProjectReason = writable.length
+        ? ''
+        : accessToken.get()
+          ? 'This access token may write no project, and the archive is made in one: ask for write access (resources/write) to a project.'
+          : NEEDS_TOKEN;
       say('');
     } catch (error) {
       if (request.signal.aborted) return;
+      if (error.status === 401) {
+        // The page says it once, above the results (the token was refused); the cart had said it a second time.
+        projectSelect.replaceChildren(new Option('(token not accepted)', ''));
+        noProjectReason = 'The access token was not accepted: correct it in the "Access token" field, or clear the field.';
+        markToken(true);
+        say('');
+        return;
+      }
       projectSelect.replaceChildren(new Option('(no projects)', ''));
+      noProjectReason = `The projects this token may write could not be listed: ${error.message}`;
       say(error.message, true);
     }
   };
@@ -159,9 +189,11 @@ export function createCart(root, { literatureProject, onTokenChange }) {
     const problem = tokenProblem(token);
     // A token no request could carry is not kept: the page goes on without one, and says why.
     accessToken.set(problem ? '' : token);
+    markToken(Boolean(problem), problem ? 'cart-message' : '');
     if (problem) {
       projectsRequest?.abort();
       projectSelect.replaceChildren(new Option('(enter a token)', ''));
+      noProjectReason = problem;
       say(problem, true);
     } else {
       void loadProjects();
@@ -189,7 +221,7 @@ export function createCart(root, { literatureProject, onTokenChange }) {
   download.addEventListener('click', async () => {
     if (downloading) return;
     const project = projectSelect.value;
-    if (!project) return say('Choose a project first (an access token that may write one is needed).', true);
+    if (!project) return say(noProjectReason || NEEDS_TOKEN, true);
     downloading = true;
     showSize();
     say('Preparing the archive…');

@@ -38,9 +38,10 @@ export const journalNames = new Map();
  * Wires the panel. onChange(filters) is called with the new filters after every change;
  * render(filters) shows given filters (from the URL) without calling onChange; settle() takes in
  * dates typed but not applied yet (null when there are none), for a search or Ask started meanwhile.
- * viewSignal() is the signal of the view on screen, aborted once another view replaces it.
+ * viewSignal() is the signal of the view on screen, aborted once another view replaces it. onNotice(text) says what
+ * is no failure.
  */
-export function createFilters(root, { onChange, onError, viewSignal }) {
+export function createFilters(root, { onChange, onError, onNotice, viewSignal }) {
   let current = emptyFilters();
   const dateFrom = root.querySelector('#date-from');
   const dateTo = root.querySelector('#date-to');
@@ -152,7 +153,17 @@ export function createFilters(root, { onChange, onError, viewSignal }) {
     });
   }
 
-  root.querySelector('#clear-filters').addEventListener('click', () => change(emptyFilters()));
+  /** True when no filter is set and neither date field holds anything, typed or half typed. */
+  const nothingToClear = () =>
+    !dateTimer &&
+    JSON.stringify(current) === JSON.stringify(emptyFilters()) &&
+    [dateFrom, dateTo].every((field) => field.value === '' && !field.validity.badInput);
+
+  root.querySelector('#clear-filters').addEventListener('click', () => {
+    // The view stays, and the press is answered: the same view made anew had announced its same results as news.
+    if (nothingToClear()) return onNotice('No filter is set: there is nothing to clear.');
+    change(emptyFilters());
+  });
 
   function render(filters) {
     current = filters;

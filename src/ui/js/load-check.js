@@ -10,14 +10,13 @@ addEventListener(
     // A module graph that failed to fetch fires `error` on its script element; those events do not bubble.
     const script = event.target;
     if (!(script instanceof HTMLScriptElement) || script.type !== 'module') return;
-    const message = document.getElementById('message');
+    const message = document.getElementById('message-errors');
     if (!message) return;
     // A paragraph of its own, as main.js writes every message (the error style is the paragraph's).
     const paragraph = document.createElement('p');
     paragraph.className = 'error';
     paragraph.textContent = 'Part of this page could not be loaded (the server may be restarting). Reload the page to try again.';
     message.replaceChildren(paragraph);
-    message.hidden = false;
   },
   true,
 );

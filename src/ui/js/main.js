@@ -23,10 +23,12 @@ const QUOTED_PAGE_DIGITS = 30;
 const $ = (selector) => document.querySelector(selector);
 const queryInput = $('#query');
 const resultList = $('#result-list');
-const message = $('#message');
+const errorRegion = $('#message-errors');
+const noticeRegion = $('#message-notices');
 const answerPanel = $('#answer-panel');
 const answer = $('#answer');
 const citations = $('#citations');
+const answerHeading = $('#answer-heading');
 const stopButton = $('#stop-button');
 const resultsStatus = $('#results-status');
 const askAgainHint = $('#ask-again');
@@ -53,7 +55,8 @@ const cart = createCart(document, {
   literatureProject: async () => (await settings).literatureProject ?? 'literature/articles',
   onTokenChange: () => {
     tokenRefused.hidden = true;
-    void start();
+    // The same view, read with another token: its results are said again only if they changed.
+    void start({ quiet: true });
   },
 });
 // Said until the token changes: every literature request goes without it meanwhile (see literatureFetch).
@@ -63,6 +66,7 @@ whenTokenRefused(() => {
 const filters = createFilters(document, {
   onChange: (next) => navigate({ filters: next, page: 1 }),
   onError: (text) => show(text),
+  onNotice: (text) => show(text, 'notice'),
   viewSignal: () => viewShown.signal,
 });
 
@@ -74,18 +78,24 @@ function show(text, kind = 'error') {
   showParts(text ? [{ text, kind }] : []);
 }
 
-/** A paragraph per part, styled by its own kind: a refusal and "nothing matches" together read as an error and a notice. */
+/**
+ * A paragraph per part, styled by its own kind: a refusal and "nothing matches" together read as an error and a
+ * notice. Errors go to the alert region, notices to the status region (an assertive "Page 500 is past the end"
+ * had cut into whatever the reader was hearing); the errors stand first, as every caller orders them.
+ */
 function showParts(parts) {
   shownParts = parts;
-  message.hidden = parts.length === 0;
-  message.replaceChildren(
-    ...parts.map(({ text, kind }) => {
-      const paragraph = document.createElement('p');
-      paragraph.className = kind;
-      paragraph.textContent = text;
-      return paragraph;
-    }),
-  );
+  const paragraphs = (kind) =>
+    parts
+      .filter((part) => (part.kind === 'error') === (kind === 'error'))
+      .map(({ text, kind: partKind }) => {
+        const paragraph = document.createElement('p');
+        paragraph.className = partKind;
+        paragraph.textContent = text;
+        return paragraph;
+      });
+  errorRegion.replaceChildren(...paragraphs('error'));
+  noticeRegion.replaceChildren(...paragraphs('notice'));
 }
 
 /** The path and query of the view on the page, to tell a new view from a move to a fragment. */
@@ -194,7 +204,6 @@ async function turnPage(page) {
 $('#ask-button').addEventListener('click', () => void ask());
 stopButton.addEventListener('click', () => askController?.abort());
 
-/** Shows the current state: controls, count and results; resolves true once shown, false if a newer view or an answer took over. */
 /**
  * The tab's title names the view, each a history entry of its own: it had always been "litserve", so the history
  * list and a screen reader's window title told views apart by nothing (WCAG 2.4.2).
@@ -206,7 +215,28 @@ function viewTitle() {
   return state.q ? `${shown(state.q)} — litserve search` : 'litserve';
 }
 
-async function refresh() {
+/**
+ * What a refresh writes to the status line, as the nodes of its sentence. A quiet refresh (the same view read again
+ * with another token) leaves the line as it is when it would say the same words: rewritten, it was said again,
+ * and a screen reader heard the same results announced as new ones. `written` tells whether the refresh said anything.
+ */
+function statusWriter(quiet) {
+  const before = resultsStatus.textContent;
+  const write = (...parts) => {
+    write.written = true;
+    const text = parts.map((part) => (typeof part === 'string' ? part : part.textContent)).join('');
+    if (quiet && text === before && resultsStatus.textContent === before) return;
+    resultsStatus.replaceChildren(...parts);
+  };
+  write.written = false;
+  return write;
+}
+
+/**
+ * Shows the current state: controls, count and results; resolves true once shown, false if a newer view or an answer
+ * took over. `quiet`: see statusWriter.
+ */
+async function refresh({ quiet = false } = {}) {
   viewShown.abort();
   viewShown = new AbortController();
   viewController.abort();
@@ -231,7 +261,8 @@ async function refresh() {
   // Said while the field holds it (a question typed since, or a refused query, is not "this question").
   askAgainHint.hidden = !state.question || queryInput.value.trim() !== state.question;
   show('');
-  resultsStatus.textContent = '';
+  const sayResults = statusWriter(quiet);
+  if (!quiet) resultsStatus.textContent = '';
   // A listing's line only repeats its pager to the eye: it is for screen readers.
   resultsStatus.classList.add('visually-hidden');
   loadArticleTypes();
@@ -240,21 +271,23 @@ async function refresh() {
   // Until this view's results arrive, the cards on the page are the last view's: marked so (dimmed, busy for screen readers).
   resultList.setAttribute('aria-busy', 'true');
   try {
-    await Promise.all([showCount(params), state.mode === 'list' ? showListing(params, words, signal) : showSearch(params, words, signal)]);
+    await Promise.all([showCount(params, sayResults), state.mode === 'list' ? showListing(params, words, signal, sayResults) : showSearch(params, words, signal, sayResults)]);
   } catch (error) {
     if (error.name === 'AbortError') return false;
     // An answer that took over (its own view's count failing) keeps its citations; the failure is still said.
     if (!signal.aborted) resultList.replaceChildren();
-    show(error.message);
+    show(error.message, error.kind);
   } finally {
     // A newer view (or an answer) that took over has the list now.
     if (!signal.aborted) resultList.setAttribute('aria-busy', 'false');
+    // Kept through a quiet refresh in case it said the same; it says nothing of this view if nothing was written.
+    if (!signal.aborted && !sayResults.written) resultsStatus.textContent = '';
   }
   return !signal.aborted;
 }
 
 /** The number of articles the filters match; until it arrives the count of other filters is not shown, and a failed one shows none (—). */
-async function showCount(params) {
+async function showCount(params, sayResults) {
   countController.abort();
   countController = new AbortController();
   const key = JSON.stringify(params);
@@ -279,10 +312,10 @@ async function showCount(params) {
   $('#article-count').textContent = String(article_count);
   $('#count-label').textContent = article_count === 1 ? 'article matches the filters' : 'articles match the filters';
   // Without a query, a question or a listing nothing else is said of a filter's change: the count is (a screen reader had heard nothing).
-  if (!state.q && !state.question && state.mode !== 'list') resultsStatus.textContent = `${article_count} ${$('#count-label').textContent}.`;
+  if (!state.q && !state.question && state.mode !== 'list') sayResults(`${article_count} ${$('#count-label').textContent}.`);
 }
 
-async function showSearch(params, words, signal) {
+async function showSearch(params, words, signal, sayResults) {
   if (!state.q) {
     resultList.replaceChildren();
     return;
@@ -291,7 +324,7 @@ async function showSearch(params, words, signal) {
   for (const hit of hits) if (hit.journal_issn && hit.journal_name) journalNames.set(hit.journal_issn, hit.journal_name);
   const articles = bestPerArticle(hits);
   resultList.replaceChildren(...articles.map((hit) => card(hit, { paragraph: hit.paragraph, section: hit.section, words, cart })));
-  resultsStatus.replaceChildren(...searchStatus(articles.length, hits.length < RETRIEVER_K, spoken(state.q)));
+  sayResults(...searchStatus(articles.length, hits.length < RETRIEVER_K, spoken(state.q)));
   // Seen too: the count above is of the filters alone, and a reader must not take 100 cards for all that match.
   resultsStatus.classList.remove('visually-hidden');
 }
@@ -313,7 +346,7 @@ function spoken(query) {
   return characters.length > SPOKEN_QUERY_LENGTH ? `${characters.slice(0, SPOKEN_QUERY_LENGTH).join('')}…` : query;
 }
 
-async function showListing(params, words, signal) {
+async function showListing(params, words, signal, sayResults) {
   const fetchPage = () =>
     getJson('/retrieval/article_listing', { ...params, page: state.page, size: PAGE_SIZE, number_results: LISTING_FETCH, sort_by_date: state.sortByDate }, { signal });
   // As the link said it: a larger number than the API's largest page is asked for as that one.
@@ -333,7 +366,7 @@ async function showListing(params, words, signal) {
   resultList.replaceChildren(...listing.items.map((item) => card(item, { paragraph: item.abstract ?? '', section: 'Abstract', words, cart })));
   $('#pager').hidden = listing.pages <= 1;
   $('#page-label').textContent = `Page ${listing.page} of ${Math.max(listing.pages, 1)}`;
-  if (listing.items.length > 0) resultsStatus.textContent = `Listing, page ${listing.page} of ${listing.pages}: ${listing.items.length} article${listing.items.length === 1 ? '' : 's'}.`;
+  if (listing.items.length > 0) sayResults(`Listing, page ${listing.page} of ${listing.pages}: ${listing.items.length} article${listing.items.length === 1 ? '' : 's'}.`);
   $('#prev-page').disabled = listing.page <= 1;
   $('#next-page').disabled = listing.page >= listing.pages;
   if (listing.items.length === 0) return void show('No article matches these filters.', 'notice');
@@ -370,8 +403,10 @@ async function ask() {
   askAgainHint.hidden = true;
   answer.textContent = '';
   answer.className = '';
+  answerHeading.textContent = 'Answer';
   answer.setAttribute('aria-busy', 'true');
   citations.replaceChildren();
+  citations.hidden = true;
   stopButton.hidden = false;
   // Once another ask or a new view has taken over, this one must not touch the page.
   const superseded = () => askController !== controller;
@@ -380,7 +415,10 @@ async function ask() {
     if (superseded()) return;
     answer.textContent = result.answer;
     if (isNoAnswer(result)) {
+      // The model's text is then why the articles do not answer, not an answer: headed so, or the page showed an
+      // answer under a notice saying there was none.
       answer.className = 'bbs-error';
+      answerHeading.textContent = 'Why there is no answer';
       show('The articles found do not answer this question. Rephrase it or change the filters.', 'notice');
     }
     showCitations(result.metadata, queryWords(question));
@@ -391,7 +429,7 @@ async function ask() {
       answerPanel.hidden = !started;
       show(started ? 'Stopped. The answer above is incomplete.' : 'Stopped before any answer arrived.', 'notice');
     } else {
-      show(error.message);
+      show(error.message, error.kind);
       if (!answer.textContent) answerPanel.hidden = true;
     }
   } finally {
@@ -418,6 +456,8 @@ function keepQuestion(question) {
 }
 
 function showCitations(metadata, words) {
+  // An empty list is no list: it had been read out as "Citations, list, 0 items" under an answer citing nothing.
+  citations.hidden = metadata.length === 0;
   citations.replaceChildren(
     ...metadata.map((meta, i) => {
       const id = `cited-${i + 1}`;
@@ -463,14 +503,14 @@ function loadArticleTypes() {
   );
 }
 
-/** The first view, and the view again when the token changes (it may open what was closed). */
-async function start() {
+/** The first view, and the view again when the token changes (it may open what was closed: then `quiet`, see refresh). */
+async function start({ quiet = false } = {}) {
   articleTypesController.abort();
   articleTypesController = new AbortController();
   articleTypesRequest = null;
   // Read with the token before: a new token (or none) may not read them, and then they are not shown.
   filters.setArticleTypes(null);
-  await refresh();
+  await refresh({ quiet });
 }
 
 queryInput.value = fieldText(state);
