@@ -158,8 +158,10 @@ export const openapiDocument: SwaggerTransformObject = (document) => {
       (operation['requestBody'] as { required?: boolean }).required = false;
     }
   }
-  const components = (openapiObject.components ?? {}) as { responses?: Record<string, object> };
-  Object.assign(openapiObject, { components: { ...components, responses: { ...components.responses, MethodNotAllowed: METHOD_NOT_ALLOWED } } });
+  const components = (openapiObject.components ?? {}) as { responses?: Record<string, object>; headers?: Record<string, object> };
+  Object.assign(openapiObject, {
+    components: { ...components, responses: { ...components.responses, MethodNotAllowed: METHOD_NOT_ALLOWED }, headers: { ...components.headers, ...COMMON_HEADERS } },
+  });
   return openapiObject;
 };
 
@@ -184,6 +186,14 @@ const RATE_LIMIT_HEADERS = {
 };
 
 /**
+ * The headers declared on most responses, written once among the document's components and referred to from each
+ * response: written out on each of some 400 responses, they had made half of the document's 840 KB.
+ */
+const COMMON_HEADERS = { 'x-request-id': REQUEST_ID_HEADER, ...RATE_LIMIT_HEADERS, 'retry-after': RETRY_AFTER_HEADER };
+const reference = (name: keyof typeof COMMON_HEADERS) => ({ $ref: `#/components/headers/${name}` });
+const RATE_LIMIT_REFERENCES = Object.fromEntries(Object.keys(RATE_LIMIT_HEADERS).map((name) => [name, reference(name as keyof typeof RATE_LIMIT_HEADERS)]));
+
+/**
  * The headers every answer carries (`x-request-id`), those of the rate limit on every route it counts (`rateLimited`:
  * all but the health probes), and those of the refusals that say when to retry (`Retry-After` on 429 and 503, where the
  * server sends it: rate limits, full queues, load shedding, a store away), which @fastify/swagger cannot know from the
@@ -191,8 +201,8 @@ const RATE_LIMIT_HEADERS = {
  */
 function declareCommonHeaders(responses: Responses | undefined, rateLimited: boolean): void {
   for (const [status, response] of Object.entries(responses ?? {})) {
-    response.headers = { ...response.headers, 'x-request-id': REQUEST_ID_HEADER, ...(rateLimited && RATE_LIMIT_HEADERS) };
-    if (status === '429' || status === '503' || status === '5XX') response.headers['retry-after'] = RETRY_AFTER_HEADER;
+    response.headers = { ...response.headers, 'x-request-id': reference('x-request-id'), ...(rateLimited && RATE_LIMIT_REFERENCES) };
+    if (status === '429' || status === '503' || status === '5XX') response.headers['retry-after'] = reference('retry-after');
   }
 }
 
@@ -212,6 +222,6 @@ const METHOD_NOT_ALLOWED = {
   description: "Method Not Allowed: the path exists, but not for the request's method (literature code 14, /v1 MethodNotSupported).",
   headers: {
     Allow: { description: 'The methods the path takes, comma-separated.', schema: { type: 'string' } },
-    'x-request-id': REQUEST_ID_HEADER,
+    'x-request-id': reference('x-request-id'),
   },
 };

@@ -16,6 +16,7 @@ import { DEFAULT_AUTH, TOKENS, bearer, createProject, multipart } from '../platf
 interface Header {
   description?: unknown;
   schema?: unknown;
+  $ref?: string;
 }
 interface Response {
   headers?: Record<string, Header>;
@@ -28,7 +29,13 @@ interface Operation {
 }
 interface Document {
   paths: Record<string, Record<string, Operation>>;
-  components: { responses?: Record<string, Response> };
+  components: { responses?: Record<string, Response>; headers?: Record<string, Header> };
+}
+
+/** A declared header, its reference to the document's shared headers followed. */
+function resolved(header: Header): Header {
+  const name = header.$ref?.match(/^#\/components\/headers\/(.+)$/)?.[1];
+  return name === undefined ? header : (document.components.headers?.[name] ?? {});
 }
 
 const alice = bearer(TOKENS.alice);
@@ -107,10 +114,22 @@ describe('the descriptions /openapi.json gives', () => {
     ];
     const incomplete = responses.flatMap(([name, response]) =>
       Object.entries(response.headers ?? {})
-        .filter(([, header]) => !described(header.description) || typeof header.schema !== 'object')
+        .filter(([, header]) => !described(resolved(header).description) || typeof resolved(header).schema !== 'object')
         .map(([header]) => `${name} ${header}`),
     );
     expect(incomplete).toEqual([]);
+  });
+
+  it('writes the headers of most responses once, among its components, and refers to them', async () => {
+    const text = (await fixture.app.inject({ url: '/openapi.json' })).body;
+    // Written out on each of some 400 responses, they had made half of an 840 KB document.
+    for (const name of ['x-request-id', ...RATE_LIMIT, 'retry-after']) {
+      expect(described(document.components.headers?.[name]?.description)).toBe(true);
+      expect(text.split(`"${name}":{"description"`).length - 1).toBe(1);
+    }
+    const referring = operations().filter(([, operation]) => operation.responses['200']?.headers?.['x-request-id']?.$ref === '#/components/headers/x-request-id');
+    expect(referring.length).toBeGreaterThan(40);
+    expect(text.length).toBeLessThan(600_000);
   });
 });
 
