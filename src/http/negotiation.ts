@@ -3,8 +3,15 @@
  * most specific media range matching it; the highest quality wins, then the
  * more specific match, then the order of the offers. A missing header is `*\/*`.
  */
-import type { FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import { weightedMembers } from './weighted-list.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The route chooses its representation by Accept: every one of its answers says so (varyAnswersOfNegotiatingRoutes). */
+    variesByAccept?: boolean;
+  }
+}
 
 interface MediaRange {
   type: string;
@@ -65,4 +72,15 @@ export function varyOnAccept(reply: FastifyReply): void {
     .filter((name) => name !== '');
   if (names.some((name) => name === '*' || name.toLowerCase() === 'accept')) return;
   reply.header('vary', [...names, 'Accept'].join(', '));
+}
+
+/**
+ * `Vary: Accept` on every answer of a route marked `variesByAccept`, refusals included: set by each handler as it
+ * started, it had reached the refusals made in the handler (a 404 of a file's content, 406, 412) and not those made
+ * before it (401, a 400 of the query), so that /openapi.json could declare it on neither.
+ */
+export function varyAnswersOfNegotiatingRoutes(app: FastifyInstance): void {
+  app.addHook('onSend', async (request, reply) => {
+    if (request.routeOptions.config.variesByAccept === true) varyOnAccept(reply);
+  });
 }

@@ -219,6 +219,24 @@ describe('the headers the server sends are those declared', () => {
     expect(zip.headers['content-disposition']).toBe('attachment; filename="archive.zip"');
   });
 
+  it('on the refusals of an operation that negotiates by Accept, those before its handler as those within it (4XX)', async () => {
+    // Vary had been set as the handler started: a 404 or a 406 carried it, a 401 or a 400 of the query did not, so it
+    // could be declared on neither.
+    const refusals: [InjectOptions, number, Response | undefined][] = [
+      [{ url: FILE, headers: bearer('not-a-known-token') }, 401, get('4XX')],
+      [{ url: `${FILE}?rev=abc`, headers: alice }, 400, get('4XX')],
+      [{ url: `${FILE}-missing`, headers: alice }, 404, get('4XX')],
+      [{ url: FILE, headers: { ...alice, accept: 'image/png' } }, 406, get('4XX')],
+      [{ url: '/v1/resources/org/proj/_/missing', headers: alice }, 404, document.paths['/v1/resources/{org}/{project}/{schema}/{id}']!.get!.responses['4XX']],
+      [{ url: `${ARCHIVE}-missing`, headers: alice }, 404, document.paths[ARCHIVE_READ]!.get!.responses['4XX']],
+    ];
+    for (const [request, status, declared] of refusals) {
+      expect(declaredNames(declared)).toContain('vary');
+      const refused = await compare(request, status, declared);
+      expect(refused.headers.vary).toBe('Accept');
+    }
+  });
+
   it('on a method a path does not take (405), in either API', async () => {
     const declared = document.components.responses?.['MethodNotAllowed'];
     expect(declaredNames(declared)).toEqual(['allow', 'x-request-id']);

@@ -18,7 +18,7 @@ import { abortOnDisconnect } from '../disconnect.js';
 import { responseCutByServer } from '../abandoned-requests.js';
 import { typed } from '../typed.js';
 import { callerOf } from './caller.js';
-import { negotiate, varyOnAccept } from '../negotiation.js';
+import { negotiate } from '../negotiation.js';
 import { COLLECTION, checkPreconditions, existing, untagged } from './preconditions.js';
 import {
   bytesSchema,
@@ -33,6 +33,7 @@ import {
   noQuery,
   projectParams,
   VARY_ON_ACCEPT,
+  REFUSALS_VARY_ON_ACCEPT,
 } from './schemas.js';
 import { writersOnly } from './writers.js';
 import { logStoreUnavailable } from './errors.js';
@@ -92,7 +93,7 @@ const writeResponses = {
 };
 
 /** The headers of an archive creation's answers: both depend on Accept. */
-const writeHeaders = { 201: { Vary: VARY_ON_ACCEPT }, 303: { Vary: VARY_ON_ACCEPT } };
+const writeHeaders = { 201: { Vary: VARY_ON_ACCEPT }, 303: { Vary: VARY_ON_ACCEPT }, ...REFUSALS_VARY_ON_ACCEPT };
 
 /** What creating an archive takes and answers. */
 const CREATION =
@@ -127,7 +128,6 @@ export async function archiveRoutes(app: FastifyInstance, { archives, maxDownloa
   const api = typed(app);
   const downloadSlots = new ArchiveDownloadSlots(maxDownloadsPerClient);
   const created = (request: FastifyRequest, reply: FastifyReply, archive: StoredArchive) => {
-    varyOnAccept(reply);
     const wanted = negotiate(request.headers.accept, OFFERS);
     if (wanted === 'application/zip') {
       const location = archives.selfOf(archive);
@@ -182,7 +182,9 @@ export async function archiveRoutes(app: FastifyInstance, { archives, maxDownloa
   });
 
   const postSchema = writeSchema(projectParams, 'Create an archive', "Creates an archive under a new id: the body's @id, or the project's base and a UUID.");
-  api.post('/archives/:org/:project', { bodyLimit: BODY_LIMIT, preParsing: creators, schema: postSchema }, (request, reply) =>
+  // A ZIP's 303 or the metadata's 201, by Accept.
+  const negotiating = { variesByAccept: true };
+  api.post('/archives/:org/:project', { bodyLimit: BODY_LIMIT, preParsing: creators, config: negotiating, schema: postSchema }, (request, reply) =>
     create(request, reply, request.params, undefined, request.body, callerOf(request)),
   );
 
@@ -191,7 +193,7 @@ export async function archiveRoutes(app: FastifyInstance, { archives, maxDownloa
     'Create an archive with its id',
     'Creates an archive under the id of the path; an archive is never changed: 409 while one of that id has not expired.',
   );
-  api.put('/archives/:org/:project/:id', { bodyLimit: BODY_LIMIT, preParsing: creators, schema: putSchema }, (request, reply) => {
+  api.put('/archives/:org/:project/:id', { bodyLimit: BODY_LIMIT, preParsing: creators, config: negotiating, schema: putSchema }, (request, reply) => {
     const { id, ...ref } = request.params;
     return create(request, reply, ref, id, request.body, callerOf(request));
   });
@@ -199,6 +201,7 @@ export async function archiveRoutes(app: FastifyInstance, { archives, maxDownloa
   api.get(
     '/archives/:org/:project/:id',
     {
+      config: negotiating,
       schema: {
         summary: 'Download an archive as a ZIP, or read its metadata',
         description:
@@ -219,6 +222,7 @@ export async function archiveRoutes(app: FastifyInstance, { archives, maxDownloa
         response: readResponses,
         responseHeaders: {
           200: { 'Content-Disposition': header('attachment; filename="archive.zip". Sent with the ZIP, not with the metadata.'), Vary: VARY_ON_ACCEPT },
+          ...REFUSALS_VARY_ON_ACCEPT,
         },
       },
     },
@@ -226,7 +230,6 @@ export async function archiveRoutes(app: FastifyInstance, { archives, maxDownloa
       const { id, ...ref } = request.params;
       const identity = callerOf(request);
       // As in the reference, whoever does not accept a ZIP gets the metadata.
-      varyOnAccept(reply);
       const wanted = negotiate(request.headers.accept, OFFERS) ?? 'application/ld+json';
       if (wanted !== 'application/zip') return reply.type(wanted).send(archives.metadata(await archives.fetch(ref, id, identity), true));
       // Before the archive is read, HEAD included (it answers what GET would): a refusal costs nothing.

@@ -20,7 +20,7 @@ import { byteRangeOf, rangeStillApplies } from './byte-range.js';
 import { callerOf, renderCallerOfRequest } from './caller.js';
 import { filteredListingPage } from './listing-pages.js';
 import { platformErrorBody } from './errors.js';
-import { parseAccept, rank, varyOnAccept } from '../negotiation.js';
+import { parseAccept, rank } from '../negotiation.js';
 import { COLLECTION, checkPreconditions, checkReadPreconditions, existing } from './preconditions.js';
 import { selectorFrom } from './selectors.js';
 import { writersOnly } from './writers.js';
@@ -47,6 +47,7 @@ import {
   responses,
   updateRev,
   VARY_ON_ACCEPT,
+  REFUSALS_VARY_ON_ACCEPT,
   withTagParam,
 } from './schemas.js';
 import type { ResponseHeaders } from '../openapi-transform.js';
@@ -88,6 +89,7 @@ const downloadHeaders: ResponseHeaders = {
   },
   304: { ETag: header(`${ETAG} If-None-Match named it.`), Vary: VARY_ON_ACCEPT },
   416: { 'Content-Range': header('bytes */{file size}: the range asked selects no byte of the file.'), Vary: VARY_ON_ACCEPT },
+  ...REFUSALS_VARY_ON_ACCEPT,
 };
 
 /** The request headers the download reads (a HEAD all but Range and If-Range). */
@@ -295,6 +297,8 @@ export async function fileRoutes(app: FastifyInstance, { platform }: { platform:
   api.get(
     '/files/:org/:project/:id',
     {
+      // Bytes or metadata, by Accept.
+      config: { variesByAccept: true },
       schema: {
         summary: "Download a file's content, or read its metadata",
         description:
@@ -311,8 +315,6 @@ export async function fileRoutes(app: FastifyInstance, { platform }: { platform:
       },
     },
     async (request, reply) => {
-      // Bytes or metadata, by Accept.
-      varyOnAccept(reply);
       const { id: segment, ...ref } = request.params;
       const { state, project } = await files.fetch(ref, segment, selectorFrom(request.query), callerOf(request));
       const file = state.file!;

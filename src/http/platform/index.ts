@@ -16,6 +16,7 @@ import { platformErrorBody, handleError } from './errors.js';
 import { addSharedSchemas } from './schemas.js';
 import { RouteMethods, type UnroutedBodies } from '../method-not-allowed.js';
 import { addSecurityHeaders } from '../security-headers.js';
+import { varyAnswersOfNegotiatingRoutes } from '../negotiation.js';
 import { jsonBodyText, type BodyTextProblem } from '../json-body.js';
 import { PLATFORM_BODY_TYPES } from '../openapi-transform.js';
 import { parsePayload } from './json-payload.js';
@@ -64,6 +65,8 @@ export async function platformApi(
       v1.setErrorHandler(handleError);
       addSharedSchemas(v1);
       addSecurityHeaders(v1);
+      // Only /v1 routes negotiate their representation (files, resources, archives).
+      varyAnswersOfNegotiatingRoutes(v1);
       const routeMethods = RouteMethods.recordedFrom(v1);
       v1.setNotFoundHandler((request, reply) => routeMethods.answerUnrouted(request, reply, platformUnroutedBodies(request.method)));
       // JSON-LD payloads are JSON. Plain text is no payload of this API: 415, as for any other media type

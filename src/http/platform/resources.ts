@@ -20,7 +20,7 @@ import { type Format, FORMAT_MEDIA_TYPES } from '../../platform/rendering.js';
 import { typed } from '../typed.js';
 import { callerOf, renderCallerOfRequest } from './caller.js';
 import { filteredListingPage } from './listing-pages.js';
-import { negotiate, varyOnAccept } from '../negotiation.js';
+import { negotiate } from '../negotiation.js';
 import { COLLECTION, checkPreconditions, existing, untagged } from './preconditions.js';
 import { selectorFrom } from './selectors.js';
 import { writersOnly } from './writers.js';
@@ -44,6 +44,7 @@ import {
   tagListSchema,
   rev as revSchema,
   VARY_ON_ACCEPT,
+  REFUSALS_VARY_ON_ACCEPT,
   withTagParam,
 } from './schemas.js';
 
@@ -217,6 +218,8 @@ export async function resourceRoutes(app: FastifyInstance, { platform }: { platf
   api.get(
     '/resources/:org/:project/:schema/:id',
     {
+      // JSON-LD or RDF, by Accept.
+      config: { variesByAccept: true },
       schema: {
         summary: 'Read a resource',
         description:
@@ -231,12 +234,10 @@ export async function resourceRoutes(app: FastifyInstance, { platform }: { platf
           },
         },
         response: { 200: representationResponse, ...errorResponses },
-        responseHeaders: { 200: { Vary: VARY_ON_ACCEPT } },
+        responseHeaders: { 200: { Vary: VARY_ON_ACCEPT }, ...REFUSALS_VARY_ON_ACCEPT },
       },
     },
     async (request, reply) => {
-      // JSON-LD or RDF, by Accept.
-      varyOnAccept(reply);
       const { schema, id, ...ref } = request.params;
       assertUnconstrained(schema);
       const { state, project } = await resources.fetch(ref, id, selectorFrom(request.query), callerOf(request), kindReadUnder(schema));

@@ -177,8 +177,11 @@ export function header(description: string, schema: object = { type: 'string' })
   return { description, schema };
 }
 
-/** The Vary of a route that negotiates its representation by Accept (negotiation.ts: varyOnAccept). */
+/** The Vary of a route that negotiates its representation by Accept (negotiation.ts: variesByAccept). */
 export const VARY_ON_ACCEPT = header("Accept, after Origin when --cors-origins is set: the representation depends on the request's Accept.");
+/** The same Vary on the refusals of such a route, which carry it too (a cache keeps them apart as it does the answers). */
+const VARY_ON_REFUSALS = header("Accept, after Origin when --cors-origins is set: sent on every answer of this operation, whose representation depends on the request's Accept.");
+export const REFUSALS_VARY_ON_ACCEPT = { '4XX': { Vary: VARY_ON_REFUSALS }, '5XX': { Vary: VARY_ON_REFUSALS } };
 
 /** Metadata under the two JSON types the download routes negotiate. */
 export function jsonMetadata(schema: object): Record<string, object> {
