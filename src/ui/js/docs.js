@@ -33,6 +33,21 @@ function example(schema, depth = 0) {
   return '';
 }
 
+/**
+ * The items of a list parameter typed in one field: split at each comma, but `\,` is a comma inside an item and `\\` a
+ * backslash. A journal's name or a topic holding a comma ("Brain, Behavior, and Immunity") could not be sent.
+ */
+function listItems(value) {
+  const items = [''];
+  for (let i = 0; i < value.length; i++) {
+    const escaped = value[i] === '\\' && (value[i + 1] === ',' || value[i + 1] === '\\');
+    if (escaped) items[items.length - 1] += value[++i];
+    else if (value[i] === ',') items.push('');
+    else items[items.length - 1] += value[i];
+  }
+  return items;
+}
+
 /** The columns of a field table: each cell also carries its column's name, which a narrow screen shows beside it. */
 const FIELD_COLUMNS = ['name', 'in, type', 'meaning', 'value'];
 
@@ -129,7 +144,7 @@ function operationView(path, method, operation, head) {
     const input = element('input', { type: 'text', name: p.name, required: Boolean(p.required) });
     input.setAttribute('aria-label', `${p.name} (${p.in})`);
     inputs.set(p, input);
-    const type = p.schema?.type === 'array' ? `${p.schema.items?.type ?? ''}[] (comma-separated)` : p.schema?.type ?? '';
+    const type = p.schema?.type === 'array' ? `${p.schema.items?.type ?? ''}[] (comma-separated; \\, for a comma)` : p.schema?.type ?? '';
     return fieldRow(p.name, p.required, `${p.in}, ${type}`, p.description, input);
   });
   const accept = acceptChoice(method, operation);
@@ -169,7 +184,7 @@ function operationView(path, method, operation, head) {
         return refuse(`the path parameter ${p.name} cannot be "${value}", which the browser would resolve into another path.`);
       }
       if (p.in === 'path') url = url.replace(`{${p.name}}`, encodeURIComponent(value));
-      else if (p.in === 'query') for (const item of p.schema?.type === 'array' ? value.split(',') : [value]) query.append(p.name, item.trim());
+      else if (p.in === 'query') for (const item of p.schema?.type === 'array' ? listItems(value) : [value]) query.append(p.name, item.trim());
       else if (p.in === 'header') headers[p.name.toLowerCase()] = value;
     }
     const search = query.toString();
