@@ -9,7 +9,7 @@ import { statfs } from 'node:fs/promises';
 import { type Database, type Key, type RootDatabase, open } from 'lmdb';
 import { makeDirectories } from '../../directories.js';
 import { refuseForeignLmdbFile } from './lmdb-header.js';
-import { type AnnounceListener, type Entry, type Store, type StoreKey, type Table, type TableName, compareKeys, startsWith } from './store.js';
+import { TABLE_NAMES, type AnnounceListener, type Entry, type Store, type StoreKey, type Table, type TableName, compareKeys, startsWith } from './store.js';
 
 interface Pending {
   table: TableName;
@@ -51,11 +51,11 @@ export function openLmdbStore(directory: string): Store {
   makeDirectories(directory);
   refuseForeignLmdbFile(directory);
   const root: RootDatabase = open({ path: directory, maxDbs: 16 });
-  const databases = new Map<TableName, Database<unknown, Key>>();
-  const database = (name: TableName) => {
-    if (!databases.has(name)) databases.set(name, root.openDB<unknown, Key>({ name }));
-    return databases.get(name)!;
-  };
+  // Every table opened here, before any write: a table first opened inside a commit that a full disk aborted
+  // lost its handle with that commit, and later commits through the handle kept answered 201 and stored nothing
+  // readable (every read of the store then failed, 500, for good).
+  const databases = new Map<TableName, Database<unknown, Key>>(TABLE_NAMES.map((name) => [name, root.openDB<unknown, Key>({ name })]));
+  const database = (name: TableName) => databases.get(name)!;
   const transaction = new AsyncLocalStorage<Overlay>();
   const listeners = new Map<string, AnnounceListener[]>();
   let queue: Promise<unknown> = Promise.resolve();
