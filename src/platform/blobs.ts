@@ -16,6 +16,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { createReadStream, createWriteStream, existsSync, readFileSync, rmSync, statSync, type ReadStream } from 'node:fs';
 import { link, mkdir, open, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
+import { diskFullOr } from './disk-full.js';
 import path from 'node:path';
 import { type Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -154,7 +155,8 @@ export class BlobStore {
         await fsyncPath(path.dirname(target));
       } catch (error) {
         release();
-        throw error;
+        // Out of inodes, the recursive mkdir says ENOENT: answered 500 "no such file or directory" where it is a 507.
+        throw await diskFullOr(error, this.tmp, 'the file storage');
       }
       return { digest, bytes, release, discard: () => (placed === null ? Promise.resolve() : this.discardPlaced(target, placed)) };
     } finally {

@@ -1,14 +1,14 @@
-/** A tmpfs of a given size mounted for a test (a disk that fills up), or why none can be mounted here. */
+/** A tmpfs of a given size (and at most `inodes` files, when given) mounted for a test (a disk that fills up), or why none can be mounted here. */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
-export function mountSmallDisk(size: string): { dir: string; unmount(): void } | string {
+export function mountSmallDisk(size: string, inodes?: number): { dir: string; unmount(): void } | string {
   const dir = mkdtempSync(path.join(tmpdir(), 'small-disk-'));
   try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', dir], { stdio: 'pipe' });
+    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${size}${inodes === undefined ? '' : `,nr_inodes=${inodes}`}`, 'tmpfs', dir], { stdio: 'pipe' });
   } catch (error) {
     rmSync(dir, { recursive: true, force: true });
     return `cannot mount a tmpfs here (${(error as Error).message.split('\n')[0]}); run as root`;

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { IndexWriter } from '../../src/search/index-writer.js';
 import { mergeAll } from '../../src/search/merge.js';
 import { readManifest } from '../../src/search/manifest.js';
+import { indexWriteError } from '../../src/search/segment/errors.js';
 import { randomArticles, tempDir, writeIndex } from './helpers.js';
 import { mountSmallDisk } from '../reliability/small-disk.js';
 
@@ -80,7 +81,14 @@ describe.skipIf(typeof disk === 'string')('an ingestion that fills the disk', ()
       failure = error;
       await writer.close();
     }
-    expect(String(failure)).toContain(`no space left on device writing the index ${dir}: the index is unchanged (generation 1)`);
+    expect(String(failure)).toContain(`no space left on device (no free block, or no free inode: \`df -h\` and \`df -i\` tell which) writing the index ${dir}: the index is unchanged (generation 1)`);
     expect({ files: (await readdir(dir)).sort(), manifest: await readFile(path.join(dir, 'manifest.json'), 'utf8') }).toEqual(before);
+  });
+});
+
+describe('a full disk met by the first ingestion into a directory', () => {
+  it('says no index was written, not that a generation 0 is unchanged', () => {
+    const failure = indexWriteError('/data/index', 0, Object.assign(new Error('ENOSPC'), { code: 'ENOSPC' }));
+    expect(String(failure)).toMatch(/ writing the index \/data\/index: no index was written; free space and run again$/);
   });
 });

@@ -5,9 +5,9 @@
  * read-check-write sequence cannot interleave with another write.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { statfs } from 'node:fs/promises';
 import { type Database, type Key, type RootDatabase, open } from 'lmdb';
 import { makeDirectories } from '../../directories.js';
+import { diskFullOr } from '../disk-full.js';
 import { refuseForeignLmdbFile } from './lmdb-header.js';
 import { TABLE_NAMES, type AnnounceListener, type Entry, type Store, type StoreKey, type Table, type TableName, compareKeys, startsWith } from './store.js';
 
@@ -28,24 +28,6 @@ interface Overlay {
 const bounds = (prefix: readonly string[] | undefined) => (prefix === undefined ? {} : { start: prefix as Key, end: [...prefix, '\uffff'] as Key });
 
 const overlayKey = (table: TableName, key: StoreKey) => `${table}\n${JSON.stringify(key)}`;
-
-/** Free bytes under which a failed commit is taken for a full disk. */
-const LOW_SPACE_BYTES = 64 * 1024 * 1024;
-const EIO = 5;
-const ENOSPC = 28;
-
-/**
- * `error`, or an ENOSPC error when the disk is what failed the commit: LMDB reports a full disk as a
- * bare errno, EIO (5) as often as ENOSPC (28), so the free space on the store's device decides. The
- * commit was aborted either way; the store stays as it was.
- */
-async function diskFullOr(error: unknown, directory: string): Promise<unknown> {
-  const code = (error as { code?: unknown } | null)?.code;
-  if (code !== EIO && code !== ENOSPC) return error;
-  const { bavail, bsize } = await statfs(directory);
-  if (bavail * bsize >= LOW_SPACE_BYTES) return error;
-  return Object.assign(new Error(`ENOSPC: no space left on the device of the platform store ${directory}`), { code: 'ENOSPC', cause: error });
-}
 
 export function openLmdbStore(directory: string): Store {
   makeDirectories(directory);
@@ -117,7 +99,8 @@ export function openLmdbStore(directory: string): Store {
             }
           });
         } catch (error) {
-          throw await diskFullOr(error, directory);
+          // The commit was aborted: the store stays as it was.
+          throw await diskFullOr(error, directory, 'the platform store');
         }
         await transaction.exit(() => Promise.all(overlay.announced.flatMap(({ channel, key }) => (listeners.get(channel) ?? []).map((listen) => listen(key)))));
         return result;

@@ -103,6 +103,9 @@ export function indexFileReader(dir: string, generation: number) {
 export function indexWriteError(dir: string, generation: number, error: unknown): unknown {
   const code = (error as NodeJS.ErrnoException).code;
   if (code !== 'ENOSPC' && code !== 'EDQUOT') return error;
-  const reason = code === 'ENOSPC' ? 'no space left on device' : 'disk quota exceeded';
-  return new Error(`${reason} writing the index ${dir}: the index is unchanged (generation ${generation}); free space and run again`, { cause: error });
+  // ENOSPC is also a device out of inodes, where `df -h` shows space to spare.
+  const reason = code === 'ENOSPC' ? 'no space left on device (no free block, or no free inode: `df -h` and `df -i` tell which)' : 'disk quota exceeded';
+  // An ingestion into a new directory had said "the index is unchanged (generation 0)" of an index that never was.
+  const unchanged = generation === 0 ? 'no index was written' : `the index is unchanged (generation ${generation})`;
+  return new Error(`${reason} writing the index ${dir}: ${unchanged}; free space and run again`, { cause: error });
 }

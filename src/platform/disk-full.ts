@@ -1,0 +1,36 @@
+/**
+ * Tells a write that failed for lack of room (bytes or inodes) from other failures. The errors do not always say
+ * so: LMDB reports a full disk as a bare EIO as often as ENOSPC, and Node's recursive mkdir reports a parent it
+ * could not create for want of an inode as ENOENT (a missing directory). The device's free blocks and inodes decide.
+ */
+import { statfs } from 'node:fs/promises';
+
+/** Free bytes under which a failed write is taken for a full disk. */
+const LOW_SPACE_BYTES = 64 * 1024 * 1024;
+/** The codes a write that ran out of room is seen to fail with, as names or as LMDB's bare numbers (EIO 5, ENOSPC 28). */
+const MAYBE_FULL = new Set<unknown>(['ENOSPC', 'EDQUOT', 'EIO', 'ENOENT', 5, 28]);
+
+/**
+ * `error`, or an ENOSPC error naming `what` and whether blocks or inodes ran out, when the device of `directory`
+ * has no room left (its free space under 64 MiB, or no free inode).
+ */
+export async function diskFullOr(error: unknown, directory: string, what: string): Promise<unknown> {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (!MAYBE_FULL.has(code)) return error;
+  let device;
+  try {
+    device = await statfs(directory);
+  } catch {
+    return error;
+  }
+  // A file system without inode accounting (btrfs, some network ones) reports 0 of 0.
+  const noInode = device.files > 0 && device.ffree === 0;
+  const noSpace = device.bavail * device.bsize < LOW_SPACE_BYTES;
+  if (code === 'ENOSPC' || code === 'EDQUOT') return noInode ? withRoom(error, what, directory, 'no free inode') : error;
+  if (!noInode && !noSpace) return error;
+  return withRoom(error, what, directory, noInode ? 'no free inode' : 'no space');
+}
+
+function withRoom(cause: unknown, what: string, directory: string, lacking: string): Error {
+  return Object.assign(new Error(`ENOSPC: ${lacking} left on the device of ${what} ${directory}`), { code: 'ENOSPC', cause });
+}
