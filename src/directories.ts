@@ -33,3 +33,20 @@ export function makeDirectories(dir: string): string[] {
   }
   return made;
 }
+
+/** Codes of a write refused by the system, as names or as the bare numbers of native libraries (LMDB): EPERM, EACCES, EROFS. */
+const REFUSED_WRITE = new Set<unknown>(['EPERM', 'EACCES', 'EROFS', 1, 13, 30]);
+
+/**
+ * `error`, or one naming `what` at `dir` and what to check, when the system refused to write there. A start had said
+ * only "EPERM: operation not permitted, rmdir '…/files/tmp'", or of the store "Operation not permitted: Attempting to
+ * open main database file", naming no file.
+ */
+export function unwritableOr(error: unknown, what: string, dir: string): unknown {
+  if (!REFUSED_WRITE.has((error as { code?: unknown } | null)?.code)) return error;
+  return new Error(
+    `cannot write ${what} ${dir} (${(error as Error).message}): the server's user must be able to write there; check the owner and permissions, ` +
+      'immutable flags (lsattr) and read-only mounts',
+    { cause: error },
+  );
+}

@@ -18,13 +18,14 @@ import { quotedId } from './corpus/quoted-id.js';
 import { describeMismatch, evaluate, formatEvaluation, whyNothingEvaluated } from './eval/evaluate.js';
 import { corpusYieldedNothing, whyNothingIndexed } from './eval-inputs.js';
 import { withScratchDir } from './eval/scratch-dir.js';
-import { IndexMissingError, MANIFEST_FILE } from './search/manifest.js';
+import { IndexMissingError, MANIFEST_FILE, isUnreadableIndex } from './search/manifest.js';
 import { mergeAll } from './search/merge.js';
 import { isOutdatedFormat } from './search/searcher.js';
 import type { StoredCompression } from './search/stored/format.js';
 import { lockDataOf, startServer } from './server.js';
 import { connectionUrlProblem } from './platform/store/connection-config.js';
 import { printableStoreUrl } from './platform/store/printable-url.js';
+import { loadAuthFile } from './platform/auth-file.js';
 import { explainIndexMissing } from './start-decision.js';
 
 const MAX_PRINTED_SKIPS = 50;
@@ -203,6 +204,8 @@ async function runServe(config: Config): Promise<number> {
   refuseUnreadableStoreUrl(config);
   const releaseData = await lockDataOf(config);
   if (config.indexIsDefault && !existsSync(path.join(config.index!, MANIFEST_FILE))) {
+    // A broken auth file is refused before the demo index is built (a minute on a small machine), not after.
+    if (config.authFile) loadAuthFile(config.authFile);
     const demoCorpus = demoCorpusPath(config.demoCorpus);
     process.stderr.write(`No index at ${config.index}: building it from the demo corpus ${demoCorpus} (first start only)\n`);
     // A signal stops the build as it stops ingest, and says so; with nothing published, the next start builds again.
@@ -221,8 +224,9 @@ async function runServe(config: Config): Promise<number> {
   try {
     await startServer(config, releaseData);
   } catch (error) {
-    // The default index is most often the demo corpus's, built by a first start of an older version.
-    if (!config.indexIsDefault || !isOutdatedFormat(error)) throw error;
+    // The default index is most often the demo corpus's, built by a first start (of an older version, when outdated):
+    // damaged or outdated, the way out is to let the next start build it again.
+    if (!config.indexIsDefault || !(isOutdatedFormat(error) || isUnreadableIndex(error))) throw error;
     throw new Error(`${(error as Error).message}; if it holds only the demo corpus, remove ${config.index} and start again: it is rebuilt`, { cause: error });
   }
   return -1; // keep running

@@ -14,7 +14,11 @@ import { cutByDrain } from './draining.js';
 import { whenRequestEnds } from './request-end.js';
 
 const MESSAGE = 'client disconnected before the response was sent';
-const CUT_MESSAGE = 'connection cut before the response was sent: the shutdown drain ended (--shutdown-timeout ran out, or a second signal came)';
+const PART_WAY_MESSAGE = 'client disconnected part-way through the response';
+const DRAIN_ENDED = 'the shutdown drain ended (--shutdown-timeout ran out, or a second signal came)';
+const CUT_MESSAGE = `connection cut before the response was sent: ${DRAIN_ENDED}`;
+/** A download cut after 26 MB had been said to be cut "before the response was sent", with no status. */
+const PART_WAY_CUT_MESSAGE = `connection cut part-way through the response: ${DRAIN_ENDED}`;
 
 const CUT_BY_SERVER_MESSAGE = 'response cut by the server after its first bytes (its error is logged above)';
 
@@ -41,9 +45,15 @@ export function logAbandonedRequests(app: FastifyInstance): void {
     reply.raw.once('finish', () => (finished = true));
     const departed = () => {
       if (finished) return;
-      const fields = { method: request.method, url: request.url, responseTime: Math.round(reply.elapsedTime * 10) / 10 };
+      const partWay = reply.raw.headersSent;
+      const fields = {
+        method: request.method,
+        url: request.url,
+        responseTime: Math.round(reply.elapsedTime * 10) / 10,
+        ...(partWay && { statusCode: reply.raw.statusCode }),
+      };
       if (cutByDrain(request)) {
-        request.log.warn(fields, CUT_MESSAGE);
+        request.log.warn(fields, partWay ? PART_WAY_CUT_MESSAGE : CUT_MESSAGE);
         return;
       }
       if (cutHere.has(request)) {
@@ -52,7 +62,7 @@ export function logAbandonedRequests(app: FastifyInstance): void {
       }
       const byRoute = loggedByRoute.get(request);
       if (byRoute === undefined) {
-        request.log.info(fields, MESSAGE);
+        request.log.info(fields, partWay ? PART_WAY_MESSAGE : MESSAGE);
         return;
       }
       request.log = request.log.child(fields);

@@ -51,7 +51,9 @@ export function loadAuthFile(file: string): AuthConfig {
   try {
     raw = JSON.parse(text);
   } catch (error) {
-    throw new AuthFileError(`auth file ${file} (${SETTING}) is not valid JSON: ${(error as Error).message}`);
+    // The parser quotes the text it stopped at: a control character (a file of NULs) reached the terminal as it was.
+    const reason = (error as Error).message.replace(/[\u0000-\u001f\u007f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+    throw new AuthFileError(`auth file ${file} (${SETTING}) is not valid JSON: ${reason}`);
   }
   // JSON.parse keeps the last of a key given twice: a token pasted twice would silently belong to the second entry.
   const repeated = repeatedKeys(text)[0];

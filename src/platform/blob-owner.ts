@@ -21,14 +21,23 @@ export interface Claim {
    * predate the record. Nothing tells which, so this process collects none of them.
    */
   adoptedContents: boolean;
+  /** The directory named no store before this start: it was new (or emptied), or an older version's. */
+  claimedNow: boolean;
 }
 
-/** Takes `root` for the store `storeId`, or throws when another store's servers use it; `named` says which setting gave it. */
-export async function claimBlobDirectory(root: string, storeId: string, named: string): Promise<Claim> {
+/** Store ids are UUIDs (store-id.ts): OWNER_FILE holding nothing, or anything but letters, digits and dashes, is damaged. */
+const STORE_ID = /^[\w-]{1,100}$/;
+
+/**
+ * Takes `root` for the store `storeId`, or throws when another store's servers use it; `named` says which setting gave
+ * it, `storeIsNew` that the store was made at this start (so a directory of another store may be this one's, lost).
+ */
+export async function claimBlobDirectory(root: string, storeId: string, named: string, storeIsNew: boolean): Promise<Claim> {
   makeDirectories(root);
   const owner = path.join(root, OWNER_FILE);
   let recorded = await readOwner(owner);
   let adoptedContents = false;
+  const claimedNow = recorded === null;
   if (recorded === null) {
     adoptedContents = await holdsContents(root);
     // Written aside then linked: two servers recording at once cannot both win, and the loser reads the winner's.
@@ -45,15 +54,26 @@ export async function claimBlobDirectory(root: string, storeId: string, named: s
     }
     recorded = await readOwner(owner);
   }
+  if (recorded === null || !STORE_ID.test(recorded)) {
+    // Its bytes are not quoted: a damaged file wrote NULs and broken UTF-8 to the terminal.
+    throw new Error(
+      `${owner} is damaged: it holds no store id. If ${root} is this server's file contents directory, remove ${owner} and start again: ` +
+        'the directory is then adopted, its contents kept.',
+    );
+  }
   if (recorded !== storeId) {
+    // A store made at this start beside a directory of another: often this store's own file, lost or removed.
+    const lost = storeIsNew
+      ? " This server's store was made at this start (there was none): if its file (data.mdb) was removed or lost, restore it from a backup instead of starting anew."
+      : '';
     throw new Error(
       `${named} ${root} holds the file contents of another platform store (${owner} names store ${recorded}; this server's store is ${storeId}): ` +
         'each store needs a directory of its own (give this one --blob-dir / BLOB_DIR), and only replicas of one PostgreSQL store share one; ' +
         "a data directory moved from LMDB to PostgreSQL keeps the LMDB store's contents there. " +
-        `Only if that other store and its files are gone for good, remove ${owner}: every content no file of this store references is then collected.`,
+        `Only if that other store and its files are gone for good, remove ${owner}: every content no file of this store references is then collected.${lost}`,
     );
   }
-  return { adoptedContents };
+  return { adoptedContents, claimedNow };
 }
 
 async function readOwner(owner: string): Promise<string | null> {

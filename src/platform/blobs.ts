@@ -15,12 +15,12 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { createReadStream, createWriteStream, existsSync, readFileSync, rmSync, statSync, type ReadStream } from 'node:fs';
-import { link, mkdir, open, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
+import { link, mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { diskFullOr } from './disk-full.js';
 import path from 'node:path';
 import { type Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { makeDirectories } from '../directories.js';
+import { makeDirectories, unwritableOr } from '../directories.js';
 import { fsyncPath } from '../fsync.js';
 import { OWNER_FILE } from './blob-owner.js';
 import { FileStorageUnavailableError } from './errors.js';
@@ -72,8 +72,17 @@ export class BlobStore {
    * upload may be in progress).
    */
   async init(shared = false): Promise<void> {
-    if (!shared) await rm(this.tmp, { recursive: true, force: true });
-    makeDirectories(this.tmp);
+    try {
+      if (!shared) await rm(this.tmp, { recursive: true, force: true });
+      makeDirectories(this.tmp);
+      // Written at start, not at the first upload: a directory the server may read but not write had served its
+      // files and answered every upload 500.
+      const probe = path.join(this.tmp, `start-${randomUUID()}`);
+      await writeFile(probe, '');
+      await rm(probe);
+    } catch (error) {
+      throw unwritableOr(error, 'the file contents directory', this.root);
+    }
     if (shared) await this.removeAbandonedUploads(Date.now());
   }
 

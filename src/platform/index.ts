@@ -127,8 +127,8 @@ export async function openPlatform(options: PlatformOptions): Promise<Platform> 
   let acls: AclService, orgs: OrgService, projects: ProjectService, literature: LiteratureResources, revisions: RevisionStore, blobClaim: Claim;
   try {
     // Before init: a directory of another store's servers is refused before anything in it is touched.
-    const storeId = await storeIdOf(store);
-    blobClaim = await claimBlobDirectory(blobRoot, storeId, options.blobDir ? '--blob-dir (BLOB_DIR)' : 'the file contents directory');
+    const { id: storeId, made: storeIsNew } = await storeIdOf(store);
+    blobClaim = await claimBlobDirectory(blobRoot, storeId, options.blobDir ? '--blob-dir (BLOB_DIR)' : 'the file contents directory', storeIsNew);
     blobs.claimedBy(storeId);
     await blobs.init(options.blobDir !== undefined && options.blobDir !== null);
     acls = await AclService.open(store, auth.acls, options.authFile !== null, clock);
@@ -163,6 +163,14 @@ export async function openPlatform(options: PlatformOptions): Promise<Platform> 
         'are collected from the next start on, none by this process: if servers of another store use this directory, give each store its own.',
     );
   } else {
+    // A new, empty directory beside a store holding files (a mistyped --blob-dir) had been taken over in silence,
+    // every file then answering 404.
+    if (blobClaim.claimedNow && (await files.referencedDigests()).size > 0) {
+      logger.warn(
+        `${blobRoot} was empty and is now this store's file contents directory, while the store holds files: their contents are not here, ` +
+          'so they answer 404 FileContentNotFound. If they were uploaded to another directory, stop the server and name that one with --blob-dir.',
+      );
+    }
     await collectBlobs();
     blobTimer = setInterval(() => void collectBlobs().catch((error) => logPeriodicFailure(logger, 'collecting unreferenced file contents', error)), BLOB_COLLECTION_INTERVAL_MS);
     blobTimer.unref();

@@ -13,16 +13,17 @@ interface StoreIdRecord {
 
 const KEY = 'id';
 
-export async function storeIdOf(store: Store): Promise<string> {
+/** The store's id, and whether this call made it (the store had none: it is new, or of a version before ids). */
+export async function storeIdOf(store: Store): Promise<{ id: string; made: boolean }> {
   const table = store.table<StoreIdRecord>('store-id');
   const found = await table.get(KEY);
-  if (found) return found.id;
+  if (found) return { id: found.id, made: false };
   // Read again inside the write: replicas opening a store together make one id (PostgreSQL retries the loser).
   return store.write(async () => {
-    const made = await table.get(KEY);
-    if (made) return made.id;
+    const recorded = await table.get(KEY);
+    if (recorded) return { id: recorded.id, made: false };
     const id = randomUUID();
     await table.put(KEY, { id });
-    return id;
+    return { id, made: true };
   });
 }

@@ -70,6 +70,18 @@ export function noIndexError(dir: string, error: unknown): Error | null {
   return null;
 }
 
+/** A manifest that cannot be read as one (not JSON, or not a valid manifest): edited, truncated or damaged. */
+export class InvalidManifestError extends Error {}
+
+/** Whether `error`, or an error it was caused by, says a file of the index cannot be read (damaged, truncated, edited). */
+export function isUnreadableIndex(error: unknown): boolean {
+  for (let cause = error; cause instanceof Error; cause = cause.cause) if (cause instanceof SegmentFormatError || cause instanceof InvalidManifestError) return true;
+  return false;
+}
+
+/** What to do about a manifest that cannot be read: its message had stopped at the diagnosis. */
+const MANIFEST_ADVICE = 'restore the index directory from a backup, or re-ingest the corpus into a new index directory';
+
 export async function readManifest(dir: string): Promise<Manifest> {
   let text: string;
   try {
@@ -82,13 +94,13 @@ export async function readManifest(dir: string): Promise<Manifest> {
   try {
     manifest = JSON.parse(text) as Manifest;
   } catch (error) {
-    throw new Error(`${file} is not valid JSON (${(error as Error).message}): edited or truncated by hand?`);
+    throw new InvalidManifestError(`${file} is not valid JSON (${(error as Error).message}): edited or truncated by hand? ${MANIFEST_ADVICE}`);
   }
   if (manifest?.formatVersion !== MANIFEST_FORMAT) {
     throw new Error(`${dir}: index format ${manifest?.formatVersion} is not supported (expected ${MANIFEST_FORMAT}); rebuild the index`);
   }
   const problem = manifestProblem(manifest);
-  if (problem !== null) throw new Error(`${file} is not a valid index manifest: ${problem}`);
+  if (problem !== null) throw new InvalidManifestError(`${file} is not a valid index manifest: ${problem}; ${MANIFEST_ADVICE}`);
   return manifest;
 }
 

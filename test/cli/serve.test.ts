@@ -162,6 +162,22 @@ describe('a start with a broken auth file', () => {
       await cleanup();
     }
   }, 90_000);
+
+  it('is refused before the demo index is built, its control characters written as escapes', async () => {
+    const { dir, cleanup } = await tempDir();
+    try {
+      const authFile = `${dir}/auth.json`;
+      writeFileSync(authFile, Buffer.alloc(4));
+      // No index under --data: the first start would build the demo index first, and only then read the auth file.
+      const result = runCommand(['serve', '--data', `${dir}/data`, '--port', '0', '--auth-file', authFile]);
+      expect(result.code).toBe(1);
+      expect(result.stderr).not.toContain('building it from the demo corpus');
+      expect(result.stderr).toMatch(/is not valid JSON: .*\\u0000/);
+      expect(result.stderr).not.toContain('\u0000');
+    } finally {
+      await cleanup();
+    }
+  }, 90_000);
 });
 
 describe('a language model file cut short', () => {

@@ -62,6 +62,24 @@ describe('a request whose client left before its answer', () => {
     expect(logged[0]!.responseTime).toEqual(expect.any(Number));
   });
 
+  it('a client leaving part-way through a response is said so, with the status sent', async () => {
+    const { lines, logger } = capturingLogger();
+    fixture = await fixtureApp(undefined, {}, { auth: null, logger });
+    let sending = false;
+    fixture.app.get('/slow-download', (_request, reply) => {
+      // Headers and a first part sent, the rest never: as a large download read slowly.
+      reply.raw.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': '1000000' });
+      reply.raw.write(Buffer.alloc(1000));
+      sending = true;
+      return reply.hijack();
+    });
+    await sendAndHangUp('client-gave-up-midway', 'GET', '/slow-download', () => sending);
+    await until(() => lines.some((l) => l.reqId === 'client-gave-up-midway' && DEPARTURE.test(l.msg)));
+    const logged = lines.filter((l) => l.reqId === 'client-gave-up-midway');
+    // It had said "before the response was sent", of a response whose status and first bytes had gone.
+    expect(logged[0]).toMatchObject({ level: 30, msg: 'client disconnected part-way through the response', statusCode: 200, url: '/slow-download' });
+  });
+
   it('a question whose generation stops logs its own line only, with the same fields', async () => {
     const stalling: Generator = {
       kind: 'llama',

@@ -26,7 +26,7 @@ describe.skipIf(typeof disk === 'string')('a writer on a disk already full', () 
     await fillDisk(mount);
     const before = { files: (await readdir(dir)).sort(), manifest: await readFile(path.join(dir, 'manifest.json'), 'utf8') };
 
-    const said = `no space left on device writing the index ${dir}: the index is unchanged (generation 2); free space and run again`;
+    const said = `no space left on device (no free block, or no free inode: \`df -h\` and \`df -i\` tell which) writing the index ${dir}: the index is unchanged (generation 2); free space and run again`;
     await expect(IndexWriter.open(dir)).rejects.toThrow(said);
     await expect(mergeAll(dir)).rejects.toThrow(said);
     expect({ files: (await readdir(dir)).sort(), manifest: await readFile(path.join(dir, 'manifest.json'), 'utf8') }).toEqual(before);

@@ -106,11 +106,11 @@ describe('one --blob-dir given to servers of two stores', () => {
 describe('recording the owner', () => {
   test('claims made at once: every claim of one store succeeds, of two stores only one store\'s', async () => {
     const shared = await scratch('claims-');
-    const sameStore = await Promise.allSettled(Array.from({ length: 8 }, () => claimBlobDirectory(shared, 'store-a', '--blob-dir')));
+    const sameStore = await Promise.allSettled(Array.from({ length: 8 }, () => claimBlobDirectory(shared, 'store-a', '--blob-dir', false)));
     expect(sameStore.map((claim) => claim.status)).toEqual(Array(8).fill('fulfilled'));
 
     const contested = await scratch('contested-');
-    const claims = await Promise.allSettled(Array.from({ length: 8 }, (_, i) => claimBlobDirectory(contested, i % 2 === 0 ? 'store-a' : 'store-b', '--blob-dir')));
+    const claims = await Promise.allSettled(Array.from({ length: 8 }, (_, i) => claimBlobDirectory(contested, i % 2 === 0 ? 'store-a' : 'store-b', '--blob-dir', false)));
     const won = claims.map((claim, i) => (claim.status === 'fulfilled' ? (i % 2 === 0 ? 'store-a' : 'store-b') : null)).filter((store) => store !== null);
     expect(won.length).toBeGreaterThan(0);
     expect(new Set(won).size).toBe(1);

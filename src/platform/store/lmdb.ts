@@ -5,9 +5,12 @@
  * read-check-write sequence cannot interleave with another write.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { statSync } from 'node:fs';
+import path from 'node:path';
 import { type Database, type Key, type RootDatabase, open } from 'lmdb';
-import { makeDirectories } from '../../directories.js';
+import { makeDirectories, unwritableOr } from '../../directories.js';
 import { diskFullOr } from '../disk-full.js';
+import { StoreUnavailableError } from '../errors.js';
 import { refuseForeignLmdbFile } from './lmdb-header.js';
 import { TABLE_NAMES, type AnnounceListener, type Entry, type Store, type StoreKey, type Table, type TableName, compareKeys, startsWith } from './store.js';
 
@@ -29,15 +32,39 @@ const bounds = (prefix: readonly string[] | undefined) => (prefix === undefined 
 
 const overlayKey = (table: TableName, key: StoreKey) => `${table}\n${JSON.stringify(key)}`;
 
+/**
+ * What throws when the store's file is no longer the one opened: removed (or replaced) under the running server, it
+ * took every later write with it (the process writes on in the unlinked file), acknowledged 201 and lost at the next
+ * start, which then made an empty store and blamed the file directory for belonging to "another store".
+ */
+function storeFileWatch(directory: string): () => void {
+  const file = path.join(directory, 'data.mdb');
+  const opened = statSync(file);
+  return () => {
+    const now = statSync(file, { throwIfNoEntry: false });
+    if (now?.ino === opened.ino && now.dev === opened.dev) return;
+    throw new StoreUnavailableError(
+      new Error(`${file} was ${now === undefined ? 'removed' : 'replaced'} while the server ran: restore it from a backup (or put it back), then restart the server`),
+      "The platform store's file was removed or replaced while the server ran: an operator must restore it and restart the server. Nothing was written.",
+    );
+  };
+}
+
 export function openLmdbStore(directory: string): Store {
-  makeDirectories(directory);
-  refuseForeignLmdbFile(directory);
-  const root: RootDatabase = open({ path: directory, maxDbs: 16 });
+  let root: RootDatabase;
+  try {
+    makeDirectories(directory);
+    refuseForeignLmdbFile(directory);
+    root = open({ path: directory, maxDbs: 16 });
+  } catch (error) {
+    throw unwritableOr(error, 'the platform store', directory);
+  }
   // Every table opened here, before any write: a table first opened inside a commit that a full disk aborted
   // lost its handle with that commit, and later commits through the handle kept answered 201 and stored nothing
   // readable (every read of the store then failed, 500, for good).
   const databases = new Map<TableName, Database<unknown, Key>>(TABLE_NAMES.map((name) => [name, root.openDB<unknown, Key>({ name })]));
   const database = (name: TableName) => databases.get(name)!;
+  const assertStoreFileInPlace = storeFileWatch(directory);
   const transaction = new AsyncLocalStorage<Overlay>();
   const listeners = new Map<string, AnnounceListener[]>();
   let queue: Promise<unknown> = Promise.resolve();
@@ -91,6 +118,7 @@ export function openLmdbStore(directory: string): Store {
       const overlay: Overlay = { pending: new Map(), announced: [] };
       return transaction.run(overlay, async () => {
         const result = await action();
+        assertStoreFileInPlace();
         try {
           root.transactionSync(() => {
             for (const { table: name, key, value } of overlay.pending.values()) {

@@ -180,14 +180,14 @@ describe('schema migrations', () => {
       const first = await openPostgresStore(url, quiet);
       let id: string;
       try {
-        id = await storeIdOf(first);
+        ({ id } = await storeIdOf(first));
         expect(id).toMatch(/^[0-9a-f-]{36}$/);
       } finally {
         await first.close();
       }
       const again = await openPostgresStore(url, quiet);
       try {
-        expect(await storeIdOf(again)).toBe(id);
+        expect((await storeIdOf(again)).id).toBe(id);
       } finally {
         await again.close();
       }
