@@ -184,6 +184,7 @@ export class ResourceService {
     limit: number,
     identity: Identity,
     request?: FilterRequest,
+    kind: 'resource' | 'any' = 'any',
   ): Promise<{ total: number; states: ListedState[]; project: ProjectState }> {
     this.acls.require(identity, 'resources/read', projectAddress(ref));
     const project = await this.projects.forRead(ref);
@@ -193,7 +194,7 @@ export class ResourceService {
       return { ...this.literature.list(offset, limit), project };
     }
     const keep = listingPredicate(request, project, this.projects.effectiveMappings(project));
-    return { ...(await this.revisions.list(projectKey(ref), 'any', offset, limit, keep)), project };
+    return { ...(await this.revisions.list(projectKey(ref), kind, offset, limit, keep)), project };
   }
 
   /**
@@ -218,14 +219,16 @@ export class ResourceService {
   /**
    * The IRI a payload id names, so that the resource is found again under its `_self`: a compact IRI
    * expanded with the payload's own prefixes, as JSON-LD expands it, then a mapped prefix left in it
-   * expanded as in URLs (`cell:42` with the mapping `cell`); a relative reference resolved against the
-   * project base. Undefined for a blank node id (`_:b0`), which names no resource: the URL's id or a new
-   * one is used.
+   * expanded as in URLs (`cell:42` with the mapping `cell`); a relative reference resolved as JSON-LD resolves
+   * it, against the payload's own `@base` when its context sets one, else the project base (a payload's `@base`
+   * had been ignored: its stored source named another resource than its `_self`). Undefined for a blank node id
+   * (`_:b0`), which names no resource: the URL's id or a new one is used.
    */
   private async payloadId(project: ProjectState, payload: JsonObject, reference: string, caller: RenderCaller): Promise<string | undefined> {
     if (reference.startsWith('_:')) return undefined;
     const mappings = this.projects.effectiveMappings(project);
-    const expanded = isRelativeIri(reference) ? reference : expandMappedPrefix(await this.withOwnPrefixes(project, payload, reference, caller), mappings);
+    const expandedByContext = !isRelativeIri(reference) || '@context' in payload;
+    const expanded = expandedByContext ? expandMappedPrefix(await this.withOwnPrefixes(project, payload, reference, caller), mappings) : reference;
     const id = resolveIri(expanded, project.base);
     if (id === null) throw rejections.invalidResourceId(reference, resolvedLengthProblem(expanded, project.base));
     return id;

@@ -27,7 +27,10 @@ describe('payload ids', () => {
     ['a prefix of the payload context', { '@context': { ex: 'http://ex.org/' }, '@id': 'ex:1', name: 'c' }, 'http://ex.org/1'],
     ['the payload context winning over a mapping', { '@context': { cell: 'http://other.org/cells/' }, '@id': 'cell:7', name: 'd' }, 'http://other.org/cells/7'],
     ['a relative reference', { '@id': 'sub/y', name: 'e' }, `${base}sub/y`],
-    ['a relative reference, against the project base', { '@context': { '@base': 'http://other.org/' }, '@id': 'x', name: 'f' }, `${base}x`],
+    // As JSON-LD resolves it, against the payload's own @base: taken against the project base, its stored source had
+    // named http://other.org/x to any JSON-LD tool, another resource than its _self.
+    ['a relative reference, against the payload\'s own @base', { '@context': { '@base': 'http://other.org/' }, '@id': 'x', name: 'f' }, 'http://other.org/x'],
+    ['a relative reference, against the project base when the context sets no @base', { '@context': { ex: 'http://ex.org/' }, '@id': 'y', name: 'g' }, `${base}y`],
   ])('%s: stored as the expanded IRI, found under its _self, the RDF subject', async (_, payload, expected) => {
     const created = await server.app.inject({ method: 'POST', url: '/v1/resources/org/proj/_', headers: alice, payload });
     expect(created.statusCode).toBe(201);

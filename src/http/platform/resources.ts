@@ -141,6 +141,29 @@ export async function resourceRoutes(app: FastifyInstance, { platform }: { platf
     },
   );
 
+  // Nexus scripts list through the schema segment (`/resources/{org}/{project}/_`): it had been 405.
+  api.get(
+    '/resources/:org/:project/:schema',
+    {
+      schema: {
+        summary: "List a project's resources under a schema",
+        description:
+          'As GET /v1/resources/{org}/{project}, under the schema named: under _ every entity, files included; under the unconstrained schema ' +
+          '(resource, or its IRI) resources only, as files have their own schema; any other schema is 404 SchemaNotFound. Needs resources/read.',
+        params: schemaParams,
+        querystring: filteredListingQuery,
+        response: responses(listSchema, 200),
+      },
+    },
+    async (request) => {
+      const { org, project, schema } = request.params;
+      assertUnconstrained(schema);
+      return filteredListingPage(baseUri, `/v1/resources/${org}/${project}/${encodeURIComponent(schema)}`, request.query, (from, size, filters) =>
+        resources.list({ org, project }, from, size, callerOf(request), filters, kindReadUnder(schema)),
+      );
+    },
+  );
+
   const create = async (params: { org: string; project: string }, payload: JsonObject, identity: ReturnType<typeof callerOf>) => {
     return writeResponse(await resources.create(params, undefined, payload, identity), baseUri);
   };
