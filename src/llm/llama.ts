@@ -82,6 +82,11 @@ const SETTING = '--llm-model / LLM_MODEL';
 const MODEL_LOAD_ERROR = /error loading model: (.+)$/;
 /** Characters of the user message without question or contexts: what a question's rate of tokens per character leaves out. */
 const EMPTY_MESSAGE_CHARACTERS = codePointCount(userMessage('', []));
+/**
+ * How long close() waits for the question using the model to end once stopped. It stops between two decodes, so
+ * within one decode's time: a prompt batch, less than a second for small models, longer for large ones on a CPU.
+ */
+const STOPPING_BOUND_MS = 5_000;
 
 // Imported on first use: node-llama-cpp is large, and most servers run without a model.
 let nodeLlama: Awaited<ReturnType<typeof importNodeLlamaCpp>>;
@@ -168,6 +173,8 @@ export class LlamaGenerator implements Generator {
   private readonly queue: BoundedQueue;
   /** Tokens of the prompt without question or contexts: counted once, as the instructions never change. */
   private readonly instructionTokens: number;
+  /** The question holding the model (the queue's slot), if one ever did: close() stops it and waits for its end. */
+  private inSlot: { stop: AbortController; ended: Promise<void> } | undefined;
 
   constructor(
     private readonly llama: Llama,
@@ -209,14 +216,32 @@ export class LlamaGenerator implements Generator {
     const withoutContexts = this.countPromptTokens(question, []);
     if (withoutContexts > this.budget.tokens) throw this.budget.tooLong(withoutContexts);
     const { signal, onAdmitted, caller } = options;
-    return this.queue.run(async (slot) => this.answer(question, await contextsOf(contexts), options, slot), { signal, onAdmitted, caller });
+    return this.queue.run((slot) => this.answerInSlot(question, contexts, options, slot), { signal, onAdmitted, caller });
   }
 
   async close(): Promise<void> {
-    this.queue.clear(new ModelUnavailableError('the language model was shut down'));
+    const shutDown = new ModelUnavailableError('the language model was shut down');
+    this.queue.clear(shutDown);
+    // node-llama-cpp disposed of under a running decode fails where nothing can catch it (an unhandled DisposedError,
+    // which ended the server with exit 1): the question using the model is stopped, and its end awaited, first.
+    this.inSlot?.stop.abort(shutDown);
+    if (this.inSlot && !(await settlesWithin(this.inSlot.ended, STOPPING_BOUND_MS))) {
+      // Disposing now would be that crash; the process, which is ending, frees the model.
+      this.options.logger?.warn({ boundMs: STOPPING_BOUND_MS }, 'the answer being generated did not stop in time: the language model is left undisposed');
+      return;
+    }
     await this.context.dispose();
     await this.model.dispose();
     await this.llama.dispose();
+  }
+
+  /** Answers while holding the slot, stopped by the caller's signal or by close(). */
+  private answerInSlot(question: string, contexts: Contexts, options: GenerateOptions, slot: Slot): Promise<GenerationResult> {
+    const { controller: stop, unfollow } = following(options.signal);
+    const answered = (async () => this.answer(question, await contextsOf(contexts), { ...options, signal: stop.signal }, slot))();
+    const ended = answered.then(unfollow, unfollow);
+    this.inSlot = { stop, ended };
+    return answered;
   }
 
   private async answer(question: string, contexts: Context[], options: GenerateOptions, slot: Slot): Promise<GenerationResult> {
@@ -370,6 +395,29 @@ export class LlamaGenerator implements Generator {
       { ...run, promptMs: Math.round(run.promptMs), decodeMs: Math.round(run.decodeMs), tokensPerSecond },
       'generated an answer',
     );
+  }
+}
+
+/**
+ * A controller aborted when `signal` is (with its reason), and by its holder; `unfollow` stops following `signal`.
+ * Not AbortSignal.any with close()'s signal: Node 20 keeps every signal made so from a long-lived one.
+ */
+function following(signal: AbortSignal | undefined): { controller: AbortController; unfollow: () => void } {
+  const controller = new AbortController();
+  const abort = () => controller.abort(signal?.reason);
+  if (signal?.aborted) abort();
+  else signal?.addEventListener('abort', abort, { once: true });
+  return { controller, unfollow: () => signal?.removeEventListener('abort', abort) };
+}
+
+/** Whether `promise`, which never rejects, settles within `ms`. */
+async function settlesWithin(promise: Promise<void>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  try {
+    return await Promise.race([promise.then(() => true), late]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 

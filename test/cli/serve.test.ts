@@ -14,6 +14,9 @@ import { freePort, killChild } from '../reliability/server-process.js';
 import { listening, runCommand, spawnServe, type ServeRun } from '../compiled-server.js';
 import { writeTinyGguf } from '../../scripts/make-tiny-gguf.js';
 
+const STORIES = path.resolve('..', 'shared', 'models', 'stories260K', 'stories260K.gguf');
+if (!existsSync(STORIES)) console.warn(`skipping the SIGTERM-while-generating test: ${STORIES} not found`);
+
 /** `serve` on `dir` and a free port, once it listens (or has ended, or a minute has passed). */
 async function serve(dir: string, port: number, ...flags: string[]): Promise<ServeRun> {
   const run = spawnServe(['--data', dir, '--port', String(port), ...flags]);
@@ -72,6 +75,36 @@ describe('SIGHUP', () => {
         expect(server.output()).toMatch(/"signal":"SIGHUP".*shutting down: draining in-flight requests/);
       } finally {
         server.child.kill('SIGKILL');
+      }
+    } finally {
+      await cleanup();
+    }
+  }, 90_000);
+});
+
+describe('SIGTERM while the language model answers', () => {
+  it.skipIf(!existsSync(STORIES))('cuts the streamed answer at the drain\'s end and exits 0 (the model was disposed under the running generation: exit 1)', async () => {
+    const { dir, cleanup } = await tempDir();
+    try {
+      // A paragraph that fits the prompt and one that does not: the line saying it was dropped is written as the prompt
+      // goes to the model. The prompt left (under 512 tokens) is evaluated in one batch that outlasts the 100 ms drain.
+      await writeIndex(`${dir}/index`, [article('a1', ['Grid cells fire on a lattice.', 'Grid cells tile the arena. '.repeat(40)])]);
+      const port = await freePort();
+      const server = await serve(dir, port, '--search-threads', '0', '--shutdown-timeout', '100ms', '--llm-model', STORIES, '--llm-max-tokens', '1500', '--log-level', 'info');
+      try {
+        const answer = fetch(`http://127.0.0.1:${port}/qa/streamed_generative`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ query: 'grid cells' }),
+        }).then((response) => response.text());
+        await expect.poll(() => server.output()).toContain('keeping the best-ranked that fit');
+        server.child.kill('SIGTERM');
+        await expect(answer, 'the stream is cut, not answered').rejects.toThrow();
+        expect((await server.exited).code, server.output()).toBe(0);
+        expect(server.output()).toContain('connection cut before the response was sent');
+        expect(server.output().trim().split('\n').at(-1)).toContain('"msg":"stopped"');
+      } finally {
+        await killChild(server.child);
       }
     } finally {
       await cleanup();

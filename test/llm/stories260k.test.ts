@@ -7,7 +7,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createGenerator, LlamaGenerator } from '../../src/llm/index.js';
+import { createGenerator, LlamaGenerator, ModelUnavailableError } from '../../src/llm/index.js';
 
 const MODEL = fileURLToPath(new URL('../../../shared/models/stories260K/stories260K.gguf', import.meta.url));
 const present = existsSync(MODEL);
@@ -67,5 +67,25 @@ describe.skipIf(!present)('stories260K.gguf (real trained weights)', () => {
     await expect(run).rejects.toThrow('stop');
     expect(tokens).toHaveLength(1);
     expect(generator.stats.generations).toBe(before);
+  });
+});
+
+describe.skipIf(!present)('stories260K.gguf closed while it answers', () => {
+  it("stops the answer before disposing of the model: it fails as shut down (it failed with node-llama-cpp's DisposedError, or its decode's failure went uncaught)", async () => {
+    const generator = await createGenerator({
+      llmModel: MODEL,
+      llmGpu: false,
+      llmContextSize: 2048,
+      llmMaxTokens: 256,
+      llmTemperature: 0,
+      llmQueueSize: 2,
+      llmQueuePerClient: null,
+      llmThreads: 1,
+    });
+    let closed: Promise<void> | undefined;
+    const run = generator.generate('Where did Lily go?', contexts, { onToken: () => (closed ??= generator.close()) });
+    await expect(run).rejects.toThrow(ModelUnavailableError);
+    await expect(run).rejects.toThrow('the language model was shut down');
+    await closed;
   });
 });
