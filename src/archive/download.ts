@@ -78,7 +78,7 @@ export async function prepareDownload(
             }
             return content;
           },
-          open: (entry) => deps.files.content(entry.state),
+          open: (entry, { checked }) => (checked ? deps.files.content(entry.state) : deps.files.uncheckedContent(entry.state)),
           compressible: async (entry) =>
             !isAlreadyCompressedType(entry.state.file!.mediaType) && sampleCompresses(await deps.files.contentHead(entry.state, SAMPLE_BYTES)),
         },

@@ -5,8 +5,12 @@
  * Compressible files and resources are deflated. Other files are stored, and read twice: a
  * first read takes their CRC-32, which a stored entry's header must carry (front-to-back readers
  * need it there), and the second is sent; a file whose bytes differ between the two cuts the
- * download, as a disk error does. Checksums run on this thread, slice by slice: files arrive in
- * 64 KiB reads and rendered entries in 64 KiB slices, so none holds the event loop long.
+ * download, as a disk error does. A file's content is also checked against its SHA-256 as it is
+ * read (FileService.content): a stored entry's by its first read, so content changed on disk is
+ * refused before its entry begins; a deflated entry's as it streams, cut before the entry ends. A
+ * stored entry's second read is not checked again: the first read's CRC-32 covers it. Checksums
+ * run on this thread, slice by slice: files arrive in 64 KiB reads and rendered entries in 64 KiB
+ * slices, so none holds the event loop long.
  */
 import type { Readable } from 'node:stream';
 import type { ResolvedEntry } from './resolve.js';
@@ -15,8 +19,8 @@ import { ZipWriter, checksumOf, deflatedMayReach4GiB } from './zip-writer.js';
 export interface ZipSources {
   /** The serialised resource, in slices. */
   render(entry: ResolvedEntry): Promise<Readable>;
-  /** The file's content. */
-  open(entry: ResolvedEntry): Readable;
+  /** The file's content; `checked`, against its SHA-256 as it streams, failing before its last chunk when they differ. */
+  open(entry: ResolvedEntry, read: { checked: boolean }): Readable;
   /** Whether the file's content is worth deflating. */
   compressible(entry: ResolvedEntry): Promise<boolean>;
 }
@@ -49,11 +53,11 @@ export function zipStream(entries: readonly ResolvedEntry[], sources: ZipSources
     const file = entry.state.file;
     if (entry.format === null && file) {
       if (await sources.compressible(entry)) {
-        return zip.addDeflated(info, track(sources.open(entry)), { exactBytes: file.bytes, mayReach4GiB: deflatedMayReach4GiB(file.bytes) });
+        return zip.addDeflated(info, track(sources.open(entry, { checked: true })), { exactBytes: file.bytes, mayReach4GiB: deflatedMayReach4GiB(file.bytes) });
       }
-      const expected = await checksumOf(track(sources.open(entry)));
+      const expected = await checksumOf(track(sources.open(entry, { checked: true })));
       if (expected.bytes !== file.bytes) throw new Error(`ZIP entry ${entry.name}: ${expected.bytes} bytes on disk where ${file.bytes} were recorded; download cut`);
-      return zip.addStored(info, track(sources.open(entry)), expected);
+      return zip.addStored(info, track(sources.open(entry, { checked: false })), expected);
     }
     const content = await sources.render(entry);
     // The client left while the entry was rendering: its slices are dropped.

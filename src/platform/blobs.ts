@@ -14,18 +14,27 @@
  * no write stays that long between storing its bytes and committing.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { createReadStream, createWriteStream, existsSync, readFileSync, rmSync, statSync, type ReadStream } from 'node:fs';
+import { constants, createReadStream, createWriteStream, existsSync, lstatSync, openSync, readFileSync, rmSync, statSync, type ReadStream } from 'node:fs';
 import { link, mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
-import { diskFullOr } from './disk-full.js';
 import path from 'node:path';
 import { type Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { makeDirectories, unwritableOr } from '../directories.js';
 import { fsyncPath } from '../fsync.js';
 import { OWNER_FILE } from './blob-owner.js';
+import { diskFullOr } from './disk-full.js';
 import { FileStorageUnavailableError } from './errors.js';
 
 const DIGEST = /^[0-9a-f]{64}$/;
+
+/**
+ * Contents are read without following a symbolic link in their place: one could lead a download to any file
+ * the server may read, outside the data directory.
+ */
+const READ_NOT_FOLLOWING = constants.O_RDONLY | constants.O_NOFOLLOW;
+
+/** What sizeOf finds where a symbolic link, a directory or another special file stands in a content's place. */
+export const NOT_A_REGULAR_FILE = 'not a regular file';
 
 /** Contents younger than this are never collected. */
 export const COLLECTION_GRACE_MS = 60 * 60_000;
@@ -243,19 +252,22 @@ export class BlobStore {
     return existsSync(this.pathOf(digest));
   }
 
-  /** The stored content's size in bytes, or null when it is missing. */
-  sizeOf(digest: string): number | null {
-    return statSync(this.pathOf(digest), { throwIfNoEntry: false })?.size ?? null;
+  /** The stored content's size in bytes; null when it is missing, NOT_A_REGULAR_FILE when something else stands in its place. */
+  sizeOf(digest: string): number | null | typeof NOT_A_REGULAR_FILE {
+    const found = lstatSync(this.pathOf(digest), { throwIfNoEntry: false });
+    if (found === undefined) return null;
+    return found.isFile() ? found.size : NOT_A_REGULAR_FILE;
   }
 
   /** The content, or bytes `range.start` to `range.end` of it (both included). */
   open(digest: string, range?: ByteRange): ReadStream {
-    return createReadStream(this.pathOf(digest), range);
+    const file = this.pathOf(digest);
+    return createReadStream(file, { ...range, fd: openSync(file, READ_NOT_FOLLOWING) });
   }
 
   /** The first `length` bytes (fewer if the content is shorter). */
   async head(digest: string, length: number): Promise<Buffer> {
-    const handle = await open(this.pathOf(digest), 'r');
+    const handle = await open(this.pathOf(digest), READ_NOT_FOLLOWING);
     try {
       const buffer = Buffer.alloc(length);
       const { bytesRead } = await handle.read(buffer, 0, length, 0);

@@ -153,8 +153,9 @@ export const rejections = {
   /** The file's metadata exists but its bytes are gone from the content store (deleted or lost outside the server). */
   fileContentMissing: (id: string, project: string) =>
     new PlatformError(404, 'FileContentNotFound', `The content of file '${id}' in project '${project}' is missing from the server's storage.`),
-  fileContentDamaged: (id: string, project: string, found: number, stored: number) =>
-    new PlatformError(404, 'FileContentNotFound', `The content of file '${id}' in project '${project}' is damaged in the server's storage: ${found} bytes where ${stored} were stored.`),
+  /** `damage`: what was found, as "400 bytes where 1000 were stored". */
+  fileContentDamaged: (id: string, project: string, damage: string) =>
+    new PlatformError(404, 'FileContentNotFound', `The content of file '${id}' in project '${project}' is damaged in the server's storage: ${damage}.`),
   fileTooLarge: (limit: number) =>
     new PlatformError(413, 'FileTooLarge', `The file exceeds the maximum allowed size of ${limit} bytes.`),
 };

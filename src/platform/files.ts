@@ -8,10 +8,12 @@
 import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type { AclService } from './acls.js';
-import type { BlobStore, ByteRange, StoredBlob } from './blobs.js';
+import { type BlobStore, type ByteRange, NOT_A_REGULAR_FILE, type StoredBlob } from './blobs.js';
+import { checkedAgainstDigest } from './content-digest.js';
 import { NXV } from './contexts.js';
 import { PlatformError, rejections } from './errors.js';
 import type { Identity } from './identities.js';
+import type { Logger } from './index.js';
 import { type FilterRequest, listingPredicate } from './listing-filter.js';
 import type { ProjectService, ProjectState } from './projects.js';
 import { type ProjectRef, projectAddress, projectKey } from './refs.js';
@@ -61,6 +63,7 @@ export class FileService {
     private readonly acls: AclService,
     private readonly blobs: BlobStore,
     readonly maxFileBytes: number,
+    private readonly logger: Logger,
   ) {}
 
   /**
@@ -198,34 +201,66 @@ export class FileService {
   }
 
   /**
-   * Throws FileContentNotFound when the bytes are gone or are not as many as were stored (the file cut short or
-   * grown on disk), so that a download fails before its first byte rather than mid-stream: a content cut short
-   * had been answered 200 with fewer bytes than its Content-Length.
+   * Throws FileContentNotFound when the bytes are gone, are not as many as were stored (the file cut short or
+   * grown on disk), or are not a regular file (a symbolic link, which could lead outside the data directory, a
+   * directory, a FIFO), so that a download fails before its first byte rather than mid-stream: a content cut
+   * short had been answered 200 with fewer bytes than its Content-Length.
    */
   assertContent(state: FileContentRevision): void {
-    const size = this.blobs.sizeOf(state.file!.digest);
+    const { digest, bytes } = state.file!;
+    const size = this.blobs.sizeOf(digest);
     if (size === null) {
       this.blobs.assertAvailableSync();
-      throw rejections.fileContentMissing(state.id, state.project);
+      throw this.refusedContent(digest, rejections.fileContentMissing(state.id, state.project));
     }
-    if (size !== state.file!.bytes) throw rejections.fileContentDamaged(state.id, state.project, size, state.file!.bytes);
+    if (size === NOT_A_REGULAR_FILE) throw this.refusedContent(digest, rejections.fileContentDamaged(state.id, state.project, NOT_A_REGULAR_FILE));
+    if (size !== bytes) throw this.refusedContent(digest, rejections.fileContentDamaged(state.id, state.project, `${size} bytes where ${bytes} were stored`));
   }
 
-  /** The file's bytes, or bytes `range.start` to `range.end` of them (both included). */
-  content(state: FileContentRevision, range?: ByteRange): Readable {
-    return this.checkedContent(state)(range);
+  /** Logs the refusal with the content's path, which the answer does not name: an operator has to find it. */
+  private refusedContent(digest: string, refusal: PlatformError): PlatformError {
+    this.logger.warn(`${refusal.reason} Its content is ${this.blobs.pathOf(digest)}: restore it from a backup (its SHA-256 is its name).`);
+    return refusal;
+  }
+
+  /** The file's whole bytes, checked against their digest as they stream (see checkedContent). */
+  content(state: FileContentRevision): Readable {
+    return this.checkedContent(state)();
+  }
+
+  /** The file's whole bytes, unchecked: for a reader that checks them otherwise (a stored ZIP entry's second read, archive/zip.ts). */
+  uncheckedContent(state: FileContentRevision): Readable {
+    this.assertContent(state);
+    return this.wholeContent(state);
   }
 
   /**
    * Checks that the bytes are there (assertContent), then gives what opens them, whole or a range, without
    * checking again: a download settles its range between the check and the read, and looks at the disk once.
+   * The whole content is checked against its digest as it streams (content-digest.ts: a mismatch fails the
+   * stream before its last chunk, and is logged); a range is not, as that would read the whole file.
    */
   checkedContent(state: FileContentRevision): (range?: ByteRange) => Readable {
     this.assertContent(state);
+    const { digest } = state.file!;
+    return (range) =>
+      range === undefined ? checkedAgainstDigest(this.wholeContent(state), digest, () => this.changedContent(digest)) : this.blobs.open(digest, range);
+  }
+
+  private wholeContent(state: FileContentRevision): Readable {
     const { digest, bytes } = state.file!;
     // Bounded even when whole: the stream then ends with its last byte, not at a further read finding the end, and the
     // response ends before a client holding every byte (its Content-Length) closes the connection.
-    return (range) => this.blobs.open(digest, range ?? (bytes > 0 ? { start: 0, end: bytes - 1 } : undefined));
+    return this.blobs.open(digest, bytes > 0 ? { start: 0, end: bytes - 1 } : undefined);
+  }
+
+  /** The error, logged, of a content whose bytes no longer match its digest. */
+  private changedContent(digest: string): Error {
+    const message =
+      `file content ${this.blobs.pathOf(digest)} does not match its SHA-256: its bytes changed on disk, and its download was cut. ` +
+      'Restore it from a backup (its SHA-256 is its name).';
+    this.logger.error({ digest }, message);
+    return new Error(message);
   }
 
   /** The first bytes of the content, to judge whether it compresses. */

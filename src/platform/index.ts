@@ -151,7 +151,7 @@ export async function openPlatform(options: PlatformOptions): Promise<Platform> 
     maxBytes: options.maxRenderedBytes ?? DEFAULT_MAX_RENDERED_BYTES,
   });
   const resources = new ResourceService(revisions, projects, acls, literature, renderer);
-  const files = new FileService(revisions, projects, resources, acls, blobs, options.maxFileBytes);
+  const files = new FileService(revisions, projects, resources, acls, blobs, options.maxFileBytes, logger);
   const collectBlobs = async () => {
     const removed = await blobs.collectGarbage(() => files.referencedDigests());
     if (removed > 0) logger.info(`removed ${removed} stored file content(s) no file references`);

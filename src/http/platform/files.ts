@@ -306,7 +306,7 @@ export async function fileRoutes(app: FastifyInstance, { platform }: { platform:
           'whose Accept names application/json or application/ld+json at least as strongly as the media type. Takes one Range (bytes=first-last, ' +
           'first-, -suffix): 206 with that part, the whole file for several ranges or one that does not parse, 416 for one past the end; If-Range with the ' +
           'ETag applies it to the same bytes only. If-None-Match naming the ETag is 304; If-Match not naming it, or If-Unmodified-Since before the ' +
-          `revision's _updatedAt, 412. Content gone from the disk is 404 FileContentNotFound. ${READ_PERMISSION}`,
+          `revision's _updatedAt, 412. Content gone from the disk, or damaged there, is 404 FileContentNotFound; a whole download whose bytes no longer match its ETag's digest is cut short of its Content-Length. ${READ_PERMISSION}`,
         params: idParams,
         querystring: selectorQuery,
         response: downloadResponses,
