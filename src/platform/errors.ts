@@ -118,6 +118,9 @@ export const rejections = {
     new PlatformError(409, 'ResourceAlreadyExists', `Resource '${id}' already exists in project '${project}'.`),
   resourceIsDeprecated: (id: string) => new PlatformError(400, 'ResourceIsDeprecated', `Resource '${id}' is deprecated.`),
   resourceIsNotDeprecated: (id: string) => new PlatformError(400, 'ResourceIsNotDeprecated', `Resource '${id}' is not deprecated.`),
+  /** A file's own words, as Nexus's: a script matching on `@type` had met ResourceIsDeprecated for a file. */
+  fileIsDeprecated: (id: string) => new PlatformError(400, 'FileIsDeprecated', `File '${id}' is deprecated.`),
+  fileIsNotDeprecated: (id: string) => new PlatformError(400, 'FileIsNotDeprecated', `File '${id}' is not deprecated.`),
   incorrectRev: (provided: number, expected: number) =>
     new PlatformError(
       409,

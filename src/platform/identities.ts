@@ -159,13 +159,24 @@ export function principalJson(principal: Principal): Record<string, string> {
   return { '@type': type, ...fields };
 }
 
+/**
+ * The `@type` an identity written without one stands for, as Nexus reads it from its fields (its own ACL examples
+ * write `{"realm": …, "group": …}`): a subject is a User, a group a Group, a realm alone Authenticated. An empty
+ * object is not taken for Anonymous: a grant to everyone is written so.
+ */
+function typeOfUntyped(v: Record<string, unknown>): string | undefined {
+  if (v.realm === undefined) return undefined;
+  if (v.subject !== undefined) return v.group === undefined ? 'User' : undefined;
+  return v.group !== undefined ? 'Group' : 'Authenticated';
+}
+
 /** Reads the Nexus JSON form (or the auth-file string form); null when invalid. */
 export function principalFromJson(value: unknown): Principal | null {
   if (typeof value === 'string') return parsePrincipal(value);
   if (typeof value !== 'object' || value === null) return null;
   const v = value as Record<string, unknown>;
   const realm = typeof v.realm === 'string' && REALM.test(v.realm) ? v.realm : undefined;
-  switch (v['@type']) {
+  switch (v['@type'] ?? typeOfUntyped(v)) {
     case 'Anonymous':
       return { type: 'Anonymous' };
     case 'Authenticated':

@@ -297,8 +297,8 @@ export class RevisionStore {
   async checkedForChange(project: string, id: string, kind: EntityKind, change: EntityChange): Promise<EntityState> {
     const latest = await this.latestAt(project, id, kind, change.rev);
     // A deprecated entity may still be undeprecated, but not changed otherwise.
-    if (change.kind !== 'undeprecate' && latest.deprecated) throw rejections.resourceIsDeprecated(id);
-    if (change.kind === 'undeprecate' && !latest.deprecated) throw rejections.resourceIsNotDeprecated(id);
+    if (change.kind !== 'undeprecate' && latest.deprecated) throw kind === 'file' ? rejections.fileIsDeprecated(id) : rejections.resourceIsDeprecated(id);
+    if (change.kind === 'undeprecate' && !latest.deprecated) throw kind === 'file' ? rejections.fileIsNotDeprecated(id) : rejections.resourceIsNotDeprecated(id);
     if (change.kind === 'untag' && !(change.tag in latest.tags)) throw rejections.tagNotFound(change.tag);
     return latest;
   }

@@ -19,11 +19,14 @@ const write = (method: 'PUT' | 'PATCH', url: string, payload: object) => server.
 const bob = { '@type': 'User', realm: 'local', subject: 'bob' };
 const ACCEPTED =
   "must be an auth-file principal string (such as 'anonymous' or 'local/alice') or an object whose '@type' is " +
-  'Anonymous, Authenticated (realm optional), User (realm, subject) or Group (realm, group)';
+  'Anonymous, Authenticated (realm optional), User (realm, subject) or Group (realm, group); ' +
+  "without '@type', {realm, subject} is a User, {realm, group} a Group and {realm} Authenticated";
 
 describe('a bad identity in an ACL write', () => {
   test.each([
-    ['without @type', { realm: 'local', subject: 'bob' }],
+    ['without @type, naming a subject and a group', { realm: 'local', subject: 'bob', group: 'lab' }],
+    ['without @type nor realm', { subject: 'bob' }],
+    ['empty (not taken for Anonymous)', {}],
     ['with an unknown @type', { '@type': 'Robot', realm: 'local' }],
     ['with a @type that is not a string', { '@type': 5 }],
     ['of a known @type without its fields', { '@type': 'Group', realm: 'local' }],
@@ -50,5 +53,26 @@ describe('a bad identity in an ACL write', () => {
     const operation = await write('PATCH', '/v1/acls/org/proj?rev=1', { '@type': 'Replace', acl: [{ identity: bob, permissions: [] }] });
     expect(operation.statusCode).toBe(400);
     expect(operation.json().reason).toBe("body/@type must be equal to one of the allowed values: 'Append', 'Subtract'");
+  });
+});
+
+describe('an identity without @type', () => {
+  test('is read as Nexus reads it, from its fields: a User, a Group, Authenticated (it had been refused)', async () => {
+    const before = (await acl()).json()._results[0]?._rev ?? 0;
+    const entries = [
+      { identity: { realm: 'local', subject: 'carol' }, permissions: ['resources/read'] },
+      { identity: { realm: 'local', group: 'lab' }, permissions: ['resources/read'] },
+      { identity: { realm: 'local' }, permissions: ['resources/read'] },
+    ];
+    const written = await write('PATCH', `/v1/acls/org/proj?rev=${before}`, { '@type': 'Append', acl: entries });
+    expect(written.statusCode, written.body).toBe(200);
+    const listed = (await acl()).json()._results[0].acl.map((entry: { identity: Record<string, string> }) => entry.identity);
+    expect(listed).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ '@type': 'User', realm: 'local', subject: 'carol' }),
+        expect.objectContaining({ '@type': 'Group', realm: 'local', group: 'lab' }),
+        expect.objectContaining({ '@type': 'Authenticated', realm: 'local' }),
+      ]),
+    );
   });
 });

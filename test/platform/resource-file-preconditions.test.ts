@@ -110,19 +110,20 @@ beforeAll(async () => {
 });
 
 describe.each([
-  ['resource', RESOURCE, DEPRECATED_RESOURCE, '/v1/resources/org/proj/_/nowhere', 'ResourceNotFound'],
-  ['file', FILE, DEPRECATED_FILE, '/v1/files/org/proj/nowhere', 'FileNotFound'],
-])('a %s write its target refuses', (_kind, live, deprecated, missing, notFound) => {
+  ['resource', RESOURCE, DEPRECATED_RESOURCE, '/v1/resources/org/proj/_/nowhere', 'ResourceNotFound', 'Resource'],
+  // A file's refusals in a file's words, as Nexus's: they had been ResourceIsDeprecated and ResourceIsNotDeprecated.
+  ['file', FILE, DEPRECATED_FILE, '/v1/files/org/proj/nowhere', 'FileNotFound', 'File'],
+])('a %s write its target refuses', (_kind, live, deprecated, missing, notFound, entity) => {
   test("answers the write's 404 to every change of one that does not exist, If-Match or not", async () => {
     for (const write of await changesOf(missing, 1)) await expectRefused(write, [404, notFound], FALSE_FOR_MISSING);
   });
 
   test("answers the write's refusal of every change of a deprecated one but its undeprecation", async () => {
-    for (const write of await changesButUndeprecationOf(deprecated, 3)) await expectRefused(write, [400, 'ResourceIsDeprecated']);
+    for (const write of await changesButUndeprecationOf(deprecated, 3)) await expectRefused(write, [400, `${entity}IsDeprecated`]);
   });
 
   test("answers the write's refusal of a live one's undeprecation", async () => {
-    await expectRefused({ method: 'PUT', url: `${live}/undeprecate?rev=2` }, [400, 'ResourceIsNotDeprecated']);
+    await expectRefused({ method: 'PUT', url: `${live}/undeprecate?rev=2` }, [400, `${entity}IsNotDeprecated`]);
   });
 
   test("answers the write's refusal of the deletion of a tag it does not hold", async () => {

@@ -49,3 +49,12 @@ describe('a listing under a schema', () => {
     expect([other.statusCode, other.json()['@type']]).toEqual([404, 'SchemaNotFound']);
   });
 });
+
+describe("Nexus's `after` paging", () => {
+  it('is refused naming the parameters the listing takes, from and size among them', async () => {
+    const refused = await list('?after=%5B%5D');
+    expect(refused.statusCode).toBe(400);
+    // It had said only "querystring must NOT have additional properties: 'after'".
+    expect(refused.json().reason).toMatch(/^querystring must NOT have additional properties: 'after' \(this operation takes (\w+, )*from, size(, \w+)*\)$/);
+  });
+});

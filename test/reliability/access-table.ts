@@ -166,6 +166,7 @@ export const ROWS: Row[] = [
 
   // Resources.
   { method: 'GET', path: '/v1/resources/{org}/{project}', need: READ_A, success: 200, request: () => get('/v1/resources/lab/a') },
+  { method: 'GET', path: '/v1/resources/{org}/{project}/{schema}', need: READ_A, success: 200, request: () => get('/v1/resources/lab/a/_') },
   { method: 'POST', path: '/v1/resources/{org}/{project}', need: WRITE_A, success: 201, request: () => json('POST', '/v1/resources/lab/a', THING) },
   { method: 'POST', path: '/v1/resources/{org}/{project}/{schema}', need: WRITE_A, success: 201, request: () => json('POST', '/v1/resources/lab/a/_', THING) },
   {

@@ -61,14 +61,23 @@ const CLIENT_ERRORS: Record<string, [number, string]> = {
  * have additional properties"), the values an enum allows, and a parameter given twice (which it
  * reports as "must be integer").
  */
-function validationReason(error: FastifyError, url: string): string {
+function validationReason(error: FastifyError, url: string, queryParameters: readonly string[] | undefined): string {
   const first = error.validation?.[0];
   const unknown = first?.params['additionalProperty'];
-  if (typeof unknown === 'string') return `${error.message}: '${shownName(unknown)}'`;
+  if (typeof unknown === 'string') return `${error.message}: '${shownName(unknown)}'${takenParameters(error, queryParameters)}`;
   const repeated = repeatedSingleValue(error, url);
   if (repeated !== null) return `querystring/${repeated} may be given only once`;
   const allowed = allowedValuesOf(error);
   return allowed === null ? error.message : `${error.message}: ${allowed}`;
+}
+
+/**
+ * What a query string refused for an unknown parameter could have held: Nexus's `after` (its deep paging) had been
+ * told only that it is unknown, not that listings page with from and size.
+ */
+function takenParameters(error: FastifyError, queryParameters: readonly string[] | undefined): string {
+  if (error.validationContext !== 'querystring' || queryParameters === undefined) return '';
+  return queryParameters.length === 0 ? ' (this operation takes no query parameter)' : ` (this operation takes ${queryParameters.join(', ')})`;
 }
 
 /** The values an enum allows, quoted, when that is what a validation error is about; else null. */
@@ -84,6 +93,8 @@ export interface BodyContext {
   contentType?: string;
   /** The media type of a body the route reads itself (an upload's multipart/form-data); else JSON is taken. */
   ownMediaType?: string;
+  /** The query parameters the route takes, named when an unknown one is refused. */
+  queryParameters?: readonly string[];
 }
 
 /**
@@ -112,7 +123,7 @@ export function toErrorReply(error: FastifyError | Error, url = '', body: BodyCo
   const fastifyError = error as FastifyError;
   if (fastifyError.validation) {
     const context = fastifyError.validationContext ?? 'body';
-    return { status: 400, body: platformErrorBody(VALIDATION_TYPES[context] ?? 'DecodingFailed', validationReason(fastifyError, url)) };
+    return { status: 400, body: platformErrorBody(VALIDATION_TYPES[context] ?? 'DecodingFailed', validationReason(fastifyError, url, body.queryParameters)) };
   }
   // A full disk (or quota) is no fault of the request: the operator must make room; the client may retry.
   if (fastifyError.code === 'ENOSPC' || fastifyError.code === 'EDQUOT') {
@@ -159,6 +170,7 @@ export function handleError(error: FastifyError, request: FastifyRequest, reply:
     bodyLimit: request.routeOptions.bodyLimit,
     contentType: request.headers['content-type'],
     ownMediaType: request.routeOptions.schema?.documentedBody?.mediaType,
+    queryParameters: Object.keys((request.routeOptions.schema?.querystring as { properties?: object } | undefined)?.properties ?? {}),
   });
   if (error instanceof StoreUnavailableError) {
     logStoreUnavailable(request, error);

@@ -276,8 +276,18 @@ const identityObjects = [
   { type: 'object', required: ['@type', 'realm', 'group'], properties: { '@type': { const: 'Group' }, realm: text, group: text } },
 ] as const;
 
+/**
+ * The Nexus identity objects written without `@type`, as Nexus's own ACL examples write them: its fields say which
+ * (platform/identities.ts reads them so). No field besides: an object naming both a subject and a group says neither.
+ */
+const untypedIdentityObjects = [
+  { type: 'object', required: ['realm', 'subject'], additionalProperties: false, properties: { realm: text, subject: text } },
+  { type: 'object', required: ['realm', 'group'], additionalProperties: false, properties: { realm: text, group: text } },
+  { type: 'object', required: ['realm'], additionalProperties: false, properties: { realm: text } },
+] as const;
+
 /** An ACL entry's identity: the auth-file string form or a Nexus object (platform/identities.ts reads both). */
-const identity = { anyOf: [{ type: 'string', minLength: 1 }, ...identityObjects] } as const;
+const identity = { anyOf: [{ type: 'string', minLength: 1 }, ...identityObjects, ...untypedIdentityObjects] } as const;
 
 /** "User (realm, subject)": a `@type` and its fields, as the identity schema above requires them. */
 function identityForm({ required, properties }: (typeof identityObjects)[number]): string {
@@ -291,7 +301,7 @@ function identityForm({ required, properties }: (typeof identityObjects)[number]
 const IDENTITY_FORMS = identityObjects.map(identityForm);
 const ACCEPTED_IDENTITIES =
   `must be an auth-file principal string (such as 'anonymous' or 'local/alice') or an object whose '@type' is ` +
-  alternatives(IDENTITY_FORMS);
+  `${alternatives(IDENTITY_FORMS)}; without '@type', {realm, subject} is a User, {realm, group} a Group and {realm} Authenticated`;
 
 /** Where an ACL entry's identity, or a field of it, failed the schema: `/acl/{n}/identity`. */
 const IDENTITY_PATH = /^\/acl\/\d+\/identity(?=\/|$)/;
