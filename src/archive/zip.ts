@@ -13,6 +13,7 @@
  * slices, so none holds the event loop long.
  */
 import type { Readable } from 'node:stream';
+import { rejections } from '../platform/errors.js';
 import type { ResolvedEntry } from './resolve.js';
 import { ZipWriter, checksumOf, deflatedMayReach4GiB } from './zip-writer.js';
 
@@ -56,7 +57,8 @@ export function zipStream(entries: readonly ResolvedEntry[], sources: ZipSources
         return zip.addDeflated(info, track(sources.open(entry, { checked: true })), { exactBytes: file.bytes, mayReach4GiB: deflatedMayReach4GiB(file.bytes) });
       }
       const expected = await checksumOf(track(sources.open(entry, { checked: true })));
-      if (expected.bytes !== file.bytes) throw new Error(`ZIP entry ${entry.name}: ${expected.bytes} bytes on disk where ${file.bytes} were recorded; download cut`);
+      // Typed as a download of the file answers it: an archive whose first entry it is (nothing sent yet) had been a 500.
+      if (expected.bytes !== file.bytes) throw rejections.fileContentDamaged(entry.state.id, entry.state.project, `${expected.bytes} bytes where ${file.bytes} were stored`);
       return zip.addStored(info, track(sources.open(entry, { checked: false })), expected);
     }
     const content = await sources.render(entry);

@@ -244,7 +244,7 @@ export class FileService {
     this.assertContent(state);
     const { digest } = state.file!;
     return (range) =>
-      range === undefined ? checkedAgainstDigest(this.wholeContent(state), digest, () => this.changedContent(digest)) : this.blobs.open(digest, range);
+      range === undefined ? checkedAgainstDigest(this.wholeContent(state), digest, () => this.changedContent(state)) : this.blobs.open(digest, range);
   }
 
   private wholeContent(state: FileContentRevision): Readable {
@@ -254,13 +254,18 @@ export class FileService {
     return this.blobs.open(digest, bytes > 0 ? { start: 0, end: bytes - 1 } : undefined);
   }
 
-  /** The error, logged, of a content whose bytes no longer match its digest. */
-  private changedContent(digest: string): Error {
-    const message =
+  /**
+   * The refusal, logged, of a content whose bytes no longer match its digest: a typed 404 as for other damage, so
+   * that an archive whose first entry it is (nothing sent yet) is answered so, not with a 500.
+   */
+  private changedContent(state: FileContentRevision): PlatformError {
+    const { digest } = state.file!;
+    this.logger.error(
+      { digest },
       `file content ${this.blobs.pathOf(digest)} does not match its SHA-256: its bytes changed on disk, and its download was cut. ` +
-      'Restore it from a backup (its SHA-256 is its name).';
-    this.logger.error({ digest }, message);
-    return new Error(message);
+        'Restore it from a backup (its SHA-256 is its name).',
+    );
+    return rejections.fileContentDamaged(state.id, state.project, 'its bytes no longer match its SHA-256');
   }
 
   /** The first bytes of the content, to judge whether it compresses. */

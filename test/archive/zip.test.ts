@@ -101,8 +101,10 @@ test('a stored file whose size on disk is not the recorded one cuts the ZIP shor
     (async () => {
       for await (const _ of output);
     })(),
-  ).rejects.toThrow('999 bytes on disk where 1000 were recorded');
+  ).rejects.toThrow("is damaged in the server's storage: 999 bytes where 1000 were stored");
   expect(errors).toHaveLength(1);
+  // Typed as the file's own download answers it: a 404 when nothing was sent yet (it had been a 500).
+  expect(errors[0]).toMatchObject({ status: 404, type: 'FileContentNotFound' });
 });
 
 test('a failing source cuts the ZIP short and is reported', async () => {

@@ -142,6 +142,16 @@ describe('bytes changed in place, the size kept', () => {
     expect(body.includes(Buffer.from('XXXX'))).toBe(false);
     expect(errorsNaming(intact)).toEqual([{ level: 'error', message: expect.stringMatching(/restore it from a backup/i) }]);
   });
+
+  test('an archive whose first entry it is, nothing sent yet, is 404 FileContentNotFound saying so, not a 500', async () => {
+    const content = binary();
+    const file = await stored('first-changed', content, 'application/octet-stream');
+    const archive = await archiveOf('first-changed-archive', ['first-changed']);
+    await changeInPlace(file, 100);
+    const refused = await server.app.inject({ url: archive, headers: { ...alice, accept: 'application/zip' } });
+    expect(refused.statusCode, refused.body).toBe(404);
+    expect(refused.json()).toMatchObject({ '@type': 'FileContentNotFound', reason: expect.stringMatching(/is damaged in the server's storage: its bytes no longer match its SHA-256\.$/) });
+  });
 });
 
 describe('something other than a regular file in the content\'s place', () => {
