@@ -4,13 +4,16 @@
  * departed client never gives. Now one line names it (request id, method, url, how long it had run), whatever the
  * route, and a route that logs the departure itself (QA: "client disconnected; generation stopped") is not doubled.
  */
+import { open } from 'node:fs/promises';
 import { request } from 'node:http';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { fixtureApp, type Fixture } from './app-fixture.js';
 import { capturingLogger } from './captured-log.js';
 import { abortOnDisconnect } from '../../src/http/disconnect.js';
 import type { Generator } from '../../src/llm/types.js';
 import { until } from '../until.js';
+import { DEFAULT_AUTH, TOKENS, bearer, createProject, multipart } from '../platform/helpers.js';
 
 const DEPARTURE = /client disconnected/;
 
@@ -78,6 +81,34 @@ describe('a request whose client left before its answer', () => {
     const logged = lines.filter((l) => l.reqId === 'client-gave-up-midway');
     // It had said "before the response was sent", of a response whose status and first bytes had gone.
     expect(logged[0]).toMatchObject({ level: 30, msg: 'client disconnected part-way through the response', statusCode: 200, url: '/slow-download' });
+  });
+
+  it('a file download the server cuts (its content changed on disk) is logged as cut by the server, not as the client leaving', async () => {
+    const { lines, logger } = capturingLogger();
+    fixture = await fixtureApp(undefined, {}, { auth: DEFAULT_AUTH, logger });
+    await createProject(fixture.app, 'org', 'proj');
+    const body = await multipart('data.bin', Buffer.alloc(300_000, 7), 'application/octet-stream');
+    const stored = await fixture.app.inject({ method: 'PUT', url: '/v1/files/org/proj/f1', headers: { ...bearer(TOKENS.alice), ...body.headers }, payload: body.payload });
+    const digest = stored.json()._digest._value as string;
+    const content = path.join(fixture.dataDir, 'platform', 'files', 'sha256', digest.slice(0, 2), digest.slice(2, 4), digest);
+    const handle = await open(content, 'r+');
+    await handle.write(Buffer.from('XXXX'), 0, 4, 1000);
+    await handle.close();
+    await fixture.app.listen({ host: '127.0.0.1', port: 0 });
+    const { port } = fixture.app.server.address() as { port: number };
+    await new Promise<void>((resolve) => {
+      const client = request({ host: '127.0.0.1', port, path: '/v1/files/org/proj/f1', headers: { ...bearer(TOKENS.alice), 'x-request-id': 'cut-by-server' } }, (response) => {
+        response.resume();
+        response.once('close', () => resolve());
+      });
+      client.on('error', () => resolve());
+      client.end();
+    });
+    await until(() => lines.some((l) => l.reqId === 'cut-by-server' && /cut|disconnected/.test(l.msg)));
+    await settle();
+    const said = lines.filter((l) => l.reqId === 'cut-by-server').map((l) => l.msg);
+    expect(said).toContain('response cut by the server after its first bytes (its error is logged above)');
+    expect(said.filter((msg) => DEPARTURE.test(msg))).toEqual([]);
   });
 
   it('a question whose generation stops logs its own line only, with the same fields', async () => {

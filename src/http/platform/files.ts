@@ -21,6 +21,7 @@ import { callerOf, renderCallerOfRequest } from './caller.js';
 import { filteredListingPage } from './listing-pages.js';
 import { platformErrorBody } from './errors.js';
 import { parseAccept, rank } from '../negotiation.js';
+import { responseCutByServer } from '../abandoned-requests.js';
 import { COLLECTION, checkPreconditions, checkReadPreconditions, existing } from './preconditions.js';
 import { selectorFrom } from './selectors.js';
 import { writersOnly } from './writers.js';
@@ -343,6 +344,8 @@ export async function fileRoutes(app: FastifyInstance, { platform }: { platform:
       // A HEAD sends no body: the file is not read (fastify would read a stream to its end and drop it),
       // and an empty stream keeps the Content-Length set here, which an absent body would make 0.
       const bytes = request.method === 'HEAD' ? Readable.from([]) : openContent(range === 'whole' ? undefined : range);
+      // A content found changed at its end is cut by the server, its error logged by the file service: no client's departure.
+      bytes.once('error', () => responseCutByServer(request));
       reply.type(file.mediaType).header('Accept-Ranges', 'bytes').header('Content-Disposition', contentDisposition(file.filename)).header('ETag', etag);
       if (range === 'whole') return reply.header('Content-Length', file.bytes).send(bytes);
       return reply
