@@ -3,6 +3,7 @@
  * so: LMDB reports a full disk as a bare EIO as often as ENOSPC, and Node's recursive mkdir reports a parent it
  * could not create for want of an inode as ENOENT (a missing directory). The device's free blocks and inodes decide.
  */
+import { statfsSync } from 'node:fs';
 import { statfs } from 'node:fs/promises';
 
 /** Free bytes under which a failed write is taken for a full disk. */
@@ -33,4 +34,23 @@ export async function diskFullOr(error: unknown, directory: string, what: string
 
 function withRoom(cause: unknown, what: string, directory: string, lacking: string): Error {
   return Object.assign(new Error(`ENOSPC: ${lacking} left on the device of ${what} ${directory}`), { code: 'ENOSPC', cause });
+}
+
+/**
+ * Free bytes the embedded store keeps in reserve: a write is refused (507) before LMDB meets a full disk, where
+ * it fails badly. Concurrent writes on a disk filling up had aborted the process with heap corruption ("corrupted
+ * size vs. prev_size", exit 134), and a new store created on a full disk had died of SIGSEGV or SIGBUS without a
+ * line. Elasticsearch's flood-stage watermark does the same for its indices.
+ */
+export const STORE_RESERVE_BYTES = 8 * 1024 * 1024;
+
+/** Throws ENOSPC, naming `what`, when the device of `directory` has less than `reserve` bytes free. */
+export function assertRoomFor(directory: string, what: string, reserve: number): void {
+  const { bavail, bsize } = statfsSync(directory);
+  const free = bavail * bsize;
+  if (free >= reserve) return;
+  throw Object.assign(
+    new Error(`ENOSPC: ${(free / 1024 / 1024).toFixed(1)} MiB left on the device of ${what} ${directory}, under the ${reserve / 1024 / 1024} MiB it keeps free; free space`),
+    { code: 'ENOSPC' },
+  );
 }

@@ -11,7 +11,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { TOKENS, bearer, createProject, startServer, type TestServer } from '../platform/helpers.js';
 import { fillDisk, mountSmallDisk } from './small-disk.js';
 
-const disk = mountSmallDisk('8m');
+// Room for the store's 8 MiB reserve and a few writes above it.
+const disk = mountSmallDisk('24m');
 if (typeof disk === 'string') console.warn(`SKIPPED: the full-disk restart test: ${disk}`);
 
 describe.skipIf(typeof disk === 'string')('a store restarted on a full disk', () => {
@@ -35,7 +36,7 @@ describe.skipIf(typeof disk === 'string')('a store restarted on a full disk', ()
     await server.stop();
 
     server = await startServer({ dataDir });
-    writeFileSync(filler, Buffer.alloc(1024 * 1024));
+    writeFileSync(filler, Buffer.alloc(12 * 1024 * 1024));
     await fillDisk(dir);
     const refused = await Promise.all(['full1', 'full2', 'full3'].map(async (id) => (await put(id)).statusCode));
     expect(refused).toEqual([507, 507, 507]);

@@ -10,7 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TOKENS, bearer, createProject, startServer, type TestServer } from '../platform/helpers.js';
 import { mountSmallDisk } from './small-disk.js';
 
-const disk = mountSmallDisk('8m');
+// Room for the store's 8 MiB reserve and a few writes above it.
+const disk = mountSmallDisk('16m');
 if (typeof disk === 'string') console.warn(`SKIPPED: the full-disk store test: ${disk}`);
 
 describe.skipIf(typeof disk === 'string')('resource writes that fill the embedded store\'s disk', () => {
@@ -23,7 +24,7 @@ describe.skipIf(typeof disk === 'string')('resource writes that fill the embedde
     server = await startServer({ dataDir: path.join(dir, 'data') });
     await createProject(server.app, 'lab', 'store');
     // Room to free once the disk is full.
-    writeFileSync(filler, Buffer.alloc(1024 * 1024));
+    writeFileSync(filler, Buffer.alloc(2 * 1024 * 1024));
   });
   afterAll(async () => {
     await server?.stop();

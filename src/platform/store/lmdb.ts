@@ -9,7 +9,7 @@ import { statSync } from 'node:fs';
 import path from 'node:path';
 import { type Database, type Key, type RootDatabase, open } from 'lmdb';
 import { makeDirectories, unwritableOr } from '../../directories.js';
-import { diskFullOr } from '../disk-full.js';
+import { STORE_RESERVE_BYTES, assertRoomFor, diskFullOr } from '../disk-full.js';
 import { StoreUnavailableError } from '../errors.js';
 import { refuseForeignLmdbFile } from './lmdb-header.js';
 import { TABLE_NAMES, type AnnounceListener, type Entry, type Store, type StoreKey, type Table, type TableName, compareKeys, startsWith } from './store.js';
@@ -55,6 +55,8 @@ export function openLmdbStore(directory: string): Store {
   try {
     makeDirectories(directory);
     refuseForeignLmdbFile(directory);
+    // A store made on a full disk had died in LMDB (SIGSEGV, SIGBUS) without a line: refused, saying so.
+    if ((statSync(path.join(directory, 'data.mdb'), { throwIfNoEntry: false })?.size ?? 0) === 0) assertRoomFor(directory, 'the new platform store', STORE_RESERVE_BYTES);
     root = open({ path: directory, maxDbs: 16 });
   } catch (error) {
     throw unwritableOr(error, 'the platform store', directory);
@@ -119,6 +121,8 @@ export function openLmdbStore(directory: string): Store {
       return transaction.run(overlay, async () => {
         const result = await action();
         assertStoreFileInPlace();
+        // Refused (507) before LMDB meets a full disk: concurrent writes there had aborted the process.
+        if (overlay.pending.size > 0) assertRoomFor(directory, 'the platform store', STORE_RESERVE_BYTES);
         try {
           root.transactionSync(() => {
             for (const { table: name, key, value } of overlay.pending.values()) {
