@@ -12,7 +12,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { startServer } from '../platform/helpers.js';
 import { mountSmallDisk } from './small-disk.js';
 
-const store = mountSmallDisk('8m');
+// Room for the new store's 8 MiB reserve.
+const store = mountSmallDisk('16m');
 const blobs = mountSmallDisk('1m');
 const skipped = typeof store === 'string' ? store : typeof blobs === 'string' ? blobs : null;
 if (skipped !== null) console.warn(`SKIPPED: the unwritable-start test: ${skipped}`);
