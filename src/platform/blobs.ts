@@ -14,7 +14,7 @@
  * no write stays that long between storing its bytes and committing.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { constants, createReadStream, createWriteStream, existsSync, lstatSync, openSync, readFileSync, rmSync, statSync, type ReadStream } from 'node:fs';
+import { constants, createReadStream, createWriteStream, existsSync, lstatSync, openSync, readFileSync, realpathSync, rmSync, statSync, type ReadStream } from 'node:fs';
 import { link, mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { type Readable, Transform } from 'node:stream';
@@ -254,9 +254,14 @@ export class BlobStore {
 
   /** The stored content's size in bytes; null when it is missing, NOT_A_REGULAR_FILE when something else stands in its place. */
   sizeOf(digest: string): number | null | typeof NOT_A_REGULAR_FILE {
-    const found = lstatSync(this.pathOf(digest), { throwIfNoEntry: false });
+    const file = this.pathOf(digest);
+    const found = lstatSync(file, { throwIfNoEntry: false });
     if (found === undefined) return null;
-    return found.isFile() ? found.size : NOT_A_REGULAR_FILE;
+    if (!found.isFile()) return NOT_A_REGULAR_FILE;
+    // Its folders (sha256/ab/cd) must be the storage's own too: a link in their place, followed, had served a file
+    // outside the data directory. The storage's root itself may be a link (a volume mounted elsewhere).
+    const folder = path.dirname(file);
+    return realpathSync(folder) === path.join(realpathSync(this.root), path.relative(this.root, folder)) ? found.size : NOT_A_REGULAR_FILE;
   }
 
   /** The content, or bytes `range.start` to `range.end` of it (both included). */

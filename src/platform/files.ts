@@ -52,7 +52,17 @@ const MAX_MEDIA_TYPE_NAME_LENGTH = 127;
 /** The only storage: the platform's disk storage, named as in Nexus. */
 const STORAGE_NAMES = new Set(['defaultStorage', 'nxv:diskStorageDefault', `${NXV}diskStorageDefault`]);
 
+/** What a content whose bytes no longer match its digest is said to be. */
+const CHANGED = 'its bytes no longer match its SHA-256';
+
 export class FileService {
+  /**
+   * Digests whose content a whole download found changed on disk: refused at once from then on, Range included (a
+   * resumed download, `curl -C -`, had been served the changed bytes unchecked and completed with exit 0), until the
+   * same bytes are uploaded again or the server restarts.
+   */
+  private readonly changed = new Set<string>();
+
   /** `org/project` + id of every file write in progress: a second concurrent write of one id is refused before its bytes are stored. */
   private readonly writing = new Set<string>();
 
@@ -208,6 +218,7 @@ export class FileService {
    */
   assertContent(state: FileContentRevision): void {
     const { digest, bytes } = state.file!;
+    if (this.changed.has(digest)) throw this.refusedContent(digest, rejections.fileContentDamaged(state.id, state.project, CHANGED));
     const size = this.blobs.sizeOf(digest);
     if (size === null) {
       this.blobs.assertAvailableSync();
@@ -265,7 +276,8 @@ export class FileService {
       `file content ${this.blobs.pathOf(digest)} does not match its SHA-256: its bytes changed on disk, and its download was cut. ` +
         'Restore it from a backup (its SHA-256 is its name).',
     );
-    return rejections.fileContentDamaged(state.id, state.project, 'its bytes no longer match its SHA-256');
+    this.changed.add(digest);
+    return rejections.fileContentDamaged(state.id, state.project, CHANGED);
   }
 
   /** The first bytes of the content, to judge whether it compresses. */
@@ -299,6 +311,8 @@ export class FileService {
     }
     const mediaType = MEDIA_TYPE.test(upload.mediaType) ? upload.mediaType.toLowerCase() : 'application/octet-stream';
     const blob = await this.blobs.write(upload.content, upload.isTruncated, () => rejections.fileTooLarge(this.maxFileBytes));
+    // The same bytes uploaded again are written over the changed ones: the content is whole again.
+    this.changed.delete(blob.digest);
     return { file: { digest: blob.digest, bytes: blob.bytes, filename, mediaType }, release: blob.release, discard: blob.discard };
   }
 }

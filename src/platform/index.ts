@@ -167,7 +167,7 @@ export async function openPlatform(options: PlatformOptions): Promise<Platform> 
     // every file then answering 404.
     if (blobClaim.claimedNow && (await files.referencedDigests()).size > 0) {
       logger.warn(
-        `${blobRoot} was empty and is now this store's file contents directory, while the store holds files: their contents are not here, ` +
+        `${blobRoot} held no file contents and is now this store's file contents directory, while the store holds files: their contents are not here, ` +
           'so they answer 404 FileContentNotFound. If they were uploaded to another directory, stop the server and name that one with --blob-dir.',
       );
     }

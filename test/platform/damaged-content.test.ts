@@ -6,7 +6,7 @@
  * bytes, or with those of the file a link led to.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdir, mkdtemp, open, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, open, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { get } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -113,6 +113,22 @@ describe('bytes changed in place, the size kept', () => {
     expect(errorsNaming(file)).toEqual([{ level: 'error', message: expect.stringMatching(/restore it from a backup/i) }]);
   });
 
+  test('once a whole download found it changed, it is refused at once, a resumed download\'s range included, until its bytes are uploaded again', async () => {
+    const original = binary();
+    const file = await stored('changed-resumed', original, 'application/octet-stream');
+    await changeInPlace(file, 100);
+    const cut = await received('/v1/files/org/proj/changed-resumed');
+    expect(cut.broke).toBe(true);
+    // `curl -C -` asks for the rest: it had been 206 with the changed bytes unchecked, and the file completed (exit 0).
+    const resumed = await received('/v1/files/org/proj/changed-resumed', { range: `bytes=${cut.body.length}-` });
+    expect(resumed.status).toBe(404);
+    expect(JSON.parse(resumed.body.toString())).toMatchObject({ '@type': 'FileContentNotFound', reason: expect.stringMatching(/its bytes no longer match its SHA-256\.$/) });
+    // The same bytes uploaded again (here under another id) are written over the changed ones.
+    await stored('changed-resumed-again', original, 'application/octet-stream');
+    const whole = await received('/v1/files/org/proj/changed-resumed');
+    expect({ status: whole.status, broke: whole.broke, intact: whole.body.equals(original) }).toEqual({ status: 200, broke: false, intact: true });
+  });
+
   test('a range is served unchecked (checking it would read the whole file)', async () => {
     const file = await stored('changed-range', binary(), 'application/octet-stream');
     await changeInPlace(file, 100);
@@ -172,6 +188,29 @@ describe('something other than a regular file in the content\'s place', () => {
     const zip = await inject(await archiveOf('with-linked', ['linked']), { accept: 'application/zip' });
     expect(zip.statusCode).toBe(404);
     expect(zip.json()['@type']).toBe('FileContentNotFound');
+  });
+
+  test('a symbolic link in place of one of its folders (sha256/ab/cd) is 404 too: the file it leads to is never read', async () => {
+    const file = await stored('linked-folder', binary(), 'application/octet-stream');
+    const folder = path.dirname(file);
+    const elsewhere = path.join(outside, 'folder');
+    const secret = Buffer.alloc(SIZE, 'f');
+    await mkdir(elsewhere, { recursive: true });
+    await writeFile(path.join(elsewhere, path.basename(file)), secret);
+    await rename(folder, `${folder}.moved`);
+    await symlink(elsewhere, folder);
+    try {
+      // A range had served the outside file's bytes (only the last part of the path was guarded).
+      for (const range of [undefined, 'bytes=0-99']) {
+        const response = await inject('/v1/files/org/proj/linked-folder', range === undefined ? {} : { range });
+        expect(response.statusCode).toBe(404);
+        expect(response.rawPayload.includes(secret.subarray(0, 64))).toBe(false);
+        expect(response.json()).toMatchObject({ '@type': 'FileContentNotFound', reason: expect.stringContaining('not a regular file') });
+      }
+    } finally {
+      await rm(folder);
+      await rename(`${folder}.moved`, folder);
+    }
   });
 
   test('a directory is 404 FileContentNotFound saying it is not a regular file, not quoting its size', async () => {

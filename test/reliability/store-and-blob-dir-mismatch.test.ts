@@ -53,7 +53,7 @@ describe('the store and its file contents directory parted', () => {
     const warnings: string[] = [];
     const emptyDir = path.join(await scratch('typo-'), 'blobs');
     running.push(await startServer({ dataDir, blobDir: emptyDir, logger: { info: () => {}, warn: (message) => void warnings.push(message), error: () => {} } }));
-    expect(warnings.filter((warning) => warning.startsWith(`${emptyDir} was empty and is now this store's file contents directory, while the store holds files`))).toHaveLength(1);
+    expect(warnings.filter((warning) => warning.startsWith(`${emptyDir} held no file contents and is now this store's file contents directory, while the store holds files`))).toHaveLength(1);
   });
 
   it('a damaged owner record is said to be damaged, without its bytes, and how to go on', async () => {
