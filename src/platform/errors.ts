@@ -114,6 +114,9 @@ export const rejections = {
   resourceNotFound: (id: string, project: string) =>
     new PlatformError(404, 'ResourceNotFound', `Resource '${id}' not found in project '${project}'.`),
   fileNotFound: (id: string, project: string) => new PlatformError(404, 'FileNotFound', `File '${id}' not found in project '${project}'.`),
+  /** A file id another upload is creating: it may never exist (that upload may fail), so "already exists" had misled. */
+  fileCreationInProgress: (id: string, project: string) =>
+    new PlatformError(409, 'ResourceAlreadyExists', `File '${id}' is being created in project '${project}' by another upload in progress; retry once it has ended.`),
   resourceAlreadyExists: (id: string, project: string) =>
     new PlatformError(409, 'ResourceAlreadyExists', `Resource '${id}' already exists in project '${project}'.`),
   resourceIsDeprecated: (id: string) => new PlatformError(400, 'ResourceIsDeprecated', `Resource '${id}' is deprecated.`),

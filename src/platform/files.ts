@@ -92,7 +92,7 @@ export class FileService {
   async create(ref: ProjectRef, idSegment: string | undefined, storage: string | undefined, upload: () => Promise<Upload>, identity: Identity): Promise<EntityState> {
     const project = await this.projectForWriter(ref, storage, identity);
     const id = idSegment === undefined ? project.base + randomUUID() : this.resources.expandId(project, idSegment);
-    return this.whileReserved(projectKey(ref), id, rejections.resourceAlreadyExists(id, projectKey(ref)), async () => {
+    return this.whileReserved(projectKey(ref), id, rejections.fileCreationInProgress(id, projectKey(ref)), async () => {
       // Checked once the id is reserved: no write of this id can commit between this check and ours.
       await this.revisions.assertCreatable(projectKey(ref), id);
       return this.committed(ref, await this.store(await upload()), (file) =>

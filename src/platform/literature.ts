@@ -8,6 +8,7 @@ import type { ArticleMetadata } from '../corpus/model.js';
 import type { Audit } from './audit.js';
 import { LITERATURE_CONTEXT } from './contexts.js';
 import { rejections } from './errors.js';
+import { LATEST_TAG } from './tags.js';
 import type { JsonObject } from './jsonld.js';
 import type { ProjectState } from './projects.js';
 import type { EntityState, RevisionSelector } from './revisions.js';
@@ -36,7 +37,7 @@ export class LiteratureResources {
     const articleId = this.articleIdOf(id);
     const article = articleId === null ? null : this.source.getArticle(articleId);
     if (!article) throw rejections.resourceNotFound(id, project);
-    if ('tag' in selector) throw rejections.tagNotFound(selector.tag);
+    if ('tag' in selector && selector.tag !== LATEST_TAG) throw rejections.tagNotFound(selector.tag);
     if ('rev' in selector && selector.rev !== 1) throw rejections.revisionNotFound(selector.rev, 1);
     return this.stateOf(article);
   }

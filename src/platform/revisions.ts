@@ -8,7 +8,7 @@ import { PlatformError, rejections } from './errors.js';
 import type { Identity } from './identities.js';
 import type { Page, Store, Table } from './store/store.js';
 import { sourceJsonOf, withChanges, withoutSource, withStoredSource } from './stored-json.js';
-import { checkNewTagName } from './tags.js';
+import { LATEST_TAG, checkNewTagName } from './tags.js';
 
 export type EntityKind = 'resource' | 'file';
 
@@ -440,8 +440,10 @@ export class RevisionStore {
 
   private async taggedRev(project: string, id: string, head: Head, tag: string): Promise<number> {
     const rev = (await this.revisions.get([project, id, head.rev]))!.tags[tag];
-    if (rev === undefined) throw rejections.tagNotFound(tag);
-    return rev;
+    if (rev !== undefined) return rev;
+    // Reserved for the latest revision, unless stored as a tag before the rule (such a tag still reads as stored).
+    if (tag === LATEST_TAG) return head.rev;
+    throw rejections.tagNotFound(tag);
   }
 
   private async put(state: EntityState): Promise<void> {

@@ -9,7 +9,8 @@
 import { rejections } from './errors.js';
 
 const MAX_TAG_LENGTH = 64;
-const RESERVED_TAG = 'latest';
+/** The tag Nexus reserves: it names the latest revision, in reads as in archives (it had been 404 TagNotFound there). */
+export const LATEST_TAG = 'latest';
 const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
 
 export function checkNewTagName(name: string): void {
@@ -17,5 +18,5 @@ export function checkNewTagName(name: string): void {
   if (name.length === 0 || name.length > MAX_TAG_LENGTH) {
     throw rejections.invalidTagName(`a tag has 1 to ${MAX_TAG_LENGTH} characters, not ${name.length}`);
   }
-  if (name === RESERVED_TAG) throw rejections.invalidTagName(`'${RESERVED_TAG}' is reserved: it names the latest revision`);
+  if (name === LATEST_TAG) throw rejections.invalidTagName(`'${LATEST_TAG}' is reserved: it names the latest revision`);
 }

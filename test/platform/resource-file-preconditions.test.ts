@@ -167,6 +167,25 @@ describe('a file update while another upload of the file is in progress', () => 
   });
 });
 
+describe('a file creation while another upload is creating the same id', () => {
+  test('answers 409 saying that upload is in progress, not that the file exists (it may never)', async () => {
+    const url = '/v1/files/org/proj/being-created';
+    const body = await multipart('notes.txt', 'first', 'text/plain');
+    let startReading!: () => void;
+    const reading = new Promise<void>((resolve) => (startReading = resolve));
+    const content = new Readable({ read: () => startReading() });
+    const first = send({ method: 'PUT', url, headers: body.headers, payload: content });
+    await reading;
+    const second = await send(await upload('PUT', url));
+    expect(second.statusCode).toBe(409);
+    // It had said "Resource '…' already exists" of a file that did not exist yet.
+    expect(second.json().reason).toMatch(/^File '.*being-created' is being created in project 'org\/proj' by another upload in progress; retry once it has ended\.$/);
+    content.push(body.payload);
+    content.push(null);
+    expect((await first).statusCode).toBe(201);
+  });
+});
+
 describe('a file changed through the resource routes', () => {
   test("answers the write's refusal of every change", async () => {
     for (const write of await changesOf('/v1/resources/org/proj/_/live-file', 2)) await expectRefused(write, [400, 'ResourceIsAFile']);

@@ -47,6 +47,10 @@ describe('a listing under a schema', () => {
   it('under another schema is 404 SchemaNotFound', async () => {
     const other = await list('/my-schema');
     expect([other.statusCode, other.json()['@type']]).toEqual([404, 'SchemaNotFound']);
+    // It had named '_' alone, though 'resource' and its IRI are taken too; files have their own listing.
+    expect(other.json().reason).toBe(
+      "Schema 'my-schema' not found: only the unconstrained schema exists, written '_' (any entity, files included), 'resource' or its IRI; files are listed under /v1/files or with type=nxv:File.",
+    );
   });
 });
 

@@ -83,4 +83,21 @@ describe('a new tag', () => {
     const moved = await inject('POST', '/v1/resources/org/proj/_/legacy/tags?rev=4', { tag: 'café', rev: 2 });
     expect([moved.statusCode, moved.json()['@type']]).toEqual([400, 'DecodingFailed']);
   });
+
+  test('?tag=latest reads the latest revision, as the reserved name says, on every read and in archives (it was 404 TagNotFound)', async () => {
+    await inject('PUT', '/v1/resources/org/proj/_/newest', { name: 'first' });
+    await inject('PUT', '/v1/resources/org/proj/_/newest?rev=1', { name: 'second' });
+    for (const url of ['/v1/resources/org/proj/_/newest?tag=latest', '/v1/resources/org/proj/_/newest/source?tag=latest']) {
+      const read = await inject('GET', url);
+      expect([url, read.statusCode, read.json().name]).toEqual([url, 200, 'second']);
+    }
+    const archived = await server().app.inject({
+      method: 'PUT',
+      url: '/v1/archives/org/proj/latest-tag',
+      headers: { ...bearer(TOKENS.alice), accept: 'application/json' },
+      payload: { resources: [{ '@type': 'Resource', resourceId: 'newest', tag: 'latest', format: 'source' }] },
+    });
+    expect(archived.statusCode, archived.body).toBe(201);
+    expect((await inject('GET', '/v1/resources/org/proj/_/literature-free?tag=latest')).json()['@type']).toBe('ResourceNotFound');
+  });
 });

@@ -82,7 +82,8 @@ function preconditionFailed(field: string, why: string): PlatformError {
   return new PlatformError(
     412,
     'PreconditionFailed',
-    `The precondition ${field} is false: ${why}; nothing was changed. Writes here are guarded by the revision: send ?rev= with the _rev last read, which is refused with 409 IncorrectRev if the target has changed since.`,
+    // An archive takes no ?rev= (it is never changed): the advice says which writes it is for.
+    `The precondition ${field} is false: ${why}; nothing was changed. A write that takes ?rev= is guarded by the revision: send it with the _rev last read, which is refused with 409 IncorrectRev if the target has changed since.`,
   );
 }
 

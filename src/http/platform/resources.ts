@@ -79,7 +79,11 @@ const representationResponse = mediaTypeResponse(
 
 function assertUnconstrained(schema: string): void {
   if (schema !== '_' && schema !== 'resource' && schema !== UNCONSTRAINED_SCHEMA) {
-    throw new PlatformError(404, 'SchemaNotFound', `Schema '${schema}' not found: only the unconstrained schema '_' exists.`);
+    throw new PlatformError(
+      404,
+      'SchemaNotFound',
+      `Schema '${schema}' not found: only the unconstrained schema exists, written '_' (any entity, files included), 'resource' or its IRI; files are listed under /v1/files or with type=nxv:File.`,
+    );
   }
 }
 
