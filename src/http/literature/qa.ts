@@ -15,6 +15,7 @@ import { RerankerUnavailableError } from '../../rerank/types.js';
 import { typed, type SchemaType } from '../typed.js';
 import { SECURITY_HEADERS } from '../security-headers.js';
 import { abortOnDisconnect } from '../disconnect.js';
+import { cutByDrain } from '../draining.js';
 import { clientKey } from '../client-address.js';
 import { VISIBLE_CHARACTER_PATTERN } from '../blank-text.js';
 import { QUERY_LENGTH_DESCRIPTION, withinQueryLength } from './query-length.js';
@@ -131,7 +132,7 @@ export const qaRoutes: FastifyPluginAsync<LiteratureServices & QaServices> = asy
       } catch (error) {
         if (controller.signal.aborted) {
           // Nobody is left to answer: not an error, and nothing to send.
-          request.log.info('client disconnected; generation stopped');
+          request.log.info(generationStopped(request));
           return reply.hijack();
         }
         throw qaError(error) ?? error;
@@ -219,7 +220,7 @@ async function streamAnswer(
   } catch (error) {
     stopWaiting();
     if (controller.signal.aborted) {
-      request.log.info('client disconnected; generation stopped');
+      request.log.info(generationStopped(request));
     } else if (!started) {
       throw qaError(error) ?? error;
     } else {
@@ -231,4 +232,9 @@ async function streamAnswer(
     stopWaiting();
     if (started) reply.raw.end();
   }
+}
+
+/** Why a question's generation stopped: its client left, or the end of the shutdown drain cut its connection (no client left then). */
+function generationStopped(request: FastifyRequest): string {
+  return cutByDrain(request) ? 'generation stopped: the shutdown drain ended and cut its connection' : 'client disconnected; generation stopped';
 }
