@@ -1,5 +1,6 @@
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { departureLoggedByRoute } from './abandoned-requests.js';
+import { cutByDrain } from './draining.js';
 import { whenRequestEnds } from './request-end.js';
 
 /**
@@ -22,4 +23,12 @@ export function abortOnDisconnect(reply: FastifyReply): AbortController {
   };
   if (!whenRequestEnds(reply.request, reply, abortIfUnfinished)) abortIfUnfinished();
   return controller;
+}
+
+/**
+ * The line of a route whose work (a generation, a reranking) stopped as its connection went: its client left, or the
+ * end of the shutdown drain cut it, when no client had left (it had been logged as one that did).
+ */
+export function workStopped(request: FastifyRequest, work: 'generation' | 'reranking'): string {
+  return cutByDrain(request) ? `${work} stopped: the shutdown drain ended and cut its connection` : `client disconnected; ${work} stopped`;
 }

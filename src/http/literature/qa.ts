@@ -14,8 +14,7 @@ import { IncompleteAnswerError, ModelUnavailableError, PromptTooLongError, Queue
 import { RerankerUnavailableError } from '../../rerank/types.js';
 import { typed, type SchemaType } from '../typed.js';
 import { SECURITY_HEADERS } from '../security-headers.js';
-import { abortOnDisconnect } from '../disconnect.js';
-import { cutByDrain } from '../draining.js';
+import { abortOnDisconnect, workStopped } from '../disconnect.js';
 import { clientKey } from '../client-address.js';
 import { VISIBLE_CHARACTER_PATTERN } from '../blank-text.js';
 import { QUERY_LENGTH_DESCRIPTION, withinQueryLength } from './query-length.js';
@@ -132,7 +131,7 @@ export const qaRoutes: FastifyPluginAsync<LiteratureServices & QaServices> = asy
       } catch (error) {
         if (controller.signal.aborted) {
           // Nobody is left to answer: not an error, and nothing to send.
-          request.log.info(generationStopped(request));
+          request.log.info(workStopped(request, 'generation'));
           return reply.hijack();
         }
         throw qaError(error) ?? error;
@@ -220,7 +219,7 @@ async function streamAnswer(
   } catch (error) {
     stopWaiting();
     if (controller.signal.aborted) {
-      request.log.info(generationStopped(request));
+      request.log.info(workStopped(request, 'generation'));
     } else if (!started) {
       throw qaError(error) ?? error;
     } else {
@@ -232,9 +231,4 @@ async function streamAnswer(
     stopWaiting();
     if (started) reply.raw.end();
   }
-}
-
-/** Why a question's generation stopped: its client left, or the end of the shutdown drain cut its connection (no client left then). */
-function generationStopped(request: FastifyRequest): string {
-  return cutByDrain(request) ? 'generation stopped: the shutdown drain ended and cut its connection' : 'client disconnected; generation stopped';
 }

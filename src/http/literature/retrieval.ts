@@ -5,7 +5,7 @@ import { articleListingSchema, contextMetadataSchema, errorResponses, filterProp
 import { qaError, type QaServices } from './qa.js';
 import { cutMetadata } from './oversized.js';
 import { typed } from '../typed.js';
-import { abortOnDisconnect } from '../disconnect.js';
+import { abortOnDisconnect, workStopped } from '../disconnect.js';
 import { clientKey } from '../client-address.js';
 import { VISIBLE_CHARACTER_PATTERN } from '../blank-text.js';
 import { QUERY_LENGTH_DESCRIPTION, withinQueryLength } from './query-length.js';
@@ -66,7 +66,7 @@ export const retrievalRoutes: FastifyPluginAsync<LiteratureServices & QaServices
           });
           if (retrieved === null) {
             // Nobody is left to answer: not an error, and nothing to send.
-            request.log.info('client disconnected; reranking stopped');
+            request.log.info(workStopped(request, 'reranking'));
             return reply.hijack();
           }
           const { candidates } = retrieved;
