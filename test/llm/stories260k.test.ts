@@ -19,20 +19,23 @@ const contexts = [
   { id: 2, text: 'One day, the sun was hot and the children went to the sea.' },
 ];
 
+/** The generator both suites load: CPU only, one thread, a deterministic answer. */
+const SETTINGS = {
+  llmModel: MODEL,
+  llmGpu: false,
+  llmContextSize: 2048,
+  llmMaxTokens: 256,
+  llmTemperature: 0,
+  llmQueueSize: 2,
+  llmQueuePerClient: null,
+  llmThreads: 1,
+};
+
 describe.skipIf(!present)('stories260K.gguf (real trained weights)', () => {
   let generator: LlamaGenerator;
 
   beforeAll(async () => {
-    const created = await createGenerator({
-      llmModel: MODEL,
-      llmGpu: false,
-      llmContextSize: 2048,
-      llmMaxTokens: 256,
-      llmTemperature: 0,
-      llmQueueSize: 2,
-      llmQueuePerClient: null,
-      llmThreads: 1,
-    });
+    const created = await createGenerator(SETTINGS);
     generator = created as LlamaGenerator;
   });
   afterAll(() => generator?.close());
@@ -72,16 +75,7 @@ describe.skipIf(!present)('stories260K.gguf (real trained weights)', () => {
 
 describe.skipIf(!present)('stories260K.gguf closed while it answers', () => {
   it("stops the answer before disposing of the model: it fails as shut down (it failed with node-llama-cpp's DisposedError, or its decode's failure went uncaught)", async () => {
-    const generator = await createGenerator({
-      llmModel: MODEL,
-      llmGpu: false,
-      llmContextSize: 2048,
-      llmMaxTokens: 256,
-      llmTemperature: 0,
-      llmQueueSize: 2,
-      llmQueuePerClient: null,
-      llmThreads: 1,
-    });
+    const generator = await createGenerator(SETTINGS);
     let closed: Promise<void> | undefined;
     const run = generator.generate('Where did Lily go?', contexts, { onToken: () => (closed ??= generator.close()) });
     await expect(run).rejects.toThrow(ModelUnavailableError);

@@ -7,24 +7,18 @@
  */
 import { mkdir, readdir, rename } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, expect, test } from 'vitest';
-import { TOKENS, type TestServer, bearer, createProject, multipart, startServer } from './helpers.js';
+import { expect, test } from 'vitest';
+import { TOKENS, bearer, multipart, serverWithProject } from './helpers.js';
 
-let server: TestServer;
+const server = serverWithProject();
 const alice = bearer(TOKENS.alice);
-const blobDir = () => path.join(server.dataDir, 'platform', 'files');
-
-beforeAll(async () => {
-  server = await startServer();
-  await createProject(server.app, 'org', 'proj');
-});
-afterAll(() => server.close());
+const blobDir = () => path.join(server().dataDir, 'platform', 'files');
 
 async function upload(id: string, content: string) {
   const body = await multipart(`${id}.txt`, content, 'text/plain');
-  return server.app.inject({ method: 'PUT', url: `/v1/files/org/proj/${id}`, headers: { ...alice, ...body.headers }, payload: body.payload });
+  return server().app.inject({ method: 'PUT', url: `/v1/files/org/proj/${id}`, headers: { ...alice, ...body.headers }, payload: body.payload });
 }
-const download = (id: string) => server.app.inject({ method: 'GET', url: `/v1/files/org/proj/${id}`, headers: alice });
+const download = (id: string) => server().app.inject({ method: 'GET', url: `/v1/files/org/proj/${id}`, headers: alice });
 
 function expectUnavailable(response: Awaited<ReturnType<typeof download>>): void {
   expect([response.statusCode, response.json()['@type'], response.json().reason, response.headers['retry-after']]).toEqual([

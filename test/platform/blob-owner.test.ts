@@ -4,34 +4,15 @@
  * became 404 FileContentNotFound once the other started. The directory now names its store, and a server of
  * another store is refused before it touches anything there.
  */
-import { mkdir, mkdtemp, readdir, rm, utimes, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readdir, rm, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { OWNER_FILE, claimBlobDirectory } from '../../src/platform/blob-owner.js';
 import { COLLECTION_GRACE_MS } from '../../src/platform/blobs.js';
-import { TOKENS, bearer, createProject, multipart, startServer, type TestServer } from './helpers.js';
+import { TOKENS, bearer, createProject, multipart, perTestScratch, startServer, type TestServer } from './helpers.js';
 
 const alice = bearer(TOKENS.alice);
-const made: string[] = [];
-const running: TestServer[] = [];
-
-async function scratch(prefix: string): Promise<string> {
-  const dir = await mkdtemp(path.join(tmpdir(), prefix));
-  made.push(dir);
-  return dir;
-}
-
-async function serve(options: Parameters<typeof startServer>[0]): Promise<TestServer> {
-  const server = await startServer(options);
-  running.push(server);
-  return server;
-}
-
-afterEach(async () => {
-  for (const server of running.splice(0)) await server.stop();
-  for (const dir of made.splice(0)) await rm(dir, { recursive: true, force: true });
-});
+const { scratch, serve, stop } = perTestScratch();
 
 async function upload(server: TestServer, id: string, content: string) {
   const body = await multipart(`${id}.txt`, content, 'text/plain');
@@ -69,8 +50,7 @@ describe('one --blob-dir given to servers of two stores', () => {
     expect(served.body).toBe('acknowledged content');
 
     // The store's own servers keep the directory: a restart on the same data is no other store.
-    await first.stop();
-    running.splice(running.indexOf(first), 1);
+    await stop(first);
     const again = await serve({ dataDir: first.dataDir, blobDir });
     expect((await read(again, 'kept')).body).toBe('acknowledged content');
   });
@@ -81,8 +61,7 @@ describe('one --blob-dir given to servers of two stores', () => {
     const before = await serve({ dataDir, blobDir });
     await createProject(before.app, 'org', 'proj');
     expect((await upload(before, 'kept', 'referenced content')).statusCode).toBe(201);
-    await before.stop();
-    running.splice(running.indexOf(before), 1);
+    await stop(before);
     await rm(path.join(blobDir, OWNER_FILE));
     const orphan = 'ab'.repeat(32);
     await mkdir(path.join(blobDir, 'sha256', 'ab', 'ab'), { recursive: true });
@@ -94,8 +73,7 @@ describe('one --blob-dir given to servers of two stores', () => {
     const adopting = await serve({ dataDir, blobDir, logger });
     expect(warnings.join('\n')).toContain(`${blobDir} held file contents and named no store: it is now this store's (${OWNER_FILE})`);
     expect(await contentsAgedPastGrace(blobDir)).toContain(orphan);
-    await adopting.stop();
-    running.splice(running.indexOf(adopting), 1);
+    await stop(adopting);
 
     const next = await serve({ dataDir, blobDir });
     expect(await contentsAgedPastGrace(blobDir)).not.toContain(orphan);

@@ -2,7 +2,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, afterEach, beforeAll } from 'vitest';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { exportJWK, generateKeyPair, type CryptoKey, type JWK } from 'jose';
 import type { ArticleMetadata } from '../../src/corpus/model.js';
@@ -197,4 +197,34 @@ export function serverWithProject(): () => TestServer {
   });
   afterAll(() => server?.close());
   return () => server!;
+}
+
+/**
+ * Temporary directories and servers a file's tests make, removed and stopped after each test: `scratch(prefix)` makes
+ * a directory, `serve(options)` starts a server, `stop(server)` stops one before the test ends (it is not stopped again).
+ */
+export function perTestScratch() {
+  const made: string[] = [];
+  const running = new Set<TestServer>();
+  afterEach(async () => {
+    for (const server of running) await server.stop();
+    running.clear();
+    for (const dir of made.splice(0)) await rm(dir, { recursive: true, force: true });
+  });
+  return {
+    scratch: async (prefix: string) => {
+      const dir = await mkdtemp(path.join(tmpdir(), prefix));
+      made.push(dir);
+      return dir;
+    },
+    serve: async (options: TestServerOptions) => {
+      const server = await startServer(options);
+      running.add(server);
+      return server;
+    },
+    stop: async (server: TestServer) => {
+      running.delete(server);
+      await server.stop();
+    },
+  };
 }

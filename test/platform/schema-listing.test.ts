@@ -3,24 +3,21 @@
  * Under `_` every entity, files included; under the unconstrained schema (`resource`) resources only, files having
  * their own schema; another schema is 404 SchemaNotFound, as its reads are. Paging links keep the schema segment.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TOKENS, bearer, createProject, multipart, startServer, type TestServer } from './helpers.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { TOKENS, bearer, multipart, serverWithProject } from './helpers.js';
 
 const alice = bearer(TOKENS.alice);
-let server: TestServer;
+const server = serverWithProject();
 beforeAll(async () => {
-  server = await startServer();
-  await createProject(server.app, 'org', 'proj');
   for (const id of ['r1', 'r2']) {
-    const created = await server.app.inject({ method: 'PUT', url: `/v1/resources/org/proj/_/${id}`, headers: alice, payload: { name: id } });
+    const created = await server().app.inject({ method: 'PUT', url: `/v1/resources/org/proj/_/${id}`, headers: alice, payload: { name: id } });
     expect(created.statusCode).toBe(201);
   }
   const body = await multipart('notes.txt', 'some notes', 'text/plain');
-  expect((await server.app.inject({ method: 'PUT', url: '/v1/files/org/proj/f1', headers: { ...alice, ...body.headers }, payload: body.payload })).statusCode).toBe(201);
+  expect((await server().app.inject({ method: 'PUT', url: '/v1/files/org/proj/f1', headers: { ...alice, ...body.headers }, payload: body.payload })).statusCode).toBe(201);
 });
-afterAll(() => server?.close());
 
-const list = (path: string) => server.app.inject({ url: `/v1/resources/org/proj${path}`, headers: alice });
+const list = (path: string) => server().app.inject({ url: `/v1/resources/org/proj${path}`, headers: alice });
 const ids = (body: { _results: { '@id': string }[] }) => body._results.map((entry) => entry['@id'].split('/').at(-1));
 
 describe('a listing under a schema', () => {

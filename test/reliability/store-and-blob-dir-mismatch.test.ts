@@ -5,28 +5,16 @@
  * damaged record of the directory's owner (its NULs and broken UTF-8 had been written to the terminal, and an empty
  * one named store "" as another store).
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { OWNER_FILE, claimBlobDirectory } from '../../src/platform/blob-owner.js';
-import { TOKENS, bearer, createProject, multipart, startServer, type TestServer } from '../platform/helpers.js';
+import { TOKENS, bearer, createProject, multipart, perTestScratch, startServer, type TestServer } from '../platform/helpers.js';
 
-const made: string[] = [];
-const running: TestServer[] = [];
-async function scratch(prefix: string): Promise<string> {
-  const dir = await mkdtemp(path.join(tmpdir(), prefix));
-  made.push(dir);
-  return dir;
-}
-afterEach(async () => {
-  for (const server of running.splice(0)) await server.stop();
-  for (const dir of made.splice(0)) await rm(dir, { recursive: true, force: true });
-});
+const { scratch, serve, stop } = perTestScratch();
 
 async function serveWithAFile(dataDir: string, blobDir: string): Promise<TestServer> {
-  const server = await startServer({ dataDir, blobDir });
-  running.push(server);
+  const server = await serve({ dataDir, blobDir });
   await createProject(server.app, 'org', 'proj');
   const body = await multipart('kept.txt', 'kept content', 'text/plain');
   const stored = await server.app.inject({ method: 'PUT', url: '/v1/files/org/proj/kept', headers: { ...bearer(TOKENS.alice), ...body.headers }, payload: body.payload });
@@ -38,8 +26,7 @@ describe('the store and its file contents directory parted', () => {
   it("a store made anew beside its old directory (its file removed) is refused, saying to restore the store's file", async () => {
     const dataDir = await scratch('parted-data-');
     const blobDir = await scratch('parted-blobs-');
-    await (await serveWithAFile(dataDir, blobDir)).stop();
-    running.length = 0;
+    await stop(await serveWithAFile(dataDir, blobDir));
     await rm(path.join(dataDir, 'platform', 'store', 'data.mdb'));
     await expect(startServer({ dataDir, blobDir })).rejects.toThrow(
       /^--blob-dir \(BLOB_DIR\) .* holds the file contents of another platform store .* This server's store was made at this start \(there was none\): if its file \(data\.mdb\) was removed or lost, restore it from a backup instead of starting anew\.$/,
@@ -48,11 +35,10 @@ describe('the store and its file contents directory parted', () => {
 
   it('a new, empty --blob-dir given to a store holding files is taken with a warning that says where the contents are not', async () => {
     const dataDir = await scratch('moved-data-');
-    await (await serveWithAFile(dataDir, await scratch('first-blobs-'))).stop();
-    running.length = 0;
+    await stop(await serveWithAFile(dataDir, await scratch('first-blobs-')));
     const warnings: string[] = [];
     const emptyDir = path.join(await scratch('typo-'), 'blobs');
-    running.push(await startServer({ dataDir, blobDir: emptyDir, logger: { info: () => {}, warn: (message) => void warnings.push(message), error: () => {} } }));
+    await serve({ dataDir, blobDir: emptyDir, logger: { info: () => {}, warn: (message) => void warnings.push(message), error: () => {} } });
     expect(warnings.filter((warning) => warning.startsWith(`${emptyDir} held no file contents and is now this store's file contents directory, while the store holds files`))).toHaveLength(1);
   });
 
