@@ -20,7 +20,6 @@ import { corpusYieldedNothing, whyNothingIndexed } from './eval-inputs.js';
 import { withScratchDir } from './eval/scratch-dir.js';
 import { IndexMissingError, MANIFEST_FILE, isUnreadableIndex } from './search/manifest.js';
 import { mergeAll } from './search/merge.js';
-import { isOutdatedFormat } from './search/searcher.js';
 import type { StoredCompression } from './search/stored/format.js';
 import { lockDataOf, startServer } from './server.js';
 import { connectionUrlProblem } from './platform/store/connection-config.js';
@@ -226,7 +225,7 @@ async function runServe(config: Config): Promise<number> {
   } catch (error) {
     // The default index is most often the demo corpus's, built by a first start (of an older version, when outdated):
     // damaged or outdated, the way out is to let the next start build it again.
-    if (!config.indexIsDefault || !(isOutdatedFormat(error) || isUnreadableIndex(error))) throw error;
+    if (!config.indexIsDefault || !isUnreadableIndex(error)) throw error;
     throw new Error(`${(error as Error).message}; if it holds only the demo corpus, remove ${config.index} and start again: it is rebuilt`, { cause: error });
   }
   return -1; // keep running

@@ -27,13 +27,14 @@ export async function diskFullOr(error: unknown, directory: string, what: string
   // A file system without inode accounting (btrfs, some network ones) reports 0 of 0.
   const noInode = device.files > 0 && device.ffree === 0;
   const noSpace = device.bavail * device.bsize < LOW_SPACE_BYTES;
-  if (code === 'ENOSPC' || code === 'EDQUOT') return noInode ? withRoom(error, what, directory, 'no free inode') : error;
+  if (code === 'ENOSPC' || code === 'EDQUOT') return noInode ? noRoom(`no free inode left on the device of ${what} ${directory}`, error) : error;
   if (!noInode && !noSpace) return error;
-  return withRoom(error, what, directory, noInode ? 'no free inode' : 'no space');
+  return noRoom(`${noInode ? 'no free inode' : 'no space'} left on the device of ${what} ${directory}`, error);
 }
 
-function withRoom(cause: unknown, what: string, directory: string, lacking: string): Error {
-  return Object.assign(new Error(`ENOSPC: ${lacking} left on the device of ${what} ${directory}`), { code: 'ENOSPC', cause });
+/** An ENOSPC error, answered 507 as the system's own. */
+function noRoom(message: string, cause?: unknown): Error {
+  return Object.assign(new Error(`ENOSPC: ${message}`, cause === undefined ? undefined : { cause }), { code: 'ENOSPC' });
 }
 
 /**
@@ -49,8 +50,5 @@ export function assertRoomFor(directory: string, what: string, reserve: number):
   const { bavail, bsize } = statfsSync(directory);
   const free = bavail * bsize;
   if (free >= reserve) return;
-  throw Object.assign(
-    new Error(`ENOSPC: ${(free / 1024 / 1024).toFixed(1)} MiB left on the device of ${what} ${directory}, under the ${reserve / 1024 / 1024} MiB it keeps free; free space`),
-    { code: 'ENOSPC' },
-  );
+  throw noRoom(`${(free / 1024 / 1024).toFixed(1)} MiB left on the device of ${what} ${directory}, under the ${reserve / 1024 / 1024} MiB it keeps free; free space`);
 }

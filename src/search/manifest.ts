@@ -12,7 +12,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { makeDirectories } from '../directories.js';
 import { fsyncPath } from '../fsync.js';
 import { processStartMs } from './process-start.js';
-import { SegmentFormatError, indexFileReader, indexWriteError } from './segment/errors.js';
+import { SegmentFormatError, hasCause, indexFileReader, indexWriteError } from './segment/errors.js';
 
 /** The first bytes of an index's segment and stored-fields files, for telling them apart from inputs (ingestion's format detection). */
 export { MAGIC as SEGMENT_MAGIC } from './segment/format.js';
@@ -73,10 +73,12 @@ export function noIndexError(dir: string, error: unknown): Error | null {
 /** A manifest that cannot be read as one (not JSON, or not a valid manifest): edited, truncated or damaged. */
 export class InvalidManifestError extends Error {}
 
-/** Whether `error`, or an error it was caused by, says a file of the index cannot be read (damaged, truncated, edited). */
+/**
+ * Whether `error`, or an error it was caused by, says a file of the index cannot be read: damaged, truncated, edited,
+ * or of another format (an OutdatedFormatError is a SegmentFormatError).
+ */
 export function isUnreadableIndex(error: unknown): boolean {
-  for (let cause = error; cause instanceof Error; cause = cause.cause) if (cause instanceof SegmentFormatError || cause instanceof InvalidManifestError) return true;
-  return false;
+  return hasCause(error, (cause) => cause instanceof SegmentFormatError || cause instanceof InvalidManifestError);
 }
 
 /** What to do about a manifest that cannot be read: its message had stopped at the diagnosis. */

@@ -87,8 +87,11 @@ function allowedValuesOf(error: FastifyError): string | null {
   return Array.isArray(allowed) ? allowed.map((value) => `'${String(value)}'`).join(', ') : null;
 }
 
-/** What a refusal of a request's body can say beyond fastify's words: the route's body limit, the media type sent. */
-export interface BodyContext {
+/**
+ * What a refusal can say beyond fastify's words: of a body, the route's body limit and the media type sent; of a
+ * query string, the parameters the route takes.
+ */
+export interface RefusalContext {
   bodyLimit?: number;
   contentType?: string;
   /** The media type of a body the route reads itself (an upload's multipart/form-data); else JSON is taken. */
@@ -101,7 +104,7 @@ export interface BodyContext {
  * Fastify's words for a body refused by size or media type ("Request body is too large", "Unsupported Media
  * Type") named neither the limit nor what is taken; the literature routes' refusals name both.
  */
-function bodyRefusalReason(code: string | undefined, { bodyLimit, contentType, ownMediaType }: BodyContext): string | null {
+function bodyRefusalReason(code: string | undefined, { bodyLimit, contentType, ownMediaType }: RefusalContext): string | null {
   const sent = contentType === undefined ? 'no Content-Type' : `Content-Type ${shownName(contentType)}`;
   if (code === 'FST_ERR_CTP_BODY_TOO_LARGE' && bodyLimit !== undefined) return `The body is larger than the ${shownBytes(bodyLimit)} this route takes.`;
   if (code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
@@ -117,13 +120,13 @@ function shownBytes(bytes: number): string {
   return bytes % (1024 * 1024) === 0 ? `${bytes} bytes (${bytes / (1024 * 1024)} MiB)` : `${bytes} bytes (${bytes / 1024} KiB)`;
 }
 
-/** `url`: the request's, whose query a validation error may concern; `body`: what its body's refusal can name. */
-export function toErrorReply(error: FastifyError | Error, url = '', body: BodyContext = {}): { status: number; body: ErrorBody } {
+/** `url`: the request's, whose query a validation error may concern; `context`: what its refusal can name. */
+export function toErrorReply(error: FastifyError | Error, url = '', context: RefusalContext = {}): { status: number; body: ErrorBody } {
   if (error instanceof PlatformError) return { status: error.status, body: platformErrorBody(error.type, error.reason, error.details) };
   const fastifyError = error as FastifyError;
   if (fastifyError.validation) {
-    const context = fastifyError.validationContext ?? 'body';
-    return { status: 400, body: platformErrorBody(VALIDATION_TYPES[context] ?? 'DecodingFailed', validationReason(fastifyError, url, body.queryParameters)) };
+    const part = fastifyError.validationContext ?? 'body';
+    return { status: 400, body: platformErrorBody(VALIDATION_TYPES[part] ?? 'DecodingFailed', validationReason(fastifyError, url, context.queryParameters)) };
   }
   // A full disk (or quota) is no fault of the request: the operator must make room; the client may retry.
   if (fastifyError.code === 'ENOSPC' || fastifyError.code === 'EDQUOT') {
@@ -134,7 +137,7 @@ export function toErrorReply(error: FastifyError | Error, url = '', body: BodyCo
     return { status: 503, body: platformErrorBody('ServiceUnavailable', 'The server has too many files open; retry shortly.') };
   }
   const known = fastifyError.code ? CLIENT_ERRORS[fastifyError.code] : undefined;
-  if (known) return { status: known[0], body: platformErrorBody(known[1], bodyRefusalReason(fastifyError.code, body) ?? fastifyError.message) };
+  if (known) return { status: known[0], body: platformErrorBody(known[1], bodyRefusalReason(fastifyError.code, context) ?? fastifyError.message) };
   // JSON syntax errors from the body parser, and busboy's malformed-multipart errors, carry a 4xx status.
   const status = fastifyError.statusCode;
   if (status === 429) return { status, body: platformErrorBody('TooManyRequests', fastifyError.message) };

@@ -19,10 +19,15 @@ export class SegmentFormatError extends Error {
  */
 export class OutdatedFormatError extends SegmentFormatError {}
 
+/** Whether `error`, or an error it was caused by, passes `test`. */
+export function hasCause(error: unknown, test: (cause: Error) => boolean): boolean {
+  for (let cause = error; cause instanceof Error; cause = cause.cause) if (test(cause)) return true;
+  return false;
+}
+
 /** Whether `error`, or an error it was caused by, is an OutdatedFormatError. */
 export function isOutdatedFormat(error: unknown): boolean {
-  for (let cause = error; cause instanceof Error; cause = cause.cause) if (cause instanceof OutdatedFormatError) return true;
-  return false;
+  return hasCause(error, (cause) => cause instanceof OutdatedFormatError);
 }
 
 /**
