@@ -117,7 +117,7 @@ describe('rev written otherwise than in decimal digits', () => {
 
   test('a negative revision is refused by its bound, as before', async () => {
     const response = await inject('GET', '/v1/orgs/org?rev=-1');
-    expect([response.statusCode, response.json()['@type'], response.json().reason]).toEqual([400, 'MalformedQueryParam', 'querystring/rev must be >= 1']);
+    expect([response.statusCode, response.json()['@type'], response.json().reason]).toEqual([400, 'MalformedQueryParam', "querystring/rev must be at least 1, not '-1'"]);
   });
 });
 

@@ -1,6 +1,7 @@
 /**
  * A /v1 validation refusal says what Ajv's own message leaves out: the values an enumerated parameter
- * takes, and that a parameter came twice (which Ajv reports as "must be integer").
+ * takes, that a parameter came twice (which Ajv reports as "must be integer"), and for a query parameter
+ * or path label, what it takes in words and the value refused.
  */
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { TOKENS, type TestServer, bearer, createProject, startServer } from './helpers.js';
@@ -24,8 +25,25 @@ async function reasonOf(url: string): Promise<string> {
 
 test('an enumerated parameter lists the values it takes', async () => {
   expect(await reasonOf('/v1/resources/org/proj/_/live?format=flattened')).toBe(
-    "querystring/format must be equal to one of the allowed values: 'compacted', 'expanded'",
+    "querystring/format must be one of 'compacted', 'expanded', not 'flattened'",
   );
+});
+
+test('a query parameter out of its bounds, empty or not a boolean says what it takes and what came', async () => {
+  expect(await reasonOf('/v1/resources/org/proj?size=0')).toBe("querystring/size must be at least 1, not '0'");
+  expect(await reasonOf('/v1/resources/org/proj?size=5000')).toBe("querystring/size must be at most 1000, not '5000'");
+  expect(await reasonOf('/v1/files/org/proj?from=-1')).toBe("querystring/from must be at least 0, not '-1'");
+  expect(await reasonOf('/v1/resources/org/proj/_/live?rev=0')).toBe("querystring/rev must be at least 1, not '0'");
+  expect(await reasonOf('/v1/resources/org/proj/_/live?tag=')).toBe('querystring/tag must not be empty');
+  expect(await reasonOf('/v1/resources/org/proj?deprecated=TRUE')).toBe("querystring/deprecated must be true or false, not 'TRUE'");
+});
+
+test('a path label outside its pattern says in words what a label is, and shows the one sent', async () => {
+  const response = await server.app.inject({ method: 'GET', url: '/v1/orgs/a*b', headers: alice });
+  expect([response.statusCode, response.json()['@type']]).toEqual([400, 'InvalidPathSegment']);
+  expect(response.json().reason).toBe("params/org must be 1 to 64 letters (A-Z, a-z), digits, '_' or '-', not 'a*b'");
+  const long = await server.app.inject({ method: 'GET', url: `/v1/projects/org/${'p'.repeat(300)}`, headers: alice });
+  expect(long.json().reason).toMatch(/^params\/project must be 1 to 64 letters .*, not 'p+… \(300 characters\)'$/);
 });
 
 test('a parameter given twice says so', async () => {

@@ -8,9 +8,10 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { ERROR_CONTEXT } from '../../platform/contexts.js';
 import { PlatformError, RetryLaterError, StoreUnavailableError } from '../../platform/errors.js';
-import { damagedIndexAnswer, repeatedSingleValue } from '../errors.js';
+import { damagedIndexAnswer } from '../errors.js';
 import { shownName } from '../../platform/unicode.js';
 import { bodyStillToCome } from '../unread-body.js';
+import { type SentParameters, validationReason } from './validation-reasons.js';
 
 export interface ErrorBody {
   '@context': string;
@@ -57,37 +58,6 @@ const CLIENT_ERRORS: Record<string, [number, string]> = {
 };
 
 /**
- * Ajv's message, with what it leaves unsaid: the unknown parameter or field it does not name ("must NOT
- * have additional properties"), the values an enum allows, and a parameter given twice (which it
- * reports as "must be integer").
- */
-function validationReason(error: FastifyError, url: string, queryParameters: readonly string[] | undefined): string {
-  const first = error.validation?.[0];
-  const unknown = first?.params['additionalProperty'];
-  if (typeof unknown === 'string') return `${error.message}: '${shownName(unknown)}'${takenParameters(error, queryParameters)}`;
-  const repeated = repeatedSingleValue(error, url);
-  if (repeated !== null) return `querystring/${repeated} may be given only once`;
-  const allowed = allowedValuesOf(error);
-  return allowed === null ? error.message : `${error.message}: ${allowed}`;
-}
-
-/**
- * What a query string refused for an unknown parameter could have held: Nexus's `after` (its deep paging) had been
- * told only that it is unknown, not that listings page with from and size.
- */
-function takenParameters(error: FastifyError, queryParameters: readonly string[] | undefined): string {
-  if (error.validationContext !== 'querystring' || queryParameters === undefined) return '';
-  return queryParameters.length === 0 ? ' (this operation takes no query parameter)' : ` (this operation takes ${queryParameters.join(', ')})`;
-}
-
-/** The values an enum allows, quoted, when that is what a validation error is about; else null. */
-function allowedValuesOf(error: FastifyError): string | null {
-  const first = error.validation?.[0];
-  const allowed = first?.keyword === 'enum' ? first.params['allowedValues'] : undefined;
-  return Array.isArray(allowed) ? allowed.map((value) => `'${String(value)}'`).join(', ') : null;
-}
-
-/**
  * What a refusal can say beyond fastify's words: of a body, the route's body limit and the media type sent; of a
  * query string, the parameters the route takes.
  */
@@ -98,6 +68,8 @@ export interface RefusalContext {
   ownMediaType?: string;
   /** The query parameters the route takes, named when an unknown one is refused. */
   queryParameters?: readonly string[];
+  /** The parsed query string and path labels, whose refused value a validation refusal shows. */
+  sent?: SentParameters;
 }
 
 /**
@@ -126,7 +98,7 @@ export function toErrorReply(error: FastifyError | Error, url = '', context: Ref
   const fastifyError = error as FastifyError;
   if (fastifyError.validation) {
     const part = fastifyError.validationContext ?? 'body';
-    return { status: 400, body: platformErrorBody(VALIDATION_TYPES[part] ?? 'DecodingFailed', validationReason(fastifyError, url, context.queryParameters)) };
+    return { status: 400, body: platformErrorBody(VALIDATION_TYPES[part] ?? 'DecodingFailed', validationReason(fastifyError, url, context.queryParameters, context.sent)) };
   }
   // A full disk (or quota) is no fault of the request: the operator must make room; the client may retry.
   if (fastifyError.code === 'ENOSPC' || fastifyError.code === 'EDQUOT') {
@@ -174,6 +146,7 @@ export function handleError(error: FastifyError, request: FastifyRequest, reply:
     contentType: request.headers['content-type'],
     ownMediaType: request.routeOptions.schema?.documentedBody?.mediaType,
     queryParameters: Object.keys((request.routeOptions.schema?.querystring as { properties?: object } | undefined)?.properties ?? {}),
+    sent: { querystring: request.query, params: request.params },
   });
   if (error instanceof StoreUnavailableError) {
     logStoreUnavailable(request, error);

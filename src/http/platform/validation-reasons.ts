@@ -1,0 +1,106 @@
+/**
+ * The reason of a /v1 validation refusal (an Ajv error of the route's schema). Ajv's own words name a query
+ * parameter or path label but not the value sent, and say it in the validator's language ("must be >= 1",
+ * "must be boolean", "must match pattern "^[A-Za-z0-9_-]{1,64}$""). A query parameter or path label is short
+ * and the caller wrote it, so its refusal says what is taken in words and shows what came. A body's refusals
+ * keep Ajv's words with what they leave unsaid added (the unknown field, the values an enum takes): a body's
+ * values can be large, and its checks beyond the schema speak for themselves.
+ */
+import type { FastifyError } from 'fastify';
+import { LABEL_PATTERN } from '../../platform/refs.js';
+import { shownName } from '../../platform/unicode.js';
+import { repeatedSingleValue } from '../errors.js';
+
+/** What was sent, by validation context: the parsed query string and path labels a refusal can show. */
+export interface SentParameters {
+  querystring?: unknown;
+  params?: unknown;
+}
+
+/**
+ * Ajv's message, with what it leaves unsaid: the unknown parameter or field it does not name ("must NOT
+ * have additional properties"), the values an enum allows, a parameter given twice (which it reports as
+ * "must be integer"), and for a query parameter or path label, the value refused.
+ */
+export function validationReason(
+  error: FastifyError,
+  url: string,
+  queryParameters: readonly string[] | undefined,
+  sent: SentParameters = {},
+): string {
+  const first = error.validation?.[0];
+  const unknown = first?.params['additionalProperty'];
+  if (typeof unknown === 'string') return `${error.message}: '${shownName(unknown)}'${takenParameters(error, queryParameters)}`;
+  const repeated = repeatedSingleValue(error, url);
+  if (repeated !== null) return `querystring/${repeated} may be given only once`;
+  const context = error.validationContext;
+  if (first !== undefined && error.validation?.length === 1 && (context === 'querystring' || context === 'params')) {
+    const requirement = requirementOf(first.keyword, first.params);
+    const value = valueAt(sent[context], first.instancePath);
+    if (requirement !== null && value !== undefined) {
+      // "must not be empty" says what came already.
+      const refused = String(value) === '' && first.keyword === 'minLength' ? '' : `, not '${shownName(String(value))}'`;
+      return `${context}${first.instancePath} ${requirement}${refused}`;
+    }
+  }
+  const allowed = allowedValuesOf(error);
+  return allowed === null ? error.message : `${error.message}: ${allowed}`;
+}
+
+/** What a keyword of the /v1 query and path schemas asks, in words; null for one they do not use. */
+function requirementOf(keyword: string, params: Record<string, unknown>): string | null {
+  const limit = params['limit'];
+  switch (keyword) {
+    case 'minimum':
+      return `must be at least ${String(limit)}`;
+    case 'maximum':
+      return `must be at most ${String(limit)}`;
+    case 'minLength':
+      return limit === 1 ? 'must not be empty' : `must be at least ${String(limit)} characters long`;
+    case 'maxLength':
+      return `must be at most ${String(limit)} characters long`;
+    case 'type':
+      if (params['type'] === 'boolean') return 'must be true or false';
+      // Text that is not decimal digits is refused before validation (integer-query.ts); this is what remains.
+      return params['type'] === 'integer' ? 'must be an integer written in decimal digits' : null;
+    case 'pattern':
+      return params['pattern'] === LABEL_PATTERN ? "must be 1 to 64 letters (A-Z, a-z), digits, '_' or '-'" : null;
+    case 'enum': {
+      const allowed = params['allowedValues'];
+      return Array.isArray(allowed) ? `must be one of ${quoted(allowed)}` : null;
+    }
+    default:
+      return null;
+  }
+}
+
+/** The value at an Ajv instance path (`/size`, `/type/1`) of what was sent; undefined when there is none to show. */
+function valueAt(root: unknown, instancePath: string): string | number | boolean | undefined {
+  let value = root;
+  for (const segment of instancePath.split('/').slice(1)) {
+    if (value === null || typeof value !== 'object') return undefined;
+    value = (value as Record<string, unknown>)[segment];
+  }
+  return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? value : undefined;
+}
+
+/**
+ * What a query string refused for an unknown parameter could have held: Nexus's `after` (its deep paging) had been
+ * told only that it is unknown, not that listings page with from and size.
+ */
+function takenParameters(error: FastifyError, queryParameters: readonly string[] | undefined): string {
+  if (error.validationContext !== 'querystring' || queryParameters === undefined) return '';
+  return queryParameters.length === 0 ? ' (this operation takes no query parameter)' : ` (this operation takes ${queryParameters.join(', ')})`;
+}
+
+/** The values an enum allows, quoted, when that is what a validation error is about; else null. */
+function allowedValuesOf(error: FastifyError): string | null {
+  const first = error.validation?.[0];
+  const allowed = first?.keyword === 'enum' ? first.params['allowedValues'] : undefined;
+  return Array.isArray(allowed) ? quoted(allowed) : null;
+}
+
+/** `'compacted', 'expanded'` */
+function quoted(values: readonly unknown[]): string {
+  return values.map((value) => `'${String(value)}'`).join(', ');
+}
