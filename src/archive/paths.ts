@@ -63,8 +63,9 @@ function unportableMessage(path: string, segment: string): string {
 export function unportableNameMessages(names: readonly string[]): string[] {
   return names.flatMap((name) => {
     const segment = name.split('/').find((s) => !isPortableSegment(s));
-    if (segment !== undefined) return [unportableMessage(`/${name}`, segment)];
-    const overlong = segmentBytesProblem(`/${name}`);
+    // Shown as the entry's name: a default name has no leading '/' (only a path given in a definition has).
+    if (segment !== undefined) return [unportableMessage(name, segment)];
+    const overlong = segmentBytesProblem(name);
     return overlong === null ? [] : [overlong];
   });
 }
@@ -83,13 +84,13 @@ export function segmentBytesProblem(path: string): string | null {
  * The refusal of an explicit (normalised) path beyond the ustar-derived limits, in characters (code points),
  * as they are stated; null when it is within them.
  */
-export function lengthLimitProblem(path: string): string | null {
+export function lengthLimitProblem(path: string, shown = path): string | null {
   const cut = path.lastIndexOf('/');
   const [parent, name] = [codePointCount(path.slice(0, cut)), codePointCount(path.slice(cut + 1))];
   if (name <= MAX_FILE_NAME_LENGTH && parent <= MAX_PARENT_LENGTH) return null;
   // The reference's sentence, then which part is over its limit.
   const over = name > MAX_FILE_NAME_LENGTH ? `its file name has ${name} characters` : `its folders have ${parent} characters`;
-  return `The paths '${path}' must have a file path prefix at most ${MAX_PARENT_LENGTH} characters long and a file path name at most ${MAX_FILE_NAME_LENGTH} characters long: ${over}.`;
+  return `The paths '${shown}' must have a file path prefix at most ${MAX_PARENT_LENGTH} characters long and a file path name at most ${MAX_FILE_NAME_LENGTH} characters long: ${over}.`;
 }
 
 /**
@@ -98,7 +99,8 @@ export function lengthLimitProblem(path: string): string | null {
  */
 export function overlongNameMessages(names: readonly string[]): string[] {
   return names.flatMap((name) => {
-    const problem = lengthLimitProblem(`/${name}`);
+    // Counted as a path given in a definition would be (its folders with the leading '/'), shown as the entry's name.
+    const problem = lengthLimitProblem(`/${name}`, name);
     return problem === null ? [] : [`${problem} Please define a path for it.`];
   });
 }
@@ -162,7 +164,7 @@ const ASCII = /^[\x00-\x7f]*$/;
  * case and Unicode normalisation are ignored, or used both as a file and as
  * a directory (`a/b` and `a/B/c`), which no extractor can honour.
  */
-export function findPathConflicts(names: readonly string[]): { duplicates: string[]; lookAlike: string[][]; fileAndDirectory: string[] } {
+export function findPathConflicts(names: readonly string[]): PathConflicts {
   const seen = new Set<string>();
   const duplicates = new Set<string>();
   for (const name of names) {
@@ -177,14 +179,31 @@ export function findPathConflicts(names: readonly string[]): { duplicates: strin
     else byFolded.set(key, [name]);
   }
   const lookAlike = [...byFolded.values()].filter((group) => group.length > 1).map((group) => group.sort());
-  // Each directory folded once, however many names it holds.
-  const prefixes = new Set<string>();
-  for (const name of seen) {
-    for (let cut = name.indexOf('/'); cut !== -1; cut = name.indexOf('/', cut + 1)) prefixes.add(name.slice(0, cut));
+  // Each directory folded once, however many names it holds, with the first name (in order) inside it.
+  const firstInside = new Map<string, string>();
+  for (const name of [...seen].sort()) {
+    for (let cut = name.indexOf('/'); cut !== -1; cut = name.indexOf('/', cut + 1)) {
+      const prefix = name.slice(0, cut);
+      if (!firstInside.has(prefix)) firstInside.set(prefix, name);
+    }
   }
-  const directories = new Set([...prefixes].map(folded));
-  const fileAndDirectory = [...seen].filter((name) => directories.has(folded(name)));
-  return { duplicates: [...duplicates].sort(), lookAlike: lookAlike.sort(), fileAndDirectory: fileAndDirectory.sort() };
+  const insideByFolded = new Map<string, string>();
+  for (const [prefix, inside] of firstInside) if (!insideByFolded.has(folded(prefix))) insideByFolded.set(folded(prefix), inside);
+  const fileAndDirectory = [...seen]
+    .sort()
+    .flatMap((name) => {
+      // A folder of the very same name first, then one a case-insensitive file system would take for it.
+      const inside = firstInside.get(name) ?? insideByFolded.get(folded(name));
+      return inside === undefined ? [] : [{ name, inside }];
+    });
+  return { duplicates: [...duplicates].sort(), lookAlike: lookAlike.sort(), fileAndDirectory };
+}
+
+export interface PathConflicts {
+  duplicates: string[];
+  lookAlike: string[][];
+  /** A name used as a file, and a name inside the folder it also is (`a` and `a/b`, or `a/B/c` for `a/b`). */
+  fileAndDirectory: { name: string; inside: string }[];
 }
 
 /**
@@ -210,26 +229,26 @@ export function findEntryConflicts(named: readonly { name: string; index: number
     for (let cut = name.indexOf('/'); cut !== -1; cut = name.indexOf('/', cut + 1)) add(insideDirectory, folded(name.slice(0, cut)), index);
   }
   const sorted = (indexes: number[]) => [...new Set(indexes)].sort((a, b) => a - b);
-  const one = (kind: Partial<ReturnType<typeof findPathConflicts>>) => conflictMessages({ duplicates: [], lookAlike: [], fileAndDirectory: [], ...kind })[0]!;
+  const one = (kind: Partial<PathConflicts>) => conflictMessages({ duplicates: [], lookAlike: [], fileAndDirectory: [], ...kind })[0]!;
   return [
     ...conflicts.duplicates.map((name) => ({ indexes: byName.get(name)!, message: one({ duplicates: [name] }) })),
     ...conflicts.lookAlike.map((group) => ({ indexes: sorted(group.flatMap((name) => byName.get(name)!)), message: one({ lookAlike: [group] }) })),
-    ...conflicts.fileAndDirectory.map((name) => ({
-      indexes: sorted([...byName.get(name)!, ...(insideDirectory.get(folded(name)) ?? [])]),
-      message: one({ fileAndDirectory: [name] }),
+    ...conflicts.fileAndDirectory.map((conflict) => ({
+      indexes: sorted([...byName.get(conflict.name)!, ...(insideDirectory.get(folded(conflict.name)) ?? [])]),
+      message: one({ fileAndDirectory: [conflict] }),
     })),
   ];
 }
 
-export function conflictMessages(conflicts: ReturnType<typeof findPathConflicts>): string[] {
+export function conflictMessages(conflicts: PathConflicts): string[] {
   const quoted = (names: string[]) => names.map((n) => `'${n}'`).join(', ');
   return [
     ...(conflicts.duplicates.length > 0 ? [`The paths ${quoted(conflicts.duplicates)} have been used multiple times in the archive.`] : []),
     ...conflicts.lookAlike.map(
       (group) => `The paths ${quoted(group)} differ only in letter case or Unicode normalisation: they would be one file on Windows and macOS.`,
     ),
-    ...(conflicts.fileAndDirectory.length > 0
-      ? [`The paths ${quoted(conflicts.fileAndDirectory)} are used both as a file and as a directory in the archive.`]
-      : []),
+    ...conflicts.fileAndDirectory.map(
+      ({ name, inside }) => `The path '${name}' is used both as a file and as a directory (holding '${inside}') in the archive.`,
+    ),
   ];
 }

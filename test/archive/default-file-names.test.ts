@@ -45,7 +45,7 @@ describe('at creation, for files that can be looked up', () => {
     expect(response.json()).toMatchObject({
       '@type': 'DecodingFailed',
       reason:
-        `resources[1]: The paths '/org/proj/file/${name(length)}' must have a file path prefix at most 154 characters long ` +
+        `resources[1]: The paths 'org/proj/file/${name(length)}' must have a file path prefix at most 154 characters long ` +
         `and a file path name at most 99 characters long: its file name has ${name(length).length} characters. Please define a path for it.`,
     });
     expect((await download('refused')).statusCode).toBe(404);
@@ -70,7 +70,7 @@ describe('at download, for files that could not be looked up at creation', () =>
     for (const query of ['', '?ignoreNotFound=true']) {
       const response = await download('later', query);
       expect(response.statusCode).toBe(409);
-      expect(response.json()).toMatchObject({ '@type': 'ArchivePathConflict', reason: expect.stringContaining(`'/org/proj/file/${name(150)}'`) });
+      expect(response.json()).toMatchObject({ '@type': 'ArchivePathConflict', reason: expect.stringContaining(`'org/proj/file/${name(150)}'`) });
     }
   });
 });

@@ -178,8 +178,8 @@ describe('decoding', () => {
       // resources[11] is resources[0] written again: one entry, no conflict.
       "resources[0], resources[2]: The paths 'same.json' have been used multiple times in the archive.",
       "resources[0], resources[2], resources[3]: The paths 'Same.json', 'same.json' differ only in letter case or Unicode normalisation: they would be one file on Windows and macOS.",
-      "resources[4], resources[5], resources[6]: The paths 'dir' are used both as a file and as a directory in the archive.",
-      "resources[9], resources[10]: The paths 'org/proj/compacted' are used both as a file and as a directory in the archive.",
+      "resources[4], resources[5], resources[6]: The path 'dir' is used both as a file and as a directory (holding 'dir/inside.json') in the archive.",
+      `resources[9], resources[10]: The path 'org/proj/compacted' is used both as a file and as a directory (holding 'org/proj/compacted/${flatEncode(`${BASE}/v1/resources/org/proj/_/r1`)}.json') in the archive.`,
     ]);
   });
 
@@ -260,8 +260,15 @@ describe('paths', () => {
   });
 
   test('conflicts: duplicates, and names used both as a file and as a directory', () => {
-    expect(findPathConflicts(['a/b', 'a/b', 'c', 'c/d', 'e/f'])).toEqual({ duplicates: ['a/b'], lookAlike: [], fileAndDirectory: ['c'] });
-    expect(findPathConflicts(['x/Y', 'x/y', 'X/y/z'])).toEqual({ duplicates: [], lookAlike: [['x/Y', 'x/y']], fileAndDirectory: ['x/Y', 'x/y'] });
+    expect(findPathConflicts(['a/b', 'a/b', 'c', 'c/d', 'e/f'])).toEqual({ duplicates: ['a/b'], lookAlike: [], fileAndDirectory: [{ name: 'c', inside: 'c/d' }] });
+    expect(findPathConflicts(['x/Y', 'x/y', 'X/y/z'])).toEqual({
+      duplicates: [],
+      lookAlike: [['x/Y', 'x/y']],
+      fileAndDirectory: [
+        { name: 'x/Y', inside: 'X/y/z' },
+        { name: 'x/y', inside: 'X/y/z' },
+      ],
+    });
   });
 });
 
@@ -282,7 +289,7 @@ describe('layout', () => {
     );
     expect(problems).toHaveLength(3);
     expect(problems[0]).toBe("resources[1]: unknown field 'pth'.");
-    expect(problems[1]).toMatch(/^resources\[4\]: The path '\/org\/proj\/file\/a\?b\.txt' cannot be extracted on every system/);
+    expect(problems[1]).toMatch(/^resources\[4\]: The path 'org\/proj\/file\/a\?b\.txt' cannot be extracted on every system/);
     expect(problems[2]).toBe("resources[0], resources[2], resources[3]: The paths 'org/proj/file/same.txt' have been used multiple times in the archive.");
   });
 
