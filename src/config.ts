@@ -434,7 +434,7 @@ const SETTINGS = {
     env: 'PLATFORM_STORE',
     doc: "Platform store: 'lmdb' (embedded, under --data) or a PostgreSQL URL shared by replicas (postgresql://user@host/db, or postgresql:///db?host=/var/run/postgresql).",
   },
-  blobDir: { default: null as string | null, parse: optionalPath, paths: 'folder', env: 'BLOB_DIR', shownDefault: '<data>/platform/files', doc: 'Where file contents live (default <data>/platform/files); replicas of one store share one, servers of two stores are refused.' },
+  blobDir: { default: null as string | null, parse: optionalPath, paths: 'folder', env: 'BLOB_DIR', shownDefault: '<data>/platform/files', doc: 'Where file contents live (default <data>/platform/files); replicas of one store share one, servers of two stores are refused. A folder of its own: the data directory, a folder holding it, the store or the index are refused.' },
   archiveTtl: { default: 5 * 3_600_000, parse: duration, shownDefault: '5h', doc: 'Lifetime of an archive (e.g. 5h, 30m).' },
   maxArchivesPerCaller: {
     default: 100,

@@ -26,6 +26,7 @@ import { connectionUrlProblem } from './platform/store/connection-config.js';
 import { printableStoreUrl } from './platform/store/printable-url.js';
 import { loadAuthFile } from './platform/auth-file.js';
 import { explainIndexMissing } from './start-decision.js';
+import { refuseOverlappingBlobDir } from './blob-dir-overlap.js';
 
 const MAX_PRINTED_SKIPS = 50;
 
@@ -201,6 +202,7 @@ async function runEval(config: Config): Promise<number> {
 
 async function runServe(config: Config): Promise<number> {
   refuseUnreadableStoreUrl(config);
+  refuseOverlappingBlobDir(config);
   const releaseData = await lockDataOf(config);
   if (config.indexIsDefault && !existsSync(path.join(config.index!, MANIFEST_FILE))) {
     // A broken auth file is refused before the demo index is built (a minute on a small machine), not after.
