@@ -469,7 +469,7 @@ const SETTINGS = {
     default: 30_000,
     parse: duration,
     shownDefault: '30s',
-    doc: 'On SIGTERM, SIGINT or SIGHUP, how long in-flight requests (downloads included) may run before their connections are cut.',
+    doc: 'On SIGTERM, SIGINT or SIGHUP from a terminal (to a server without one, SIGHUP reads the auth file again), how long in-flight requests (downloads included) may run before their connections are cut.',
   },
   maxInFlight: {
     default: 256,

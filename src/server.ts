@@ -47,6 +47,11 @@ async function reservePort(host: string, port: number): Promise<{ port: number; 
   };
 }
 
+/** Whether the server was started in a terminal (`npm start` at a prompt), whose closing sends SIGHUP. */
+function startedInTerminal(): boolean {
+  return process.stdin.isTTY === true || process.stdout.isTTY === true;
+}
+
 /** Node's message names the system call; the operator needs the settings to change. */
 function listenError(config: Config, error: unknown): Error {
   return new Error(`cannot listen on ${config.host} port ${config.port} (--host / HOST, --port / PORT): ${(error as Error).message}`);
@@ -196,8 +201,17 @@ export async function startServer(configured: Config, releaseData: () => Promise
     logger.info({ signal }, 'stopped');
     process.exit(0);
   };
-  // SIGHUP too: a terminal closing on `npm start` had ended the process where it was, without a drain.
-  for (const signal of STOPPING_SIGNALS) process.on(signal, () => void shutdown(signal));
+  // SIGHUP from a terminal that closed on `npm start` (it had ended the process where it was, without a drain) drains
+  // and stops. To a server started without a terminal (a service manager's, `nohup`), it is the daemons' request to
+  // read the configuration again: the auth file, so tokens and ACLs change without a restart.
+  const hangupReloads = !startedInTerminal();
+  for (const signal of STOPPING_SIGNALS) {
+    process.on(signal, () => {
+      if (signal !== 'SIGHUP' || !hangupReloads) return void shutdown(signal);
+      logger.info({ signal }, 'reading the auth file again');
+      platform.reloadAuthFile();
+    });
+  }
   try {
     await reserved.release();
     await app.listen({ host: config.host, port: config.port });

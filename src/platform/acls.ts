@@ -49,7 +49,8 @@ export class AclService {
 
   private constructor(
     private readonly store: Store,
-    private readonly configured: AclGrants,
+    /** The auth file's grants: replaced when the file is read again (replaceFileGrants). */
+    private configured: AclGrants,
     /** False without an auth file: stored grants are then ignored. */
     private readonly storedGrantsApply: boolean,
     private readonly clock: () => number,
@@ -178,6 +179,11 @@ export class AclService {
   delete(address: AclAddress, rev: number, identity: Identity): Promise<StoredAcl> {
     this.require(identity, 'acls/write', address);
     return this.change(address, { kind: 'delete', rev }, identity, () => ({}));
+  }
+
+  /** Puts the grants of an auth file read again in force for the checks and listings from now on. */
+  replaceFileGrants(grants: AclGrants): void {
+    this.configured = grants;
   }
 
   /**

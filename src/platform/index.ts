@@ -10,12 +10,11 @@ import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { AclService } from './acls.js';
 import type { Audit } from './audit.js';
-import { anonymousReadOnly, loadAuthFile, tokenDigest, type AuthConfig } from './auth-file.js';
+import { Authenticator } from './authentication.js';
 import { type Claim, OWNER_FILE, claimBlobDirectory } from './blob-owner.js';
 import { BlobStore } from './blobs.js';
-import { AuthenticationError } from './errors.js';
 import { FileService } from './files.js';
-import { ANONYMOUS, type Identity, OPERATOR } from './identities.js';
+import { type Identity, OPERATOR } from './identities.js';
 import { LiteratureResources, type LiteratureSource } from './literature.js';
 import { OrgService } from './orgs.js';
 import { isPermission } from './permissions.js';
@@ -27,7 +26,6 @@ import { RevisionStore } from './revisions.js';
 import { storeIdOf } from './store-id.js';
 import { openPlatformStore } from './store/open.js';
 import type { Store } from './store/store.js';
-import { looksLikeJwt, oidcVerifier } from './oidc.js';
 import { logPeriodicFailure } from './periodic-failure.js';
 import { printableStoreUrl } from './store/printable-url.js';
 
@@ -81,6 +79,8 @@ export interface Platform {
   readonly renderer: Renderer;
   /** The caller behind an Authorization header; rejects with AuthenticationError (401) for a bad token. */
   identify(authorization: string | undefined): Promise<Identity>;
+  /** Reads the auth file again (SIGHUP); false, with a log line, when there is none or it cannot be used: nothing changes then. */
+  reloadAuthFile(): boolean;
   /** Throws AuthorizationError (403) unless `caller` (as `identify` named it) holds `permission` on `projectPath` (`org/project`). */
   authorize(caller: Identity, permission: string, projectPath: string): void;
   close(): Promise<void>;
@@ -103,9 +103,7 @@ export async function openPlatform(options: PlatformOptions): Promise<Platform> 
   const literatureRef = parseProjectRef(options.literatureProject.replace(/^\//, ''));
   if (literatureRef === null) throw new Error(`literature project must be 'org/project', got '${options.literatureProject}'`);
 
-  const auth: AuthConfig = options.authFile ? loadAuthFile(options.authFile) : anonymousReadOnly();
-  if (options.authFile) logger.info(`auth file ${options.authFile}: ${auth.tokens.size} token(s), ACLs on ${auth.acls.size} path(s)`);
-  else logger.warn('no auth file (--auth-file / AUTH_FILE): anonymous is read-only (resources/read on /) and every write is refused');
+  const authenticator = Authenticator.load(options.authFile, logger);
 
   const storeSetting = options.platformStore ?? 'lmdb';
   const storeDir = embeddedStoreDirectory(options.dataDir);
@@ -131,7 +129,7 @@ export async function openPlatform(options: PlatformOptions): Promise<Platform> 
     blobClaim = await claimBlobDirectory(blobRoot, storeId, options.blobDir ? '--blob-dir (BLOB_DIR)' : 'the file contents directory', storeIsNew);
     blobs.claimedBy(storeId);
     await blobs.init(options.blobDir !== undefined && options.blobDir !== null);
-    acls = await AclService.open(store, auth.acls, options.authFile !== null, clock);
+    acls = await AclService.open(store, authenticator.fileAcls, options.authFile !== null, clock);
     orgs = new OrgService(store, acls, clock);
     projects = await ProjectService.open(store, orgs, acls, baseUri, literatureRef, opened, clock);
     logLiteratureBase(logger, `${literatureRef.org}/${literatureRef.project}`, projects.literatureBase, baseUri);
@@ -176,27 +174,6 @@ export async function openPlatform(options: PlatformOptions): Promise<Platform> 
     blobTimer.unref();
   }
 
-  const verifyJwt = auth.oidc ? oidcVerifier(auth.oidc) : null;
-  if (auth.oidc) logger.info(`OIDC tokens of ${auth.oidc.issuer} accepted as realm ${auth.oidc.realm} (${auth.oidc.keys.keys.length} key(s))`);
-  // Said at every start, not only in the docs: a token the provider issued to another of its applications would be taken for one issued here.
-  if (auth.oidc?.audience === null) {
-    logger.warn(`OIDC: the auth file's "oidc" section sets no "audience", so tokens ${auth.oidc.issuer} issued to any of its clients are accepted; set it to this server's client id`);
-  }
-  const identify = async (authorization: string | undefined): Promise<Identity> => {
-    if (authorization === undefined || authorization.trim() === '') return ANONYMOUS;
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
-    if (!match) throw new AuthenticationError('InvalidAccessTokenFormat', 'The Authorization header must be a bearer token.');
-    const token = match[1]!;
-    const identity = auth.tokens.get(tokenDigest(token));
-    if (identity) return identity;
-    if (verifyJwt && looksLikeJwt(token)) {
-      const verified = await verifyJwt(token);
-      if ('refused' in verified) throw new AuthenticationError('InvalidAccessToken', `The provided token is invalid: ${verified.refused}.`);
-      return verified;
-    }
-    throw new AuthenticationError('InvalidAccessToken', 'The provided token is invalid.');
-  };
-
   return {
     baseUri,
     store,
@@ -208,7 +185,8 @@ export async function openPlatform(options: PlatformOptions): Promise<Platform> 
     resources,
     files,
     renderer,
-    identify,
+    identify: (authorization) => authenticator.identify(authorization),
+    reloadAuthFile: () => authenticator.reload(acls),
     authorize(caller, permission, projectPath) {
       const ref = parseProjectRef(projectPath.replace(/^\//, ''));
       if (ref === null || !isPermission(permission)) throw new Error(`authorize: bad permission '${permission}' or project '${projectPath}'`);

@@ -62,26 +62,6 @@ describe('npm start', () => {
   }, 90_000);
 });
 
-describe('SIGHUP', () => {
-  it('drains and exits 0 as SIGTERM does (a terminal closing had ended the server at once)', async () => {
-    const { dir, cleanup } = await tempDir();
-    try {
-      await writeIndex(`${dir}/index`, [article('a1', ['place cells fire in one place'])]);
-      const server = await serve(dir, await freePort(), '--search-threads', '0');
-      try {
-        expect(server.output()).toContain('Server listening');
-        server.child.kill('SIGHUP');
-        expect(await server.exited).toEqual({ code: 0, signal: null });
-        expect(server.output()).toMatch(/"signal":"SIGHUP".*shutting down: draining in-flight requests/);
-      } finally {
-        server.child.kill('SIGKILL');
-      }
-    } finally {
-      await cleanup();
-    }
-  }, 90_000);
-});
-
 describe('SIGTERM while the language model answers', () => {
   it.skipIf(!existsSync(STORIES))('cuts the streamed answer at the drain\'s end and exits 0 (the model was disposed under the running generation: exit 1)', async () => {
     const { dir, cleanup } = await tempDir();
