@@ -19,16 +19,19 @@ interface MediaRange {
   q: number;
 }
 
-/** Legacy names of ZIP that clients send (the reference's own docs use `application/x-zip`). */
-const ALIASES: Record<string, string> = {
-  'application/x-zip': 'application/zip',
-  'application/x-zip-compressed': 'application/zip',
-};
+/**
+ * Legacy names of ZIP that clients send (the reference's own docs use `application/x-zip`). A map: a lookup in an
+ * object had found its prototype's properties (`Accept: constructor` was a 500 on every negotiating route).
+ */
+const ALIASES = new Map([
+  ['application/x-zip', 'application/zip'],
+  ['application/x-zip-compressed', 'application/zip'],
+]);
 
 export function parseAccept(header: string | undefined): MediaRange[] {
   if (header === undefined || header.trim() === '') return [{ type: '*', subtype: '*', q: 1 }];
   return weightedMembers(header).flatMap(({ name: mediaType, q }) => {
-    const normalized = ALIASES[mediaType] ?? mediaType;
+    const normalized = ALIASES.get(mediaType) ?? mediaType;
     const slash = normalized.indexOf('/');
     if (slash <= 0 || slash === normalized.length - 1) return [];
     return [{ type: normalized.slice(0, slash), subtype: normalized.slice(slash + 1), q }];

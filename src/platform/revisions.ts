@@ -299,7 +299,7 @@ export class RevisionStore {
     // A deprecated entity may still be undeprecated, but not changed otherwise.
     if (change.kind !== 'undeprecate' && latest.deprecated) throw kind === 'file' ? rejections.fileIsDeprecated(id) : rejections.resourceIsDeprecated(id);
     if (change.kind === 'undeprecate' && !latest.deprecated) throw kind === 'file' ? rejections.fileIsNotDeprecated(id) : rejections.resourceIsNotDeprecated(id);
-    if (change.kind === 'untag' && !(change.tag in latest.tags)) throw rejections.tagNotFound(change.tag);
+    if (change.kind === 'untag' && !Object.hasOwn(latest.tags, change.tag)) throw rejections.tagNotFound(change.tag);
     return latest;
   }
 
@@ -439,8 +439,9 @@ export class RevisionStore {
   }
 
   private async taggedRev(project: string, id: string, head: Head, tag: string): Promise<number> {
-    const rev = (await this.revisions.get([project, id, head.rev]))!.tags[tag];
-    if (rev !== undefined) return rev;
+    const { tags } = (await this.revisions.get([project, id, head.rev]))!;
+    // Own tags only: `?tag=constructor` had read the object's prototype, a 500.
+    if (Object.hasOwn(tags, tag)) return tags[tag]!;
     // Reserved for the latest revision, unless stored as a tag before the rule (such a tag still reads as stored).
     if (tag === LATEST_TAG) return head.rev;
     throw rejections.tagNotFound(tag);
