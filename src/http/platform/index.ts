@@ -27,6 +27,7 @@ import { projectListRoutes } from './project-list.js';
 import { projectRoutes } from './projects.js';
 import { resourceRoutes } from './resources.js';
 import { SHOWN_PATH_LENGTH, shownName } from '../../platform/unicode.js';
+import { UPLOAD_FORM_LIMITS } from './upload-form.js';
 
 export interface PlatformApiOptions {
   platform: Platform;
@@ -87,7 +88,7 @@ export async function platformApi(
       v1.removeContentTypeParser('text/plain');
       await v1.register(multipart, {
         throwFileSizeLimit: false,
-        limits: { fileSize: platform.files.maxFileBytes, files: 1, fields: 10, parts: 20, fieldSize: 64 * 1024 },
+        limits: { fileSize: platform.files.maxFileBytes, ...UPLOAD_FORM_LIMITS },
       });
       identifyCallers(v1, platform);
       // Before the schemas coerce the query string: `rev=1.0` would reach a route as 1.
