@@ -64,6 +64,10 @@ describe('validation messages', () => {
   it.each([
     ['/suggestions/author?name=%20%20', 'name'],
     ['/suggestions/journal?keywords=%09', 'keywords'],
+    // Control characters alone, which no stored name holds: a name of them had been answered 200 [].
+    ['/suggestions/author?name=%00', 'name'],
+    ['/suggestions/author?name=%07%08', 'name'],
+    ['/suggestions/journal?keywords=%1B', 'keywords'],
   ])('blank suggestion text %s says it is blank', async (url, parameter) => {
     const detail = await rejects({ method: 'GET', url });
     expect(detail).toMatchObject({ code: 8, parameter, detail: `${parameter} is blank` });
@@ -85,6 +89,8 @@ describe('validation messages', () => {
   it('a blank question says it is blank', async () => {
     const detail = await rejects({ method: 'POST', url: '/qa/generative', payload: { query: '   ' } });
     expect(detail).toMatchObject({ code: 8, parameter: 'query', detail: 'query is blank' });
+    const control = await rejects({ method: 'POST', url: '/qa/generative', payload: { query: '\u0000\u0007' } });
+    expect(control).toMatchObject({ code: 8, parameter: 'query', detail: 'query is blank' });
   });
 });
 

@@ -15,11 +15,12 @@ const PAGE_PATH = new URL(serverUrl('/ui/')).pathname;
 const pagesAskedPastTheLargest = new WeakMap();
 
 /**
- * True for text of white space and invisible characters alone (a zero-width space, a soft hyphen, a BOM): nothing
+ * True for text of white space, invisible and control characters alone (a zero-width space, a soft hyphen, a BOM, NUL): nothing
  * a filter can match, the server says so, and as a chip it would show as nothing.
  */
 export function isBlank(text) {
-  return /^[\s\p{Cf}]*$/u.test(text);
+  // As the server reads blank (src/http/blank-text.ts): white space, default-ignorable and control characters alone.
+  return /^[\p{White_Space}\p{Default_Ignorable_Code_Point}\p{Cc}]*$/u.test(text);
 }
 
 export function emptyFilters() {
