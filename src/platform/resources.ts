@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import type { AclService } from './acls.js';
 import { PlatformError, rejections } from './errors.js';
-import type { Identity } from './identities.js';
+import { type Identity, printableName } from './identities.js';
 import { contextProblem } from './context-bound.js';
 import { depthProblem } from './json-depth.js';
 import { surveyOf } from './payload-survey.js';
@@ -24,6 +24,9 @@ import { slicedJson } from './render-transfer.js';
 import { rememberPayloadJson } from './stored-json.js';
 import { idKeys } from './rendering.js';
 import type { EntityState, EntityWrite, ListedState, Processing, RevisionSelector, RevisionStore } from './revisions.js';
+
+/** C0 controls and DEL, which RFC 3987 never allows in an IRI. */
+const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
 
 export class ResourceService {
   constructor(
@@ -254,16 +257,20 @@ export class ResourceService {
     if (surveyOf(payload).holdsLoneSurrogate) throw rejections.loneSurrogate('payload', loneSurrogatePointer(payload)!);
     // Written out once, in slices: sent to the render thread as this text, and stored as it.
     rememberPayloadJson(payload, await slicedJson(payload));
-    return this.renderer.expandedTypes({ id, source: payload, metadata: {}, base: project.base, vocab: project.vocab }, caller);
+    const types = await this.renderer.expandedTypes({ id, source: payload, metadata: {}, base: project.base, vocab: project.vocab }, caller);
+    // The listing's `type` filter refuses such a type (no IRI holds one), so the resource could never be listed by it.
+    const unlistable = types.find((type) => CONTROL_CHARACTER.test(type));
+    if (unlistable !== undefined) throw rejections.invalidJsonLd(`The type '${printableName(unlistable)}' holds a control character, which no IRI may hold.`);
+    return types;
   }
 }
 
-/** A 400, as for the other writes an entity's state refuses (ResourceIsDeprecated); the reason names the file's own URL. */
 /** What a payload written in `project` now resolves against, recorded with its revision. */
 function processingOf(project: ProjectState): Processing {
   return { base: project.base, vocab: project.vocab };
 }
 
+/** A 400, as for the other writes an entity's state refuses (ResourceIsDeprecated); the reason names the file's own URL. */
 function fileChangedAsResource(id: string, ref: ProjectRef): PlatformError {
   const fileUrl = `/v1/files/${projectKey(ref)}/${encodeURIComponent(id)}`;
   return new PlatformError(400, 'ResourceIsAFile', `Resource '${id}' is a file: it is changed through ${fileUrl}; the resource routes only read it.`);
