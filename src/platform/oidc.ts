@@ -67,8 +67,7 @@ export function oidcVerifier(config: OidcConfig): OidcVerifier {
     }
     const subject = payload[config.subjectClaim];
     if (typeof subject !== 'string' || parsePrincipal(`${config.realm}/${subject}`)?.type !== 'User') {
-      const problem = typeof subject === 'string' ? nameProblem(subject) : null;
-      return { refused: `the token's "${config.subjectClaim}" claim is not a usable user name${problem === null ? '' : `: it ${problem}`}` };
+      return { refused: `the token's "${config.subjectClaim}" claim is not a usable user name: it ${subjectProblem(subject)}` };
     }
     const claimed = payload[config.groupsClaim];
     // Keycloak writes groups as paths ("/team"); a group is named without the slash. A group no ACL
@@ -76,6 +75,17 @@ export function oidcVerifier(config: OidcConfig): OidcVerifier {
     const groups = Array.isArray(claimed) ? claimed.filter((g): g is string => typeof g === 'string').map((g) => g.replace(/^\/+/, '')) : [];
     return userIdentity(config.realm, subject, groups.filter((g) => g !== '' && nameProblem(g) === null));
   };
+}
+
+/** Why a subject claim names no user: the identity provider's operator must know what to change. */
+function subjectProblem(subject: unknown): string {
+  if (subject === undefined) return 'is missing';
+  if (typeof subject !== 'string') return `is ${subject === null ? 'null' : Array.isArray(subject) ? 'a list' : `a ${typeof subject}`}, not a text`;
+  if (subject === '') return 'is empty';
+  const problem = nameProblem(subject);
+  if (problem !== null) return problem;
+  if (subject.startsWith('group/')) return `starts with "group/", which names groups in ACLs`;
+  return `is "${subject}", which names ${subject === 'anonymous' ? 'callers without a token' : 'every caller with a token'} in ACLs`;
 }
 
 /**

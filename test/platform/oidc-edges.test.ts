@@ -97,6 +97,19 @@ describe('OIDC token edges', () => {
     expect(respelledResponse.json().reason).toContain('canonically');
   });
 
+  test.each([
+    [{ sub: undefined }, 'is missing'],
+    [{ sub: 123 }, 'is a number, not a text'],
+    [{ sub: ['ada'] }, 'is a list, not a text'],
+    [{ sub: '' }, 'is empty'],
+    [{ sub: 'group/lab' }, 'starts with "group/", which names groups in ACLs'],
+    [{ sub: 'authenticated' }, 'is "authenticated", which names every caller with a token in ACLs'],
+    [{ sub: 'anonymous' }, 'is "anonymous", which names callers without a token in ACLs'],
+  ])('a subject claim %j is 401 saying why it names no user (it had said only "not a usable user name")', async (claims, why) => {
+    const response = await readOrg(await token(claims));
+    expect([response.statusCode, response.json().reason]).toEqual([401, `The provided token is invalid: the token's "sub" claim is not a usable user name: it ${why}.`]);
+  });
+
   test('a subject holding a lone surrogate is 401, not a user the store would rename', async () => {
     const response = await readOrg(await token({ sub: 'ada\ud800' }));
     expect(response.statusCode).toBe(401);
