@@ -1,4 +1,7 @@
-/** Opens the index, models and services named by the configuration and serves them until SIGTERM, SIGINT or SIGHUP. */
+/**
+ * Opens the index, models and services named by the configuration and serves them until SIGTERM or SIGINT (or SIGHUP
+ * from the terminal it was started in; to a server started without one, SIGHUP reads the auth file again).
+ */
 import { createServer } from 'node:net';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
@@ -204,11 +207,13 @@ export async function startServer(configured: Config, releaseData: () => Promise
   // SIGHUP from a terminal that closed on `npm start` (it had ended the process where it was, without a drain) drains
   // and stops. To a server started without a terminal (a service manager's, `nohup`), it is the daemons' request to
   // read the configuration again: the auth file, so tokens and ACLs change without a restart.
-  const hangupReloads = !startedInTerminal();
+  const hangupStops = startedInTerminal();
   for (const signal of STOPPING_SIGNALS) {
-    process.on(signal, () => {
-      if (signal !== 'SIGHUP' || !hangupReloads) return void shutdown(signal);
-      logger.info({ signal }, 'reading the auth file again');
+    if (signal !== 'SIGHUP' || hangupStops) process.on(signal, () => void shutdown(signal));
+  }
+  if (!hangupStops) {
+    process.on('SIGHUP', () => {
+      logger.info({ signal: 'SIGHUP' }, 'reading the auth file again');
       platform.reloadAuthFile();
     });
   }

@@ -1,5 +1,5 @@
 /**
- * The drain at SIGTERM, SIGINT or SIGHUP: server.ts closes the app, which stops accepting connections and lets the
+ * The drain at SIGTERM, SIGINT or a terminal's SIGHUP: server.ts closes the app, which stops accepting connections and lets the
  * requests in flight finish, for --shutdown-timeout at most, then cuts what is left.
  *
  * A request that still arrives on a connection already open is refused 503 here, in the vocabulary of the

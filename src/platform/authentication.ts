@@ -39,26 +39,25 @@ export class Authenticator {
 
   /**
    * Reads the auth file again and puts its tokens, OIDC section and ACLs in force for the requests that start from
-   * now on. False, with an error line, when the file cannot be used: nothing changes then. A server started without
-   * an auth file has none to read (stored grants do not apply to it), which a line says.
+   * now on. When the file cannot be used, an error line says why and nothing changes. A server started without an
+   * auth file has none to read (stored grants do not apply to it), which a line says.
    */
-  reload(acls: AclService): boolean {
+  reload(acls: AclService): void {
     if (this.authFile === null) {
       this.logger.warn('no auth file to read again: the server was started without --auth-file (AUTH_FILE); anonymous stays read-only');
-      return false;
+      return;
     }
     let next: AuthConfig;
     try {
       next = loadAuthFile(this.authFile);
     } catch (error) {
       this.logger.error({ reason: (error as Error).message }, 'auth file not read again: the tokens and ACLs in force are kept');
-      return false;
+      return;
     }
     this.auth = next;
     this.verifyJwt = next.oidc ? oidcVerifier(next.oidc) : null;
     acls.replaceFileGrants(next.acls);
     this.describe(' read again');
-    return true;
   }
 
   /** The caller behind an Authorization header; rejects with AuthenticationError (401) for a bad token. */

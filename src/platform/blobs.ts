@@ -15,7 +15,7 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { constants, createReadStream, createWriteStream, existsSync, lstatSync, openSync, readFileSync, realpathSync, rmSync, statSync, type ReadStream } from 'node:fs';
-import { link, mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { link, open, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { type Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -168,12 +168,12 @@ export class BlobStore {
       const release = this.markPending(digest);
       let placed: Placed | null;
       try {
-        await mkdir(path.dirname(target), { recursive: true });
+        makeDirectories(path.dirname(target));
         placed = await place(temporary, target);
         await fsyncPath(path.dirname(target));
       } catch (error) {
         release();
-        // Out of inodes, the recursive mkdir says ENOENT: answered 500 "no such file or directory" where it is a 507.
+        // Out of blocks or inodes: a 507 that says so, not a 500.
         throw await diskFullOr(error, this.tmp, 'the file storage');
       }
       return { digest, bytes, release, discard: () => (placed === null ? Promise.resolve() : this.discardPlaced(target, placed)) };

@@ -79,8 +79,8 @@ export interface Platform {
   readonly renderer: Renderer;
   /** The caller behind an Authorization header; rejects with AuthenticationError (401) for a bad token. */
   identify(authorization: string | undefined): Promise<Identity>;
-  /** Reads the auth file again (SIGHUP); false, with a log line, when there is none or it cannot be used: nothing changes then. */
-  reloadAuthFile(): boolean;
+  /** Reads the auth file again (SIGHUP); when there is none or it cannot be used, a log line says so and nothing changes. */
+  reloadAuthFile(): void;
   /** Throws AuthorizationError (403) unless `caller` (as `identify` named it) holds `permission` on `projectPath` (`org/project`). */
   authorize(caller: Identity, permission: string, projectPath: string): void;
   close(): Promise<void>;
