@@ -20,6 +20,7 @@ import { defaultOf } from '../src/config.js';
 import { PLATFORM_MAX_PARAM_LENGTH, platformApi } from '../src/http/platform/index.js';
 import { OPERATOR } from '../src/platform/identities.js';
 import { openServices } from '../src/services.js';
+import { NO_ARTICLES } from '../src/platform/literature.js';
 
 export const TOKEN = 'bench-token-0123456789';
 
@@ -47,7 +48,7 @@ async function serve(scratch: string, mode: 'inline' | 'workers', keys: number, 
     authFile: path.join(scratch, 'auth.json'),
     archiveTtlMs: 3_600_000,
     literatureProject: 'literature/articles',
-    literature: { getArticle: () => null, listArticleIds: () => [], articleCount: () => 0 },
+    literature: NO_ARTICLES,
     renderThreads: mode === 'inline' ? 0 : undefined,
   });
   const ref = { org: 'bench', project: 'heavy' };

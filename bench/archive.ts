@@ -42,6 +42,7 @@ import { openServices } from '../src/services.js';
 import { entityView } from '../src/platform/metadata.js';
 import { renderText } from '../src/platform/rendering.js';
 import { type HealthResults, type HealthRun, healthDuringDownloads } from './archive-healthz.js';
+import { NO_ARTICLES } from '../src/platform/literature.js';
 
 const MIB = 1024 * 1024;
 const totalBytes = Number(process.env.ARCHIVE_BENCH_MB ?? 1024) * MIB;
@@ -123,7 +124,7 @@ async function bigArchive(): Promise<BigResults> {
     authFile: path.join(scratch, 'auth.json'),
     archiveTtlMs: 3_600_000,
     literatureProject: 'literature/articles',
-    literature: { getArticle: () => null, listArticleIds: () => [], articleCount: () => 0 },
+    literature: NO_ARTICLES,
   });
   const { platform, archives } = services;
   const owner = OPERATOR;

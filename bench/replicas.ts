@@ -25,10 +25,10 @@ import { schemaUrl, startCluster } from '../test/postgres/cluster.js';
 import { machine, summarize, writeResults } from './lib/stats.js';
 import { measureReplicaLoad, replicaLoadErrors, replicaLoadMarkdown, replicaLoadSettings } from './replicas-load.js';
 import { count } from './lib/settings.js';
+import { NO_ARTICLES } from '../src/platform/literature.js';
 
 const WRITES = count('REPLICA_WRITES', 300);
 const ROUNDS = count('REPLICA_ROUNDS', 3);
-const NO_ARTICLES = { getArticle: () => null, listArticleIds: () => [], articleCount: () => 0 };
 
 async function open(dataDir: string, platformStore: string): Promise<Services> {
   return openServices({ dataDir, platformStore, authFile: null, archiveTtlMs: 3_600_000, literatureProject: 'literature/articles', literature: NO_ARTICLES, renderThreads: 0 });

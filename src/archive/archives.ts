@@ -15,6 +15,7 @@ import { depthProblem } from '../platform/json-depth.js';
 import { encodeIdSegment, expandIdSegment, resolveIri } from '../platform/iri.js';
 import type { JsonObject } from '../platform/jsonld.js';
 import { type ProjectService, type ProjectState, defaultBase } from '../platform/projects.js';
+import type { ResourceService } from '../platform/resources.js';
 import { type ProjectRef, projectAddress, projectKey } from '../platform/refs.js';
 import type { Platform } from '../platform/index.js';
 import type { Renderer } from '../platform/renderer.js';
@@ -93,7 +94,7 @@ export class ArchiveService {
   private readonly acls: AclService;
   private readonly baseUri: string;
   private readonly clock: () => number;
-  private readonly resolveDeps: ResolveDeps;
+  private readonly resolveDeps: ResolveDeps & { resources: ResourceService };
   private readonly ttlMs: number;
   private readonly quota: ArchiveLedger;
   private readonly renderer: Renderer;

@@ -13,16 +13,20 @@ import type { Identity } from '../platform/identities.js';
 import { entityView } from '../platform/metadata.js';
 import { renderCallerOf, type RenderCaller } from '../platform/render-queue.js';
 import type { Renderer } from '../platform/renderer.js';
+import type { ResourceService } from '../platform/resources.js';
 import type { StoredArchive } from './archives.js';
 import { SAMPLE_BYTES, isAlreadyCompressedType, sampleCompresses } from './compressibility.js';
-import { type ResolveDeps, resolveForDownload } from './resolve.js';
+import { type ResolveDeps, type ResolvedEntry, resolveForDownload } from './resolve.js';
 import { revisionReads } from './revision-reads.js';
 import { zipStream } from './zip.js';
 
 export interface Download {
   archiveId: string;
   entryCount: number;
+  /** The ZIP; what it holds is let go when it closes. */
   stream(onError: (error: Error) => void): Readable;
+  /** Lets go what the download holds when its stream is never asked for (HEAD). */
+  abandon(): void;
 }
 
 export interface RenderBounds {
@@ -38,34 +42,45 @@ export async function prepareDownload(
   archive: StoredArchive,
   identity: Identity,
   ignoreNotFound: boolean,
-  deps: ResolveDeps,
+  deps: ResolveDeps & { resources: ResourceService },
   renderer: Renderer,
   bounds: RenderBounds = DEFAULT_RENDER_BOUNDS,
   caller: RenderCaller = renderCallerOf(identity),
 ): Promise<Download> {
+  // Entries are read when pinned, then again when streamed: the literature's from one index generation throughout,
+  // held until the stream closes (ended, failed or cut) or the download is abandoned.
+  const held = deps.resources.heldLookup();
+  const resources = { lookup: held.lookup, expandId: deps.resources.expandId.bind(deps.resources) };
   let sourceBytes = 0;
-  // Counted as entries are read: every revision read holds its payload, so a total checked at the end would let
-  // one archive of many large revisions fill the memory before being refused.
-  const entries = await resolveForDownload(archive, identity, ignoreNotFound, deps, (entry) => {
-    if (entry.format === null) return;
-    sourceBytes += entry.state.sourceBytes;
-    if (sourceBytes > bounds.maxSourceBytes) {
-      throw new PlatformError(
-        413,
-        'ArchiveTooLarge',
-        `The resources of this archive hold more than ${bounds.maxSourceBytes} bytes of payload, the most an archive may render. Split it into several archives.`,
-      );
-    }
-  });
+  let entries: ResolvedEntry[];
+  try {
+    // Counted as entries are read: every revision read holds its payload, so a total checked at the end would let
+    // one archive of many large revisions fill the memory before being refused.
+    entries = await resolveForDownload(archive, identity, ignoreNotFound, { ...deps, resources }, (entry) => {
+      if (entry.format === null) return;
+      sourceBytes += entry.state.sourceBytes;
+      if (sourceBytes > bounds.maxSourceBytes) {
+        throw new PlatformError(
+          413,
+          'ArchiveTooLarge',
+          `The resources of this archive hold more than ${bounds.maxSourceBytes} bytes of payload, the most an archive may render. Split it into several archives.`,
+        );
+      }
+    });
+  } catch (error) {
+    held.release();
+    throw error;
+  }
   let rendered = 0;
   // Revisions never change: each entry's is the one it was pinned to, whose payload resolving measured and let go.
-  const revisionOf = revisionReads(entries, (entry) => deps.resources.lookup(entry.project, entry.state.id, { rev: entry.state.rev }));
+  const revisionOf = revisionReads(entries, (entry) => resources.lookup(entry.project, entry.state.id, { rev: entry.state.rev }));
   // The download's entries take their turns on the render threads as its caller's, one entry in flight at a time (zip.ts).
   return {
     archiveId: archive.id,
     entryCount: entries.length,
-    stream: (onError) =>
-      zipStream(
+    abandon: held.release,
+    stream: (onError) => {
+      const zip = zipStream(
         entries,
         {
           render: async (entry) => {
@@ -83,6 +98,9 @@ export async function prepareDownload(
             !isAlreadyCompressedType(entry.state.file!.mediaType) && sampleCompresses(await deps.files.contentHead(entry.state, SAMPLE_BYTES)),
         },
         onError,
-      ),
+      );
+      zip.once('close', held.release);
+      return zip;
+    },
   };
 }

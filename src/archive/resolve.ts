@@ -33,7 +33,8 @@ export interface ResolveDeps {
   baseUri: string;
   projects: ProjectService;
   acls: AclService;
-  resources: ResourceService;
+  /** A download reads through `ResourceService.heldLookup`'s lookup (download.ts). */
+  resources: Pick<ResourceService, 'lookup' | 'expandId'>;
   files: FileService;
 }
 

@@ -103,14 +103,32 @@ export class LiveIndex implements IndexReader {
   }
 
   async read<T>(work: (view: IndexView) => Promise<T> | T): Promise<T> {
-    const view = this.active;
-    view.readers++;
+    const { view, release } = this.heldView();
     try {
       return await work(view);
     } finally {
+      release();
+    }
+  }
+
+  /** The generation served now, held as a request holds it (`read`) until `release`: a later release does nothing. */
+  hold(): { getArticle(articleId: string): ArticleMetadata | null; release(): void } {
+    const { view, release } = this.heldView();
+    return { getArticle: (articleId) => view.library.getArticle(articleId), release };
+  }
+
+  /** The served generation, counted as read until `release`, and released once retired and read by no one. */
+  private heldView(): { view: Served; release: () => void } {
+    const view = this.active;
+    view.readers++;
+    let held = true;
+    const release = () => {
+      if (!held) return;
+      held = false;
       view.readers--;
       if (view.retired && view.readers === 0) this.release(view);
-    }
+    };
+    return { view, release };
   }
 
   /** Switches to the published generation if it differs from the one served. Concurrent calls queue. */

@@ -13,12 +13,28 @@ import type { JsonObject } from './jsonld.js';
 import type { ProjectState } from './projects.js';
 import type { EntityState, RevisionSelector } from './revisions.js';
 
+/** Articles read from one index generation, kept from release by a newer one until `release` (called once or more). */
+export interface HeldArticles {
+  getArticle(articleId: string): ArticleMetadata | null;
+  release(): void;
+}
+
 /** What the platform needs from the search index. */
 export interface LiteratureSource {
   getArticle(articleId: string): ArticleMetadata | null;
   listArticleIds(offset: number, limit: number): string[];
   articleCount(): number;
+  /** The generation served now, held: what reads an article twice over time (an archive download) reads it from one. */
+  hold(): HeldArticles;
 }
+
+/** A literature of no articles: the platform served without an index (the archive and replica benchmarks, tests). */
+export const NO_ARTICLES: LiteratureSource = {
+  getArticle: () => null,
+  listArticleIds: () => [],
+  articleCount: () => 0,
+  hold: () => ({ getArticle: () => null, release: () => {} }),
+};
 
 export class LiteratureResources {
   constructor(
@@ -32,14 +48,27 @@ export class LiteratureResources {
     return this.project.base + encodeURIComponent(articleId);
   }
 
-  fetch(id: string, selector: RevisionSelector): EntityState {
+  /** The article under `id`, from `articles` (by default the generation served now). */
+  fetch(id: string, selector: RevisionSelector, articles: Pick<HeldArticles, 'getArticle'> = this.source): EntityState {
     const project = `${this.project.org}/${this.project.label}`;
     const articleId = this.articleIdOf(id);
-    const article = articleId === null ? null : this.source.getArticle(articleId);
+    const article = articleId === null ? null : articles.getArticle(articleId);
     if (!article) throw rejections.resourceNotFound(id, project);
     if ('tag' in selector && selector.tag !== LATEST_TAG) throw rejections.tagNotFound(selector.tag);
     if ('rev' in selector && selector.rev !== 1) throw rejections.revisionNotFound(selector.rev, 1);
     return this.stateOf(article);
+  }
+
+  /**
+   * `fetch` from one generation, held from the first article read until `release`; nothing is held when no
+   * article is read (an archive of platform resources only).
+   */
+  heldFetch(): { fetch: (id: string, selector: RevisionSelector) => EntityState; release: () => void } {
+    let held: HeldArticles | null = null;
+    return {
+      fetch: (id, selector) => this.fetch(id, selector, (held ??= this.source.hold())),
+      release: () => held?.release(),
+    };
   }
 
   list(offset: number, limit: number): { total: number; states: EntityState[] } {

@@ -178,6 +178,18 @@ export class ResourceService {
   }
 
   /**
+   * `lookup` reading the literature from one index generation until `release`: an archive download reads each entry
+   * when it pins it and again when it streams it, and an ingestion between had changed or removed articles mid-ZIP.
+   */
+  heldLookup(): { lookup: ResourceService['lookup']; release: () => void } {
+    const literature = this.literature.heldFetch();
+    return {
+      lookup: async (project, id, selector) => (project.readOnly ? literature.fetch(id, selector) : this.lookup(project, id, selector)),
+      release: literature.release,
+    };
+  }
+
+  /**
    * Latest revisions of the project's resources, files included as in Nexus, in id order, only those passing
    * the request's filters (listing-filter.ts; a file's type is nxv:File).
    */

@@ -8,8 +8,8 @@ import { OPERATOR } from '../../src/platform/index.js';
 import { openServices } from '../../src/services.js';
 import { article, tempDir, writeIndex } from '../search/helpers.js';
 import { COMPILED_MAIN } from '../compiled-server.js';
+import { NO_ARTICLES } from '../../src/platform/literature.js';
 
-const NO_ARTICLES = { getArticle: () => null, listArticleIds: () => [], articleCount: () => 0 };
 
 describe('a start whose literature project is a user project', () => {
   it('exits 1 naming --literature-project, the project and what to do', async () => {

@@ -11,7 +11,7 @@ import { PLATFORM_MAX_PARAM_LENGTH, platformApi, type PlatformApiOptions } from 
 import type { ArchiveService } from '../../src/archive/archives.js';
 import type { Platform } from '../../src/platform/index.js';
 import { openServices } from '../../src/services.js';
-import type { LiteratureSource } from '../../src/platform/literature.js';
+import type { HeldArticles, LiteratureSource } from '../../src/platform/literature.js';
 import { schemaUrl } from '../postgres/cluster.js';
 import { buildValidator } from '../../src/http/validation.js';
 import { testPostgresUrl } from '../postgres/project.js';
@@ -35,6 +35,11 @@ export class MemoryLiterature implements LiteratureSource {
 
   articleCount(): number {
     return this.byId.size;
+  }
+
+  /** Nothing to hold: the articles never change. */
+  hold(): HeldArticles {
+    return { getArticle: (articleId) => this.getArticle(articleId), release: () => {} };
   }
 }
 
@@ -99,6 +104,8 @@ export interface TestServerOptions {
   ttlMs?: number;
   clock?: () => number;
   articles?: ArticleMetadata[];
+  /** The literature served, in place of `articles` (a live index, say). */
+  literature?: LiteratureSource;
   baseUri?: string;
   maxFileBytes?: number;
   maxArchivesPerCaller?: number;
@@ -138,7 +145,7 @@ export async function startServer(options: TestServerOptions = {}): Promise<Test
     authFile,
     archiveTtlMs: options.ttlMs ?? 5 * 3_600_000,
     literatureProject: 'literature/articles',
-    literature: new MemoryLiterature(options.articles ?? [article('demo-000'), article('demo-001')]),
+    literature: options.literature ?? new MemoryLiterature(options.articles ?? [article('demo-000'), article('demo-001')]),
     baseUri: options.baseUri ?? BASE,
     ...(options.maxFileBytes !== undefined && { maxFileBytes: options.maxFileBytes }),
     ...(options.maxArchivesPerCaller !== undefined && { maxArchivesPerCaller: options.maxArchivesPerCaller }),

@@ -238,7 +238,10 @@ export async function archiveRoutes(app: FastifyInstance, { archives, maxDownloa
       reply.type('application/zip').header('Content-Disposition', 'attachment; filename="archive.zip"');
       // HEAD answers what GET would, without producing the ZIP: Fastify would read a stream to its end and throw it away,
       // however large, and after the client has gone. An empty stream keeps Fastify from announcing `Content-Length: 0`.
-      if (request.method === 'HEAD') return reply.send(Readable.from([]));
+      if (request.method === 'HEAD') {
+        download.abandon();
+        return reply.send(Readable.from([]));
+      }
       request.log.info({ archive: download.archiveId, entries: download.entryCount }, 'streaming archive');
       return reply.send(
         download.stream((error) => {
