@@ -8,7 +8,7 @@ import path from 'node:path';
 import { pino } from 'pino';
 import { searcherOptionsOf, type Config } from './config.js';
 import { buildApp } from './app.js';
-import { cutRemainingConnections } from './http/draining.js';
+import { ShuttingDownError, cutRemainingConnections } from './http/draining.js';
 import { requestsEnded } from './http/abandoned-requests.js';
 import { STOPPING_SIGNALS } from './stopping-signals.js';
 import { LiveIndex } from './live/live-index.js';
@@ -184,6 +184,10 @@ export async function startServer(configured: Config, releaseData: () => Promise
     }
     closing = true;
     logger.info({ signal, drainMs: config.shutdownTimeout }, 'shutting down: draining in-flight requests');
+    // Questions and rerankings still waiting for their model would wait only to be cut at the drain's end: refused now.
+    const notStarted = new ShuttingDownError('server shutting down: the question had not started; retry shortly (another replica, or this one once restarted)');
+    generator?.refuseWaiting?.(notStarted);
+    reranker?.refuseWaiting?.(notStarted);
     // close() stops accepting and waits for open connections. Keep-alive connections that finish a
     // response after it began would linger until their idle timeout: close them as they go idle, and
     // cut whatever is still running when the drain time is up.

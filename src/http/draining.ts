@@ -12,7 +12,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 
 /** Seconds: a restart or another replica takes about that long to be there. */
-const RETRY_AFTER_SECONDS = 5;
+export const RETRY_AFTER_SECONDS = 5;
 
 export class ShuttingDownError extends Error {
   readonly statusCode = 503;

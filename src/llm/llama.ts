@@ -219,6 +219,10 @@ export class LlamaGenerator implements Generator {
     return this.queue.run((slot) => this.answerInSlot(question, contexts, options, slot), { signal, onAdmitted, caller });
   }
 
+  refuseWaiting(reason: Error): void {
+    this.queue.clear(reason);
+  }
+
   async close(): Promise<void> {
     const shutDown = new ModelUnavailableError('the language model was shut down');
     this.queue.clear(shutDown);

@@ -66,6 +66,11 @@ export interface Generator {
   /** Settings the generator takes otherwise than given (a context window lowered to the model's), for /settings. */
   readonly settingsInForce?: { llmContextSize: number };
   generate(question: string, contexts: Contexts, options?: GenerateOptions): Promise<GenerationResult>;
+  /**
+   * Refuses the questions waiting for the model with `reason`, not the one it answers: at a drain's start they would
+   * wait only to be cut when it ends. A generator without a queue has none.
+   */
+  refuseWaiting?(reason: Error): void;
   close(): Promise<void>;
 }
 

@@ -45,6 +45,10 @@ export class QueuedReranker implements Reranker {
     );
   }
 
+  refuseWaiting(reason: Error): void {
+    this.queue.clear(reason);
+  }
+
   async close(): Promise<void> {
     this.queue.clear(new RerankerUnavailableError('the server is shutting down'));
     await this.reranker.close();

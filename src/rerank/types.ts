@@ -10,6 +10,8 @@ export interface Reranker {
    * places; none (the CLI, eval): no per-caller bound.
    */
   score(query: string, passages: string[], signal?: AbortSignal, caller?: string): Promise<number[]>;
+  /** Refuses the scorings waiting for the model with `reason`, not the one running (as Generator.refuseWaiting). */
+  refuseWaiting?(reason: Error): void;
   close(): Promise<void>;
 }
 

@@ -94,6 +94,42 @@ describe('SIGTERM while the language model answers', () => {
   }, 90_000);
 });
 
+describe('SIGTERM while questions wait for the language model', () => {
+  it.skipIf(!existsSync(STORIES))('refuses the waiting question at once, 503 code 13 with Retry-After (it had waited for the drain to cut it)', async () => {
+    const { dir, cleanup } = await tempDir();
+    try {
+      await writeIndex(`${dir}/index`, [article('a1', ['Grid cells fire on a lattice.', 'Grid cells tile the arena. '.repeat(40)])]);
+      const port = await freePort();
+      // One place to wait in, however many the client holds: of two questions behind the running one, one waits and one is 429.
+      const flags = ['--search-threads', '0', '--shutdown-timeout', '2s', '--llm-model', STORIES, '--llm-max-tokens', '1500', '--llm-queue-size', '1', '--llm-queue-per-client', '0'];
+      const server = await serve(dir, port, ...flags, '--log-level', 'info');
+      const ask = (path: string) =>
+        fetch(`http://127.0.0.1:${port}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: 'grid cells' }) }).then(
+          async (response) => ({ status: response.status, retryAfter: response.headers.get('retry-after'), body: await response.text() }),
+          (error: Error) => ({ status: 0, retryAfter: null, body: error.message }),
+        );
+      try {
+        const running = ask('/qa/streamed_generative');
+        await expect.poll(() => server.output()).toContain('keeping the best-ranked that fit');
+        const behind = [ask('/qa/generative'), ask('/qa/generative')];
+        const refusedFirst = await Promise.race(behind);
+        expect(refusedFirst.status, refusedFirst.body).toBe(429);
+        server.child.kill('SIGTERM');
+        const [first, second] = await Promise.all(behind);
+        const waiting = first!.status === 429 ? second! : first!;
+        expect([waiting.status, waiting.retryAfter, JSON.parse(waiting.body).detail.code]).toEqual([503, '5', 13]);
+        expect(JSON.parse(waiting.body).detail.detail).toContain('server shutting down: the question had not started');
+        await running;
+        expect((await server.exited).code, server.output()).toBe(0);
+      } finally {
+        await killChild(server.child);
+      }
+    } finally {
+      await cleanup();
+    }
+  }, 90_000);
+});
+
 describe('--search-threads far above the cores', () => {
   it('is warned of at start', async () => {
     const { dir, cleanup } = await tempDir();
