@@ -304,6 +304,13 @@ function answerClientError(error: Error & { code?: string; rawPacket?: unknown }
     socket.destroy();
     return;
   }
+  // The client ended its side mid-body (an upload cut short): the connection is closed, and the request under way
+  // logs its client's departure under its own id. An answer here had given one request two ids and two log lines,
+  // one "refused by the HTTP parser"; leaving the socket open had kept the request until --request-timeout.
+  if (error.code === 'HPE_INVALID_EOF_STATE' && requestUrls.has(socket)) {
+    socket.destroy();
+    return;
+  }
   const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
   const message =
     status === 431 ? 'request headers too large'

@@ -6,6 +6,7 @@
  */
 import { open } from 'node:fs/promises';
 import { request } from 'node:http';
+import { connect } from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { fixtureApp, type Fixture } from './app-fixture.js';
@@ -81,6 +82,37 @@ describe('a request whose client left before its answer', () => {
     const logged = lines.filter((l) => l.reqId === 'client-gave-up-midway');
     // It had said "before the response was sent", of a response whose status and first bytes had gone.
     expect(logged[0]).toMatchObject({ level: 30, msg: 'client disconnected part-way through the response', statusCode: 200, url: '/slow-download' });
+  });
+
+  it('an upload whose client ends its side mid-body is one line under its request id, and the connection closes at once', async () => {
+    const { lines, logger } = capturingLogger();
+    fixture = await fixtureApp(undefined, {}, { auth: DEFAULT_AUTH, logger });
+    await createProject(fixture.app, 'org', 'proj');
+    await fixture.app.listen({ host: '127.0.0.1', port: 0 });
+    const { port } = fixture.app.server.address() as { port: number };
+    const part = '--B\r\nContent-Disposition: form-data; name="file"; filename="a.bin"\r\n\r\n' + 'x'.repeat(100_000);
+    const head =
+      `PUT /v1/files/org/proj/cut-short HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${TOKENS.alice}\r\nx-request-id: upload-cut-short\r\n` +
+      'Content-Type: multipart/form-data; boundary=B\r\nContent-Length: 1000000\r\n\r\n';
+    // Half of the declared body, then the client's FIN: the parser meets the end of the stream mid-body.
+    const answer = await new Promise<string>((resolve) => {
+      const socket = connect(port, '127.0.0.1', () => {
+        socket.write(head + part);
+        setTimeout(() => socket.end(), 200);
+      });
+      let received = '';
+      socket.on('data', (chunk) => (received += chunk));
+      socket.on('error', () => undefined);
+      socket.on('close', () => resolve(received));
+    });
+    // It had been answered a 400 under another id, and logged twice (once "refused by the HTTP parser").
+    expect(answer).toBe('');
+    await until(() => lines.some((l) => l.reqId === 'upload-cut-short' && DEPARTURE.test(l.msg)));
+    await settle();
+    expect(lines.filter((l) => /upload-cut-short|cut-short/.test(`${l.reqId} ${l.url ?? ''}`)).map((l) => l.msg)).toEqual(['client disconnected before the response was sent']);
+    expect(lines.filter((l) => l.msg === 'request refused by the HTTP parser')).toEqual([]);
+    const stored = await fixture.app.inject({ method: 'GET', url: '/v1/files/org/proj/cut-short', headers: { ...bearer(TOKENS.alice), accept: 'application/json' } });
+    expect(stored.statusCode).toBe(404);
   });
 
   it('a file download the server cuts (its content changed on disk) is logged as cut by the server, not as the client leaving', async () => {
