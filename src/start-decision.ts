@@ -88,7 +88,7 @@ export function nodeTooOld(version: string): string | null {
 /** `args`: the command line after the program (process.argv.slice(2)); `nodeVersion`: the Node running it. */
 export function decideStart(args: readonly string[], env: NodeJS.ProcessEnv, inExecutable: boolean, nodeVersion = process.versions.node): StartDecision {
   // Anywhere, as --help: `litserve --port 1 --version` and `litserve ingest --version` had been unknown options.
-  if (args.includes('--version')) return { exit: 0, stdout: `litserve ${packageJson.version} (Node ${process.versions.node})\n` };
+  if (args.includes('--version')) return { exit: 0, stdout: `litserve ${packageJson.version} (Node ${nodeVersion})\n` };
   const [first = 'serve', ...rest] = args;
   // Options without a command are serve's, short ones too (`-p 9000`, `-h`).
   const command = isCommand(first) ? first : first.startsWith('-') ? 'serve' : null;

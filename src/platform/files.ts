@@ -19,7 +19,7 @@ import type { ProjectService, ProjectState } from './projects.js';
 import { type ProjectRef, projectAddress, projectKey } from './refs.js';
 import type { ResourceService } from './resources.js';
 import type { EntityState, EntityWrite, FileAttributes, ListedState, RevisionSelector, RevisionStore } from './revisions.js';
-import { UNSAFE_IN_NAMES } from './unicode.js';
+import { UNSAFE_IN_NAMES, codePointCount } from './unicode.js';
 
 export interface Upload {
   filename: string;
@@ -40,7 +40,8 @@ type StoredUpload = Pick<StoredBlob, 'release' | 'discard'> & { file: FileAttrib
 
 /** The file name becomes a path inside archives and a download name: it must be one plain path segment. */
 const isUnsafeFilename = (name: string) => name.includes('/') || UNSAFE_IN_NAMES.test(name);
-const MAX_FILENAME_LENGTH = 255;
+/** In characters (code points), as the refusal says: an emoji is one. */
+const MAX_UPLOAD_FILENAME_LENGTH = 255;
 const MEDIA_TYPE = /^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*\/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*$/;
 /**
  * RFC 6838 bounds a media type's type and subtype at 127 characters each; with parameters, 255 in all is
@@ -293,10 +294,10 @@ export class FileService {
 
   private async store(upload: Upload): Promise<StoredUpload> {
     const filename = upload.filename;
-    if (filename === '' || filename === '.' || filename === '..' || isUnsafeFilename(filename) || filename.length > MAX_FILENAME_LENGTH) {
+    if (filename === '' || filename === '.' || filename === '..' || isUnsafeFilename(filename) || codePointCount(filename) > MAX_UPLOAD_FILENAME_LENGTH) {
       discard(upload.content);
       throw rejections.invalidFile(
-        `File name '${filename}' is not allowed: it must be 1 to ${MAX_FILENAME_LENGTH} characters, not '.' or '..', without '/', '\\', control, bidirectional or invisible characters.`,
+        `File name '${filename}' is not allowed: it must be 1 to ${MAX_UPLOAD_FILENAME_LENGTH} characters, not '.' or '..', without '/', '\\', control, bidirectional or invisible characters.`,
       );
     }
     if (filename.includes('\uFFFD')) {

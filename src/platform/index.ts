@@ -1,7 +1,9 @@
 /**
  * The small resource platform: identities, ACLs, organizations, projects,
- * resources, files and the built-in literature project, all kept under
- * `<dataDir>/platform` (the LMDB store and the file contents). Every service
+ * resources, files and the built-in literature project, kept under
+ * `<dataDir>/platform` by default (the LMDB store, unless --platform-store
+ * names PostgreSQL; the file contents, unless --blob-dir names another
+ * folder). Every service
  * checks the caller's permissions itself, so no route can forget a check.
  * Archives are built over the platform in `src/services.ts`.
  */

@@ -122,6 +122,14 @@ describe('uploads', () => {
     expect((await get({ 'if-match': etag, 'if-unmodified-since': 'Sat, 01 Jan 2000 00:00:00 GMT' })).statusCode).toBe(200);
   });
 
+  test('a name is measured in characters: 255 emoji are taken, as 255 letters are (they had been counted as 510)', async () => {
+    const created = await upload('/v1/files/org/proj/emoji-name', `${'\u{1F9E0}'.repeat(251)}.txt`, 'x', 'text/plain', TOKENS.alice, 'PUT');
+    expect(created.statusCode).toBe(201);
+    expect(created.json()._filename).toBe(`${'\u{1F9E0}'.repeat(251)}.txt`);
+    const over = await upload('/v1/files/org/proj/emoji-over', `${'\u{1F9E0}'.repeat(252)}.txt`, 'x', 'text/plain', TOKENS.alice, 'PUT');
+    expect([over.statusCode, over.json()['@type']]).toEqual([400, 'InvalidFile']);
+  });
+
   test('names are Unicode-safe in Content-Disposition', async () => {
     const created = (await upload('/v1/files/org/proj/unicode', 'résumé final.txt', 'x', 'text/plain', TOKENS.alice, 'PUT')).json();
     expect(created._filename).toBe('résumé final.txt');

@@ -7,7 +7,7 @@
  * ("PMC" + number), else the file's base name (with "#n" for the n-th
  * article of a multi-article file).
  */
-import { basename } from 'node:path';
+import path from 'node:path';
 import { ABSTRACT_SECTION, type ArticleInput, type ParagraphInput } from '../model.js';
 import { isoDate, type DateParts } from './dates.js';
 import { distinctValid, nonEmpty, normaliseDoi, normaliseIssn } from './normalise.js';
@@ -97,7 +97,7 @@ export function recordEvent(record: JatsRecord, file: string): ReadEvent {
 }
 
 function fallbackId(record: JatsRecord, file: string): string {
-  const base = basename(file).replace(/(\.(nxml|xml|gz))+$/i, '');
+  const base = path.basename(file).replace(/(\.(nxml|xml|gz))+$/i, '');
   return record.index > 1 ? `${base}#${record.index}` : base;
 }
 

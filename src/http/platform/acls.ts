@@ -43,9 +43,11 @@ const ENTRIES =
 
 
 /**
- * The ACL's address from the path (/acls, /acls/{org} or /acls/{org}/{project}). The four
- * paths share their handlers but not their params schema, so the params are typed here as
- * the widest of the three (each present one was validated as a label).
+ * The ACL's address from the path (/acls, /acls/{org} or /acls/{org}/{project}). The paths share their
+ * handlers but not their params schema, so the params are typed here as the widest. The handlers read
+ * them validated as labels; the write hook reads them before validation, where a segment that is no
+ * label names an address holding no grant of its own (the permission is then that of its parents), and
+ * the validation refuses it next.
  */
 function addressOf(params: unknown): AclAddress {
   const { org, project } = (params ?? {}) as { org?: string; project?: string };
