@@ -31,12 +31,19 @@ export interface Services {
 
 export async function openServices(options: ServiceOptions): Promise<Services> {
   const platform = await openPlatform({ ...options, maxFileBytes: options.maxFileBytes ?? defaultOf('maxUploadBytes') });
-  const archives = await ArchiveService.open(platform, {
-    ttlMs: options.archiveTtlMs,
-    maxPerCaller: options.maxArchivesPerCaller ?? defaultOf('maxArchivesPerCaller'),
-    maxStoreBytes: options.maxArchiveStoreBytes ?? defaultOf('maxArchiveStoreBytes'),
-    ...(options.archiveRenderBounds && { renderBounds: options.archiveRenderBounds }),
-  });
+  let archives: ArchiveService;
+  try {
+    archives = await ArchiveService.open(platform, {
+      ttlMs: options.archiveTtlMs,
+      maxPerCaller: options.maxArchivesPerCaller ?? defaultOf('maxArchivesPerCaller'),
+      maxStoreBytes: options.maxArchiveStoreBytes ?? defaultOf('maxArchiveStoreBytes'),
+      ...(options.archiveRenderBounds && { renderBounds: options.archiveRenderBounds }),
+    });
+  } catch (error) {
+    // A caller that goes on (a test, an embedding) keeps no open database nor render threads.
+    await platform.close();
+    throw error;
+  }
   const purgeJob = startPurgeJob(
     () => archives.purgeExpired(),
     purgeInterval(options.archiveTtlMs),

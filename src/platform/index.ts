@@ -152,28 +152,14 @@ export async function openPlatform(options: PlatformOptions): Promise<Platform> 
   });
   const resources = new ResourceService(revisions, projects, acls, literature, renderer);
   const files = new FileService(revisions, projects, resources, acls, blobs, options.maxFileBytes, logger);
-  const collectBlobs = async () => {
-    const removed = await blobs.collectGarbage(() => files.referencedDigests());
-    if (removed > 0) logger.info(`removed ${removed} stored file content(s) no file references`);
-  };
   let blobTimer: NodeJS.Timeout | undefined;
-  if (blobClaim.adoptedContents) {
-    logger.warn(
-      `${blobRoot} held file contents and named no store: it is now this store's (${OWNER_FILE}). Contents no file here references ` +
-        'are collected from the next start on, none by this process: if servers of another store use this directory, give each store its own.',
-    );
-  } else {
-    // A new, empty directory beside a store holding files (a mistyped --blob-dir) had been taken over in silence,
-    // every file then answering 404.
-    if (blobClaim.claimedNow && (await files.referencedDigests()).size > 0) {
-      logger.warn(
-        `${blobRoot} held no file contents and is now this store's file contents directory, while the store holds files: their contents are not here, ` +
-          'so they answer 404 FileContentNotFound. If they were uploaded to another directory, stop the server and name that one with --blob-dir.',
-      );
-    }
-    await collectBlobs();
-    blobTimer = setInterval(() => void collectBlobs().catch((error) => logPeriodicFailure(logger, 'collecting unreferenced file contents', error)), BLOB_COLLECTION_INTERVAL_MS);
-    blobTimer.unref();
+  try {
+    blobTimer = await startBlobCollection(blobs, files, blobClaim, blobRoot, logger);
+  } catch (error) {
+    // As for a start refused above: a caller that goes on keeps no open database nor render threads.
+    await renderer.close();
+    await store.close();
+    throw error;
   }
 
   return {
@@ -200,6 +186,37 @@ export async function openPlatform(options: PlatformOptions): Promise<Platform> 
       await store.close();
     },
   };
+}
+
+/**
+ * Collects the contents no file references, at start and then every BLOB_COLLECTION_INTERVAL_MS; none in a
+ * directory of contents adopted at this start (they may be another store's: the next start collects them).
+ * Gives the collection's timer, or undefined when there is none.
+ */
+async function startBlobCollection(blobs: BlobStore, files: FileService, claim: Claim, blobRoot: string, logger: Logger): Promise<NodeJS.Timeout | undefined> {
+  if (claim.adoptedContents) {
+    logger.warn(
+      `${blobRoot} held file contents and named no store: it is now this store's (${OWNER_FILE}). Contents no file here references ` +
+        'are collected from the next start on, none by this process: if servers of another store use this directory, give each store its own.',
+    );
+    return undefined;
+  }
+  // A new, empty directory beside a store holding files (a mistyped --blob-dir) had been taken over in silence,
+  // every file then answering 404.
+  if (claim.claimedNow && (await files.referencedDigests()).size > 0) {
+    logger.warn(
+      `${blobRoot} held no file contents and is now this store's file contents directory, while the store holds files: their contents are not here, ` +
+        'so they answer 404 FileContentNotFound. If they were uploaded to another directory, stop the server and name that one with --blob-dir.',
+    );
+  }
+  const collect = async () => {
+    const removed = await blobs.collectGarbage(() => files.referencedDigests());
+    if (removed > 0) logger.info(`removed ${removed} stored file content(s) no file references`);
+  };
+  await collect();
+  const timer = setInterval(() => void collect().catch((error) => logPeriodicFailure(logger, 'collecting unreferenced file contents', error)), BLOB_COLLECTION_INTERVAL_MS);
+  timer.unref();
+  return timer;
 }
 
 /**
