@@ -22,7 +22,7 @@ import { warnOfUntrustedForwarding } from './http/untrusted-forwarding.js';
 import { limitConnections } from './http/connection-limits.js';
 import { continueWhenBodyIsRead } from './http/expect-continue.js';
 import { lingerBeforeClosing } from './http/lingering-close.js';
-import { bodyStillToCome } from './http/unread-body.js';
+import { closeIfBodyUnread } from './http/unread-body.js';
 import { cutStalledResponses } from './http/send-stall.js';
 import { addCorsHeaders, answerPreflights, enableCors } from './http/cors.js';
 import { parseLiteratureJson } from './http/json-body.js';
@@ -155,7 +155,7 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
   // not exist (even without credentials) had held a slot.
   app.addHook('onRequest', async (request, reply) => {
     if (!request.is404) return;
-    if (bodyStillToCome(request)) reply.header('connection', 'close');
+    closeIfBodyUnread(request, reply);
     return routeMethods.answerUnrouted(request, reply, unroutedBodies(request));
   });
   // After the preflights and the requests no route takes, which cost nothing and are never refused 503; before the

@@ -7,7 +7,7 @@ import type { FastifyBaseLogger, FastifyError, FastifyReply, FastifyRequest } fr
 import { damagedFileOf } from '../search/searcher.js';
 import { shownName } from '../platform/unicode.js';
 import { VISIBLE_CHARACTER_PATTERN } from './blank-text.js';
-import { bodyStillToCome } from './unread-body.js';
+import { closeIfBodyUnread } from './unread-body.js';
 
 export const ErrorCode = {
   NO_DOCUMENTS: 1,
@@ -149,7 +149,7 @@ export function damagedIndexAnswer(error: unknown, log: FastifyBaseLogger): ApiE
 /** Maps every error to the vocabulary; anything unexpected is logged and answered as 500 code 12. */
 export function literatureErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
   // A refusal before the body was read (a token, a permission): kept alive, the connection would first read the rest of it.
-  if (bodyStillToCome(request)) reply.header('connection', 'close');
+  closeIfBodyUnread(request, reply);
   const damaged = damagedIndexAnswer(error, request.log);
   if (damaged) return reply.code(damaged.status).send(literatureErrorBody(damaged.code, damaged.message));
   if (error instanceof ApiError) {

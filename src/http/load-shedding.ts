@@ -20,7 +20,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isHealthProbe } from './literature/health-and-settings.js';
 import { whenRequestEnds } from './request-end.js';
 import { clientKey } from './client-address.js';
-import { bodyStillToCome } from './unread-body.js';
+import { closeIfBodyUnread } from './unread-body.js';
 
 export interface InFlightLimits {
   /** Requests served at once; 0 = no limit. */
@@ -60,7 +60,7 @@ export function shedLoad(app: FastifyInstance, limits: InFlightLimits): void {
     if (reason === null) return;
     reply.header('retry-after', '1');
     // At onRequest, or for an upload, which its handler reads.
-    if (bodyStillToCome(request)) reply.header('connection', 'close');
+    closeIfBodyUnread(request, reply);
     throw new OverloadedError(reason);
   };
   // Before the body is read, the rate limit (a route's own onRequest) and authentication (preParsing): a busy

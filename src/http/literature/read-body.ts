@@ -5,14 +5,14 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError, ErrorCode } from '../errors.js';
-import { bodyStillToCome } from '../unread-body.js';
+import { closeIfBodyUnread } from '../unread-body.js';
 
 export function refuseBodiesOfReads(app: FastifyInstance): void {
   app.addHook('onRequest', async (request, reply) => {
     if (request.method !== 'GET' && request.method !== 'HEAD') return;
     const length = request.headers['content-length'];
     if ((length === undefined || length === '0') && request.headers['transfer-encoding'] === undefined) return;
-    if (bodyStillToCome(request)) reply.header('connection', 'close');
+    closeIfBodyUnread(request, reply);
     throw new ApiError(400, ErrorCode.INVALID_INPUT, `a ${request.method} request's body is not read: ${whereParametersGo(request)}`);
   });
 }

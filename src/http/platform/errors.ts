@@ -10,7 +10,7 @@ import { ERROR_CONTEXT } from '../../platform/contexts.js';
 import { PlatformError, RetryLaterError, StoreUnavailableError } from '../../platform/errors.js';
 import { damagedIndexAnswer } from '../errors.js';
 import { shownName } from '../../platform/unicode.js';
-import { bodyStillToCome } from '../unread-body.js';
+import { closeIfBodyUnread } from '../unread-body.js';
 import { type SentParameters, validationReason } from './validation-reasons.js';
 import { formLimitReason } from './upload-form.js';
 
@@ -138,7 +138,7 @@ export function handleError(error: FastifyError, request: FastifyRequest, reply:
   }
   withoutRepresentationHeaders(reply);
   // A request refused before its body was read (a declared length no file fits, a permission): as on the literature routes.
-  if (bodyStillToCome(request)) reply.header('connection', 'close');
+  closeIfBodyUnread(request, reply);
   // An article of the literature project read from an index file damaged since the load: as on the literature routes.
   const damaged = damagedIndexAnswer(error, request.log);
   if (damaged) return reply.code(damaged.status).send(platformErrorBody('ServiceUnavailable', damaged.message));
