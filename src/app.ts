@@ -46,6 +46,7 @@ import { principalKey } from './platform/identities.js';
 import { inFlightPerClient } from './config.js';
 import type { ArchiveService } from './archive/archives.js';
 import { SHOWN_PATH_LENGTH, shownName } from './platform/unicode.js';
+import { addressesPlatform } from './http/platform-path.js';
 
 export interface AppServices extends LiteratureServices, ServiceInfo, QaServices {
   /** The resource platform (/v1) and the ACLs guarding the literature routes; none = open literature API only. */
@@ -221,8 +222,7 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
 
 /** The answers to a request no route takes, in the vocabulary of the API its path is under. */
 function unroutedBodies(request: FastifyRequest): UnroutedBodies {
-  const path = request.url.split('?')[0]!;
-  if (path === '/v1' || path.startsWith('/v1/')) return platformUnroutedBodies(request.method);
+  if (addressesPlatform(request.url)) return platformUnroutedBodies(request.method);
   return {
     notFound: (path) => literatureErrorBody(ErrorCode.NOT_FOUND, `no route ${request.method} ${shownName(path, SHOWN_PATH_LENGTH)}`),
     notAllowed: (path, allowed) => literatureErrorBody(ErrorCode.METHOD_NOT_ALLOWED, `${shownName(path, SHOWN_PATH_LENGTH)} takes ${allowed}, not ${request.method}`),
@@ -279,11 +279,6 @@ const requestUrls = new WeakMap<Socket, string>();
 /** How often Node looks for requests past the timeout: a tenth of it, within 250 ms and Node's default 30 s. */
 function timeoutCheckInterval(requestTimeoutMs: number): number {
   return Math.min(30_000, Math.max(250, Math.round(requestTimeoutMs / 10)));
-}
-
-/** Whether a request's target is the /v1 API's (`/v1x` is not): such errors answer in its vocabulary. */
-function addressesPlatform(url: string): boolean {
-  return /^\/v1(?:[/?]|$)/.test(url);
 }
 
 /** A request refused before any route runs (`platformType`: its /v1 error type), in the vocabulary of the API addressed. */

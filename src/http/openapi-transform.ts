@@ -9,6 +9,7 @@ import type { FastifySchema } from 'fastify';
 import type { SwaggerTransform, SwaggerTransformObject } from '@fastify/swagger';
 import { errorResponseSchema, REFUSALS_BEFORE_ROUTING } from './errors.js';
 import { isHealthProbe } from './literature/health-and-settings.js';
+import { addressesPlatform } from './platform-path.js';
 
 /** A request body in one media type, as the document shows it. */
 export interface DocumentedBody {
@@ -60,13 +61,6 @@ const refusedBeforeRouting = Object.fromEntries(
   Object.entries(REFUSALS_BEFORE_ROUTING).map(([status, description]) => [status, { ...errorResponseSchema, description }]),
 );
 
-/**
- * Whether a route is one of /v1's, which answers its refusals in its own vocabulary and declares them
- * with every 4xx and 5xx; every other path is answered in the literature one (app.ts).
- */
-function isPlatformRoute(url: string): boolean {
-  return url === '/v1' || url.startsWith('/v1/');
-}
 
 /** A response schema's own description, if it has one (a `$ref` to a shared schema has none). */
 function descriptionOf(response: unknown): string | undefined {
@@ -127,14 +121,14 @@ export const openapiTransform: SwaggerTransform = ({ schema, url, route }) => {
   const { documentedBody, optionalBody, responseHeaders, requestHeaders, ...validated } = schema;
   const documented: FastifySchema = documentedBody ? { ...validated, body: documentedBody.schema, consumes: [documentedBody.mediaType] } : { ...validated };
   // /v1 parses JSON-LD bodies as JSON (platform/index.ts), as Nexus takes both: the document says so.
-  if (!documentedBody && documented.body !== undefined && isPlatformRoute(url)) documented.consumes = [...PLATFORM_BODY_TYPES];
+  if (!documentedBody && documented.body !== undefined && addressesPlatform(url)) documented.consumes = [...PLATFORM_BODY_TYPES];
   if (optionalBody) Object.assign(documented, { [OPTIONAL_BODY]: true });
   if (responseHeaders) Object.assign(documented, { [RESPONSE_HEADERS]: responseHeaders });
-  const headers = { ...(isPlatformRoute(url) && isWrite(route.method) && PRECONDITION_HEADERS), ...requestHeaders };
+  const headers = { ...(addressesPlatform(url) && isWrite(route.method) && PRECONDITION_HEADERS), ...requestHeaders };
   // Range and If-Range are defined for GET only: a HEAD is answered for the whole content.
   if (route.method === 'HEAD') for (const name of RANGE_HEADERS) delete headers[name];
   if (Object.keys(headers).length > 0) documented.headers = headerParameters(headers);
-  if (documented.response !== undefined && !isPlatformRoute(url)) documented.response = { ...refusedBeforeRouting, ...documented.response };
+  if (documented.response !== undefined && !addressesPlatform(url)) documented.response = { ...refusedBeforeRouting, ...documented.response };
   if (route.method === 'HEAD' && documented.response !== undefined) documented.response = headResponses(documented.response as object);
   return { schema: documented, url };
 };
