@@ -59,11 +59,11 @@ function indexToOpenError(command: Command, config: Config): Error | null {
   const opensGivenIndex = (command === 'serve' && !config.indexIsDefault) || (command === 'eval' && config.corpus === null);
   if (!opensGivenIndex) return null;
   try {
-    statSync(path.join(config.index!, MANIFEST_FILE));
+    statSync(path.join(config.index, MANIFEST_FILE));
     return null;
   } catch (error) {
     // Told as opening the index tells it (readManifest); anything else (a manifest not readable) is left to that.
-    return noIndexError(config.index!, error);
+    return noIndexError(config.index, error);
   }
 }
 
@@ -77,8 +77,8 @@ function indexToOpenError(command: Command, config: Config): Error | null {
 export function commandFileError(command: Command, config: Config): Error | null {
   const problems = unreadable(command, config);
   if (problems.length > 0) return new Error(problems.join('; '));
-  if (command === 'ingest' && config.input.length === 0 && !existsSync(path.join(config.index!, MANIFEST_FILE))) {
-    return new IndexMissingError(config.index!, `no index in ${config.index} (${MANIFEST_FILE} not found): nothing to delete or merge`);
+  if (command === 'ingest' && config.input.length === 0 && !existsSync(path.join(config.index, MANIFEST_FILE))) {
+    return new IndexMissingError(config.index, `no index in ${config.index} (${MANIFEST_FILE} not found): nothing to delete or merge`);
   }
   return indexToOpenError(command, config);
 }

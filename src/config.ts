@@ -549,6 +549,8 @@ const SETTINGS = {
 type Settings = typeof SETTINGS;
 export type SettingName = keyof Settings;
 export type Config = { [K in keyof Settings]: Settings[K]['default'] } & {
+  /** Always a folder once loaded: `<data>/index` when none was given (indexIsDefault). */
+  index: string;
   indexIsDefault: boolean;
   /** Where each setting not left at its default was given, so that messages name what the user typed or exported. */
   givenIn: Partial<Record<SettingName, 'flag' | 'environment'>>;

@@ -34,12 +34,12 @@ async function runIngest(config: Config): Promise<number> {
   // The start decision has checked the --delete-file files and that an index to delete from or merge exists (src/command-files.ts).
   const deleteIds = [...config.delete, ...(await readIdFiles(config.deleteFile))];
   // A signal stops the run where nothing is half-written; end() then says so and ends the process as the signal would.
-  const interruption = watchInterruption('ingest', config.index!);
+  const interruption = watchInterruption('ingest', config.index);
   endStartWatch();
   try {
     let ok = true;
     if (config.input.length > 0 || config.delete.length > 0 || config.deleteFile.length > 0) {
-      const report = await ingestWithProgress(config.input, config.index!, {
+      const report = await ingestWithProgress(config.input, config.index, {
         format: config.format ?? undefined,
         maxSegmentMb: config.maxSegmentMb ?? undefined,
         idPrefix: config.idPrefix ?? undefined,
@@ -53,7 +53,7 @@ async function runIngest(config: Config): Promise<number> {
       // may hold only DeleteCitation elements). Deleting ids already gone is not a failure.
       ok = config.input.length === 0 || report.indexed > 0 || report.deletionsInInputs > 0;
     }
-    if (config.merge && !interruption.signal.aborted) await mergeWithReport(config.index!, config.storedCompression, config.quiet, interruption.signal);
+    if (config.merge && !interruption.signal.aborted) await mergeWithReport(config.index, config.storedCompression, config.quiet, interruption.signal);
     return ok ? 0 : 1;
   } finally {
     interruption.end();
@@ -192,7 +192,7 @@ async function runEval(config: Config): Promise<number> {
     process.stdout.write(`k1 ${options.k1}  b ${options.b}  title-weight ${options.titleWeight}\n${formatEvaluation(result)}\n`);
     return 0;
   };
-  if (!config.corpus) return evaluateIndex(config.index!);
+  if (!config.corpus) return evaluateIndex(config.index);
   return withScratchDir('litserve-eval-', async (scratch, signal) => {
     const report = await ingestWithProgress([config.corpus!], scratch, { quiet: config.quiet, signal });
     if (report.indexed === 0) throw corpusYieldedNothing(config, report);
@@ -204,16 +204,16 @@ async function runServe(config: Config): Promise<number> {
   refuseUnreadableStoreUrl(config);
   refuseOverlappingBlobDir(config);
   const releaseData = await lockDataOf(config);
-  if (config.indexIsDefault && !existsSync(path.join(config.index!, MANIFEST_FILE))) {
+  if (config.indexIsDefault && !existsSync(path.join(config.index, MANIFEST_FILE))) {
     // A broken auth file is refused before the demo index is built (a minute on a small machine), not after.
     if (config.authFile) loadAuthFile(config.authFile);
     const demoCorpus = demoCorpusPath(config.demoCorpus);
     process.stderr.write(`No index at ${config.index}: building it from the demo corpus ${demoCorpus} (first start only)\n`);
     // A signal stops the build as it stops ingest, and says so; with nothing published, the next start builds again.
     // (It had killed the process where it was, without a word, leaving the write lock and any segment written.)
-    const interruption = watchInterruption('serve', config.index!);
+    const interruption = watchInterruption('serve', config.index);
     try {
-      const report = await ingestWithProgress([demoCorpus], config.index!, { quiet: config.quiet, signal: interruption.signal, indexNamed: 'the default index (under --data)' });
+      const report = await ingestWithProgress([demoCorpus], config.index, { quiet: config.quiet, signal: interruption.signal, indexNamed: 'the default index (under --data)' });
       // Said here: the start would otherwise stop at the missing index, without naming the corpus.
       if (report.indexed === 0) {
         throw new Error(`the demo corpus ${demoCorpus} (--demo-corpus / DEMO_CORPUS) yielded no articles${whyNothingIndexed(report)}: nothing to serve; give one ingest can read, or --index an index built with npm run ingest`);

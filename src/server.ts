@@ -93,7 +93,7 @@ export async function startServer(configured: Config, releaseData: () => Promise
     logger.warn(`--search-threads ${config.searchThreads} on ${cores} cores: each search thread holds about 9 MiB, and threads beyond the cores only wait their turn`);
   }
   const started = Date.now();
-  const index = await LiveIndex.open(config.index!, searcherOptionsOf(config), logger);
+  const index = await LiveIndex.open(config.index, searcherOptionsOf(config), logger);
   const { articles, paragraphs } = index.current.searcher.statistics();
   logger.info(
     {
