@@ -77,12 +77,12 @@ export class BlobStore {
 
   /**
    * Creates the directories and drops uploads a crash left half-written: all of them when this
-   * server is the directory's only user, only abandoned ones when it is shared (another server's
+   * server is the directory's only user, only abandoned ones when it may be shared (another server's
    * upload may be in progress).
    */
-  async init(shared = false): Promise<void> {
+  async init(mayBeShared = false): Promise<void> {
     try {
-      if (!shared) await rm(this.tmp, { recursive: true, force: true });
+      if (!mayBeShared) await rm(this.tmp, { recursive: true, force: true });
       makeDirectories(this.tmp);
       // Written at start, not at the first upload: a directory the server may read but not write had served its
       // files and answered every upload 500.
@@ -92,7 +92,7 @@ export class BlobStore {
     } catch (error) {
       throw unwritableOr(error, 'the file contents directory', this.root);
     }
-    if (shared) await this.removeAbandonedUploads(Date.now());
+    if (mayBeShared) await this.removeAbandonedUploads(Date.now());
   }
 
   /**

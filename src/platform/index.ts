@@ -130,6 +130,7 @@ export async function openPlatform(options: PlatformOptions): Promise<Platform> 
     const { id: storeId, made: storeIsNew } = await storeIdOf(store);
     blobClaim = await claimBlobDirectory(blobRoot, storeId, options.blobDir ? '--blob-dir (BLOB_DIR)' : 'the file contents directory', storeIsNew);
     blobs.claimedBy(storeId);
+    // A directory given with --blob-dir may be shared by replicas of this store, whose uploads in progress are kept.
     await blobs.init(options.blobDir !== undefined && options.blobDir !== null);
     acls = await AclService.open(store, authenticator.fileAcls, options.authFile !== null, clock);
     orgs = new OrgService(store, acls, clock);
