@@ -86,7 +86,7 @@ export class ResourceService {
    */
   async tag(ref: ProjectRef, idSegment: string, rev: number, tag: string, target: number, identity: Identity): Promise<EntityState> {
     const { id } = await this.changed(ref, idSegment, identity);
-    return this.revisions.tag(projectKey(ref), id, 'resource', rev, tag, target, identity, { sameTargetChangesNothing: true });
+    return this.revisions.tag(projectKey(ref), id, 'resource', rev, tag, target, identity);
   }
 
   async untag(ref: ProjectRef, idSegment: string, rev: number, tag: string, identity: Identity): Promise<EntityState> {

@@ -312,19 +312,11 @@ export class RevisionStore {
   }
 
   /**
-   * Writes revision `rev + 1` with `tag` naming revision `target`. With `sameTargetChangesNothing`, a tag naming
-   * `target` already makes no revision (Nexus ignores it for resources; for files it writes one).
+   * Writes revision `rev + 1` with `tag` naming revision `target`. A resource's tag naming `target` already makes
+   * no revision: Nexus ignores it for resources, and for files writes one (its Files.scala).
    */
-  tag(
-    project: string,
-    id: string,
-    kind: EntityKind,
-    rev: number,
-    tag: string,
-    target: number,
-    identity: Identity,
-    { sameTargetChangesNothing = false } = {},
-  ): Promise<EntityState> {
+  tag(project: string, id: string, kind: EntityKind, rev: number, tag: string, target: number, identity: Identity): Promise<EntityState> {
+    const sameTargetChangesNothing = kind === 'resource';
     return this.revise(project, id, kind, { kind: 'tag', rev }, identity, (latest) => {
       // The request's content (the tag's name and revision), checked once the entity takes the change (checkedForChange).
       checkNewTagName(tag);
