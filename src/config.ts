@@ -561,11 +561,11 @@ export function defaultOf<K extends SettingName>(key: K): Config[K] {
   return SETTINGS[key].default as Config[K];
 }
 
-export function flagOf(key: string): string {
+function flagOf(key: string): string {
   return key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 }
 
-export function envOf(key: string): string {
+function envOf(key: string): string {
   return (SETTINGS as Record<string, Setting<unknown>>)[key]?.env ?? flagOf(key).replace(/-/g, '_').toUpperCase();
 }
 

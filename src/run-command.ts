@@ -106,7 +106,7 @@ async function mergeWithReport(indexDir: string, storedCompression: StoredCompre
   );
 }
 
-export async function ingestWithProgress(
+async function ingestWithProgress(
   inputs: string[],
   indexDir: string,
   options: Pick<IngestOptions, 'format' | 'idPrefix' | 'deleteIds' | 'mergeFactor' | 'storedCompression' | 'signal' | 'indexNamed'> & { maxSegmentMb?: number; quiet?: boolean } = {},

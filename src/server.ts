@@ -25,7 +25,7 @@ import { demoCorpusPath } from './demo-corpus.js';
 import { refuseForeignLmdbFile } from './platform/store/lmdb-header.js';
 
 /** What clients use to reach the server, for ids, `_self` links and redirects. */
-export function publicUrlOf(config: Config): string {
+function publicUrlOf(config: Config): string {
   if (config.publicUrl) return config.publicUrl.replace(/\/+$/, '');
   const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host.includes(':') ? `[${config.host}]` : config.host;
   return `http://${host}:${config.port}`;

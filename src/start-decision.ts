@@ -20,7 +20,7 @@ export type ExitDecision = { exit: number; stdout?: string; stderr?: string };
 export type StartDecision = ExitDecision | { run: Command; config: Config };
 
 /** From a checkout the commands are npm scripts; in the single executable they are its own arguments. */
-export function usagePrefix(inExecutable: boolean): Record<Command, string> {
+function usagePrefix(inExecutable: boolean): Record<Command, string> {
   return inExecutable
     ? { serve: 'litserve [serve]', ingest: 'litserve ingest', eval: 'litserve eval' }
     : { serve: 'npm start --', ingest: 'npm run ingest --', eval: 'npm run eval --' };
@@ -79,7 +79,7 @@ const isCommand = (word: string): word is Command => (COMMANDS as readonly strin
 const OLDEST_NODE = /^>=(\d+)\.(\d+)\./.exec(packageJson.engines.node)!.slice(1).map(Number) as [number, number];
 
 /** Why a command cannot run on Node `version`, or null. Said at once: an older Node had failed on its first checksum. */
-export function nodeTooOld(version: string): string | null {
+function nodeTooOld(version: string): string | null {
   const [major = 0, minor = 0] = version.split('.').map(Number);
   if (major > OLDEST_NODE[0] || (major === OLDEST_NODE[0] && minor >= OLDEST_NODE[1])) return null;
   return `litserve needs Node ${OLDEST_NODE.join('.')} or later (it checksums index files and ZIP archives with zlib.crc32); this is Node ${version}`;

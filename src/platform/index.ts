@@ -64,7 +64,7 @@ export interface PlatformOptions {
   logger?: Logger;
 }
 
-export const DEFAULT_BASE_URI = 'http://localhost:8080';
+const DEFAULT_BASE_URI = 'http://localhost:8080';
 
 export interface Platform {
   readonly baseUri: string;

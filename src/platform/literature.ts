@@ -105,7 +105,7 @@ export class LiteratureResources {
 }
 
 /** Fields schema.org has no term for live in the project vocabulary. */
-export function articleJsonLd(article: ArticleMetadata, id: string, vocab: string): JsonObject {
+function articleJsonLd(article: ArticleMetadata, id: string, vocab: string): JsonObject {
   const sameAs = [
     ...(article.article_doi ? [`https://doi.org/${article.article_doi}`] : []),
     ...(article.pubmed_id ? [`https://pubmed.ncbi.nlm.nih.gov/${article.pubmed_id}/`] : []),

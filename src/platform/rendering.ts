@@ -126,7 +126,7 @@ function withoutMetadata(source: JsonObject): JsonObject {
   return Object.fromEntries(Object.entries(source).filter(([key]) => !key.startsWith('_')));
 }
 
-export function prettyJson(value: unknown): string {
+function prettyJson(value: unknown): string {
   return `${JSON.stringify(orderKeys(value), null, 2)}\n`;
 }
 

@@ -3,7 +3,7 @@ import { openLmdbStore } from './lmdb.js';
 import { openPostgresStore } from './postgres.js';
 import type { Store } from './store.js';
 
-export function isPostgresUrl(value: string): boolean {
+function isPostgresUrl(value: string): boolean {
   return /^postgres(ql)?:\/\//.test(value);
 }
 
