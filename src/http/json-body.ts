@@ -40,16 +40,20 @@ export interface BodyTextProblem {
   reason: string;
 }
 
+/** The content coding a request's body is sent in, null for none (`identity`): nothing here decodes one. */
+export function contentCodingOf(request: FastifyRequest): string | null {
+  const coding = request.headers['content-encoding'];
+  return coding === undefined || coding.trim().toLowerCase() === 'identity' ? null : coding;
+}
+
 /**
  * The text of a JSON body, or why it has none: a content coding (nothing here decodes one), a charset
  * other than UTF-8, or bytes that are not UTF-8. Fastify's parser read any bytes as UTF-8 with U+FFFD
  * in place of the bad ones, so the text stored or asked was another one. Both APIs read bodies through it.
  */
 export function jsonBodyText(request: FastifyRequest, bytes: Buffer): { text: string } | BodyTextProblem {
-  const encoding = request.headers['content-encoding'];
-  if (encoding !== undefined && encoding.trim().toLowerCase() !== 'identity') {
-    return { status: 415, reason: `Content-Encoding ${encoding} is not supported; send the JSON body uncompressed` };
-  }
+  const encoding = contentCodingOf(request);
+  if (encoding !== null) return { status: 415, reason: `Content-Encoding ${encoding} is not supported; send the JSON body uncompressed` };
   const charsets = charsetsOf(request.headers['content-type'] ?? '');
   // A parameter may be given once (RFC 6838 §4.3): which of two the sender meant would be a guess.
   if (charsets.length > 1) return { status: 415, reason: `the charset parameter is repeated in Content-Type (${charsets.join(', ')}); give it once, as UTF-8` };

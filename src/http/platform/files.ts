@@ -52,6 +52,7 @@ import {
   withTagParam,
 } from './schemas.js';
 import type { ResponseHeaders } from '../openapi-transform.js';
+import { contentCodingOf } from '../json-body.js';
 
 /**
  * The download's answers: the content in the file's own media type, or its metadata for a caller naming JSON
@@ -145,10 +146,8 @@ async function uploadOf(request: FastifyRequest, maxFileBytes: number): Promise<
     throw new PlatformError(415, 'UnsupportedMediaType', "Files are uploaded as multipart/form-data with a part named 'file'.");
   }
   // Content codings are refused as on the JSON routes: a gzipped body would be stored as its compressed bytes.
-  const coding = request.headers['content-encoding'];
-  if (coding !== undefined && coding.trim().toLowerCase() !== 'identity') {
-    throw new PlatformError(415, 'UnsupportedMediaType', `Uploads are taken without a content coding, not '${coding}'.`);
-  }
+  const coding = contentCodingOf(request);
+  if (coding !== null) throw new PlatformError(415, 'UnsupportedMediaType', `Uploads are taken without a content coding, not '${coding}'.`);
   // RFC 2046 bounds a boundary at 70 characters; the multipart parser fails past 252 with an error of its own.
   const boundary = multipartBoundary(request.headers['content-type'] ?? '');
   if (boundary !== null && boundary.length > MAX_BOUNDARY_LENGTH) {
