@@ -294,6 +294,9 @@ async function place(temporary: string, target: string): Promise<Placed | null> 
     await link(temporary, target);
     return { ino, mtimeNs };
   } catch {
+    // Any failure of the link (EEXIST, or a file system without hard links) is taken for "stored already": to claim a
+    // content as this call's wrongly could let a refused write discard another file's, while a content not claimed is
+    // only left to the collection of unreferenced contents.
     await rename(temporary, target);
     return null;
   }
