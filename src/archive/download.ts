@@ -11,7 +11,7 @@ import type { Readable } from 'node:stream';
 import { PlatformError } from '../platform/errors.js';
 import type { Identity } from '../platform/identities.js';
 import { entityView } from '../platform/metadata.js';
-import { renderCallerOf, type RenderCaller } from '../platform/render-queue.js';
+import type { RenderCaller } from '../platform/render-queue.js';
 import type { Renderer } from '../platform/renderer.js';
 import type { ResourceService } from '../platform/resources.js';
 import type { StoredArchive } from './archives.js';
@@ -44,8 +44,8 @@ export async function prepareDownload(
   ignoreNotFound: boolean,
   deps: ResolveDeps & { resources: ResourceService },
   renderer: Renderer,
-  bounds: RenderBounds = DEFAULT_RENDER_BOUNDS,
-  caller: RenderCaller = renderCallerOf(identity),
+  bounds: RenderBounds,
+  caller: RenderCaller,
 ): Promise<Download> {
   // Entries are read when pinned, then again when streamed: the literature's from one index generation throughout,
   // held until the stream closes (ended, failed or cut) or the download is abandoned.
