@@ -61,7 +61,9 @@ export function expandIdSegment(segment: string, base: string, mappings: readonl
 
 /** What a URL segment expands to (see expandIdSegment), not yet checked to be an IRI. */
 function expansionOf(segment: string, base: string, mappings: readonly ApiMapping[]): string {
-  if (SCHEME.test(segment)) return expandMappedPrefix(segment, mappings);
+  const mapped = mappedExpansion(segment, mappings);
+  if (mapped !== null) return mapped;
+  if (SCHEME.test(segment)) return segment;
   const alias = mappings.find((m) => m.prefix === segment);
   return alias ? alias.namespace : base + segment;
 }
@@ -88,9 +90,20 @@ function lengthProblem(iri: string): string | null {
 
 /** `prefix:rest` with a mapped prefix as `namespace + rest`; any other value as it is. */
 export function expandMappedPrefix(value: string, mappings: readonly ApiMapping[]): string {
-  const scheme = SCHEME.exec(value)?.[1];
-  const mapping = scheme === undefined ? undefined : mappings.find((m) => m.prefix === scheme);
-  return mapping ? mapping.namespace + value.slice(scheme!.length + 1) : value;
+  return mappedExpansion(value, mappings) ?? value;
+}
+
+/**
+ * A prefix as API mappings may name it (the project schema's pattern): `_` and `.` are allowed where a URI scheme takes
+ * neither, so a mapping such as `my_lab` or `_x_` had been stored and never applied (its ids landing under the base).
+ */
+const MAPPED_PREFIX = /^([A-Za-z_][A-Za-z0-9_.-]*):/;
+
+/** `prefix:rest` of a mapped prefix as `namespace + rest`; null when `value` starts with no mapped prefix. */
+export function mappedExpansion(value: string, mappings: readonly ApiMapping[]): string | null {
+  const prefix = MAPPED_PREFIX.exec(value)?.[1];
+  const mapping = prefix === undefined ? undefined : mappings.find((m) => m.prefix === prefix);
+  return mapping ? mapping.namespace + value.slice(prefix!.length + 1) : null;
 }
 
 /** How an id appears as one URL path segment, e.g. in `_self`. */

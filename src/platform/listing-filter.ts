@@ -5,7 +5,7 @@
 import { principalIri } from './identities.js';
 import { NXV } from './contexts.js';
 import { PlatformError } from './errors.js';
-import { type ApiMapping, expandMappedPrefix, isAbsoluteIri, isRelativeIri } from './iri.js';
+import { type ApiMapping, isAbsoluteIri, isRelativeIri, mappedExpansion } from './iri.js';
 import type { ProjectState } from './projects.js';
 import { type ListedState, sourceTypeOf } from './revisions.js';
 
@@ -68,7 +68,7 @@ function subjectFilter(name: 'createdBy' | 'updatedBy', value: string | undefine
 
 /** `prefix:rest` of a mapped prefix as `namespace + rest`, another IRI as it is, a term after the project's vocab. */
 function expandType(type: string, { project, mappings }: FilterContext): string {
-  const expanded = isRelativeIri(type) ? project.vocab + type : expandMappedPrefix(type, mappings);
+  const expanded = mappedExpansion(type, mappings) ?? (isRelativeIri(type) ? project.vocab + type : type);
   if (!isAbsoluteIri(expanded)) throw new PlatformError(400, 'MalformedQueryParam', `The 'type' filter '${type}' cannot be expanded to an Iri.`);
   return expanded;
 }

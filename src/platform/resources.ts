@@ -12,7 +12,7 @@ import { contextProblem } from './context-bound.js';
 import { depthProblem } from './json-depth.js';
 import { surveyOf } from './payload-survey.js';
 import { loneSurrogatePointer } from './unicode.js';
-import { expandIdSegment, expandedLengthProblem, expandMappedPrefix, isRelativeIri, resolveIri, resolvedLengthProblem } from './iri.js';
+import { expandIdSegment, expandedLengthProblem, expandMappedPrefix, isRelativeIri, mappedExpansion, resolveIri, resolvedLengthProblem } from './iri.js';
 import type { JsonObject } from './jsonld.js';
 import { type FilterRequest, hasFilters, listingPredicate } from './listing-filter.js';
 import type { LiteratureResources } from './literature.js';
@@ -242,8 +242,10 @@ export class ResourceService {
   private async payloadId(project: ProjectState, payload: JsonObject, reference: string, caller: RenderCaller): Promise<string | undefined> {
     if (reference.startsWith('_:')) return undefined;
     const mappings = this.projects.effectiveMappings(project);
+    // Without a context of its own, a mapped prefix is expanded as in URLs, whether or not it could be a URI scheme.
+    const mapped = '@context' in payload ? null : mappedExpansion(reference, mappings);
     const expandedByContext = !isRelativeIri(reference) || '@context' in payload;
-    const expanded = expandedByContext ? expandMappedPrefix(await this.withOwnPrefixes(project, payload, reference, caller), mappings) : reference;
+    const expanded = mapped ?? (expandedByContext ? expandMappedPrefix(await this.withOwnPrefixes(project, payload, reference, caller), mappings) : reference);
     const id = resolveIri(expanded, project.base);
     if (id === null) throw rejections.invalidResourceId(reference, resolvedLengthProblem(expanded, project.base));
     return id;
