@@ -24,7 +24,7 @@ const NOT_A_PARAMETER = 'zz_not_a_parameter';
 
 /** Whether an answer refuses `name` as an unknown query parameter, in the words of either API. */
 function refusedAsUnknown(body: string, name: string): boolean {
-  return body.includes(`unknown parameter \\"${name}\\"`) || body.includes(`must NOT have additional properties: '${name}'`);
+  return body.includes(`unknown parameter \\"${name}\\"`) || body.includes(`querystring has an unknown parameter '${name}'`);
 }
 
 let fixture: Fixture;

@@ -53,3 +53,10 @@ test('a parameter given twice says so', async () => {
   // Once, a bad value is still named for what it is.
   expect(await reasonOf('/v1/resources/org/proj/_/live?rev=x')).toBe("querystring/rev must be an integer written in decimal digits, not 'x'");
 });
+
+test('an unknown query parameter is named with those the operation takes; a missing one is said to be required', async () => {
+  expect(await reasonOf('/v1/resources/org/proj?sort=name')).toMatch(/^querystring has an unknown parameter 'sort' \(this operation takes from, size, /);
+  const missing = await server.app.inject({ method: 'POST', url: '/v1/resources/org/proj/_/live/tags', headers: alice, payload: { tag: 't', rev: 1 } });
+  expect(missing.statusCode).toBe(400);
+  expect(missing.json().reason).toBe('querystring/rev is required');
+});

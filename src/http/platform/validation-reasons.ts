@@ -30,7 +30,12 @@ export function validationReason(
 ): string {
   const first = error.validation?.[0];
   const unknown = first?.params['additionalProperty'];
-  if (typeof unknown === 'string') return `${error.message}: '${shownName(unknown)}'${takenParameters(error, queryParameters)}`;
+  if (typeof unknown === 'string' && error.validationContext === 'querystring') {
+    return `querystring has an unknown parameter '${shownName(unknown)}'${takenParameters(error, queryParameters)}`;
+  }
+  if (typeof unknown === 'string') return `${error.message}: '${shownName(unknown)}'`;
+  const missing = first?.params['missingProperty'];
+  if (typeof missing === 'string' && error.validationContext === 'querystring') return `querystring/${missing} is required`;
   const repeated = repeatedSingleValue(error, url);
   if (repeated !== null) return `querystring/${repeated} may be given only once`;
   const context = error.validationContext;
@@ -89,7 +94,7 @@ function valueAt(root: unknown, instancePath: string): string | number | boolean
  * told only that it is unknown, not that listings page with from and size.
  */
 function takenParameters(error: FastifyError, queryParameters: readonly string[] | undefined): string {
-  if (error.validationContext !== 'querystring' || queryParameters === undefined) return '';
+  if (queryParameters === undefined) return '';
   return queryParameters.length === 0 ? ' (this operation takes no query parameter)' : ` (this operation takes ${queryParameters.join(', ')})`;
 }
 
