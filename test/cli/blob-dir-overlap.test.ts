@@ -42,6 +42,8 @@ describe('--blob-dir beside the data directory', () => {
       expect(() => refuseOverlappingBlobDir(loadConfig(['--data', data], { BLOB_DIR: data }))).toThrow(`BLOB_DIR=${data} (from the environment) is the data directory`);
 
       expect(refusal(['--data', data, '--blob-dir', path.join(data, 'platform', 'files')])).toBeNull();
+      // With a PostgreSQL store the embedded store's folder holds no store.
+      expect(refusal(['--data', data, '--platform-store', 'postgres://db.invalid/litserve', '--blob-dir', path.join(data, 'platform', 'store', 'files')])).toBeNull();
       expect(refusal(['--data', data, '--blob-dir', path.join(data, 'files')])).toBeNull();
       expect(refusal(['--data', data, '--blob-dir', path.join(dir, 'elsewhere')])).toBeNull();
       expect(refusal(['--data', data])).toBeNull();
