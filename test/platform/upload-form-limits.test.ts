@@ -27,6 +27,22 @@ test('a form with more fields than the bound is 413 naming the bound, and stores
   expect((await server().app.inject({ method: 'GET', url: '/v1/files/org/proj/many-fields', headers: { ...alice, accept: 'application/json' } })).statusCode).toBe(404);
 });
 
+test('a form field named as a property of every object is 400 saying so, where the parser gave its own words', async () => {
+  const form = new FormData();
+  form.append('toString', 'x');
+  form.append('file', new Blob(['content'], { type: 'text/plain' }), 'a.txt');
+  const request = new Request('http://multipart.invalid/', { method: 'POST', body: form });
+  const payload = Buffer.from(await request.arrayBuffer());
+  const response = await server().app.inject({
+    method: 'PUT',
+    url: '/v1/files/org/proj/proto-field',
+    headers: { ...alice, 'content-type': request.headers.get('content-type')! },
+    payload,
+  });
+  expect([response.statusCode, response.json()['@type']]).toEqual([400, 'InvalidFile']);
+  expect(response.json().reason).toContain('A form field is named as a property of every object');
+});
+
 test('a form with fields up to the bound is taken', async () => {
   const form = await formWithFields(10);
   const response = await server().app.inject({ method: 'PUT', url: '/v1/files/org/proj/ten-fields', headers: { ...alice, ...form.headers }, payload: form.payload });

@@ -12,7 +12,7 @@ import { damagedIndexAnswer } from '../errors.js';
 import { shownName } from '../../platform/unicode.js';
 import { closeIfBodyUnread } from '../unread-body.js';
 import { type SentParameters, validationReason } from './validation-reasons.js';
-import { formLimitReason } from './upload-form.js';
+import { formRefusalReason } from './upload-form.js';
 
 export interface ErrorBody {
   '@context': string;
@@ -110,7 +110,7 @@ export function toErrorReply(error: FastifyError | Error, url = '', context: Ref
     return { status: 503, body: platformErrorBody('ServiceUnavailable', 'The server has too many files open; retry shortly.') };
   }
   const known = fastifyError.code ? CLIENT_ERRORS[fastifyError.code] : undefined;
-  if (known) return { status: known[0], body: platformErrorBody(known[1], bodyRefusalReason(fastifyError.code, context) ?? formLimitReason(fastifyError.code) ?? fastifyError.message) };
+  if (known) return { status: known[0], body: platformErrorBody(known[1], bodyRefusalReason(fastifyError.code, context) ?? formRefusalReason(fastifyError.code) ?? fastifyError.message) };
   // JSON syntax errors from the body parser, and busboy's malformed-multipart errors, carry a 4xx status.
   const status = fastifyError.statusCode;
   if (status === 429) return { status, body: platformErrorBody('TooManyRequests', fastifyError.message) };
