@@ -60,3 +60,8 @@ test('an unknown query parameter is named with those the operation takes; a miss
   expect(missing.statusCode).toBe(400);
   expect(missing.json().reason).toBe('querystring/rev is required');
 });
+
+test('a number refused is shown as it was sent, not as the number it was read as', async () => {
+  expect(await reasonOf('/v1/resources/org/proj?size=9007199254740993')).toBe("querystring/size must be at most 1000, not '9007199254740993'");
+  expect(await reasonOf('/v1/resources/org/proj/_/live?rev=-99999999999999999999')).toBe("querystring/rev must be at least 1, not '-99999999999999999999'");
+});

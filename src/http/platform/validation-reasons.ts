@@ -41,7 +41,8 @@ export function validationReason(
   const context = error.validationContext;
   if (first !== undefined && error.validation?.length === 1 && (context === 'querystring' || context === 'params')) {
     const requirement = requirementOf(first.keyword, first.params);
-    const value = valueAt(sent[context], first.instancePath);
+    // A query parameter as the client wrote it: the parsed one has been coerced (`rev=99999999999999999999` to 1e20).
+    const value = (context === 'querystring' ? queryText(url, first.instancePath) : undefined) ?? valueAt(sent[context], first.instancePath);
     if (requirement !== null && value !== undefined) {
       // "must not be empty" says what came already.
       const refused = String(value) === '' && first.keyword === 'minLength' ? '' : `, not '${shownName(String(value))}'`;
@@ -77,6 +78,14 @@ function requirementOf(keyword: string, params: Record<string, unknown>): string
     default:
       return null;
   }
+}
+
+/** The text of the query parameter at an instance path of one segment (`/rev`), as sent; undefined for another path. */
+function queryText(url: string, instancePath: string): string | undefined {
+  const name = /^\/([^/]+)$/.exec(instancePath)?.[1];
+  const query = url.indexOf('?');
+  if (name === undefined || query < 0) return undefined;
+  return new URLSearchParams(url.slice(query + 1)).get(name) ?? undefined;
 }
 
 /** The value at an Ajv instance path (`/size`, `/type/1`) of what was sent; undefined when there is none to show. */
