@@ -3,7 +3,7 @@
  * tests build their own app over their own index and stores.
  */
 import type { Socket } from 'node:net';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import swagger from '@fastify/swagger';
 import rateLimit from '@fastify/rate-limit';
 import { ApiError, ErrorCode, literatureErrorBody, literatureErrorHandler } from './http/errors.js';
@@ -97,7 +97,13 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
       reply.header('x-request-id', request.id);
       addCorsHeaders(services.config.corsOrigins, request, reply as FastifyReply);
       // Fastify's message quotes the whole URL: its path is shown shortened, as in every refusal of one.
-      void refuseUrl(request, reply as FastifyReply, 'InvalidPathSegment', error.message.replace(request.url, shownName(request.url, SHOWN_PATH_LENGTH)));
+      const shownUrl = shownName(request.url, SHOWN_PATH_LENGTH);
+      // Its words for a segment over the router's bound named no bound.
+      const reason =
+        (error as FastifyError).code === 'FST_ERR_MAX_PARAM_LENGTH'
+          ? `A segment of the path '${shownUrl}' is longer than the ${PLATFORM_MAX_PARAM_LENGTH} characters a route takes.`
+          : error.message.replace(request.url, shownUrl);
+      void refuseUrl(request, reply as FastifyReply, 'InvalidPathSegment', reason);
     },
     // Query strings coerced to the schemas' types, bodies not; no non-finite number passes (validation.ts).
     schemaController: { compilersFactory: { buildValidator } },

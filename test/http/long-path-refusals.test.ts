@@ -28,3 +28,9 @@ describe('a refusal of a long path', () => {
     expect(message.length).toBeLessThan(400);
   });
 });
+
+it('a /v1 path segment over the router bound names the bound', async () => {
+  const response = await fixture.app.inject({ method: 'GET', url: `/v1/resources/org/proj/_/${'x'.repeat(5000)}` });
+  expect(response.statusCode).toBe(400);
+  expect(response.json().reason).toMatch(/^A segment of the path '\/v1\/resources\/org\/proj\/_\/x+… \(\d+ characters\)' is longer than the 4096 characters a route takes\.$/);
+});
