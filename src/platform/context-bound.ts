@@ -26,8 +26,12 @@ export function contextCost(value: unknown): ContextCost {
   return surveyOf(value).contexts;
 }
 
-/** The problem with a payload whose contexts are too many or too costly to process, or null. */
+/** The problem with a payload whose contexts are too many, too costly to process or define a term the processor fails on, or null. */
 export function contextProblem(value: unknown): string | null {
+  const { unprocessableTerm } = surveyOf(value);
+  if (unprocessableTerm !== null) {
+    return `The payload's JSON-LD context defines the term '${unprocessableTerm}', which the JSON-LD processor cannot take: name the term otherwise.`;
+  }
   const { definitions, terms, processings } = contextCost(value);
   if (definitions > MAX_CONTEXT_DEFINITIONS) {
     return `The payload defines ${definitions} JSON-LD contexts (each @context, an array counting as its items); at most ${MAX_CONTEXT_DEFINITIONS} are allowed.`;

@@ -18,6 +18,13 @@ export interface ContextCost {
   processings: number;
 }
 
+/**
+ * Terms the JSON-LD processor (jsonld.js) fails on: it calls `hasOwnProperty` on the context objects it builds, so a
+ * context defining that term ends its processing with a TypeError of its own words ("localCtx.hasOwnProperty is not a
+ * function"), which had reached the client as the refusal's details.
+ */
+const UNPROCESSABLE_TERMS = new Set(['hasOwnProperty']);
+
 export interface PayloadSurvey {
   /**
    * The first key that could set a prototype if merged with Object.assign or the like (`__proto__`, or
@@ -30,6 +37,8 @@ export interface PayloadSurvey {
   /** The nesting depth: a scalar is 0, `{}` and `[]` are 1. */
   depth: number;
   contexts: ContextCost;
+  /** The first term a context defines that the JSON-LD processor cannot take (UNPROCESSABLE_TERMS), or null. */
+  unprocessableTerm: string | null;
   /** Whether any key or string holds a lone surrogate (where: loneSurrogatePointer, asked only then). */
   holdsLoneSurrogate: boolean;
 }
@@ -55,6 +64,7 @@ export function surveyPayload(value: unknown): PayloadSurvey {
   let terms = 0;
   let values = 0;
   let scoped = false;
+  let unprocessableTerm: string | null = null;
   let loneSurrogate = false;
   const pending: object[] = [];
   const depths: number[] = [];
@@ -88,6 +98,7 @@ export function surveyPayload(value: unknown): PayloadSurvey {
       const key = names[i]!;
       const child = (current as Record<string, unknown>)[key];
       if (prototypeKey === null && isPrototypeKey(key, child)) prototypeKey = key;
+      if (unprocessableTerm === null && place === CONTEXT && UNPROCESSABLE_TERMS.has(key)) unprocessableTerm = key;
       if (!loneSurrogate && hasLoneSurrogate(key)) loneSurrogate = true;
       if (key !== '@context') {
         visit(child, currentDepth + 1, inner);
@@ -104,6 +115,7 @@ export function surveyPayload(value: unknown): PayloadSurvey {
     keys,
     depth,
     contexts: { definitions, terms, processings: definitions + (scoped ? values : 0) },
+    unprocessableTerm,
     holdsLoneSurrogate: loneSurrogate,
   };
 }
