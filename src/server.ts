@@ -175,6 +175,8 @@ export async function startServer(configured: Config, releaseData: () => Promise
   let closing = false;
   /** How long the exit waits for the lines of requests cut at the drain's end (each ends within milliseconds). */
   const ENDS_AFTER_CUT_MS = 1_000;
+  /** How long the exit waits for the log's last lines to be written (a reader that stopped reading must not hold it). */
+  const EXIT_FLUSH_BOUND_MS = 2_000;
   const shutdown = async (signal: string) => {
     if (closing) {
       // A second signal (Ctrl-C again) does not wait for the drain, as a second one does not wait for an ingestion.
@@ -206,7 +208,9 @@ export async function startServer(configured: Config, releaseData: () => Promise
     await releaseData();
     // The last line: the log had ended on the index's release, which did not say the server was gone.
     logger.info({ signal }, 'stopped');
-    process.exit(0);
+    // pino writes asynchronously: exiting at once had lost that line when the log's reader was slow (a busy machine).
+    setTimeout(() => process.exit(0), EXIT_FLUSH_BOUND_MS).unref();
+    logger.flush(() => process.exit(0));
   };
   // SIGHUP from a terminal that closed on `npm start` (it had ended the process where it was, without a drain) drains
   // and stops. To a server started without a terminal (a service manager's, `nohup`), it is the daemons' request to

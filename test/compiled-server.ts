@@ -46,7 +46,8 @@ export function spawnServe(args: string[]): ServeRun {
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  // On 'close', once its output has been read to the end: at 'exit' the last lines may still be in the pipe.
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('close', (code, signal) => resolve({ code, signal })));
   return { child, output: () => output, exited };
 }
 
