@@ -64,6 +64,9 @@ export class GenerationLoadError extends Error {
 
 const SILENT: LiveIndexLog = { info: () => {}, warn: () => {} };
 
+/** How long close() waits for reads still under way (their requests were cut at the drain's end) to let the generation go. */
+const CLOSE_WAIT_MS = 2_000;
+
 /** A writer that publishes again while a reload reads the files may remove them under it: read the manifest again this often. */
 const LOAD_ATTEMPTS = 5;
 
@@ -199,8 +202,12 @@ export class LiveIndex implements IndexReader {
   /** Stops serving: waits for reloads under way and releases every generation (call once requests have drained). */
   async close(): Promise<void> {
     await this.reloads;
-    this.active.retired = true;
-    if (this.active.readers === 0) this.release(this.active);
+    const view = this.active;
+    view.retired = true;
+    if (view.readers === 0) this.release(view);
+    // A read still under way releases the generation as it ends: waited for (a little), so that the release and its
+    // line come before the close's end, and the server's last log line after them.
+    for (const giveUp = Date.now() + CLOSE_WAIT_MS; view.readers > 0 && Date.now() < giveUp; ) await new Promise((resolve) => setTimeout(resolve, 20));
     await Promise.all(this.releasing);
   }
 }
