@@ -16,6 +16,7 @@
  * manifest swap and `reload` picks the result up.
  */
 import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { readManifest } from '../search/manifest.js';
 import { Searcher, type SearcherOptions } from '../search/searcher.js';
 import { Library } from '../corpus/library.js';
@@ -73,10 +74,25 @@ const LOAD_ATTEMPTS = 5;
 interface Served extends IndexView {
   readers: number;
   retired: boolean;
+  /** Settles when the generation is let go: retired, and its last read ended. */
+  letGo: Promise<void>;
+  markLetGo(): void;
 }
 
 function served(searcher: Searcher): Served {
-  return { generation: searcher.generation, searcher, library: new Library(searcher), readers: 0, retired: false };
+  let markLetGo = () => {};
+  const letGo = new Promise<void>((resolve) => (markLetGo = resolve));
+  return { generation: searcher.generation, searcher, library: new Library(searcher), readers: 0, retired: false, letGo, markLetGo };
+}
+
+/** Waits for `promise`, for `ms` at most. */
+async function waitAtMost(promise: Promise<void>, ms: number): Promise<void> {
+  const giveUp = new AbortController();
+  try {
+    await Promise.race([promise, sleep(ms, undefined, { signal: giveUp.signal })]);
+  } finally {
+    giveUp.abort();
+  }
 }
 
 export class LiveIndex implements IndexReader {
@@ -178,6 +194,7 @@ export class LiveIndex implements IndexReader {
   }
 
   private release(view: Served): void {
+    view.markLetGo();
     const done = view.searcher
       .close()
       .then(() => this.log.info({ generation: view.generation }, 'index generation released'))
@@ -207,7 +224,7 @@ export class LiveIndex implements IndexReader {
     if (view.readers === 0) this.release(view);
     // A read still under way releases the generation as it ends: waited for (a little), so that the release and its
     // line come before the close's end, and the server's last log line after them.
-    for (const giveUp = Date.now() + CLOSE_WAIT_MS; view.readers > 0 && Date.now() < giveUp; ) await new Promise((resolve) => setTimeout(resolve, 20));
+    await waitAtMost(view.letGo, CLOSE_WAIT_MS);
     await Promise.all(this.releasing);
   }
 }

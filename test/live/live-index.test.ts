@@ -72,6 +72,30 @@ describe('LiveIndex', () => {
     expect(index.articleCount()).toBe(2);
   });
 
+  it('closes once a read under way ends, its release logged before; a read that never ends holds the close 2 s at most', async () => {
+    const { index, lines } = await setup();
+    const released = () => lines.filter((l) => l.message === 'index generation released').length;
+    const read = index.hold();
+    let closed = false;
+    const closing = index.close().then(() => (closed = true));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(closed).toBe(false);
+    read.release();
+    await closing;
+    expect(released()).toBe(1);
+
+    const { index: stuck, lines: stuckLines } = await setup();
+    const neverEnds = stuck.hold();
+    const started = performance.now();
+    await stuck.close();
+    const waited = performance.now() - started;
+    expect(waited).toBeGreaterThanOrEqual(1_900);
+    expect(waited).toBeLessThan(20_000);
+    expect(stuckLines.filter((l) => l.message === 'index generation released')).toEqual([]);
+    neverEnds.release();
+    await expect.poll(() => stuckLines.filter((l) => l.message === 'index generation released').length).toBe(1);
+  });
+
   it('shares unchanged segments and their stored-fields files; closing the old snapshot leaves the shared files open', async () => {
     const { dir, cleanup } = await tempDir();
     cleanups.push(cleanup);
