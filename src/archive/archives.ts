@@ -15,6 +15,7 @@ import { depthProblem } from '../platform/json-depth.js';
 import { encodeIdSegment, expandIdSegment, resolveIri } from '../platform/iri.js';
 import type { JsonObject } from '../platform/jsonld.js';
 import { type ProjectService, type ProjectState, defaultBase } from '../platform/projects.js';
+import { selectorOf } from '../platform/revisions.js';
 import type { ResourceService } from '../platform/resources.js';
 import { type ProjectRef, projectAddress, projectKey } from '../platform/refs.js';
 import type { Platform } from '../platform/index.js';
@@ -24,7 +25,7 @@ import { DEFAULT_RENDER_BOUNDS, type Download, type RenderBounds, prepareDownloa
 import { renderCallerOf, type RenderCaller } from '../platform/render-queue.js';
 import { ArchiveLedger, type HoldKey, definitionBytes } from './quota.js';
 import { type ResolveDeps, creationFileFinder } from './resolve.js';
-import { type ArchiveEntry, type FileEntry, type FileSelfEntry, boundedProblems, decodeEntries, selectorOf } from './definition.js';
+import { type ArchiveEntry, type FileEntry, type FileSelfEntry, boundedProblems, decodeEntries } from './definition.js';
 import { layoutProblems, mergeSpeltOutFileDefaults } from './layout.js';
 import { inOrderAhead } from './lookahead.js';
 import { hasLoneSurrogate } from '../platform/unicode.js';

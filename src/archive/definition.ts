@@ -8,7 +8,7 @@
 import { resolveIri } from '../platform/iri.js';
 import { type ProjectRef, parseProjectRef, projectKey } from '../platform/refs.js';
 import { type Format, FORMATS, isFormat } from '../platform/rendering.js';
-import { MAX_REVISION, type RevisionSelector } from '../platform/revisions.js';
+import { MAX_REVISION } from '../platform/revisions.js';
 import { parseFileSelf } from './file-self.js';
 import {
   MAX_FILE_NAME_LENGTH,
@@ -135,12 +135,6 @@ function lengthPrefixed(text: string | undefined): string {
 export function boundedProblems(problems: string[]): string[] {
   if (problems.length <= MAX_REPORTED_PROBLEMS) return problems;
   return [...problems.slice(0, MAX_REPORTED_PROBLEMS), `… and ${problems.length - MAX_REPORTED_PROBLEMS} more problems.`];
-}
-
-export function selectorOf(entry: Revisioned): RevisionSelector {
-  if (entry.rev !== undefined) return { rev: entry.rev };
-  if (entry.tag !== undefined) return { tag: entry.tag };
-  return {};
 }
 
 /** The reference as written in messages and default names: the id with `?rev=N` or `?tag=t`. */

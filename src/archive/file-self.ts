@@ -50,12 +50,12 @@ export function parseFileSelf(value: string, baseUri: string): ParsedFileSelf | 
     return expectedPath;
   }
   if (expandIdSegment(idSegment, SHORTEST_BASE, []) === null) return { problem: `'${value}' does not name a file id.` };
-  const read = selectorOf(value, url.searchParams);
+  const read = fileSelfSelector(value, url.searchParams);
   return 'problem' in read ? read : { project, idSegment, selector: read.selector };
 }
 
 /** `?rev=N` or `?tag=t`, read as the file routes read them: each at most once, nothing else, `rev` in decimal digits. */
-function selectorOf(value: string, query: URLSearchParams): { selector: RevisionSelector } | { problem: string } {
+function fileSelfSelector(value: string, query: URLSearchParams): { selector: RevisionSelector } | { problem: string } {
   const names = [...query.keys()];
   const unknown = names.find((name) => !SELECTOR_PARAMETERS.has(name));
   if (unknown !== undefined) return { problem: `'${value}' has the query parameter '${shownName(unknown)}': a file's address takes only 'rev' or 'tag'.` };

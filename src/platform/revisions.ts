@@ -142,6 +142,13 @@ export type EntityWrite = { kind: 'create' } | EntityChange;
 /** Which revision to read: the latest, a number, or a tag. */
 export type RevisionSelector = { rev: number } | { tag: string } | Record<string, never>;
 
+/** The selector of a reference giving `rev`, `tag` or neither (its reader has refused both, in its own words). */
+export function selectorOf(reference: { rev?: number; tag?: string }): RevisionSelector {
+  if (reference.rev !== undefined) return { rev: reference.rev };
+  if (reference.tag !== undefined) return { tag: reference.tag };
+  return {};
+}
+
 export class RevisionStore {
   private readonly heads: Table<Head>;
   /**

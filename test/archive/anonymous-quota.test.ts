@@ -102,7 +102,6 @@ describe('a store kept from a version that counted every anonymous archive again
   async function asStoredBefore(address: string, ...segments: string[]): Promise<void> {
     const { store } = server.platform;
     const archives = store.table<StoredArchive>('archives');
-    const holds = store.table<ArchiveHold>('archive-holds');
     await store.write(async () => {
       for (const { key, value } of await archives.range([LITERATURE])) {
         if (!segments.includes(segmentOf(value.id))) continue;

@@ -5,7 +5,7 @@
  * (a bounded number of times).
  */
 import { existsSync } from 'node:fs';
-import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ingest, MAX_REPEATS_TOLD, type IngestOptions } from '../../src/corpus/ingest.js';

@@ -24,7 +24,6 @@ import {
   type Caller,
   type Need,
   type RequestContext,
-  type Row,
 } from './access-table.js';
 
 const ACCESS_DOC = fileURLToPath(new URL('../../docs/ACCESS.md', import.meta.url));

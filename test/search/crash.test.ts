@@ -7,7 +7,6 @@
 import { describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
 import { readdir } from 'node:fs/promises';
-import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Searcher } from '../../src/search/searcher.js';
 import { compileFilterSpec } from '../../src/search/query/filter-spec.js';

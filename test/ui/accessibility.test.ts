@@ -7,7 +7,7 @@
  */
 import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { HAS_CHROMIUM, SKIP_REASON, launchBrowser, startServerAndBrowser, type Browser } from './browser.js';
+import { HAS_CHROMIUM, SKIP_REASON, startServerAndBrowser } from './browser.js';
 
 // Browser globals: used only in functions that Playwright runs inside the page.
 declare const document: any, MutationObserver: any, getComputedStyle: (element: unknown, pseudo?: string) => Record<string, string>;

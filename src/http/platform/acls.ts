@@ -8,7 +8,6 @@ import type { AclWrite, StoredAcl } from '../../platform/acls.js';
 import { PlatformError } from '../../platform/errors.js';
 import { auditFields } from '../../platform/audit.js';
 import { ACLS_CONTEXT, METADATA_CONTEXT } from '../../platform/contexts.js';
-import type { AclEntryInput } from '../../platform/acl-entries.js';
 import type { Platform } from '../../platform/index.js';
 import { MAX_REVISION } from '../../platform/revisions.js';
 import type { AclAddress } from '../../platform/refs.js';

@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { auditFields } from '../../platform/audit.js';
 import { METADATA_CONTEXT, PROJECTS_CONTEXT } from '../../platform/contexts.js';
 import type { Platform } from '../../platform/index.js';
-import type { ProjectFields, ProjectService, ProjectState, ProjectWrite } from '../../platform/projects.js';
+import type { ProjectService, ProjectState, ProjectWrite } from '../../platform/projects.js';
 import { createOrUpdate } from '../../platform/put-write.js';
 import type { ProjectRef } from '../../platform/refs.js';
 import { typed } from '../typed.js';

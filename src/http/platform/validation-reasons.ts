@@ -31,7 +31,7 @@ export function validationReason(
   const first = error.validation?.[0];
   const unknown = first?.params['additionalProperty'];
   if (typeof unknown === 'string' && error.validationContext === 'querystring') {
-    return `querystring has an unknown parameter '${shownName(unknown)}'${takenParameters(error, queryParameters)}`;
+    return `querystring has an unknown parameter '${shownName(unknown)}'${takenParameters(queryParameters)}`;
   }
   if (typeof unknown === 'string') return `${error.message}: '${shownName(unknown)}'`;
   const missing = first?.params['missingProperty'];
@@ -102,7 +102,7 @@ function valueAt(root: unknown, instancePath: string): string | number | boolean
  * What a query string refused for an unknown parameter could have held: Nexus's `after` (its deep paging) had been
  * told only that it is unknown, not that listings page with from and size.
  */
-function takenParameters(error: FastifyError, queryParameters: readonly string[] | undefined): string {
+function takenParameters(queryParameters: readonly string[] | undefined): string {
   if (queryParameters === undefined) return '';
   return queryParameters.length === 0 ? ' (this operation takes no query parameter)' : ` (this operation takes ${queryParameters.join(', ')})`;
 }

@@ -7,7 +7,7 @@ import { crc32 } from 'node:zlib';
 import { pack } from 'msgpackr';
 import { analyze } from '../analysis/analyzer.js';
 import type { ArticleInput } from '../../corpus/model.js';
-import { GrowableBytes, GrowableUint32 } from './growable.js';
+import { GrowableUint32 } from './growable.js';
 import { StringTableBuilder } from './string-table.js';
 import { FieldPostings, POSTING_STEPS, encodePostings, type TermCounts, type TypedArray } from './postings-writer.js';
 import { StoredFieldsBuilder } from '../stored/writer.js';
