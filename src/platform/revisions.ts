@@ -149,6 +149,10 @@ export function selectorOf(reference: { rev?: number; tag?: string }): RevisionS
   return {};
 }
 
+function missingRevision(project: string, id: string, rev: number): Error {
+  return new Error(`revision ${rev} of ${id} in ${project} is missing from the store`);
+}
+
 export class RevisionStore {
   private readonly heads: Table<Head>;
   /**
@@ -192,6 +196,13 @@ export class RevisionStore {
     });
   }
 
+  /** A revision that a head or listing names: its absence is a damaged store, said as such (not a TypeError further on). */
+  private async storedRevision(project: string, id: string, rev: number): Promise<StoredRevision> {
+    const stored = await this.revisions.get([project, id, rev]);
+    if (stored === undefined) throw missingRevision(project, id, rev);
+    return stored;
+  }
+
   /** A stored revision with its payload: read from the payloads table, its text parsed on first use (stored-json.ts). */
   private async decoded(stored: StoredRevision): Promise<EntityState> {
     if ('sourceJson' in stored) return inlineState(stored);
@@ -211,7 +222,7 @@ export class RevisionStore {
     if (!head) throw rejections.resourceNotFound(id, project);
     const rev = 'rev' in selector ? selector.rev : 'tag' in selector ? await this.taggedRev(project, id, head, selector.tag) : head.rev;
     if (rev < 1 || rev > head.rev) throw rejections.revisionNotFound(rev, head.rev);
-    return this.decoded((await this.revisions.get([project, id, rev]))!);
+    return this.decoded(await this.storedRevision(project, id, rev));
   }
 
   create(
@@ -315,7 +326,7 @@ export class RevisionStore {
     const head = await this.heads.get([project, id]);
     if (!head || head.kind !== kind) throw notFound(kind, id, project);
     if (rev !== head.rev) throw rejections.incorrectRev(rev, head.rev);
-    return this.decoded((await this.revisions.get([project, id, head.rev]))!);
+    return this.decoded(await this.storedRevision(project, id, head.rev));
   }
 
   /**
@@ -359,8 +370,8 @@ export class RevisionStore {
   ): Promise<{ total: number; states: ListedState[] }> {
     if (keep) return this.filteredList(project, kind, offset, limit, keep);
     const [total, page] = await Promise.all([this.indexCount(project, kind), this.indexRange(project, kind, { offset, limit })]);
-    const states = await Promise.all(page.map(({ id, rev }) => this.revisions.get([project, id, rev])));
-    return { total, states: states.map((state) => listed(state!)) };
+    const states = await Promise.all(page.map(({ id, rev }) => this.storedRevision(project, id, rev)));
+    return { total, states: states.map(listed) };
   }
 
   /**
@@ -398,8 +409,9 @@ export class RevisionStore {
       if (start > 0) await new Promise((resolve) => setImmediate(resolve));
       const slice = heads.slice(start, start + FILTER_SLICE);
       const stored = await this.revisions.getMany(slice.map(({ id, rev }) => [project, id, rev]));
-      for (const revision of stored) {
-        const state = listed(revision!);
+      for (const [i, revision] of stored.entries()) {
+        if (revision === undefined) throw missingRevision(project, slice[i]!.id, slice[i]!.rev);
+        const state = listed(revision);
         if (!keep(state)) continue;
         if (total >= offset && states.length < limit) states.push(state);
         total++;
@@ -438,7 +450,7 @@ export class RevisionStore {
   }
 
   private async taggedRev(project: string, id: string, head: Head, tag: string): Promise<number> {
-    const { tags } = (await this.revisions.get([project, id, head.rev]))!;
+    const { tags } = await this.storedRevision(project, id, head.rev);
     // Own tags only: `?tag=constructor` had read the object's prototype, a 500.
     if (Object.hasOwn(tags, tag)) return tags[tag]!;
     // Reserved for the latest revision, unless stored as a tag before the rule (such a tag still reads as stored).

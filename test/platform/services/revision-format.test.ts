@@ -226,3 +226,18 @@ test('the contents files reference are read up to each head, and not at all when
   await store.write(() => store.table('revisions').remove(['org/a', 'http://x/f', 1]));
   await expect(revisions.fileDigests(['org/a'])).rejects.toThrow('the revisions of a file of org/a are not all stored: no content is collected');
 });
+
+test('a revision its head names but the store lacks is said missing, by name, for reads, tag reads, changes and listings', async () => {
+  const revisions = await open();
+  await revisions.create('org/proj', 'r1', 'resource', { source: { name: 'x' } }, OPERATOR);
+  await revisions.update('org/proj', 'r1', 'resource', 1, OPERATOR, () => ({ tags: { v1: 1 } }));
+  await store.write(() => store.table('revisions').remove(['org/proj', 'r1', 2]));
+  const missing = 'revision 2 of r1 in org/proj is missing from the store';
+  await expect(revisions.fetch('org/proj', 'r1', {})).rejects.toThrow(missing);
+  await expect(revisions.fetch('org/proj', 'r1', { tag: 'v1' })).rejects.toThrow(missing);
+  await expect(revisions.update('org/proj', 'r1', 'resource', 2, OPERATOR, () => ({ deprecated: true }))).rejects.toThrow(missing);
+  await expect(revisions.list('org/proj', 'resource', 0, 10)).rejects.toThrow(missing);
+  await expect(revisions.list('org/proj', 'resource', 0, 10, () => true)).rejects.toThrow(missing);
+  // The revision still stored reads as before.
+  expect((await revisions.fetch('org/proj', 'r1', { rev: 1 })).source).toEqual({ name: 'x' });
+});
