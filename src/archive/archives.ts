@@ -17,7 +17,7 @@ import type { JsonObject } from '../platform/jsonld.js';
 import { type ProjectService, type ProjectState, defaultBase } from '../platform/projects.js';
 import { selectorOf } from '../platform/revisions.js';
 import type { ResourceService } from '../platform/resources.js';
-import { type ProjectRef, projectAddress, projectKey } from '../platform/refs.js';
+import { type ProjectRef, projectAddress, projectKey, refOf } from '../platform/refs.js';
 import type { Platform } from '../platform/index.js';
 import type { Renderer } from '../platform/renderer.js';
 import type { Entry, Store, Table } from '../platform/store/store.js';
@@ -166,7 +166,7 @@ export class ArchiveService {
     const shapeProblem = depthProblem(payload) ?? contextProblem(payload);
     if (shapeProblem !== null) throw rejections.decodingFailed([shapeProblem]);
     await checkContext(payload, id, project, this.renderer, renderCallerOf(identity, client));
-    const bases = new Map((await this.projects.all()).map((p) => [projectKey({ org: p.org, project: p.label }), p.base]));
+    const bases = new Map((await this.projects.all()).map((p) => [projectKey(refOf(p)), p.base]));
     const decoded = decodeEntries(payload, {
       archiveProject: ref,
       // A project's own base only for whoever may read it: the stored ids must not reveal that an unreadable project exists, nor its base.

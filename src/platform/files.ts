@@ -16,7 +16,7 @@ import type { Identity } from './identities.js';
 import type { Logger } from './index.js';
 import { type FilterRequest, listingPredicate } from './listing-filter.js';
 import type { ProjectService, ProjectState } from './projects.js';
-import { type ProjectRef, projectAddress, projectKey } from './refs.js';
+import { type ProjectRef, projectAddress, projectKey, refOf } from './refs.js';
 import type { ResourceService } from './resources.js';
 import type { EntityState, EntityWrite, FileAttributes, ListedState, RevisionSelector, RevisionStore } from './revisions.js';
 import { UNSAFE_IN_NAMES, codePointCount } from './unicode.js';
@@ -206,7 +206,7 @@ export class FileService {
 
   /** A file of a readable project by its full id: what archive File entries refer to. */
   async fetchById(project: ProjectState, id: string, selector: RevisionSelector): Promise<EntityState> {
-    const key = `${project.org}/${project.label}`;
+    const key = projectKey(refOf(project));
     if (project.readOnly || (await this.revisions.kindOf(key, id)) !== 'file') throw rejections.fileNotFound(id, key);
     return this.revisions.fetch(key, id, selector);
   }
@@ -289,7 +289,7 @@ export class FileService {
   /** Digests of every revision of every file: what the content store must keep. */
   async referencedDigests(): Promise<Set<string>> {
     const projects = await this.projects.all();
-    return this.revisions.fileDigests(projects.filter((project) => !project.readOnly).map((project) => projectKey({ org: project.org, project: project.label })));
+    return this.revisions.fileDigests(projects.filter((project) => !project.readOnly).map((project) => projectKey(refOf(project))));
   }
 
   private async store(upload: Upload): Promise<StoredUpload> {

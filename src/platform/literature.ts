@@ -11,6 +11,7 @@ import { rejections } from './errors.js';
 import { LATEST_TAG } from './tags.js';
 import type { JsonObject } from './jsonld.js';
 import type { ProjectState } from './projects.js';
+import { projectKey, refOf } from './refs.js';
 import type { EntityState, RevisionSelector } from './revisions.js';
 
 /** Articles read from one index generation, kept from release by a newer one until `release` (called once or more). */
@@ -50,7 +51,7 @@ export class LiteratureResources {
 
   /** The article under `id`, from `articles` (by default the generation served now). */
   fetch(id: string, selector: RevisionSelector, articles: Pick<HeldArticles, 'getArticle'> = this.source): EntityState {
-    const project = `${this.project.org}/${this.project.label}`;
+    const project = projectKey(refOf(this.project));
     const articleId = this.articleIdOf(id);
     const article = articleId === null ? null : articles.getArticle(articleId);
     if (!article) throw rejections.resourceNotFound(id, project);
@@ -95,7 +96,7 @@ export class LiteratureResources {
       ...this.audit,
       kind: 'resource',
       id,
-      project: `${this.project.org}/${this.project.label}`,
+      project: projectKey(refOf(this.project)),
       rev: 1,
       deprecated: false,
       source: articleJsonLd(article, id, this.project.vocab),

@@ -5,6 +5,7 @@ import { type Audit, createdBy, updatedBy } from './audit.js';
 import { rejections } from './errors.js';
 import { loneSurrogatePointer } from './unicode.js';
 import type { Identity } from './identities.js';
+import { orgAddress } from './refs.js';
 import { PastStates } from './past-states.js';
 import type { Store, Table } from './store/store.js';
 
@@ -47,7 +48,7 @@ export class OrgService {
 
   /** The organization (at revision `rev`, its latest without), for a caller who may read it. */
   async read(label: string, identity: Identity, rev?: number): Promise<OrgState> {
-    this.acls.require(identity, 'resources/read', `/${label}`);
+    this.acls.require(identity, 'resources/read', orgAddress(label));
     const head = await this.fetch(label);
     return rev === undefined ? head : this.past.at(label, head, rev);
   }
@@ -82,7 +83,7 @@ export class OrgService {
         const org: OrgState = { label, uuid: randomUUID(), description, rev: 1, deprecated: false, ...createdBy(identity, now) };
         await this.db.put(label, org);
         // In the same transaction: a crash between two would leave an organization its creator cannot write to.
-        await this.acls.grantOwner(`/${label}`, identity);
+        await this.acls.grantOwner(orgAddress(label), identity);
         return org;
       }
       const org = this.checkedForChange(label, current, rev, 'update');
@@ -123,7 +124,7 @@ export class OrgService {
    */
   requireWriter(label: string, write: 'create' | 'change', identity: Identity): void {
     if (write === 'create') this.acls.require(identity, 'organizations/create', '/');
-    else this.acls.require(identity, 'organizations/write', `/${label}`);
+    else this.acls.require(identity, 'organizations/write', orgAddress(label));
   }
 
   /** Inside `Store.write`: `next` becomes the head, the state it supersedes is kept for `?rev=` reads. */

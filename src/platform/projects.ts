@@ -16,7 +16,7 @@ import type { Permission } from './permissions.js';
 import { type ApiMapping, isAbsoluteIri } from './iri.js';
 import type { OrgService } from './orgs.js';
 import { PastStates } from './past-states.js';
-import { type ProjectRef, projectAddress, projectKey } from './refs.js';
+import { type ProjectRef, orgAddress, projectAddress, projectKey, refOf } from './refs.js';
 import type { Store, Table } from './store/store.js';
 
 export interface ProjectState extends Audit {
@@ -129,7 +129,7 @@ export class ProjectService {
   }
 
   get literatureRef(): ProjectRef {
-    return { org: this.literature.org, project: this.literature.label };
+    return refOf(this.literature);
   }
 
   /** The base of the literature project's ids, fixed in the store at its first start. */
@@ -192,7 +192,7 @@ export class ProjectService {
       (project) =>
         !project.markedForDeletion &&
         (deprecated === undefined || project.deprecated === deprecated) &&
-        this.acls.has(identity, permission, projectAddress({ org: project.org, project: project.label })),
+        this.acls.has(identity, permission, projectAddress(refOf(project))),
     );
   }
 
@@ -316,7 +316,7 @@ export class ProjectService {
    * before reading a write's body, so that a refused write costs no upload.
    */
   requireWriter(ref: ProjectRef, write: 'create' | 'change', identity: Identity): void {
-    if (write === 'create') this.acls.require(identity, 'projects/create', `/${ref.org}`);
+    if (write === 'create') this.acls.require(identity, 'projects/create', orgAddress(ref.org));
     else this.acls.require(identity, 'projects/write', projectAddress(ref));
   }
 

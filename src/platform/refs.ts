@@ -15,6 +15,11 @@ export interface ProjectRef {
   project: string;
 }
 
+/** The reference of a stored project, which names itself `label`. */
+export function refOf(project: { org: string; label: string }): ProjectRef {
+  return { org: project.org, project: project.label };
+}
+
 /** `org/project`, the form used in `_project` and in archive entries. */
 export function projectKey(ref: ProjectRef): string {
   return `${ref.org}/${ref.project}`;
@@ -29,6 +34,10 @@ export function parseProjectRef(text: string): ProjectRef | null {
 
 /** An ACL address: `/`, `/{org}` or `/{org}/{project}`. */
 export type AclAddress = string;
+
+export function orgAddress(org: string): AclAddress {
+  return `/${org}`;
+}
 
 export function projectAddress(ref: ProjectRef): AclAddress {
   return `/${ref.org}/${ref.project}`;

@@ -17,7 +17,7 @@ import type { JsonObject } from './jsonld.js';
 import { type FilterRequest, hasFilters, listingPredicate } from './listing-filter.js';
 import type { LiteratureResources } from './literature.js';
 import type { ProjectService, ProjectState } from './projects.js';
-import { type ProjectRef, projectAddress, projectKey } from './refs.js';
+import { type ProjectRef, projectAddress, projectKey, refOf } from './refs.js';
 import { type RenderCaller, renderCallerOf } from './render-queue.js';
 import type { Renderer } from './renderer.js';
 import { slicedJson } from './render-transfer.js';
@@ -174,7 +174,7 @@ export class ResourceService {
 
   /** Any entity of a readable project by its full id: what archive Resource entries refer to. */
   async lookup(project: ProjectState, id: string, selector: RevisionSelector): Promise<EntityState> {
-    return project.readOnly ? this.literature.fetch(id, selector) : this.revisions.fetch(`${project.org}/${project.label}`, id, selector);
+    return project.readOnly ? this.literature.fetch(id, selector) : this.revisions.fetch(projectKey(refOf(project)), id, selector);
   }
 
   /**

@@ -10,7 +10,7 @@ import { auditFields } from '../../platform/audit.js';
 import { ACLS_CONTEXT, METADATA_CONTEXT } from '../../platform/contexts.js';
 import type { Platform } from '../../platform/index.js';
 import { MAX_REVISION } from '../../platform/revisions.js';
-import type { AclAddress } from '../../platform/refs.js';
+import { type AclAddress, orgAddress, projectAddress } from '../../platform/refs.js';
 import { typed } from '../typed.js';
 import { callerOf } from './caller.js';
 import { checkPreconditions, untagged } from './preconditions.js';
@@ -51,7 +51,7 @@ const ENTRIES =
 function addressOf(params: unknown): AclAddress {
   const { org, project } = (params ?? {}) as { org?: string; project?: string };
   if (org === undefined) return '/';
-  return project === undefined ? `/${org}` : `/${org}/${project}`;
+  return project === undefined ? orgAddress(org) : projectAddress({ org, project });
 }
 
 export async function aclRoutes(app: FastifyInstance, { platform }: { platform: Platform }): Promise<void> {
