@@ -57,7 +57,7 @@ export async function prepareDownload(
     // Counted as entries are read: every revision read holds its payload, so a total checked at the end would let
     // one archive of many large revisions fill the memory before being refused.
     entries = await resolveForDownload(archive, identity, ignoreNotFound, { ...deps, resources }, (entry) => {
-      if (entry.format === null) return;
+      if (entry.kind === 'file') return;
       sourceBytes += entry.state.sourceBytes;
       if (sourceBytes > bounds.maxSourceBytes) {
         throw new PlatformError(
@@ -85,7 +85,7 @@ export async function prepareDownload(
         {
           render: async (entry) => {
             const state = await revisionOf(entry);
-            const { bytes, content } = await renderer.entry(entityView(state, entry.project, deps.baseUri), entry.format!, caller);
+            const { bytes, content } = await renderer.entry(entityView(state, entry.project, deps.baseUri), entry.format, caller);
             rendered += bytes;
             if (rendered > bounds.maxRenderedBytes) {
               content.destroy();
@@ -95,7 +95,7 @@ export async function prepareDownload(
           },
           open: (entry, { checked }) => (checked ? deps.files.content(entry.state) : deps.files.uncheckedContent(entry.state)),
           compressible: async (entry) =>
-            !isAlreadyCompressedType(entry.state.file!.mediaType) && sampleCompresses(await deps.files.contentHead(entry.state, SAMPLE_BYTES)),
+            !isAlreadyCompressedType(entry.state.file.mediaType) && sampleCompresses(await deps.files.contentHead(entry.state, SAMPLE_BYTES)),
         },
         onError,
       );

@@ -15,12 +15,12 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { AclService } from '../platform/acls.js';
 import { PlatformError } from '../platform/errors.js';
 import type { Identity } from '../platform/identities.js';
-import type { FileService } from '../platform/files.js';
+import { type FileService, asFileRevision } from '../platform/files.js';
 import type { ProjectService, ProjectState } from '../platform/projects.js';
 import { type ProjectRef, parseProjectRef, projectAddress, projectKey } from '../platform/refs.js';
 import type { Format } from '../platform/rendering.js';
 import type { ResourceService } from '../platform/resources.js';
-import { type EntityState, type RevisionSelector, selectorOf } from '../platform/revisions.js';
+import { type EntityState, type FileAttributes, type RevisionSelector, selectorOf } from '../platform/revisions.js';
 import { storedJsonOf, withoutSource } from '../platform/stored-json.js';
 import type { FileFinder, StoredArchive } from './archives.js';
 import { type ArchiveEntry, originalOf } from './definition.js';
@@ -41,14 +41,26 @@ export interface ResolveDeps {
 /** A revision an entry is pinned to: its metadata, and the size of its payload as JSON, the payload itself left out. */
 export type PinnedState = Omit<EntityState, 'source'> & { sourceBytes: number };
 
-export interface ResolvedEntry {
+interface Resolved {
   /** Name inside the ZIP. */
   name: string;
-  state: PinnedState;
   project: ProjectState;
-  /** How a resource is serialised; null for file content. */
-  format: Format | null;
 }
+
+/** A resource (or a file's metadata), serialised in `format`. */
+export interface ResolvedResource extends Resolved {
+  kind: 'resource';
+  state: PinnedState;
+  format: Format;
+}
+
+/** A file's content. */
+export interface ResolvedFile extends Resolved {
+  kind: 'file';
+  state: PinnedState & { file: FileAttributes };
+}
+
+export type ResolvedEntry = ResolvedResource | ResolvedFile;
 
 /** What an entry points at, once FileSelf values are parsed. */
 interface Target {
@@ -122,8 +134,12 @@ export async function resolveForDownload(
       if (error.status !== 404) throw error;
       throw new PlatformError(404, 'ResourceNotFound', `The resource '${target.original}' was not found in project '${projectKey(target.project)}'.`);
     }
-    if (found.state.kind === 'file') deps.files.assertContent(found.state);
-    const entry: ResolvedEntry = { ...found, name: nameOf(target, found.state), format: target.entry.type === 'Resource' ? target.entry.format : null };
+    if (found.state.kind === 'file') deps.files.assertContent(asFileRevision(found.state));
+    const name = nameOf(target, found.state);
+    const entry: ResolvedEntry =
+      target.entry.type === 'Resource'
+        ? { ...found, name, kind: 'resource', format: target.entry.format }
+        : { ...found, name, kind: 'file', state: asFileRevision(found.state) };
     admit(entry);
     resolved.push(entry);
   }
@@ -146,7 +162,7 @@ export function creationFileFinder(deps: ResolveDeps): FileFinder {
     if ('problem' in target || !deps.acls.has(identity, 'resources/read', projectAddress(target.project))) return null;
     try {
       const { state } = await lookup(target, deps, projectOf);
-      return { project: projectKey(target.project), filename: state.file!.filename };
+      return { project: projectKey(target.project), filename: asFileRevision(state).file.filename };
     } catch (error) {
       if (error instanceof PlatformError) return null;
       throw error;

@@ -14,16 +14,16 @@
  */
 import type { Readable } from 'node:stream';
 import { rejections } from '../platform/errors.js';
-import type { ResolvedEntry } from './resolve.js';
+import type { ResolvedEntry, ResolvedFile, ResolvedResource } from './resolve.js';
 import { ZipWriter, checksumOf, deflatedMayReach4GiB } from './zip-writer.js';
 
 export interface ZipSources {
   /** The serialised resource, in slices. */
-  render(entry: ResolvedEntry): Promise<Readable>;
+  render(entry: ResolvedResource): Promise<Readable>;
   /** The file's content; `checked`, against its SHA-256 as it streams, failing before its last chunk when they differ. */
-  open(entry: ResolvedEntry, read: { checked: boolean }): Readable;
+  open(entry: ResolvedFile, read: { checked: boolean }): Readable;
   /** Whether the file's content is worth deflating. */
-  compressible(entry: ResolvedEntry): Promise<boolean>;
+  compressible(entry: ResolvedFile): Promise<boolean>;
 }
 
 export function zipStream(entries: readonly ResolvedEntry[], sources: ZipSources, onError: (error: Error) => void): Readable {
@@ -51,8 +51,8 @@ export function zipStream(entries: readonly ResolvedEntry[], sources: ZipSources
 
   const write = async (entry: ResolvedEntry): Promise<void> => {
     const info = { name: entry.name, modified: new Date(entry.state.updatedAt) };
-    const file = entry.state.file;
-    if (entry.format === null && file) {
+    if (entry.kind === 'file') {
+      const { file } = entry.state;
       if (await sources.compressible(entry)) {
         return zip.addDeflated(info, track(sources.open(entry, { checked: true })), { exactBytes: file.bytes, mayReach4GiB: deflatedMayReach4GiB(file.bytes) });
       }

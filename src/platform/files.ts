@@ -33,7 +33,16 @@ export interface Upload {
  * What reading a file revision's content needs: its bytes' digest (`file`), and its id and project to name
  * it when they are gone. No payload: an archive download pins revisions without theirs (archive/resolve.ts).
  */
-export type FileContentRevision = Pick<EntityState, 'id' | 'project' | 'file'>;
+export type FileContentRevision = Pick<FileState, 'id' | 'project' | 'file'>;
+
+/** A file's revision: unlike a resource's, it always holds the file's attributes. */
+export type FileState = EntityState & { file: FileAttributes };
+
+/** `state`, a revision of a file, with its attributes (stored with every revision of a file: missing means a damaged store). */
+export function asFileRevision<State extends Pick<EntityState, 'id' | 'rev' | 'project' | 'file'>>(state: State): State & { file: FileAttributes } {
+  if (state.file === undefined) throw new Error(`revision ${state.rev} of file ${state.id} in ${state.project} holds no file attributes`);
+  return state as State & { file: FileAttributes };
+}
 
 /** An upload's bytes in the content store, with the metadata they are committed with. */
 type StoredUpload = Pick<StoredBlob, 'release' | 'discard'> & { file: FileAttributes };
@@ -161,7 +170,7 @@ export class FileService {
     return this.resources.expandId(await this.projectForWriter(ref, undefined, identity), idSegment);
   }
 
-  async fetch(ref: ProjectRef, idSegment: string, selector: RevisionSelector, identity: Identity): Promise<{ state: EntityState; project: ProjectState }> {
+  async fetch(ref: ProjectRef, idSegment: string, selector: RevisionSelector, identity: Identity): Promise<{ state: FileState; project: ProjectState }> {
     this.acls.require(identity, 'resources/read', projectAddress(ref));
     const project = await this.projects.forRead(ref);
     return { state: await this.fetchById(project, this.resources.expandId(project, idSegment), selector), project };
@@ -205,10 +214,10 @@ export class FileService {
   }
 
   /** A file of a readable project by its full id: what archive File entries refer to. */
-  async fetchById(project: ProjectState, id: string, selector: RevisionSelector): Promise<EntityState> {
+  async fetchById(project: ProjectState, id: string, selector: RevisionSelector): Promise<FileState> {
     const key = projectKey(refOf(project));
     if (project.readOnly || (await this.revisions.kindOf(key, id)) !== 'file') throw rejections.fileNotFound(id, key);
-    return this.revisions.fetch(key, id, selector);
+    return asFileRevision(await this.revisions.fetch(key, id, selector));
   }
 
   /**
@@ -218,7 +227,7 @@ export class FileService {
    * short had been answered 200 with fewer bytes than its Content-Length.
    */
   assertContent(state: FileContentRevision): void {
-    const { digest, bytes } = state.file!;
+    const { digest, bytes } = state.file;
     if (this.changed.has(digest)) throw this.refusedContent(digest, rejections.fileContentDamaged(state.id, state.project, CHANGED));
     const size = this.blobs.sizeOf(digest);
     if (size === null) {
@@ -254,13 +263,13 @@ export class FileService {
    */
   checkedContent(state: FileContentRevision): (range?: ByteRange) => Readable {
     this.assertContent(state);
-    const { digest } = state.file!;
+    const { digest } = state.file;
     return (range) =>
       range === undefined ? checkedAgainstDigest(this.wholeContent(state), digest, () => this.changedContent(state)) : this.blobs.open(digest, range);
   }
 
   private wholeContent(state: FileContentRevision): Readable {
-    const { digest, bytes } = state.file!;
+    const { digest, bytes } = state.file;
     // Bounded even when whole: the stream then ends with its last byte, not at a further read finding the end, and the
     // response ends before a client holding every byte (its Content-Length) closes the connection.
     return this.blobs.open(digest, bytes > 0 ? { start: 0, end: bytes - 1 } : undefined);
@@ -271,7 +280,7 @@ export class FileService {
    * that an archive whose first entry it is (nothing sent yet) is answered so, not with a 500.
    */
   private changedContent(state: FileContentRevision): PlatformError {
-    const { digest } = state.file!;
+    const { digest } = state.file;
     this.logger.error(
       { digest },
       `file content ${this.blobs.pathOf(digest)} does not match its SHA-256: its bytes changed on disk, and its download was cut. ` +
@@ -283,7 +292,7 @@ export class FileService {
 
   /** The first bytes of the content, to judge whether it compresses. */
   contentHead(state: FileContentRevision, length: number): Promise<Buffer> {
-    return this.blobs.head(state.file!.digest, length);
+    return this.blobs.head(state.file.digest, length);
   }
 
   /** Digests of every revision of every file: what the content store must keep. */

@@ -1,12 +1,12 @@
 import { Readable } from 'node:stream';
 import { expect, test } from 'vitest';
-import type { PinnedState, ResolvedEntry } from '../../src/archive/resolve.js';
+import type { ResolvedFile } from '../../src/archive/resolve.js';
 import { zipStream } from '../../src/archive/zip.js';
 import { unzip } from './unzip.js';
 
-function fileEntry(name: string, bytes: number, mediaType = 'application/octet-stream'): ResolvedEntry {
-  const state = { updatedAt: Date.parse('2025-01-01T00:00:00Z'), file: { digest: 'x', bytes, filename: name, mediaType } } as PinnedState;
-  return { name, state, project: {} as ResolvedEntry['project'], format: null };
+function fileEntry(name: string, bytes: number, mediaType = 'application/octet-stream'): ResolvedFile {
+  const state = { updatedAt: Date.parse('2025-01-01T00:00:00Z'), file: { digest: 'x', bytes, filename: name, mediaType } } as ResolvedFile['state'];
+  return { name, state, project: {} as ResolvedFile['project'], kind: 'file' };
 }
 
 /** An endless-enough source that records whether it was opened and closed. */

@@ -9,7 +9,7 @@ import { Readable } from 'node:stream';
 import { randomBytes } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 import { describe, expect, test } from 'vitest';
-import type { PinnedState, ResolvedEntry } from '../../src/archive/resolve.js';
+import type { ResolvedFile } from '../../src/archive/resolve.js';
 import { zipStream } from '../../src/archive/zip.js';
 import { HAS_JAVA, NO_JAVA, readWithZipInputStream } from './zip-stream-reader.js';
 
@@ -38,9 +38,9 @@ function bigContent(): Readable {
   });
 }
 
-function fileEntry(name: string, bytes: number, mediaType: string): ResolvedEntry {
-  const state = { updatedAt: Date.parse('2025-01-01T00:00:00Z'), file: { digest: name, bytes, filename: name, mediaType } } as PinnedState;
-  return { name, state, project: {} as ResolvedEntry['project'], format: null };
+function fileEntry(name: string, bytes: number, mediaType: string): ResolvedFile {
+  const state = { updatedAt: Date.parse('2025-01-01T00:00:00Z'), file: { digest: name, bytes, filename: name, mediaType } } as ResolvedFile['state'];
+  return { name, state, project: {} as ResolvedFile['project'], kind: 'file' };
 }
 
 describe.skipIf(!HAS_JAVA)(`a stored entry over 4 GiB read by ZipInputStream (${HAS_JAVA ? '/usr/bin/java' : NO_JAVA})`, () => {
