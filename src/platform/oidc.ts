@@ -151,15 +151,21 @@ function readKeySet(jwks: unknown, authFileDir: string, problems: string[]): JSO
   let set: unknown = jwks;
   if (typeof jwks === 'string') {
     const file = path.resolve(authFileDir, jwks);
+    const text = keySetText(file, problems);
+    if (text === null) return null;
     try {
-      set = JSON.parse(readFileSync(file, 'utf8'));
+      set = JSON.parse(text);
     } catch (error) {
-      problems.push(`oidc: the key set ${file} cannot be read as JSON: ${(error as Error).message}`);
+      problems.push(`oidc: the key set file ${file} is not JSON: ${(error as Error).message}`);
       return null;
     }
   }
   const keys = (set as { keys?: unknown } | null)?.keys;
-  if (!Array.isArray(keys) || keys.length === 0 || !keys.every((k) => typeof k === 'object' && k !== null)) {
+  if (Array.isArray(keys) && keys.length === 0) {
+    problems.push('oidc: the key set of "jwks" holds no key: a token could never be verified');
+    return null;
+  }
+  if (!Array.isArray(keys) || !keys.every((k) => typeof k === 'object' && k !== null)) {
     problems.push('oidc: "jwks" must be a JSON Web Key Set ({"keys": [...]}) or the path of a file holding one');
     return null;
   }
@@ -169,6 +175,18 @@ function readKeySet(jwks: unknown, authFileDir: string, problems: string[]): JSO
     if (problem !== null) problems.push(`oidc: key ${index}${typeof key.kid === 'string' ? ` ("${key.kid}")` : ''} of "jwks" ${problem}`);
   });
   return problems.length === before ? (set as JSONWebKeySet) : null;
+}
+
+/** The key set file's text, or null with why it cannot be read. */
+function keySetText(file: string, problems: string[]): string | null {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'not readable (permission denied)' : code === 'EISDIR' ? 'a folder, not a file' : (error as Error).message;
+    problems.push(`oidc: the key set file ${file} cannot be read: ${why}`);
+    return null;
+  }
 }
 
 /**

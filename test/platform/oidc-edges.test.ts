@@ -2,6 +2,9 @@
  * OIDC tokens a hostile caller could shape: issued in the future, written in a second spelling of the
  * same signature, or naming a user through a realm the auth file's tokens already use.
  */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { parseAuthConfig } from '../../src/platform/auth-file.js';
@@ -130,6 +133,25 @@ describe('OIDC token edges', () => {
     const separate: string[] = [];
     parseAuthConfig({ tokens: { 'admin-secret-token': { realm: 'local', subject: 'admin' } }, oidc: { realm: 'sso', issuer: ISSUER, jwks: { keys: [publicJwk] } } }, separate);
     expect(separate).toEqual([]);
+  });
+
+  test('the auth file says why a key set is refused: no key in it, its file missing, a folder or not JSON', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'oidc-key-set-'));
+    try {
+      await writeFile(path.join(dir, 'broken.json'), '{"keys": [');
+      const problemsOf = (jwks: unknown) => {
+        const problems: string[] = [];
+        parseAuthConfig({ oidc: { realm: 'sso', issuer: ISSUER, jwks } }, problems, dir);
+        return problems;
+      };
+      expect(problemsOf({ keys: [] })).toEqual(['oidc: the key set of "jwks" holds no key: a token could never be verified']);
+      expect(problemsOf('absent.json')).toEqual([`oidc: the key set file ${path.join(dir, 'absent.json')} cannot be read: no such file`]);
+      expect(problemsOf('.')).toEqual([`oidc: the key set file ${dir} cannot be read: a folder, not a file`]);
+      expect(problemsOf('broken.json')).toEqual([expect.stringMatching(new RegExp(`^oidc: the key set file ${path.join(dir, 'broken.json')} is not JSON: `))]);
+      expect(problemsOf({ keys: 'none' })).toEqual(['oidc: "jwks" must be a JSON Web Key Set ({"keys": [...]}) or the path of a file holding one']);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   test('the auth file refuses a key set holding a broken key, a private key or a shared secret, naming each', async () => {
