@@ -4,7 +4,7 @@
  *   npm run ingest -- --index DIR [--input PATH...] [--format F] [--delete ID...] [--delete-file F...] [--merge]
  *                      [--stored-compression dictionary|none|deflate]
  *   npm run eval -- --corpus F --queries F --qrels F [--bm25-k1 X --bm25-b X --title-weight X]
- * Every command's flags are rows of the settings table (src/config.ts); `--help` lists them.
+ * Every command's flags are rows of the settings table (src/config/settings.ts); `--help` lists them.
  * The entry of a checkout (npm scripts, tsx); the single executable's is src/runtime/binary-main.ts.
  */
 import { printDecision } from './runtime/start-decision-bundle.js';

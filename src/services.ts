@@ -15,7 +15,7 @@ export interface ServiceOptions extends Omit<PlatformOptions, 'maxFileBytes'> {
   /** Largest accepted upload, in bytes (default: --max-upload-bytes's). */
   maxFileBytes?: number;
   archiveTtlMs: number;
-  /** Live archives one caller may hold (default: --max-archives-per-caller's, src/config.ts). */
+  /** Live archives one caller may hold (default: --max-archives-per-caller's, src/config/settings.ts). */
   maxArchivesPerCaller?: number;
   /** Total size of the stored archive definitions, in bytes (default: --max-archive-store-bytes's). */
   maxArchiveStoreBytes?: number;

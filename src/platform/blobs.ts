@@ -99,7 +99,7 @@ export class BlobStore {
    * Removes the uploads in tmp/ that no write has touched for COLLECTION_GRACE_MS: left half-written by
    * a server killed mid-upload, here or on another server sharing the directory. An upload in progress
    * is never one: every chunk it writes moves its file's modification time, so it would have to receive
-   * nothing for an hour, while a whole request must arrive within --request-timeout (300 s by default, at most 30 minutes: config.ts);
+   * nothing for an hour, while a whole request must arrive within --request-timeout (300 s by default, at most 30 minutes: config/settings.ts);
    * and once received, it leaves tmp/ within the moments its fsync and move take.
    */
   private async removeAbandonedUploads(now: number): Promise<void> {

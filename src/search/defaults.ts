@@ -1,5 +1,5 @@
 /**
- * The engine's defaults that the settings table (src/config.ts) shows. They are here, in a module that imports
+ * The engine's defaults that the settings table (src/config/settings.ts) shows. They are here, in a module that imports
  * nothing, and not beside the code that uses them, because the command line reads the settings table to decide its
  * start: taking them from merge.ts, index-writer.ts or pool.ts loaded most of the engine, and Piscina, only to
  * answer --help.

@@ -32,7 +32,7 @@ import { UPLOAD_FORM_LIMITS } from './upload-form.js';
 export interface PlatformApiOptions {
   platform: Platform;
   archives: ArchiveService;
-  /** --max-archive-downloads-per-client (its default is the settings table's, src/config.ts). */
+  /** --max-archive-downloads-per-client (its default is the settings table's, src/config/settings.ts). */
   maxArchiveDownloadsPerClient: number;
 }
 
