@@ -12,7 +12,8 @@ import type { InputFormat, RecordSource } from './readers/types.js';
 import { UnseenCharacters, codePointLabel } from './unseen-characters.js';
 import { IndexWriter } from '../search/index-writer.js';
 import { mergeByPolicy, type MergeSummary } from '../search/merge.js';
-import { IndexLockedError, MANIFEST_FILE, isIndexFileName } from '../search/manifest.js';
+import { MANIFEST_FILE, isIndexFileName } from '../search/manifest.js';
+import { IndexLockedError } from '../search/write-lock.js';
 import type { StoredCompression } from '../search/stored/format.js';
 import { quotedId } from './quoted-id.js';
 

@@ -20,7 +20,6 @@ import { DEFAULT_MAX_SEGMENT_BYTES } from './defaults.js';
 import {
   MANIFEST_FILE,
   MANIFEST_FORMAT,
-  acquireWriteLock,
   entryCountsError,
   isPublished,
   namedFileReader,
@@ -32,6 +31,7 @@ import {
   type Manifest,
   type SegmentEntry,
 } from './manifest.js';
+import { acquireWriteLock } from './write-lock.js';
 
 export interface CommitSummary {
   /** Articles in the new segments (a replaced article counts once). */

@@ -32,7 +32,6 @@ import { damagedFileOf, damagedIndexError, indexWriteError } from './segment/err
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import {
-  acquireWriteLock,
   isPublished,
   namedFileReader,
   publishManifest,
@@ -43,6 +42,7 @@ import {
   type Manifest,
   type SegmentEntry,
 } from './manifest.js';
+import { acquireWriteLock } from './write-lock.js';
 
 /** Segments below this many paragraphs all count as the smallest tier. */
 const SMALLEST_TIER_PARAGRAPHS = 1000;

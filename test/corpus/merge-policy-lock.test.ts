@@ -16,7 +16,7 @@ const otherWriter: { release?: () => Promise<void> } = {};
 // The window made certain: right before the policy's merge, another writer takes the lock for real.
 vi.mock('../../src/search/merge.js', async (importOriginal) => {
   const original = await importOriginal<typeof import('../../src/search/merge.js')>();
-  const { acquireWriteLock } = await import('../../src/search/manifest.js');
+  const { acquireWriteLock } = await import('../../src/search/write-lock.js');
   return {
     ...original,
     mergeByPolicy: async (...args: Parameters<typeof original.mergeByPolicy>) => {

@@ -3,7 +3,7 @@
  * writer lock, says `held` (or `refused <reason>`), and keeps the lock until
  * its standard input closes.
  */
-import { acquireWriteLock } from '../../src/search/manifest.js';
+import { acquireWriteLock } from '../../src/search/write-lock.js';
 
 const dir = process.argv[2]!;
 try {

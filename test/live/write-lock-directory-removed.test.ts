@@ -6,7 +6,7 @@
 import { readdir, readFile, rmdir } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { acquireWriteLock } from '../../src/search/manifest.js';
+import { acquireWriteLock } from '../../src/search/write-lock.js';
 import { tempDir } from '../search/helpers.js';
 
 /** How many of the next pid-file writes find their directory removed just before them. */

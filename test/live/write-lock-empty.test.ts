@@ -7,7 +7,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { readFile, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { acquireWriteLock, IndexLockedError } from '../../src/search/manifest.js';
+import { acquireWriteLock, IndexLockedError } from '../../src/search/write-lock.js';
 import { tempDir } from '../search/helpers.js';
 
 const cleanups: (() => Promise<void>)[] = [];

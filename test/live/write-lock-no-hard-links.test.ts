@@ -4,7 +4,7 @@
  */
 import { readdir } from 'node:fs/promises';
 import { describe, expect, it, vi } from 'vitest';
-import { acquireWriteLock } from '../../src/search/manifest.js';
+import { acquireWriteLock } from '../../src/search/write-lock.js';
 import { tempDir } from '../search/helpers.js';
 
 vi.mock('node:fs/promises', async (importOriginal) => {

@@ -9,7 +9,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFile, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { acquireWriteLock, IndexLockedError } from '../../src/search/manifest.js';
+import { acquireWriteLock, IndexLockedError } from '../../src/search/write-lock.js';
 import { tempDir } from '../search/helpers.js';
 import { killChild } from '../reliability/server-process.js';
 

@@ -9,7 +9,8 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { acquireWriteLock, IndexLockedError, MANIFEST_FORMAT, removeUnreferenced } from '../../src/search/manifest.js';
+import { MANIFEST_FORMAT, removeUnreferenced } from '../../src/search/manifest.js';
+import { acquireWriteLock, IndexLockedError } from '../../src/search/write-lock.js';
 import { tempDir } from '../search/helpers.js';
 
 /** When armed, the next opening or reading of the file whose name ends with `gate.file` waits, after it read, until `resume` is called. */

@@ -6,7 +6,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { acquireWriteLock, IndexLockedError, removeUnreferenced } from '../../src/search/manifest.js';
+import { removeUnreferenced } from '../../src/search/manifest.js';
+import { acquireWriteLock, IndexLockedError } from '../../src/search/write-lock.js';
 import { tempDir } from '../search/helpers.js';
 
 const cleanups: (() => Promise<void>)[] = [];
