@@ -8,7 +8,7 @@ import { afterAll, beforeAll, expect, test } from 'vitest';
 import { ArchiveService } from '../../src/archive/archives.js';
 import { userIdentity } from '../../src/platform/identities.js';
 import { DEFAULT_AUTH, type TestServer, createProject, startServer } from '../platform/helpers.js';
-import { TURN_LOCK_KEY_SQL } from '../../src/platform/store/postgres.js';
+import { TURN_LOCK_KEY_SQL } from '../../src/platform/store/postgres-writes.js';
 import { schemaUrl } from '../postgres/cluster.js';
 import { testPostgresUrl } from '../postgres/project.js';
 

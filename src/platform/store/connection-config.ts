@@ -8,6 +8,9 @@ import type pg from 'pg';
 import { parse } from 'pg-connection-string';
 import pgpass from 'pgpass';
 
+/** A database that does not answer a connection attempt (host down, packets dropped) fails the request after this, rather than at the request timeout. */
+export const CONNECT_TIMEOUT_MS = 10_000;
+
 type ConnectionParameters = Parameters<typeof pgpass>[0];
 
 /**

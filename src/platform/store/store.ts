@@ -50,6 +50,12 @@ export interface Page {
 
 export type AnnounceListener = (key: string) => Promise<void> | void;
 
+/** Where a store reports what an operator should know: the server's log. */
+export interface StoreLogger {
+  info(message: string): void;
+  warn(message: string): void;
+}
+
 export interface Store {
   /** `lmdb` or `postgresql`, for logs. */
   readonly kind: string;

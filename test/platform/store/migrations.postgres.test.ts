@@ -5,7 +5,8 @@ import { MIGRATION_LOCK_KEY_SQL, SCHEMA_VERSION } from '../../../src/platform/st
 import { OPERATOR } from '../../../src/platform/identities.js';
 import { RevisionStore } from '../../../src/platform/revisions.js';
 import { storeIdOf } from '../../../src/platform/store-id.js';
-import { keysUnder, openPostgresStore } from '../../../src/platform/store/postgres.js';
+import { openPostgresStore } from '../../../src/platform/store/postgres.js';
+import { keysUnder } from '../../../src/platform/store/postgres-table.js';
 import { schemaUrl } from '../../postgres/cluster.js';
 import { testPostgresUrl } from '../../postgres/project.js';
 
