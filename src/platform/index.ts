@@ -13,7 +13,8 @@ import path from 'node:path';
 import { AclService } from './acls.js';
 import type { Audit } from './audit.js';
 import { Authenticator } from './authentication.js';
-import { type Claim, OWNER_FILE, claimBlobDirectory } from './blob-owner.js';
+import { claimFileContentsDirectory, startBlobCollection } from './blob-directory.js';
+import type { Claim } from './blob-owner.js';
 import { BlobStore } from './blobs.js';
 import { FileService } from './files.js';
 import { type Identity, OPERATOR } from './identities.js';
@@ -25,10 +26,8 @@ import { parseProjectRef, projectAddress } from './refs.js';
 import { DEFAULT_MAX_RENDERED_BYTES, type Renderer, createRenderer } from './renderer.js';
 import { ResourceService } from './resources.js';
 import { RevisionStore } from './revisions.js';
-import { storeIdOf } from './store-id.js';
 import { openPlatformStore } from './store/open.js';
 import type { Store } from './store/store.js';
-import { logPeriodicFailure } from './periodic-failure.js';
 import { printableStoreUrl } from './store/printable-url.js';
 
 export { AuthenticationError, AuthorizationError, PlatformError } from './errors.js';
@@ -90,9 +89,6 @@ export interface Platform {
 
 const SILENT: Logger = { info: () => {}, warn: () => {}, error: () => {} };
 
-/** How often contents no file references are collected (besides once at start). */
-const BLOB_COLLECTION_INTERVAL_MS = 60 * 60_000;
-
 /** Where the embedded (LMDB) platform store of a data directory lives. */
 export const embeddedStoreDirectory = (dataDir: string) => path.join(dataDir, 'platform', 'store');
 /** Where file contents live when `--blob-dir` is not set. */
@@ -126,12 +122,7 @@ export async function openPlatform(options: PlatformOptions): Promise<Platform> 
   // project) closes the store again: a caller that goes on (a test, an embedding) keeps no open database.
   let acls: AclService, orgs: OrgService, projects: ProjectService, literature: LiteratureResources, revisions: RevisionStore, blobClaim: Claim;
   try {
-    // Before init: a directory of another store's servers is refused before anything in it is touched.
-    const { id: storeId, made: storeIsNew } = await storeIdOf(store);
-    blobClaim = await claimBlobDirectory(blobRoot, storeId, options.blobDir ? '--blob-dir (BLOB_DIR)' : 'the file contents directory', storeIsNew);
-    blobs.claimedBy(storeId);
-    // A directory given with --blob-dir may be shared by replicas of this store, whose uploads in progress are kept.
-    await blobs.init(options.blobDir !== undefined && options.blobDir !== null);
+    blobClaim = await claimFileContentsDirectory(store, blobs, blobRoot, options.blobDir);
     acls = await AclService.open(store, authenticator.fileAcls, options.authFile !== null, clock);
     orgs = new OrgService(store, acls, clock);
     projects = await ProjectService.open(store, orgs, acls, baseUri, literatureRef, opened, clock);
@@ -153,9 +144,9 @@ export async function openPlatform(options: PlatformOptions): Promise<Platform> 
   });
   const resources = new ResourceService(revisions, projects, acls, literature, renderer);
   const files = new FileService(revisions, projects, resources, acls, blobs, options.maxFileBytes, logger);
-  let blobTimer: NodeJS.Timeout | undefined;
+  let stopBlobCollection: () => void;
   try {
-    blobTimer = await startBlobCollection(blobs, files, blobClaim, blobRoot, logger);
+    stopBlobCollection = await startBlobCollection(blobs, files, blobClaim, blobRoot, logger);
   } catch (error) {
     // As for a start refused above: a caller that goes on keeps no open database nor render threads.
     await renderer.close();
@@ -182,42 +173,11 @@ export async function openPlatform(options: PlatformOptions): Promise<Platform> 
       acls.require(caller, permission, projectAddress(ref));
     },
     async close() {
-      clearInterval(blobTimer);
+      stopBlobCollection();
       await renderer.close();
       await store.close();
     },
   };
-}
-
-/**
- * Collects the contents no file references, at start and then every BLOB_COLLECTION_INTERVAL_MS; none in a
- * directory of contents adopted at this start (they may be another store's: the next start collects them).
- * Gives the collection's timer, or undefined when there is none.
- */
-async function startBlobCollection(blobs: BlobStore, files: FileService, claim: Claim, blobRoot: string, logger: Logger): Promise<NodeJS.Timeout | undefined> {
-  if (claim.adoptedContents) {
-    logger.warn(
-      `${blobRoot} held file contents and named no store: it is now this store's (${OWNER_FILE}). Contents no file here references ` +
-        'are collected from the next start on, none by this process: if servers of another store use this directory, give each store its own.',
-    );
-    return undefined;
-  }
-  // A new, empty directory beside a store holding files (a mistyped --blob-dir) had been taken over in silence,
-  // every file then answering 404.
-  if (claim.claimedNow && (await files.referencedDigests()).size > 0) {
-    logger.warn(
-      `${blobRoot} held no file contents and is now this store's file contents directory, while the store holds files: their contents are not here, ` +
-        'so they answer 404 FileContentNotFound. If they were uploaded to another directory, stop the server and name that one with --blob-dir.',
-    );
-  }
-  const collect = async () => {
-    const removed = await blobs.collectGarbage(() => files.referencedDigests());
-    if (removed > 0) logger.info(`removed ${removed} stored file content(s) no file references`);
-  };
-  await collect();
-  const timer = setInterval(() => void collect().catch((error) => logPeriodicFailure(logger, 'collecting unreferenced file contents', error)), BLOB_COLLECTION_INTERVAL_MS);
-  timer.unref();
-  return timer;
 }
 
 /**
