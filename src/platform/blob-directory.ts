@@ -24,7 +24,8 @@ export async function claimFileContentsDirectory(store: Store, blobs: BlobStore,
   const claim = await claimBlobDirectory(root, storeId, blobDir ? '--blob-dir (BLOB_DIR)' : 'the file contents directory', storeIsNew);
   blobs.claimedBy(storeId);
   // A directory given with --blob-dir may be shared by replicas of this store, whose uploads in progress are kept.
-  await blobs.init(blobDir !== undefined && blobDir !== null);
+  const mayBeShared = blobDir !== undefined && blobDir !== null;
+  await blobs.init(mayBeShared);
   return claim;
 }
 
