@@ -47,18 +47,33 @@ export class ListenConnection {
     private readonly heartbeatMs = HEARTBEAT_MS,
   ) {}
 
-  /** Connects and listens to every channel listened to; rejects when the database cannot be reached. */
+  /**
+   * Connects and listens to every channel listened to; rejects when the database cannot be reached, leaving
+   * what follows to the caller (a refused start, or the next attempt after the back-off).
+   */
   async connect(): Promise<void> {
+    if (this.closed) return;
     const connection: Connection = { client: new pg.Client({ ...connectionConfig(this.url), connectionTimeoutMillis: CONNECT_TIMEOUT_MS }) };
     const { client } = connection;
     client.on('notification', (notice) => {
       const channel = notice.channel.replace(/^litserve_/, '');
       void this.listeners.notify(channel, notice.payload ?? '*').catch((error: Error) => this.logger.warn(`platform store: reloading after a notice failed: ${error.message}`));
     });
+    // A loss once connected (reconnect ignores a connection that is not the current one).
     client.on('error', (error) => this.reconnect(connection, error.message));
     client.on('end', () => this.reconnect(connection, 'closed'));
+    try {
+      await client.connect();
+    } catch (error) {
+      void client.end().catch(() => undefined);
+      throw error;
+    }
+    // Closed while connecting: the store is gone, and this connection would keep the process alive.
+    if (this.closed) {
+      await client.end().catch(() => undefined);
+      return;
+    }
     this.current = connection;
-    await client.connect();
     try {
       for (const channel of this.listeners.channels()) await client.query(`LISTEN ${channelName(channel)}`);
     } catch (error) {
@@ -69,8 +84,10 @@ export class ListenConnection {
     connection.heartbeat = this.heartbeat(connection);
     if (this.failedReconnections > 0) this.logger.info('platform store: LISTEN connection restored');
     this.failedReconnections = 0;
-    // Whatever changed while no connection listened.
-    for (const channel of this.listeners.channels()) await this.listeners.notify(channel, '*');
+    // Whatever changed while no connection listened. A listener failing leaves the others to reload.
+    for (const channel of this.listeners.channels()) {
+      await this.listeners.notify(channel, '*').catch((error: Error) => this.logger.warn(`platform store: reloading ${channel} after the LISTEN connection was restored failed: ${error.message}`));
+    }
   }
 
   /**
@@ -119,8 +136,13 @@ export class ListenConnection {
     // Ends the connection even when it is the one that stopped answering (pg destroys the socket under a pending query).
     void connection.client.end().catch(() => undefined);
     if (this.failedReconnections === 0) this.logger.warn(`platform store: LISTEN connection lost (${reason}); reconnecting`);
+    this.connectAfterBackOff();
+  }
+
+  /** Another attempt after the back-off, and so on until one connects or the store closes. */
+  private connectAfterBackOff(): void {
     const delay = Math.min(MAX_RECONNECT_MS, RECONNECT_MS * 2 ** this.failedReconnections);
     this.failedReconnections++;
-    setTimeout(() => void this.connect().catch(() => this.reconnect(connection, 'reconnect failed')), delay).unref();
+    setTimeout(() => void this.connect().catch(() => this.connectAfterBackOff()), delay).unref();
   }
 }

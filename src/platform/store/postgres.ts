@@ -115,7 +115,14 @@ export async function openPostgresStore(url: string, logger: StoreLogger, option
 
   const { write, writeInTurn } = serializableWrites(pool, transaction, announceCommitted);
   const listening = new ListenConnection(url, { channels: () => listeners.keys(), notify: notifyLocal }, logger, options.heartbeatMs);
-  await listening.connect();
+  try {
+    await listening.connect();
+  } catch (error) {
+    // The database went away since the migration: the start is refused, and nothing of this store stays open.
+    await listening.close();
+    await pool.end();
+    throw refusedStart(error, url);
+  }
 
   return {
     kind: 'postgresql',
