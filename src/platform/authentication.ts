@@ -8,7 +8,7 @@ import type { AclService } from './acls.js';
 import { anonymousReadOnly, loadAuthFile, tokenDigest, type AuthConfig } from './auth-file.js';
 import { AuthenticationError } from './errors.js';
 import { ANONYMOUS, type Identity } from './identities.js';
-import { looksLikeJwt, oidcVerifier } from './oidc.js';
+import { type OidcConfig, looksLikeJwt, oidcVerifier } from './oidc.js';
 import type { Logger } from './index.js';
 
 type JwtVerifier = ReturnType<typeof oidcVerifier>;
@@ -21,7 +21,7 @@ export class Authenticator {
     private auth: AuthConfig,
     private readonly logger: Logger,
   ) {
-    this.verifyJwt = auth.oidc ? oidcVerifier(auth.oidc) : null;
+    this.verifyJwt = auth.oidc ? this.verifierOf(auth.oidc) : null;
   }
 
   /** Reads the auth file (throws AuthFileError when it is unusable) and says what it holds. */
@@ -55,9 +55,20 @@ export class Authenticator {
       return;
     }
     this.auth = next;
-    this.verifyJwt = next.oidc ? oidcVerifier(next.oidc) : null;
+    this.verifyJwt = next.oidc ? this.verifierOf(next.oidc) : null;
     acls.replaceFileGrants(next.acls);
     this.describe(' read again');
+  }
+
+  /** The OIDC section's verifier; a groups claim it cannot read is said once, until the auth file is read again. */
+  private verifierOf(oidc: OidcConfig): JwtVerifier {
+    let told = false;
+    return oidcVerifier(oidc, (claim, value) => {
+      if (told) return;
+      told = true;
+      const shown = typeof value === 'string' ? `the text ${JSON.stringify(value.slice(0, 64))}` : `a JSON ${value === null ? 'null' : typeof value}`;
+      this.logger.warn(`oidc: a token's "${claim}" claim is ${shown}, not a list of groups: its holder gets no group (said once until the auth file is read again)`);
+    });
   }
 
   /** The caller behind an Authorization header; rejects with AuthenticationError (401) for a bad token. */

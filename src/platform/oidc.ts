@@ -40,7 +40,11 @@ export function looksLikeJwt(token: string): boolean {
   return JWT_SHAPE.test(token);
 }
 
-export function oidcVerifier(config: OidcConfig): OidcVerifier {
+/**
+ * `ignoredGroups` hears of a token whose groups claim is there but not a list (a text, say): its holder gets no
+ * group. Refusing such tokens would lock out every user of a provider configured so; the operator is told instead.
+ */
+export function oidcVerifier(config: OidcConfig, ignoredGroups: (claim: string, value: unknown) => void = () => {}): OidcVerifier {
   const keys = createLocalJWKSet(config.keys);
   return async (token) => {
     if (!isCanonicallyEncoded(token)) return { refused: 'the token is not canonically base64url-encoded' };
@@ -70,6 +74,7 @@ export function oidcVerifier(config: OidcConfig): OidcVerifier {
       return { refused: `the token's "${config.subjectClaim}" claim is not a usable user name: it ${subjectProblem(subject)}` };
     }
     const claimed = payload[config.groupsClaim];
+    if (claimed !== undefined && !Array.isArray(claimed)) ignoredGroups(config.groupsClaim, claimed);
     // Keycloak writes groups as paths ("/team"); a group is named without the slash. A group no ACL
     // may name (an unusable name) grants nothing, so it is left out rather than refusing its members.
     const groups = Array.isArray(claimed) ? claimed.filter((g): g is string => typeof g === 'string').map((g) => g.replace(/^\/+/, '')) : [];

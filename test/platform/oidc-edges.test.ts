@@ -8,6 +8,7 @@ import path from 'node:path';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { parseAuthConfig } from '../../src/platform/auth-file.js';
+import { Authenticator } from '../../src/platform/authentication.js';
 import { CLOCK_SKEW_SECONDS, DEFAULT_MAX_TOKEN_LIFETIME, oidcVerifier, parseOidcConfig } from '../../src/platform/oidc.js';
 import { type TestServer, identityProviderKeys, startServer } from './helpers.js';
 
@@ -164,5 +165,25 @@ describe('OIDC token edges', () => {
       expect.stringMatching(/key 2 \("private"\) of "jwks" holds a private key/),
       expect.stringMatching(/key 3 \("shared"\) of "jwks" is a shared secret/),
     ]);
+  });
+});
+
+describe('a groups claim that is not a list', () => {
+  test('gives its holder no group and is said once to the operator, not at every token', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'oidc-groups-'));
+    try {
+      const authFile = path.join(dir, 'auth.json');
+      await writeFile(authFile, JSON.stringify({ oidc: { realm: 'sso', issuer: ISSUER, jwks: { keys: [publicJwk] }, audience: 'litserve' } }));
+      const warnings: string[] = [];
+      const authenticator = Authenticator.load(authFile, { info: () => {}, warn: (message) => warnings.push(message), error: () => {} });
+      const groupsOf = async (claims: Record<string, unknown>) =>
+        (await authenticator.identify(`Bearer ${await token(claims)}`)).principals.flatMap((principal) => (principal.type === 'Group' ? [principal.group] : []));
+      expect(await groupsOf({ groups: ['lab'] })).toEqual(['lab']);
+      expect(warnings).toEqual([]);
+      for (let i = 0; i < 2; i++) expect(await groupsOf({ groups: 'lab' })).toEqual([]);
+      expect(warnings).toEqual(['oidc: a token\'s "groups" claim is the text "lab", not a list of groups: its holder gets no group (said once until the auth file is read again)']);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
