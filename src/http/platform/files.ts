@@ -4,25 +4,18 @@
  * the client holds it), metadata for JSON callers, listing, tags, deprecation
  * and undeprecation.
  */
-import { Readable } from 'node:stream';
-import type { MultipartFile } from '@fastify/multipart';
-import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
-import { PlatformError, rejections } from '../../platform/errors.js';
-import type { Upload } from '../../platform/files.js';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Platform } from '../../platform/index.js';
 import { createOrUpdate } from '../../platform/put-write.js';
 import type { ProjectRef } from '../../platform/refs.js';
-import { entityView, writeResponse } from '../../platform/metadata.js';
-import type { EntityWrite, FileAttributes } from '../../platform/revisions.js';
-import { matchesEtag } from '../entity-tags.js';
+import { writeResponse } from '../../platform/metadata.js';
+import type { EntityWrite } from '../../platform/revisions.js';
 import { typed } from '../typed.js';
-import { byteRangeOf, rangeStillApplies } from './byte-range.js';
-import { callerOf, renderCallerOfRequest } from './caller.js';
+import { callerOf } from './caller.js';
+import { etagOf, sendFileDownload } from './file-download.js';
 import { filteredListingPage } from './listing-pages.js';
-import { platformErrorBody } from './errors.js';
-import { parseAccept, rank } from '../negotiation.js';
-import { responseCutByServer } from '../abandoned-requests.js';
-import { COLLECTION, checkPreconditions, checkReadPreconditions, existing } from './preconditions.js';
+import { uploadOf } from './multipart-upload.js';
+import { COLLECTION, checkPreconditions, existing } from './preconditions.js';
 import { selectorFrom } from './selectors.js';
 import { writersOnly } from './writers.js';
 import {
@@ -52,12 +45,11 @@ import {
   withTagParam,
 } from './schemas.js';
 import type { ResponseHeaders } from '../openapi-transform.js';
-import { contentCodingOf } from '../json-body.js';
 
 /**
  * The download's answers: the content in the file's own media type, or its metadata for a caller naming JSON
- * (200, `wantsMetadata`), part of the content for a `Range` (206), nothing for a client holding it (304), a range
- * past the end (416, in the 4xx schema's shape), errors.
+ * (200, `wantsMetadata` in file-download.ts), part of the content for a `Range` (206), nothing for a client
+ * holding it (304), a range past the end (416, in the 4xx schema's shape), errors.
  */
 const downloadResponses = {
   200: mediaTypeResponse("The file's bytes, in its own media type (_mediaType); its metadata for a caller that names JSON in Accept", {
@@ -118,112 +110,6 @@ const storageQuery = {
 const UPLOAD =
   "A multipart/form-data body with one part named file, streamed to disk while hashed (SHA-256): the part's filename becomes _filename " +
   '(1 to 255 characters, no / or \\, no control or invisible character), its Content-Type _mediaType; at most --max-upload-bytes (10 GiB by default, 413 FileTooLarge above). ';
-
-/**
- * How busboy reads an upload: the file name as sent, so that a path is refused rather than cut to
- * its last segment, and one file per request, so that a second file part is an error (FST_FILES_LIMIT)
- * rather than a part nobody reads.
- */
-const UPLOAD_OPTIONS = { preservePath: true, limits: { files: 1 } };
-
-const MAX_BOUNDARY_LENGTH = 70;
-
-/**
- * What a multipart body may hold besides its file, at most, with the limits the multipart parser is
- * given (index.ts: 10 fields of 64 KiB, 20 parts with their headers and boundaries): well under this.
- */
-const MULTIPART_REST_BYTES = 4 * 1024 * 1024;
-
-/** The boundary parameter of a multipart media type, unquoted, or null without one. */
-function multipartBoundary(contentType: string): string | null {
-  const match = /;\s*boundary=(?:"([^"]*)"|([^;\s]*))/i.exec(contentType);
-  return match === null ? null : (match[1] ?? match[2] ?? '');
-}
-
-/** Reads the `file` part of a multipart body as an upload; the caller consumes its stream. */
-async function uploadOf(request: FastifyRequest, maxFileBytes: number): Promise<Upload> {
-  if (!request.isMultipart()) {
-    throw new PlatformError(415, 'UnsupportedMediaType', "Files are uploaded as multipart/form-data with a part named 'file'.");
-  }
-  // Content codings are refused as on the JSON routes: a gzipped body would be stored as its compressed bytes.
-  const coding = contentCodingOf(request);
-  if (coding !== null) throw new PlatformError(415, 'UnsupportedMediaType', `Uploads are taken without a content coding, not '${coding}'.`);
-  // RFC 2046 bounds a boundary at 70 characters; the multipart parser fails past 252 with an error of its own.
-  const boundary = multipartBoundary(request.headers['content-type'] ?? '');
-  if (boundary !== null && boundary.length > MAX_BOUNDARY_LENGTH) {
-    throw rejections.invalidFile(`The multipart boundary has ${boundary.length} characters; at most ${MAX_BOUNDARY_LENGTH} are allowed (RFC 2046).`);
-  }
-  // A body declared too long for any file that fits is refused before it is read (and before a 100 Continue):
-  // it had been read whole, up to the request timeout, for a 413 at its end.
-  const declared = Number(request.headers['content-length'] ?? 0);
-  if (declared > maxFileBytes + MULTIPART_REST_BYTES) throw rejections.fileTooLarge(maxFileBytes);
-  // A connection that closed before its body was read would never deliver a part: fail with the
-  // connection's own error (answered as a client disconnect) instead of waiting for ever.
-  if (request.raw.errored) throw request.raw.errored;
-  const files = request.files(UPLOAD_OPTIONS);
-  const first = await files.next();
-  const part = first.done ? undefined : first.value;
-  if (!part) {
-    throw rejections.invalidFile(
-      "The multipart body holds no file: a part named 'file' with a file name is needed (Content-Disposition: form-data; name=\"file\"; filename=\"…\"); a part without a file name is a form field.",
-    );
-  }
-  if (part.fieldname !== 'file') {
-    part.file.resume();
-    throw rejections.invalidFile(`The multipart body's file part is named '${part.fieldname}': it must be named 'file'.`);
-  }
-  return {
-    // A part busboy takes for a file by its media type alone has no name: refused as an empty one.
-    filename: part.filename ?? '',
-    mediaType: part.mimetype,
-    content: Readable.from(soleFile(part.file, files), { objectMode: false }),
-    isTruncated: () => part.file.truncated,
-  };
-}
-
-/**
- * The file part's bytes, ending only once the rest of the body has been read: the store keeps
- * nothing whose stream failed, so a request with a second file part stores nothing.
- */
-async function* soleFile(content: Readable, rest: AsyncIterator<MultipartFile>): AsyncGenerator<Buffer> {
-  yield* content;
-  try {
-    // Resolves at the end of the body (fields after the file are ignored, as those before it are).
-    await rest.next();
-  } catch (error) {
-    if ((error as FastifyError).code === 'FST_FILES_LIMIT') throw rejections.invalidFile('One file is uploaded per request: the body has a second file part.');
-    throw error;
-  }
-}
-
-/**
- * Metadata when the caller names JSON explicitly (not through a wildcard) at
- * least as strongly as the file's own type: `*\/*` gets the content (as it
- * does for a JSON file, whose content cannot be asked for by its own type).
- */
-function wantsMetadata(accept: string | undefined, mediaType: string): boolean {
-  const ranges = parseAccept(accept);
-  const explicit = ['application/ld+json', 'application/json']
-    .map((type) => rank(ranges, type))
-    .filter((r) => r !== null && r.specificity === 2 && r.q > 0)
-    .map((r) => r!.q);
-  if (explicit.length === 0) return false;
-  const content = rank(ranges, mediaType);
-  return content === null || Math.max(...explicit) >= content.q;
-}
-
-/** The strong entity tag of a file's content: its digest, quoted. */
-function etagOf(file: FileAttributes): string {
-  return `"${file.digest}"`;
-}
-
-/** `attachment` with an ASCII fallback name and the exact UTF-8 name (RFC 6266). */
-function contentDisposition(filename: string): string {
-  const ascii = filename.replace(/[^\x20-\x7e]|["\\]/g, '_');
-  // encodeURIComponent leaves ' ( ) * as they are, which RFC 8187's attr-char does not allow (' delimits the charset and language).
-  const encoded = encodeURIComponent(filename).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
-  return `attachment; filename="${ascii}"; filename*=UTF-8''${encoded}`;
-}
 
 export async function fileRoutes(app: FastifyInstance, { platform }: { platform: Platform }): Promise<void> {
   const api = typed(app);
@@ -317,41 +203,7 @@ export async function fileRoutes(app: FastifyInstance, { platform }: { platform:
     async (request, reply) => {
       const { id: segment, ...ref } = request.params;
       const { state, project } = await files.fetch(ref, segment, selectorFrom(request.query), callerOf(request));
-      const file = state.file!;
-      if (wantsMetadata(request.headers.accept, file.mediaType)) {
-        return reply.type('application/ld+json').send(await platform.renderer.json(entityView(state, project, baseUri), 'compacted', renderCallerOfRequest(request)));
-      }
-      const content = rank(parseAccept(request.headers.accept), file.mediaType);
-      if (content === null || content.q === 0) {
-        throw new PlatformError(406, 'NotAcceptable', `The file is ${file.mediaType}; its metadata is application/ld+json.`);
-      }
-      const etag = etagOf(file);
-      checkReadPreconditions(request.headers, { etag, updatedAt: state.updatedAt });
-      // A client holding these bytes already (the same digest) is told so instead of sent them again.
-      if (matchesEtag(request.headers['if-none-match'], etag)) return reply.code(304).header('ETag', etag).send();
-      // Checked before the range: a file whose bytes are gone answers so whatever range is asked.
-      const openContent = files.checkedContent(state);
-      // Range is defined for GET only (RFC 9110 §14.2): a HEAD gets the headers of the whole file.
-      const rangeApplies = request.method === 'GET' && rangeStillApplies(request.headers['if-range'], etag);
-      const range = rangeApplies ? byteRangeOf(request.headers.range, file.bytes) : 'whole';
-      if (range === 'unsatisfiable') {
-        return reply
-          .code(416)
-          .header('Content-Range', `bytes */${file.bytes}`)
-          .send(platformErrorBody('RangeNotSatisfiable', `The range '${request.headers.range}' selects no byte of the file's ${file.bytes}.`));
-      }
-      // A HEAD sends no body: the file is not read (fastify would read a stream to its end and drop it),
-      // and an empty stream keeps the Content-Length set here, which an absent body would make 0.
-      const bytes = request.method === 'HEAD' ? Readable.from([]) : openContent(range === 'whole' ? undefined : range);
-      // A content found changed at its end is cut by the server, its error logged by the file service: no client's departure.
-      bytes.once('error', () => responseCutByServer(request));
-      reply.type(file.mediaType).header('Accept-Ranges', 'bytes').header('Content-Disposition', contentDisposition(file.filename)).header('ETag', etag);
-      if (range === 'whole') return reply.header('Content-Length', file.bytes).send(bytes);
-      return reply
-        .code(206)
-        .header('Content-Range', `bytes ${range.start}-${range.end}/${file.bytes}`)
-        .header('Content-Length', range.end - range.start + 1)
-        .send(bytes);
+      return sendFileDownload(request, reply, platform, state, project);
     },
   );
 
