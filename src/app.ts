@@ -2,7 +2,6 @@
  * buildApp(services) -> a fastify instance serving every API. No globals:
  * tests build their own app over their own index and stores.
  */
-import type { Socket } from 'node:net';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import swagger from '@fastify/swagger';
 import rateLimit from '@fastify/rate-limit';
@@ -17,7 +16,6 @@ import { RELOAD_PERMISSION, adminRoutes } from './http/literature/admin.js';
 import { shedLoad } from './http/load-shedding.js';
 import { refuseWhileDraining } from './http/draining.js';
 import { refuseBodiesOfReads } from './http/literature/read-body.js';
-import { clientKey } from './http/client-address.js';
 import { warnOfUntrustedForwarding } from './http/untrusted-forwarding.js';
 import { limitConnections } from './http/connection-limits.js';
 import { continueWhenBodyIsRead } from './http/expect-continue.js';
@@ -32,17 +30,16 @@ import { originForm } from './http/request-target.js';
 import { loadUiAssets, type UiAssets } from './http/ui/assets.js';
 import { uiRoutes } from './http/ui/routes.js';
 import { addSecurityHeaders } from './http/security-headers.js';
-import { rawRefusal } from './http/raw-refusal.js';
+import { clientErrorAnswers, trackRequestUrls } from './http/client-errors.js';
 import { refuseConnect, refuseUnsupportedFraming } from './http/transport-refusals.js';
 import { refuseUndecodableQueries } from './http/query-encoding.js';
 import { buildValidator } from './http/validation.js';
 import { openapiDocument, openapiTransform } from './http/openapi-transform.js';
 import { RouteMethods, type UnroutedBodies } from './http/method-not-allowed.js';
 import { PLATFORM_MAX_PARAM_LENGTH, platformApi, platformUnroutedBodies } from './http/platform/index.js';
-import { identifyRequest } from './http/platform/caller.js';
+import { identifyRequest, rateLimitKey } from './http/platform/caller.js';
 import { platformErrorBody } from './http/platform/errors.js';
 import { AuthenticationError, AuthorizationError, type Platform } from './platform/index.js';
-import { principalKey } from './platform/identities.js';
 import { inFlightPerClient } from './config.js';
 import type { ArchiveService } from './archive/archives.js';
 import { SHOWN_PATH_LENGTH, shownName } from './platform/unicode.js';
@@ -63,6 +60,7 @@ export interface AppOptions {
 }
 
 export async function buildApp(services: AppServices, options: AppOptions = {}): Promise<FastifyInstance> {
+  const { refuseUrl, answerClientError } = clientErrorAnswers(platformErrorBody, options.logger);
   const app = Fastify({
     ...(options.logger ? { loggerInstance: options.logger } : { logger: false }),
     // A client's x-request-id is taken only when it is a short token (acceptedRequestId); otherwise one is generated.
@@ -90,7 +88,7 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
     // Refused in the APIs' vocabularies instead (draining.ts).
     return503OnClosing: false,
     // Requests Node's HTTP parser rejects never reach fastify: answer them in the vocabulary of the API addressed.
-    clientErrorHandler: (error, socket) => answerClientError(error, socket, options.logger),
+    clientErrorHandler: answerClientError,
     // Undecodable URLs are refused by the router before any route runs: answer in the vocabulary of the API addressed.
     // No hook runs for them: the request id and CORS headers are added here.
     frameworkErrors: (error, request, reply) => {
@@ -123,12 +121,7 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
-  app.addHook('onRequest', async (request) => {
-    requestUrls.set(request.raw.socket, request.url);
-  });
-  app.addHook('onResponse', async (request) => {
-    requestUrls.delete(request.raw.socket);
-  });
+  trackRequestUrls(app);
   logRequests(app);
   // A request whose client left before its answer gets no 'request completed' line: one line says so instead.
   logAbandonedRequests(app);
@@ -173,7 +166,7 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
     await app.register(rateLimit, {
       max: services.config.rateLimit,
       timeWindow: 60_000,
-      keyGenerator: (request) => callerKey(request, services.platform),
+      keyGenerator: (request) => rateLimitKey(request, services.platform),
       // Load balancers poll health from one address, often: never limit it.
       allowList: (request) => isHealthProbe(request.url),
       // Each API's error handler turns this into its own vocabulary (code 5 / TooManyRequests).
@@ -253,19 +246,6 @@ function logRequests(app: FastifyInstance): void {
   });
 }
 
-/**
- * Rate-limit identity: the user a bearer token identifies (never the token: a user with several file
- * tokens, or a fresh JWT from the identity provider per request, still has one budget), else the
- * client address (an IPv6 one as its /64: clientKey). Unknown and invalid tokens count against the
- * address: otherwise each made-up token would open a fresh budget and a flood of them would never be limited.
- */
-async function callerKey(request: FastifyRequest, platform: Platform | undefined): Promise<string> {
-  const byAddress = `ip:${clientKey(request.ip)}`;
-  if (!platform || !/^Bearer\s+\S/i.test(request.headers.authorization ?? '')) return byAddress;
-  const identity = await identifyRequest(platform, request).catch(() => null);
-  return identity?.subject.type === 'User' ? `user:${principalKey(identity.subject)}` : byAddress;
-}
-
 /** The literature routes need `resources/read` on the built-in literature project, so ACLs can close them. */
 async function authorizeLiterature(platform: Platform, project: string, request: FastifyRequest, permission = 'resources/read'): Promise<void> {
   try {
@@ -279,60 +259,7 @@ async function authorizeLiterature(platform: Platform, project: string, request:
   }
 }
 
-/** The URL of the request each connection is on, for the answer to a request that times out while its body is sent. */
-const requestUrls = new WeakMap<Socket, string>();
-
 /** How often Node looks for requests past the timeout: a tenth of it, within 250 ms and Node's default 30 s. */
 function timeoutCheckInterval(requestTimeoutMs: number): number {
   return Math.min(30_000, Math.max(250, Math.round(requestTimeoutMs / 10)));
-}
-
-/** A request refused before any route runs (`platformType`: its /v1 error type), in the vocabulary of the API addressed. */
-function refuseUrl(request: FastifyRequest, reply: FastifyReply, platformType: string, reason: string, status = 400): FastifyReply {
-  const body = addressesPlatform(request.url) ? platformErrorBody(platformType, reason) : literatureErrorBody(ErrorCode.INVALID_INPUT, reason);
-  return reply.code(status).type('application/json').send(JSON.stringify(body));
-}
-
-/**
- * Malformed HTTP (bad request line, oversized headers, conflicting lengths, slow clients): one response,
- * then close. The body is in the `/v1` vocabulary when the request addresses `/v1` (its request line in
- * the bytes the parser failed on, or a request whose body was still coming); otherwise in the literature one.
- * Like every answer it carries a request id (a new one: the client's header may be what failed to parse),
- * and the log a line under that id.
- */
-function answerClientError(error: Error & { code?: string; rawPacket?: unknown }, socket: Socket, logger: FastifyBaseLogger | undefined): void {
-  if (!socket.writable) {
-    socket.destroy();
-    return;
-  }
-  // The client ended its side mid-body (an upload cut short): the connection is closed, and the request under way
-  // logs its client's departure under its own id. An answer here had given one request two ids and two log lines,
-  // one "refused by the HTTP parser"; leaving the socket open had kept the request until --request-timeout.
-  if (error.code === 'HPE_INVALID_EOF_STATE' && requestUrls.has(socket)) {
-    socket.destroy();
-    return;
-  }
-  const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
-  const message =
-    status === 431 ? 'request headers too large'
-    : status === 408 ? 'request not received in time (--request-timeout)'
-    // curl and many scripts send a URL's non-ASCII letters as they are: say how to send them.
-    : error.code === 'HPE_INVALID_URL' ? 'malformed HTTP request: the URL holds a character it may not carry as it is (a non-ASCII letter, a space, a control character); percent-encode it (é as %C3%A9, a space as %20)'
-    : 'malformed HTTP request';
-  // The bytes the parser failed on (a Buffer, whatever fastify's types say) start with the request line when it was not read yet.
-  const requestLine = Buffer.isBuffer(error.rawPacket) ? error.rawPacket.toString('latin1', 0, 64) : '';
-  // The method is known from that line alone (a HEAD's answer has no body): Node names it only once the headers end,
-  // and a timeout comes with no bytes, so a HEAD timed out or whose request line came in an earlier packet gets the body.
-  // (A request timed out while its body came was no HEAD: fastify answers a HEAD without waiting for its body.)
-  const [, method, lineUrl] = /^([A-Z]+) (\S+)/.exec(requestLine) ?? [];
-  // The request line was read as Latin-1 bytes: a URL's UTF-8 letters are logged as the client wrote them.
-  const url = lineUrl !== undefined ? Buffer.from(lineUrl, 'latin1').toString('utf8') : (requestUrls.get(socket) ?? '');
-  const platform = addressesPlatform(url);
-  const platformType = status === 431 ? 'HeadersTooLarge' : status === 408 ? 'RequestTimeout' : 'MalformedRequest';
-  // Headers too large are input too large (code 4), as a query over --max-query-length is: a longer one ends up here.
-  const code = status === 431 ? ErrorCode.INPUT_TOO_LARGE : ErrorCode.INVALID_INPUT;
-  const body = platform ? platformErrorBody(platformType, message) : literatureErrorBody(code, message);
-  const requestId = newRequestId();
-  logger?.info({ reqId: requestId, url, statusCode: status, code: error.code }, 'request refused by the HTTP parser');
-  socket.end(rawRefusal(status, body, requestId, {}, method));
 }

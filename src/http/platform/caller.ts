@@ -2,6 +2,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AuthenticationError } from '../../platform/errors.js';
 import type { Identity, Platform } from '../../platform/index.js';
+import { principalKey } from '../../platform/identities.js';
 import { renderCallerOf, type RenderCaller } from '../../platform/render-queue.js';
 import { clientKey } from '../client-address.js';
 
@@ -39,6 +40,19 @@ export function identifyRequest(platform: Platform, request: FastifyRequest): Pr
     identifications.set(request, identification);
   }
   return identification;
+}
+
+/**
+ * Rate-limit identity: the user a bearer token identifies (never the token: a user with several file
+ * tokens, or a fresh JWT from the identity provider per request, still has one budget), else the
+ * client address (an IPv6 one as its /64: clientKey). Unknown and invalid tokens count against the
+ * address: otherwise each made-up token would open a fresh budget and a flood of them would never be limited.
+ */
+export async function rateLimitKey(request: FastifyRequest, platform: Platform | undefined): Promise<string> {
+  const byAddress = `ip:${clientKey(request.ip)}`;
+  if (!platform || !/^Bearer\s+\S/i.test(request.headers.authorization ?? '')) return byAddress;
+  const identity = await identifyRequest(platform, request).catch(() => null);
+  return identity?.subject.type === 'User' ? `user:${principalKey(identity.subject)}` : byAddress;
 }
 
 /**
