@@ -13,7 +13,10 @@
 import { createHash } from 'node:crypto';
 import { accessSync, constants, statSync } from 'node:fs';
 import { createServer } from 'node:net';
+import type { Config } from './config.js';
 import { makeDirectories } from './directories.js';
+import { embeddedStoreDirectory } from './platform/index.js';
+import { refuseForeignLmdbFile } from './platform/store/lmdb-header.js';
 
 export class DataDirectoryInUseError extends Error {}
 
@@ -44,4 +47,22 @@ export async function lockDataDirectory(dir: string): Promise<() => Promise<void
   // The lock alone must not keep the process running.
   lock.unref();
   return () => new Promise((resolve) => lock.close(() => resolve()));
+}
+
+/**
+ * Takes the data directory with the embedded platform store (one server per --data); resolves with its release.
+ * Called before the server builds anything there, the demo index included: a second start is refused with the
+ * lock's message, not met at whatever the first one is still writing.
+ */
+export async function lockDataOf(config: Config): Promise<() => Promise<void>> {
+  if (config.platformStore !== 'lmdb') return async () => {};
+  const release = await lockDataDirectory(config.data);
+  // Before the demo build too: a file LMDB cannot read would otherwise be met only once the index is built.
+  try {
+    refuseForeignLmdbFile(embeddedStoreDirectory(config.data));
+  } catch (error) {
+    await release();
+    throw error;
+  }
+  return release;
 }

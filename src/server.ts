@@ -5,9 +5,11 @@
 import { createServer } from 'node:net';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
-import { pino } from 'pino';
+import type { FastifyInstance } from 'fastify';
+import { pino, type Logger } from 'pino';
 import { searcherOptionsOf, type Config } from './config.js';
 import { buildApp } from './app.js';
+import type { ArchiveService } from './archive/archives.js';
 import { ShuttingDownError, cutRemainingConnections } from './http/draining.js';
 import { requestsEnded } from './http/abandoned-requests.js';
 import { STOPPING_SIGNALS } from './stopping-signals.js';
@@ -16,13 +18,34 @@ import { watchIndex } from './live/index-watcher.js';
 import { QaPipeline } from './qa/pipeline.js';
 import { createGenerator } from './llm/index.js';
 import { ModelUnavailableError, type Generator } from './llm/types.js';
-import { createReranker } from './rerank/index.js';
+import { createReranker, type Reranker } from './rerank/index.js';
 import { openServices } from './services.js';
-import { lockDataDirectory } from './data-lock.js';
-import { defaultFileContentsDirectory, embeddedStoreDirectory } from './platform/index.js';
+import { defaultFileContentsDirectory, type Platform } from './platform/index.js';
 import { connectionsInForce } from './http/connection-limits.js';
 import { demoCorpusPath } from './demo-corpus.js';
-import { refuseForeignLmdbFile } from './platform/store/lmdb-header.js';
+
+/** How long the exit waits for the lines of requests cut at the drain's end (each ends within milliseconds). */
+const ENDS_AFTER_CUT_MS = 1_000;
+/** How long the exit waits for the log's last lines to be written (a reader that stopped reading must not hold it). */
+const EXIT_FLUSH_BOUND_MS = 2_000;
+
+/** The settings in force once the port is taken: its port (not 0) and the public URL (not null), which /settings shows too. */
+type ServingConfig = Config & { publicUrl: string };
+
+/** What the server serves, opened at its start and closed by its shutdown. */
+interface Components {
+  index: LiveIndex;
+  /** Stops the reloads of the index on a new generation (nothing to stop without --index-watch). */
+  stopWatching: () => void;
+  generator: Generator | null;
+  /** Why there is no generator: the QA endpoints answer 503 with it. */
+  generatorError: Error | null;
+  reranker: Reranker | null;
+  qa: QaPipeline;
+  platform: Platform;
+  archives: ArchiveService;
+  closeServices: () => Promise<void>;
+}
 
 /** What clients use to reach the server, for ids, `_self` links and redirects. */
 function publicUrlOf(config: Config): string {
@@ -60,33 +83,8 @@ function listenError(config: Config, error: unknown): Error {
   return new Error(`cannot listen on ${config.host} port ${config.port} (--host / HOST, --port / PORT): ${(error as Error).message}`);
 }
 
-/**
- * Takes the data directory with the embedded platform store (one server per --data, data-lock.ts); resolves
- * with its release. Called before the server builds anything there, the demo index included: a second start
- * is refused with the lock's message, not met at whatever the first one is still writing.
- */
-export async function lockDataOf(config: Config): Promise<() => Promise<void>> {
-  if (config.platformStore !== 'lmdb') return async () => {};
-  const release = await lockDataDirectory(config.data);
-  // Before the demo build too: a file LMDB cannot read would otherwise be met only once the index is built.
-  try {
-    refuseForeignLmdbFile(embeddedStoreDirectory(config.data));
-  } catch (error) {
-    await release();
-    throw error;
-  }
-  return release;
-}
-
-/** `releaseData`: lockDataOf's, given back at shutdown. */
-export async function startServer(configured: Config, releaseData: () => Promise<void>): Promise<void> {
-  const reserved = await reservePort(configured.host, configured.port).catch((error) => {
-    throw listenError(configured, error);
-  });
-  // The port and public URL in force, which /settings shows too (not 0 and null).
-  const bound = { ...configured, port: reserved.port };
-  const config: Config = { ...bound, publicUrl: publicUrlOf(bound) };
-  const logger = pino({ level: config.logLevel });
+/** Opens the index, says what it holds, and watches it for new generations when --index-watch asks. */
+async function openIndex(config: Config, logger: Logger): Promise<{ index: LiveIndex; stopWatching: () => void }> {
   const cores = availableParallelism();
   if (config.searchThreads > 2 * cores) {
     // 256 threads on 2 cores took 2.4 GB and 18 s to start, with no word (an exploratory round's finding).
@@ -106,9 +104,14 @@ export async function startServer(configured: Config, releaseData: () => Promise
     'index loaded',
   );
   const stopWatching = config.indexWatch ? watchIndex(index, config.indexPollInterval, logger) : () => {};
+  return { index, stopWatching };
+}
 
-  // A model that fails to load does not stop the server: retrieval keeps working and the
-  // QA endpoints answer 503 with the reason, which names the setting to fix.
+/**
+ * Loads the language model and the reranker. A model that fails to load does not stop the server: retrieval
+ * keeps working and the QA endpoints answer 503 with the reason, which names the setting to fix.
+ */
+async function loadModels(config: Config, logger: Logger): Promise<Pick<Components, 'generator' | 'generatorError' | 'reranker'>> {
   let generator: Generator | null = null;
   let generatorError: Error | null = null;
   try {
@@ -122,7 +125,14 @@ export async function startServer(configured: Config, releaseData: () => Promise
   }
   const reranker = await createReranker(config);
   if (reranker) logger.info({ reranker: reranker.description }, 'reranker loaded');
+  return { generator, generatorError, reranker };
+}
 
+/** Opens the index, the models, the QA pipeline over them, and the stored services, in that order. */
+async function openComponents(config: ServingConfig, logger: Logger): Promise<Components> {
+  const { index, stopWatching } = await openIndex(config, logger);
+  const models = await loadModels(config, logger);
+  const { generator, generatorError, reranker } = models;
   const qa = new QaPipeline(
     index,
     () => {
@@ -142,7 +152,7 @@ export async function startServer(configured: Config, releaseData: () => Promise
     maxArchiveStoreBytes: config.maxArchiveStoreBytes,
     literatureProject: config.literatureProject,
     literature: index,
-    baseUri: publicUrlOf(config),
+    baseUri: config.publicUrl,
     maxFileBytes: config.maxUploadBytes,
     logger: {
       info: (message) => logger.info(message),
@@ -150,34 +160,34 @@ export async function startServer(configured: Config, releaseData: () => Promise
       error: (details, message) => logger.error(details, message),
     },
   });
-  const app = await buildApp(
-    {
-      config,
-      index,
-      qa,
-      platform,
-      archives,
-      components: () => ({
-        // Settings left to their defaults, as in force: null, or a path relative to where the server was started
-        // (the demo corpus's), had told nothing of the folder or bound used.
-        blobDir: path.resolve(config.blobDir ?? defaultFileContentsDirectory(config.data)),
-        maxConnections: connectionsInForce(config.maxConnections),
-        demoCorpus: path.resolve(demoCorpusPath(config.demoCorpus)),
-        // The context window the model takes (never beyond its training context), in place of the one asked.
-        ...(generator?.settingsInForce ?? (generatorError instanceof ModelUnavailableError ? generatorError.settingsInForce : undefined)),
-        generator: generator?.kind ?? 'unavailable',
-        generator_description: generator?.description ?? generatorError?.message ?? null,
-        reranker: reranker?.description ?? null,
-      }),
-    },
-    { logger },
-  );
+  return { index, stopWatching, ...models, qa, platform, archives, closeServices };
+}
+
+/** For /settings: the components in force and the settings left to their defaults, resolved. */
+function componentsInForce(config: Config, { generator, generatorError, reranker }: Components): Record<string, unknown> {
+  return {
+    // Settings left to their defaults, as in force: null, or a path relative to where the server was started
+    // (the demo corpus's), had told nothing of the folder or bound used.
+    blobDir: path.resolve(config.blobDir ?? defaultFileContentsDirectory(config.data)),
+    maxConnections: connectionsInForce(config.maxConnections),
+    demoCorpus: path.resolve(demoCorpusPath(config.demoCorpus)),
+    // The context window the model takes (never beyond its training context), in place of the one asked.
+    ...(generator?.settingsInForce ?? (generatorError instanceof ModelUnavailableError ? generatorError.settingsInForce : undefined)),
+    generator: generator?.kind ?? 'unavailable',
+    generator_description: generator?.description ?? generatorError?.message ?? null,
+    reranker: reranker?.description ?? null,
+  };
+}
+
+/**
+ * The shutdown on a stopping signal: drains the requests under way (for --shutdown-timeout at most), closes the
+ * components, gives the data directory back (`releaseData`), says 'stopped' and ends the process. A second
+ * signal cuts the connections still open.
+ */
+function makeShutdown(app: FastifyInstance, components: Components, config: Config, logger: Logger, releaseData: () => Promise<void>): (signal: string) => Promise<void> {
+  const { index, stopWatching, generator, reranker, closeServices } = components;
   let closing = false;
-  /** How long the exit waits for the lines of requests cut at the drain's end (each ends within milliseconds). */
-  const ENDS_AFTER_CUT_MS = 1_000;
-  /** How long the exit waits for the log's last lines to be written (a reader that stopped reading must not hold it). */
-  const EXIT_FLUSH_BOUND_MS = 2_000;
-  const shutdown = async (signal: string) => {
+  return async (signal) => {
     if (closing) {
       // A second signal (Ctrl-C again) does not wait for the drain, as a second one does not wait for an ingestion.
       logger.warn({ signal }, 'second signal: closing the connections still open');
@@ -212,9 +222,15 @@ export async function startServer(configured: Config, releaseData: () => Promise
     setTimeout(() => process.exit(0), EXIT_FLUSH_BOUND_MS).unref();
     logger.flush(() => process.exit(0));
   };
-  // SIGHUP from a terminal that closed on `npm start` (it had ended the process where it was, without a drain) drains
-  // and stops. To a server started without a terminal (a service manager's, `nohup`), it is the daemons' request to
-  // read the configuration again: the auth file, so tokens and ACLs change without a restart.
+}
+
+/**
+ * Runs `shutdown` on the stopping signals. SIGHUP from a terminal that closed on `npm start` (it had ended the process
+ * where it was, without a drain) drains and stops. To a server started without a terminal (a service manager's,
+ * `nohup`), it is the daemons' request to read the configuration again: the auth file, so tokens and ACLs change
+ * without a restart.
+ */
+function installSignalHandlers(shutdown: (signal: string) => Promise<void>, platform: Platform, logger: Logger): void {
   const hangupStops = startedInTerminal();
   for (const signal of STOPPING_SIGNALS) {
     if (signal !== 'SIGHUP' || hangupStops) process.on(signal, () => void shutdown(signal));
@@ -225,6 +241,20 @@ export async function startServer(configured: Config, releaseData: () => Promise
       platform.reloadAuthFile();
     });
   }
+}
+
+/** `releaseData`: lockDataOf's (data-lock.ts), given back at shutdown. */
+export async function startServer(configured: Config, releaseData: () => Promise<void>): Promise<void> {
+  const reserved = await reservePort(configured.host, configured.port).catch((error) => {
+    throw listenError(configured, error);
+  });
+  const bound = { ...configured, port: reserved.port };
+  const config: ServingConfig = { ...bound, publicUrl: publicUrlOf(bound) };
+  const logger = pino({ level: config.logLevel });
+  const components = await openComponents(config, logger);
+  const { index, qa, platform, archives } = components;
+  const app = await buildApp({ config, index, qa, platform, archives, components: () => componentsInForce(config, components) }, { logger });
+  installSignalHandlers(makeShutdown(app, components, config, logger, releaseData), platform, logger);
   try {
     await reserved.release();
     await app.listen({ host: config.host, port: config.port });
