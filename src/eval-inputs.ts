@@ -3,7 +3,7 @@
  * are checked as the start is decided, in src/command-files.ts.)
  */
 import { givenAs, type Config } from './config.js';
-import { describeFiles, type IngestReport } from './corpus/ingest.js';
+import { whyNothingIndexed, type IngestReport } from './corpus/ingest.js';
 
 type EvalInputs = Pick<Config, 'corpus' | 'givenIn'>;
 
@@ -14,15 +14,4 @@ type EvalInputs = Pick<Config, 'corpus' | 'givenIn'>;
  */
 export function corpusYieldedNothing(config: EvalInputs, report: IngestReport): Error {
   return new Error(`the corpus given to ${givenAs(config, 'corpus')} yielded no articles${whyNothingIndexed(report)}: nothing to evaluate`);
-}
-
-/** Why a run indexed nothing, in parentheses after a space, or '' when nothing was skipped (an empty corpus). */
-export function whyNothingIndexed(report: IngestReport): string {
-  const skipped: string[] = [];
-  const skippedInputs = report.skippedFiles + report.unreadableFolders;
-  if (report.files === 0 && report.unreadableFolders === 0) skipped.push('it holds no file');
-  // In the words of ingest's summary, so that the two name one skip alike.
-  else if (skippedInputs > 0) skipped.push(describeFiles(report));
-  if (report.skipped > 0) skipped.push(`${report.skipped} of the ${report.read} record(s) read skipped`);
-  return skipped.length > 0 ? ` (${skipped.join('; ')}${skippedInputs + report.skipped > 0 ? ', each named above' : ''})` : '';
 }

@@ -1,7 +1,7 @@
 /**
  * A stopping signal that reaches `ingest` while it starts (its modules being loaded, the single executable's
  * carried files checked or written, its --delete-file files read: a pipe such as `<(psql ...)` may be slow),
- * before its run watches for one (src/ingest-interruption.ts). It had ended the process without a word.
+ * before its run watches for one (src/index-write-interruption.ts). It had ended the process without a word.
  * Nothing of the index is written by then, so the process still ends at once, as the signal would (130 after
  * Ctrl-C, 143 after kill), after one line saying so.
  *

@@ -1,6 +1,6 @@
 /**
  * The signals that end a command: a progress bar stops itself at them (progress.ts), ingest says what it left
- * (ingest-interruption.ts, ingest-start-interruption.ts), eval removes its scratch folder. A module of its own,
+ * (index-write-interruption.ts, ingest-start-interruption.ts), eval removes its scratch folder. A module of its own,
  * importing nothing: the start decision's watch needs it, and progress.ts would load cli-progress with it.
  */
 export const STOPPING_SIGNALS: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];

@@ -110,6 +110,20 @@ export function describeFiles({ files, skippedFiles, unreadableFolders, hiddenEn
   return parts.join(', ');
 }
 
+/**
+ * Why a run indexed nothing, in parentheses after a space, or '' when nothing was skipped (an empty corpus): for eval's
+ * --corpus and serve's demo corpus that yielded no article.
+ */
+export function whyNothingIndexed(report: IngestReport): string {
+  const skipped: string[] = [];
+  const skippedInputs = report.skippedFiles + report.unreadableFolders;
+  if (report.files === 0 && report.unreadableFolders === 0) skipped.push('it holds no file');
+  // In the words of ingest's summary, so that the two name one skip alike.
+  else if (skippedInputs > 0) skipped.push(describeFiles(report));
+  if (report.skipped > 0) skipped.push(`${report.skipped} of the ${report.read} record(s) read skipped`);
+  return skipped.length > 0 ? ` (${skipped.join('; ')}${skippedInputs + report.skipped > 0 ? ', each named above' : ''})` : '';
+}
+
 export async function ingest(options: IngestOptions): Promise<IngestReport> {
   // Before a file is read or the index is touched: an input taken for the index, or the index for an input, is refused.
   // A missing index has no input in it; one that is a file is the writer's to report.

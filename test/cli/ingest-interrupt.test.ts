@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { makePipe, openWhenRead } from './ids-pipe.js';
 import { writeSlowCorpus } from './slow-corpus.js';
 import { article, tempDir, writeIndex } from '../search/helpers.js';
-import { interruptedIndexState } from '../../src/ingest-interruption.js';
+import { interruptedIndexState } from '../../src/index-write-interruption.js';
 import { COMPILED_MAIN } from '../compiled-server.js';
 
 

@@ -1,5 +1,5 @@
 /**
- * The two ways an interrupted ingest ends without waiting for its safe point (src/ingest-interruption.ts): a second
+ * The two ways an interrupted ingest ends without waiting for its safe point (src/index-write-interruption.ts): a second
  * signal, and the 5 s deadline. The command tests (ingest-interrupt.test.ts) cannot time a signal into the window
  * before a safe point; here the watch runs in this process, signals are handed to its own listeners (emitting them
  * would reach the test runner's too), the deadline runs on fake timers, and `process.kill` (how the watch ends the
@@ -8,7 +8,7 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi, type MockInstance } from 'vitest';
-import { watchInterruption } from '../../src/ingest-interruption.js';
+import { watchInterruption } from '../../src/index-write-interruption.js';
 import { STOP_DEADLINE_MS } from '../../src/stopping-signals.js';
 import { MANIFEST_FILE } from '../../src/search/manifest.js';
 import { STOPPING_SIGNALS } from '../../src/stopping-signals.js';
