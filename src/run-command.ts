@@ -9,6 +9,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { ConfigError, givenAs, searcherOptionsOf, type Command, type Config } from './config.js';
 import { describeFiles, describeSource, ingest, whyNothingIndexed, type IngestOptions, type IngestReport } from './corpus/ingest.js';
+import type { RecordSource } from './corpus/readers/types.js';
 import { createProgress, type Progress } from './progress.js';
 import { keepRunningWhenOutputCloses } from './closed-output.js';
 import { endStartWatch } from './ingest-start-interruption.js';
@@ -30,6 +31,22 @@ import { explainIndexMissing } from './start-decision.js';
 import { refuseOverlappingBlobDir } from './blob-dir-overlap.js';
 
 const MAX_PRINTED_SKIPS = 50;
+
+/**
+ * Says on stderr what a run skips as it skips it, the first MAX_PRINTED_SKIPS only; `end` then counts the others,
+ * named `unprinted` ("skipped lines").
+ */
+function skipPrinter(unprinted: string): { onSkip: (source: RecordSource, message: string) => void; end: () => void } {
+  let skips = 0;
+  return {
+    onSkip: (source, message) => {
+      if (skips++ < MAX_PRINTED_SKIPS) process.stderr.write(`skipped ${describeSource(source)}: ${message}\n`);
+    },
+    end: () => {
+      if (skips > MAX_PRINTED_SKIPS) process.stderr.write(`... and ${skips - MAX_PRINTED_SKIPS} more ${unprinted}\n`);
+    },
+  };
+}
 
 async function runIngest(config: Config): Promise<number> {
   // The start decision has checked the --delete-file files and that an index to delete from or merge exists (src/command-files.ts).
@@ -126,7 +143,7 @@ async function ingestWithProgress(
     if (done === total) bar.stop();
     return bar;
   };
-  let printed = 0;
+  const skips = skipPrinter('skipped files or records');
   const started = Date.now();
   const report = await ingest({
     inputs,
@@ -139,16 +156,14 @@ async function ingestWithProgress(
     // (a segment may be written in the middle of the reading) and starts again at its next step.
     onWriteProgress: (done, total) => (writeProgress = phaseStep('write', writeProgress, done, total)),
     onMergeProgress: (done, total) => (mergeProgress = phaseStep('merge', mergeProgress, done, total)),
-    onSkip: (source, message) => {
-      if (printed++ < MAX_PRINTED_SKIPS) process.stderr.write(`skipped ${describeSource(source)}: ${message}\n`);
-    },
+    onSkip: skips.onSkip,
     // Bounded by the run itself (a repeated id is told MAX_REPEATS_TOLD times at most, then counted).
     onWarning: (message) => process.stderr.write(`warning: ${message}\n`),
   });
   progress.stop();
   writeProgress?.stop();
   mergeProgress?.stop();
-  if (printed > MAX_PRINTED_SKIPS) process.stderr.write(`... and ${printed - MAX_PRINTED_SKIPS} more skipped files or records\n`);
+  skips.end();
   if (report.notFound.length > 0) {
     const shown = report.notFound.slice(0, MAX_PRINTED_SKIPS).map(shownId).join(', ');
     process.stderr.write(`not deleted (no live article has the id): ${shown}${report.notFound.length > MAX_PRINTED_SKIPS ? ', ...' : ''}\n`);
@@ -172,12 +187,9 @@ async function runEval(config: Config): Promise<number> {
   // Its files were found readable as the start was decided (src/command-files.ts), before the corpus is indexed.
   const options = searcherOptionsOf(config);
   const evaluateIndex = async (indexDir: string, indexName?: string): Promise<number> => {
-    let printed = 0;
-    const onSkip = (source: { file: string; line: number }, message: string) => {
-      if (printed++ < MAX_PRINTED_SKIPS) process.stderr.write(`skipped ${describeSource(source)}: ${message}\n`);
-    };
-    const result = await evaluate(indexDir, config.queries!, config.qrels!, options, { onSkip, indexName });
-    if (printed > MAX_PRINTED_SKIPS) process.stderr.write(`... and ${printed - MAX_PRINTED_SKIPS} more skipped lines\n`);
+    const skips = skipPrinter('skipped lines');
+    const result = await evaluate(indexDir, config.queries!, config.qrels!, options, { onSkip: skips.onSkip, indexName });
+    skips.end();
     const { skippedLines, judgedDocuments } = result;
     if (skippedLines.queries + skippedLines.qrels > 0) process.stderr.write(`eval: skipped ${skippedLines.queries} line(s) of ${config.queries} and ${skippedLines.qrels} of ${config.qrels}\n`);
     if (result.queries === 0) {
@@ -201,7 +213,8 @@ async function runEval(config: Config): Promise<number> {
   });
 }
 
-async function runServe(config: Config): Promise<number> {
+/** Serves until a stopping signal: resolves with no exit code, as the server's shutdown ends the process. */
+async function runServe(config: Config): Promise<null> {
   refuseUnreadableStoreUrl(config);
   refuseOverlappingBlobDir(config);
   const releaseData = await lockDataOf(config);
@@ -231,28 +244,31 @@ async function runServe(config: Config): Promise<number> {
     if (!config.indexIsDefault || !isUnreadableIndex(error)) throw error;
     throw new Error(`${(error as Error).message}; if it holds only the demo corpus, remove ${config.index} and start again: it is rebuilt`, { cause: error });
   }
-  return -1; // keep running
+  return null;
 }
 
-const COMMAND_RUNS: Record<Command, (config: Config) => Promise<number>> = { serve: runServe, ingest: runIngest, eval: runEval };
+/** Each command's run: it resolves with the process's exit code, or null when the process keeps running (serve). */
+const COMMAND_RUNS: Record<Command, (config: Config) => Promise<number | null>> = { serve: runServe, ingest: runIngest, eval: runEval };
 
 /** Runs the command on the settings its start was decided with, and ends the process with its code (serve keeps it running). */
 export async function runCommand(command: Command, config: Config, inExecutable: boolean): Promise<void> {
   keepRunningWhenOutputCloses();
   try {
     const code = await COMMAND_RUNS[command](config);
-    if (code >= 0) process.exit(code);
+    if (code !== null) process.exit(code);
   } catch (error) {
     if (error instanceof ConfigError) {
-      process.stderr.write(`error: ${(error as Error).message}\n`);
+      process.stderr.write(`error: ${error.message}\n`);
       process.exit(2);
     }
     if (error instanceof IndexMissingError) {
       process.stderr.write(`error: ${explainIndexMissing(error, inExecutable)}\n`);
       process.exit(1);
     }
-    // Stack traces only on request: most failures here are bad paths or inputs, not bugs.
-    process.stderr.write(`error: ${process.env.DEBUG ? ((error as Error).stack ?? error) : ((error as Error).message ?? error)}\n`);
+    // Stack traces only on request: most failures here are bad paths or inputs, not bugs. A throwable that is no Error
+    // is shown as it converts to text.
+    const shown = error instanceof Error ? (process.env.DEBUG ? (error.stack ?? String(error)) : error.message) : String(error);
+    process.stderr.write(`error: ${shown}\n`);
     process.exit(1);
   }
 }
