@@ -6,9 +6,10 @@ import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { PlatformError } from '../../platform/errors.js';
 import type { Platform } from '../../platform/index.js';
+import type { FileState } from '../../platform/files.js';
 import { entityView } from '../../platform/metadata.js';
 import type { ProjectState } from '../../platform/projects.js';
-import type { EntityState, FileAttributes } from '../../platform/revisions.js';
+import type { FileAttributes } from '../../platform/revisions.js';
 import { responseCutByServer } from '../abandoned-requests.js';
 import { matchesEtag } from '../entity-tags.js';
 import { parseAccept, rank } from '../negotiation.js';
@@ -47,9 +48,9 @@ function contentDisposition(filename: string): string {
 }
 
 /** Answers a GET or HEAD of the file revision `state` of `project`, by its Accept, Range and preconditions. */
-export async function sendFileDownload(request: FastifyRequest, reply: FastifyReply, platform: Platform, state: EntityState, project: ProjectState): Promise<FastifyReply> {
+export async function sendFileDownload(request: FastifyRequest, reply: FastifyReply, platform: Platform, state: FileState, project: ProjectState): Promise<FastifyReply> {
   const { files, baseUri } = platform;
-  const file = state.file!;
+  const { file } = state;
   if (wantsMetadata(request.headers.accept, file.mediaType)) {
     return reply.type('application/ld+json').send(await platform.renderer.json(entityView(state, project, baseUri), 'compacted', renderCallerOfRequest(request)));
   }

@@ -6,6 +6,7 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Platform } from '../../platform/index.js';
+import { asFileRevision } from '../../platform/files.js';
 import { createOrUpdate } from '../../platform/put-write.js';
 import type { ProjectRef } from '../../platform/refs.js';
 import { writeResponse } from '../../platform/metadata.js';
@@ -130,7 +131,7 @@ export async function fileRoutes(app: FastifyInstance, { platform }: { platform:
   const preconditionsOf = (request: FastifyRequest, ref: ProjectRef, id: string, write: EntityWrite, storage?: string) =>
     checkPreconditions(request.headers, async () => {
       const found = await existing(files.readForWriter(ref, id, write, storage, callerOf(request)), write, 'FileNotFound');
-      return found === null ? null : { etag: etagOf(found.file!), updatedAt: found.updatedAt };
+      return found === null ? null : { etag: etagOf(asFileRevision(found).file), updatedAt: found.updatedAt };
     });
   api.post(
     '/files/:org/:project',
