@@ -2,7 +2,7 @@
  * A `--blob-dir` that shares folders with the data directory's store or with the served index is refused at
  * start. The server writes its own files into the file contents directory (`tmp/`, `sha256/`, the store's id)
  * and removes uploads it finds half-written there; the store and the index are written by their own code. The
- * data directory itself as `--blob-dir` had been taken, with a warning that called it "empty".
+ * data directory itself as `--blob-dir` is refused too, not taken with a warning that calls it "empty".
  */
 import { existsSync, realpathSync } from 'node:fs';
 import path from 'node:path';

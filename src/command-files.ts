@@ -1,9 +1,8 @@
 /**
  * The files and folders a command is given, checked as its start is decided (src/start-decision.ts),
  * before it runs: a mistyped path fails at once, named as the user gave it (by its flag, or by its
- * environment variable). Eval had checked its files before indexing the corpus, which takes minutes for a
- * large one; the single executable decides the start before it writes the files it carries (86 MiB on a
- * first start), which it had written before any of these errors.
+ * environment variable), before eval indexes the corpus, which takes minutes for a large one, and before
+ * the single executable writes the files it carries (86 MiB on a first start): it decides the start first.
  *
  * The start decision runs before those files are written, so this module reads the file system with
  * node:fs alone and imports nothing the decision does not already import (src/runtime/start-decision-bundle.ts).
@@ -42,7 +41,7 @@ function unreadable(command: Command, config: Config): string[] {
     // Named by the flag as given, even from INGEST_DELETE_FILE: the variable holds a list, and this names one of its files.
     for (const file of config.deleteFile) add(`--delete-file ${file}`, problemOf(file, 'file of ids'));
   }
-  // serve: the auth file is read once the index is there; on a first start, building the demo index had come first.
+  // serve: checked here, as the auth file is read only once the index is there: on a first start, after the demo index is built.
   if (command === 'serve' && config.authFile !== null) add(givenAs(config, 'authFile'), problemOf(config.authFile, 'file'));
   if (command === 'eval') {
     for (const key of ['queries', 'qrels'] as const) add(givenAs(config, key), problemOf(config[key]!, 'file'));
@@ -69,10 +68,10 @@ function indexToOpenError(command: Command, config: Config): Error | null {
 
 /**
  * The first thing wrong with the files the command is given, or null when it may run. An IndexMissingError
- * when ingest is to delete or merge in an index that does not exist: a mistyped --index had been made,
- * empty, and the run said "nothing to merge" (or listed the ids as not found) with exit 0. Likewise an index
- * serve or eval is given that is not there: they had found it only as they opened it, after the single
- * executable had written its carried files.
+ * when ingest is to delete or merge in an index that does not exist: made there, empty, a mistyped --index
+ * would have the run say "nothing to merge" (or list the ids as not found) with exit 0. Likewise an index
+ * serve or eval is given that is not there: found here, not as they open it, after the single executable
+ * has written its carried files.
  */
 export function commandFileError(command: Command, config: Config): Error | null {
   const problems = unreadable(command, config);

@@ -38,8 +38,8 @@ export function makeDirectories(dir: string): string[] {
 const REFUSED_WRITE = new Set<unknown>(['EPERM', 'EACCES', 'EROFS', 1, 13, 30]);
 
 /**
- * `error`, or one naming `what` at `dir` and what to check, when the system refused to write there. A start had said
- * only "EPERM: operation not permitted, rmdir '…/files/tmp'", or of the store "Operation not permitted: Attempting to
+ * `error`, or one naming `what` at `dir` and what to check, when the system refused to write there. Otherwise a start
+ * says only "EPERM: operation not permitted, rmdir '…/files/tmp'", or of the store "Operation not permitted: Attempting to
  * open main database file", naming no file.
  */
 export function unwritableOr(error: unknown, what: string, dir: string): unknown {

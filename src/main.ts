@@ -17,7 +17,7 @@ const decision = decideStart(process.argv.slice(2), process.env, false);
 if ('exit' in decision) process.exit(printDecision(decision));
 // A signal while the command's modules load is said too: from here ingest may say it wrote nothing.
 if (decision.run === 'ingest') watchIngestStart();
-// Imported only now, and dynamically (still an ES module import): the server, ingest and eval code took seconds
-// to load from the TypeScript sources, which answers from the arguments alone had waited for.
+// Imported only now, and dynamically (still an ES module import): the server, ingest and eval code takes seconds
+// to load from the TypeScript sources, which answers from the arguments alone would otherwise wait for.
 const { runCommand } = await import('./run-command.js');
 await runCommand(decision.run, decision.config, false);

@@ -49,8 +49,8 @@ export function createProgress(label: string, unit: 'bytes' | 'items' | 'steps' 
       Presets.shades_classic,
     );
     let started = false;
-    // The bar hides the cursor and turns line wrapping off until it stops: a job stopped by Ctrl-C or
-    // `kill` had left the terminal that way. The bar stops first, then the signal does what it would have,
+    // The bar hides the cursor and turns line wrapping off until it stops: a job ended by Ctrl-C or
+    // `kill` would leave the terminal that way. The bar stops first, then the signal does what it would have,
     // unless another listener is left to act on it (an interrupted ingest first removes what it wrote).
     const stopThenDie = (signal: NodeJS.Signals) => {
       stop();

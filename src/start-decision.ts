@@ -4,8 +4,8 @@
  * and a file or index the command is given that is not there (src/command-files.ts).
  *
  * main.ts asks this first. The single executable asks it before it writes the native libraries it carries
- * (src/runtime/binary-main.ts runs a bundle of this module): `litserve --version` on a host whose cache is
- * not writable, or by an account without a home, had failed on that write, and `--help` had written
+ * (src/runtime/binary-main.ts runs a bundle of this module), so that `litserve --version` on a host whose cache
+ * is not writable, or by an account without a home, does not fail on that write, and `--help` does not write
  * 90 MB to a fresh cache before printing. Nothing reached from here may load a native or carried file.
  */
 import { commandFileError } from './command-files.js';
@@ -56,7 +56,7 @@ function checkCommandSettings(command: Command, config: Config): void {
   if (command !== 'eval') return;
   if (!config.corpus && config.indexIsDefault) throw new ConfigError('eval needs --corpus or --index; see --help');
   if (config.corpus && !config.indexIsDefault) {
-    // An INDEX_DIR exported for serve and ingest had made `eval --corpus` fail on an --index never typed: name what was given where.
+    // An INDEX_DIR exported for serve and ingest makes `eval --corpus` fail on an --index never typed: name what was given where.
     const fromEnvironment = config.givenIn.corpus === 'environment' || config.givenIn.index === 'environment';
     const given = fromEnvironment ? `; got ${givenAs(config, 'corpus')} and ${givenAs(config, 'index')}` : '';
     throw new ConfigError(`eval takes --corpus (indexed into a scratch index) or --index (an index built already), not both${given}`);
@@ -78,7 +78,7 @@ const isCommand = (word: string): word is Command => (COMMANDS as readonly strin
 /** package.json's `engines`: index files and ZIP archives are checksummed with zlib.crc32, which Node has since 20.15. */
 const OLDEST_NODE = /^>=(\d+)\.(\d+)\./.exec(packageJson.engines.node)!.slice(1).map(Number) as [number, number];
 
-/** Why a command cannot run on Node `version`, or null. Said at once: an older Node had failed on its first checksum. */
+/** Why a command cannot run on Node `version`, or null. Said at once, rather than an older Node failing on its first checksum. */
 function nodeTooOld(version: string): string | null {
   const [major = 0, minor = 0] = version.split('.').map(Number);
   if (major > OLDEST_NODE[0] || (major === OLDEST_NODE[0] && minor >= OLDEST_NODE[1])) return null;
@@ -87,7 +87,7 @@ function nodeTooOld(version: string): string | null {
 
 /** `args`: the command line after the program (process.argv.slice(2)); `nodeVersion`: the Node running it. */
 export function decideStart(args: readonly string[], env: NodeJS.ProcessEnv, inExecutable: boolean, nodeVersion = process.versions.node): StartDecision {
-  // Anywhere, as --help: `litserve --port 1 --version` and `litserve ingest --version` had been unknown options.
+  // Anywhere, as --help: `litserve --port 1 --version` and `litserve ingest --version` are answered, not unknown options.
   if (args.includes('--version')) return { exit: 0, stdout: `litserve ${packageJson.version} (Node ${nodeVersion})\n` };
   const [first = 'serve', ...rest] = args;
   // Options without a command are serve's, short ones too (`-p 9000`, `-h`).

@@ -49,7 +49,7 @@ export function isPortableSegment(segment: string): boolean {
   return !WINDOWS_FORBIDDEN.test(segment) && !WINDOWS_RESERVED.test(segment) && !/[. ]$/.test(segment);
 }
 
-/** Says which rule the segment breaks: a list of every possible reason had left the user to find the one. */
+/** Says which rule the segment breaks, rather than listing every possible reason for the user to find the one. */
 function unportableMessage(path: string, segment: string): string {
   const forbidden = WINDOWS_FORBIDDEN.exec(segment)?.[0];
   const reason =

@@ -6,9 +6,9 @@
  *
  * The counts are a ledger in the platform store, read and written inside the
  * creation's own write: every server sharing a PostgreSQL store counts against
- * the same bounds (each had counted in memory what it had seen, so N replicas
- * allowed N times the bounds), and a write that is retried or does not take
- * counts exactly what it stored.
+ * the same bounds (counting in memory, each would count only what it saw, and
+ * N replicas would allow N times the bounds), and a write that is retried or
+ * does not take counts exactly what it stored.
  */
 import { PlatformError, RetryLaterError } from '../platform/errors.js';
 import type { Store, Table } from '../platform/store/store.js';

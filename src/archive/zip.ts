@@ -57,7 +57,8 @@ export function zipStream(entries: readonly ResolvedEntry[], sources: ZipSources
         return zip.addDeflated(info, track(sources.open(entry, { checked: true })), { exactBytes: file.bytes, mayReach4GiB: deflatedMayReach4GiB(file.bytes) });
       }
       const expected = await checksumOf(track(sources.open(entry, { checked: true })));
-      // Typed as a download of the file answers it: an archive whose first entry it is (nothing sent yet) had been a 500.
+      // Typed as a download of the file answers it (404 FileContentNotFound), so an archive whose first entry it is
+      // (nothing sent yet) gets that answer rather than a 500.
       if (expected.bytes !== file.bytes) throw rejections.fileContentDamaged(entry.state.id, entry.state.project, `${expected.bytes} bytes where ${file.bytes} were stored`);
       return zip.addStored(info, track(sources.open(entry, { checked: false })), expected);
     }

@@ -37,15 +37,15 @@ export function loadConfig(argv: readonly string[] = [], env: NodeJS.ProcessEnv 
     } else {
       const values = raw.map((value) => setting.parse(value, name));
       config[key] = setting.multiple ? values : values.at(-1);
-      // An empty value unsets a path; a required one may not be unset: `--index "$UNSET_VARIABLE"` had
-      // written into the default index, the one `npm start` serves.
+      // An empty value unsets a path; a required one may not be unset: `--index "$UNSET_VARIABLE"` would
+      // write into the default index, the one `npm start` serves.
       if (config[key] === null && setting.requiredBy?.includes(command)) throw new ConfigError(`${command} needs --${flag}, given empty (${name}); see --help`);
     }
   }
   const resolved = config as Config;
   resolved.givenIn = givenIn;
   // The default is relative to the working directory, and from `/` (a service unit without WorkingDirectory, a
-  // root shell) it is the system's own /var, where a server had made `index` and `platform` beside the system's.
+  // root shell) it is the system's own /var, where a server would make `index` and `platform` beside the system's.
   if (takes(TABLE.data!, command) && givenIn.data === undefined && path.resolve(resolved.data) === path.resolve('/', String(TABLE.data!.default))) {
     throw new ConfigError(`${command} started from / needs --data: the default, ${TABLE.data!.default}, is relative to the working directory and would be the system's /${TABLE.data!.default}; see --help`);
   }
@@ -75,7 +75,7 @@ function parseFlags(argv: readonly string[], command: Command): Map<string, stri
         values.get(lastMultiple)!.push(arg);
         continue;
       }
-      // `-v` is worded as `--bogus` is: it had been an "unexpected argument", a second vocabulary for one mistake.
+      // `-v` is worded as `--bogus` is, not as an "unexpected argument": one mistake, one vocabulary.
       if (DASH_WORD.test(arg)) throw new ConfigError(`unknown option ${arg} for ${command}${didYouMean(arg, command)}; see --help`);
       throw new ConfigError(`unexpected argument "${arg}"; see --help`);
     }
@@ -102,7 +102,10 @@ function parseFlags(argv: readonly string[], command: Command): Map<string, stri
   return values;
 }
 
-/** A value of a many-valued path flag that names nothing and starts with a dash is a mistyped option: `--input f.nxml -q` had read -q as an input, then failed on a missing "-q". */
+/**
+ * A value of a many-valued path flag that names nothing and starts with a dash is a mistyped option, refused as one:
+ * taken as a value, `--input f.nxml -q` would read -q as an input, then fail on a missing "-q".
+ */
 function checkPathValue(value: string, flag: string, command: Command): void {
   if (DASH_WORD.test(value) && settingOf(camelOf(flag))!.paths && !existsSync(value)) {
     throw new ConfigError(`${value}, after --${flag}, is no file or folder and looks like an option: unknown option ${value} for ${command}${didYouMean(value, command)}; see --help`);
@@ -110,8 +113,8 @@ function checkPathValue(value: string, flag: string, command: Command): void {
 }
 
 /**
- * A single-valued path flag followed by an option, or a near miss of one (`--index -q --input x`), was given no
- * value: `-q` had become the index folder. A path that starts with a dash is still given as `./-q`.
+ * A single-valued path flag followed by an option, or a near miss of one (`--index -q --input x`), is given no
+ * value, so that `-q` does not become the index folder. A path that starts with a dash is still given as `./-q`.
  */
 function checkSinglePathValue(value: string, flag: string, command: Command): void {
   const kind = settingOf(camelOf(flag))!.paths;

@@ -58,7 +58,7 @@ export function byteSize(min: number, minShown: string) {
   });
 }
 
-/** A value that may not be blank: an empty HOST had listened on every interface, an empty DATA_DIR used the working directory. */
+/** A value that may not be blank: an empty HOST would listen on every interface, an empty DATA_DIR use the working directory. */
 export function text(raw: string, name: string): string {
   if (raw.trim() === '') throw new ConfigError(`${name} must not be empty`);
   return raw;

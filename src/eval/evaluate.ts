@@ -147,7 +147,7 @@ function judgedDocumentsIn(searcher: Searcher, judgedIds: Set<string>): JudgedDo
 
 /**
  * Why no query was evaluated, for the error line. A file of which no line could be read says so with its
- * first bad line: blaming two datasets had sent users looking for the wrong cause (qrels scored `1.5`).
+ * first bad line: blaming two datasets would send users looking for the wrong cause (qrels scored `1.5`).
  */
 export function whyNothingEvaluated(result: EvaluationResult, queriesFile: string, qrelsFile: string): string {
   const unread = (file: string, kind: 'queries' | 'qrels', what: string): string => {

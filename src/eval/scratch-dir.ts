@@ -1,13 +1,13 @@
 /**
  * The scratch index of `eval --corpus`: a temporary directory removed however the run ends. A `finally`
- * does not run when a signal ends the process, and Ctrl-C while the corpus was indexed had left it in the
- * temporary directory.
+ * does not run when a signal ends the process, so Ctrl-C while the corpus is indexed would otherwise leave it
+ * in the temporary directory.
  *
  * At a stopping signal the run is told to stop (its ingestion stops at its next safe point, as an
  * interrupted `ingest` does), then the directory is removed, one line says so, and the process ends as the
- * signal would. Removing it while the ingestion still wrote had left, now and then, a directory the writer
- * filled again (`manifest.json.tmp-<pid>`). A run that has not stopped within STOP_DEADLINE_MS (the
- * evaluation itself takes no signal), or a second signal, has it removed at once.
+ * signal would. The run stops first: removing the directory while the ingestion still writes would leave, now
+ * and then, a directory the writer fills again (`manifest.json.tmp-<pid>`). A run that has not stopped within
+ * STOP_DEADLINE_MS (the evaluation itself takes no signal), or a second signal, has it removed at once.
  */
 import { rmSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';

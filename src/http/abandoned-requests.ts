@@ -17,7 +17,7 @@ const MESSAGE = 'client disconnected before the response was sent';
 const PART_WAY_MESSAGE = 'client disconnected part-way through the response';
 const DRAIN_ENDED = 'the shutdown drain ended (--shutdown-timeout ran out, or a second signal came)';
 const CUT_MESSAGE = `connection cut before the response was sent: ${DRAIN_ENDED}`;
-/** A download cut after 26 MB had been said to be cut "before the response was sent", with no status. */
+/** Said, with its status, of a response whose headers were sent: a download cut after 26 MB is not one cut "before the response was sent". */
 const PART_WAY_CUT_MESSAGE = `connection cut part-way through the response: ${DRAIN_ENDED}`;
 
 const CUT_BY_SERVER_MESSAGE = 'response cut by the server after its first bytes (its error is logged above)';
@@ -91,7 +91,7 @@ export function departureLoggedByRoute(request: FastifyRequest): void {
 /**
  * Resolves once every request of the app has ended (its line, if any, written), or after `boundMs`. A request cut
  * at the drain's end can end after the server has closed (its body's reader fails a moment later), and the
- * process had exited before its "connection cut" line was written.
+ * process must not exit before its "connection cut" line is written.
  */
 export async function requestsEnded(app: FastifyInstance, boundMs: number): Promise<void> {
   const requests = unended.get(app.server);

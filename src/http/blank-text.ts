@@ -3,9 +3,9 @@
  * space (Unicode's White_Space, which holds more than `\s`: U+0085), of
  * default-ignorable code points (zero-width space U+200B, word joiner, soft
  * hyphen, BOM...), which a renderer shows as nothing, or of control characters
- * (NUL, BEL), which no stored name or text holds. Such a query had found
- * nothing (404) and such a name suggested nothing (200 []), where a
- * non-breaking space alone was refused as blank.
+ * (NUL, BEL), which no stored name or text holds. Such a query would find
+ * nothing (404) and such a name suggest nothing (200 []), where a
+ * non-breaking space alone is refused as blank.
  */
 
 /** The schema `pattern` a text must match to hold one visible character; a text failing it is answered "is blank". */

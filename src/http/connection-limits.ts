@@ -1,7 +1,7 @@
 /**
  * Bounds on open connections. Every connection holds a file descriptor from its first byte, and
  * Node's timeouts cut a connection that sends its headers slowly only after a minute: 21,000
- * connections from one address, each sending `GET /hea`, had held every descriptor of the process
+ * connections from one address, each sending `GET /hea`, would hold every descriptor of the process
  * (health checks unanswered, the index watch and uploads failing with EMFILE). A total below the
  * open-file limit keeps descriptors for files; a cap per address keeps one client from taking them all
  * (an IPv6 address counts as its /64, see clientKey, so rotating addresses in it gains nothing).

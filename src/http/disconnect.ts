@@ -27,7 +27,7 @@ export function abortOnDisconnect(reply: FastifyReply): AbortController {
 
 /**
  * The line of a route whose work (a generation, a reranking) stopped as its connection went: its client left, or the
- * end of the shutdown drain cut it, when no client had left (it had been logged as one that did).
+ * end of the shutdown drain cut it, which is not logged as a client leaving, since none did.
  */
 export function workStopped(request: FastifyRequest, work: 'generation' | 'reranking'): string {
   return cutByDrain(request) ? `${work} stopped: the shutdown drain ended and cut its connection` : `client disconnected; ${work} stopped`;

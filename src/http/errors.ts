@@ -107,7 +107,7 @@ function validationMessage(error: FastifyError, parameter: string, request: Fast
 /**
  * The single-valued query parameter a validation error is about when it came more than once, else null:
  * it arrives as an array, which Ajv reports as a wrong type, or against an enum as not one of its values
- * (`format=expanded&format=compacted` had been told "must be one of the allowed values").
+ * (which would tell `format=expanded&format=compacted` "must be one of the allowed values").
  */
 export function repeatedSingleValue(error: FastifyError, url: string): string | null {
   const first = error.validation?.[0];

@@ -58,7 +58,7 @@ function linger(socket: Socket): void {
   const cut = () => socket.destroy();
   const deadline = setTimeout(cut, LINGER_MS);
   // Node's HTTP parser reads the socket itself (no 'data' events; a listener would take the socket from
-  // it, and had left one in 45 paused, reading nothing to the deadline) and drops the refused body's bytes:
+  // it, and leave about one in 45 paused, reading nothing to the deadline) and drops the refused body's bytes:
   // what it has read is counted from time to time.
   const count = setInterval(() => {
     if (socket.bytesRead - startedAt > LINGER_MAX_BYTES) cut();

@@ -4,17 +4,17 @@
  * that grows without bound (and timeouts for everyone). The health routes are never refused.
  *
  * One caller (its address, request.ip: the client's own behind a proxy --trust-proxy names; an IPv6
- * address counts as its /64, see clientKey) holds at most `perClient` of those slots: a few clients
- * holding many slow responses each had taken every slot, and every other client got 503. By default
+ * address counts as its /64, see clientKey) holds at most `perClient` of those slots, so that a few clients
+ * holding many slow responses each cannot take every slot and leave every other client a 503. By default
  * half of the total: one client with many connections (a benchmark) still has half of an idle server,
  * and the other half is always left to other callers.
  *
  * A request is refused as soon as its route is known (onRequest), before its body is read: refused once
- * its JSON body was read, a caller sending `Expect: 100-continue` was invited to upload it (expect-continue.ts)
- * only to be told the server was busy, and every refusal cost a body read. It is counted only once it is
+ * its JSON body is read, a caller sending `Expect: 100-continue` would be invited to upload it (expect-continue.ts)
+ * only to be told the server is busy, and every refusal would cost a body read. It is counted only once it is
  * ready for its handler (preHandler), its body read, and checked again then, as the slots may have filled
  * meanwhile: counted from the first byte, bodies sent a byte a second (8 of them, even without credentials)
- * had held every slot. Uploads stream in their handler, so they count while they are received.
+ * would hold every slot. Uploads stream in their handler, so they count while they are received.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isHealthProbe } from './literature/health-and-settings.js';

@@ -21,7 +21,7 @@ interface MediaRange {
 
 /**
  * Legacy names of ZIP that clients send (the reference's own docs use `application/x-zip`). A map: a lookup in an
- * object had found its prototype's properties (`Accept: constructor` was a 500 on every negotiating route).
+ * object would find its prototype's properties (`Accept: constructor` a 500 on every negotiating route).
  */
 const ALIASES = new Map([
   ['application/x-zip', 'application/zip'],
@@ -79,7 +79,7 @@ export function varyOnAccept(reply: FastifyReply): void {
 
 /**
  * `Vary: Accept` on every answer of a route marked `variesByAccept`, refusals included: set by each handler as it
- * started, it had reached the refusals made in the handler (a 404 of a file's content, 406, 412) and not those made
+ * starts, it would reach the refusals made in the handler (a 404 of a file's content, 406, 412) and not those made
  * before it (401, a 400 of the query), so that /openapi.json could declare it on neither.
  */
 export function varyAnswersOfNegotiatingRoutes(app: FastifyInstance): void {

@@ -181,7 +181,7 @@ const RATE_LIMIT_HEADERS = {
 
 /**
  * The headers declared on most responses, written once among the document's components and referred to from each
- * response: written out on each of some 400 responses, they had made half of the document's 840 KB.
+ * response: written out on each of some 400 responses, they would make half of the document's 840 KB.
  */
 const COMMON_HEADERS = { 'x-request-id': REQUEST_ID_HEADER, ...RATE_LIMIT_HEADERS, 'retry-after': RETRY_AFTER_HEADER };
 const reference = (name: keyof typeof COMMON_HEADERS) => ({ $ref: `#/components/headers/${name}` });

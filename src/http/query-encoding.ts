@@ -8,7 +8,7 @@
  * A route that never reads its query string on the server opts out with the
  * route option `config: { queryStringUnread: true }`: the web page's files
  * (the page reads its own address in the browser), where `/ui/?q=50% inhibition`
- * typed in the address bar had been answered with a JSON refusal instead of the page.
+ * typed in the address bar gets the page, not a JSON refusal.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 

@@ -5,8 +5,8 @@
  *
  * The connection is needed too: a response queued behind another on one connection (HTTP pipelining)
  * gets no 'close' of its own when the connection closes under it; Node destroys only its request. A
- * client pipelining a slow request and many quick ones, then leaving, had kept every slot of those it
- * left behind for good (255 of 256 from three addresses, and the server answered one request at a time).
+ * client pipelining a slow request and many quick ones, then leaving, would keep every slot of those it
+ * left behind for good (255 of 256 from three addresses, and the server would answer one request at a time).
  */
 import type { Socket } from 'node:net';
 import type { FastifyReply, FastifyRequest } from 'fastify';

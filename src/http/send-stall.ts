@@ -1,7 +1,7 @@
 /**
  * Responses a client stops reading. A response waits on its client: a client that never reads holds
  * its connection, the memory of what is queued for it and a slot of --max-in-flight for as long as it
- * likes (260 unread downloads had held every slot). A response is cut once some of it has been waiting
+ * likes (260 unread downloads hold every slot). A response is cut once some of it has been waiting
  * to be sent for the whole stall time while nothing more left for the client; a response still being
  * computed (nothing waiting) or read slowly but steadily is never cut.
  */

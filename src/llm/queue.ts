@@ -6,7 +6,7 @@
  * A job may name its caller (the client's key, see src/http/client-address.ts): one caller then holds
  * at most `perCaller` of the places (the running job and the waiting ones), and its next job is refused
  * with a QueueFullError naming its share while other callers are still admitted. Without that bound,
- * one client had held every place and every other caller got 429. Jobs without a caller (the CLI,
+ * one client could hold every place and every other caller get 429. Jobs without a caller (the CLI,
  * eval, benchmarks) are bounded by the queue alone.
  */
 import { performance } from 'node:perf_hooks';
@@ -121,7 +121,7 @@ export class BoundedQueue {
    * the measured service time: what remains of the running job plus one service time per waiting
    * one. Before any job has finished, the running job's elapsed time is the only measurement, and it
    * is expected to take as long again (a job seen running for a while is likely long): taking the time
-   * so far as the whole had told a client of the first answers to retry in a second, again and again.
+   * so far as the whole would tell a client of the first answers to retry in a second, again and again.
    */
   private secondsUntilDone(waitersAhead: number): number {
     const elapsed = this.busy ? this.clock() - this.runningSince : 0;

@@ -42,8 +42,8 @@ export async function startBlobCollection(blobs: BlobStore, files: FileService, 
     );
     return () => undefined;
   }
-  // A new, empty directory beside a store holding files (a mistyped --blob-dir) had been taken over in silence,
-  // every file then answering 404.
+  // A new, empty directory beside a store holding files (a mistyped --blob-dir) is taken over with a warning:
+  // in silence, every file would then answer 404 with no word why.
   if (claim.claimedNow && (await files.referencedDigests()).size > 0) {
     logger.warn(
       `${root} held no file contents and is now this store's file contents directory, while the store holds files: their contents are not here, ` +

@@ -1,8 +1,8 @@
 /**
  * Which platform store a file contents' directory belongs to. The collector (blobs.ts) removes contents no
  * file of its store references, so a directory two stores write to loses each one's uploads to the other's
- * collection: servers with their own `--data` given one `--blob-dir` did so, and answered 404 for files they
- * had acknowledged. The directory now records its store's id (store-id.ts) in OWNER_FILE at the first start,
+ * collection: servers with their own `--data` given one `--blob-dir` would, and answer 404 for files they
+ * had acknowledged. The directory therefore records its store's id (store-id.ts) in OWNER_FILE at the first start,
  * and a server of another store is refused there. Replicas of one PostgreSQL store share the id, and so the
  * directory. A copy of a store (a restored dump, a copied data directory) carries its id: it needs a
  * directory of its own all the same.

@@ -84,8 +84,8 @@ export class BlobStore {
     try {
       if (!mayBeShared) await rm(this.tmp, { recursive: true, force: true });
       makeDirectories(this.tmp);
-      // Written at start, not at the first upload: a directory the server may read but not write had served its
-      // files and answered every upload 500.
+      // Written at start, not at the first upload: a directory the server may read but not write would serve its
+      // files and answer every upload 500.
       const probe = path.join(this.tmp, `start-${randomUUID()}`);
       await writeFile(probe, '');
       await rm(probe);
@@ -116,9 +116,9 @@ export class BlobStore {
 
   /**
    * Throws FileStorageUnavailableError unless the directory still records the store that claimed it: gone (a
-   * shared mount dropped) or another in its place (an empty volume mounted there). An upload had been answered
-   * 500 (ENOENT on tmp/) or, into the empty directory, 201 and its content lost once the real one was back; a
-   * read of a content there all along, a 404 that looked final.
+   * shared mount dropped) or another in its place (an empty volume mounted there). Unchecked, an upload is answered
+   * 500 (ENOENT on tmp/) or, into the empty directory, 201 and its content lost once the real one is back; a
+   * read of a content there all along, a 404 that looks final.
    */
   async assertAvailable(): Promise<void> {
     if (this.owner === null) return;
@@ -179,7 +179,7 @@ export class BlobStore {
       return { digest, bytes, release, discard: () => (placed === null ? Promise.resolve() : this.discardPlaced(target, placed)) };
     } finally {
       // A failed copy destroys the file stream, whose open (threads of their own) may end after this removal and
-      // create the file again: a body refused at once (a second file part) had left its upload in tmp/ so.
+      // create the file again, leaving in tmp/ the upload of a body refused at once (a second file part).
       if (!sink.closed) await new Promise<void>((resolve) => sink.once('close', () => resolve()));
       await rm(temporary, { force: true });
     }
@@ -258,7 +258,7 @@ export class BlobStore {
     const found = lstatSync(file, { throwIfNoEntry: false });
     if (found === undefined) return null;
     if (!found.isFile()) return NOT_A_REGULAR_FILE;
-    // Its folders (sha256/ab/cd) must be the storage's own too: a link in their place, followed, had served a file
+    // Its folders (sha256/ab/cd) must be the storage's own too: a link in their place, followed, would serve a file
     // outside the data directory. The storage's root itself may be a link (a volume mounted elsewhere).
     const folder = path.dirname(file);
     return realpathSync(folder) === path.join(realpathSync(this.root), path.relative(this.root, folder)) ? found.size : NOT_A_REGULAR_FILE;

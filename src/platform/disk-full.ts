@@ -39,8 +39,8 @@ function noRoom(message: string, cause?: unknown): Error {
 
 /**
  * Free bytes the embedded store keeps in reserve: a write is refused (507) before LMDB meets a full disk, where
- * it fails badly. Concurrent writes on a disk filling up had aborted the process with heap corruption ("corrupted
- * size vs. prev_size", exit 134), and a new store created on a full disk had died of SIGSEGV or SIGBUS without a
+ * it fails badly: concurrent writes on a disk filling up abort the process with heap corruption ("corrupted
+ * size vs. prev_size", exit 134), and a new store created on a full disk dies of SIGSEGV or SIGBUS without a
  * line. Elasticsearch's flood-stage watermark does the same for its indices.
  */
 export const STORE_RESERVE_BYTES = 8 * 1024 * 1024;

@@ -114,14 +114,14 @@ export const rejections = {
   resourceNotFound: (id: string, project: string) =>
     new PlatformError(404, 'ResourceNotFound', `Resource '${id}' not found in project '${project}'.`),
   fileNotFound: (id: string, project: string) => new PlatformError(404, 'FileNotFound', `File '${id}' not found in project '${project}'.`),
-  /** A file id another upload is creating: it may never exist (that upload may fail), so "already exists" had misled. */
+  /** A file id another upload is creating: it may never exist (that upload may fail), so "already exists" would mislead. */
   fileCreationInProgress: (id: string, project: string) =>
     new PlatformError(409, 'ResourceAlreadyExists', `File '${id}' is being created in project '${project}' by another upload in progress; retry once it has ended.`),
   resourceAlreadyExists: (id: string, project: string) =>
     new PlatformError(409, 'ResourceAlreadyExists', `Resource '${id}' already exists in project '${project}'.`),
   resourceIsDeprecated: (id: string) => new PlatformError(400, 'ResourceIsDeprecated', `Resource '${id}' is deprecated.`),
   resourceIsNotDeprecated: (id: string) => new PlatformError(400, 'ResourceIsNotDeprecated', `Resource '${id}' is not deprecated.`),
-  /** A file's own words, as Nexus's: a script matching on `@type` had met ResourceIsDeprecated for a file. */
+  /** A file's own words, as Nexus's: a script matching on `@type` must not meet ResourceIsDeprecated for a file. */
   fileIsDeprecated: (id: string) => new PlatformError(400, 'FileIsDeprecated', `File '${id}' is deprecated.`),
   fileIsNotDeprecated: (id: string) => new PlatformError(400, 'FileIsNotDeprecated', `File '${id}' is not deprecated.`),
   incorrectRev: (provided: number, expected: number) =>

@@ -67,8 +67,8 @@ const CHANGED = 'its bytes no longer match its SHA-256';
 
 export class FileService {
   /**
-   * Digests whose content a whole download found changed on disk: refused at once from then on, Range included (a
-   * resumed download, `curl -C -`, had been served the changed bytes unchecked and completed with exit 0), until the
+   * Digests whose content a whole download found changed on disk: refused at once from then on, Range included (else a
+   * resumed download, `curl -C -`, is served the changed bytes unchecked and completes with exit 0), until the
    * same bytes are uploaded again or the server restarts.
    */
   private readonly changed = new Set<string>();
@@ -223,8 +223,8 @@ export class FileService {
   /**
    * Throws FileContentNotFound when the bytes are gone, are not as many as were stored (the file cut short or
    * grown on disk), or are not a regular file (a symbolic link, which could lead outside the data directory, a
-   * directory, a FIFO), so that a download fails before its first byte rather than mid-stream: a content cut
-   * short had been answered 200 with fewer bytes than its Content-Length.
+   * directory, a FIFO), so that a download fails before its first byte rather than mid-stream, where a content
+   * cut short would be answered 200 with fewer bytes than its Content-Length.
    */
   assertContent(state: FileContentRevision): void {
     const { digest, bytes } = state.file;
@@ -349,7 +349,7 @@ function discard(content: Readable): void {
 function mediaTypeLengthProblem(mediaType: string): string | null {
   const [type = '', subtype = ''] = mediaType.split(';', 1)[0]!.split('/');
   const which = "The file's media type (Content-Type of its part)";
-  // The bound broken is named with its count: a 128-character subtype had been told the whole type's 133 characters, within its 255.
+  // The bound broken is named with its count: a 128-character subtype is told its own 128, not the whole type's 133 (within their 255).
   if (mediaType.length > MAX_MEDIA_TYPE_LENGTH) return `${which} has ${mediaType.length} characters: at most ${MAX_MEDIA_TYPE_LENGTH} are allowed.`;
   for (const [part, name] of [['type', type], ['subtype', subtype]] as const) {
     if (name.length > MAX_MEDIA_TYPE_NAME_LENGTH) return `${which} has a ${part} of ${name.length} characters: at most ${MAX_MEDIA_TYPE_NAME_LENGTH} are allowed (RFC 6838).`;

@@ -108,7 +108,7 @@ export async function openPlatform(options: PlatformOptions): Promise<Platform> 
   const store = await openPlatformStore(storeSetting, storeDir, logger);
   // Which store serves /v1, said at every start: a database by its URL without the password (the log is read by many).
   logger.info(`platform store: ${storeSetting === 'lmdb' ? `LMDB at ${storeDir}` : `PostgreSQL at ${printableStoreUrl(storeSetting)}`}`);
-  // A data directory that served from its own store before: what it holds is not served now, and nothing had said so.
+  // A data directory that served from its own store before: what it holds is not served now, and the start says so.
   if (storeSetting !== 'lmdb' && existsSync(path.join(storeDir, 'data.mdb'))) {
     logger.warn(
       `the data directory holds an LMDB platform store (${storeDir}) that this server does not read, as --platform-store is PostgreSQL: ` +
@@ -181,7 +181,7 @@ export async function openPlatform(options: PlatformOptions): Promise<Platform> 
 }
 
 /**
- * Said at every start: the start-up log had named neither the ids' base nor, after --public-url changed, that ids
+ * Said at every start, as nothing else names the ids' base or says, after --public-url changed, that ids
  * keep the base fixed at the first start while links (`_self`, `Location`) follow the new URL.
  */
 function logLiteratureBase(logger: Logger, project: string, base: string, publicUrl: string): void {

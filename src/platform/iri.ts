@@ -95,7 +95,8 @@ export function expandMappedPrefix(value: string, mappings: readonly ApiMapping[
 
 /**
  * A prefix as API mappings may name it (the project schema's pattern): `_` and `.` are allowed where a URI scheme takes
- * neither, so a mapping such as `my_lab` or `_x_` had been stored and never applied (its ids landing under the base).
+ * neither: matched as a scheme, a mapping such as `my_lab` or `_x_` would be stored and never applied (its ids
+ * landing under the base).
  */
 const MAPPED_PREFIX = /^([A-Za-z_][A-Za-z0-9_.-]*):/;
 

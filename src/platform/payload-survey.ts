@@ -1,8 +1,8 @@
 /**
  * One walk over a parsed JSON payload that collects what each of its checks needs: its first prototype
  * key and how many keys it holds (the /v1 parse), its depth (json-depth.ts), its JSON-LD contexts'
- * cost (context-bound.ts) and whether it holds a lone surrogate (unicode.ts). Each check had walked
- * the payload itself: four walks of a 100,000-key body took 333 ms of the main thread, one takes 93 ms
+ * cost (context-bound.ts) and whether it holds a lone surrogate (unicode.ts). One walk, not one per
+ * check: four walks of a 100,000-key body take 333 ms of the main thread, one takes 93 ms
  * (medians, docs/DESIGN.md). The checks still refuse in their own order and at their own step of a write: the walk
  * only answers their questions, at the parse, and a write's later steps read the answers kept then.
  */
@@ -21,7 +21,7 @@ export interface ContextCost {
 /**
  * Terms the JSON-LD processor (jsonld.js) fails on: it calls `hasOwnProperty` on the context objects it builds, so a
  * context defining that term ends its processing with a TypeError of its own words ("localCtx.hasOwnProperty is not a
- * function"), which had reached the client as the refusal's details.
+ * function"), which would reach the client as the refusal's details.
  */
 const UNPROCESSABLE_TERMS = new Set(['hasOwnProperty']);
 
@@ -54,7 +54,7 @@ const CONTEXT_LIST = 3;
  * The survey of `value`. Walks with its own stack (a deeply nested body must not overflow the call
  * stack); only containers are stacked, their depths and places beside them, scalars are looked at where
  * they are met and keys are read by index: an entry array, an object per child or a pair per container
- * had each made a 100,000-key body cost twice as much or more.
+ * would each make a 100,000-key body cost twice as much or more.
  */
 export function surveyPayload(value: unknown): PayloadSurvey {
   let prototypeKey: string | null = null;

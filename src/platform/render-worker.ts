@@ -65,7 +65,7 @@ export default async function renderOnThread(task: ThreadTask): Promise<RenderOu
   const outcome = await render({ ...rest, view: { ...task.view, source: JSON.parse(sourceJson) } });
   if (!asBytes || 'refused' in outcome) return outcome;
   // A buffer of its own (a small Buffer.from shares Node's pool, which must not be transferred). One buffer per
-  // entry: a MessageChannel per entry, its slices posted on it, had kept about 3 KB of native memory per entry in
+  // entry: a MessageChannel per entry, its slices posted on it, would keep about 3 KB of native memory per entry in
   // the render threads for good (5 MiB per download of 2,000 entries).
   return move(new TextEncoder().encode(outcome.output)) as Uint8Array;
 }

@@ -179,7 +179,7 @@ export class ResourceService {
 
   /**
    * `lookup` reading the literature from one index generation until `release`: an archive download reads each entry
-   * when it pins it and again when it streams it, and an ingestion between had changed or removed articles mid-ZIP.
+   * when it pins it and again when it streams it, and an ingestion between would change or remove articles mid-ZIP.
    */
   heldLookup(): { lookup: ResourceService['lookup']; release: () => void } {
     const literature = this.literature.heldFetch();
@@ -235,8 +235,8 @@ export class ResourceService {
    * The IRI a payload id names, so that the resource is found again under its `_self`: a compact IRI
    * expanded with the payload's own prefixes, as JSON-LD expands it, then a mapped prefix left in it
    * expanded as in URLs (`cell:42` with the mapping `cell`); a relative reference resolved as JSON-LD resolves
-   * it, against the payload's own `@base` when its context sets one, else the project base (a payload's `@base`
-   * had been ignored: its stored source named another resource than its `_self`). Undefined for a blank node id
+   * it, against the payload's own `@base` when its context sets one, else the project base (with a payload's `@base`
+   * ignored, its stored source would name another resource than its `_self`). Undefined for a blank node id
    * (`_:b0`), which names no resource: the URL's id or a new one is used.
    */
   private async payloadId(project: ProjectState, payload: JsonObject, reference: string, caller: RenderCaller): Promise<string | undefined> {

@@ -425,7 +425,7 @@ export class RevisionStore {
     const digests = new Set<string>();
     // Through each project's file listing, a page at a time: the heads of every entity, resources
     // included, would all be held at once. A file's revisions are 1 to its head's, so they are read by
-    // key, DIGEST_PAGE to a read: a range per file had cost a round trip to PostgreSQL per file, at
+    // key, DIGEST_PAGE to a read: a range per file would cost a round trip to PostgreSQL per file, at
     // every start and every collection.
     for (const project of projects) {
       for (let offset = 0; ; offset += DIGEST_PAGE) {
@@ -451,7 +451,7 @@ export class RevisionStore {
 
   private async taggedRev(project: string, id: string, head: Head, tag: string): Promise<number> {
     const { tags } = await this.storedRevision(project, id, head.rev);
-    // Own tags only: `?tag=constructor` had read the object's prototype, a 500.
+    // Own tags only: `?tag=constructor` would otherwise read the object's prototype, a 500.
     if (Object.hasOwn(tags, tag)) return tags[tag]!;
     // Reserved for the latest revision, unless stored as a tag before the rule (such a tag still reads as stored).
     if (tag === LATEST_TAG) return head.rev;

@@ -36,7 +36,7 @@ const isCacheDirFlag = (arg: string) => arg === '--cache-dir' || arg.startsWith(
 /**
  * `--cache-dir DIR` / `--cache-dir=DIR`, removed from argv: it is read here, before any command
  * parses its flags. Every occurrence is removed and the last wins, as for the other flags; a second
- * one left in argv had reached the command, which does not know it.
+ * one left in argv would reach the command, which does not know it.
  */
 function takeCacheDirFlag(argv: string[]): string | undefined {
   let value: string | undefined;
@@ -105,9 +105,9 @@ function cacheOf(cacheDirFlag: string | undefined): Cache | Error {
 
 /**
  * Prints what the arguments alone decide, or answers the command to run and its settings. Before the cache is
- * touched: `ssh host litserve --version` by an account whose home is not writable had failed on writing the
- * libraries, `--help` had written them all (90 MB) before printing, and so had a mistyped --delete-file or
- * eval --qrels before its error.
+ * touched, so that `ssh host litserve --version` by an account whose home is not writable does not fail on
+ * writing the libraries, and `--help`, a mistyped --delete-file or eval --qrels answer without writing them all
+ * (90 MB) first.
  */
 function decide(env: NodeJS.ProcessEnv): Extract<StartDecision, { run: unknown }> | null {
   const decideStart = loadStartDecision(getAsset(START_DECISION_ASSET, 'utf8'));

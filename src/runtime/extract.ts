@@ -57,9 +57,9 @@ function accountHome(): string | undefined {
 
 /**
  * `$XDG_CACHE_HOME/litserve`, else `$HOME/.cache/litserve`. Relative values are
- * ignored, as the XDG specification asks: an empty HOME (`HOME= litserve`) had
- * made `.cache/litserve` relative to the working directory, so the libraries
- * were written wherever the server happened to be started.
+ * ignored, as the XDG specification asks: an empty HOME (`HOME= litserve`)
+ * would make `.cache/litserve` relative to the working directory, so the
+ * libraries would be written wherever the server happened to be started.
  */
 export function defaultCacheDir(env: NodeJS.ProcessEnv = process.env, home: () => string | undefined = accountHome): string {
   const xdg = env.XDG_CACHE_HOME;
@@ -92,9 +92,9 @@ export function sha256OfFile(file: string): string {
 
 /**
  * A carried path names a file inside the tree: relative, `/`-separated, with no
- * empty, `.` or `..` segment. A build that resolved a package through a symlink
- * out of the checkout had produced `../..` paths, which extraction then wrote
- * outside the cache.
+ * empty, `.` or `..` segment. A build that resolves a package through a symlink
+ * out of the checkout produces `../..` paths, which extraction would otherwise
+ * write outside the cache.
  */
 export function isTreePath(file: string): boolean {
   return !file.includes('\0') && file.split('/').every((segment) => segment !== '' && segment !== '.' && segment !== '..');
@@ -177,8 +177,8 @@ function carriedFolders(manifest: CarriedManifest): string[] {
 
 /**
  * Makes `folder` a directory of the tree itself. A symbolic link there (or a file) is removed first: files
- * written through a link had landed wherever it pointed, outside the cache, and files found intact through it
- * were loaded from there. Removing a link never touches what it points to.
+ * written through a link would land wherever it points, outside the cache, and files found intact through it
+ * would be loaded from there. Removing a link never touches what it points to.
  */
 function ensureRealFolder(folder: string): void {
   const info = lstatSync(folder, { throwIfNoEntry: false });
@@ -196,8 +196,8 @@ function ensureRealFolder(folder: string): void {
  * Removes what the tree holds besides the carried files and their folders: a module planted beside the
  * carried ones would be loaded by Node's resolution (`node_modules/pkg/node_modules/dep`), and temporaries
  * that starts killed while writing left behind (SIGTERM or SIGINT too: no handler is installed that early;
- * each is up to a whole library, 45 MB for onnxruntime's, and a service killed during its first starts had
- * filled the disk one temporary at a time). A temporary younger than ABANDONED_AFTER_MS is another start's,
+ * each is up to a whole library, 45 MB for onnxruntime's, and a service killed during its first starts would
+ * fill the disk one temporary at a time). A temporary younger than ABANDONED_AFTER_MS is another start's,
  * still being written, and is kept. Links are removed as entries, never followed.
  */
 function removeStrays(root: string, carried: Set<string>, folders: readonly string[]): string[] {
@@ -264,7 +264,7 @@ function notWritable(root: string, error: NodeJS.ErrnoException): Error {
   if (!['EACCES', 'EPERM', 'EROFS', 'ENOSPC', 'EDQUOT', 'ENOTDIR', 'EEXIST'].includes(error.code ?? '')) {
     if (error.syscall === undefined) return error;
     // Something in the tree that is not what was written (a carried file replaced by a folder: EISDIR; a link to
-    // nowhere: ENOENT): the system's words alone had named neither the cache nor the setting.
+    // nowhere: ENOENT): the system's words alone name neither the cache nor the setting.
     return new CacheNotWritableError(
       `cannot write the native libraries this executable carries to ${root} (${error.message}): something in that folder is not what ` +
         `was written there; remove the folder to have it written again, or point ${SETTING} at another directory`,

@@ -1,7 +1,8 @@
 /**
  * Whether the executable's cache lies on a file system mounted `noexec` (a hardened /tmp, a home on such a
- * mount): the carried native libraries written there cannot be loaded (dlopen cannot map them executable), and
- * the start had written 90 MB, then died of an ERR_DLOPEN_FAILED stack naming the build machine's paths.
+ * mount): the carried native libraries written there cannot be loaded (dlopen cannot map them executable). Asked
+ * before they are written, so that a start does not write 90 MB, then die of an ERR_DLOPEN_FAILED stack naming
+ * the build machine's paths.
  */
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import path from 'node:path';

@@ -54,8 +54,8 @@ export interface IndexWriterOptions {
   /**
    * Progress of each segment's writing, in steps from 0 to a total told from the first report: the
    * terms sorted, each field's postings grouped by term and its terms encoded, the stored fragments'
-   * token table chosen, then each article's fragments written. The writing of a large segment had
-   * printed nothing, then sat seconds before its first step.
+   * token table chosen, then each article's fragments written, so that the writing of a large segment
+   * reports from its start rather than sitting seconds, silent, before its first step.
    */
   onWriteProgress?: (done: number, total: number) => void;
 }
@@ -119,7 +119,7 @@ export class IndexWriter {
       this.segments.push({ entry: { ...entry }, deleted });
       const file = segmentFile(this.dir, entry.name);
       const { ids, paragraphs } = await reading(file, () => readSegmentArticleIds(file));
-      // Both counts: a wrong paragraph count had been found only by the stored fields, and blamed on their file.
+      // Both counts, so that a wrong paragraph count is found here, not only by the stored fields and blamed on their file.
       const miscounted = entryCountsError(this.dir, position, entry, { articles: ids.length, paragraphs });
       if (miscounted) throw damagedIndexError(this.dir, this.manifest.generation, path.join(this.dir, MANIFEST_FILE), miscounted);
       const stored = storedFile(this.dir, entry.name);

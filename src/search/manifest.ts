@@ -77,7 +77,7 @@ export function isUnreadableIndex(error: unknown): boolean {
   return hasCause(error, (cause) => cause instanceof SegmentFormatError || cause instanceof InvalidManifestError);
 }
 
-/** What to do about a manifest that cannot be read: its message had stopped at the diagnosis. */
+/** What to do about a manifest that cannot be read, said after the diagnosis so that its message does not stop there. */
 const MANIFEST_ADVICE = 'restore the index directory from a backup, or re-ingest the corpus into a new index directory';
 
 export async function readManifest(dir: string): Promise<Manifest> {

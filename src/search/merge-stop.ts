@@ -1,7 +1,7 @@
 /**
  * Where a merge's long synchronous stretches (copying the stored fragments, merging the postings) may be
- * stopped. A process hears a signal only when its event loop turns, so a Ctrl-C in such a stretch had
- * aborted nothing until it ended (half a minute at 1M paragraphs): each stopping point gives the loop a turn.
+ * stopped. A process hears a signal only when its event loop turns, so a Ctrl-C in such a stretch would
+ * abort nothing until it ended (half a minute at 1M paragraphs): each stopping point gives the loop a turn.
  */
 import { setImmediate as nextTurn } from 'node:timers/promises';
 

@@ -127,20 +127,20 @@ export interface MergeOptions {
   /**
    * Progress of a merge, in steps: the fragments sampled for the token table (with `dictionary`
    * compression), the live articles copied, then the sources' terms merged (a term counts once per
-   * source holding it). A 1M-paragraph merge had been half a minute of silence.
+   * source holding it). Without it, a 1M-paragraph merge is half a minute of silence.
    */
   onProgress?: (done: number, total: number) => void;
   /**
    * Stops the merge once aborted, every 64 deleted articles measured, 256 KiB of fragments sampled for a token table,
    * 1024 articles copied and 4096 terms merged, and before publishing:
    * it then removes the files it wrote, gives back its lock, publishes nothing and rejects with the signal's
-   * reason. A Ctrl-C had waited for the whole merge (30 s at 1M paragraphs).
+   * reason. Without it, a Ctrl-C waits for the whole merge (30 s at 1M paragraphs).
    */
   signal?: AbortSignal;
   /**
    * When the selection picks nothing (`--merge` of one segment without deletions), read that index whole all the
    * same, every checksum checked, and refuse it naming a damaged file: `--merge` is how an operator has every
-   * byte read, and a damaged one-segment index had passed it as "nothing to merge".
+   * byte read, and a damaged one-segment index must not pass it as "nothing to merge".
    */
   checkUnmerged?: boolean;
 }

@@ -61,7 +61,7 @@ export async function acquireWriteLock(dir: string): Promise<WriteLock> {
   let madeDirectories = makeIndexDirectories(dir);
   const lockPath = path.join(dir, LOCK_FILE);
   // The lock appears with its holder's pid already in it (written aside, then linked in place): a
-  // lock created but not yet written had read as empty, hence stale, and a second writer took it over.
+  // lock created but not yet written would read as empty, hence stale, and a second writer would take it over.
   const pending = `${lockPath}.tmp-${process.pid}`;
   /** The live guard last found in the way, as `process N (file)`; undefined when it had just gone. */
   let busyGuard: string | undefined;

@@ -65,7 +65,7 @@ async function firstBytes(file: string): Promise<Signature> {
 
 /**
  * UTF-16 text: a byte-order mark, or (for text mostly of ASCII) a NUL in every other byte. Random bytes hold NULs
- * too, now and then: they had been given the UTF-16 advice, which sent their owner to iconv.
+ * too, now and then, so a few are not enough: the UTF-16 advice would send their owner to iconv for nothing.
  */
 function looksLikeUtf16(bytes: Buffer): boolean {
   if (bytes.length >= 2 && ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff))) return true;
@@ -90,7 +90,8 @@ const PART_OF_AN_INDEX = 'part of an index, not an input (an index is given as -
 
 /**
  * Files people find beside their articles, by the bytes they start with (after gunzipping), and what
- * to say of each. Their bytes are no UTF-8, and often hold NUL bytes, which had been taken for UTF-16.
+ * to say of each. Their bytes are no UTF-8, and often hold NUL bytes: named for what they are, they are not taken
+ * for UTF-16.
  */
 const SIGNATURES: { at: number; magic: Buffer; says: (file: string, gzipped: boolean) => string }[] = [
   { at: 0, magic: Buffer.from('PK\x03\x04', 'latin1'), says: () => `a ZIP archive (a .docx, .xlsx or .epub is one too): ${NOT_AN_ARTICLE_FILE}; extract the articles from it first (unzip)` },

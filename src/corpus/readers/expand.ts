@@ -45,7 +45,7 @@ export interface WalkCounts {
  * home does not read it; an entry that cannot be read (a subdirectory without permission too)
  * or is no regular file is reported and skipped, and a directory is walked once however many links
  * lead to it (a link to an ancestor would loop). A file too is yielded once however many paths lead to
- * it (given twice, given and inside a folder given, linked): it had been read, and reported skipped, once
+ * it (given twice, given and inside a folder given, linked), rather than read, and reported skipped, once
  * per path. A link out of a directory to something given as an input itself is no skip: it is read as that.
  */
 export async function* expandInputs(

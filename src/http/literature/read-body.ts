@@ -1,6 +1,6 @@
 /**
  * A GET (or HEAD) of the literature API takes its parameters in the query string and reads no body: one sent
- * with filters in it (`{"authors": ["x"]}`) had been answered as if it had none, the whole corpus counted. Such a
+ * with filters in it (`{"authors": ["x"]}`) would be answered as if it had none, the whole corpus counted. Such a
  * request is refused, as unknown parameters are: a request must not lose what it asked for without a word.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';

@@ -174,8 +174,8 @@ const REPRESENTATION_HEADERS = ['content-type', 'content-length', 'content-range
 
 /**
  * A download whose content fails to open fails after its handler set the file's headers: sent with the
- * error body, they had described it as the file (and fastify, finding the error body an object under the
- * file's media type, answered its own 500 instead).
+ * error body, they would describe it as the file (and fastify, finding the error body an object under the
+ * file's media type, would answer its own 500 instead).
  */
 function withoutRepresentationHeaders(reply: FastifyReply): void {
   for (const name of REPRESENTATION_HEADERS) reply.removeHeader(name);

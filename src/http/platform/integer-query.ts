@@ -24,7 +24,7 @@ export async function refuseNonIntegerText(request: FastifyRequest): Promise<voi
   for (const [name, schema] of Object.entries(properties)) {
     const text = query[name];
     if (schema.type === 'integer' && typeof text === 'string' && !INTEGER_TEXT.test(text)) {
-      // `rev=+1` arrives as ' 1': a '+' of a query string is a space, which the message had shown unexplained.
+      // `rev=+1` arrives as ' 1': a '+' of a query string is a space, which the message explains.
       const plusAsSpace = /\s/.test(text) ? " (a '+' in a query string stands for a space; a plus sign is written %2B, and is refused too)" : '';
       throw new PlatformError(
         400,

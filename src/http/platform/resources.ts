@@ -145,7 +145,7 @@ export async function resourceRoutes(app: FastifyInstance, { platform }: { platf
     },
   );
 
-  // Nexus scripts list through the schema segment (`/resources/{org}/{project}/_`): it had been 405.
+  // Nexus scripts list through the schema segment (`/resources/{org}/{project}/_`), else a 405.
   api.get(
     '/resources/:org/:project/:schema',
     {

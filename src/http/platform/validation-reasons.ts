@@ -99,8 +99,8 @@ function valueAt(root: unknown, instancePath: string): string | number | boolean
 }
 
 /**
- * What a query string refused for an unknown parameter could have held: Nexus's `after` (its deep paging) had been
- * told only that it is unknown, not that listings page with from and size.
+ * What a query string refused for an unknown parameter could have held, so that Nexus's `after` (its deep paging)
+ * is told that listings page with from and size, not only that it is unknown.
  */
 function takenParameters(queryParameters: readonly string[] | undefined): string {
   if (queryParameters === undefined) return '';

@@ -1,8 +1,8 @@
 /**
  * A write refuses a caller who lacks its permission before its body is read. Checked only in its handler,
- * the 403 came after fastify had read and parsed the body (up to the route's limit): a caller sending
- * `Expect: 100-continue` was invited to upload it first (expect-continue.ts answers 100 at the first read),
- * and every refused write cost a body read. The check is the service's own (routes never consult the
+ * the 403 would come after fastify had read and parsed the body (up to the route's limit): a caller sending
+ * `Expect: 100-continue` would be invited to upload it first (expect-continue.ts answers 100 at the first read),
+ * and every refused write would cost a body read. The check is the service's own (routes never consult the
  * ACLs); the write checks again, as the ACLs may change between the hook and the handler.
  */
 import type { FastifyReply, FastifyRequest, RequestPayload } from 'fastify';

@@ -34,8 +34,8 @@ const overlayKey = (table: TableName, key: StoreKey) => `${table}\n${JSON.string
 
 /**
  * What throws when the store's file is no longer the one opened: removed (or replaced) under the running server, it
- * took every later write with it (the process writes on in the unlinked file), acknowledged 201 and lost at the next
- * start, which then made an empty store and blamed the file directory for belonging to "another store".
+ * would take every later write with it (the process writes on in the unlinked file), acknowledged 201 and lost at the
+ * next start, which would then make an empty store and blame the file directory for belonging to "another store".
  */
 function storeFileWatch(directory: string): () => void {
   const file = path.join(directory, 'data.mdb');
@@ -55,7 +55,7 @@ export function openLmdbStore(directory: string): Store {
   try {
     makeDirectories(directory);
     refuseForeignLmdbFile(directory);
-    // A store made on a full disk had died in LMDB (SIGSEGV, SIGBUS) without a line: refused, saying so.
+    // A store made on a full disk dies in LMDB (SIGSEGV, SIGBUS) without a line: refused, saying so.
     if ((statSync(path.join(directory, 'data.mdb'), { throwIfNoEntry: false })?.size ?? 0) === 0) assertRoomFor(directory, 'the new platform store', STORE_RESERVE_BYTES);
     root = open({ path: directory, maxDbs: 16 });
   } catch (error) {
@@ -121,7 +121,7 @@ export function openLmdbStore(directory: string): Store {
       return transaction.run(overlay, async () => {
         const result = await action();
         assertStoreFileInPlace();
-        // Refused (507) before LMDB meets a full disk: concurrent writes there had aborted the process.
+        // Refused (507) before LMDB meets a full disk: concurrent writes there abort the process.
         if (overlay.pending.size > 0) assertRoomFor(directory, 'the platform store', STORE_RESERVE_BYTES);
         try {
           root.transactionSync(() => {

@@ -24,7 +24,7 @@ const MIGRATIONS: readonly string[] = [
 INSERT INTO ${sqlTable('listings')} (key, key_json, value)
   SELECT ARRAY[key[1], value::json->>'kind', key[2]], json_build_array(key[1], value::json->>'kind', key[2])::text, value::json->>'rev'
   FROM ${sqlTable('heads')};`,
-  // Payload texts kept as they are (TEXT_TABLES), no longer as JSON strings of themselves.
+  // Payload texts stored as JSON strings of themselves become the texts as they are (TEXT_TABLES).
   `UPDATE ${sqlTable('payloads')} SET value = value::json #>> '{}';`,
   // The superseded revisions of organizations and projects, keyed [label or org/project, rev] (past-states.ts).
   (['org-revisions', 'project-revisions'] as const).map(createTable).join('\n'),

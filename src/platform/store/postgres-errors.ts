@@ -32,8 +32,8 @@ function roleRefused(error: Error): StoreUnavailableError {
 }
 
 /**
- * What the server's role needs on each of its tables. A role that could read but not write had started and
- * answered every write 500; it is now refused at start, naming what is missing.
+ * What the server's role needs on each of its tables. A role that can read but not write is refused at start,
+ * naming what is missing, rather than answering every write 500.
  */
 export const TABLE_PRIVILEGES = ['SELECT', 'INSERT', 'UPDATE', 'DELETE'];
 
@@ -63,7 +63,7 @@ const DISK_FULL = '53100';
 
 /** `error`, or what it means to the client: a StoreUnavailableError (503), or an ENOSPC error (507). */
 export function unavailableOr(error: unknown): unknown {
-  // A statement the database gave up on (a lock or statement timeout) is no outage: "cannot be reached" had sent operators to the network.
+  // A statement the database gave up on (a lock or statement timeout) is no outage: "cannot be reached" would send operators to the network.
   if (GAVE_UP.has(String((error as { code?: unknown } | null)?.code))) {
     return new StoreUnavailableError(error as Error, 'The platform store gave up on this request (a lock or statement timeout, or out of memory); retry later.');
   }

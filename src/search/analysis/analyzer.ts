@@ -16,13 +16,13 @@
  * Chinese, Japanese and Korean text (Han, Hiragana, Katakana, Hangul) is written without spaces between
  * words, so a run of it is indexed as its overlapping pairs of characters ("场所细胞" -> "场所", "所细",
  * "细胞"; a lone character as itself), as Lucene's CJK analysis does: a word inside a sentence is then
- * found by the pairs it is made of. Such a run had been one term, found only as a whole. The run ends
+ * found by the pairs it is made of, where as one term it would be found only as a whole. The run ends
  * where another script begins ("CA1场所" -> "ca1", "场所"); its pairs are neither stemmed nor stopwords.
  *
  * Thai, Lao, Khmer and Burmese are written without spaces between words too, and their vowel and tone
  * marks belong to the word ("ใกล้", near, is not "ใกล"): their marks are not folded away, and a run of
  * them is cut into words by ICU's dictionaries (Intl.Segmenter, as Lucene's Thai analysis uses ICU's word
- * break iterator), neither stemmed nor stopwords. Such a run too had been one term.
+ * break iterator), neither stemmed nor stopwords, rather than kept as one term found only as a whole.
  */
 import { stemmer } from 'stemmer';
 import { ENGLISH_STOPWORDS } from './stopwords.js';
@@ -95,7 +95,7 @@ function classOf(codePoint: number): number {
 
 /**
  * Words of the folded text being analysed: their bounds and kind, reused from text to text. Typed arrays
- * take 10 bytes a word where plain arrays took 32: one 51 MB paragraph (5.8 million words) had made them
+ * take 10 bytes a word where plain arrays take 32: one 51 MB paragraph (5.8 million words) would make those
  * 263 MB, kept for the rest of the process. Past KEPT_WORDS they are given back after the text.
  */
 const FIRST_WORDS = 1024;

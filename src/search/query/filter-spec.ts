@@ -46,7 +46,7 @@ export class InvalidFilterError extends Error {
 /** Folds a name for comparison: case, diacritics and runs of spaces do not matter. */
 export function foldName(name: string): string {
   // Invisible format characters (a zero-width space, bidirectional controls) are no part of a name as read:
-  // "Jo\u200bhn Smith" had been suggested, and was then found by no spelling a user could type.
+  // kept, "Jo\u200bhn Smith" would be suggested, then found by no spelling a user could type.
   return fold(name).replace(FORMAT_CHARACTERS, '').trim().replace(/\s+/g, ' ');
 }
 

@@ -33,7 +33,7 @@ export function isOutdatedFormat(error: unknown): boolean {
 /**
  * What is said after a file's own message: the advice for a damaged index, or nothing for an outdated file. A
  * file missing is also what a copy in progress shows (manifest copied before the files it names, as
- * DEPLOY.md's rollout warns against): said too, since "re-ingest" alone had been wrong advice there.
+ * DEPLOY.md's rollout warns against): said too, since "re-ingest" alone is wrong advice there.
  */
 function adviceAfter(dir: string, error: unknown): string {
   if (error instanceof OutdatedFormatError) return '';
@@ -110,7 +110,7 @@ export function indexWriteError(dir: string, generation: number, error: unknown)
   if (code !== 'ENOSPC' && code !== 'EDQUOT') return error;
   // ENOSPC is also a device out of inodes, where `df -h` shows space to spare.
   const reason = code === 'ENOSPC' ? 'no space left on device (no free block, or no free inode: `df -h` and `df -i` tell which)' : 'disk quota exceeded';
-  // An ingestion into a new directory had said "the index is unchanged (generation 0)" of an index that never was.
+  // An ingestion into a new directory says no index was written, not "the index is unchanged (generation 0)" of one that never was.
   const unchanged = generation === 0 ? 'no index was written' : `the index is unchanged (generation ${generation})`;
   return new Error(`${reason} writing the index ${dir}: ${unchanged}; free space and run again`, { cause: error });
 }

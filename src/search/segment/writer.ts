@@ -179,8 +179,8 @@ export class SegmentBuilder {
   /**
    * Steps `write` reports, known before it starts: one per term for sorting the terms, then for each
    * field POSTING_STEPS per posting (its grouping by term, then its encoding), so that each phase's
-   * share of the steps follows its share of the time. The sort and the grouping had taken
-   * seconds before the first report on a large segment.
+   * share of the steps follows its share of the time: on a large segment, the sort and the grouping
+   * take seconds, which would otherwise pass before the first report.
    */
   get writeSteps(): number {
     return this.termIds.size + FIELDS.reduce((steps, field) => steps + POSTING_STEPS * this.fields[field].postingCount, 0);

@@ -10,9 +10,9 @@
  * - paragraph: `"paragraph":…,"paragraph_id":…,"section":…`.
  *
  * The schema serialiser writes a string as JSON.stringify does, an integer or
- * finite number as `'' + n`, null as `null`. Text used to be stored as UTF-8,
- * which turns a lone surrogate into U+FFFD: strings are made well-formed the
- * same way here, so what a client reads does not change.
+ * finite number as `'' + n`, null as `null`. Strings are made well-formed as
+ * UTF-8 storage makes them (a lone surrogate becomes U+FFFD), the way earlier
+ * versions stored text, so a client reads the same text from any index.
  */
 import { abstractOf, paragraphIdOf, type ArticleInput } from '../../corpus/model.js';
 
