@@ -16,7 +16,7 @@ export interface Progress {
   stop(): void;
 }
 
-export interface ProgressOutput {
+interface ProgressOutput {
   stream?: NodeJS.WritableStream & { isTTY?: boolean };
   /** Milliseconds; tests pass their own clock. */
   now?: () => number;

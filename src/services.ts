@@ -11,7 +11,7 @@ import { purgeInterval, startPurgeJob } from './archive/purge.js';
 import { type Platform, type PlatformOptions, openPlatform } from './platform/index.js';
 import { logPeriodicFailure } from './platform/periodic-failure.js';
 
-export interface ServiceOptions extends Omit<PlatformOptions, 'maxFileBytes'> {
+interface ServiceOptions extends Omit<PlatformOptions, 'maxFileBytes'> {
   /** Largest accepted upload, in bytes (default: --max-upload-bytes's). */
   maxFileBytes?: number;
   archiveTtlMs: number;

@@ -48,7 +48,7 @@ export interface StoredArchive {
 /** Finds the file behind an entry, if the creator may read it; used to check default names at creation. */
 export type FileFinder = (entry: FileEntry | FileSelfEntry, identity: Identity) => Promise<{ project: string; filename: string } | null>;
 
-export interface ArchiveOptions {
+interface ArchiveOptions {
   /** Lifetime of an archive, from its creation. */
   ttlMs: number;
   /** Live archives one caller may hold. */

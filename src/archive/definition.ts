@@ -26,13 +26,13 @@ interface Revisioned {
 }
 
 /** The optional fields as the creator wrote them, echoed in the archive metadata (the defaults are not). */
-export interface GivenFields {
+interface GivenFields {
   project?: string;
   format?: string;
   originalSource?: boolean;
 }
 
-export interface ResourceEntry extends Revisioned {
+interface ResourceEntry extends Revisioned {
   type: 'Resource';
   /** Absolute IRI. */
   resourceId: string;
@@ -60,7 +60,7 @@ export interface FileSelfEntry {
 
 export type ArchiveEntry = ResourceEntry | FileEntry | FileSelfEntry;
 
-export const MAX_ENTRIES = 10_000;
+const MAX_ENTRIES = 10_000;
 /** Problem lines one refusal lists: a line for each of 10,000 bad entries would be an answer far larger than the definition. */
 export const MAX_REPORTED_PROBLEMS = 100;
 

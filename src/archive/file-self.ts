@@ -10,7 +10,7 @@ import { type ProjectRef, parseProjectRef } from '../platform/refs.js';
 import { MAX_REVISION, type RevisionSelector } from '../platform/revisions.js';
 import { shownName } from '../platform/unicode.js';
 
-export interface ParsedFileSelf {
+interface ParsedFileSelf {
   project: ProjectRef;
   /** The id segment, percent-decoded, still to be expanded with the project's mappings. */
   idSegment: string;

@@ -20,11 +20,11 @@ import type { Format } from '../platform/rendering.js';
 import { UNSAFE_IN_NAMES, codePointCount, hasLoneSurrogate } from '../platform/unicode.js';
 
 export const MAX_FILE_NAME_LENGTH = 99;
-export const MAX_PARENT_LENGTH = 154;
+const MAX_PARENT_LENGTH = 154;
 /** The longest file or folder name ext4, XFS, Btrfs and APFS take, in bytes of UTF-8. */
 const MAX_SEGMENT_BYTES = 255;
 
-export type PathCheck = { path: string } | { problem: string };
+type PathCheck = { path: string } | { problem: string };
 
 
 export function normalizeArchivePath(raw: string): PathCheck {
@@ -45,7 +45,7 @@ const WINDOWS_FORBIDDEN = /[<>:"|?*]/;
 const WINDOWS_RESERVED = /^(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³]|conin\$|conout\$)(\.|$)/i;
 
 /** True when Windows and macOS can create a file or folder of exactly this name. */
-export function isPortableSegment(segment: string): boolean {
+function isPortableSegment(segment: string): boolean {
   return !WINDOWS_FORBIDDEN.test(segment) && !WINDOWS_RESERVED.test(segment) && !/[. ]$/.test(segment);
 }
 
@@ -126,7 +126,7 @@ export function flatEncode(text: string): string {
   });
 }
 
-export const FORMAT_EXTENSIONS: Record<Format, string> = {
+const FORMAT_EXTENSIONS: Record<Format, string> = {
   source: '.json',
   'annotated-source': '.json',
   compacted: '.json',
@@ -199,7 +199,7 @@ export function findPathConflicts(names: readonly string[]): PathConflicts {
   return { duplicates: [...duplicates].sort(), lookAlike: lookAlike.sort(), fileAndDirectory };
 }
 
-export interface PathConflicts {
+interface PathConflicts {
   duplicates: string[];
   lookAlike: string[][];
   /** A name used as a file, and a name inside the folder it also is (`a` and `a/b`, or `a/B/c` for `a/b`). */

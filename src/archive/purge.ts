@@ -1,5 +1,5 @@
 /** The periodic job that erases expired archives. Reads already hide them; this reclaims their records. */
-export interface PurgeJob {
+interface PurgeJob {
   stop(): void;
 }
 

@@ -39,7 +39,7 @@ export interface ResolveDeps {
 }
 
 /** A revision an entry is pinned to: its metadata, and the size of its payload as JSON, the payload itself left out. */
-export type PinnedState = Omit<EntityState, 'source'> & { sourceBytes: number };
+type PinnedState = Omit<EntityState, 'source'> & { sourceBytes: number };
 
 interface Resolved {
   /** Name inside the ZIP. */

@@ -43,13 +43,13 @@ const EXTENDED_TIMESTAMP_EXTRA = 0x5455;
 const U32_MAX = 0xffffffff;
 const U16_MAX = 0xffff;
 
-export interface ZipEntryInfo {
+interface ZipEntryInfo {
   name: string;
   modified: Date;
 }
 
 /** An entry's CRC-32 and byte count. */
-export interface Checksum {
+interface Checksum {
   crc: number;
   bytes: number;
 }
@@ -78,7 +78,7 @@ function add(sum: Checksum, slice: Buffer): void {
   sum.bytes += slice.length;
 }
 
-export interface DeflatedSize {
+interface DeflatedSize {
   /** The content's size when known (a file's), checked as it streams; null when not (a rendered resource). */
   exactBytes: number | null;
   /** Whether the entry may reach 4 GiB, deflated or not: its header then announces 8-byte sizes in its data descriptor. */

@@ -17,7 +17,7 @@ import { rejections } from '../platform/errors.js';
 import type { ResolvedEntry, ResolvedFile, ResolvedResource } from './resolve.js';
 import { ZipWriter, checksumOf, deflatedMayReach4GiB } from './zip-writer.js';
 
-export interface ZipSources {
+interface ZipSources {
   /** The serialised resource, in slices. */
   render(entry: ResolvedResource): Promise<Readable>;
   /** The file's content; `checked`, against its SHA-256 as it streams, failing before its last chunk when they differ. */

@@ -29,7 +29,7 @@ import {
 export const COMMANDS = ['serve', 'ingest', 'eval'] as const;
 export type Command = (typeof COMMANDS)[number];
 
-export interface Setting<T> {
+interface Setting<T> {
   default: T;
   parse: (raw: string, name: string) => T;
   /** What --help says; per command where the setting means something else to each. */

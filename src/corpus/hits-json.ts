@@ -15,7 +15,7 @@ const [OPEN_ARRAY, CLOSE_ARRAY, OPEN_OBJECT, CLOSE_OBJECT, COMMA] = [0x5b, 0x5d,
  * fragment lengths, which article holds a paragraph, and the copying of the
  * fragments themselves, which it may spread over its worker threads.
  */
-export interface StoredSource {
+interface StoredSource {
   storedFields(segment: number): StoredFields;
   articleOfParagraph(segment: number, paragraph: number): number;
   /** A body of `size` bytes that copyFragments can fill with `copies` copies. */

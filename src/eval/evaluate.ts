@@ -23,12 +23,12 @@ export interface EvaluationResult {
   judgedDocuments: JudgedDocuments;
 }
 
-export interface SkippedLine {
+interface SkippedLine {
   line: number;
   message: string;
 }
 
-export interface JudgedDocuments {
+interface JudgedDocuments {
   judged: number;
   inIndex: number;
   /** A judged id the index lacks, and an id the index has, to show how they differ (null: none). */

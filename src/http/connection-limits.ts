@@ -11,7 +11,7 @@ import type { Server } from 'node:http';
 import type { FastifyBaseLogger } from 'fastify';
 import { clientKey } from './client-address.js';
 
-export interface ConnectionLimits {
+interface ConnectionLimits {
   /** Connections open at once; null for 80% of the open-file limit (none where it cannot be read). */
   total: number | null;
   /** Connections one address (an IPv6 one: its /64) may hold open; 0 = no limit. */

@@ -14,12 +14,12 @@ const ALLOWED_HEADERS = 'authorization, content-type, accept, x-request-id, rang
 const EXPOSED_HEADERS = 'x-request-id, retry-after, location, content-disposition, www-authenticate, allow, etag, accept-ranges, content-range';
 const PREFLIGHT_MAX_AGE_SECONDS = '600';
 
-export function isSharedPath(url: string): boolean {
+function isSharedPath(url: string): boolean {
   return url === '/v1' || SHARED_PREFIXES.some((prefix) => url.startsWith(prefix));
 }
 
 /** The Access-Control-Allow-Origin value for a request's Origin, or null when it is not allowed. */
-export function allowedOrigin(origins: readonly string[], origin: string | undefined): string | null {
+function allowedOrigin(origins: readonly string[], origin: string | undefined): string | null {
   if (origin === undefined || origins.length === 0) return null;
   if (origins.includes('*')) return '*';
   return origins.includes(origin) ? origin : null;

@@ -9,7 +9,7 @@
 const MEMBER = /(\*)|(W\/)?("[^"]*")/g;
 
 /** What a conditional field lists: `*`, or its entity tags (opaque tags with their quotes). */
-export interface EntityTagList {
+interface EntityTagList {
   any: boolean;
   tags: { weak: boolean; opaque: string }[];
 }

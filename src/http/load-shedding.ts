@@ -29,7 +29,7 @@ export interface InFlightLimits {
   perClient: number;
 }
 
-export class OverloadedError extends Error {
+class OverloadedError extends Error {
   readonly statusCode = 503;
 }
 

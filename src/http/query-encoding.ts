@@ -22,7 +22,7 @@ declare module 'fastify' {
 const REASON = 'the query string holds a percent-escape that is not UTF-8 or not two hexadecimal digits (write a literal % as %25)';
 
 /** Whether every percent-escape of the URL's query string decodes. */
-export function queryDecodes(url: string): boolean {
+function queryDecodes(url: string): boolean {
   const start = url.indexOf('?');
   if (start < 0) return true;
   try {

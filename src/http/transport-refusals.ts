@@ -24,7 +24,7 @@ import { rawRefusal } from './raw-refusal.js';
 import { acceptedRequestId, newRequestId } from './request-id.js';
 
 /** Answers `status` with `reason`, in the vocabulary of the API the request addresses (`platformType`: its /v1 error type). */
-export type Refusal = (request: FastifyRequest, reply: FastifyReply, status: number, platformType: string, reason: string) => FastifyReply;
+type Refusal = (request: FastifyRequest, reply: FastifyReply, status: number, platformType: string, reason: string) => FastifyReply;
 
 /** What a request's framing makes impossible to serve: its status, /v1 error type and reason; null when nothing. */
 function framingProblem(request: FastifyRequest): [number, string, string] | null {

@@ -10,7 +10,7 @@
 import type { FastifyInstance, FastifyTypeProvider } from 'fastify';
 import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
 
-export interface SchemaTypes extends FastifyTypeProvider {
+interface SchemaTypes extends FastifyTypeProvider {
   validator: this['schema'] extends JSONSchema ? FromSchema<this['schema']> : unknown;
   serializer: unknown;
 }

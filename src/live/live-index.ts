@@ -34,7 +34,7 @@ export interface IndexReader {
   read<T>(work: (view: IndexView) => Promise<T> | T): Promise<T>;
 }
 
-export interface ReloadResult {
+interface ReloadResult {
   switched: boolean;
   /** The generation served after the call. */
   generation: number;

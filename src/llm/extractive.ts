@@ -10,7 +10,7 @@ import { quoteOf, sentenceScoring, terms, type ScoredSentence } from './sentence
 import { finishInTurns } from './turns.js';
 import { contextsOf, type Context, type Contexts, type GenerateOptions, type GenerationResult, type Generator } from './types.js';
 
-export interface ExtractiveOptions {
+interface ExtractiveOptions {
   /** How many of the best-ranked contexts are read. */
   maxContexts?: number;
   /** Most sentences in an answer. */

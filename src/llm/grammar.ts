@@ -6,7 +6,7 @@
 import type { GbnfJsonSchema } from 'node-llama-cpp';
 import { AnswerStreamExtractor } from './answer-stream.js';
 
-export interface ModelAnswer {
+interface ModelAnswer {
   has_answer: boolean;
   answer: string;
   sources: number[];
@@ -51,7 +51,7 @@ export function answerLengthBound(maxTokens: number, tokensPerCharacter: number)
   return Math.max(1, Math.min(mostCharacters, Math.floor(maxTokens / (2 * tokensPerCharacter))));
 }
 
-export interface ReadOutput {
+interface ReadOutput {
   answer: ModelAnswer;
   /** False when the JSON was cut short; the fields then hold what was complete. */
   complete: boolean;

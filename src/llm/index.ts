@@ -8,7 +8,7 @@ import { loadLlamaGenerator } from './llama.js';
 import { perCallerPlaces } from './queue.js';
 import type { Generator, Logger } from './types.js';
 
-export type GeneratorConfig = Pick<
+type GeneratorConfig = Pick<
   Config,
   'llmModel' | 'llmGpu' | 'llmThreads' | 'llmContextSize' | 'llmMaxTokens' | 'llmTemperature' | 'llmQueueSize' | 'llmQueuePerClient'
 >;
@@ -32,6 +32,5 @@ export async function createGenerator(config: GeneratorConfig, logger?: Logger):
 }
 
 export { ExtractiveGenerator } from './extractive.js';
-export { LlamaGenerator, loadLlamaGenerator, type GenerationStats, type LlamaGeneratorOptions } from './llama.js';
-export { ERROR_SEPARATOR, SOURCES_SEPARATOR, formatRawAnswer } from './answer.js';
+export { LlamaGenerator, loadLlamaGenerator } from './llama.js';
 export * from './types.js';

@@ -39,7 +39,7 @@ import {
   type Logger,
 } from './types.js';
 
-export interface LlamaGeneratorOptions {
+interface LlamaGeneratorOptions {
   modelPath: string;
   gpu?: boolean;
   /** Requested context window; capped at the model's training context. */
@@ -65,7 +65,7 @@ export interface LlamaGeneratorOptions {
 }
 
 /** Cumulative counters, for benchmarks and reporting. */
-export interface GenerationStats {
+interface GenerationStats {
   generations: number;
   promptTokens: number;
   /** Time from the request to the first generated token (prompt evaluation). */

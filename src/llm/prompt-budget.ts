@@ -7,7 +7,7 @@
 import { ModelUnavailableError, PromptTooLongError } from './types.js';
 
 /** The context window: as the operator asked for it, as the model was trained, and in force (never beyond training). */
-export interface ContextWindow {
+interface ContextWindow {
   asked: number;
   trained: number;
   inForce: number;

@@ -40,7 +40,7 @@ export function completionPrompt(question: string, contexts: readonly Context[])
   return `${SYSTEM_PROMPT}\n\n${userMessage(question, contexts)}\n`;
 }
 
-export interface PromptMeasure<T> {
+interface PromptMeasure<T> {
   /** Tokens of the whole prompt with these contexts. */
   prompt(kept: readonly T[]): number;
   /** Tokens one context adds to the prompt (measured alone, so about what it adds). */

@@ -29,7 +29,7 @@ export interface Slot {
   served(): void;
 }
 
-export interface RunOptions {
+interface RunOptions {
   /** Leaves the queue (or ends the job, if it watches the signal); the promise rejects with its reason. */
   signal?: AbortSignal;
   /** Called once the job has a place (running or waiting), never for a refused one. */
@@ -39,7 +39,7 @@ export interface RunOptions {
 }
 
 /** The bound on one caller's places, and the setting that sets it (named in the refusal). */
-export interface PerCallerShare {
+interface PerCallerShare {
   places: number;
   setting: string;
 }

@@ -51,7 +51,7 @@ export interface GenerateOptions {
   contextsBoundBy?: ContextsBound;
 }
 
-export type ContextsBound = 'reranker_k' | 'retriever_k';
+type ContextsBound = 'reranker_k' | 'retriever_k';
 
 interface ContextsGiven {
   given: number;

@@ -31,7 +31,7 @@ const DOCUMENTS = new Map<string, unknown>([
 /** The schema.org terms of the literature articles, used as an inline context. */
 export const LITERATURE_CONTEXT = literatureContext as Record<string, unknown>;
 
-export class ContextNotAvailable extends Error {}
+class ContextNotAvailable extends Error {}
 
 export async function localDocumentLoader(url: string) {
   const document = DOCUMENTS.get(url);

@@ -33,10 +33,10 @@ export interface Upload {
  * What reading a file revision's content needs: its bytes' digest (`file`), and its id and project to name
  * it when they are gone. No payload: an archive download pins revisions without theirs (archive/resolve.ts).
  */
-export type FileContentRevision = Pick<FileState, 'id' | 'project' | 'file'>;
+type FileContentRevision = Pick<FileState, 'id' | 'project' | 'file'>;
 
 /** A file's revision: unlike a resource's, it always holds the file's attributes. */
-export type FileState = EntityState & { file: FileAttributes };
+type FileState = EntityState & { file: FileAttributes };
 
 /** `state`, a revision of a file, with its attributes (stored with every revision of a file: missing means a damaged store). */
 export function asFileRevision<State extends Pick<EntityState, 'id' | 'rev' | 'project' | 'file'>>(state: State): State & { file: FileAttributes } {

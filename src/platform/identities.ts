@@ -78,7 +78,7 @@ const REALM = /^[A-Za-z0-9_.-]{1,64}$/;
  * User subjects that read as another kind of principal in the auth-file form
  * (`local/authenticated` is every user of realm `local`): no user may be named so.
  */
-export const RESERVED_SUBJECTS: readonly string[] = ['authenticated', 'anonymous'];
+const RESERVED_SUBJECTS: readonly string[] = ['authenticated', 'anonymous'];
 
 export function isReservedSubject(subject: string): boolean {
   return RESERVED_SUBJECTS.includes(subject) || subject.startsWith('group/');

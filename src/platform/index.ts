@@ -30,9 +30,8 @@ import { openPlatformStore } from './store/open.js';
 import type { Store } from './store/store.js';
 import { printableStoreUrl } from './store/printable-url.js';
 
-export { AuthenticationError, AuthorizationError, PlatformError } from './errors.js';
+export { AuthenticationError, AuthorizationError } from './errors.js';
 export { OPERATOR, type Identity } from './identities.js';
-export type { LiteratureSource } from './literature.js';
 
 /** The subset of a pino logger the platform uses. */
 export interface Logger {

@@ -9,7 +9,7 @@ import { type ApiMapping, isAbsoluteIri, isRelativeIri, mappedExpansion } from '
 import type { ProjectState } from './projects.js';
 import { type ListedState, sourceTypeOf } from './revisions.js';
 
-export interface ListingFilters {
+interface ListingFilters {
   deprecated?: boolean;
   /** A type IRI, a compact IRI of a mapped prefix, or a term of the project's vocab. */
   type?: string;

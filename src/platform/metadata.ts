@@ -8,14 +8,14 @@ import type { ResourceView } from './rendering.js';
 import { sourceTypeOf, type EntityState, type ListedState } from './revisions.js';
 import { storedJsonOf, withStoredSource } from './stored-json.js';
 
-export function selfOf(baseUri: string, state: Pick<EntityState, 'kind' | 'id' | 'project'>): string {
+function selfOf(baseUri: string, state: Pick<EntityState, 'kind' | 'id' | 'project'>): string {
   const segment = encodeIdSegment(state.id);
   return state.kind === 'file'
     ? `${baseUri}/v1/files/${state.project}/${segment}`
     : `${baseUri}/v1/resources/${state.project}/_/${segment}`;
 }
 
-export function entityMetadata(state: Omit<EntityState, 'source'>, baseUri: string): JsonObject {
+function entityMetadata(state: Omit<EntityState, 'source'>, baseUri: string): JsonObject {
   const file = state.file;
   return {
     _self: selfOf(baseUri, state),

@@ -29,7 +29,7 @@ export interface OidcConfig {
 }
 
 /** Verifies a JWT: the caller it names, or a reason it is refused. */
-export type OidcVerifier = (token: string) => Promise<Identity | { refused: string }>;
+type OidcVerifier = (token: string) => Promise<Identity | { refused: string }>;
 
 const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 

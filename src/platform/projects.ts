@@ -34,7 +34,7 @@ export interface ProjectState extends Audit {
   readOnly: boolean;
 }
 
-export interface ProjectFields {
+interface ProjectFields {
   description?: string;
   base?: string;
   vocab?: string;
@@ -43,7 +43,7 @@ export interface ProjectFields {
 
 const NEXUS_SCHEMAS = 'https://bluebrain.github.io/nexus/schemas/';
 
-export const DEFAULT_API_MAPPINGS: readonly ApiMapping[] = [
+const DEFAULT_API_MAPPINGS: readonly ApiMapping[] = [
   { prefix: '_', namespace: UNCONSTRAINED_SCHEMA },
   { prefix: 'resource', namespace: UNCONSTRAINED_SCHEMA },
   { prefix: 'nxv', namespace: NXV },

@@ -6,7 +6,7 @@
 export const LABEL_PATTERN = '^[A-Za-z0-9_-]{1,64}$';
 const LABEL = new RegExp(LABEL_PATTERN);
 
-export function isLabel(value: string): boolean {
+function isLabel(value: string): boolean {
   return LABEL.test(value);
 }
 

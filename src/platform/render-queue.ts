@@ -14,7 +14,7 @@ import type { Identity } from './identities.js';
 /** Whom a render job is done for: jobs with the same key share one turn per round. */
 export type RenderCaller = string;
 
-export interface FairQueue {
+interface FairQueue {
   /** Starts `job` when its round comes and a slot is free; settles as the job does. */
   run<T>(caller: RenderCaller, job: () => Promise<T>): Promise<T>;
 }

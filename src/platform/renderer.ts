@@ -18,10 +18,10 @@ import { rememberPayloadJson, sourceJsonOf } from './stored-json.js';
 import { type BytesOutcome, type Refusal, type RenderOutcome, type RenderTask, type ThreadTask, render } from './render-worker.js';
 import type { Format, ResourceView } from './rendering.js';
 
-export type JsonFormat = 'source' | 'annotated-source' | 'compacted' | 'expanded';
+type JsonFormat = 'source' | 'annotated-source' | 'compacted' | 'expanded';
 
 /** A rendered archive entry: its size, known before its first byte is read, and its bytes in slices. */
-export interface RenderedEntry {
+interface RenderedEntry {
   bytes: number;
   content: Readable;
 }
@@ -42,7 +42,7 @@ export interface Renderer {
   close(): Promise<void>;
 }
 
-export interface RendererOptions {
+interface RendererOptions {
   /** Worker threads; 0 renders inline on the calling thread. */
   threads: number;
   /** Longest representation of one resource, in bytes. */

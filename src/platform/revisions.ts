@@ -10,10 +10,10 @@ import type { Page, Store, Table } from './store/store.js';
 import { sourceJsonOf, withChanges, withoutSource, withStoredSource } from './stored-json.js';
 import { LATEST_TAG, checkNewTagName } from './tags.js';
 
-export type EntityKind = 'resource' | 'file';
+type EntityKind = 'resource' | 'file';
 
 /** What a listing holds: the entities of one kind, or of every kind (the resource listing: files are resources too, as in Nexus). */
-export type ListedKind = EntityKind | 'any';
+type ListedKind = EntityKind | 'any';
 
 export interface FileAttributes {
   /** Hex SHA-256 of the content, also its name in the blob store. */
@@ -134,7 +134,7 @@ type Change = Partial<Pick<EntityState, 'source' | 'types' | 'processing' | 'fil
  * A change of an entity's latest revision `rev`, as its checks tell it apart (`untag`: the deletion of the
  * tag `tag`, Nexus's tag deletion).
  */
-export type EntityChange = { kind: 'update' | 'tag' | 'deprecate' | 'undeprecate'; rev: number } | { kind: 'untag'; rev: number; tag: string };
+type EntityChange = { kind: 'update' | 'tag' | 'deprecate' | 'undeprecate'; rev: number } | { kind: 'untag'; rev: number; tag: string };
 
 /** A write of a resource or file: a creation, or a change. */
 export type EntityWrite = { kind: 'create' } | EntityChange;

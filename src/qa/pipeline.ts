@@ -19,7 +19,7 @@ export interface QaRequest {
   rerankerK: number;
 }
 
-export interface QaAnswer {
+interface QaAnswer {
   answer: string;
   raw_answer: string;
   metadata: ContextMetadata[];
@@ -33,7 +33,7 @@ export interface StageTimings {
 }
 
 /** The one message for a search or question that no document matches (both routes answer 404 with it). */
-export const NO_DOCUMENTS_MESSAGE = 'No document found. Modify the filters or the query and try again.';
+const NO_DOCUMENTS_MESSAGE = 'No document found. Modify the filters or the query and try again.';
 
 /**
  * Nothing to answer from. `reason` says why when it is not simply that no paragraph matched:
@@ -47,13 +47,13 @@ export class NoDocumentsError extends Error {
 }
 
 /** Who asks for a reranking: the signal of its request, and its client's key (none from the CLI or eval). */
-export interface Asker {
+interface Asker {
   signal?: AbortSignal;
   caller?: string;
 }
 
 /** A retrieved paragraph on its way through the pipeline. */
-export interface Candidate {
+interface Candidate {
   hit: ParagraphHit;
   /** 0-based BM25 rank: the context id the prompt and the sources list use. */
   contextId: number;

@@ -16,7 +16,7 @@ import { cosine, meanPool, relevance, rows } from './vectors.js';
 
 export { type Reranker, RerankerUnavailableError } from './types.js';
 
-export type RerankerConfig = Pick<Config, 'rerankerModel' | 'rerankerThreads' | 'rerankerBatchSize' | 'rerankerQueueSize' | 'rerankerQueuePerClient'>;
+type RerankerConfig = Pick<Config, 'rerankerModel' | 'rerankerThreads' | 'rerankerBatchSize' | 'rerankerQueueSize' | 'rerankerQueuePerClient'>;
 
 const SETTING = '--reranker-model / RERANKER_MODEL';
 // Where Hugging Face repositories keep the graph: at the top or under onnx/.

@@ -78,7 +78,7 @@ export function contentId(manifest: CarriedManifest): string {
 const BUILD_NAME = /^[0-9a-f]{16}$/;
 
 /** Hashes a file in chunks (the largest library is tens of MB; reading it whole would inflate RSS). */
-export function sha256OfFile(file: string): string {
+function sha256OfFile(file: string): string {
   const hash = createHash('sha256');
   const buffer = Buffer.allocUnsafe(HASH_CHUNK);
   const fd = openSync(file, 'r');
@@ -110,7 +110,7 @@ function isIntact(target: string, file: CarriedFile): boolean {
   }
 }
 
-export interface ExtractReport {
+interface ExtractReport {
   root: string;
   /** Files (re)written by this call: all of them on a first start, none on a warm one. */
   written: string[];
@@ -232,7 +232,7 @@ function removeStrays(root: string, carried: Set<string>, folders: readonly stri
   return removed;
 }
 
-export interface OtherBuild {
+interface OtherBuild {
   dir: string;
   bytes: number;
 }

@@ -67,7 +67,7 @@ export function noIndexError(dir: string, error: unknown): Error | null {
 }
 
 /** A manifest that cannot be read as one (not JSON, or not a valid manifest): edited, truncated or damaged. */
-export class InvalidManifestError extends Error {}
+class InvalidManifestError extends Error {}
 
 /**
  * Whether `error`, or an error it was caused by, says a file of the index cannot be read: damaged, truncated, edited,

@@ -28,7 +28,7 @@ export interface MergeSource {
   deleted: Bitset | null;
 }
 
-export interface MergedPostings {
+interface MergedPostings {
   /** The term table and every field's arrays, norms included, named as in the segment file. */
   arrays: [string, TypedArray][];
   terms: number;

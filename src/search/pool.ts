@@ -27,7 +27,7 @@ import { TopKCollector, mergeScored, type ScoredDocs } from './scoring/top-k.js'
 import { restoredFromThread } from './segment/errors.js';
 import { bm25For, type Bm25Params, type CollectionStats, type ScoringClause } from './scoring/bm25.js';
 
-export interface Piece {
+interface Piece {
   segment: number;
   range: DocRange;
 }
@@ -68,7 +68,7 @@ export function runListingScores(segments: readonly Segment[], task: ListingScor
 }
 
 /** Postings (summed over clauses) from which a query is worth splitting, and the smallest share of paragraphs. */
-export const DEFAULT_MIN_RANGE = 50_000;
+const DEFAULT_MIN_RANGE = 50_000;
 
 /** A share of a response's fragment copies for a worker: the rows, and the body's shared memory. */
 export interface CopyTask {
@@ -84,7 +84,7 @@ export interface CopyTask {
  * (1M paragraphs, bench/served-probe.ts), so a hundred hits are worth the
  * two thread hand-offs, and the calling thread is free to serve meanwhile.
  */
-export const DEFAULT_POOL_COPIES = 100;
+const DEFAULT_POOL_COPIES = 100;
 
 /** Tasks handed to a worker at once (one running, the rest queued in the worker). */
 const TASKS_QUEUED_PER_WORKER = 2;
@@ -128,7 +128,7 @@ function taskOf(query: TopKQuery, pieces: Piece[], sharedThreshold: Float64Array
   return { pieces, clauses, params, stats, k, accept: accept.map((bits) => bits && { size: bits.size, words: bits.words }), sharedThreshold };
 }
 
-export interface PoolOptions {
+interface PoolOptions {
   /** The segments' stored fragments, in the same order (for copyFragments). */
   stored?: readonly StoredFields[];
   /** Postings from which a query is split over threads, and the smallest range a thread gets (default DEFAULT_MIN_RANGE). */

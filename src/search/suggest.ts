@@ -12,17 +12,17 @@ import { NO_VALUE } from './segment/reader.js';
 import type { IndexSnapshot } from './snapshot.js';
 import { stableTopK } from './stable-top-k.js';
 
-export interface ArticleTypeCount {
+interface ArticleTypeCount {
   article_type: string;
   docs_in_db: number;
 }
 
-export interface AuthorSuggestion {
+interface AuthorSuggestion {
   name: string;
   docs_in_db: number;
 }
 
-export interface JournalSuggestion {
+interface JournalSuggestion {
   journal_name: string;
   journal_issn: string;
   docs_in_db: number;

@@ -10,7 +10,7 @@ import { readJsonLineRecords } from './lines.js';
 import { quotedKey, repeatedKeys } from './repeated-keys.js';
 import type { ReadEvent, ReadOptions } from './types.js';
 
-export const BEIR_ARTICLE_TYPE = 'article';
+const BEIR_ARTICLE_TYPE = 'article';
 
 export function readBeir(file: string, options: ReadOptions = {}): AsyncGenerator<ReadEvent> {
   return readJsonLineRecords(file, options, parseBeirLine);

@@ -11,7 +11,7 @@ import { NotAnInputError, notAnInput } from './input.js';
 export type OnUnreadable = (entry: string, message: string, kind: 'file' | 'folder') => void;
 
 /** What else a walk of input directories tells its caller, beside the entries it cannot read. */
-export interface WalkOptions {
+interface WalkOptions {
   /** A directory (its real path) never read as input: the index the run writes, which may lie inside an input folder. */
   skipDirectory?: string;
   /** Told of each directory passed over as `skipDirectory`. */

@@ -11,7 +11,6 @@ import type { InputFormat, ReadEvent, ReadOptions } from './types.js';
 
 export { detectFormat } from './detect.js';
 export { expandInputs } from './expand.js';
-export type { InputFormat, ReadEvent, ReadOptions, RecordSource } from './types.js';
 
 const READERS: Record<InputFormat, (file: string, options: ReadOptions) => AsyncGenerator<ReadEvent>> = {
   'articles-jsonl': readArticlesJsonl,

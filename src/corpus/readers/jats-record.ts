@@ -14,10 +14,10 @@ import { distinctValid, nonEmpty, normaliseDoi, normaliseIssn } from './normalis
 import type { ReadEvent } from './types.js';
 
 /** Section of paragraphs that sit directly in <body>, outside any titled <sec>. */
-export const BODY_SECTION = 'Body';
+const BODY_SECTION = 'Body';
 const DEFAULT_ARTICLE_TYPE = 'research-article';
 
-export interface Contributor {
+interface Contributor {
   depth: number;
   isAuthor: boolean;
   givenNames?: string;
@@ -26,20 +26,20 @@ export interface Contributor {
   collab?: string;
 }
 
-export interface PublicationDate {
+interface PublicationDate {
   pubType: string | undefined;
   dateType: string | undefined;
   format: string | undefined;
   parts: DateParts;
 }
 
-export interface Abstract {
+interface Abstract {
   type: string | undefined;
   title: string | null;
   paragraphs: string[];
 }
 
-export interface OpenSection {
+interface OpenSection {
   depth: number;
   title: string | null;
   /** Whether the title was already put in front of an abstract paragraph. */

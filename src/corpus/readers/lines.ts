@@ -8,7 +8,7 @@ import type { ReadEvent, ReadOptions } from './types.js';
  * a line of 512 MiB cannot be a string at all: one that long ended the file there, losing every
  * line after it. Longer lines are passed over without keeping their bytes.
  */
-export const MAX_LINE_BYTES = 64 * 1024 * 1024;
+const MAX_LINE_BYTES = 64 * 1024 * 1024;
 
 export interface TextLine {
   /** 1-based line number in the file. */

@@ -296,7 +296,7 @@ function journalIssns(record: PubmedRecord): string[] {
 }
 
 /** Every publication type as a slug, the primary one (articleTypeOf) first. */
-export function articleTypesOf(publicationTypes: readonly string[]): string[] {
+function articleTypesOf(publicationTypes: readonly string[]): string[] {
   const all = publicationTypes.map((type) => type.trim()).filter(Boolean).map(slug);
   return distinctValid([articleTypeOf(publicationTypes), ...all]);
 }

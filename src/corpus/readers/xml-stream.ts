@@ -79,7 +79,7 @@ function undefinedEntityMessage(name: string): string {
  * .xml.gz) took 700 MB and ended the file with "Invalid string length". A JATS paragraph,
  * tables included, is far shorter; the bound matches a JSON line's (MAX_LINE_BYTES).
  */
-export const MAX_TEXT_RUN = 64 * 1024 * 1024;
+const MAX_TEXT_RUN = 64 * 1024 * 1024;
 
 /** Follows the run of characters since the last `<` across chunks, before the parser holds them. */
 class MarkupGap {

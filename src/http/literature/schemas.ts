@@ -5,7 +5,7 @@ import { compileFilterSpec, InvalidFilterError, type FilterInput, type FilterSpe
 /** Who may call a guarded literature route, as its description in /openapi.json says. */
 export const READ_PERMISSION = 'Needs resources/read on the literature project (literature/articles by default; every caller holds it on a server without an auth file).';
 
-export const MAX_FILTER_VALUES = 50;
+const MAX_FILTER_VALUES = 50;
 export const MAX_FILTER_VALUE_LENGTH = 500;
 
 const stringList = (description: string) =>
@@ -53,7 +53,7 @@ export function filtersOf(query: FilterInput): FilterSpec {
 
 const nullableString = { type: ['string', 'null'] } as const;
 
-export const articleMetadataProperties = {
+const articleMetadataProperties = {
   article_title: { type: 'string' },
   article_authors: { type: 'array', items: { type: 'string' } },
   article_id: { type: 'string' },
@@ -68,7 +68,7 @@ export const articleMetadataProperties = {
   abstract: { type: 'string' },
 } as const;
 
-export const articleMetadataSchema = {
+const articleMetadataSchema = {
   type: 'object',
   properties: articleMetadataProperties,
   required: Object.keys(articleMetadataProperties),

@@ -118,7 +118,7 @@ function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
-export interface ArchiveRouteOptions {
+interface ArchiveRouteOptions {
   archives: ArchiveService;
   /** ZIP downloads one client may have in progress at once (archive-download-slots.ts); 0 = no limit. */
   maxDownloadsPerClient: number;

@@ -7,7 +7,7 @@
 import type { ByteRange } from '../../platform/blobs.js';
 
 /** What to send for a Range header: a part, the whole content (`whole`), or 416 (`unsatisfiable`). */
-export type RangeAnswer = ByteRange | 'whole' | 'unsatisfiable';
+type RangeAnswer = ByteRange | 'whole' | 'unsatisfiable';
 
 const SINGLE_RANGE = /^bytes[ \t]*=[ \t]*(?:(\d+)[ \t]*-[ \t]*(\d*)|-[ \t]*(\d+))[ \t]*$/i;
 

@@ -14,7 +14,7 @@ import { closeIfBodyUnread } from '../unread-body.js';
 import { type SentParameters, validationReason } from './validation-reasons.js';
 import { formRefusalReason } from './upload-form.js';
 
-export interface ErrorBody {
+interface ErrorBody {
   '@context': string;
   '@type': string;
   reason: string;
@@ -62,7 +62,7 @@ const CLIENT_ERRORS: Record<string, [number, string]> = {
  * What a refusal can say beyond fastify's words: of a body, the route's body limit and the media type sent; of a
  * query string, the parameters the route takes.
  */
-export interface RefusalContext {
+interface RefusalContext {
   bodyLimit?: number;
   contentType?: string;
   /** The media type of a body the route reads itself (an upload's multipart/form-data); else JSON is taken. */

@@ -11,7 +11,7 @@ import { checkPreconditions, existing, untagged } from './preconditions.js';
 import { emptyBodyAsObject, orgParams, orgSchema, requiredRevQuery, revQuery, responses, updateRevQuery } from './schemas.js';
 import { writeNamedBy, writersOnly } from './writers.js';
 
-export function orgJson(org: OrgState, baseUri: string) {
+function orgJson(org: OrgState, baseUri: string) {
   const self = `${baseUri}/v1/orgs/${org.label}`;
   return {
     '@context': [ORGS_CONTEXT, METADATA_CONTEXT],

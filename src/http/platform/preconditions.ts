@@ -43,7 +43,7 @@ import { PlatformError } from '../../platform/errors.js';
 import { entityTagList, matchesEtag, namesStrongly } from '../entity-tags.js';
 
 /** The target's current state, as far as preconditions look at it. */
-export interface Target {
+interface Target {
   /** Its strong entity tag (a file's content), or null: no other entity carries one. */
   etag: string | null;
   /** When it last changed (ms since the epoch, `_updatedAt`), or null when it has no such date (a collection). */

@@ -16,13 +16,13 @@ const MAX_RECONNECT_MS = 30_000;
  * reset) would go unnoticed, and with it every later notice; a heartbeat still unanswered at the next
  * one counts as a lost connection. The traffic also keeps such middleboxes from forgetting it.
  */
-export const HEARTBEAT_MS = 30_000;
+const HEARTBEAT_MS = 30_000;
 
 /** The PostgreSQL channel of a store channel: what a write NOTIFYs and the connection LISTENs to. */
 export const channelName = (channel: string) => `litserve_${channel}`;
 
 /** This server's listeners: the channels they listen to, and a call of every listener of a channel. */
-export interface LocalListeners {
+interface LocalListeners {
   channels(): Iterable<string>;
   notify(channel: string, key: string): Promise<unknown>;
 }

@@ -85,7 +85,7 @@ async function connectAndMigrate(url: string, logger: StoreLogger): Promise<pg.P
   return pool;
 }
 
-export interface PostgresStoreOptions {
+interface PostgresStoreOptions {
   /** The LISTEN connection's heartbeat period (HEARTBEAT_MS); tests shorten it. */
   heartbeatMs?: number;
 }

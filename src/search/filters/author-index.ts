@@ -118,7 +118,7 @@ class SlicedBuild<T> {
   }
 }
 
-export class AuthorIndex {
+class AuthorIndex {
   /** The folded form of each author-table entry, by id: what authors= and suggestions match. */
   readonly foldedNames: string[];
   private readonly idsByFoldedName: Map<string, number | number[]>;

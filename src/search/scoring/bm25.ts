@@ -33,7 +33,7 @@ export interface ScoringClause {
   weight: number;
 }
 
-export function idf(documents: number, docFreq: number): number {
+function idf(documents: number, docFreq: number): number {
   return Math.log(1 + (documents - docFreq + 0.5) / (docFreq + 0.5));
 }
 

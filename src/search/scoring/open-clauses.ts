@@ -28,7 +28,7 @@ export interface OpenClause {
 }
 
 /** Per-thread working memory, grown on demand and reused by every query. */
-export class Scratch {
+class Scratch {
   readonly clauses: OpenClause[] = [];
   readonly partial = new Float64Array(WINDOW);
   readonly touched = new Uint32Array(WINDOW_WORDS);

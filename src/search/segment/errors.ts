@@ -67,7 +67,7 @@ export function restoredFromThread(error: unknown): unknown {
 }
 
 /** An error about reading `file` that names it (a RangeError or SyntaxError out of a damaged file names none). */
-export function namingFile(file: string, error: unknown): Error {
+function namingFile(file: string, error: unknown): Error {
   if ((error as Error).message?.includes(file)) return error as Error;
   return new Error(`cannot load ${file}: ${(error as Error).message ?? error}`, { cause: error });
 }

@@ -60,7 +60,7 @@ export interface ArraySpec {
   crc32: number;
 }
 
-export interface FieldStats {
+interface FieldStats {
   /** Sum of exact field lengths over all paragraphs, for the average length of BM25. */
   sumLength: number;
 }

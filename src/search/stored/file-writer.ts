@@ -52,7 +52,7 @@ const FRAGMENTS_PER_REPORT = 1024;
  */
 const SAMPLE_BYTES_PER_STOP = 256 * 1024;
 
-export interface DictionaryChoiceOptions {
+interface DictionaryChoiceOptions {
   /** Hears now and then how many of the sampled fragments are counted. */
   onSampled?: (done: number) => void;
   /**

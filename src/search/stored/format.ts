@@ -55,7 +55,7 @@ export interface StoredHeader {
   dictionaryBytes: number;
 }
 
-export interface TablesLayout {
+interface TablesLayout {
   /** Entries of the f64 part: article starts, paragraph starts, chunk offsets. */
   f64Entries: number;
   /** Entries of the u32 part: article lengths, paragraph lengths (and their coded lengths), then the fragments' checksums. */
