@@ -15,8 +15,14 @@ export function refuseOverlappingBlobDir(config: Config): void {
   const neighbours = [
     { folder: realFolder(config.data), named: `the data directory (${givenAs(config, 'data')})`, refusedInside: false },
     // The embedded store's folder, used when the store is not a PostgreSQL database.
-    ...(config.platformStore === 'lmdb' ? [{ folder: realFolder(embeddedStoreDirectory(config.data)), named: `the platform store's folder under the data directory`, refusedInside: true }] : []),
-    { folder: realFolder(config.index), named: config.indexIsDefault ? 'the default index under the data directory' : `the index (${givenAs(config, 'index')})`, refusedInside: true },
+    ...(config.platformStore === 'lmdb'
+      ? [{ folder: realFolder(embeddedStoreDirectory(config.data)), named: `the platform store's folder under the data directory`, refusedInside: true }]
+      : []),
+    {
+      folder: realFolder(config.index),
+      named: config.indexIsDefault ? 'the default index under the data directory' : `the index (${givenAs(config, 'index')})`,
+      refusedInside: true,
+    },
   ];
   for (const { folder, named, refusedInside } of neighbours) {
     const holds = isWithin(folder, blobDir);

@@ -108,7 +108,9 @@ function parseFlags(argv: readonly string[], command: Command): Map<string, stri
  */
 function checkPathValue(value: string, flag: string, command: Command): void {
   if (DASH_WORD.test(value) && settingOf(camelOf(flag))!.paths && !existsSync(value)) {
-    throw new ConfigError(`${value}, after --${flag}, is no file or folder and looks like an option: unknown option ${value} for ${command}${didYouMean(value, command)}; see --help`);
+    throw new ConfigError(
+      `${value}, after --${flag}, is no file or folder and looks like an option: unknown option ${value} for ${command}${didYouMean(value, command)}; see --help`,
+    );
   }
 }
 

@@ -90,7 +90,13 @@ const COMMAND_SETTINGS = {
     commands: ['ingest'],
     doc: 'Files of article ids to delete, one per line.',
   },
-  merge: { default: false, parse: boolean, env: 'INGEST_MERGE', commands: ['ingest'], doc: 'Rewrite the whole index into one segment without its deleted articles (after the rest of the run).' },
+  merge: {
+    default: false,
+    parse: boolean,
+    env: 'INGEST_MERGE',
+    commands: ['ingest'],
+    doc: 'Rewrite the whole index into one segment without its deleted articles (after the rest of the run).',
+  },
   mergeFactor: {
     default: DEFAULT_MERGE_FACTOR,
     parse: mergeFactor,
@@ -124,9 +130,24 @@ const COMMAND_SETTINGS = {
     commands: ['ingest'],
     doc: 'Prepended to every article_id of this run (letters, digits, . _ : -), so sources with overlapping ids (PMIDs, BEIR _ids) do not replace each other.',
   },
-  corpus: { default: null as string | null, parse: optionalPath, paths: 'file', env: 'EVAL_CORPUS', commands: ['eval'], doc: 'BEIR corpus.jsonl indexed into a scratch index (or give --index).' },
+  corpus: {
+    default: null as string | null,
+    parse: optionalPath,
+    paths: 'file',
+    env: 'EVAL_CORPUS',
+    commands: ['eval'],
+    doc: 'BEIR corpus.jsonl indexed into a scratch index (or give --index).',
+  },
   queries: { default: null as string | null, parse: optionalPath, paths: 'file', env: 'EVAL_QUERIES', commands: ['eval'], requiredBy: ['eval'], doc: 'BEIR queries.jsonl.' },
-  qrels: { default: null as string | null, parse: optionalPath, paths: 'file', env: 'EVAL_QRELS', commands: ['eval'], requiredBy: ['eval'], doc: 'Qrels: BEIR .tsv (query-id, corpus-id, score) or TREC (query-id, iteration, doc-id, relevance; white space between).' },
+  qrels: {
+    default: null as string | null,
+    parse: optionalPath,
+    paths: 'file',
+    env: 'EVAL_QRELS',
+    commands: ['eval'],
+    requiredBy: ['eval'],
+    doc: 'Qrels: BEIR .tsv (query-id, corpus-id, score) or TREC (query-id, iteration, doc-id, relevance; white space between).',
+  },
 } satisfies Record<string, Setting<unknown>>;
 
 const SETTINGS = {
@@ -196,7 +217,11 @@ const SETTINGS = {
     parse: integer(1, 256),
     doc: 'CPU threads of the language model. The default is half the cores of the machine it runs on (llama.cpp slows sharply when it competes for every core).',
   },
-  llmContextSize: { default: 4096, parse: integer(256, 131_072), doc: "Context window of the language model, in tokens; lowered to the model's training context when larger (/settings shows the one in force)." },
+  llmContextSize: {
+    default: 4096,
+    parse: integer(256, 131_072),
+    doc: "Context window of the language model, in tokens; lowered to the model's training context when larger (/settings shows the one in force).",
+  },
   llmMaxTokens: { default: 512, parse: integer(16, 16_384), doc: "Most tokens generated per answer; the rest of the context window is the prompt's, which should keep at least half of it (a warning at start otherwise; a model that leaves no room for any prompt is refused)." },
   llmTemperature: { default: 0, parse: decimal(0, 2), doc: 'Sampling temperature (0 = greedy).' },
   llmQueueSize: { default: 8, parse: integer(1, 10_000), doc: 'Questions waiting for the generator (the model, or QA reranking) before 429.' },
@@ -249,7 +274,12 @@ const SETTINGS = {
     shownDefault: 'http://<host>:<port>',
     doc: 'URL clients reach the server at: prefix of resource ids, _self links and archive redirects. Default: http://<host>:<port>, with the port listened on (the one the system picked for --port 0).',
   },
-  maxUploadBytes: { default: 10 * 1024 ** 3, parse: byteSize(1, '1 byte'), shownDefault: '10GiB', doc: 'Largest file upload, in bytes or with a unit such as MiB or GiB (413 above).' },
+  maxUploadBytes: {
+    default: 10 * 1024 ** 3,
+    parse: byteSize(1, '1 byte'),
+    shownDefault: '10GiB',
+    doc: 'Largest file upload, in bytes or with a unit such as MiB or GiB (413 above).',
+  },
   rateLimit: {
     default: 600,
     parse: integer(0, 1_000_000),

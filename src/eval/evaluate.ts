@@ -98,7 +98,9 @@ export async function evaluate(
     const judgedDocuments = judgedDocumentsIn(searcher, new Set(evaluated.flatMap(([, judged]) => [...judged.keys()])));
     // Every metric would be 0 and look like a bad engine, when the index is of other ids (an --id-prefix, another dataset).
     if (judgedDocuments.judged > 0 && judgedDocuments.inIndex === 0) {
-      throw new Error(`none of the ${judgedDocuments.judged} document ids judged in ${qrelsFile} is in ${hooks.indexName ?? `the index ${indexDir}`} ${describeMismatch(judgedDocuments)}`);
+      throw new Error(
+        `none of the ${judgedDocuments.judged} document ids judged in ${qrelsFile} is in ${hooks.indexName ?? `the index ${indexDir}`} ${describeMismatch(judgedDocuments)}`,
+      );
     }
     let ndcg = 0;
     let recall = 0;

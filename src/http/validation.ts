@@ -111,7 +111,15 @@ function unknownFirst(errors: ValidationError[], sent: Record<string, unknown>, 
   if (unknown === undefined || (first?.keyword !== 'required' && first?.keyword !== 'additionalProperties')) return errors;
   const bare = unknown.endsWith('[]') ? unknown.slice(0, -2) : null;
   const suggestion = bare !== null && Object.hasOwn(properties, bare) ? { suggestion: bare } : {};
-  return [{ keyword: 'additionalProperties', instancePath: '', schemaPath: '#/additionalProperties', params: { additionalProperty: unknown, ...suggestion }, message: 'must NOT have additional properties' }];
+  return [
+    {
+      keyword: 'additionalProperties',
+      instancePath: '',
+      schemaPath: '#/additionalProperties',
+      params: { additionalProperty: unknown, ...suggestion },
+      message: 'must NOT have additional properties',
+    },
+  ];
 }
 
 /** The type `schema` (an object's) declares for its property `key`, or for the items of an array there. */
@@ -138,7 +146,9 @@ function nonDecimalPath(data: unknown, texts: Record<string, unknown>, schema: u
     const sent = texts[key];
     const pairs: [unknown, unknown][] = Array.isArray(value) ? value.map((item, i) => [item, Array.isArray(sent) ? sent[i] : sent]) : [[value, sent]];
     for (const [coerced, text] of pairs) {
-      if (typeof coerced === 'number' && typeof text === 'string' && !DECIMAL.test(text)) return { path: `/${key}`, message: 'must be a decimal number', type: declaredType(schema, key) };
+      if (typeof coerced === 'number' && typeof text === 'string' && !DECIMAL.test(text)) {
+        return { path: `/${key}`, message: 'must be a decimal number', type: declaredType(schema, key) };
+      }
     }
   }
   return null;

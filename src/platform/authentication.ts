@@ -96,7 +96,9 @@ export class Authenticator {
     this.logger.info(`OIDC tokens of ${oidc.issuer} accepted as realm ${oidc.realm} (${oidc.keys.keys.length} key(s))`);
     // Said every time, not only in the docs: a token the provider issued to another of its applications would be taken for one issued here.
     if (oidc.audience === null) {
-      this.logger.warn(`OIDC: the auth file's "oidc" section sets no "audience", so tokens ${oidc.issuer} issued to any of its clients are accepted; set it to this server's client id`);
+      this.logger.warn(
+        `OIDC: the auth file's "oidc" section sets no "audience", so tokens ${oidc.issuer} issued to any of its clients are accepted; set it to this server's client id`,
+      );
     }
   }
 }

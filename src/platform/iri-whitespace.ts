@@ -1,7 +1,8 @@
 /**
  * IRIs holding white space, in RDF output. jsonld.js keeps such an IRI in the expanded form (an `@id` or an
  * `@type` with a space or a tab; a key that expands to one is dropped there, as JSON-LD says), but its toRDF
- * takes it for a relative one and drops, without a word, every statement that names it. N-Triples can write it (white space as `\uXXXX`, rendering.ts), so it is carried past the library:
+ * takes it for a relative one and drops, without a word, every statement that names it. N-Triples can write it
+ * (white space as `\uXXXX`, rendering.ts), so it is carried past the library:
  * in the expanded form, each white-space character of an IRI becomes MARK and its code in four hex digits,
  * and the quads' IRIs get their characters back. MARK is a lone surrogate, which no stored payload holds
  * (writes refuse lone surrogates), so nothing else is taken for a mark.
@@ -27,7 +28,9 @@ export function markWhiteSpaceInIris(expanded: unknown): unknown {
     if (NOT_IRIS.has(key)) marked[key] = value;
     else if (key === '@id') marked[key] = typeof value === 'string' ? mark(value) : value;
     // A node's types, or a value's datatype; keywords (`@json`) have no white space.
-    else if (key === '@type') marked[key] = Array.isArray(value) ? value.map((type) => (typeof type === 'string' ? mark(type) : type)) : typeof value === 'string' ? mark(value) : value;
+    else if (key === '@type') {
+      marked[key] = Array.isArray(value) ? value.map((type) => (typeof type === 'string' ? mark(type) : type)) : typeof value === 'string' ? mark(value) : value;
+    }
     // `@graph`, `@list`, `@set`, `@included`, and `@reverse`, whose keys are properties.
     else if (key.startsWith('@')) marked[key] = markWhiteSpaceInIris(value);
     else marked[mark(key)] = markWhiteSpaceInIris(value);

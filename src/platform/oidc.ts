@@ -131,7 +131,9 @@ export function parseOidcConfig(raw: unknown, authFileDir: string, problems: str
   }
   const { realm, issuer, jwks, audience = null, subjectClaim = 'sub', groupsClaim = 'groups', maxTokenLifetime = DEFAULT_MAX_TOKEN_LIFETIME } = section;
   if (typeof realm !== 'string' || parsePrincipal(`${realm}/authenticated`)?.type !== 'Authenticated') problems.push('oidc: "realm" must be a realm name');
-  else if (isOperatorRealm(realm)) problems.push(`oidc: the realm "${realm}" is reserved for the operator (${OPERATOR_REALM}/system in _createdBy and audit); give the identity provider a realm of its own`);
+  else if (isOperatorRealm(realm)) {
+    problems.push(`oidc: the realm "${realm}" is reserved for the operator (${OPERATOR_REALM}/system in _createdBy and audit); give the identity provider a realm of its own`);
+  }
   if (typeof issuer !== 'string' || issuer === '') problems.push('oidc: "issuer" must be the issuer URL the tokens carry');
   // An empty audience would make every token's "aud" check fail: no token could ever be accepted.
   if (audience !== null && (typeof audience !== 'string' || audience.trim() === '')) problems.push('oidc: "audience" must be a non-empty string (or left out)');

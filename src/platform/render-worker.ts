@@ -52,7 +52,9 @@ export async function render(task: RenderTask): Promise<RenderOutcome> {
     }
     return { output: task.as === 'types' ? JSON.stringify(nodeTypes(json, task.view.id)) : output };
   } catch (error) {
-    if (error instanceof PlatformError) return { refused: { status: error.status, type: error.type, reason: error.reason, ...(error.details !== undefined && { details: error.details }) } };
+    if (error instanceof PlatformError) {
+      return { refused: { status: error.status, type: error.type, reason: error.reason, ...(error.details !== undefined && { details: error.details }) } };
+    }
     // A stack overflow or an allocation failure inside the JSON-LD processor: the payload cannot be processed.
     return { refused: { status: 400, type: 'InvalidJsonLdFormat', reason: 'The resource could not be processed.', details: (error as Error).message } };
   }

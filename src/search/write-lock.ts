@@ -82,7 +82,10 @@ export async function acquireWriteLock(dir: string): Promise<WriteLock> {
         }
         if (code !== 'ENOENT') throw error;
         if (attempt === DIRECTORY_ATTEMPTS) {
-          throw new Error(`the index directory ${dir} was removed ${attempt} times in a row while this writer was taking its lock; is another program removing it?`, { cause: error });
+          throw new Error(
+            `the index directory ${dir} was removed ${attempt} times in a row while this writer was taking its lock; is another program removing it?`,
+            { cause: error },
+          );
         }
         madeDirectories = makeIndexDirectories(dir);
       }
@@ -146,7 +149,10 @@ async function linkLockFile(from: string, to: string): Promise<void> {
   } catch (error) {
     const { code } = error as NodeJS.ErrnoException;
     if (code === 'EPERM' || code === 'ENOTSUP' || code === 'EOPNOTSUPP' || code === 'ENOSYS') {
-      throw new Error(`cannot lock ${path.dirname(to)}: its file system does not allow hard links (${code}), which the index's write lock needs; put the index on a local file system`, { cause: error });
+      throw new Error(
+        `cannot lock ${path.dirname(to)}: its file system does not allow hard links (${code}), which the index's write lock needs; put the index on a local file system`,
+        { cause: error },
+      );
     }
     throw error;
   }
@@ -263,7 +269,9 @@ async function takeOverStale(lockPath: string, pending: string, inspected: LockF
       await rm(guard, { force: true });
     }
   }
-  throw new IndexLockedError(`${lockPath} cannot be taken over: ${TAKEOVER_GUARDS} takeover guards of stopped writers are in the way; remove ${lockPath}.takeover-* if no ingestion runs`);
+  throw new IndexLockedError(
+    `${lockPath} cannot be taken over: ${TAKEOVER_GUARDS} takeover guards of stopped writers are in the way; remove ${lockPath}.takeover-* if no ingestion runs`,
+  );
 }
 
 async function replaceIfUnchanged(lockPath: string, pending: string, inspected: LockFile): Promise<'taken' | 'changed'> {

@@ -26,7 +26,9 @@ export async function detectFormat(file: string): Promise<InputFormat> {
   // UTF-16 text reads as NUL bytes between its letters, or (after a byte-order mark) as no UTF-8 at all.
   if (head.includes('\u0000') || (notUtf8 && trimmed === '')) {
     if (!looksLikeUtf16(signature.bytes)) throw new Error(`Cannot read ${file}: it is binary data, not text (inputs are JSON lines or XML, in UTF-8)`);
-    throw new Error(`Cannot read ${file}: it is not UTF-8 (UTF-16, say: NUL bytes or a byte-order mark at its start); inputs are read as UTF-8, so convert it first (iconv -f UTF-16 -t UTF-8)`);
+    throw new Error(
+      `Cannot read ${file}: it is not UTF-8 (UTF-16, say: NUL bytes or a byte-order mark at its start); inputs are read as UTF-8, so convert it first (iconv -f UTF-16 -t UTF-8)`,
+    );
   }
   if (/^\[\s*[{\]]/.test(trimmed)) {
     throw new Error(`Cannot read ${file}: it is a JSON array; inputs are JSON lines, one object per line: convert it first (jq -c '.[]' ${file} > ${jsonLinesName(file)})`);
@@ -94,12 +96,17 @@ const PART_OF_AN_INDEX = 'part of an index, not an input (an index is given as -
  * for UTF-16.
  */
 const SIGNATURES: { at: number; magic: Buffer; says: (file: string, gzipped: boolean) => string }[] = [
-  { at: 0, magic: Buffer.from('PK\x03\x04', 'latin1'), says: () => `a ZIP archive (a .docx, .xlsx or .epub is one too): ${NOT_AN_ARTICLE_FILE}; extract the articles from it first (unzip)` },
+  {
+    at: 0,
+    magic: Buffer.from('PK\x03\x04', 'latin1'),
+    says: () => `a ZIP archive (a .docx, .xlsx or .epub is one too): ${NOT_AN_ARTICLE_FILE}; extract the articles from it first (unzip)`,
+  },
   { at: 0, magic: Buffer.from('PK\x05\x06', 'latin1'), says: () => `an empty ZIP archive: ${NOT_AN_ARTICLE_FILE}` },
   {
     at: 257,
     magic: Buffer.from('ustar', 'latin1'),
-    says: (file, gzipped) => `a ${gzipped ? 'gzipped tar archive (.tar.gz)' : 'tar archive'}: ${NOT_AN_ARTICLE_FILE}; extract it first (tar -x${gzipped ? 'z' : ''}f ${file}) and give its folder`,
+    says: (file, gzipped) =>
+      `a ${gzipped ? 'gzipped tar archive (.tar.gz)' : 'tar archive'}: ${NOT_AN_ARTICLE_FILE}; extract it first (tar -x${gzipped ? 'z' : ''}f ${file}) and give its folder`,
   },
   { at: 0, magic: Buffer.from([0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00]), says: (file) => `xz-compressed (${ONLY_GZIP}): decompress it first (xz -dk ${file})` },
   { at: 0, magic: Buffer.from('BZh', 'latin1'), says: (file) => `bzip2-compressed (${ONLY_GZIP}): decompress it first (bunzip2 -k ${file})` },

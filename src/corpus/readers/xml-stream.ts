@@ -178,7 +178,8 @@ export async function* readXmlRecords(
     if (!(error instanceof InvalidUtf8Error)) throw error;
     // Where the parser stands is where the bytes stopped being text. Bytes that are no text before any
     // element are said as such (a UTF-16 file is named as not UTF-8), not as a file of no element.
-    yield (root === undefined ? null : otherFormat()) ?? failureEvent(file, { message: INVALID_UTF8, line: parser.line, column: parser.column, record: builder.currentRecord(), path: path.join('/') });
+    yield (root === undefined ? null : otherFormat()) ??
+      failureEvent(file, { message: INVALID_UTF8, line: parser.line, column: parser.column, record: builder.currentRecord(), path: path.join('/') });
     return;
   }
   parser.close();

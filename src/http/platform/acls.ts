@@ -97,7 +97,10 @@ export async function aclRoutes(app: FastifyInstance, { platform }: { platform: 
           querystring: {
             ...noQuery,
             properties: {
-              ancestors: described({ type: 'boolean' }, "true: the ancestors' ACLs too (/ and /{org}), root first; with self=false only those where the caller holds acls/read. Default false."),
+              ancestors: described(
+                { type: 'boolean' },
+                "true: the ancestors' ACLs too (/ and /{org}), root first; with self=false only those where the caller holds acls/read. Default false.",
+              ),
               self: described({ type: 'boolean' }, "true (default): only the grants of the caller's identities; false: every identity's, which needs acls/read."),
             },
           },

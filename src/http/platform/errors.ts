@@ -110,7 +110,10 @@ export function toErrorReply(error: FastifyError | Error, url = '', context: Ref
     return { status: 503, body: platformErrorBody('ServiceUnavailable', 'The server has too many files open; retry shortly.') };
   }
   const known = fastifyError.code ? CLIENT_ERRORS[fastifyError.code] : undefined;
-  if (known) return { status: known[0], body: platformErrorBody(known[1], bodyRefusalReason(fastifyError.code, context) ?? formRefusalReason(fastifyError.code) ?? fastifyError.message) };
+  if (known) {
+    const reason = bodyRefusalReason(fastifyError.code, context) ?? formRefusalReason(fastifyError.code) ?? fastifyError.message;
+    return { status: known[0], body: platformErrorBody(known[1], reason) };
+  }
   // JSON syntax errors from the body parser, and busboy's malformed-multipart errors, carry a 4xx status.
   const status = fastifyError.statusCode;
   if (status === 429) return { status, body: platformErrorBody('TooManyRequests', fastifyError.message) };

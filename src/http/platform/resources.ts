@@ -288,7 +288,10 @@ export async function resourceRoutes(app: FastifyInstance, { platform }: { platf
         params: resourceParams,
         querystring: {
           ...selectorQuery,
-          properties: { ...selectorQuery.properties, annotate: described({ type: 'boolean' }, 'true: add the metadata (_self, _rev, _createdAt...) to the payload; default false.') },
+          properties: {
+            ...selectorQuery.properties,
+            annotate: described({ type: 'boolean' }, 'true: add the metadata (_self, _rev, _createdAt...) to the payload; default false.'),
+          },
         },
         response: responses(documentSchema, 200),
       },

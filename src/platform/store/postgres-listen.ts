@@ -86,7 +86,9 @@ export class ListenConnection {
     this.failedReconnections = 0;
     // Whatever changed while no connection listened. A listener failing leaves the others to reload.
     for (const channel of this.listeners.channels()) {
-      await this.listeners.notify(channel, '*').catch((error: Error) => this.logger.warn(`platform store: reloading ${channel} after the LISTEN connection was restored failed: ${error.message}`));
+      await this.listeners
+        .notify(channel, '*')
+        .catch((error: Error) => this.logger.warn(`platform store: reloading ${channel} after the LISTEN connection was restored failed: ${error.message}`));
     }
   }
 

@@ -134,7 +134,9 @@ export function serializableWrites(
         const code = (error as { code?: string }).code;
         if (code === undefined || !RETRYABLE.has(code)) throw unavailableOr(error);
         // Still conflicting after every attempt: the store is too busy, the request is not wrong.
-        if (attempt === MAX_ATTEMPTS) throw new StoreUnavailableError(error as Error, 'The platform store is too busy: this write kept conflicting with concurrent ones; retry later.');
+        if (attempt === MAX_ATTEMPTS) {
+          throw new StoreUnavailableError(error as Error, 'The platform store is too busy: this write kept conflicting with concurrent ones; retry later.');
+        }
         // Concurrent writers of one record: spread the retries so one of them gets through.
         await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * attempt));
         continue;

@@ -10,7 +10,22 @@
 /** A key: one string, or a tuple of strings and non-negative integers, ordered element by element. */
 export type StoreKey = string | readonly (string | number)[];
 
-export const TABLE_NAMES = ['orgs', 'projects', 'literature-project', 'acls', 'heads', 'revisions', 'archives', 'payloads', 'listings', 'org-revisions', 'project-revisions', 'archive-holds', 'archive-totals', 'store-id'] as const;
+export const TABLE_NAMES = [
+  'orgs',
+  'projects',
+  'literature-project',
+  'acls',
+  'heads',
+  'revisions',
+  'archives',
+  'payloads',
+  'listings',
+  'org-revisions',
+  'project-revisions',
+  'archive-holds',
+  'archive-totals',
+  'store-id',
+] as const;
 export type TableName = (typeof TABLE_NAMES)[number];
 
 /** Tables whose values are texts (payloads: JSON already), which PostgreSQL stores as they are rather than as JSON strings. */

@@ -69,7 +69,15 @@ class Scratch {
 
   clause(i: number): OpenClause {
     while (this.clauses.length <= i) {
-      this.clauses.push({ cursor: new PostingsCursor(), perArticle: false, weight: 0, norms: new Uint8Array(0), lengthFactor: new Float64Array(0), blockMax: new Float64Array(0), order: 0 });
+      this.clauses.push({
+        cursor: new PostingsCursor(),
+        perArticle: false,
+        weight: 0,
+        norms: new Uint8Array(0),
+        lengthFactor: new Float64Array(0),
+        blockMax: new Float64Array(0),
+        order: 0,
+      });
     }
     return this.clauses[i]!;
   }

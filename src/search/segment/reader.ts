@@ -10,7 +10,19 @@ import { open } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { crc32 } from 'node:zlib';
 import { unpack } from 'msgpackr';
-import { BLOCK_SIZE, ELEMENT_BYTES, FIELDS, FORMAT_VERSION, MAGIC, POSTINGS_PAGE_BYTES, PREAMBLE_BYTES, fieldArray, type ArraySpec, type FieldName, type SegmentHeader } from './format.js';
+import {
+  BLOCK_SIZE,
+  ELEMENT_BYTES,
+  FIELDS,
+  FORMAT_VERSION,
+  MAGIC,
+  POSTINGS_PAGE_BYTES,
+  PREAMBLE_BYTES,
+  fieldArray,
+  type ArraySpec,
+  type FieldName,
+  type SegmentHeader,
+} from './format.js';
 import { StringTable } from './string-table.js';
 import { OutdatedFormatError, SegmentFormatError } from './errors.js';
 import { PostingsPager, type PagedFile } from './postings-pager.js';
@@ -109,7 +121,9 @@ export class Segment {
       };
       checkBlocks(field, data, this.header.terms, field === 'title' ? this.header.articles : this.header.paragraphs);
       const pageCrcs = view(fieldArray(field, 'postingsPageCrc')) as Uint32Array;
-      if (pageCrcs.length !== Math.ceil(postings.byteLength / POSTINGS_PAGE_BYTES)) throw new SegmentFormatError(`damaged: the ${field} postings' page checksums do not cover its pages`);
+      if (pageCrcs.length !== Math.ceil(postings.byteLength / POSTINGS_PAGE_BYTES)) {
+        throw new SegmentFormatError(`damaged: the ${field} postings' page checksums do not cover its pages`);
+      }
       return { ...data, pager: paging && new PostingsPager(paging, paging.flags[field], postings, blockStart, blockOffset, pageCrcs) };
     };
     this.fields = Object.fromEntries(FIELDS.map((f) => [f, fieldData(f)])) as Record<FieldName, FieldData>;
@@ -347,7 +361,9 @@ function checkBlocks(field: FieldName, data: Omit<FieldData, 'pager'>, terms: nu
     const count = postingCount[term]!;
     if (count > (end - first) * BLOCK_SIZE || (end > first && count <= (end - first - 1) * BLOCK_SIZE)) throw damaged(`posting count of term ${term} does not fit its blocks`);
     for (let block = first; block < end; block++) {
-      if (blockLastDoc[block]! >= documents || (block > first && blockLastDoc[block]! <= blockLastDoc[block - 1]!)) throw damaged(`block ${block} ends at a document out of order or past the last`);
+      if (blockLastDoc[block]! >= documents || (block > first && blockLastDoc[block]! <= blockLastDoc[block - 1]!)) {
+        throw damaged(`block ${block} ends at a document out of order or past the last`);
+      }
     }
   }
 }

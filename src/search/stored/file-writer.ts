@@ -10,7 +10,17 @@ import { closeSync, fsyncSync, openSync, writeSync } from 'node:fs';
 import { crc32, deflateSync } from 'node:zlib';
 import { TokenCounts, TokenDictionary } from './dictionary.js';
 import { stopIfAborted } from '../merge-stop.js';
-import { COMPRESSIONS, STORED_FORMAT_VERSION, STORED_PREAMBLE_BYTES, dataStartOf, encodePreamble, padTo8, tablesLayout, type StoredCompression, type StoredHeader } from './format.js';
+import {
+  COMPRESSIONS,
+  STORED_FORMAT_VERSION,
+  STORED_PREAMBLE_BYTES,
+  dataStartOf,
+  encodePreamble,
+  padTo8,
+  tablesLayout,
+  type StoredCompression,
+  type StoredHeader,
+} from './format.js';
 
 /** Logical bytes per compressed chunk: small enough that one inflate costs tens of µs. */
 export const DEFAULT_CHUNK_SIZE = 16 * 1024;

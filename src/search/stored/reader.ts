@@ -109,7 +109,9 @@ export class StoredFields {
       const header = decodePreamble(preamble, file);
       const { bytes } = tablesLayout(header);
       const { dictionaryBytes } = header;
-      if ((dictionaryBytes > 0) !== (header.compression === 'dictionary')) throw new StoredFormatError(`${file} is damaged (token table size ${dictionaryBytes} for compression ${header.compression})`);
+      if ((dictionaryBytes > 0) !== (header.compression === 'dictionary')) {
+        throw new StoredFormatError(`${file} is damaged (token table size ${dictionaryBytes} for compression ${header.compression})`);
+      }
       if (STORED_PREAMBLE_BYTES + bytes + dictionaryBytes > size) throw new StoredFormatError(`${file} is truncated (its tables end past the file)`);
       // In shared memory, so the search pool's threads read them without a copy (see share).
       const tables = Buffer.from(new SharedArrayBuffer(bytes));

@@ -71,7 +71,12 @@ export class StoredFieldsBuilder {
    * Writes the file and fsyncs it; the caller publishes it with its segment. `onSteps` hears now and
    * then how many of the `writeSteps` are done (the token table's choice, then the articles written).
    */
-  async write(file: string, compression: StoredCompression = DEFAULT_STORED_COMPRESSION, chunkSize = DEFAULT_CHUNK_SIZE, onSteps?: (done: number, total: number) => void): Promise<void> {
+  async write(
+    file: string,
+    compression: StoredCompression = DEFAULT_STORED_COMPRESSION,
+    chunkSize = DEFAULT_CHUNK_SIZE,
+    onSteps?: (done: number, total: number) => void,
+  ): Promise<void> {
     const view = this.stream.view();
     const stream = Buffer.from(view.buffer, view.byteOffset, view.length);
     const { shape } = this;
