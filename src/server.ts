@@ -184,7 +184,17 @@ function componentsInForce(config: Config, { generator, generatorError, reranker
  * components, gives the data directory back (`releaseData`), says 'stopped' and ends the process. A second
  * signal cuts the connections still open.
  */
-function makeShutdown(app: FastifyInstance, components: Components, config: Config, logger: Logger, releaseData: () => Promise<void>): (signal: string) => Promise<void> {
+/** pino's asynchronous stream to stdout, which the exit waits for. */
+type LogOutput = ReturnType<typeof pino.destination>;
+
+function makeShutdown(
+  app: FastifyInstance,
+  components: Components,
+  config: Config,
+  log: { logger: Logger; logOutput: LogOutput },
+  releaseData: () => Promise<void>,
+): (signal: string) => Promise<void> {
+  const { logger, logOutput } = log;
   const { index, stopWatching, generator, reranker, closeServices } = components;
   let closing = false;
   return async (signal) => {
@@ -216,11 +226,16 @@ function makeShutdown(app: FastifyInstance, components: Components, config: Conf
     await requestsEnded(app, ENDS_AFTER_CUT_MS);
     await Promise.all([closeServices(), index.close(), generator?.close(), reranker?.close()]);
     await releaseData();
-    // The last line: the log had ended on the index's release, which did not say the server was gone.
+    // The last line, which says the server is gone.
     logger.info({ signal }, 'stopped');
-    // pino writes asynchronously: exiting at once had lost that line when the log's reader was slow (a busy machine).
+    // The stream writes asynchronously, one write at a time: the exit waits until all it holds is written ('drain'),
+    // since Node's exit-time flush would write what is left beside a write under way, out of order (pino's flush()
+    // does not wait for that write). The empty write makes sure a 'drain' comes, even when a quieter log level wrote
+    // nothing. A reader that stopped reading does not hold the exit past the bound.
     setTimeout(() => process.exit(0), EXIT_FLUSH_BOUND_MS).unref();
-    logger.flush(() => process.exit(0));
+    logOutput.once('drain', () => process.exit(0));
+    logOutput.once('error', () => process.exit(0));
+    logOutput.write('');
   };
 }
 
@@ -250,11 +265,13 @@ export async function startServer(configured: Config, releaseData: () => Promise
   });
   const bound = { ...configured, port: reserved.port };
   const config: ServingConfig = { ...bound, publicUrl: publicUrlOf(bound) };
-  const logger = pino({ level: config.logLevel });
+  // pino's own stream to stdout, asynchronous as pino's default is; the exit waits for it to be written out.
+  const logOutput = pino.destination({ dest: 1, sync: false });
+  const logger = pino({ level: config.logLevel }, logOutput);
   const components = await openComponents(config, logger);
   const { index, qa, platform, archives } = components;
   const app = await buildApp({ config, index, qa, platform, archives, components: () => componentsInForce(config, components) }, { logger });
-  installSignalHandlers(makeShutdown(app, components, config, logger, releaseData), platform, logger);
+  installSignalHandlers(makeShutdown(app, components, config, { logger, logOutput }, releaseData), platform, logger);
   try {
     await reserved.release();
     await app.listen({ host: config.host, port: config.port });

@@ -36,7 +36,7 @@ export interface Upload {
 type FileContentRevision = Pick<FileState, 'id' | 'project' | 'file'>;
 
 /** A file's revision: unlike a resource's, it always holds the file's attributes. */
-type FileState = EntityState & { file: FileAttributes };
+export type FileState = EntityState & { file: FileAttributes };
 
 /** `state`, a revision of a file, with its attributes (stored with every revision of a file: missing means a damaged store). */
 export function asFileRevision<State extends Pick<EntityState, 'id' | 'rev' | 'project' | 'file'>>(state: State): State & { file: FileAttributes } {
