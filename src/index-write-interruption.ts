@@ -1,7 +1,7 @@
 /**
  * What `ingest` (and `serve` building the demo index on its first start) stopped by Ctrl-C or `kill` does
- * before it ends: it had ended at once, silently, its bar just stopping, and left its write lock and the
- * segments it had written for the next run to remove. Now the
+ * before it ends, rather than ending at once, silently, its bar just stopping, with its write lock and the
+ * segments it wrote left for the next run to remove. The
  * signal stops the run at its next safe point (between records, before publishing, before and within a
  * merge: MergeOptions.signal; a segment being written is finished first), whose writer removes the files it
  * wrote for a generation it did not publish and gives back its lock, as on any failure; then one line says

@@ -86,7 +86,7 @@ async function readIdFiles(files: string[]): Promise<string[]> {
     const bytes = await readFile(file).catch((error: Error) => {
       throw new Error(`--delete-file ${file}: ${error.message}`);
     });
-    // A binary file given by mistake had been read as ids (every line echoed, "not found", exit 0).
+    // A binary file given by mistake would be read as ids (every line echoed, "not found", exit 0).
     if (!isUtf8(bytes) || bytes.includes(0)) throw new Error(`--delete-file ${file}: is not a text file of article ids (one per line, UTF-8)`);
     for (const line of bytes.toString('utf8').split('\n')) if (line.trim()) ids.push(line.trim());
   }
@@ -242,7 +242,7 @@ async function runServe(config: Config): Promise<null> {
     // The default index is most often the demo corpus's, built by a first start (of an older version, when outdated):
     // damaged or outdated, the way out is to let the next start build it again.
     if (!config.indexIsDefault || !isUnreadableIndex(error)) throw error;
-    throw new Error(`${(error as Error).message}; if it holds only the demo corpus, remove ${config.index} and start again: it is rebuilt`, { cause: error });
+    throw new Error(`${error instanceof Error ? error.message : String(error)}; if it holds only the demo corpus, remove ${config.index} and start again: it is rebuilt`, { cause: error });
   }
   return null;
 }

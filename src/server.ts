@@ -56,7 +56,7 @@ function publicUrlOf(config: Config): string {
 
 /**
  * The port to listen on. Port 0 asks the system for a free one; ids and links are made before the server
- * listens (the platform is opened with its public URL), and had named port 0. So the free port is taken
+ * listens (the platform is opened with its public URL), and must not name port 0. So the free port is taken
  * at once, held by a listener that refuses every connection until `release`, just before the server
  * listens on it, so that no other process takes it meanwhile (loading the index takes seconds).
  */
@@ -240,8 +240,8 @@ function makeShutdown(
 }
 
 /**
- * Runs `shutdown` on the stopping signals. SIGHUP from a terminal that closed on `npm start` (it had ended the process
- * where it was, without a drain) drains and stops. To a server started without a terminal (a service manager's,
+ * Runs `shutdown` on the stopping signals. SIGHUP from a terminal that closed on `npm start` drains and stops (Node's
+ * default would end the process where it is, without a drain). To a server started without a terminal (a service manager's,
  * `nohup`), it is the daemons' request to read the configuration again: the auth file, so tokens and ACLs change
  * without a restart.
  */

@@ -317,7 +317,7 @@ const SETTINGS = {
   maxConnectionsPerClient: {
     default: 1024,
     parse: integer(0, 10_000_000),
-    doc: 'Connections one IP address (an IPv6 one by its /64) may hold open at once; further ones are closed as they arrive (a flood from one address had taken every descriptor). Behind a reverse proxy every client has its address: raise it or set 0 = no limit.',
+    doc: 'Connections one IP address (an IPv6 one by its /64) may hold open at once; further ones are closed as they arrive, so that a flood from one address cannot take every descriptor. Behind a reverse proxy every client has its address: raise it or set 0 = no limit.',
   },
   trustProxy: {
     default: [] as string[],

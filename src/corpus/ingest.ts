@@ -97,7 +97,7 @@ export function describeSource(source: RecordSource): string {
 
 /**
  * The files of a run, apart from its records, as ingest's summary and eval's empty --corpus say them: "2 file(s)
- * (1 skipped: ...)" beside the records' "skipped 0" had read as a contradiction. A subfolder that could not be
+ * (1 skipped: ...)" beside the records' "skipped 0" would read as a contradiction. A subfolder that could not be
  * listed is counted apart: it is no file, and how many files it holds is unknown.
  */
 export function describeFiles({ files, skippedFiles, unreadableFolders, hiddenEntries }: IngestReport): string {
@@ -140,7 +140,7 @@ export async function ingest(options: IngestOptions): Promise<IngestReport> {
     options.onSkip?.({ file: entry }, message);
   };
   const walk = expandInputs(options.inputs, onUnreadable, {
-    // An index kept inside its input folder: its own files are no input (and no longer called UTF-16).
+    // An index kept inside its input folder: its own files are no input (nor said to be UTF-16).
     ...(indexReal !== null && { skipDirectory: indexReal }),
     onSkippedDirectory: (directory) => options.onSkip?.({ file: directory }, 'the index this run writes (--index): not read as input'),
     onHidden: () => hiddenEntries++,
@@ -357,7 +357,7 @@ export const MAX_REPEATS_TOLD = 20;
 /**
  * The article ids one run reads more than once (two copies of a file, JATS files whose ids fall
  * back to the same file name): each is told once, naming where it was first read. The writer counts
- * them as replaced like an id already in the index, which had said nothing of it.
+ * them as replaced like an id already in the index, which says nothing of it.
  */
 class RepeatedIds {
   /**

@@ -57,8 +57,8 @@ export function clientErrorAnswers(platformErrorBody: PlatformErrorBody, logger:
       return;
     }
     // The client ended its side mid-body (an upload cut short): the connection is closed, and the request under way
-    // logs its client's departure under its own id. An answer here had given one request two ids and two log lines,
-    // one "refused by the HTTP parser"; leaving the socket open had kept the request until --request-timeout.
+    // logs its client's departure under its own id. An answer here would give one request two ids and two log lines,
+    // one "refused by the HTTP parser"; leaving the socket open would keep the request until --request-timeout.
     if (error.code === 'HPE_INVALID_EOF_STATE' && requestUrls.has(socket)) {
       socket.destroy();
       return;

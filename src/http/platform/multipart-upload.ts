@@ -9,13 +9,14 @@ import type { FastifyError, FastifyRequest } from 'fastify';
 import { PlatformError, rejections } from '../../platform/errors.js';
 import type { Upload } from '../../platform/files.js';
 import { contentCodingOf } from '../json-body.js';
+import { UPLOAD_FORM_LIMITS } from './upload-form.js';
 
 /**
  * How busboy reads an upload: the file name as sent, so that a path is refused rather than cut to
  * its last segment, and one file per request, so that a second file part is an error (FST_FILES_LIMIT)
  * rather than a part nobody reads.
  */
-const UPLOAD_OPTIONS = { preservePath: true, limits: { files: 1 } };
+const UPLOAD_OPTIONS = { preservePath: true, limits: { files: UPLOAD_FORM_LIMITS.files } };
 
 const MAX_BOUNDARY_LENGTH = 70;
 
@@ -44,8 +45,8 @@ export async function uploadOf(request: FastifyRequest, maxFileBytes: number): P
   if (boundary !== null && boundary.length > MAX_BOUNDARY_LENGTH) {
     throw rejections.invalidFile(`The multipart boundary has ${boundary.length} characters; at most ${MAX_BOUNDARY_LENGTH} are allowed (RFC 2046).`);
   }
-  // A body declared too long for any file that fits is refused before it is read (and before a 100 Continue):
-  // it had been read whole, up to the request timeout, for a 413 at its end.
+  // A body declared too long for any file that fits is refused before it is read (and before a 100 Continue),
+  // rather than read whole, up to the request timeout, for a 413 at its end.
   const declared = Number(request.headers['content-length'] ?? 0);
   if (declared > maxFileBytes + MULTIPART_REST_BYTES) throw rejections.fileTooLarge(maxFileBytes);
   // A connection that closed before its body was read would never deliver a part: fail with the
