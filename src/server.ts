@@ -10,7 +10,8 @@ import { pino, type Logger } from 'pino';
 import { searcherOptionsOf, type Config } from './config.js';
 import { buildApp } from './app.js';
 import type { ArchiveService } from './archive/archives.js';
-import { ShuttingDownError, cutRemainingConnections } from './http/draining.js';
+import { cutRemainingConnections } from './http/draining.js';
+import { ServiceUnavailableError } from './http/errors.js';
 import { requestsEnded } from './http/abandoned-requests.js';
 import { STOPPING_SIGNALS } from './stopping-signals.js';
 import { LiveIndex } from './live/live-index.js';
@@ -207,7 +208,7 @@ function makeShutdown(
     closing = true;
     logger.info({ signal, drainMs: config.shutdownTimeout }, 'shutting down: draining in-flight requests');
     // Questions and rerankings still waiting for their model would wait only to be cut at the drain's end: refused now.
-    const notStarted = new ShuttingDownError('server shutting down: the question had not started; retry shortly (another replica, or this one once restarted)');
+    const notStarted = new ServiceUnavailableError('server shutting down: the question had not started; retry shortly (another replica, or this one once restarted)');
     generator?.refuseWaiting?.(notStarted);
     reranker?.refuseWaiting?.(notStarted);
     // close() stops accepting and waits for open connections. Keep-alive connections that finish a

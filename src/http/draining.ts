@@ -10,13 +10,10 @@
  * A request whose connection the drain cut is logged as such, not as its client's departure.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { ServiceUnavailableError } from './errors.js';
 
 /** Seconds: a restart or another replica takes about that long to be there. */
 export const RETRY_AFTER_SECONDS = 5;
-
-export class ShuttingDownError extends Error {
-  readonly statusCode = 503;
-}
 
 /** The servers whose drain time ran out and whose connections were cut. */
 const cut = new WeakSet<object>();
@@ -30,7 +27,7 @@ export function refuseWhileDraining(app: FastifyInstance): void {
   app.addHook('onRequest', async (_request, reply) => {
     if (!draining) return;
     reply.header('retry-after', String(RETRY_AFTER_SECONDS));
-    throw new ShuttingDownError('server shutting down: it serves no new request; retry shortly (another replica, or this one once restarted)');
+    throw new ServiceUnavailableError('server shutting down: it serves no new request; retry shortly (another replica, or this one once restarted)');
   });
 }
 

@@ -26,6 +26,11 @@ export const ErrorCode = {
   DAMAGED_INDEX: 15,
 } as const;
 
+/** A request the server cannot serve now (it is full, or shutting down): 503, in the vocabulary of the API addressed. */
+export class ServiceUnavailableError extends Error {
+  readonly statusCode = 503;
+}
+
 export class ApiError extends Error {
   constructor(
     readonly status: number,

@@ -21,16 +21,13 @@ import { isHealthProbe } from './literature/health-and-settings.js';
 import { whenRequestEnds } from './request-end.js';
 import { clientKey } from './client-address.js';
 import { closeIfBodyUnread } from './unread-body.js';
+import { ServiceUnavailableError } from './errors.js';
 
 export interface InFlightLimits {
   /** Requests served at once; 0 = no limit. */
   total: number;
   /** Requests one address may have served at once; 0 = no limit. */
   perClient: number;
-}
-
-class OverloadedError extends Error {
-  readonly statusCode = 503;
 }
 
 export function shedLoad(app: FastifyInstance, limits: InFlightLimits): void {
@@ -61,7 +58,7 @@ export function shedLoad(app: FastifyInstance, limits: InFlightLimits): void {
     reply.header('retry-after', '1');
     // At onRequest, or for an upload, which its handler reads.
     closeIfBodyUnread(request, reply);
-    throw new OverloadedError(reason);
+    throw new ServiceUnavailableError(reason);
   };
   // Before the body is read, the rate limit (a route's own onRequest) and authentication (preParsing): a busy
   // server's refusal costs it as little as it can. Preflights and requests no route takes are answered before

@@ -5,14 +5,14 @@
  */
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { LiteratureServices } from './services.js';
-import { ApiError, damagedIndexAnswer, ErrorCode, literatureErrorBody } from '../errors.js';
+import { ApiError, damagedIndexAnswer, ErrorCode, ServiceUnavailableError, literatureErrorBody } from '../errors.js';
 import { contextMetadataSchema, errorResponses, filterProperties, filtersOf, GUARDED_ERRORS, READ_PERMISSION } from './schemas.js';
 import { NoDocumentsError, type QaPipeline, type QaRequest } from '../../qa/pipeline.js';
 import type { FilterSpec } from '../../search/query/filter-spec.js';
 import { cutMetadata } from './oversized.js';
 import { IncompleteAnswerError, ModelUnavailableError, PromptTooLongError, QueueFullError } from '../../llm/types.js';
 import { RerankerUnavailableError } from '../../rerank/types.js';
-import { RETRY_AFTER_SECONDS, ShuttingDownError } from '../draining.js';
+import { RETRY_AFTER_SECONDS } from '../draining.js';
 import { typed, type SchemaType } from '../typed.js';
 import { SECURITY_HEADERS } from '../security-headers.js';
 import { abortOnDisconnect, workStopped } from '../disconnect.js';
@@ -69,7 +69,7 @@ export function qaError(error: unknown): ApiError | null {
     return new ApiError(429, ErrorCode.RATE_LIMITED, error.message, {}, { 'retry-after': String(error.retryAfterSeconds) });
   }
   // Waiting for the model when the drain began (server.ts): refused then, as a request arriving during the drain is.
-  if (error instanceof ShuttingDownError) return new ApiError(503, ErrorCode.OVERLOADED, error.message, {}, { 'retry-after': String(RETRY_AFTER_SECONDS) });
+  if (error instanceof ServiceUnavailableError) return new ApiError(503, ErrorCode.OVERLOADED, error.message, {}, { 'retry-after': String(RETRY_AFTER_SECONDS) });
   if (error instanceof PromptTooLongError) return new ApiError(413, ErrorCode.INPUT_TOO_LARGE, error.message);
   if (error instanceof IncompleteAnswerError) {
     // 502: the request was fine and the server is not broken, but the model (our upstream) gave no complete answer.
