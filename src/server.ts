@@ -180,14 +180,14 @@ function componentsInForce(config: Config, { generator, generatorError, reranker
   };
 }
 
-/**
- * The shutdown on a stopping signal: drains the requests under way (for --shutdown-timeout at most), closes the
- * components, gives the data directory back (`releaseData`), says 'stopped' and ends the process. A second
- * signal cuts the connections still open.
- */
 /** pino's asynchronous stream to stdout, which the exit waits for. */
 type LogOutput = ReturnType<typeof pino.destination>;
 
+/**
+ * The shutdown on a stopping signal: drains the requests under way (for --shutdown-timeout at most), closes the
+ * components, gives the data directory back (`releaseData`), says 'stopped' and ends the process once its log is
+ * written. A second signal cuts the connections still open.
+ */
 function makeShutdown(
   app: FastifyInstance,
   components: Components,

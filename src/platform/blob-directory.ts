@@ -15,17 +15,17 @@ import type { Store } from './store/store.js';
 const BLOB_COLLECTION_INTERVAL_MS = 60 * 60_000;
 
 /**
- * Claims `root` for `store` and readies `blobs` there; `blobDir` is the --blob-dir setting (undefined or null
+ * Claims `root` for `store` and readies `blobs` there; `blobDir` is the --blob-dir setting (undefined, null or empty
  * when the directory is the data directory's own).
  */
 export async function claimFileContentsDirectory(store: Store, blobs: BlobStore, root: string, blobDir: string | null | undefined): Promise<Claim> {
   // Before init: a directory of another store's servers is refused before anything in it is touched.
   const { id: storeId, made: storeIsNew } = await storeIdOf(store);
-  const claim = await claimBlobDirectory(root, storeId, blobDir ? '--blob-dir (BLOB_DIR)' : 'the file contents directory', storeIsNew);
+  const given = Boolean(blobDir);
+  const claim = await claimBlobDirectory(root, storeId, given ? '--blob-dir (BLOB_DIR)' : 'the file contents directory', storeIsNew);
   blobs.claimedBy(storeId);
   // A directory given with --blob-dir may be shared by replicas of this store, whose uploads in progress are kept.
-  const mayBeShared = blobDir !== undefined && blobDir !== null;
-  await blobs.init(mayBeShared);
+  await blobs.init(given);
   return claim;
 }
 
