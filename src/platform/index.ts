@@ -44,7 +44,7 @@ export interface PlatformOptions {
   dataDir: string;
   /** `lmdb` (default: under `<dataDir>/platform/store`) or a PostgreSQL URL shared by replicas. */
   platformStore?: string;
-  /** Where file contents live (default `<dataDir>/platform/files`); replicas share it. */
+  /** Where file contents live (default, also when empty: `<dataDir>/platform/files`); replicas share it. */
   blobDir?: string | null;
   authFile: string | null;
   /** `org/project` of the built-in literature project. */
@@ -114,7 +114,7 @@ export async function openPlatform(options: PlatformOptions): Promise<Platform> 
         'its organizations, projects, resources and files are not served from here (nothing copies them across; docs/DEPLOY.md)',
     );
   }
-  const blobRoot = options.blobDir ?? defaultFileContentsDirectory(options.dataDir);
+  const blobRoot = options.blobDir || defaultFileContentsDirectory(options.dataDir);
   const blobs = new BlobStore(blobRoot);
   const opened: Audit = { createdAt: clock(), createdBy: OPERATOR.subject, updatedAt: clock(), updatedBy: OPERATOR.subject };
   // A start refused past this point (a blob directory it cannot use, a literature label naming a user's
