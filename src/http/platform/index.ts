@@ -65,6 +65,8 @@ export async function platformApi(
     async (v1) => {
       v1.setErrorHandler(handleError);
       addSharedSchemas(v1);
+      // For the /v1 API registered on its own (the tests' bare servers); under app.ts the root's hook has set the same
+      // headers already, and setting them again changes nothing.
       addSecurityHeaders(v1);
       // Only /v1 routes negotiate their representation (files, resources, archives).
       varyAnswersOfNegotiatingRoutes(v1);
