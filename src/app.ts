@@ -29,7 +29,7 @@ import { logAbandonedRequests } from './http/abandoned-requests.js';
 import { originForm } from './http/request-target.js';
 import { loadUiAssets, type UiAssets } from './http/ui/assets.js';
 import { uiRoutes } from './http/ui/routes.js';
-import { addSecurityHeaders } from './http/security-headers.js';
+import { addSecurityHeaders, setSecurityHeaders } from './http/security-headers.js';
 import { clientErrorAnswers, trackRequestUrls } from './http/client-errors.js';
 import { refuseConnect, refuseUnsupportedFraming } from './http/transport-refusals.js';
 import { refuseUndecodableQueries } from './http/query-encoding.js';
@@ -90,9 +90,10 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
     // Requests Node's HTTP parser rejects never reach fastify: answer them in the vocabulary of the API addressed.
     clientErrorHandler: answerClientError,
     // Undecodable URLs are refused by the router before any route runs: answer in the vocabulary of the API addressed.
-    // No hook runs for them: the request id and CORS headers are added here.
+    // No hook runs for them: the request id, security and CORS headers are added here.
     frameworkErrors: (error, request, reply) => {
       reply.header('x-request-id', request.id);
+      setSecurityHeaders(reply as FastifyReply);
       addCorsHeaders(services.config.corsOrigins, request, reply as FastifyReply);
       // Fastify's message quotes the whole URL: its path is shown shortened, as in every refusal of one.
       const shownUrl = shownName(request.url, SHOWN_PATH_LENGTH);

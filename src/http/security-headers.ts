@@ -20,7 +20,7 @@
  * otherwise keep in its disk cache after the tab, and its token, are gone, for the next user of the machine to
  * find. The web page's own files choose theirs (`no-cache`: revalidated, and they hold nothing of the user's).
  */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 
 export const SECURITY_HEADERS = {
   'x-content-type-options': 'nosniff',
@@ -29,12 +29,15 @@ export const SECURITY_HEADERS = {
 } as const;
 
 export function addSecurityHeaders(app: FastifyInstance): void {
-  app.addHook('onSend', async (_request, reply) => {
-    reply.header('x-content-type-options', SECURITY_HEADERS['x-content-type-options']);
-    reply.header('referrer-policy', SECURITY_HEADERS['referrer-policy']);
-    if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
-    if (!reply.hasHeader('content-security-policy')) {
-      reply.header('content-security-policy', SECURITY_HEADERS['content-security-policy']);
-    }
-  });
+  app.addHook('onSend', async (_request, reply) => setSecurityHeaders(reply));
+}
+
+/** The headers on one reply, a policy its route chose kept: for answers no hook sees (the router's refusals). */
+export function setSecurityHeaders(reply: FastifyReply): void {
+  reply.header('x-content-type-options', SECURITY_HEADERS['x-content-type-options']);
+  reply.header('referrer-policy', SECURITY_HEADERS['referrer-policy']);
+  if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
+  if (!reply.hasHeader('content-security-policy')) {
+    reply.header('content-security-policy', SECURITY_HEADERS['content-security-policy']);
+  }
 }

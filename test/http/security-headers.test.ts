@@ -31,13 +31,17 @@ describe('security headers', () => {
       fixture.app.inject({ url: '/no/such/route' }),
       fixture.app.inject({ url: '/v1/projects' }),
       fixture.app.inject({ url: '/v1/resources/org/none/_/r1' }),
+      // Refused by the router before any hook runs: a path that cannot be decoded, on both APIs.
+      fixture.app.inject({ url: '/v1/orgs/%zz' }),
+      fixture.app.inject({ url: '/retrieval/%zz' }),
       fixture.app.inject({ method: 'POST', url: '/qa/streamed_generative', payload: { query: 'Which cells fire at specific locations in CA1?' } }),
     ]);
-    expect(responses.map((r) => r.statusCode)).toEqual([200, 200, 422, 404, 200, 404, 200]);
+    expect(responses.map((r) => r.statusCode)).toEqual([200, 200, 422, 404, 200, 404, 400, 400, 200]);
     expect(responses.at(-1)!.headers['content-type']).toContain('text/event-stream');
     for (const response of responses) {
       expect(response.headers['referrer-policy']).toBe('no-referrer');
       expect(response.headers['x-content-type-options']).toBe('nosniff');
+      expect(response.headers['cache-control']).toBeDefined();
     }
   });
 });
