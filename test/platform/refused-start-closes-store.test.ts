@@ -33,70 +33,80 @@ vi.mock('../../src/platform/store/open.js', async (importOriginal) => {
   };
 });
 
+/**
+ * Runs `start` on `dataDir` (a scratch one unless given), on the store of the run's project, expecting it refused
+ * with `refusal`, and checks that it closed the one store it opened.
+ */
+async function expectRefusedStartClosesStore(
+  start: (place: { dataDir: string; platformStore?: string }) => Promise<unknown>,
+  refusal: string | RegExp,
+  given?: string,
+): Promise<void> {
+  const dataDir = given ?? (await mkdtemp(path.join(tmpdir(), 'platform-test-')));
+  try {
+    const cluster = testPostgresUrl();
+    const place = { dataDir, ...(cluster && { platformStore: await schemaUrl(cluster, dataDir) }) };
+    const before = { ...stores };
+    await expect(start(place)).rejects.toThrow(refusal);
+    expect(stores.opened - before.opened).toBe(1);
+    expect(stores.closed - before.closed).toBe(1);
+  } finally {
+    if (given === undefined) await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
 test('the store opened for a start that is refused is closed again', async () => {
   const first = await startServer();
   await createProject(first.app, 'neuro', 'lab1');
   await first.stop();
-  const cluster = testPostgresUrl();
-  const before = { ...stores };
-  await expect(
-    openPlatform({
-      dataDir: first.dataDir,
-      ...(cluster && { platformStore: await schemaUrl(cluster, first.dataDir) }),
-      authFile: null,
-      literatureProject: 'neuro/lab1',
-      literature: new MemoryLiterature([article('demo-000')]),
-      maxFileBytes: defaultOf('maxUploadBytes'),
-    }),
-  ).rejects.toThrow(/names 'neuro\/lab1', a project users created/);
-  expect(stores.opened - before.opened).toBe(1);
-  expect(stores.closed - before.closed).toBe(1);
+  await expectRefusedStartClosesStore(
+    (place) =>
+      openPlatform({
+        ...place,
+        authFile: null,
+        literatureProject: 'neuro/lab1',
+        literature: new MemoryLiterature([article('demo-000')]),
+        maxFileBytes: defaultOf('maxUploadBytes'),
+      }),
+    /names 'neuro\/lab1', a project users created/,
+    first.dataDir,
+  );
 });
 
 test('a start refused by the first collection of unreferenced file contents closes the store again', async () => {
   const failing = vi.spyOn(BlobStore.prototype, 'collectGarbage').mockRejectedValueOnce(new Error('the collection failed'));
-  const dataDir = await mkdtemp(path.join(tmpdir(), 'platform-test-'));
   try {
-    const cluster = testPostgresUrl();
-    const before = { ...stores };
-    await expect(
-      openPlatform({
-        dataDir,
-        ...(cluster && { platformStore: await schemaUrl(cluster, dataDir) }),
-        authFile: null,
-        literatureProject: 'literature/articles',
-        literature: new MemoryLiterature([article('demo-000')]),
-        maxFileBytes: defaultOf('maxUploadBytes'),
-      }),
-    ).rejects.toThrow('the collection failed');
-    expect(stores.opened - before.opened).toBe(1);
-    expect(stores.closed - before.closed).toBe(1);
+    await expectRefusedStartClosesStore(
+      (place) =>
+        openPlatform({
+          ...place,
+          authFile: null,
+          literatureProject: 'literature/articles',
+          literature: new MemoryLiterature([article('demo-000')]),
+          maxFileBytes: defaultOf('maxUploadBytes'),
+        }),
+      'the collection failed',
+    );
   } finally {
     failing.mockRestore();
-    await rm(dataDir, { recursive: true, force: true });
   }
 });
 
 test('services whose archives cannot open close the platform, its store included', async () => {
   const failing = vi.spyOn(ArchiveService, 'open').mockRejectedValueOnce(new Error('the archives could not open'));
-  const dataDir = await mkdtemp(path.join(tmpdir(), 'platform-test-'));
   try {
-    const cluster = testPostgresUrl();
-    const before = { ...stores };
-    await expect(
-      openServices({
-        dataDir,
-        ...(cluster && { platformStore: await schemaUrl(cluster, dataDir) }),
-        authFile: null,
-        archiveTtlMs: 3_600_000,
-        literatureProject: 'literature/articles',
-        literature: new MemoryLiterature([article('demo-000')]),
-      }),
-    ).rejects.toThrow('the archives could not open');
-    expect(stores.opened - before.opened).toBe(1);
-    expect(stores.closed - before.closed).toBe(1);
+    await expectRefusedStartClosesStore(
+      (place) =>
+        openServices({
+          ...place,
+          authFile: null,
+          archiveTtlMs: 3_600_000,
+          literatureProject: 'literature/articles',
+          literature: new MemoryLiterature([article('demo-000')]),
+        }),
+      'the archives could not open',
+    );
   } finally {
     failing.mockRestore();
-    await rm(dataDir, { recursive: true, force: true });
   }
 });
