@@ -32,6 +32,7 @@ import {
   type SegmentEntry,
 } from './manifest.js';
 import { acquireWriteLock } from './write-lock.js';
+import { writeWhole } from './write-whole.js';
 
 export interface CommitSummary {
   /** Articles in the new segments (a replaced article counts once). */
@@ -263,7 +264,7 @@ async function removeEmptyDirectories(deepestFirst: readonly string[]): Promise<
 async function writeDurably(file: string, bytes: Uint8Array): Promise<void> {
   const handle = await open(file, 'wx');
   try {
-    await handle.write(bytes);
+    await writeWhole(handle, bytes);
     await handle.sync();
   } finally {
     await handle.close();

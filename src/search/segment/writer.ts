@@ -12,6 +12,7 @@ import { StringTableBuilder } from './string-table.js';
 import { FieldPostings, POSTING_STEPS, encodePostings, type TermCounts, type TypedArray } from './postings-writer.js';
 import { StoredFieldsBuilder } from '../stored/writer.js';
 import type { SpareMemory } from './spare-memory.js';
+import { writeWhole } from '../write-whole.js';
 import {
   ELEMENT_BYTES,
   FIELDS,
@@ -335,14 +336,14 @@ async function writeSegmentFile(file: string, header: SegmentHeader, arrays: [st
 
   const handle = await open(file, 'wx');
   try {
-    await handle.write(preamble);
-    await handle.write(headerBytes);
+    await writeWhole(handle, preamble);
+    await writeWhole(handle, headerBytes);
     let position = PREAMBLE_BYTES + headerBytes.length;
     for (const [index, [, array]] of arrays.entries()) {
       const offset = header.arrays[index]!.byteOffset;
-      if (offset > position) await handle.write(Buffer.alloc(offset - position));
+      if (offset > position) await writeWhole(handle, Buffer.alloc(offset - position));
       const view = bytesOf(array);
-      await handle.write(view);
+      await writeWhole(handle, view);
       position = offset + view.length;
     }
     await handle.sync();
