@@ -9,11 +9,11 @@
  * JWTs from an identity provider (see oidc.ts).
  */
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { type Identity, OPERATOR_REALM, isOperatorRealm, isReservedSubject, nameProblem, parsePrincipal, principalKey, printableName, userIdentity } from './identities.js';
 import { ALL_PERMISSIONS, isPermission } from './permissions.js';
 import { parseAclAddress } from './refs.js';
+import { readOperatorJson } from './operator-json.js';
 import { type OidcConfig, parseOidcConfig } from './oidc.js';
 import { type RepeatedKey, repeatedKeys } from '../corpus/readers/repeated-keys.js';
 
@@ -41,20 +41,10 @@ export function anonymousReadOnly(): AuthConfig {
 }
 
 export function loadAuthFile(file: string): AuthConfig {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (error) {
-    throw new AuthFileError(`auth file ${file} (${SETTING}) cannot be read: ${(error as Error).message}`);
-  }
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch (error) {
-    // The parser quotes the text it stopped at: a control character (a file of NULs) reached the terminal as it was.
-    const reason = (error as Error).message.replace(/[\u0000-\u001f\u007f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-    throw new AuthFileError(`auth file ${file} (${SETTING}) is not valid JSON: ${reason}`);
-  }
+  const read = readOperatorJson(file);
+  if ('unreadable' in read) throw new AuthFileError(`auth file ${file} (${SETTING}) cannot be read: ${read.unreadable.message}`);
+  if ('notJson' in read) throw new AuthFileError(`auth file ${file} (${SETTING}) is not valid JSON: ${read.notJson}`);
+  const { text, json: raw } = read;
   // JSON.parse keeps the last of a key given twice: a token pasted twice would silently belong to the second entry.
   const repeated = repeatedKeys(text)[0];
   if (repeated) throw new AuthFileError(`auth file ${file} (${SETTING}) is invalid:\n  ${repeatedKeyProblem(repeated)}`);

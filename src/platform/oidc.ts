@@ -12,9 +12,9 @@
  * `{realm}/group/{name}`, named in ACLs like the auth file's users.
  */
 import { createPublicKey, type JsonWebKey } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { createLocalJWKSet, errors, jwtVerify, type JSONWebKeySet, type JWTPayload } from 'jose';
+import { readOperatorJson } from './operator-json.js';
 import { type Identity, OPERATOR_REALM, isOperatorRealm, nameProblem, parsePrincipal, userIdentity } from './identities.js';
 
 export interface OidcConfig {
@@ -158,14 +158,16 @@ function readKeySet(jwks: unknown, authFileDir: string, problems: string[]): JSO
   let set: unknown = jwks;
   if (typeof jwks === 'string') {
     const file = path.resolve(authFileDir, jwks);
-    const text = keySetText(file, problems);
-    if (text === null) return null;
-    try {
-      set = JSON.parse(text);
-    } catch (error) {
-      problems.push(`oidc: the key set file ${file} is not JSON: ${(error as Error).message}`);
+    const read = readOperatorJson(file);
+    if ('unreadable' in read) {
+      problems.push(`oidc: the key set file ${file} cannot be read: ${whyUnreadable(read.unreadable)}`);
       return null;
     }
+    if ('notJson' in read) {
+      problems.push(`oidc: the key set file ${file} is not JSON: ${read.notJson}`);
+      return null;
+    }
+    set = read.json;
   }
   const keys = (set as { keys?: unknown } | null)?.keys;
   if (Array.isArray(keys) && keys.length === 0) {
@@ -184,16 +186,12 @@ function readKeySet(jwks: unknown, authFileDir: string, problems: string[]): JSO
   return problems.length === before ? (set as JSONWebKeySet) : null;
 }
 
-/** The key set file's text, or null with why it cannot be read. */
-function keySetText(file: string, problems: string[]): string | null {
-  try {
-    return readFileSync(file, 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'not readable (permission denied)' : code === 'EISDIR' ? 'a folder, not a file' : (error as Error).message;
-    problems.push(`oidc: the key set file ${file} cannot be read: ${why}`);
-    return null;
-  }
+/** Why the key set file cannot be read, in the words the command's own file checks use (command-files.ts). */
+function whyUnreadable(error: NodeJS.ErrnoException): string {
+  if (error.code === 'ENOENT') return 'no such file';
+  if (error.code === 'EACCES') return 'not readable (permission denied)';
+  if (error.code === 'EISDIR') return 'a folder, not a file';
+  return error.message;
 }
 
 /**

@@ -140,6 +140,7 @@ describe('OIDC token edges', () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'oidc-key-set-'));
     try {
       await writeFile(path.join(dir, 'broken.json'), '{"keys": [');
+      await writeFile(path.join(dir, 'nuls.json'), '\u0000\u0000');
       const problemsOf = (jwks: unknown) => {
         const problems: string[] = [];
         parseAuthConfig({ oidc: { realm: 'sso', issuer: ISSUER, jwks } }, problems, dir);
@@ -149,6 +150,11 @@ describe('OIDC token edges', () => {
       expect(problemsOf('absent.json')).toEqual([`oidc: the key set file ${path.join(dir, 'absent.json')} cannot be read: no such file`]);
       expect(problemsOf('.')).toEqual([`oidc: the key set file ${dir} cannot be read: a folder, not a file`]);
       expect(problemsOf('broken.json')).toEqual([expect.stringMatching(new RegExp(`^oidc: the key set file ${path.join(dir, 'broken.json')} is not JSON: `))]);
+      // The parser quotes the text it stopped at: its control characters are written as escapes, as for the auth file.
+      const [nuls] = problemsOf('nuls.json');
+      expect(nuls).toMatch(new RegExp(`^oidc: the key set file ${path.join(dir, 'nuls.json')} is not JSON: `));
+      expect(nuls).toContain('\\u0000');
+      expect(nuls).not.toMatch(/[\u0000-\u001f]/);
       expect(problemsOf({ keys: 'none' })).toEqual(['oidc: "jwks" must be a JSON Web Key Set ({"keys": [...]}) or the path of a file holding one']);
     } finally {
       await rm(dir, { recursive: true, force: true });
