@@ -26,7 +26,6 @@ const MAX_SEGMENT_BYTES = 255;
 
 type PathCheck = { path: string } | { problem: string };
 
-
 export function normalizeArchivePath(raw: string): PathCheck {
   if (!raw.startsWith('/')) return { problem: `The provided path '${raw}' is not absolute.` };
   if (UNSAFE_IN_NAMES.test(raw)) return { problem: `The provided path '${raw}' must not contain backslashes, control, bidirectional or invisible characters.` };

@@ -5,8 +5,10 @@
  * bearer tokens in the Authorization header, which a preflight may allow.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { addressesPlatform } from './platform-path.js';
 
-const SHARED_PREFIXES = ['/retrieval', '/suggestions', '/qa/', '/settings', '/v1/', '/v1?'];
+/** The literature routes a front end calls; /v1 is shared whole. */
+const SHARED_LITERATURE_PREFIXES = ['/retrieval', '/suggestions', '/qa/', '/settings'];
 const ALLOWED_METHODS = 'GET, HEAD, POST, PUT, PATCH, DELETE';
 /** The range and conditional headers let a page revalidate and resume file downloads, and guard its /v1 writes. */
 const ALLOWED_HEADERS = 'authorization, content-type, accept, x-request-id, range, if-range, if-none-match, if-match, if-unmodified-since';
@@ -15,7 +17,7 @@ const EXPOSED_HEADERS = 'x-request-id, retry-after, location, content-dispositio
 const PREFLIGHT_MAX_AGE_SECONDS = '600';
 
 function isSharedPath(url: string): boolean {
-  return url === '/v1' || SHARED_PREFIXES.some((prefix) => url.startsWith(prefix));
+  return addressesPlatform(url) || SHARED_LITERATURE_PREFIXES.some((prefix) => url.startsWith(prefix));
 }
 
 /** The Access-Control-Allow-Origin value for a request's Origin, or null when it is not allowed. */

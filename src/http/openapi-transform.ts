@@ -61,7 +61,6 @@ const refusedBeforeRouting = Object.fromEntries(
   Object.entries(REFUSALS_BEFORE_ROUTING).map(([status, description]) => [status, { ...errorResponseSchema, description }]),
 );
 
-
 /** A response schema's own description, if it has one (a `$ref` to a shared schema has none). */
 function descriptionOf(response: unknown): string | undefined {
   const description = (response as { description?: unknown } | null)?.description;

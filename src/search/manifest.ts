@@ -185,7 +185,6 @@ export async function readManifestOrEmpty(dir: string): Promise<Manifest> {
   }
 }
 
-
 /** Atomically replaces the manifest, then removes files no manifest names any more. */
 export async function publishManifest(dir: string, manifest: Manifest): Promise<void> {
   const temporary = path.join(dir, `${MANIFEST_FILE}.tmp-${process.pid}`);

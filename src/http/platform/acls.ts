@@ -40,7 +40,6 @@ const ADDRESSED = 'The ACL on the address the path names (/ without org, /{org},
 const ENTRIES =
   "acl: entries of an identity (an auth-file principal such as 'local/alice' or a Nexus object: Anonymous, Authenticated, User, Group) and its permissions. ";
 
-
 /**
  * The ACL's address from the path (/acls, /acls/{org} or /acls/{org}/{project}). The paths share their
  * handlers but not their params schema, so the params are typed here as the widest. The handlers read

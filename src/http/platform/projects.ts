@@ -12,7 +12,6 @@ import { checkPreconditions, existing, untagged } from './preconditions.js';
 import { described, emptyBodyAsObject, projectBody, projectParams, projectSchema, requiredRevQuery, revQuery, responses, updateRevQuery } from './schemas.js';
 import { writeNamedBy, writersOnly } from './writers.js';
 
-
 export function projectJson(project: ProjectState, projects: ProjectService, baseUri: string) {
   const self = `${baseUri}/v1/projects/${project.org}/${project.label}`;
   return {
