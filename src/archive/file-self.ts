@@ -65,7 +65,7 @@ function fileSelfSelector(value: string, query: URLSearchParams): { selector: Re
   const tag = query.get('tag');
   if (rev !== null && tag !== null) return { problem: `'${value}' cannot use both 'rev' and 'tag'.` };
   if (rev !== null) {
-    // Leading zeros are digits (`rev=01` is 1), as on every /v1 route (src/http/platform/integer-query.ts).
+    // Leading zeros are digits (`rev=01` is 1), as on every /v1 route (src/http/platform/query-text.ts).
     const number = /^[0-9]+$/.test(rev) ? Number(rev) : NaN;
     if (!(number >= 1 && number <= MAX_REVISION)) {
       return { problem: `'${value}' has an invalid revision '${shownName(rev)}': a revision is written in decimal digits, from 1 to ${MAX_REVISION}.` };

@@ -35,7 +35,9 @@ test('a query parameter out of its bounds, empty or not a boolean says what it t
   expect(await reasonOf('/v1/files/org/proj?from=-1')).toBe("querystring/from must be at least 0, not '-1'");
   expect(await reasonOf('/v1/resources/org/proj/_/live?rev=0')).toBe("querystring/rev must be at least 1, not '0'");
   expect(await reasonOf('/v1/resources/org/proj/_/live?tag=')).toBe('querystring/tag must not be empty');
-  expect(await reasonOf('/v1/resources/org/proj?deprecated=TRUE')).toBe("querystring/deprecated must be true or false, not 'TRUE'");
+  expect(await reasonOf('/v1/resources/org/proj?deprecated=maybe')).toBe(
+    "querystring/deprecated must be true or false (or yes/no, on/off, 1/0), not 'maybe'",
+  );
 });
 
 test('a path label outside its pattern says in words what a label is, and shows the one sent', async () => {

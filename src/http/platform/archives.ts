@@ -58,9 +58,6 @@ const entry = {
   },
 } as const;
 
-/** Spellings of a boolean query parameter accepted as the reference's clients send them. */
-const BOOLEAN_WORDS: Record<string, boolean> = { true: true, yes: true, on: true, '1': true, false: false, no: false, off: false, '0': false };
-
 const archiveSchema = {
   type: 'object',
   properties: {
@@ -214,7 +211,7 @@ export async function archiveRoutes(app: FastifyInstance, { archives, maxDownloa
           ...noQuery,
           properties: {
             ignoreNotFound: described(
-              { type: 'string', enum: Object.keys(BOOLEAN_WORDS) },
+              { type: 'boolean' },
               'true (or yes, on, 1): leave out of the ZIP the entries that are gone rather than fail; default false.',
             ),
           },
@@ -234,7 +231,7 @@ export async function archiveRoutes(app: FastifyInstance, { archives, maxDownloa
       if (wanted !== 'application/zip') return reply.type(wanted).send(archives.metadata(await archives.fetch(ref, id, identity), true));
       // Before the archive is read, HEAD included (it answers what GET would): a refusal costs nothing.
       downloadSlots.claim(request, reply);
-      const download = await archives.download(ref, id, identity, BOOLEAN_WORDS[request.query.ignoreNotFound ?? 'false']!, clientKey(request.ip));
+      const download = await archives.download(ref, id, identity, request.query.ignoreNotFound ?? false, clientKey(request.ip));
       reply.type('application/zip').header('Content-Disposition', 'attachment; filename="archive.zip"');
       // HEAD answers what GET would, without producing the ZIP: Fastify would read a stream to its end and throw it away,
       // however large, and after the client has gone. An empty stream keeps Fastify from announcing `Content-Length: 0`.

@@ -11,7 +11,7 @@ import type { Platform } from '../../platform/index.js';
 import { aclRoutes } from './acls.js';
 import { archiveRoutes } from './archives.js';
 import { identifyCallers } from './caller.js';
-import { refuseNonIntegerText } from './integer-query.js';
+import { readQueryText } from './query-text.js';
 import { platformErrorBody, handleError } from './errors.js';
 import { addSharedSchemas } from './schemas.js';
 import { RouteMethods, type UnroutedBodies } from '../method-not-allowed.js';
@@ -93,8 +93,8 @@ export async function platformApi(
         limits: { fileSize: platform.files.maxFileBytes, ...UPLOAD_FORM_LIMITS },
       });
       identifyCallers(v1, platform);
-      // Before the schemas coerce the query string: `rev=1.0` would reach a route as 1.
-      v1.addHook('preValidation', refuseNonIntegerText);
+      // Before the schemas coerce the query string: `rev=1.0` would reach a route as 1, `deprecated=yes` be refused.
+      v1.addHook('preValidation', readQueryText);
       for (const routes of [orgRoutes, projectRoutes, projectListRoutes, aclRoutes, resourceRoutes, fileRoutes]) {
         await v1.register(routes, { platform });
       }

@@ -66,8 +66,7 @@ function requirementOf(keyword: string, params: Record<string, unknown>): string
     case 'maxLength':
       return `must be at most ${String(limit)} characters long`;
     case 'type':
-      if (params['type'] === 'boolean') return 'must be true or false';
-      // Text that is not decimal digits is refused before validation (integer-query.ts); this is what remains.
+      // Booleans' words and integers' text are read before validation (query-text.ts); this is what remains.
       return params['type'] === 'integer' ? 'must be an integer written in decimal digits' : null;
     case 'pattern':
       return params['pattern'] === LABEL_PATTERN ? "must be 1 to 64 letters (A-Z, a-z), digits, '_' or '-'" : null;
