@@ -42,7 +42,7 @@ import { platformErrorBody } from './http/platform/errors.js';
 import { AuthenticationError, AuthorizationError, type Platform } from './platform/index.js';
 import { inFlightPerClient } from './config.js';
 import type { ArchiveService } from './archive/archives.js';
-import { SHOWN_PATH_LENGTH, shownName } from './platform/unicode.js';
+import { SHOWN_PATH_LENGTH, shownName } from './text/unicode.js';
 import { addressesPlatform } from './http/platform-path.js';
 
 export interface AppServices extends LiteratureServices, ServiceInfo, QaServices {

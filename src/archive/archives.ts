@@ -28,7 +28,7 @@ import { type ResolveDeps, creationFileFinder } from './resolve.js';
 import { type ArchiveEntry, type FileEntry, type FileSelfEntry, boundedProblems, decodeEntries } from './definition.js';
 import { layoutProblems, mergeSpeltOutFileDefaults } from './layout.js';
 import { inOrderAhead } from './lookahead.js';
-import { hasLoneSurrogate } from '../platform/unicode.js';
+import { hasLoneSurrogate } from '../text/unicode.js';
 
 export interface StoredArchive {
   id: string;

@@ -18,7 +18,7 @@ import {
   segmentBytesProblem,
   unportableNameMessages,
 } from './paths.js';
-import { codePointCount, hasLoneSurrogate, shownName } from '../platform/unicode.js';
+import { codePointCount, hasLoneSurrogate, shownName } from '../text/unicode.js';
 
 interface Revisioned {
   rev?: number;

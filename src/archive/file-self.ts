@@ -8,7 +8,7 @@
 import { expandIdSegment } from '../platform/iri.js';
 import { type ProjectRef, parseProjectRef } from '../platform/refs.js';
 import { MAX_REVISION, type RevisionSelector } from '../platform/revisions.js';
-import { shownName } from '../platform/unicode.js';
+import { shownName } from '../text/unicode.js';
 
 interface ParsedFileSelf {
   project: ProjectRef;

@@ -17,7 +17,8 @@
  * (Windows, macOS) would take for the same file.
  */
 import type { Format } from '../platform/rendering.js';
-import { UNSAFE_IN_NAMES, codePointCount, hasLoneSurrogate } from '../platform/unicode.js';
+import { UNSAFE_IN_NAMES } from '../platform/unsafe-characters.js';
+import { codePointCount, hasLoneSurrogate } from '../text/unicode.js';
 
 export const MAX_FILE_NAME_LENGTH = 99;
 const MAX_PARENT_LENGTH = 154;

@@ -268,8 +268,8 @@ const MAX_ARTICLE_ID_BYTES = 512;
  * spaces and joiners, bidirectional controls, BOM, soft hyphen), which show as nothing or reorder
  * what follows, so "a1" and "a1\u200b" would be two articles every listing shows alike; lone
  * surrogates, which the index's UTF-8 keeps as U+FFFD (another id than the one read); and
- * noncharacters, which Unicode keeps out of interchanged text. (src/platform/unicode.ts refuses
- * much the same in names, but corpus/ may not import the platform.)
+ * noncharacters, which Unicode keeps out of interchanged text. (src/platform/unsafe-characters.ts
+ * refuses much the same in names, but corpus/ may not import the platform.)
  */
 const INVISIBLE_OR_UNKEEPABLE = /[\p{Cf}\p{Surrogate}\p{Noncharacter_Code_Point}]/u;
 

@@ -5,7 +5,7 @@
  */
 import type { FastifyBaseLogger, FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { damagedFileOf } from '../search/searcher.js';
-import { shownName } from '../platform/unicode.js';
+import { shownName } from '../text/unicode.js';
 import { VISIBLE_CHARACTER_PATTERN } from './blank-text.js';
 import { closeIfBodyUnread } from './unread-body.js';
 

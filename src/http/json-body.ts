@@ -9,7 +9,7 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError, ErrorCode } from './errors.js';
-import { repeatedKeys, quotedKey, writtenKeyCount } from '../corpus/readers/repeated-keys.js';
+import { repeatedKeys, quotedKey, writtenKeyCount } from '../text/repeated-keys.js';
 import { surveyPayload } from '../platform/payload-survey.js';
 
 // /v1's payload parser names keys as this one does; it may not import corpus/ itself.

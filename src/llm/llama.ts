@@ -19,7 +19,7 @@ import type {
   LlamaGrammar,
   LlamaModel,
 } from 'node-llama-cpp';
-import { codePointCount } from '../platform/unicode.js';
+import { codePointCount } from '../text/unicode.js';
 import { importNodeLlamaCpp } from '../runtime/carried.js';
 import { makeResult } from './answer.js';
 import { AnswerStreamExtractor } from './answer-stream.js';

@@ -15,7 +15,7 @@ import { ALL_PERMISSIONS, isPermission } from './permissions.js';
 import { parseAclAddress } from './refs.js';
 import { readOperatorJson } from './operator-json.js';
 import { type OidcConfig, parseOidcConfig } from './oidc.js';
-import { type RepeatedKey, repeatedKeys } from '../corpus/readers/repeated-keys.js';
+import { type RepeatedKey, repeatedKeys } from '../text/repeated-keys.js';
 
 export class AuthFileError extends Error {}
 

@@ -19,7 +19,8 @@ import type { ProjectService, ProjectState } from './projects.js';
 import { type ProjectRef, projectAddress, projectKey, refOf } from './refs.js';
 import type { ResourceService } from './resources.js';
 import type { EntityState, EntityWrite, FileAttributes, ListedState, RevisionSelector, RevisionStore } from './revisions.js';
-import { UNSAFE_IN_NAMES, codePointCount } from './unicode.js';
+import { UNSAFE_IN_NAMES } from './unsafe-characters.js';
+import { codePointCount } from '../text/unicode.js';
 
 export interface Upload {
   filename: string;

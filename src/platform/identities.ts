@@ -3,7 +3,7 @@
  * and the principals ACLs can name: itself, its groups, "authenticated" for
  * its realm, and anonymous, which every caller also is (as in Nexus).
  */
-import { UNSAFE_IN_IDENTITIES } from './unicode.js';
+import { UNSAFE_IN_IDENTITIES } from './unsafe-characters.js';
 
 export type Principal =
   | { type: 'Anonymous' }

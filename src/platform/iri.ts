@@ -4,7 +4,7 @@
  * relative IRI reference.
  */
 import { resolveReference } from './jsonld.js';
-import { hasLoneSurrogate } from './unicode.js';
+import { hasLoneSurrogate } from '../text/unicode.js';
 
 export interface ApiMapping {
   prefix: string;

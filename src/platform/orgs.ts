@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { AclService } from './acls.js';
 import { type Audit, createdBy, updatedBy } from './audit.js';
 import { rejections } from './errors.js';
-import { loneSurrogatePointer } from './unicode.js';
+import { loneSurrogatePointer } from '../text/unicode.js';
 import type { Identity } from './identities.js';
 import { orgAddress } from './refs.js';
 import { PastStates } from './past-states.js';

@@ -1,12 +1,12 @@
 /**
  * One walk over a parsed JSON payload that collects what each of its checks needs: its first prototype
  * key and how many keys it holds (the /v1 parse), its depth (json-depth.ts), its JSON-LD contexts'
- * cost (context-bound.ts) and whether it holds a lone surrogate (unicode.ts). One walk, not one per
+ * cost (context-bound.ts) and whether it holds a lone surrogate (text/unicode.ts). One walk, not one per
  * check: four walks of a 100,000-key body take 333 ms of the main thread, one takes 93 ms
  * (medians, docs/DESIGN.md). The checks still refuse in their own order and at their own step of a write: the walk
  * only answers their questions, at the parse, and a write's later steps read the answers kept then.
  */
-import { hasLoneSurrogate } from './unicode.js';
+import { hasLoneSurrogate } from '../text/unicode.js';
 
 /** What processing a payload's contexts may cost: how many contexts it defines, their terms, and how often they may be processed. */
 export interface ContextCost {

@@ -10,7 +10,7 @@ import { type Audit, createdBy, updatedBy } from './audit.js';
 import { ARCHIVE_SCHEMA, FILE_SCHEMA, NXV, UNCONSTRAINED_SCHEMA } from './contexts.js';
 import { rejections } from './errors.js';
 import { createOrUpdate } from './put-write.js';
-import { loneSurrogatePointer } from './unicode.js';
+import { loneSurrogatePointer } from '../text/unicode.js';
 import type { Identity } from './identities.js';
 import type { Permission } from './permissions.js';
 import { type ApiMapping, isAbsoluteIri } from './iri.js';

@@ -11,7 +11,7 @@ import { type Identity, printableName } from './identities.js';
 import { contextProblem } from './context-bound.js';
 import { depthProblem } from './json-depth.js';
 import { surveyOf } from './payload-survey.js';
-import { loneSurrogatePointer } from './unicode.js';
+import { loneSurrogatePointer } from '../text/unicode.js';
 import { expandIdSegment, expandedLengthProblem, expandMappedPrefix, isRelativeIri, mappedExpansion, resolveIri, resolvedLengthProblem } from './iri.js';
 import type { JsonObject } from './jsonld.js';
 import { type FilterRequest, hasFilters, listingPredicate } from './listing-filter.js';

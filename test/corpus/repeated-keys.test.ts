@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { quotedKey, repeatedKeys } from '../../src/corpus/readers/repeated-keys.js';
+import { quotedKey, repeatedKeys } from '../../src/text/repeated-keys.js';
 
 describe('repeatedKeys', () => {
   it('finds nothing in objects whose keys are distinct, however nested', () => {

@@ -4,7 +4,7 @@
  */
 import { describe, expect, test } from 'vitest';
 import { TOKENS, bearer, serverWithProject } from './helpers.js';
-import { loneSurrogatePointer } from '../../src/platform/unicode.js';
+import { loneSurrogatePointer } from '../../src/text/unicode.js';
 
 const server = serverWithProject();
 const alice = bearer(TOKENS.alice);

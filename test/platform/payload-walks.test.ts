@@ -7,11 +7,11 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { firstRepeatedKey } from '../../src/http/json-body.js';
-import { writtenKeyCount } from '../../src/corpus/readers/repeated-keys.js';
+import { writtenKeyCount } from '../../src/text/repeated-keys.js';
 import { contextCost } from '../../src/platform/context-bound.js';
 import { jsonDepth } from '../../src/platform/json-depth.js';
 import { surveyPayload } from '../../src/platform/payload-survey.js';
-import { loneSurrogatePointer } from '../../src/platform/unicode.js';
+import { loneSurrogatePointer } from '../../src/text/unicode.js';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 

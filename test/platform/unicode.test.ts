@@ -1,6 +1,6 @@
 /** The length limits stated in characters count code points: what users count, not UTF-16 units, not bytes. */
 import { describe, expect, it } from 'vitest';
-import { codePointCount } from '../../src/platform/unicode.js';
+import { codePointCount } from '../../src/text/unicode.js';
 
 describe('codePointCount', () => {
   it('counts an astral character (an emoji) once, not as its two UTF-16 units', () => {

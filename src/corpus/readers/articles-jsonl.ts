@@ -21,7 +21,7 @@ import {
   type ParagraphInput,
 } from '../model.js';
 import { readJsonLineRecords } from './lines.js';
-import { quotedKey, repeatedKeys } from './repeated-keys.js';
+import { quotedKey, repeatedKeys } from '../../text/repeated-keys.js';
 import type { ReadEvent, ReadOptions } from './types.js';
 
 const DEFAULT_ARTICLE_TYPE = 'research-article';

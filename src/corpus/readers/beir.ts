@@ -7,7 +7,7 @@
  */
 import { ABSTRACT_SECTION, type ArticleInput } from '../model.js';
 import { readJsonLineRecords } from './lines.js';
-import { quotedKey, repeatedKeys } from './repeated-keys.js';
+import { quotedKey, repeatedKeys } from '../../text/repeated-keys.js';
 import type { ReadEvent, ReadOptions } from './types.js';
 
 const BEIR_ARTICLE_TYPE = 'article';

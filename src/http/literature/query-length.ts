@@ -4,7 +4,7 @@
  * 413; a schema maxLength would have made /retrieval/'s a 422 in Ajv's words).
  */
 import { ApiError, ErrorCode } from '../errors.js';
-import { codePointCount } from '../../platform/unicode.js';
+import { codePointCount } from '../../text/unicode.js';
 
 /** `query`, or 413 code 4 when it is longer than `limit` characters: code points, as users count them (an emoji is one, not two UTF-16 units). */
 export function withinQueryLength(query: string, limit: number): string {

@@ -9,7 +9,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { ERROR_CONTEXT } from '../../platform/contexts.js';
 import { PlatformError, RetryLaterError, StoreUnavailableError } from '../../platform/errors.js';
 import { damagedIndexAnswer } from '../errors.js';
-import { shownName } from '../../platform/unicode.js';
+import { shownName } from '../../text/unicode.js';
 import { closeIfBodyUnread } from '../unread-body.js';
 import { type SentParameters, validationReason } from './validation-reasons.js';
 import { formRefusalReason } from './upload-form.js';

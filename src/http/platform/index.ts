@@ -26,7 +26,7 @@ import { orgRoutes } from './orgs.js';
 import { projectListRoutes } from './project-list.js';
 import { projectRoutes } from './projects.js';
 import { resourceRoutes } from './resources.js';
-import { SHOWN_PATH_LENGTH, shownName } from '../../platform/unicode.js';
+import { SHOWN_PATH_LENGTH, shownName } from '../../text/unicode.js';
 import { UPLOAD_FORM_LIMITS } from './upload-form.js';
 
 export interface PlatformApiOptions {

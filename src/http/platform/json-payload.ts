@@ -8,7 +8,7 @@ import { PlatformError } from '../../platform/errors.js';
 import { surveyParsed } from '../../platform/payload-survey.js';
 import { firstRepeatedKey, quotedKey } from '../json-body.js';
 import { firstInexactNumber, readBackAs } from './inexact-numbers.js';
-import { shownName } from '../../platform/unicode.js';
+import { shownName } from '../../text/unicode.js';
 
 /**
  * The payload `text` holds, once its checks pass. The parse and the checks each hold the main thread tens of

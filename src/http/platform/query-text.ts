@@ -14,7 +14,7 @@
  */
 import type { FastifyRequest } from 'fastify';
 import { PlatformError } from '../../platform/errors.js';
-import { shownName } from '../../platform/unicode.js';
+import { shownName } from '../../text/unicode.js';
 
 const INTEGER_TEXT = /^-?[0-9]+$/;
 

@@ -8,7 +8,7 @@
  */
 import type { FastifyError } from 'fastify';
 import { LABEL_PATTERN } from '../../platform/refs.js';
-import { shownName } from '../../platform/unicode.js';
+import { shownName } from '../../text/unicode.js';
 import { repeatedSingleValue } from '../errors.js';
 
 /** What was sent, by validation context: the parsed query string and path labels a refusal can show. */
