@@ -10,7 +10,7 @@ import { open, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { fsyncPath } from '../fsync.js';
 import { SegmentFormatError, hasCause, indexFileReader } from './segment/errors.js';
-import { LOCK_FILE, removeAbandonedLockFile } from './write-lock.js';
+import { LOCK_FILE, removeAbandonedLockFile } from './write-lock-files.js';
 
 /** The first bytes of an index's segment and stored-fields files, for telling them apart from inputs (ingestion's format detection). */
 export { MAGIC as SEGMENT_MAGIC } from './segment/format.js';

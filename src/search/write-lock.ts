@@ -2,35 +2,16 @@
  * The index directory's write lock: one writer (an ingestion, a merge) at a time. The lock is a file naming its
  * holder's pid, linked into place; a lock whose holder is gone is taken over under a guard file.
  */
-import { link, open, rm, stat, writeFile } from 'node:fs/promises';
+import { link, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { makeDirectories } from '../directories.js';
 import { readManifestOrEmpty } from './manifest.js';
 import { processStartMs } from './process-start.js';
 import { indexWriteError } from './segment/errors.js';
-
-export const LOCK_FILE = 'write.lock';
+import { LOCK_FILE, type LockFile, holderOf, inspectLock, isGuardAbandoned, processExists } from './write-lock-files.js';
 
 export class IndexLockedError extends Error {}
-
-/**
- * Removes a file of the lock left by a writer that is gone: the pid file it links its lock from, or a takeover
- * guard (see takeOverStale for why only the lock's holder removes those). Other files are left alone.
- */
-export async function removeAbandonedLockFile(dir: string, file: string): Promise<void> {
-  if (isAbandonedLockFile(file)) {
-    await rm(path.join(dir, file), { force: true });
-  } else if (TAKEOVER_GUARD.test(file)) {
-    await removeIfHolderDead(path.join(dir, file));
-  }
-}
-
-/** The pid file a writer links its lock from, left behind by a writer killed while taking the lock. */
-function isAbandonedLockFile(file: string): boolean {
-  const writer = /^write\.lock\.tmp-(\d+)$/.exec(file);
-  return writer !== null && !processExists(Number(writer[1]));
-}
 
 /** A writer lock held: how to give it back, and the directories taking it made (deepest first). */
 export interface WriteLock {
@@ -164,36 +145,6 @@ const TAKEOVER_RETRY_MS = 20;
 /** A lock naming no process (left by a version that created it empty) is taken over only after this long. */
 const UNREADABLE_LOCK_STALE_MS = 60_000;
 
-interface LockFile {
-  device: number;
-  /** Which file: a lock removed and created again has another inode, even with the same text. */
-  inode: number;
-  text: string;
-  modifiedMs: number;
-}
-
-async function inspectLock(file: string): Promise<LockFile | null> {
-  let handle;
-  try {
-    handle = await open(file, 'r');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw error;
-  }
-  try {
-    // Through one handle, so the inode and the text are those of the same file.
-    const { dev, ino, mtimeMs } = await handle.stat();
-    return { device: dev, inode: ino, text: await handle.readFile('utf8'), modifiedMs: mtimeMs };
-  } finally {
-    await handle.close();
-  }
-}
-
-const holderOf = (lock: LockFile): number | null => {
-  const holder = Number(lock.text);
-  return Number.isInteger(holder) && holder > 0 ? holder : null;
-};
-
 /** Throws IndexLockedError unless the lock may be taken over. */
 function refuseUnlessStale(dir: string, lockPath: string, lock: LockFile): void {
   const holder = holderOf(lock);
@@ -290,34 +241,3 @@ async function replaceIfUnchanged(lockPath: string, pending: string, inspected: 
 
 /** Guards tried before giving up: each skipped one is left by a writer that died within its takeover's few milliseconds. */
 const TAKEOVER_GUARDS = 20;
-/** Numbered; unnumbered, an older version's (removed alike once its writer is dead). */
-const TAKEOVER_GUARD = /^write\.lock\.takeover(-\d+)?$/;
-
-/**
- * A guard whose writer died in the middle of a takeover. One naming this very process is from an earlier
- * process of the same pid (a container's writer killed mid-takeover and restarted): a process takes the
- * lock once at a time, and it is taking it now.
- */
-function isGuardAbandoned(guard: LockFile): boolean {
-  const holder = holderOf(guard);
-  return holder === null || holder === process.pid || !processExists(holder);
-}
-
-/**
- * Removes a takeover guard whose writer is gone. A live writer's guard stays,
- * however old: that writer removes it by name when it resumes, and would then
- * remove whichever writer's guard had taken the name meanwhile.
- */
-async function removeIfHolderDead(guard: string): Promise<void> {
-  const found = await inspectLock(guard);
-  if (found !== null && isGuardAbandoned(found)) await rm(guard, { force: true });
-}
-
-function processExists(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
