@@ -7,6 +7,7 @@
  */
 import type { FastifySchema } from 'fastify';
 import type { SwaggerTransform, SwaggerTransformObject } from '@fastify/swagger';
+import { defaultOf } from '../config.js';
 import { errorResponseSchema, REFUSALS_BEFORE_ROUTING } from './errors.js';
 import { isHealthProbe } from './literature/health-and-settings.js';
 import { addressesPlatform } from './platform-path.js';
@@ -166,7 +167,7 @@ const RETRY_AFTER_HEADER = { description: 'Seconds after which the request may s
 
 /** When the rate limit's headers are sent (app.ts registers @fastify/rate-limit for every route but the health probes). */
 const RATE_LIMITED =
-  'Sent while --rate-limit is above 0 (600 by default), on every answer once the request has been counted: not on the refusals made before, ' +
+  `Sent while --rate-limit is above 0 (${defaultOf('rateLimit')} by default), on every answer once the request has been counted: not on the refusals made before, ` +
   'for load shedding, draining, a framing or a URL the server does not take';
 /** The headers of @fastify/rate-limit, on the answers of every route it counts. */
 const RATE_LIMIT_HEADERS = {

@@ -51,7 +51,7 @@ type StoredUpload = Pick<StoredBlob, 'release' | 'discard'> & { file: FileAttrib
 /** The file name becomes a path inside archives and a download name: it must be one plain path segment. */
 const isUnsafeFilename = (name: string) => name.includes('/') || UNSAFE_IN_NAMES.test(name);
 /** In characters (code points), as the refusal says: an emoji is one. */
-const MAX_UPLOAD_FILENAME_LENGTH = 255;
+export const MAX_UPLOAD_FILENAME_LENGTH = 255;
 const MEDIA_TYPE = /^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*\/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*$/;
 /**
  * RFC 6838 bounds a media type's type and subtype at 127 characters each; with parameters, 255 in all is

@@ -104,7 +104,7 @@ function inlineState(stored: StoredRevision & { sourceJson: string }): EntitySta
  * The most entities a filtered listing reads (those of its kind, or of every kind), in one project: beyond
  * it, a filtered listing is refused (docs/DESIGN.md, "Listing filters", for the measure behind the number).
  */
-const MAX_FILTERED_ENTRIES = 20_000;
+export const MAX_FILTERED_ENTRIES = 20_000;
 
 /** The highest revision a request may name (a `rev` query parameter, a FileSelf's `?rev=`). */
 export const MAX_REVISION = 2 ** 31;

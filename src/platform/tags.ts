@@ -9,7 +9,7 @@
  */
 import { rejections } from './errors.js';
 
-const MAX_TAG_LENGTH = 64;
+export const MAX_TAG_LENGTH = 64;
 /** The tag Nexus reserves: it names the latest revision, in archives (not a 404 TagNotFound) as in reads. */
 export const LATEST_TAG = 'latest';
 const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;

@@ -50,12 +50,17 @@ const answerSchema = {
 
 const errors = errorResponses(400, 404, 413, 415, 422, 502, ...GUARDED_ERRORS);
 
+// A question can wait minutes in the model's queue before its first token, and a proxy drops a response
+// that sends nothing for long (nginx: 60 s by default); a comment line every 15 s keeps it open.
+export const WAITING_COMMENT_INTERVAL_MS = 15_000;
+const WAITING_COMMENT = ': waiting\n\n';
+
 const EVENT_STREAM_DESCRIPTION = [
   'Server-Sent Events, in this order:',
   '`event: token` (any number) with data `{"text": "..."}`: the next piece of the answer;',
   'then one `event: result` with the JSON body of /qa/generative,',
   'or one `event: error` with an error body `{"detail": {"code", "detail", ...}}` (e.g. code 6 when the answer was cut at the token limit).',
-  'A question waiting in the queue gets a comment line `: waiting` every 15 s until its first token (SSE clients ignore comments).',
+  `A question waiting in the queue gets a comment line \`: waiting\` every ${WAITING_COMMENT_INTERVAL_MS / 1000} s until its first token (SSE clients ignore comments).`,
 ].join(' ');
 
 /** Maps the pipeline's failures to the API's error vocabulary. */
@@ -161,11 +166,6 @@ export const qaRoutes: FastifyPluginAsync<LiteratureServices & QaServices> = asy
     },
   );
 };
-
-// A question can wait minutes in the model's queue before its first token, and a proxy drops a response
-// that sends nothing for long (nginx: 60 s by default); a comment line every 15 s keeps it open.
-export const WAITING_COMMENT_INTERVAL_MS = 15_000;
-const WAITING_COMMENT = ': waiting\n\n';
 
 /**
  * Runs the pipeline with the response as an event stream. Errors before the

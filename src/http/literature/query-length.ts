@@ -3,6 +3,7 @@
  * 413 code 4 naming the count and the limit (the reference caps questions with
  * 413; a schema maxLength would have made /retrieval/'s a 422 in Ajv's words).
  */
+import { defaultOf } from '../../config.js';
 import { ApiError, ErrorCode } from '../errors.js';
 import { codePointCount } from '../../text/unicode.js';
 
@@ -14,4 +15,4 @@ export function withinQueryLength(query: string, limit: number): string {
 }
 
 /** What a schema's `query` says of its length, for the OpenAPI document. */
-export const QUERY_LENGTH_DESCRIPTION = 'At most --max-query-length characters (10,000 by default); a longer one is 413 code 4.';
+export const QUERY_LENGTH_DESCRIPTION = `At most --max-query-length characters (${defaultOf('maxQueryLength').toLocaleString('en')} by default); a longer one is 413 code 4.`;

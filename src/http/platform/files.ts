@@ -6,11 +6,13 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Platform } from '../../platform/index.js';
-import { asFileRevision } from '../../platform/files.js';
+import { defaultOf } from '../../config.js';
+import { MAX_UPLOAD_FILENAME_LENGTH, asFileRevision } from '../../platform/files.js';
 import { createOrUpdate } from '../../platform/put-write.js';
 import type { ProjectRef } from '../../platform/refs.js';
 import { writeResponse } from '../../platform/metadata.js';
-import type { EntityWrite } from '../../platform/revisions.js';
+import { type EntityWrite, MAX_FILTERED_ENTRIES } from '../../platform/revisions.js';
+import { MAX_TAG_LENGTH } from '../../platform/tags.js';
 import { typed } from '../typed.js';
 import { callerOf } from './caller.js';
 import { etagOf, sendFileDownload } from './file-download.js';
@@ -110,7 +112,8 @@ const storageQuery = {
 /** What an upload takes. */
 const UPLOAD =
   "A multipart/form-data body with one part named file, streamed to disk while hashed (SHA-256): the part's filename becomes _filename " +
-  '(1 to 255 characters, no / or \\, no control or invisible character), its Content-Type _mediaType; at most --max-upload-bytes (10 GiB by default, 413 FileTooLarge above). ';
+  `(1 to ${MAX_UPLOAD_FILENAME_LENGTH} characters, no / or \\, no control or invisible character), its Content-Type _mediaType; ` +
+  `at most --max-upload-bytes (${defaultOf('maxUploadBytes') / 1024 ** 3} GiB by default, 413 FileTooLarge above). `;
 
 export async function fileRoutes(app: FastifyInstance, { platform }: { platform: Platform }): Promise<void> {
   const api = typed(app);
@@ -215,7 +218,7 @@ export async function fileRoutes(app: FastifyInstance, { platform }: { platform:
         summary: "List a project's files",
         description:
           'The files in id order, a page of them (from, size), under the filters given (all must hold); _total counts what the filters keep, _next links ' +
-          `the next page. A filtered listing of a project holding more than 20,000 files is 400 FilteredListingTooLarge. ${READ_PERMISSION}`,
+          `the next page. A filtered listing of a project holding more than ${MAX_FILTERED_ENTRIES.toLocaleString('en')} files is 400 FilteredListingTooLarge. ${READ_PERMISSION}`,
         params: projectParams,
         querystring: filteredListingQuery,
         response: responses(listSchema, 200),
@@ -253,7 +256,7 @@ export async function fileRoutes(app: FastifyInstance, { platform }: { platform:
       preParsing: writers,
       schema: {
         summary: 'Tag a revision of a file',
-        description: `Sets the tag (1 to 64 printable ASCII characters, not latest) to the revision rev of the body, in a new revision. ${WRITE_PERMISSION}`,
+        description: `Sets the tag (1 to ${MAX_TAG_LENGTH} printable ASCII characters, not latest) to the revision rev of the body, in a new revision. ${WRITE_PERMISSION}`,
         params: idParams,
         querystring: requiredRevQuery,
         body: { type: 'object', required: ['tag', 'rev'], additionalProperties: false, properties: { tag, rev } },

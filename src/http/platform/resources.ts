@@ -14,7 +14,8 @@ import type { Platform } from '../../platform/index.js';
 import type { JsonObject } from '../../platform/jsonld.js';
 import { createOrUpdate } from '../../platform/put-write.js';
 import type { ProjectRef } from '../../platform/refs.js';
-import type { EntityWrite } from '../../platform/revisions.js';
+import { type EntityWrite, MAX_FILTERED_ENTRIES } from '../../platform/revisions.js';
+import { MAX_TAG_LENGTH } from '../../platform/tags.js';
 import { entityView, writeResponse } from '../../platform/metadata.js';
 import { type Format, FORMAT_MEDIA_TYPES } from '../../platform/rendering.js';
 import { typed } from '../typed.js';
@@ -55,13 +56,14 @@ const schemaSegment = described(
 );
 const schemaParams = { ...projectParams, required: [...projectParams.required, 'schema'], properties: { ...projectParams.properties, schema: schemaSegment } } as const;
 const resourceParams = { ...idParams, required: [...idParams.required, 'schema'], properties: { ...idParams.properties, schema: schemaSegment } } as const;
+const PAYLOAD_LIMIT_MIB = 2;
+const payloadLimit = PAYLOAD_LIMIT_MIB * 1024 * 1024;
 /** What creating a resource takes and answers. */
 const CREATION =
-  'Creates a resource from a JSON-LD payload (at most 2 MiB), its id the payload\'s @id resolved against the project\'s base, or the base and a new UUID; ' +
+  `Creates a resource from a JSON-LD payload (at most ${PAYLOAD_LIMIT_MIB} MiB), its id the payload's @id resolved against the project's base, or the base and a new UUID; ` +
   '409 ResourceAlreadyExists when the id is taken. Answers its metadata (201). Needs resources/write.';
 /** The permission of the routes that change a resource, and what they refuse. */
 const CHANGE = 'A file is changed through /v1/files only (400 ResourceIsAFile). Needs resources/write.';
-const payloadLimit = 2 * 1024 * 1024;
 const payloadSchema = { type: 'object' } as const;
 
 const OFFERS = ['application/ld+json', 'application/json', 'application/n-triples', 'application/n-quads', 'text/vnd.graphviz'] as const;
@@ -131,7 +133,7 @@ export async function resourceRoutes(app: FastifyInstance, { platform }: { platf
         summary: "List a project's resources, files included",
         description:
           'Resources and files in id order, a page of them (from, size), under the filters given (all must hold); _total counts what the filters keep, ' +
-          '_next links the next page. A filtered listing of a project holding more than 20,000 entities is 400 FilteredListingTooLarge. Needs resources/read.',
+          `_next links the next page. A filtered listing of a project holding more than ${MAX_FILTERED_ENTRIES.toLocaleString('en')} entities is 400 FilteredListingTooLarge. Needs resources/read.`,
         params: projectParams,
         querystring: filteredListingQuery,
         response: responses(listSchema, 200),
@@ -222,7 +224,7 @@ export async function resourceRoutes(app: FastifyInstance, { platform }: { platf
         summary: 'Create a resource with its id, or update it',
         description:
           'Without rev, creates the resource under the id of the path (201; 409 ResourceAlreadyExists when it is taken); with rev, its current revision, ' +
-          'replaces its payload (200): a payload equal to the latest makes no revision. JSON-LD, at most 2 MiB. ' +
+          `replaces its payload (200): a payload equal to the latest makes no revision. JSON-LD, at most ${PAYLOAD_LIMIT_MIB} MiB. ` +
           CHANGE,
         params: resourceParams,
         querystring: updateRevQuery,
@@ -332,7 +334,7 @@ export async function resourceRoutes(app: FastifyInstance, { platform }: { platf
       schema: {
         summary: 'Tag a revision of a resource',
         description:
-          'Sets the tag (1 to 64 printable ASCII characters, not latest) to the revision rev of the body, in a new revision; ' +
+          `Sets the tag (1 to ${MAX_TAG_LENGTH} printable ASCII characters, not latest) to the revision rev of the body, in a new revision; ` +
           'a tag set to that revision already makes none. ' +
           CHANGE,
         params: resourceParams,
