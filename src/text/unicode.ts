@@ -76,7 +76,13 @@ export const SHOWN_PATH_LENGTH = 256;
  * every refusal as large as the request. Its start is enough to recognise it.
  */
 export function shownName(name: string, limit = SHOWN_CHARACTERS): string {
-  const characters = Array.from(name);
-  // Whole characters, so a surrogate pair is never split into a lone half.
-  return characters.length <= limit ? name : `${characters.slice(0, limit).join('')}… (${characters.length} characters)`;
+  const count = codePointCount(name);
+  return count <= limit ? name : `${startOf(name, limit)}… (${count} characters)`;
+}
+
+/** The first `limit` characters of `text`, whole: a surrogate pair is never split into a lone half, which a message would carry as U+FFFD. */
+export function startOf(text: string, limit: number): string {
+  let end = 0;
+  for (let taken = 0; taken < limit && end < text.length; taken++) end += text.codePointAt(end)! > 0xffff ? 2 : 1;
+  return text.slice(0, end);
 }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { hasLoneSurrogate } from '../../src/text/unicode.js';
 import { abstractOf } from '../../src/corpus/model.js';
 import { parseArticleLine } from '../../src/corpus/readers/articles-jsonl.js';
 import { articlesOf, errorsOf, fixtureDir, readAll, writeFixture } from './fixtures.js';
@@ -162,6 +163,13 @@ describe('articles-jsonl reader', () => {
     );
     expect(errorOf({ ...complete, paragraphs: 'text' })).toMatch(/^paragraphs must be an array/);
     expect(errorOf('[1, 2]')).toBe('line is not a JSON object');
+  });
+
+  it('shortens a long value in a message by whole characters, never half of an emoji', () => {
+    const value = `${'a'.repeat(35)}\u{1F600}${'b'.repeat(10)}`;
+    const error = errorOf({ ...complete, impact_factor: value });
+    expect(error).toBe(`impact_factor must be a non-negative number or null, got string "${'a'.repeat(35)}\u{1F600}...`);
+    expect(hasLoneSurrogate(error)).toBe(false);
   });
 
   it('lists every problem of a line, not just the first', () => {

@@ -4,6 +4,7 @@
  * themselves, and any other name still ends the file as malformed.
  */
 import { describe, expect, it } from 'vitest';
+import { hasLoneSurrogate } from '../../src/text/unicode.js';
 import { articlesOf, errorsOf, fixtureDir, readAll, readOne, writeFixture } from './fixtures.js';
 
 const JATS_ARTICLE = `<?xml version="1.0" encoding="UTF-8"?>
@@ -132,5 +133,13 @@ describe('named character references in XML input', () => {
     const message = errorsOf(events)[0].message;
     expect(message).toContain(`undefined entity &${'x'.repeat(64)}…; (`);
     expect(message).not.toContain('x'.repeat(65));
+  });
+
+  it('shortens a long name by whole characters, never half of an astral one', async () => {
+    const name = `${'x'.repeat(63)}\u{1D4B3}${'x'.repeat(10)}`;
+    const { events } = await readFile('article.nxml', jatsWithParagraph(`&${name};`), 'jats');
+    const message = errorsOf(events)[0].message;
+    expect(message).toContain(`undefined entity &${'x'.repeat(63)}\u{1D4B3}…; (`);
+    expect(hasLoneSurrogate(message)).toBe(false);
   });
 });

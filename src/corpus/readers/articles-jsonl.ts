@@ -22,6 +22,7 @@ import {
 } from '../model.js';
 import { readJsonLineRecords } from './lines.js';
 import { quotedKey, repeatedKeys } from '../../text/repeated-keys.js';
+import { codePointCount, startOf } from '../../text/unicode.js';
 import type { ReadEvent, ReadOptions } from './types.js';
 
 const DEFAULT_ARTICLE_TYPE = 'research-article';
@@ -249,5 +250,5 @@ function describe(value: unknown): string {
   if (typeof value === 'object') return 'an object';
   // JSON.stringify writes a non-finite number (1e400 parses to Infinity) as null.
   const text = typeof value === 'number' && !Number.isFinite(value) ? String(value) : JSON.stringify(value);
-  return text.length > 40 ? `${typeof value} ${text.slice(0, 37)}...` : `${typeof value} ${text}`;
+  return codePointCount(text) > 40 ? `${typeof value} ${startOf(text, 37)}...` : `${typeof value} ${text}`;
 }

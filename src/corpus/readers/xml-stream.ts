@@ -10,6 +10,7 @@ import { SaxesParser } from 'saxes';
 import { alternatives } from '../../alternatives.js';
 import { INVALID_UTF8, InvalidUtf8Error, readText } from './input.js';
 import { collapseWhitespace } from './normalise.js';
+import { codePointCount, startOf } from '../../text/unicode.js';
 import type { ReadEvent, ReadOptions } from './types.js';
 
 export interface XmlElement {
@@ -69,7 +70,7 @@ function resolveNamedCharacters(parser: SaxesParser): () => string | undefined {
 const UNDEFINED_ENTITY = 'undefined entity';
 
 function undefinedEntityMessage(name: string): string {
-  const shown = name.length > MAX_NAME_SHOWN ? `${name.slice(0, MAX_NAME_SHOWN)}…` : name;
+  const shown = codePointCount(name) > MAX_NAME_SHOWN ? `${startOf(name, MAX_NAME_SHOWN)}…` : name;
   return `${UNDEFINED_ENTITY} &${shown}; (neither one of XML's five nor an HTML5 named character reference)`;
 }
 
