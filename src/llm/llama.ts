@@ -26,6 +26,7 @@ import { AnswerStreamExtractor } from './answer-stream.js';
 import { answerLengthBound, answerSchema, readModelOutput } from './grammar.js';
 import { completionPrompt, contextBlock, fitContexts, SYSTEM_PROMPT, userMessage } from './prompt.js';
 import { PromptBudget } from './prompt-budget.js';
+import { sliceCuts } from './prompt-slices.js';
 import { BoundedQueue, type Slot } from './queue.js';
 import {
   contextsOf,
@@ -298,7 +299,9 @@ export class LlamaGenerator implements Generator {
 
     slot.served();
     const started = performance.now();
-    const output = await this.run(question, kept, settings);
+    const prompt = this.promptText(question, kept);
+    await this.evaluateInSlices(prompt, promptTokens, options.signal);
+    const output = await this.run(prompt, settings);
     const ended = performance.now();
     this.record({
       promptTokens,
@@ -322,10 +325,21 @@ export class LlamaGenerator implements Generator {
     return makeResult(answer.has_answer, answer.answer, answer.sources, kept);
   }
 
-  private async run(question: string, contexts: Context[], settings: GenerationSettings): Promise<string> {
-    if (this.prompting.kind === 'completion') {
-      return this.prompting.completion.generateCompletion(completionPrompt(question, contexts), settings);
-    }
+  /** What the model is given: the whole prompt for a completion, the user's message for a chat template. */
+  private promptText(question: string, contexts: Context[]): string {
+    return this.prompting.kind === 'completion' ? completionPrompt(question, contexts) : userMessage(question, contexts);
+  }
+
+  /**
+   * Evaluates the prompt's prefixes one slice more at a time (prompt-slices.ts), generating one token after each,
+   * so that `signal` stops the evaluation between slices; the answer's run then reuses what they evaluated.
+   */
+  private async evaluateInSlices(prompt: string, promptTokens: number, signal: AbortSignal | undefined): Promise<void> {
+    for (const cut of sliceCuts(prompt, promptTokens)) await this.run(prompt.slice(0, cut), { maxTokens: 1, signal });
+  }
+
+  private async run(prompt: string, settings: GenerationSettings | SliceSettings): Promise<string> {
+    if (this.prompting.kind === 'completion') return this.prompting.completion.generateCompletion(prompt, settings);
     // A fresh session per question: no chat history carries over, while the
     // sequence still reuses the evaluated prefix (system prompt) across questions.
     const session = new nodeLlama.LlamaChatSession({
@@ -335,7 +349,7 @@ export class LlamaGenerator implements Generator {
       autoDisposeSequence: false,
     });
     try {
-      return await session.prompt(userMessage(question, contexts), settings);
+      return await session.prompt(prompt, settings);
     } finally {
       session.dispose({ disposeSequence: false });
     }
@@ -429,6 +443,12 @@ async function settlesWithin(promise: Promise<void>, ms: number): Promise<boolea
 function unanswered(explanation: string, options: GenerateOptions): GenerationResult {
   options.onToken?.(explanation);
   return makeResult(false, explanation, [], []);
+}
+
+/** A slice of the prompt is evaluated for the one token that ends it: no grammar, no callbacks. */
+interface SliceSettings {
+  maxTokens: 1;
+  signal: AbortSignal | undefined;
 }
 
 interface GenerationSettings {

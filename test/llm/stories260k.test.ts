@@ -71,6 +71,23 @@ describe.skipIf(!present)('stories260K.gguf (real trained weights)', () => {
     expect(tokens).toHaveLength(1);
     expect(generator.stats.generations).toBe(before);
   });
+
+  it('stops while it evaluates a long prompt, before the first token', async () => {
+    // About 1,800 tokens: the prompt's evaluation, from the question on, is most of an answer's time.
+    const long = Array.from({ length: 60 }, (_, id) => ({ id, text: `Day ${id}: Lily and Tom went to the park, the sea and the garden with the dog and a big red ball.` }));
+    let firstToken = 0;
+    const measured = performance.now();
+    await generator.generate('What did Lily see at the sea?', long, { onToken: () => (firstToken ||= performance.now()) });
+    const evaluation = firstToken - measured;
+    // Another question: its prompt differs from the question on, so it is evaluated again.
+    const controller = new AbortController();
+    const started = performance.now();
+    const leave = setTimeout(() => controller.abort(new Error('left')), evaluation / 5);
+    await expect(generator.generate('Where did Tom go with the dog?', long, { signal: controller.signal })).rejects.toThrow('left');
+    clearTimeout(leave);
+    // Evaluated in one go, the prompt was stopped only at its first token, after the whole evaluation.
+    expect(performance.now() - started).toBeLessThan(evaluation * 0.6);
+  });
 });
 
 describe.skipIf(!present)('stories260K.gguf closed while it answers', () => {
