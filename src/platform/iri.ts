@@ -23,6 +23,11 @@ export function isAbsoluteIri(value: string): boolean {
   return SCHEME.test(value) && !FORBIDDEN.test(value) && !hasLoneSurrogate(value) && Buffer.byteLength(value) <= MAX_IRI_BYTES;
 }
 
+/** The first character of `value` that no IRI may hold unescaped, or null when it holds none. */
+export function forbiddenIriCharacter(value: string): string | null {
+  return FORBIDDEN.exec(value)?.[0] ?? null;
+}
+
 /**
  * Resolves a relative IRI reference against `base` as JSON-LD does (RFC 3987: characters are kept as
  * written, so `café` names the same resource in a payload as in a URL path, where WHATWG URL parsing

@@ -12,7 +12,7 @@ import { contextProblem } from './context-bound.js';
 import { depthProblem } from './json-depth.js';
 import { surveyOf } from './payload-survey.js';
 import { loneSurrogatePointer } from '../text/unicode.js';
-import { expandIdSegment, expandedLengthProblem, expandMappedPrefix, isRelativeIri, mappedExpansion, resolveIri, resolvedLengthProblem } from './iri.js';
+import { expandIdSegment, expandedLengthProblem, expandMappedPrefix, forbiddenIriCharacter, isRelativeIri, mappedExpansion, resolveIri, resolvedLengthProblem } from './iri.js';
 import type { JsonObject } from './jsonld.js';
 import { type FilterRequest, hasFilters, listingPredicate } from './listing-filter.js';
 import type { LiteratureResources } from './literature.js';
@@ -24,9 +24,6 @@ import { slicedJson } from './render-transfer.js';
 import { rememberPayloadJson } from './stored-json.js';
 import { idKeys } from './rendering.js';
 import type { EntityState, EntityWrite, ListedState, Processing, RevisionSelector, RevisionStore } from './revisions.js';
-
-/** C0 controls and DEL, which RFC 3987 never allows in an IRI. */
-const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
 
 export class ResourceService {
   constructor(
@@ -273,10 +270,18 @@ export class ResourceService {
     rememberPayloadJson(payload, await slicedJson(payload));
     const types = await this.renderer.expandedTypes({ id, source: payload, metadata: {}, base: project.base, vocab: project.vocab }, caller);
     // The listing's `type` filter refuses such a type (no IRI holds one), so the resource could never be listed by it.
-    const unlistable = types.find((type) => CONTROL_CHARACTER.test(type));
-    if (unlistable !== undefined) throw rejections.invalidJsonLd(`The type '${printableName(unlistable)}' holds a control character, which no IRI may hold.`);
+    for (const type of types) {
+      const forbidden = forbiddenIriCharacter(type);
+      if (forbidden !== null) throw rejections.invalidJsonLd(`The type '${printableName(type)}' holds ${characterName(forbidden)}, which no IRI may hold.`);
+    }
     return types;
   }
+}
+
+/** A character an IRI may not hold, as a refusal names it (the type quoted beside it shows a control character's code point). */
+function characterName(character: string): string {
+  if (character === ' ') return 'a space';
+  return /[\u0000-\u001f\u007f]/.test(character) ? 'a control character' : `the character '${character}'`;
 }
 
 /** What a payload written in `project` now resolves against, recorded with its revision. */
