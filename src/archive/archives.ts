@@ -166,13 +166,17 @@ export class ArchiveService {
     const shapeProblem = depthProblem(payload) ?? contextProblem(payload);
     if (shapeProblem !== null) throw rejections.decodingFailed([shapeProblem]);
     await checkContext(payload, id, project, this.renderer, renderCallerOf(identity, client));
-    const bases = new Map((await this.projects.all()).map((p) => [projectKey(refOf(p)), p.base]));
+    const projectsByKey = new Map((await this.projects.all()).map((p) => [projectKey(refOf(p)), p]));
+    // A project's own base and mappings only for whoever may read it: neither the stored ids nor a refusal may reveal that an unreadable project exists, nor its base.
+    const readable = (entryProject: ProjectRef) =>
+      this.acls.has(identity, 'resources/read', projectAddress(entryProject)) ? projectsByKey.get(projectKey(entryProject)) : undefined;
     const decoded = decodeEntries(payload, {
       archiveProject: ref,
-      // A project's own base only for whoever may read it: the stored ids must not reveal that an unreadable project exists, nor its base.
-      baseOf: (entryProject) =>
-        (this.acls.has(identity, 'resources/read', projectAddress(entryProject)) ? bases.get(projectKey(entryProject)) : undefined) ??
-        defaultBase(this.baseUri, entryProject),
+      baseOf: (entryProject) => readable(entryProject)?.base ?? defaultBase(this.baseUri, entryProject),
+      expandsToFileId: (entryProject, segment) => {
+        const project = readable(entryProject);
+        return project === undefined || expandIdSegment(segment, project.base, this.projects.effectiveMappings(project)) !== null;
+      },
       baseUri: this.baseUri,
     });
     // The valid entries' conflicts come in the same answer as the others' problems: one round trip shows all.

@@ -9,7 +9,7 @@ import { resolveIri } from '../platform/iri.js';
 import { type ProjectRef, parseProjectRef, projectKey } from '../platform/refs.js';
 import { type Format, FORMATS, isFormat } from '../platform/rendering.js';
 import { MAX_REVISION } from '../platform/revisions.js';
-import { parseFileSelf } from './file-self.js';
+import { namesNoFileId, parseFileSelf } from './file-self.js';
 import {
   MAX_FILE_NAME_LENGTH,
   defaultResourceName,
@@ -68,6 +68,11 @@ export interface DecodeContext {
   archiveProject: ProjectRef;
   /** The base that relative `resourceId`s of entries in this project resolve against. */
   baseOf(project: ProjectRef): string;
+  /**
+   * Whether a FileSelf's id segment expands to an id in `project`, with its base and mappings, as its download expands
+   * it; true where creation cannot know (a project the creator may not read, or none).
+   */
+  expandsToFileId(project: ProjectRef, segment: string): boolean;
   baseUri: string;
 }
 
@@ -180,6 +185,8 @@ function decodeEntry(raw: unknown, index: number, context: DecodeContext, proble
     else {
       const parsed = parseFileSelf(value, context.baseUri);
       if ('problem' in parsed) fail(parsed.problem);
+      // Past the checks any project's base passes, an id may grow too long once this project's base is added.
+      else if (!context.expandsToFileId(parsed.project, parsed.idSegment)) fail(namesNoFileId(value));
     }
     return problems.length > before ? null : { type, value: value as string, ...(path && { path }) };
   }

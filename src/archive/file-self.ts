@@ -24,7 +24,8 @@ const SELECTOR_PARAMETERS = new Set(['rev', 'tag']);
  * to no IRI even on it, without mappings, expands to none in any project (a character an IRI may not
  * hold, such as a space or NUL, or an id too long for the store). The one segment refused here that a
  * mapping could save, over 1024 bytes and starting with a prefix longer than its namespace, is no
- * `_self` this server writes (those carry whole ids). The project's own base and mappings apply at download.
+ * `_self` this server writes (those carry whole ids). The project's own base and mappings apply where the
+ * project is known: at creation for a creator who may read it (archives.ts), and at download.
  */
 const SHORTEST_BASE = 'x:';
 
@@ -49,9 +50,14 @@ export function parseFileSelf(value: string, baseUri: string): ParsedFileSelf | 
   } catch {
     return expectedPath;
   }
-  if (expandIdSegment(idSegment, SHORTEST_BASE, []) === null) return { problem: `'${value}' does not name a file id.` };
+  if (expandIdSegment(idSegment, SHORTEST_BASE, []) === null) return { problem: namesNoFileId(value) };
   const read = fileSelfSelector(value, url.searchParams);
   return 'problem' in read ? read : { project, idSegment, selector: read.selector };
+}
+
+/** Why a FileSelf value is refused whose id segment expands to no id: the same words at creation and at download. */
+export function namesNoFileId(value: string): string {
+  return `'${value}' does not name a file id.`;
 }
 
 /** `?rev=N` or `?tag=t`, read as the file routes read them: each at most once, nothing else, `rev` in decimal digits. */

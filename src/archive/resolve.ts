@@ -24,7 +24,7 @@ import { type EntityState, type FileAttributes, type RevisionSelector, selectorO
 import { storedJsonOf, withoutSource } from '../platform/stored-json.js';
 import type { FileFinder, StoredArchive } from './archives.js';
 import { type ArchiveEntry, originalOf } from './definition.js';
-import { parseFileSelf } from './file-self.js';
+import { namesNoFileId, parseFileSelf } from './file-self.js';
 import { entryName } from './layout.js';
 import { type Settled, inOrderAhead } from './lookahead.js';
 import { conflictMessages, findPathConflicts, overlongNameMessages, unportableNameMessages } from './paths.js';
@@ -212,7 +212,7 @@ function expandFileSelfId(project: ProjectState, target: Target, deps: ResolveDe
   try {
     return deps.resources.expandId(project, (target.id as { segment: string }).segment);
   } catch {
-    throw new PlatformError(400, 'InvalidFileSelf', `'${target.original}' does not name a file id.`);
+    throw new PlatformError(400, 'InvalidFileSelf', namesNoFileId(target.original));
   }
 }
 

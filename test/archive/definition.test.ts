@@ -8,6 +8,7 @@ const BASE = 'http://h.test';
 const context: DecodeContext = {
   archiveProject: { org: 'org', project: 'proj' },
   baseOf: (p) => `${BASE}/v1/resources/${p.org}/${p.project}/_/`,
+  expandsToFileId: () => true,
   baseUri: BASE,
 };
 const decode = (resources: unknown) => decodeEntries({ resources }, context);

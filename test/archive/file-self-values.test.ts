@@ -1,8 +1,8 @@
 /**
  * A FileSelf value is read by one parser at creation and at download: a value that no download could
- * read (an id no IRI can hold, a query the file routes would refuse) is refused when the archive is
- * created, with every other problem of the definition, and nothing is stored; `rev` is written as on
- * every /v1 route (decimal digits, `rev=01` is revision 1).
+ * read (an id no IRI can hold, or none once the project's base is added; a query the file routes would
+ * refuse) is refused when the archive is created, with every other problem of the definition, and nothing
+ * is stored; `rev` is written as on every /v1 route (decimal digits, `rev=01` is revision 1).
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { BASE, TOKENS, type TestServer, bearer, createProject, multipart, startServer } from '../platform/helpers.js';
@@ -64,6 +64,23 @@ describe('FileSelf values no download could read are refused at creation', () =>
     const lines: string[] = response.json().reason.split('\n');
     expect(lines.map((line) => line.slice(0, line.indexOf(':')))).toEqual(['resources[0]', 'resources[1]', 'resources[3]']);
     expect(await archiveExists('several')).toBe(false);
+  });
+});
+
+describe("an id that fits the shortest base but not the project's", () => {
+  // A 1,000-byte segment: an id under the shortest base (1,002 bytes), none under this project's (over 1,024).
+  const value = `${BASE}/v1/files/org/proj/${'a'.repeat(1000)}`;
+
+  test('is refused at creation with the words a download would answer, nothing stored', async () => {
+    const response = await create('too-long-here', [value]);
+    expect(response.statusCode).toBe(400);
+    expect(response.json()).toMatchObject({ '@type': 'DecodingFailed', reason: `resources[0]: '${value}' does not name a file id.` });
+    expect(await archiveExists('too-long-here')).toBe(false);
+  });
+
+  test("is accepted where the project's mapping, as the download applies it, makes it short enough", async () => {
+    await createProject(server.app, 'org', 'mapped', { apiMappings: [{ prefix: 's', namespace: 'urn:s:' }] });
+    expect((await create('mapped', [`${BASE}/v1/files/org/mapped/s%3A${'a'.repeat(1000)}`])).statusCode).toBe(201);
   });
 });
 
