@@ -52,7 +52,7 @@ describe('a bad identity in an ACL write', () => {
     expect(permissions.json().reason).toBe('body/acl/0/permissions must be array');
     const operation = await write('PATCH', '/v1/acls/org/proj?rev=1', { '@type': 'Replace', acl: [{ identity: bob, permissions: [] }] });
     expect(operation.statusCode).toBe(400);
-    expect(operation.json().reason).toBe("body/@type must be equal to one of the allowed values: 'Append', 'Subtract'");
+    expect(operation.json().reason).toBe("body/@type must be one of 'Append', 'Subtract', not 'Replace'");
   });
 });
 

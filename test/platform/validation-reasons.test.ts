@@ -1,7 +1,7 @@
 /**
  * A /v1 validation refusal says what Ajv's own message leaves out: the values an enumerated parameter
- * takes, that a parameter came twice (which Ajv reports as "must be integer"), and for a query parameter
- * or path label, what it takes in words and the value refused.
+ * or body field takes, that a parameter came twice (which Ajv reports as "must be integer"), and for a query
+ * parameter, path label or enumerated body field, what it takes in words and the value refused.
  */
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { TOKENS, type TestServer, bearer, createProject, startServer } from './helpers.js';
@@ -27,6 +27,20 @@ test('an enumerated parameter lists the values it takes', async () => {
   expect(await reasonOf('/v1/resources/org/proj/_/live?format=flattened')).toBe(
     "querystring/format must be one of 'compacted', 'expanded', not 'flattened'",
   );
+});
+
+test("a body's value outside an enum is refused in the same words, showing what came as JSON wrote it", async () => {
+  const reasonOfOperation = async (operation: unknown) => {
+    const response = await server.app.inject({ method: 'PATCH', url: '/v1/acls/org/proj?rev=1', headers: alice, payload: { '@type': operation, acl: [] } });
+    expect([response.statusCode, response.json()['@type']]).toEqual([400, 'DecodingFailed']);
+    return response.json().reason;
+  };
+  const allowed = "body/@type must be one of 'Append', 'Subtract'";
+  expect(await reasonOfOperation('Replace')).toBe(`${allowed}, not 'Replace'`);
+  expect(await reasonOfOperation(5)).toBe(`${allowed}, not 5`);
+  expect(await reasonOfOperation('x'.repeat(100))).toBe(`${allowed}, not '${'x'.repeat(64)}… (100 characters)'`);
+  // A value that is no text, number or boolean is not shown.
+  expect(await reasonOfOperation({ op: 'Append' })).toBe(allowed);
 });
 
 test('a query parameter out of its bounds, empty or not a boolean says what it takes and what came', async () => {

@@ -69,7 +69,7 @@ interface RefusalContext {
   ownMediaType?: string;
   /** The query parameters the route takes, named when an unknown one is refused. */
   queryParameters?: readonly string[];
-  /** The parsed query string and path labels, whose refused value a validation refusal shows. */
+  /** The parsed query string, path labels and body, whose refused value a validation refusal shows. */
   sent?: SentParameters;
 }
 
@@ -150,7 +150,7 @@ export function handleError(error: FastifyError, request: FastifyRequest, reply:
     contentType: request.headers['content-type'],
     ownMediaType: request.routeOptions.schema?.documentedBody?.mediaType,
     queryParameters: Object.keys((request.routeOptions.schema?.querystring as { properties?: object } | undefined)?.properties ?? {}),
-    sent: { querystring: request.query, params: request.params },
+    sent: { querystring: request.query, params: request.params, body: request.body },
   });
   if (error instanceof StoreUnavailableError) {
     logStoreUnavailable(request, error);

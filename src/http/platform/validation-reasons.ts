@@ -2,19 +2,21 @@
  * The reason of a /v1 validation refusal (an Ajv error of the route's schema). Ajv's own words name a query
  * parameter or path label but not the value sent, and say it in the validator's language ("must be >= 1",
  * "must be boolean", "must match pattern "^[A-Za-z0-9_-]{1,64}$""). A query parameter or path label is short
- * and the caller wrote it, so its refusal says what is taken in words and shows what came. A body's refusals
- * keep Ajv's words with what they leave unsaid added (the unknown field, the values an enum takes): a body's
- * values can be large, and its checks beyond the schema speak for themselves.
+ * and the caller wrote it, so its refusal says what is taken in words and shows what came. So does a body's
+ * refusal of a value outside an enum (its start, for a long one: the values taken are short); the body's other
+ * refusals keep Ajv's words with what they leave unsaid added (the unknown field): a body's values can be large,
+ * and its checks beyond the schema speak for themselves.
  */
 import type { FastifyError } from 'fastify';
 import { LABEL_PATTERN } from '../../platform/refs.js';
 import { shownName } from '../../text/unicode.js';
 import { repeatedSingleValue } from '../errors.js';
 
-/** What was sent, by validation context: the parsed query string and path labels a refusal can show. */
+/** What was sent, by validation context: the parsed query string, path labels and body a refusal can show. */
 export interface SentParameters {
   querystring?: unknown;
   params?: unknown;
+  body?: unknown;
 }
 
 /**
@@ -39,13 +41,14 @@ export function validationReason(
   const repeated = repeatedSingleValue(error, url);
   if (repeated !== null) return `querystring/${repeated} may be given only once`;
   const context = error.validationContext;
-  if (first !== undefined && error.validation?.length === 1 && (context === 'querystring' || context === 'params')) {
+  if (first !== undefined && error.validation?.length === 1 && (context === 'querystring' || context === 'params' || (context === 'body' && first.keyword === 'enum'))) {
     const requirement = requirementOf(first.keyword, first.params);
     // A query parameter as the client wrote it: the parsed one has been coerced (`rev=99999999999999999999` to 1e20).
     const value = (context === 'querystring' ? queryText(url, first.instancePath) : undefined) ?? valueAt(sent[context], first.instancePath);
-    if (requirement !== null && value !== undefined) {
+    // A body's value that is no text, number or boolean (an object, null) goes unshown, not the requirement.
+    if (requirement !== null && (value !== undefined || context === 'body')) {
       // "must not be empty" says what came already.
-      const refused = String(value) === '' && first.keyword === 'minLength' ? '' : `, not '${shownName(String(value))}'`;
+      const refused = value === undefined || (String(value) === '' && first.keyword === 'minLength') ? '' : `, not ${shownValue(value, context)}`;
       return `${context}${first.instancePath} ${requirement}${refused}`;
     }
   }
@@ -77,6 +80,11 @@ function requirementOf(keyword: string, params: Record<string, unknown>): string
     default:
       return null;
   }
+}
+
+/** A refused value as sent, quoted: query strings and paths are text; a body's number or boolean as JSON writes it (`5` is not `'5'`). */
+function shownValue(value: string | number | boolean, context: string): string {
+  return context === 'body' && typeof value !== 'string' ? String(value) : `'${shownName(String(value))}'`;
 }
 
 /** The text of the query parameter at an instance path of one segment (`/rev`), as sent; undefined for another path. */
