@@ -249,6 +249,25 @@ describe.skipIf(!HAS_CHROMIUM)(`archive cart in Chromium (${HAS_CHROMIUM ? '/usr
     expect(browser.foreignRequests).toEqual([]);
     await page.close();
   });
+
+  it('a deprecated project the token may write is listed as such, and takes the archive', async () => {
+    const writer = { authorization: `Bearer ${WRITER}`, 'content-type': 'application/json' };
+    const app = server.fixture.app;
+    expect((await app.inject({ method: 'PUT', url: '/v1/projects/neuro/old', headers: writer, payload: '{}' })).statusCode).toBe(201);
+    expect((await app.inject({ method: 'DELETE', url: '/v1/projects/neuro/old?rev=1', headers: writer })).statusCode).toBe(200);
+    const page = await browser.newPage();
+    const ids = await chooseTwoArticles(page);
+    await page.getByLabel('Access token').fill(WRITER);
+    await page.getByLabel('Access token').press('Tab');
+    const project = page.getByLabel('Project', { exact: true });
+    await expect.poll(() => project.locator('option').allTextContents()).toEqual(['neuro/lab1', 'neuro/lab2', 'neuro/old (deprecated)']);
+    await project.selectOption('neuro/old');
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download archive', exact: true }).click()]);
+    const file = path.join(downloads, 'deprecated-project.zip');
+    await download.saveAs(file);
+    expect([...(await unzip(await readFile(file))).names].sort()).toEqual(ids.map((id) => `articles/${id}.json`).sort());
+    await page.close();
+  });
 });
 
 describe.skipIf(!HAS_CHROMIUM)(`archive cart with article ids a short id cannot name (${HAS_CHROMIUM ? '/usr/bin/chromium' : SKIP_REASON})`, () => {

@@ -150,7 +150,10 @@ export function createCart(root, { literatureProject, onTokenChange }) {
     else tokenInput.removeAttribute('aria-describedby');
   };
 
-  /** The projects the token may write (archives are made in one), read-only ones left out. */
+  /**
+   * The projects the token may write (archives are made in one), read-only ones left out. A deprecated project
+   * takes archives as any other (only its resources and files stop changing), so it is listed, marked as such.
+   */
   const loadProjects = async () => {
     projectsRequest?.abort();
     const request = new AbortController();
@@ -158,9 +161,13 @@ export function createCart(root, { literatureProject, onTokenChange }) {
     projectSelect.replaceChildren(new Option('(loading…)', ''));
     noProjectReason = 'The projects this token may write are still being listed: press again in a moment.';
     try {
-      const listing = await getJson('/v1/projects', { permission: 'resources/write', deprecated: false, size: 1000 }, { signal: request.signal });
-      const writable = listing._results.filter((p) => !p._readOnly).map((p) => `${p._organizationLabel}/${p._label}`);
-      projectSelect.replaceChildren(...(writable.length ? writable.map((p) => new Option(p, p)) : [new Option('(no project this token may write)', '')]));
+      const listing = await getJson('/v1/projects', { permission: 'resources/write', size: 1000 }, { signal: request.signal });
+      const writable = listing._results.filter((p) => !p._readOnly);
+      const optionOf = (p) => {
+        const label = `${p._organizationLabel}/${p._label}`;
+        return new Option(p._deprecated ? `${label} (deprecated)` : label, label);
+      };
+      projectSelect.replaceChildren(...(writable.length ? writable.map(optionOf) : [new Option('(no project this token may write)', '')]));
       noProjectReason = writable.length
         ? ''
         : accessToken.get()
