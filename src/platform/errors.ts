@@ -113,6 +113,14 @@ export const rejections = {
     new PlatformError(400, 'ProjectIsReadOnly', `Organization '${org}' holds the read-only literature project: it cannot be deprecated.`),
   resourceNotFound: (id: string, project: string) =>
     new PlatformError(404, 'ResourceNotFound', `Resource '${id}' not found in project '${project}'.`),
+  /** A literature article asked for by an id with a scheme (`scifact:5836`, from an `--id-prefix` ending in a colon), which reads as that IRI. */
+  articleIdReadAsIri: (id: string, project: string, fullId: string) =>
+    new PlatformError(
+      404,
+      'ResourceNotFound',
+      `Resource '${id}' not found in project '${project}': an id with a scheme is read as that IRI, not as a short id. ` +
+        `The article '${id}' is at its full @id, '${fullId}' (percent-encoded in a URL).`,
+    ),
   fileNotFound: (id: string, project: string) => new PlatformError(404, 'FileNotFound', `File '${id}' not found in project '${project}'.`),
   /** A file id another upload is creating: it may never exist (that upload may fail), so "already exists" would mislead. */
   fileCreationInProgress: (id: string, project: string) =>

@@ -54,7 +54,11 @@ export class LiteratureResources {
     const project = projectKey(refOf(this.project));
     const articleId = this.articleIdOf(id);
     const article = articleId === null ? null : articles.getArticle(articleId);
-    if (!article) throw rejections.resourceNotFound(id, project);
+    if (!article) {
+      // An id outside the base is an IRI the segment named; an article of that very id is what was meant.
+      if (articleId === null && articles.getArticle(id)) throw rejections.articleIdReadAsIri(id, project, this.idOf(id));
+      throw rejections.resourceNotFound(id, project);
+    }
     if ('tag' in selector && selector.tag !== LATEST_TAG) throw rejections.tagNotFound(selector.tag);
     if ('rev' in selector && selector.rev !== 1) throw rejections.revisionNotFound(selector.rev, 1);
     return this.stateOf(article);

@@ -299,6 +299,27 @@ describe('the literature project', () => {
       `${BASE}/v1/resources/literature/articles/_/demo-001`,
     ]);
     expect((await server.app.inject({ method: 'GET', url: '/v1/resources/literature/articles/_/nope' })).statusCode).toBe(404);
+  });
+
+  test('an article whose id has a scheme, asked for by that id, is not found, and the answer says where it is', async () => {
+    const prefixed = await startServer({ articles: [article('scifact:5836')] });
+    try {
+      const fullId = `${BASE}/v1/resources/literature/articles/_/scifact%3A5836`;
+      for (const segment of ['scifact:5836', 'scifact%3A5836']) {
+        const response = await prefixed.app.inject({ method: 'GET', url: `/v1/resources/literature/articles/_/${segment}` });
+        expect([response.statusCode, response.json()['@type']]).toEqual([404, 'ResourceNotFound']);
+        expect(response.json().reason).toBe(
+          "Resource 'scifact:5836' not found in project 'literature/articles': an id with a scheme is read as that IRI, not as a short id. " +
+            `The article 'scifact:5836' is at its full @id, '${fullId}' (percent-encoded in a URL).`,
+        );
+      }
+      const full = await prefixed.app.inject({ method: 'GET', url: `/v1/resources/literature/articles/_/${encodeURIComponent(fullId)}` });
+      expect([full.statusCode, full.json()['@id']]).toEqual([200, fullId]);
+      const other = await prefixed.app.inject({ method: 'GET', url: '/v1/resources/literature/articles/_/scifact:1' });
+      expect(other.json().reason).toBe("Resource 'scifact:1' not found in project 'literature/articles'.");
+    } finally {
+      await prefixed.close();
+    }
     expect((await server.app.inject({ method: 'GET', url: '/v1/resources/literature/articles/_/demo-000?rev=2' })).json()['@type']).toBe('RevisionNotFound');
     expect((await server.app.inject({ method: 'GET', url: '/v1/resources/literature/articles/_/demo-000?tag=t' })).json()['@type']).toBe('TagNotFound');
   });
