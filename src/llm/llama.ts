@@ -26,7 +26,7 @@ import { AnswerStreamExtractor } from './answer-stream.js';
 import { answerLengthBound, answerSchema, readModelOutput } from './grammar.js';
 import { completionPrompt, contextBlock, fitContexts, SYSTEM_PROMPT, userMessage } from './prompt.js';
 import { PromptBudget } from './prompt-budget.js';
-import { sliceCuts } from './prompt-slices.js';
+import { sharedPrefixLength, sliceCuts } from './prompt-slices.js';
 import { BoundedQueue, type Slot } from './queue.js';
 import {
   contextsOf,
@@ -176,6 +176,11 @@ export class LlamaGenerator implements Generator {
   private readonly instructionTokens: number;
   /** The question holding the model (the queue's slot), if one ever did: close() stops it and waits for its end. */
   private inSlot: { stop: AbortController; ended: Promise<void> } | undefined;
+  /**
+   * The prompt text the sequence holds evaluated: the last one read, or as much of it as its slices read. Its shared
+   * start with the next prompt is not sliced again (prompt-slices.ts); a hint only, as node-llama-cpp compares tokens.
+   */
+  private evaluatedPrompt = '';
 
   constructor(
     private readonly llama: Llama,
@@ -335,7 +340,15 @@ export class LlamaGenerator implements Generator {
    * so that `signal` stops the evaluation between slices; the answer's run then reuses what they evaluated.
    */
   private async evaluateInSlices(prompt: string, promptTokens: number, signal: AbortSignal | undefined): Promise<void> {
-    for (const cut of sliceCuts(prompt, promptTokens)) await this.run(prompt.slice(0, cut), { maxTokens: 1, signal });
+    const held = sharedPrefixLength(prompt, this.evaluatedPrompt);
+    this.evaluatedPrompt = prompt.slice(0, held);
+    for (const cut of sliceCuts(prompt, promptTokens, held)) {
+      await this.run(prompt.slice(0, cut), { maxTokens: 1, signal });
+      this.evaluatedPrompt = prompt.slice(0, cut);
+    }
+    // The answer's run reads the rest. Should it stop first, the sequence lacks at most the last slice, which
+    // the next question's run reads again, in one go: node-llama-cpp compares tokens, so no answer changes.
+    this.evaluatedPrompt = prompt;
   }
 
   private async run(prompt: string, settings: GenerationSettings | SliceSettings): Promise<string> {

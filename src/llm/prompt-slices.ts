@@ -15,9 +15,11 @@ export const SLICE_TOKENS = 256;
 /**
  * The lengths (in UTF-16 units) of the prefixes of `text` to evaluate before the whole of it, about
  * `sliceTokens` apart for a text of `textTokens` tokens; none for a text of one slice. Each cut is moved back
- * to a white space, so that no word is split into tokens the whole text does not have.
+ * to a white space, so that no word is split into tokens the whole text does not have. Prefixes no longer
+ * than `held`, the part of `text` the sequence already holds evaluated, are left out: evaluating one would
+ * erase what follows it (a question asked again would have its whole prompt read again).
  */
-export function sliceCuts(text: string, textTokens: number, sliceTokens = SLICE_TOKENS): number[] {
+export function sliceCuts(text: string, textTokens: number, held = 0, sliceTokens = SLICE_TOKENS): number[] {
   const slices = Math.ceil(textTokens / sliceTokens);
   const cuts: number[] = [];
   for (let slice = 1; slice < slices; slice++) {
@@ -25,7 +27,15 @@ export function sliceCuts(text: string, textTokens: number, sliceTokens = SLICE_
     const cut = whiteSpaceBefore(text, Math.round((text.length * slice) / slices), previous);
     if (cut > previous && cut < text.length) cuts.push(cut);
   }
-  return cuts;
+  return cuts.filter((cut) => cut > held);
+}
+
+/** How many UTF-16 units `a` and `b` share from their start. */
+export function sharedPrefixLength(a: string, b: string): number {
+  const end = Math.min(a.length, b.length);
+  let length = 0;
+  while (length < end && a.charCodeAt(length) === b.charCodeAt(length)) length++;
+  return length;
 }
 
 /** The last white space at or before `at` and after `after`; else `at`, moved off the middle of a surrogate pair. */

@@ -88,6 +88,20 @@ describe.skipIf(!present)('stories260K.gguf (real trained weights)', () => {
     // Evaluated in one go, the prompt was stopped only at its first token, after the whole evaluation.
     expect(performance.now() - started).toBeLessThan(evaluation * 0.6);
   });
+
+  it('reads again none of a prompt it has just read: the same question again starts at once', async () => {
+    const long = Array.from({ length: 60 }, (_, id) => ({ id, text: `Night ${id}: the cat and the bird sang by the river with a small boat.` }));
+    const firstTokenAfter = async () => {
+      let firstToken = 0;
+      const started = performance.now();
+      await generator.generate('What did the cat sing?', long, { onToken: () => (firstToken ||= performance.now()) });
+      return firstToken - started;
+    };
+    const first = await firstTokenAfter();
+    const again = await firstTokenAfter();
+    // Read afresh, the prompt would take as long again (the first slice had erased the rest of it).
+    expect(again).toBeLessThan(first * 0.3);
+  });
 });
 
 describe.skipIf(!present)('stories260K.gguf closed while it answers', () => {
