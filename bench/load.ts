@@ -18,6 +18,7 @@ import { buildLoadIndex, describeStep, prepareArchive, writeLoadAuthFile, server
 import { machine, writeResults } from './lib/stats.js';
 import { startServerProcess, type ServerProcess } from '../test/reliability/server-process.js';
 import { amount, count, counts } from './lib/settings.js';
+import { compileServerProcess } from './lib/server-process.js';
 
 const PARAGRAPHS = count('LOAD_PARAGRAPHS', 100_000);
 const STEP_SECONDS = amount('STEP_SECONDS', 60);
@@ -63,6 +64,7 @@ function rssChart(steps: StepResult[]): string {
 
 async function main(): Promise<void> {
   process.stderr.write(`load benchmark: ${PARAGRAPHS} paragraphs, steps ${STEPS.join(', ')} connections, ${STEP_SECONDS} s each\n`);
+  await compileServerProcess();
   await buildLoadIndex(INDEX_DIR, PARAGRAPHS);
   const work = await mkdtemp(path.join(os.tmpdir(), 'litserve-load-'));
   const authFile = await writeLoadAuthFile(work);
@@ -141,7 +143,7 @@ function markdown(steps: StepResult[], shedding: StepResult, rateLimited: StepRe
   return [
     '# Load benchmark (`npm run bench:load`)',
     '',
-    `${new Date().toISOString()}, Node ${m.node}, ${m.cores} cores (${m.cpu}). The server (\`src/main.ts serve\`, search pool of ${m.cores} threads, default limits: --max-in-flight 256, without the per-address share, as the load comes from one address) on loopback over ${PARAGRAPHS.toLocaleString('en')} generated paragraphs (bench/lib/synthetic-corpus.ts); autocannon in the same machine, so client and server share the cores. ${STEP_SECONDS} s per step.`,
+    `${new Date().toISOString()}, Node ${m.node}, ${m.cores} cores (${m.cpu}). The server (\`.test-dist/main.js serve\`: src/ compiled as \`npm run build\` compiles it, search pool of ${m.cores} threads, default limits: --max-in-flight 256, without the per-address share, as the load comes from one address) on loopback over ${PARAGRAPHS.toLocaleString('en')} generated paragraphs (bench/lib/synthetic-corpus.ts); autocannon in the same machine, so client and server share the cores. ${STEP_SECONDS} s per step.`,
     '',
     'Mix per 18 requests: 4 article counts, 4 listings (topic filter, some with a type filter), 6 paragraph searches (2 words, top 10 or 100, some date-filtered), 3 suggestions, 1 download of a 1.3 MB ZIP archive (20 files of 64 KiB + 5 articles). The last step is far past saturation on purpose.',
     '',

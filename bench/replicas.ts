@@ -25,10 +25,12 @@ import { schemaUrl, startCluster } from '../test/postgres/cluster.js';
 import { machine, summarize, writeResults } from './lib/stats.js';
 import { measureReplicaLoad, replicaLoadErrors, replicaLoadMarkdown, replicaLoadSettings } from './replicas-load.js';
 import { count } from './lib/settings.js';
+import { compileServerProcess } from './lib/server-process.js';
 import { NO_ARTICLES } from '../src/platform/literature.js';
 
 const WRITES = count('REPLICA_WRITES', 300);
 const ROUNDS = count('REPLICA_ROUNDS', 3);
+const loadSettings = replicaLoadSettings();
 
 async function open(dataDir: string, platformStore: string): Promise<Services> {
   return openServices({ dataDir, platformStore, authFile: null, archiveTtlMs: 3_600_000, literatureProject: 'literature/articles', literature: NO_ARTICLES, renderThreads: 0 });
@@ -55,6 +57,7 @@ async function round(services: Services, label: string): Promise<{ create: numbe
   return { create, update };
 }
 
+await compileServerProcess();
 const cluster = startCluster();
 const dir = await mkdtemp(path.join(os.tmpdir(), 'bench-replicas-'));
 try {
@@ -71,7 +74,6 @@ try {
     }
   }
   for (const services of Object.values(stores)) await services.close();
-  const loadSettings = replicaLoadSettings();
   const load = await measureReplicaLoad(loadSettings, cluster.url, dir);
   const rows = Object.entries(samples).flatMap(([store, { create, update }]) =>
     Object.entries({ create, update }).map(([operation, millis]) => ({ store, operation, ...summarize(millis) })),

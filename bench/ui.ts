@@ -1,7 +1,9 @@
 /**
  * Web page benchmark: the bytes the page costs (gzip, as served) and the time
  * to first results on the demo corpus, in Debian's Chromium, against the real
- * server process (`src/main.ts serve`, the demo index built on first start).
+ * server process (`.test-dist/main.js serve`, src/ compiled as `npm run build`
+ * compiles it, before the first round when older than a source; the demo index
+ * built on first start).
  *
  *   npm run bench:ui                 # 20 rounds
  *   UI_ROUNDS=5 npm run bench:ui
@@ -19,6 +21,7 @@ import { machine, summarize, writeResults } from './lib/stats.js';
 import { HAS_CHROMIUM, SKIP_REASON, launchBrowser } from '../test/ui/browser.js';
 import { startServerProcess, writeAdminAuthFile } from '../test/reliability/server-process.js';
 import { count } from './lib/settings.js';
+import { compileServerProcess } from './lib/server-process.js';
 
 // Browser globals: used only in functions that Playwright runs inside the page.
 declare const document: any, window: any, MutationObserver: any;
@@ -58,6 +61,7 @@ async function main(): Promise<void> {
     console.error(SKIP_REASON);
     process.exit(1);
   }
+  await compileServerProcess();
   const work = await mkdtemp(path.join(os.tmpdir(), 'litserve-bench-ui-'));
   const server = await startServerProcess({ dataDir: work, authFile: await writeAdminAuthFile(work), extraFlags: ['--search-threads', String(os.availableParallelism())] });
   const browser = await launchBrowser(server.base);

@@ -9,6 +9,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { buildDist, distIsCurrent } from '../scripts/build-dist.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -17,6 +18,17 @@ export const COMPILED_DIR = path.join(ROOT, '.test-dist');
 
 /** The command line's entry point, compiled. */
 export const COMPILED_MAIN = path.join(COMPILED_DIR, 'main.js');
+
+/**
+ * Compiles src/ into the compiled tree when it is missing or older than a source, so that what runs is this
+ * checkout's code; resolves with the milliseconds the compiling took, or null when the tree was current.
+ */
+export async function compileServerIfStale(): Promise<number | null> {
+  if (await distIsCurrent(COMPILED_DIR)) return null;
+  const started = Date.now();
+  await buildDist(COMPILED_DIR);
+  return Date.now() - started;
+}
 
 export interface CommandRun {
   /** The exit code; null when the command was killed (by the 60 s bound, for one). */
