@@ -23,8 +23,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixtureApp, type Fixture } from '../http/app-fixture.js';
 import { multipart } from '../platform/helpers.js';
 import { TABLE_NAMES } from '../../src/platform/store/store.js';
+import { positiveFromEnv } from '../../bench/lib/settings.js';
+import { routeReport, type StatusesByRoute } from './route-report.js';
 
-const RUNS = Number(process.env.FUZZ_RUNS ?? 40);
+const RUNS = positiveFromEnv(process.env, 'FUZZ_RUNS', 40, true);
 const ADMIN = 'fuzz-admin';
 const STRANGER = 'fuzz-stranger';
 const AUTH = {
@@ -40,7 +42,7 @@ let store: RootDatabase;
 let fileEtag: string;
 /** A well-formed upload, for the file writes of the fixture-directed property. */
 let fileUpload: { payload: Buffer; headers: Record<string, string> };
-const tried = new Map<string, Map<number, number>>();
+const tried: StatusesByRoute = new Map();
 /** How many of the two properties held for every route: the report says they held only when both did. */
 let propertiesHeld = 0;
 
@@ -65,7 +67,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  if (process.env.FUZZ_REPORT) await writeFile(process.env.FUZZ_REPORT, report());
+  if (process.env.FUZZ_REPORT) await writeFile(process.env.FUZZ_REPORT, routeReport(RUNS, tried, propertiesHeld === 2));
   await store?.close();
   await fixture?.close();
 });
@@ -213,28 +215,6 @@ function record(route: string, status: number): void {
   const statuses = tried.get(route) ?? new Map<number, number>();
   statuses.set(status, (statuses.get(status) ?? 0) + 1);
   tried.set(route, statuses);
-}
-
-function report(): string {
-  const rows = [...tried.entries()].map(([route, statuses]) => {
-    const total = [...statuses.values()].reduce((a, b) => a + b, 0);
-    const seen = [...statuses.entries()].sort(([a], [b]) => a - b).map(([status, count]) => `${status}×${count}`).join(', ');
-    return `| \`${route}\` | ${total} | ${seen} |`;
-  });
-  const total = [...tried.values()].flatMap((s) => [...s.values()]).reduce((a, b) => a + b, 0);
-  return [
-    '# Fuzzing every route (`npm run bench:fuzz`)',
-    '',
-    `${new Date().toISOString()}, Node ${process.version}. ${RUNS} random cases per route (random path segments, query strings, headers, content types and bodies, as every kind of caller): ${total} requests in all.`,
-    propertiesHeld === 2
-      ? 'Verdict: every answer was a documented status in its API vocabulary, no 5xx, and no rejected request changed the store or the file contents.'
-      : '**Verdict: the property FAILED; see the test output for the counterexample.**',
-    '',
-    '| route | cases | statuses seen |',
-    '| --- | --- | --- |',
-    ...rows,
-    '',
-  ].join('\n');
 }
 
 /** A request as the properties draw it: its path segments (one per route parameter), query, headers and body. */

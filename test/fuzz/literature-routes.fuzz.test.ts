@@ -9,8 +9,9 @@ import type { FastifyInstance } from 'fastify';
 import { fixtureApp } from '../http/app-fixture.js';
 import type { Searcher } from '../../src/search/searcher.js';
 import { compileFilterSpec } from '../../src/search/query/filter-spec.js';
+import { positiveFromEnv } from '../../bench/lib/settings.js';
 
-const RUNS = Number(process.env.FUZZ_RUNS ?? 150);
+const RUNS = positiveFromEnv(process.env, 'FUZZ_RUNS', 150, true);
 let app: FastifyInstance;
 let searcher: Searcher;
 let close: () => Promise<void>;

@@ -10,8 +10,9 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixtureApp, type Fixture } from '../http/app-fixture.js';
 import { rawExchange } from '../http/raw-exchange.js';
+import { positiveFromEnv } from '../../bench/lib/settings.js';
 
-const RUNS = Number(process.env.FUZZ_RUNS ?? 40);
+const RUNS = positiveFromEnv(process.env, 'FUZZ_RUNS', 40, true);
 const TOKEN = 'raw-admin';
 let fixture: Fixture;
 let port: number;
