@@ -2,7 +2,9 @@
  * Measures the peers on one corpus, each phase in fresh processes so that peak
  * memory belongs to that phase: (1) build, (2) open, quality (SciFact), latency
  * cells, throughput cells. Every figure is repeated, the peers interleaved, and
- * the median kept; the warm-up pass before each latency cell is thrown away.
+ * the median kept. Untimed: each peer's warm-up before its first latency cell
+ * (lib/warm-up.ts), and the first 20 queries of the set at the cell's k and
+ * filter before each latency cell.
  */
 import { readdir, rm, stat, writeFile, mkdir } from 'node:fs/promises';
 import path from 'node:path';
@@ -12,6 +14,7 @@ import { segmentSizes, luceneSizes } from '../../lib/segment-sizes.js';
 import { FILTER, K_VALUES, type BenchConfig, type CorpusName, type FieldMode, type PeerName } from './config.js';
 import { PeerProcess } from './peer-process.js';
 import type { QuerySetName, QuerySets } from './queries.js';
+import { describeWarmUp, warmUntilSettled, type WarmUp } from './warm-up.js';
 
 export type FilterName = 'none' | 'date+type';
 const FILTER_ARG: Record<FilterName, string> = {
@@ -49,6 +52,8 @@ export interface PeerRun {
   versions: Record<string, string>;
   /** Index bytes split into searchable and stored parts (engine and Lucene only). */
   sizes?: { searchableMiB: number; storedMiB: number; positionsMiB?: number } | null;
+  /** The untimed passes over the query sets before the first latency cell (runs before it was recorded have none). */
+  latencyWarmUp?: WarmUp;
   error?: string;
 }
 
@@ -157,6 +162,19 @@ export function scoreRankings(peer: PeerName, mode: FieldMode, rankings: string[
   return { peer, mode, ndcg10: ndcg / ids.length, recall100: recall / ids.length, queries: ids.length };
 }
 
+/** The latency warm-up's k and filter: those of the first cells measured. */
+export const LATENCY_WARM_UP = { k: K_VALUES[0], filter: 'none' } as const satisfies { k: number; filter: FilterName };
+
+/** One untimed pass of the latency warm-up: every query set in turn; its figure is the median of all its queries' times. */
+async function latencyPass(process_: PeerProcess, ws: Workspace, sets: QuerySetName[]): Promise<number> {
+  const ms: number[] = [];
+  for (const set of sets) {
+    const reply = await process_.call<{ ms: number[] }>('latency', ws.queryFile(set), LATENCY_WARM_UP.k, FILTER_ARG[LATENCY_WARM_UP.filter], ws.config.secondsPerCell);
+    ms.push(...reply.ms);
+  }
+  return median(ms);
+}
+
 /**
  * Speed and memory of the peers on one corpus (split layout, the engine's own).
  * Builds run one after the other; then every peer is opened in its own process
@@ -210,6 +228,14 @@ export async function measureSpeed(peers: readonly PeerName[], ws: Workspace, co
     return results;
   };
   try {
+    for (const { run, process_ } of live()) {
+      try {
+        run.latencyWarmUp = await warmUntilSettled(() => latencyPass(process_, ws, Object.keys(sets) as QuerySetName[]));
+        log(`${run.peer}: ${corpus} latency warm-up: ${describeWarmUp(run.latencyWarmUp)}`);
+      } catch (error) {
+        fail(run, error);
+      }
+    }
     for (const set of Object.keys(sets) as QuerySetName[]) {
       for (const k of K_VALUES) {
         for (const filter of Object.keys(FILTER_ARG) as FilterName[]) {

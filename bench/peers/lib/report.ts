@@ -6,7 +6,8 @@
 import { machine, writeResults } from '../../lib/stats.js';
 import { writeCharts } from './charts.js';
 import { BM25, FILTER, K_VALUES, type BenchConfig, type PeerName } from './config.js';
-import type { FilterName, LatencyCell, PeerRun, QualityRun, ThroughputCell } from './measure.js';
+import { LATENCY_WARM_UP, type FilterName, type LatencyCell, type PeerRun, type QualityRun, type ThroughputCell } from './measure.js';
+import { WARM_UP, describeWarmUp } from './warm-up.js';
 import { luceneTargetsSection } from './lucene-targets.js';
 
 export interface Report {
@@ -253,6 +254,18 @@ function targetsSection(report: Report): string {
   return lines.join('\n');
 }
 
+/** What warming each peer got before its first latency cell, per corpus; nothing for runs that did not record it. */
+export function latencyWarmUpText(speed: PeerRun[]): string[] {
+  const corpora = [...new Set(speed.filter((run) => run.latencyWarmUp).map((run) => run.corpus))];
+  if (corpora.length === 0) return [];
+  const perCorpus = corpora.map((corpus) =>
+    `${corpus}: ${speed.filter((run) => run.corpus === corpus && run.latencyWarmUp).map((run) => `${run.peer} ${describeWarmUp(run.latencyWarmUp)}`).join(', ')}`);
+  return [
+    `Before its first latency cell each peer answered untimed passes over the query sets (k = ${LATENCY_WARM_UP.k}, no filter: the first cells' settings) ` +
+      `until two passes in a row had medians within ${WARM_UP.tolerance * 100}% of each other, at most ${WARM_UP.maxPasses} passes; ${perCorpus.join('; ')}.`,
+  ];
+}
+
 export async function writeReport(report: Report): Promise<void> {
   const { config } = report;
   const generatedLabel = `Generated corpus (${config.paragraphs.toLocaleString('en')} paragraphs)`;
@@ -272,6 +285,7 @@ export async function writeReport(report: Report): Promise<void> {
     `Versions: ${Object.entries(versions).map(([k, v]) => `${k} ${v}`).join(', ')}.`,
     `Generated corpus: ${config.paragraphs.toLocaleString('en')} paragraphs of bench/lib/synthetic-corpus.ts (the engine scale benchmark's, sentences resampled from SciFact).`,
     `Query sets: SciFact claims and seeded 1-, 2- and 4-word queries, ${config.queriesPerSet} each; k = ${K_VALUES.join(', ')}; ${config.repeats} repetitions per figure, median reported, a warm-up pass before each latency cell not counted; time budget ${config.secondsPerCell} s per repetition; throughput on ${config.threads} threads.`,
+    ...latencyWarmUpText(report.speed),
     'Every figure is given with its ratio to this engine in the same run: peer ÷ engine.',
     ...(report.merged
       ? [`The ${report.merged.corpora.join(' and ')} figures${report.config.corpora.includes('scifact') ? '' : ' and the quality figures'} come from the run of ${report.merged.from} (same machine and settings; each corpus is measured for all peers in one run).`]
