@@ -6,7 +6,8 @@
  *   PEERS_QUERIES      queries per query set (default 200)
  *   PEERS_REPEATS      measured repetitions of every figure; medians are reported (default 3)
  *   PEERS_SECONDS      time budget of one repetition of one cell: slow peers answer a
- *                      prefix of the query list instead of the whole of it (default 5)
+ *                      prefix of the query list instead of the whole of it (default 5); a
+ *                      throughput repetition cycles its list for at least MIN_THROUGHPUT_SECONDS
  *   PEERS_THREADS      threads (or processes) of the throughput runs (default: the cores)
  *   PEERS_CORPORA      scifact,generated (default both)
  *   PEERS_REPORT       base name of the results in bench/results (default peers: peers.md,
@@ -87,3 +88,8 @@ export const FILTER = { dateFrom: '2010-01-01', dateTo: '2020-12-31', type: 'res
 export type FieldMode = 'split' | 'merged';
 
 export const K_VALUES = [10, 100, 1000] as const;
+
+/** The shortest repetition of a throughput cell, seconds (the budget when smaller): the mixed list is cycled until then. */
+export const MIN_THROUGHPUT_SECONDS = 1;
+
+export const throughputWindow = (config: Pick<BenchConfig, 'secondsPerCell'>) => Math.min(MIN_THROUGHPUT_SECONDS, config.secondsPerCell);

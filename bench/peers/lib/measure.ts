@@ -11,7 +11,7 @@ import path from 'node:path';
 import { summarize } from '../../lib/stats.js';
 import { ndcgAt, recallAt, type Qrels } from '../../../src/eval/metrics.js';
 import { segmentSizes, luceneSizes } from '../../lib/segment-sizes.js';
-import { FILTER, K_VALUES, type BenchConfig, type CorpusName, type FieldMode, type PeerName } from './config.js';
+import { FILTER, K_VALUES, throughputWindow, type BenchConfig, type CorpusName, type FieldMode, type PeerName } from './config.js';
 import { PeerProcess } from './peer-process.js';
 import type { QuerySetName, QuerySets } from './queries.js';
 import { describeWarmUp, warmUntilSettled, type WarmUp } from './warm-up.js';
@@ -38,6 +38,8 @@ export interface ThroughputCell {
   filter: FilterName;
   qps: number;
   queries: number;
+  /** The repetitions' length (median); runs before it was recorded have none. */
+  seconds?: number;
 }
 
 export interface PeerRun {
@@ -264,14 +266,14 @@ export async function measureSpeed(peers: readonly PeerName[], ws: Workspace, co
       for (const filter of Object.keys(FILTER_ARG) as FilterName[]) {
         const measured = await interleaved(async (process_) => {
           const result = await process_.call<{ seconds: number; queries: number }>(
-            'throughput', ws.queryFile('mixed'), k, FILTER_ARG[filter], config.threads, config.secondsPerCell,
+            'throughput', ws.queryFile('mixed'), k, FILTER_ARG[filter], config.threads, config.secondsPerCell, throughputWindow(config),
           );
-          return { qps: result.queries / result.seconds, queries: result.queries };
+          return { qps: result.queries / result.seconds, queries: result.queries, seconds: result.seconds };
         });
         for (const [run, repeats] of measured) {
-          const cell = { k, filter, qps: median(repeats.map((r) => r.qps)), queries: median(repeats.map((r) => r.queries)) };
+          const cell = { k, filter, qps: median(repeats.map((r) => r.qps)), queries: median(repeats.map((r) => r.queries)), seconds: median(repeats.map((r) => r.seconds)) };
           run.throughput.push(cell);
-          log(`${run.peer}: ${corpus} throughput k=${k} ${filter}: ${cell.qps.toFixed(1)} queries/s on ${config.threads} threads`);
+          log(`${run.peer}: ${corpus} throughput k=${k} ${filter}: ${cell.qps.toFixed(1)} queries/s on ${config.threads} threads (${cell.queries} queries in ${cell.seconds.toFixed(2)} s)`);
         }
       }
     }

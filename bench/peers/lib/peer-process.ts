@@ -10,7 +10,8 @@
  *   open <indexDir> <split|merged>                 -> {seconds}
  *   latency <queries file> <k> <filter> <maxSeconds> -> {ms: number[], hits}
  *   rank <queries file> <k>                        -> {rankings: string[][]} (article ids, best first)
- *   throughput <queries file> <k> <filter> <threads> <maxSeconds> -> {seconds, queries}
+ *   throughput <queries file> <k> <filter> <threads> <maxSeconds> <minSeconds> -> {seconds, queries}
+ *     (the list cycled until maxSeconds, or until it was taken whole and minSeconds passed: node/repetition.ts)
  *   memory                                         -> {rssMiB, peakRssMiB}
  *   versions                                       -> {name: version, ...}
  *   quit

@@ -5,7 +5,7 @@
  */
 import { machine, writeResults } from '../../lib/stats.js';
 import { writeCharts } from './charts.js';
-import { BM25, FILTER, K_VALUES, type BenchConfig, type PeerName } from './config.js';
+import { BM25, FILTER, K_VALUES, MIN_THROUGHPUT_SECONDS, throughputWindow, type BenchConfig, type PeerName } from './config.js';
 import { LATENCY_WARM_UP, type FilterName, type LatencyCell, type PeerRun, type QualityRun, type ThroughputCell } from './measure.js';
 import { WARM_UP, describeWarmUp } from './warm-up.js';
 import { luceneTargetsSection } from './lucene-targets.js';
@@ -80,7 +80,8 @@ export function reproduceSection(): string {
     '`engine,engine-http,lucene,xapian,sqlite-fts5,minisearch,orama`), `PEERS_CORPORA` (`scifact,generated`),',
     '`PEERS_QUERIES` (queries per set, default 200), `PEERS_REPEATS` (default 3, medians reported),',
     '`PEERS_SECONDS` (time budget of one repetition of one cell, default 5: a slow peer answers a prefix of the',
-    'query list), `PEERS_THREADS` (throughput threads, default the core count), `PEERS_REPORT` (base name of the results,',
+    `query list; a throughput repetition cycles its list for at least ${MIN_THROUGHPUT_SECONDS} s, or the budget when smaller),`,
+    '`PEERS_THREADS` (throughput threads, default the core count), `PEERS_REPORT` (base name of the results,',
     'default `peers`; `PEERS_REPORT=peers-200k PEERS_PARAGRAPHS=200000` keeps a 200,000-paragraph run beside the full one),',
     '`PEERS_MERGE=1` (keep the figures of the results file being replaced for the corpora this run does not measure; its',
     'settings must be the same). Bad settings are refused before any work; a peer not installed here is skipped, with the reason.',
@@ -168,7 +169,7 @@ function throughputTable(runs: PeerRun[]): string {
   return table(['k', 'filter', ...runs.map((r) => r.peer)], rows);
 }
 
-function speedSection(runs: PeerRun[], corpusLabel: string, threads: number): string {
+function speedSection(runs: PeerRun[], corpusLabel: string, config: BenchConfig): string {
   return [
     `## Speed and memory: ${corpusLabel}`,
     '',
@@ -185,7 +186,7 @@ function speedSection(runs: PeerRun[], corpusLabel: string, threads: number): st
     '',
     latencyTable(runs, (c) => c.p99),
     '',
-    `Throughput on ${threads} threads, queries/s over the mixed query list (ratio to the engine; above 1 = the peer answers more):`,
+    `Throughput on ${config.threads} threads, queries/s over the mixed query list (ratio to the engine; above 1 = the peer answers more). ${throughputRepetition(config)}`,
     '',
     throughputTable(runs),
     '',
@@ -254,6 +255,12 @@ function targetsSection(report: Report): string {
   return lines.join('\n');
 }
 
+/** How long a throughput repetition lasts: what the budget and the minimum window make of it. */
+export function throughputRepetition(config: Pick<BenchConfig, 'secondsPerCell' | 'queriesPerSet'>): string {
+  return `Each repetition cycles the mixed list (the four sets interleaved, up to ${(4 * config.queriesPerSet).toLocaleString('en')} queries) ` +
+    `until it has taken the whole list and at least ${throughputWindow(config)} s have passed, and stops at the budget of ${config.secondsPerCell} s.`;
+}
+
 /** What warming each peer got before its first latency cell, per corpus; nothing for runs that did not record it. */
 export function latencyWarmUpText(speed: PeerRun[]): string[] {
   const corpora = [...new Set(speed.filter((run) => run.latencyWarmUp).map((run) => run.corpus))];
@@ -301,7 +308,7 @@ export async function writeReport(report: Report): Promise<void> {
     '',
     ...(['scifact', 'generated'] as const).flatMap((corpus) => {
       const runs = report.speed.filter((r) => r.corpus === corpus);
-      return runs.length ? [speedSection(runs, corpus === 'scifact' ? 'SciFact (5,183 abstracts, one paragraph each)' : generatedLabel, config.threads), ''] : [];
+      return runs.length ? [speedSection(runs, corpus === 'scifact' ? 'SciFact (5,183 abstracts, one paragraph each)' : generatedLabel, config), ''] : [];
     }),
     '## Reading the figures',
     '',

@@ -84,7 +84,7 @@ public class LucenePeer {
       case "open": return "{\"seconds\":" + timed(() -> open(a[1], a[2].equals("split"))) + "}";
       case "latency": return latency(readLines(a[1]), Integer.parseInt(a[2]), a[3], Double.parseDouble(a[4]));
       case "rank": return rank(readLines(a[1]), Integer.parseInt(a[2]));
-      case "throughput": return throughput(readLines(a[1]), Integer.parseInt(a[2]), a[3], Integer.parseInt(a[4]), Double.parseDouble(a[5]));
+      case "throughput": return throughput(readLines(a[1]), Integer.parseInt(a[2]), a[3], Integer.parseInt(a[4]), Double.parseDouble(a[5]), Double.parseDouble(a[6]));
       case "memory": return memory();
       case "versions": return "{\"java\":" + quote(System.getProperty("java.version")) + ",\"lucene\":" + quote(org.apache.lucene.util.Version.LATEST.toString()) + "}";
       case "quit": if (reader != null) reader.close(); return "{}";
@@ -192,19 +192,26 @@ public class LucenePeer {
     return out.append("]}").toString();
   }
 
-  /** Threads share one IndexSearcher (Lucene's intended use) and take queries from one counter. */
-  String throughput(List<String> queries, int k, String filter, int threads, double maxSeconds) throws Exception {
+  /**
+   * Threads share one IndexSearcher (Lucene's intended use) and take queries from one counter, cycling the list until
+   * the budget is spent or the whole list was taken and the minimum window has passed (node/repetition.ts's rule).
+   */
+  String throughput(List<String> queries, int k, String filter, int threads, double maxSeconds, double minSeconds) throws Exception {
     AtomicInteger next = new AtomicInteger();
+    AtomicInteger answered = new AtomicInteger();
     ExecutorService pool = Executors.newFixedThreadPool(threads);
     long start = System.nanoTime();
     long deadline = start + (long) (maxSeconds * 1e9);
+    long window = start + (long) (minSeconds * 1e9);
     List<java.util.concurrent.Future<?>> futures = new ArrayList<>();
     for (int t = 0; t < threads; t++) {
       futures.add(pool.submit(() -> {
-        while (System.nanoTime() < deadline) {
+        for (;;) {
+          long now = System.nanoTime();
+          if (now >= deadline || (next.get() >= queries.size() && now >= window)) break;
           int i = next.getAndIncrement();
-          if (i >= queries.size()) break;
-          searcher.search(query(queries.get(i), filter), k);
+          searcher.search(query(queries.get(i % queries.size()), filter), k);
+          answered.incrementAndGet();
         }
         return null;
       }));
@@ -213,7 +220,7 @@ public class LucenePeer {
     double seconds = (System.nanoTime() - start) / 1e9;
     pool.shutdown();
     pool.awaitTermination(1, TimeUnit.MINUTES);
-    return "{\"seconds\":" + seconds + ",\"queries\":" + Math.min(next.get(), queries.size()) + "}";
+    return "{\"seconds\":" + seconds + ",\"queries\":" + answered.get() + "}";
   }
 
   static String memory() throws IOException {

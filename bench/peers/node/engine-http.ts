@@ -16,6 +16,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { BM25, type FieldMode } from '../lib/config.js';
 import type { Filter, NodePeer } from './peer.js';
+import { cycleQueries } from './repetition.js';
 
 const ymd = (n: number) => `${String(n).slice(0, 4)}-${String(n).slice(4, 6)}-${String(n).slice(6, 8)}`;
 
@@ -100,17 +101,9 @@ export class EngineHttpPeer implements NodePeer {
   }
 
   /** Clients keep 2 requests in flight per server core (the server's pool does the parallel work). */
-  async throughput(queries: string[], k: number, filter: Filter | null, threads: number, maxSeconds: number) {
+  async throughput(queries: string[], k: number, filter: Filter | null, threads: number, maxSeconds: number, minSeconds: number) {
     for (const q of queries.slice(0, 20)) await this.search(q, k, filter);
-    let next = 0;
-    const deadline = performance.now() + maxSeconds * 1000;
-    const started = performance.now();
-    await Promise.all(
-      Array.from({ length: threads * 2 }, async () => {
-        while (next < queries.length && performance.now() < deadline) await this.search(queries[next++]!, k, filter);
-      }),
-    );
-    return { seconds: (performance.now() - started) / 1000, queries: next };
+    return cycleQueries(queries, threads * 2, maxSeconds, minSeconds, (query) => this.search(query, k, filter));
   }
 
   memoryPid(): number {

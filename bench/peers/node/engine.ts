@@ -11,6 +11,7 @@ import { BM25, type FieldMode } from '../lib/config.js';
 import { compiledModule } from '../../lib/compiled.js';
 import { readArticles } from '../lib/docs.js';
 import type { Filter, NodePeer } from './peer.js';
+import { cycleQueries } from './repetition.js';
 
 const { IndexWriter } = await compiledModule<typeof import('../../../src/search/index-writer.js')>('search/index-writer.js');
 const { Searcher: CompiledSearcher } = await compiledModule<typeof import('../../../src/search/searcher.js')>('search/searcher.js');
@@ -91,7 +92,7 @@ export class EnginePeer implements NodePeer {
   }
 
   /** The engine's own worker pool (one thread per core), kept busy with 2 queries in flight per thread. */
-  async throughput(queries: string[], k: number, filter: Filter | null, threads: number, maxSeconds: number) {
+  async throughput(queries: string[], k: number, filter: Filter | null, threads: number, maxSeconds: number, minSeconds: number) {
     // Opened once and kept: its load is not part of any figure.
     if (!this.pooled) {
       this.pooled = await CompiledSearcher.open(this.dir, this.options(threads));
@@ -101,15 +102,7 @@ export class EnginePeer implements NodePeer {
     {
       const spec = this.spec(filter);
       for (const q of queries.slice(0, 20)) await pooled.search(q, k, spec); // this cell's k and filter, untimed
-      let next = 0;
-      const deadline = performance.now() + maxSeconds * 1000;
-      const started = performance.now();
-      await Promise.all(
-        Array.from({ length: threads * 2 }, async () => {
-          while (next < queries.length && performance.now() < deadline) await pooled.search(queries[next++]!, k, spec);
-        }),
-      );
-      return { seconds: (performance.now() - started) / 1000, queries: next };
+      return cycleQueries(queries, threads * 2, maxSeconds, minSeconds, (query) => pooled.search(query, k, spec));
     }
   }
 

@@ -63,12 +63,12 @@ async function main(): Promise<void> {
       for (const query of readQueryFile(file!)) rankings.push(await peer.rank(query, Number(k)));
       return { rankings };
     },
-    throughput: async ([file, k, filterText, threads, maxSeconds]) => {
+    throughput: async ([file, k, filterText, threads, maxSeconds, minSeconds]) => {
       const queries = readQueryFile(file!);
       const filter = parseFilter(filterText!);
-      if (peer.throughput) return peer.throughput(queries, Number(k), filter, Number(threads), Number(maxSeconds));
+      if (peer.throughput) return peer.throughput(queries, Number(k), filter, Number(threads), Number(maxSeconds), Number(minSeconds));
       if (!opened) throw new Error('throughput before open');
-      return workerThroughput(name, opened.dir, opened.mode, queries, Number(k), filterText!, Number(threads), Number(maxSeconds));
+      return workerThroughput(name, opened.dir, opened.mode, queries, Number(k), filterText!, Number(threads), Number(maxSeconds), Number(minSeconds));
     },
     memory: async () => memoryOf(peer.memoryPid?.() ?? 'self'),
     versions: async () => ({ node: process.version, ...peer.versions() }),

@@ -17,7 +17,7 @@ export interface NodePeer {
   /** Article ids of the top-k paragraphs, duplicates removed, best first. */
   rank(query: string, k: number): Promise<string[]>;
   /** Multi-threaded throughput when the peer has threads of its own; else worker copies are used. */
-  throughput?(queries: string[], k: number, filter: Filter | null, threads: number, maxSeconds: number): Promise<{ seconds: number; queries: number }>;
+  throughput?(queries: string[], k: number, filter: Filter | null, threads: number, maxSeconds: number, minSeconds: number): Promise<{ seconds: number; queries: number }>;
   /** Process whose memory is the peer's (the HTTP server); default this one. */
   memoryPid?(): number;
   versions(): Record<string, string>;

@@ -6,6 +6,7 @@
 import { Worker } from 'node:worker_threads';
 import { performance } from 'node:perf_hooks';
 import type { FieldMode } from '../lib/config.js';
+import { repetitionEnds } from './repetition.js';
 
 export interface Job {
   name: string;
@@ -14,8 +15,8 @@ export interface Job {
   queries: string[];
   k: number;
   filter: string;
-  counter: SharedArrayBuffer;
-  deadline: number;
+  /** Two counters: the queries taken and the queries answered. */
+  counters: SharedArrayBuffer;
 }
 
 const WORKER = new URL('./throughput-worker.ts', import.meta.url).href;
@@ -29,15 +30,16 @@ export async function workerThroughput(
   filter: string,
   threads: number,
   maxSeconds: number,
+  minSeconds: number,
 ): Promise<{ seconds: number; queries: number }> {
-  const counter = new SharedArrayBuffer(8);
+  const counters = new SharedArrayBuffer(8);
   const workers = Array.from(
     { length: threads },
     () =>
       // Node refuses a .ts file as a worker's entry: a bootstrap loads this module through tsx.
       new Worker(`import('tsx/esm/api').then(({ tsImport }) => tsImport(${JSON.stringify(WORKER)}, ${JSON.stringify(WORKER)}))`, {
         eval: true,
-        workerData: { name, dir, mode, queries, k, filter, counter, deadline: 0 } satisfies Job,
+        workerData: { name, dir, mode, queries, k, filter, counters } satisfies Job,
         resourceLimits: { maxOldGenerationSizeMb: 20_000 },
       }),
   );
@@ -49,10 +51,10 @@ export async function workerThroughput(
   await Promise.all(workers.map(message)); // every copy loaded
   const started = performance.now();
   const finished = Promise.all(workers.map(message));
-  for (const worker of workers) worker.postMessage({ deadline: Date.now() + maxSeconds * 1000 });
+  const ends = repetitionEnds(Date.now(), maxSeconds, minSeconds);
+  for (const worker of workers) worker.postMessage(ends);
   await finished;
   const seconds = (performance.now() - started) / 1000;
   await Promise.all(workers.map((w) => w.terminate()));
-  const done = Math.min(Atomics.load(new Int32Array(counter), 0), queries.length);
-  return { seconds, queries: done };
+  return { seconds, queries: Atomics.load(new Int32Array(counters), 1) };
 }

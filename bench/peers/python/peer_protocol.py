@@ -5,6 +5,8 @@ split), search(query, k, flt) -> hit count, rank(query, k) -> article ids, and
 versions() -> dict; `serve(PeerClass)` runs the protocol. Throughput uses one
 process per thread, each with its own connection to the index: these libraries
 are driven from Python, whose interpreter lock would otherwise serialise them.
+The processes take queries from counters in shared memory, as the other peers'
+threads take them from one counter.
 """
 import json
 import multiprocessing
@@ -51,33 +53,45 @@ def read_queries(path):
 
 
 _worker = None
+_taken = None
 
 
-def _init_worker(peer_class, index_dir, split):
-    global _worker
+def _init_worker(peer_class, index_dir, split, taken):
+    global _worker, _taken
     _worker = peer_class()
     _worker.open(index_dir, split)
+    _taken = taken
 
 
-def _worker_search(task):
-    query, k, flt, deadline = task
-    if time.time() > deadline:
-        return 0
-    _worker.search(query, k, flt)
-    return 1
+def _answer_share(task):
+    """Takes queries in turn, cycling the list, until the budget is spent or the whole list was taken and the
+    minimum window has passed (node/repetition.ts's rule); returns how many this process answered."""
+    queries, k, flt, deadline, window = task
+    answered = 0
+    while True:
+        now = time.time()
+        with _taken.get_lock():
+            i = _taken.value
+            if now >= deadline or (i >= len(queries) and now >= window):
+                return answered
+            _taken.value = i + 1
+        _worker.search(queries[i % len(queries)], k, flt)
+        answered += 1
 
 
 def _ready(_):
     return 1
 
 
-def throughput(peer_class, index_dir, split, queries, k, flt, threads, max_seconds):
+def throughput(peer_class, index_dir, split, queries, k, flt, threads, max_seconds, min_seconds):
     context = multiprocessing.get_context("fork")
-    with context.Pool(threads, initializer=_init_worker, initargs=(peer_class, index_dir, split)) as pool:
+    taken = context.Value("q", 0)
+    with context.Pool(threads, initializer=_init_worker, initargs=(peer_class, index_dir, split, taken)) as pool:
         pool.map(_ready, range(threads * 4))  # every worker started and opened
-        deadline = time.time() + max_seconds
+        start_time = time.time()
         start = time.perf_counter()
-        done = sum(pool.imap_unordered(_worker_search, [(q, k, flt, deadline) for q in queries], chunksize=1))
+        task = (queries, k, flt, start_time + max_seconds, start_time + min_seconds)
+        done = sum(pool.map(_answer_share, [task] * threads, chunksize=1))
         seconds = time.perf_counter() - start
     return {"seconds": seconds, "queries": done}
 
@@ -112,7 +126,7 @@ def serve(peer_class):
             elif op == "rank":
                 reply = {"rankings": [peer.rank(q, int(args[2])) for q in read_queries(args[1])]}
             elif op == "throughput":
-                reply = throughput(type(peer), opened[0], opened[1], read_queries(args[1]), int(args[2]), parse_filter(args[3]), int(args[4]), float(args[5]))
+                reply = throughput(type(peer), opened[0], opened[1], read_queries(args[1]), int(args[2]), parse_filter(args[3]), int(args[4]), float(args[5]), float(args[6]))
             elif op == "memory":
                 reply = memory()
             elif op == "versions":
