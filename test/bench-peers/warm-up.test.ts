@@ -1,7 +1,7 @@
 /** Every peer is warmed the same way before its first measured cell, and the report says what each got. */
 import { describe, expect, it } from 'vitest';
 import type { PeerRun } from '../../bench/peers/lib/measure.js';
-import { latencyWarmUpText } from '../../bench/peers/lib/report.js';
+import { warmUpText } from '../../bench/peers/lib/report.js';
 import { warmUntilSettled } from '../../bench/peers/lib/warm-up.js';
 
 /** A pass function giving `figures` one after the other, counting its calls. */
@@ -26,15 +26,20 @@ describe('warming until settled', () => {
 });
 
 describe("the report's method text", () => {
-  const run = (peer: string, corpus: string, latencyWarmUp?: PeerRun['latencyWarmUp']) => ({ peer, corpus, latencyWarmUp }) as PeerRun;
+  const run = (peer: string, corpus: string, warmUps: Partial<PeerRun> = {}) => ({ peer, corpus, ...warmUps }) as PeerRun;
 
-  it('says what latency warm-up each peer got, per corpus', () => {
-    const [text] = latencyWarmUpText([run('engine', 'generated', { passes: 2, settled: true }), run('lucene', 'generated', { passes: 10, settled: false })]);
-    expect(text).toMatch(/^Before its first latency cell each peer answered untimed passes over the query sets \(k = 10, no filter/);
-    expect(text).toContain('within 5% of each other, at most 10 passes; generated: engine 2 passes, lucene 10 passes, not settled.');
+  it('says what warm-up each peer got before its first latency and throughput cells, per corpus', () => {
+    const [latency, throughput] = warmUpText([
+      run('engine', 'generated', { latencyWarmUp: { passes: 2, settled: true }, throughputWarmUp: { passes: 3, settled: true } }),
+      run('lucene', 'generated', { latencyWarmUp: { passes: 10, settled: false }, throughputWarmUp: { passes: 4, settled: true } }),
+    ]);
+    expect(latency).toMatch(/^Before its first latency cell each peer answered untimed passes over the query sets \(k = 10, no filter/);
+    expect(latency).toContain('within 5% of each other (at most 10); generated: engine 2 passes, lucene 10 passes (not settled).');
+    expect(throughput).toMatch(/^Before its first throughput cell each peer's pool was started, outside any timed part/);
+    expect(throughput).toContain('generated: engine 3 passes, lucene 4 passes.');
   });
 
   it('says nothing of a warm-up the run did not record', () => {
-    expect(latencyWarmUpText([run('engine', 'generated')])).toEqual([]);
+    expect(warmUpText([run('engine', 'generated')])).toEqual([]);
   });
 });

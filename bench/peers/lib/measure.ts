@@ -2,9 +2,10 @@
  * Measures the peers on one corpus, each phase in fresh processes so that peak
  * memory belongs to that phase: (1) build, (2) open, quality (SciFact), latency
  * cells, throughput cells. Every figure is repeated, the peers interleaved, and
- * the median kept. Untimed: each peer's warm-up before its first latency cell
- * (lib/warm-up.ts), and the first 20 queries of the set at the cell's k and
- * filter before each latency cell.
+ * the median kept. Untimed, the same for every peer: a warm-up before the
+ * first latency cell and before the first throughput cell (lib/warm-up.ts),
+ * and the first 20 queries of the cell's list at its k and filter before each
+ * cell.
  */
 import { readdir, rm, stat, writeFile, mkdir } from 'node:fs/promises';
 import path from 'node:path';
@@ -56,6 +57,8 @@ export interface PeerRun {
   sizes?: { searchableMiB: number; storedMiB: number; positionsMiB?: number } | null;
   /** The untimed passes over the query sets before the first latency cell (runs before it was recorded have none). */
   latencyWarmUp?: WarmUp;
+  /** The untimed repetitions of the first throughput cell before it, which also start the peer's pool (likewise). */
+  throughputWarmUp?: WarmUp;
   error?: string;
 }
 
@@ -112,6 +115,7 @@ export async function writeQueryFiles(ws: Workspace, sets: QuerySets, judged: st
   const lists = Object.values(sets);
   const mixed = Array.from({ length: Math.max(...lists.map((l) => l.length)) }, (_, i) => lists.map((l) => l[i]).filter((q): q is string => !!q)).flat();
   await writeFile(ws.queryFile('mixed'), mixed.join('\n') + '\n');
+  await writeFile(ws.queryFile('mixed warm-up'), mixed.slice(0, 20).join('\n') + '\n');
   await writeFile(ws.queryFile('judged'), judged.join('\n') + '\n');
 }
 
@@ -140,7 +144,7 @@ export async function measureQuality(peer: PeerName, ws: Workspace, mode: FieldM
     const { dir } = await build(peer, ws, 'scifact', mode);
     const process_ = PeerProcess.start(peer);
     try {
-      await process_.call('open', dir, mode);
+      await process_.call('open', dir, mode, ws.config.threads);
       const { rankings } = await process_.call<{ rankings: string[][] }>('rank', ws.queryFile('judged'), 100);
       const run = scoreRankings(peer, mode, rankings, judgedIds, qrels);
       log(`${peer}: SciFact (${mode}) nDCG@10 ${run.ndcg10.toFixed(4)}, Recall@100 ${run.recall100.toFixed(4)}`);
@@ -177,6 +181,15 @@ async function latencyPass(process_: PeerProcess, ws: Workspace, sets: QuerySetN
   return median(ms);
 }
 
+/** The throughput warm-up's k and filter: those of the first throughput cell. */
+export const THROUGHPUT_WARM_UP = LATENCY_WARM_UP;
+
+/** One repetition of a throughput cell over the list of `file`, on the run's threads and budget. */
+async function throughputRepetition(process_: PeerProcess, ws: Workspace, file: string, k: number, filter: FilterName, minSeconds: number) {
+  const { config } = ws;
+  return process_.call<{ seconds: number; queries: number }>('throughput', ws.queryFile(file), k, FILTER_ARG[filter], config.threads, config.secondsPerCell, minSeconds);
+}
+
 /**
  * Speed and memory of the peers on one corpus (split layout, the engine's own).
  * Builds run one after the other; then every peer is opened in its own process
@@ -203,7 +216,7 @@ export async function measureSpeed(peers: readonly PeerName[], ws: Workspace, co
       const process_ = PeerProcess.start(peer);
       open.push({ run, process_ });
       run.versions = await process_.call<Record<string, string>>('versions');
-      const { seconds } = await process_.call<{ seconds: number }>('open', built.dir, 'split');
+      const { seconds } = await process_.call<{ seconds: number }>('open', built.dir, 'split', config.threads);
       const loaded = await process_.call<Memory>('memory');
       run.load = { seconds, rssMiB: loaded.rssMiB };
       log(`${peer}: ${corpus} loaded in ${seconds.toFixed(2)} s, RSS ${loaded.rssMiB.toFixed(0)} MiB`);
@@ -229,15 +242,20 @@ export async function measureSpeed(peers: readonly PeerName[], ws: Workspace, co
     }
     return results;
   };
-  try {
+  /** Warms every live peer the same way (lib/warm-up.ts), recording what it took. */
+  const warmEach = async (figure: 'latency' | 'throughput', pass: (process_: PeerProcess) => Promise<number>) => {
     for (const { run, process_ } of live()) {
       try {
-        run.latencyWarmUp = await warmUntilSettled(() => latencyPass(process_, ws, Object.keys(sets) as QuerySetName[]));
-        log(`${run.peer}: ${corpus} latency warm-up: ${describeWarmUp(run.latencyWarmUp)}`);
+        const warmUp = await warmUntilSettled(() => pass(process_));
+        run[figure === 'latency' ? 'latencyWarmUp' : 'throughputWarmUp'] = warmUp;
+        log(`${run.peer}: ${corpus} ${figure} warm-up: ${describeWarmUp(warmUp)}`);
       } catch (error) {
         fail(run, error);
       }
     }
+  };
+  try {
+    await warmEach('latency', (process_) => latencyPass(process_, ws, Object.keys(sets) as QuerySetName[]));
     for (const set of Object.keys(sets) as QuerySetName[]) {
       for (const k of K_VALUES) {
         for (const filter of Object.keys(FILTER_ARG) as FilterName[]) {
@@ -262,12 +280,15 @@ export async function measureSpeed(peers: readonly PeerName[], ws: Workspace, co
         }
       }
     }
+    await warmEach('throughput', async (process_) => {
+      const result = await throughputRepetition(process_, ws, 'mixed', THROUGHPUT_WARM_UP.k, THROUGHPUT_WARM_UP.filter, throughputWindow(config));
+      return result.queries / result.seconds;
+    });
     for (const k of K_VALUES) {
       for (const filter of Object.keys(FILTER_ARG) as FilterName[]) {
+        for (const { process_ } of live()) await throughputRepetition(process_, ws, 'mixed warm-up', k, filter, 0);
         const measured = await interleaved(async (process_) => {
-          const result = await process_.call<{ seconds: number; queries: number }>(
-            'throughput', ws.queryFile('mixed'), k, FILTER_ARG[filter], config.threads, config.secondsPerCell, throughputWindow(config),
-          );
+          const result = await throughputRepetition(process_, ws, 'mixed', k, filter, throughputWindow(config));
           return { qps: result.queries / result.seconds, queries: result.queries, seconds: result.seconds };
         });
         for (const [run, repeats] of measured) {

@@ -6,8 +6,8 @@
 import { machine, writeResults } from '../../lib/stats.js';
 import { writeCharts } from './charts.js';
 import { BM25, FILTER, K_VALUES, MIN_THROUGHPUT_SECONDS, throughputWindow, type BenchConfig, type PeerName } from './config.js';
-import { LATENCY_WARM_UP, type FilterName, type LatencyCell, type PeerRun, type QualityRun, type ThroughputCell } from './measure.js';
-import { WARM_UP, describeWarmUp } from './warm-up.js';
+import { LATENCY_WARM_UP, THROUGHPUT_WARM_UP, type FilterName, type LatencyCell, type PeerRun, type QualityRun, type ThroughputCell } from './measure.js';
+import { WARM_UP, describeWarmUp, type WarmUp } from './warm-up.js';
 import { luceneTargetsSection } from './lucene-targets.js';
 
 export interface Report {
@@ -28,7 +28,7 @@ export interface Report {
 /** What each peer was set to: the closest each offers to the engine's analysis and BM25. */
 export const PEER_SETTINGS: Record<PeerName, string> = {
   engine: `in-process (no HTTP); analysis: Unicode folding, the 33 Lucene stopwords, possessives, Porter; BM25 k1 ${BM25.k1}, b ${BM25.b}, Lucene idf; title field weight ${BM25.titleWeight}; latency on the calling thread, throughput on its worker pool`,
-  'engine-http': 'the same index behind `GET /retrieval/` of the real server (default settings: a search pool of one thread per core); client on the same machine, keep-alive, full JSON answers (paragraph text + metadata)',
+  'engine-http': 'the same index behind `GET /retrieval/` of the real server (a search pool of PEERS_THREADS threads, otherwise default settings); client on the same machine, keep-alive, full JSON answers (paragraph text + metadata)',
   lucene: `Lucene 8.8.1 (Debian liblucene8-java 8.8.1; its jars are named 8.7.0), single-source Java program; EnglishAnalyzer (no diacritic folding); BM25Similarity(k1 ${BM25.k1}, b ${BM25.b}); distinct query terms OR-ed; split layout: each term also in the title field with BoostQuery ${BM25.titleWeight} (exactly the engine's sum of per-field BM25); date IntPoint and type StringField as FILTER clauses; 256 MB indexing buffer, no compound files, default merges; threads share one IndexSearcher`,
   xapian: `Xapian 1.4 (Debian python3-xapian) from /usr/bin/python3; Stem("porter") (original Porter, as the engine), the 33 stopwords, STEM_ALL; BM25Weight(k1 ${BM25.k1}, k2 0, k3 1, b ${BM25.b}, min_normlen 0.5) with Xapian's own idf; no per-field lengths: split layout = title terms with prefix S weighted ${BM25.titleWeight} by OP_SCALE_WEIGHT; date value range + type boolean term via OP_FILTER; throughput with one process per thread`,
   'sqlite-fts5': `SQLite FTS5 (Debian libsqlite3 via Python's sqlite3); tokenizer "porter unicode61 remove_diacritics 2"; bm25() with its fixed k1 1.2, b 0.75 (not settable) and per-row length; split layout: column weights title ${BM25.titleWeight}, text 1; no stopword list in FTS5 (indexed; the driver drops the 33 stopwords from queries); query words quoted and OR-ed; date and type UNINDEXED columns in WHERE; one process per thread`,
@@ -39,8 +39,14 @@ export const PEER_SETTINGS: Record<PeerName, string> = {
 /** What the tables cannot say by themselves (true of the design, whatever the run). */
 const NOTES = [
   '- Latency is timed inside each peer\'s own process around one search call (query analysis included, result fetching',
-  '  excluded except for engine-http, whose client receives and parses the full JSON answer). Python and Java drivers add',
-  '  their interpreter\'s call overhead (microseconds), not measured separately.',
+  '  excluded except for engine-http, whose client receives and parses the full JSON answer). The time includes what each',
+  '  driver adds around its library, not measured separately: the Python code that builds the queries of Xapian and',
+  '  FTS5 and calls into their C libraries, the Java code that builds Lucene\'s query, the HTTP round trip of engine-http.',
+  '- Throughput: every peer\'s pool is started once, outside any timed part, and kept: the engine\'s worker threads,',
+  '  engine-http\'s server pool (PEERS_THREADS search threads), Lucene\'s thread pool, the worker processes of Xapian and',
+  '  FTS5, the worker threads of MiniSearch and Orama with their index copies. Threads take queries from one shared',
+  '  counter (the Python processes: a counter in shared memory under a lock, taken once per query); the engine\'s pool and',
+  '  engine-http\'s server get 2 queries in flight per thread, as their pools queue queries, the others one per thread.',
   '- The engine runs one whole query per worker thread (src/search/pool.ts), as Lucene, Xapian and FTS5 do; it splits a',
   '  long query over the threads only when no other query runs. MiniSearch and Orama run one index copy per worker thread.',
   '- engine-http at k = 1000 is dominated by the JSON of 1,000 contexts (paragraph text and article metadata): the',
@@ -261,15 +267,28 @@ export function throughputRepetition(config: Pick<BenchConfig, 'secondsPerCell' 
     `until it has taken the whole list and at least ${throughputWindow(config)} s have passed, and stops at the budget of ${config.secondsPerCell} s.`;
 }
 
-/** What warming each peer got before its first latency cell, per corpus; nothing for runs that did not record it. */
-export function latencyWarmUpText(speed: PeerRun[]): string[] {
-  const corpora = [...new Set(speed.filter((run) => run.latencyWarmUp).map((run) => run.corpus))];
-  if (corpora.length === 0) return [];
-  const perCorpus = corpora.map((corpus) =>
-    `${corpus}: ${speed.filter((run) => run.corpus === corpus && run.latencyWarmUp).map((run) => `${run.peer} ${describeWarmUp(run.latencyWarmUp)}`).join(', ')}`);
+/** What warming `pick` says each peer got, per corpus; null when the run did not record it. */
+function warmUpPerCorpus(speed: PeerRun[], pick: (run: PeerRun) => WarmUp | undefined): string | null {
+  const corpora = [...new Set(speed.filter((run) => pick(run)).map((run) => run.corpus))];
+  if (corpora.length === 0) return null;
+  const peers = (corpus: string) => speed.filter((run) => run.corpus === corpus && pick(run)).map((run) => `${run.peer} ${describeWarmUp(pick(run))}`);
+  return corpora.map((corpus) => `${corpus}: ${peers(corpus).join(', ')}`).join('; ');
+}
+
+/** What warming each peer got before its first latency and throughput cells; nothing for runs that did not record it. */
+export function warmUpText(speed: PeerRun[]): string[] {
+  const latency = warmUpPerCorpus(speed, (run) => run.latencyWarmUp);
+  const throughput = warmUpPerCorpus(speed, (run) => run.throughputWarmUp);
+  const settled = `within ${WARM_UP.tolerance * 100}% of each other (at most ${WARM_UP.maxPasses})`;
   return [
-    `Before its first latency cell each peer answered untimed passes over the query sets (k = ${LATENCY_WARM_UP.k}, no filter: the first cells' settings) ` +
-      `until two passes in a row had medians within ${WARM_UP.tolerance * 100}% of each other, at most ${WARM_UP.maxPasses} passes; ${perCorpus.join('; ')}.`,
+    ...(latency === null ? [] : [
+      `Before its first latency cell each peer answered untimed passes over the query sets (k = ${LATENCY_WARM_UP.k}, no filter: the first cells' settings) ` +
+        `until the medians of two passes in a row were ${settled}; ${latency}.`,
+    ]),
+    ...(throughput === null ? [] : [
+      `Before its first throughput cell each peer's pool was started, outside any timed part, and answered untimed passes of that cell ` +
+        `(repetitions over the mixed list, k = ${THROUGHPUT_WARM_UP.k}, no filter) until the rates of two passes in a row were ${settled}; ${throughput}.`,
+    ]),
   ];
 }
 
@@ -291,8 +310,8 @@ export async function writeReport(report: Report): Promise<void> {
     ...(report.skipped?.length ? [`Not measured (not installed on this machine): ${report.skipped.map((s) => `${s.peer} (${s.reason})`).join('; ')}.`] : []),
     `Versions: ${Object.entries(versions).map(([k, v]) => `${k} ${v}`).join(', ')}.`,
     `Generated corpus: ${config.paragraphs.toLocaleString('en')} paragraphs of bench/lib/synthetic-corpus.ts (the engine scale benchmark's, sentences resampled from SciFact).`,
-    `Query sets: SciFact claims and seeded 1-, 2- and 4-word queries, ${config.queriesPerSet} each; k = ${K_VALUES.join(', ')}; ${config.repeats} repetitions per figure, median reported, a warm-up pass before each latency cell not counted; time budget ${config.secondsPerCell} s per repetition; throughput on ${config.threads} threads.`,
-    ...latencyWarmUpText(report.speed),
+    `Query sets: SciFact claims and seeded 1-, 2- and 4-word queries, ${config.queriesPerSet} each; k = ${K_VALUES.join(', ')}; ${config.repeats} repetitions per figure, median reported; before each cell, latency or throughput, each peer answered the first 20 queries of the cell's list at its k and filter, untimed; time budget ${config.secondsPerCell} s per repetition; throughput on ${config.threads} threads.`,
+    ...warmUpText(report.speed),
     'Every figure is given with its ratio to this engine in the same run: peer ÷ engine.',
     ...(report.merged
       ? [`The ${report.merged.corpora.join(' and ')} figures${report.config.corpora.includes('scifact') ? '' : ' and the quality figures'} come from the run of ${report.merged.from} (same machine and settings; each corpus is measured for all peers in one run).`]

@@ -26,5 +26,5 @@ export async function warmUntilSettled(pass: () => Promise<number>, limits: { to
 /** How the report says a peer's warm-up went. */
 export function describeWarmUp(warmUp: WarmUp | undefined): string {
   if (!warmUp) return 'not recorded';
-  return `${warmUp.passes} passes${warmUp.settled ? '' : ', not settled'}`;
+  return `${warmUp.passes} passes${warmUp.settled ? '' : ' (not settled)'}`;
 }

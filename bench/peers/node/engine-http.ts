@@ -1,7 +1,7 @@
 /**
  * This engine through its HTTP endpoint: the real server as `npm start` runs it
  * (compiled: `dist/main.js serve`, which bench:peers builds before the run; not through scripts/start.mjs,
- * which would recompile mid-run if src/ changed meanwhile; default settings, so a search pool of one thread per core) on a loopback
+ * which would recompile mid-run if src/ changed meanwhile; a search pool of PEERS_THREADS threads, otherwise default settings) on a loopback
  * port, queried with GET /retrieval/ over keep-alive connections. Latency is
  * measured by the client and includes the JSON of the answers (paragraph text
  * and article metadata), which is the server's overhead this peer shows.
@@ -41,14 +41,14 @@ export class EngineHttpPeer implements NodePeer {
     throw new Error('engine-http serves the index of the engine peer; it builds nothing');
   }
 
-  async open(indexDir: string, mode: FieldMode): Promise<void> {
+  async open(indexDir: string, mode: FieldMode, threads: number): Promise<void> {
     this.port = await freePort();
     this.dataDir = mkdtempSync(path.join(tmpdir(), 'peers-http-'));
     const titleWeight = mode === 'split' ? BM25.titleWeight : 0;
     this.server = spawn(
       process.execPath,
       [path.resolve('dist', 'main.js'), 'serve', '--index', indexDir, '--port', String(this.port),
-        '--log-level', 'warn', '--title-weight', String(titleWeight), '--bm25-k1', String(BM25.k1), '--bm25-b', String(BM25.b),
+        '--log-level', 'warn', '--search-threads', String(threads), '--title-weight', String(titleWeight), '--bm25-k1', String(BM25.k1), '--bm25-b', String(BM25.b),
         // A benchmark client is one caller sending thousands of requests a minute.
         '--rate-limit', '0', '--max-in-flight', '0'],
       { stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, DATA_DIR: this.dataDir } },
@@ -100,9 +100,8 @@ export class EngineHttpPeer implements NodePeer {
     return [...new Set((await this.retrieve(query, k, null)).map((c) => c.article_id))];
   }
 
-  /** Clients keep 2 requests in flight per server core (the server's pool does the parallel work). */
+  /** Clients keep 2 requests in flight per search thread of the server (its pool does the parallel work). */
   async throughput(queries: string[], k: number, filter: Filter | null, threads: number, maxSeconds: number, minSeconds: number) {
-    for (const q of queries.slice(0, 20)) await this.search(q, k, filter);
     return cycleQueries(queries, threads * 2, maxSeconds, minSeconds, (query) => this.search(query, k, filter));
   }
 

@@ -4,7 +4,6 @@
  * compiled one in dist/ (bench:peers builds it), as `npm start` runs it
  * (bench/lib/compiled.ts says why).
  */
-import { performance } from 'node:perf_hooks';
 import type { Searcher } from '../../../src/search/searcher.js';
 import type { FilterSpec } from '../../../src/search/query/filter-spec.js';
 import { BM25, type FieldMode } from '../lib/config.js';
@@ -21,33 +20,6 @@ const ymd = (n: number) => `${String(n).slice(0, 4)}-${String(n).slice(4, 6)}-${
 
 export function filterSpecOf(filter: Filter | null): FilterSpec {
   return filter ? compileFilterSpec({ date_from: ymd(filter.from), date_to: ymd(filter.to), article_types: [filter.type] }) : compileFilterSpec({});
-}
-
-/**
- * Runs the mixed query list through the pool until its rate stops rising, before
- * the first timed cell: each worker thread compiles the scorer and fills its own
- * block-bound cache term by term (block-max.ts), while Lucene's JVM threads share
- * code and caches already warm from the latency cells. One second of warm-up
- * left the first throughput cell (k=10, no filter) measured on a pool still
- * speeding up: in one process, passes over the list at k=10 went 1,373 → 1,583
- * → 1,687 queries/s (200,000 paragraphs). Passes until one is under 5% faster
- * than the best before, at most 6, at most 60 s.
- */
-async function warm(pooled: Searcher, queries: string[], threads: number, spec: FilterSpec): Promise<void> {
-  const started = performance.now();
-  let best = 0;
-  for (let pass = 0; pass < 6 && performance.now() - started < 60_000; pass++) {
-    const passStarted = performance.now();
-    let next = 0;
-    await Promise.all(
-      Array.from({ length: threads * 2 }, async () => {
-        while (next < queries.length) await pooled.search(queries[next++]!, 100, spec);
-      }),
-    );
-    const rate = queries.length / (performance.now() - passStarted);
-    if (rate < best * 1.05) return;
-    best = Math.max(best, rate);
-  }
 }
 
 export class EnginePeer implements NodePeer {
@@ -91,19 +63,13 @@ export class EnginePeer implements NodePeer {
     return [...new Set(hits.map((hit) => this.searcher!.articleIdOf(hit)))];
   }
 
-  /** The engine's own worker pool (one thread per core), kept busy with 2 queries in flight per thread. */
+  /** The engine's own worker pool of `threads` threads, kept busy with 2 queries in flight per thread. */
   async throughput(queries: string[], k: number, filter: Filter | null, threads: number, maxSeconds: number, minSeconds: number) {
-    // Opened once and kept: its load is not part of any figure.
-    if (!this.pooled) {
-      this.pooled = await CompiledSearcher.open(this.dir, this.options(threads));
-      await warm(this.pooled, queries, threads, this.spec(null));
-    }
+    // Opened once, in the harness's untimed warm-up, and kept: its load is not part of any figure.
+    this.pooled ??= await CompiledSearcher.open(this.dir, this.options(threads));
     const pooled = this.pooled;
-    {
-      const spec = this.spec(filter);
-      for (const q of queries.slice(0, 20)) await pooled.search(q, k, spec); // this cell's k and filter, untimed
-      return cycleQueries(queries, threads * 2, maxSeconds, minSeconds, (query) => pooled.search(query, k, spec));
-    }
+    const spec = this.spec(filter);
+    return cycleQueries(queries, threads * 2, maxSeconds, minSeconds, (query) => pooled.search(query, k, spec));
   }
 
   versions(): Record<string, string> {

@@ -8,7 +8,7 @@ import readline from 'node:readline';
 import { isMainThread } from 'node:worker_threads';
 import type { FieldMode } from '../lib/config.js';
 import { memoryOf, parseFilter, type NodePeer } from './peer.js';
-import { workerThroughput } from './worker-throughput.js';
+import { closeWorkers, workerThroughput } from './worker-throughput.js';
 
 export async function createPeer(name: string): Promise<NodePeer> {
   switch (name) {
@@ -38,9 +38,9 @@ async function main(): Promise<void> {
       await peer.build(corpus!, dir!, mode as FieldMode);
       return { seconds: (performance.now() - started) / 1000 };
     },
-    open: async ([dir, mode]) => {
+    open: async ([dir, mode, threads]) => {
       const started = performance.now();
-      await peer.open(dir!, mode as FieldMode);
+      await peer.open(dir!, mode as FieldMode, Number(threads));
       opened = { dir: dir!, mode: mode as FieldMode };
       return { seconds: (performance.now() - started) / 1000 };
     },
@@ -68,11 +68,12 @@ async function main(): Promise<void> {
       const filter = parseFilter(filterText!);
       if (peer.throughput) return peer.throughput(queries, Number(k), filter, Number(threads), Number(maxSeconds), Number(minSeconds));
       if (!opened) throw new Error('throughput before open');
-      return workerThroughput(name, opened.dir, opened.mode, queries, Number(k), filterText!, Number(threads), Number(maxSeconds), Number(minSeconds));
+      return workerThroughput({ name, ...opened }, queries, Number(k), filterText!, Number(threads), Number(maxSeconds), Number(minSeconds));
     },
     memory: async () => memoryOf(peer.memoryPid?.() ?? 'self'),
     versions: async () => ({ node: process.version, ...peer.versions() }),
     quit: async () => {
+      await closeWorkers();
       await peer.close();
       return {};
     },

@@ -11,7 +11,8 @@ export interface Filter {
 
 export interface NodePeer {
   build(corpusFile: string, indexDir: string, mode: FieldMode): Promise<void>;
-  open(indexDir: string, mode: FieldMode): Promise<void>;
+  /** `threads`: the search threads of a peer that starts its pool with the index (engine-http's server); the others ignore it. */
+  open(indexDir: string, mode: FieldMode, threads: number): Promise<void>;
   /** Runs one top-k search; returns the number of hits (checked across peers). */
   search(query: string, k: number, filter: Filter | null): Promise<number>;
   /** Article ids of the top-k paragraphs, duplicates removed, best first. */

@@ -1,16 +1,11 @@
-/** A worker thread of worker-throughput.ts: loads its own copy of the index, then answers its share of the queries. */
+/** A worker thread of worker-throughput.ts: loads its own copy of the index, then answers its share of each repetition's queries. */
 import { parentPort, workerData } from 'node:worker_threads';
 import { createPeer } from './peer-main.js';
-import { parseFilter } from './peer.js';
+import { parseFilter, type NodePeer } from './peer.js';
 import { goesOn, type RepetitionEnds } from './repetition.js';
-import type { Job } from './worker-throughput.js';
+import type { Job, WorkerIndex } from './worker-throughput.js';
 
-async function workerMain(): Promise<void> {
-  const job = workerData as Job;
-  const peer = await createPeer(job.name);
-  await peer.open(job.dir, job.mode);
-  parentPort!.postMessage('ready');
-  const ends = await new Promise<RepetitionEnds>((resolve) => parentPort!.once('message', resolve));
+async function answer(peer: NodePeer, job: Job, ends: RepetitionEnds): Promise<void> {
   const counters = new Int32Array(job.counters);
   const filter = parseFilter(job.filter);
   while (goesOn(Date.now(), Atomics.load(counters, 0), job.queries.length, ends)) {
@@ -18,7 +13,23 @@ async function workerMain(): Promise<void> {
     await peer.search(job.queries[i % job.queries.length]!, job.k, filter);
     Atomics.add(counters, 1, 1);
   }
-  parentPort!.postMessage('done');
+}
+
+async function workerMain(): Promise<void> {
+  const index = workerData as WorkerIndex;
+  const peer = await createPeer(index.name);
+  await peer.open(index.dir, index.mode, 1);
+  let job: Job | null = null;
+  // A job, then the ends of its repetition, which start it.
+  parentPort!.on('message', (message: Job | RepetitionEnds) => {
+    if ('queries' in message) {
+      job = message;
+      parentPort!.postMessage('ready');
+      return;
+    }
+    void answer(peer, job!, message).then(() => parentPort!.postMessage('done'));
+  });
+  parentPort!.postMessage('ready');
 }
 
 await workerMain();

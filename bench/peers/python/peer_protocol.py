@@ -83,16 +83,36 @@ def _ready(_):
     return 1
 
 
-def throughput(peer_class, index_dir, split, queries, k, flt, threads, max_seconds, min_seconds):
-    context = multiprocessing.get_context("fork")
-    taken = context.Value("q", 0)
-    with context.Pool(threads, initializer=_init_worker, initargs=(peer_class, index_dir, split, taken)) as pool:
+_pools = {}
+
+
+def _pool(peer_class, index_dir, split, threads):
+    """The worker processes of an index and their counter: started and opened at the first repetition, before its
+    timing starts, and kept for the next ones (as every peer keeps its pool)."""
+    key = (index_dir, split, threads)
+    if key not in _pools:
+        context = multiprocessing.get_context("fork")
+        taken = context.Value("q", 0)
+        pool = context.Pool(threads, initializer=_init_worker, initargs=(peer_class, index_dir, split, taken))
         pool.map(_ready, range(threads * 4))  # every worker started and opened
-        start_time = time.time()
-        start = time.perf_counter()
-        task = (queries, k, flt, start_time + max_seconds, start_time + min_seconds)
-        done = sum(pool.map(_answer_share, [task] * threads, chunksize=1))
-        seconds = time.perf_counter() - start
+        _pools[key] = (pool, taken)
+    return _pools[key]
+
+
+def close_pools():
+    for pool, _ in _pools.values():
+        pool.terminate()
+    _pools.clear()
+
+
+def throughput(peer_class, index_dir, split, queries, k, flt, threads, max_seconds, min_seconds):
+    pool, taken = _pool(peer_class, index_dir, split, threads)
+    taken.value = 0
+    start_time = time.time()
+    start = time.perf_counter()
+    tasks = [(queries, k, flt, start_time + max_seconds, start_time + min_seconds)] * threads
+    done = sum(pool.map(_answer_share, tasks, chunksize=1))
+    seconds = time.perf_counter() - start
     return {"seconds": seconds, "queries": done}
 
 
@@ -132,6 +152,7 @@ def serve(peer_class):
             elif op == "versions":
                 reply = {"python": sys.version.split()[0], **peer.versions()}
             elif op == "quit":
+                close_pools()
                 peer.close()
                 reply = {}
             else:
