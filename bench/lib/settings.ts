@@ -1,8 +1,9 @@
 /**
  * Settings of the benchmarks, read from the environment. A bad value (0, a
- * negative or fractional count, a word) is refused before any work with one
- * line naming the variable: read with Number() alone, "0" built an empty index
- * and failed later with a stack trace, and "abc" ran with NaN.
+ * negative or fractional count, a word, anything but decimal digits and a
+ * point) is refused before any work with one line naming the variable: read
+ * with Number() alone, "0" built an empty index and failed later with a stack
+ * trace, "abc" ran with NaN, and "1e3" or "0x10" passed as other numbers.
  */
 import path from 'node:path';
 
@@ -26,9 +27,12 @@ export function countsFromEnv(env: Env, name: string, fallback: readonly number[
   return values.map((value) => positive(name, value, true));
 }
 
+/** Decimal digits, with a point in a number that need not be whole. */
+const DECIMAL = { whole: /^\d+$/, any: /^(\d+\.?\d*|\.\d+)$/ };
+
 function positive(name: string, raw: string, integer: boolean): number {
   const value = Number(raw);
-  if (!Number.isFinite(value) || value <= 0 || (integer && !Number.isInteger(value))) {
+  if (!(integer ? DECIMAL.whole : DECIMAL.any).test(raw.trim()) || !Number.isFinite(value) || value <= 0) {
     throw new BenchSettingError(`${name} must be a positive ${integer ? 'whole number' : 'number'}, got "${raw}"`);
   }
   return value;

@@ -112,4 +112,13 @@ describe('settings of the other benchmarks (bench/lib/settings.ts)', () => {
     expect(() => countsFromEnv({ LOAD_STEPS: '1,x' }, 'LOAD_STEPS', [1])).toThrow('LOAD_STEPS must be a positive whole number, got "x"');
     expect(() => countsFromEnv({ LOAD_STEPS: ',' }, 'LOAD_STEPS', [1])).toThrow(/LOAD_STEPS names nothing/);
   });
+
+  it('take decimal digits only: exponents and hexadecimal are refused', () => {
+    expect(refused({ PEERS_PARAGRAPHS: '1e3' })).toBe('PEERS_PARAGRAPHS must be a positive whole number, got "1e3"');
+    expect(refused({ PEERS_PARAGRAPHS: '0x10' })).toBe('PEERS_PARAGRAPHS must be a positive whole number, got "0x10"');
+    expect(() => positiveFromEnv({ STEP_SECONDS: '5e-1' }, 'STEP_SECONDS', 60, false)).toThrow('STEP_SECONDS must be a positive number, got "5e-1"');
+    expect(() => positiveFromEnv({ STEP_SECONDS: 'Infinity' }, 'STEP_SECONDS', 60, false)).toThrow(BenchSettingError);
+    expect(positiveFromEnv({ STEP_SECONDS: '.5' }, 'STEP_SECONDS', 60, false)).toBe(0.5);
+    expect(positiveFromEnv({ STEP_SECONDS: '2.' }, 'STEP_SECONDS', 60, false)).toBe(2);
+  });
 });
