@@ -214,7 +214,7 @@ function render(result: { machine: Record<string, unknown>; loadAverage: number;
     'with its watcher, as the server runs it; each change runs as `npm run ingest` in another process.',
     '',
     '- **command**: wall time of the ingest process (Node and tsx start-up included) and its peak RSS (VmHWM);',
-    '- **seen after exit**: from the command\'s exit to the first moment the served generation shows the change (detection by the directory watch, then loading the new segments and starting the new generation\'s worker threads; "load" is that part);',
+    '- **seen after exit**: from the command\'s exit to the first moment the served generation shows the change (detection by the directory watch, then loading the new segments and starting the new generation\'s worker threads); "load" is that loading alone, timed from its own start: it starts once the command has published its change, which can be before the command exits, so it can be longer than "seen after exit";',
     '- **query latency** p50 / p99 over: the 5 s before the command, the command\'s run (the writer competes for the CPU), the switch (from the start of the load to 1 s after), and the 2 s after.',
     '',
     '| change | command | command peak RSS | seen after exit | latency before | during command | during switch | after | serving RSS after |',

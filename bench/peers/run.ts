@@ -4,7 +4,7 @@
  * (issue 5). Install the peers first with bench/peers/install.sh. Settings
  * are environment variables (lib/config.ts); for a quick run that leaves the
  * published results alone:
- *   PEERS_REPORT=peers-quick PEERS_PARAGRAPHS=50000 PEERS_REPEATS=1 npm run bench:peers
+ *   PEERS_REPORT=peers-quick PEERS_PARAGRAPHS=20000 PEERS_QUERIES=50 PEERS_REPEATS=2 npm run bench:peers
  * Writes bench/results/peers.{json,md} (or the PEERS_REPORT name) and the SVG charts. PEERS_MERGE=1 keeps the
  * figures of bench/results/peers.json for the corpora this run does not measure
  * (e.g. PEERS_CORPORA=generated re-measures only the generated corpus; ratios
@@ -83,6 +83,10 @@ if (config.peers.some((peer) => peer === 'engine' || peer === 'engine-http')) {
 }
 
 const sets = await querySets(config.queriesPerSet);
+const querySetSizes = Object.fromEntries(Object.entries(sets).map(([name, queries]) => [name, queries.length]));
+for (const [name, size] of Object.entries(querySetSizes)) {
+  if (size < config.queriesPerSet) process.stderr.write(`the ${name} set holds ${size} queries, fewer than PEERS_QUERIES=${config.queriesPerSet}: all of them are used\n`);
+}
 const judged = await judgedQueries();
 await writeQueryFiles(ws, sets, judged.texts);
 
@@ -107,6 +111,7 @@ const report: Report = {
   commit,
   ...(skipped.length ? { skipped } : {}),
   config: { ...config, workDir: path.relative(process.cwd(), config.workDir) },
+  querySetSizes,
   quality,
   speed,
 };

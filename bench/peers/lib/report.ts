@@ -23,6 +23,8 @@ export interface Report {
   speed: PeerRun[];
   /** Set when figures of an earlier run were kept (PEERS_MERGE=1): its date and corpora. */
   merged?: { from: string; corpora: string[] };
+  /** Queries in each set: PEERS_QUERIES, or fewer where the set holds fewer (runs before it was recorded have none). */
+  querySetSizes?: Record<string, number>;
 }
 
 /** What each peer was set to: the closest each offers to the engine's analysis and BM25. */
@@ -144,6 +146,9 @@ function buildSection(runs: PeerRun[]): string {
 
 const cellKey = (c: { k: number; filter: FilterName }) => `${c.k}|${c.filter}`;
 
+/** A superscript giving the queries a peer answered in a cell, when fewer than the engine's (its time budget ran out). */
+const fewerQueries = (cell: LatencyCell, engineCell: LatencyCell | undefined) => (cell.queries < (engineCell?.queries ?? 0) ? `<sup>${cell.queries}q</sup>` : '');
+
 function latencyTable(runs: PeerRun[], pick: (c: LatencyCell) => number): string {
   const engine = runs.find((r) => r.peer === 'engine');
   const rows = (engine?.latency ?? runs.find((r) => r.latency.length)?.latency ?? []).map((base) => {
@@ -156,7 +161,7 @@ function latencyTable(runs: PeerRun[], pick: (c: LatencyCell) => number): string
         const cell = find(run);
         if (!cell) return 'n/a';
         const e = engine ? find(engine) : undefined;
-        return `${withRatio(pick(cell), e ? pick(e) : undefined)}${cell.queries < (e?.queries ?? 0) ? `<sup>${cell.queries}q</sup>` : ''}`;
+        return `${withRatio(pick(cell), e ? pick(e) : undefined)}${fewerQueries(cell, e)}`;
       }),
     ];
   });
@@ -173,6 +178,23 @@ function throughputTable(runs: PeerRun[]): string {
     }
   }
   return table(['k', 'filter', ...runs.map((r) => r.peer)], rows);
+}
+
+/** Average hits per query at k = 1000, each cell marked when the peer answered fewer queries than the engine. */
+export function hitsTable(runs: PeerRun[]): string {
+  const engine = runs.find((r) => r.peer === 'engine');
+  return table(
+    ['queries', 'filter', ...runs.map((r) => r.peer)],
+    (runs[0]?.latency ?? []).filter((c) => c.k === 1000).map((base) => [
+      base.set,
+      base.filter,
+      ...runs.map((run) => {
+        const find = (r: PeerRun | undefined) => r?.latency.find((c) => c.set === base.set && c.k === 1000 && c.filter === base.filter);
+        const cell = find(run);
+        return cell ? `${fmt(cell.hitsPerQuery, 0)}${fewerQueries(cell, find(engine))}` : 'n/a';
+      }),
+    ]),
+  );
 }
 
 function speedSection(runs: PeerRun[], corpusLabel: string, config: BenchConfig): string {
@@ -196,16 +218,10 @@ function speedSection(runs: PeerRun[], corpusLabel: string, config: BenchConfig)
     '',
     throughputTable(runs),
     '',
-    'Average hits returned per query, top-1000, as a check that the peers do the same work (a filter leaves fewer matches):',
+    'Average hits returned per query, top-1000, as a check that the peers do the same work (a filter leaves fewer matches);',
+    'a superscript gives the queries a peer answered before its time budget ran out, when fewer than the engine\'s: its average is over those.',
     '',
-    table(
-      ['queries', 'filter', ...runs.map((r) => r.peer)],
-      (runs[0]?.latency ?? []).filter((c) => c.k === 1000).map((base) => [
-        base.set,
-        base.filter,
-        ...runs.map((run) => fmt(run.latency.find((c) => c.set === base.set && c.k === 1000 && c.filter === base.filter)?.hitsPerQuery, 0)),
-      ]),
-    ),
+    hitsTable(runs),
   ].join('\n');
 }
 
@@ -261,6 +277,15 @@ function targetsSection(report: Report): string {
   return lines.join('\n');
 }
 
+/** The query sets and their sizes, saying which set held fewer queries than PEERS_QUERIES asked for. */
+export function querySetsText(asked: number, sizes: Record<string, number> | undefined): string {
+  const sets = 'SciFact claims and seeded 1-, 2- and 4-word queries';
+  const fewer = Object.entries(sizes ?? {}).filter(([, size]) => size < asked);
+  if (fewer.length === 0) return `${sets}, ${asked.toLocaleString('en')} each`;
+  const held = fewer.map(([set, size]) => `${set} holds ${size.toLocaleString('en')}`).join(', ');
+  return `${sets}, ${asked.toLocaleString('en')} each as PEERS_QUERIES asked, except where a set holds fewer (${held}: all of them are used)`;
+}
+
 /** How long a throughput repetition lasts: what the budget and the minimum window make of it. */
 export function throughputRepetition(config: Pick<BenchConfig, 'secondsPerCell' | 'queriesPerSet'>): string {
   return `Each repetition cycles the mixed list (the four sets interleaved, up to ${(4 * config.queriesPerSet).toLocaleString('en')} queries) ` +
@@ -310,7 +335,7 @@ export async function writeReport(report: Report): Promise<void> {
     ...(report.skipped?.length ? [`Not measured (not installed on this machine): ${report.skipped.map((s) => `${s.peer} (${s.reason})`).join('; ')}.`] : []),
     `Versions: ${Object.entries(versions).map(([k, v]) => `${k} ${v}`).join(', ')}.`,
     `Generated corpus: ${config.paragraphs.toLocaleString('en')} paragraphs of bench/lib/synthetic-corpus.ts (the engine scale benchmark's, sentences resampled from SciFact).`,
-    `Query sets: SciFact claims and seeded 1-, 2- and 4-word queries, ${config.queriesPerSet} each; k = ${K_VALUES.join(', ')}; ${config.repeats} repetitions per figure, median reported; before each cell, latency or throughput, each peer answered the first 20 queries of the cell's list at its k and filter, untimed; time budget ${config.secondsPerCell} s per repetition; throughput on ${config.threads} threads.`,
+    `Query sets: ${querySetsText(config.queriesPerSet, report.querySetSizes)}; k = ${K_VALUES.join(', ')}; ${config.repeats} repetitions per figure, median reported; before each cell, latency or throughput, each peer answered the first 20 queries of the cell's list at its k and filter, untimed; time budget ${config.secondsPerCell} s per repetition; throughput on ${config.threads} threads.`,
     ...warmUpText(report.speed),
     'Every figure is given with its ratio to this engine in the same run: peer ÷ engine.',
     ...(report.merged
