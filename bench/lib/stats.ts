@@ -57,10 +57,23 @@ export function sourceCommit(): string {
 
 export const RESULTS_DIR = path.resolve('bench', 'results');
 
-export async function writeResults(name: string, json: unknown, markdown: string): Promise<void> {
+/** What was measured, and on what: taken when a benchmark starts (it imports this module before any work), whatever is committed during the run. */
+const MEASURED = { commit: sourceCommit(), cpu: os.cpus()[0]?.model ?? 'unknown' };
+
+/** The results with the commit and CPU model measured added: to the JSON as `measured`, to the report as its last line. */
+export function stampedResults(json: object, markdown: string, measured = MEASURED): { json: object; markdown: string } {
+  return { json: { ...json, measured }, markdown: `${markdown.trimEnd()}\n\nMeasured at commit ${measured.commit}, on ${measured.cpu}.\n` };
+}
+
+/**
+ * Writes bench/results/<name>.json and .md, stamped with the commit and CPU measured (stampedResults); `stamped: false`
+ * for a report that records its own, as bench:peers' does (its re-rendering must keep the commit of the run).
+ */
+export async function writeResults(name: string, json: object, markdown: string, { stamped = true } = {}): Promise<void> {
+  const results = stamped ? stampedResults(json, markdown) : { json, markdown };
   await mkdir(RESULTS_DIR, { recursive: true });
-  await writeFile(path.join(RESULTS_DIR, `${name}.json`), JSON.stringify(json, null, 2) + '\n');
-  await writeFile(path.join(RESULTS_DIR, `${name}.md`), markdown);
+  await writeFile(path.join(RESULTS_DIR, `${name}.json`), JSON.stringify(results.json, null, 2) + '\n');
+  await writeFile(path.join(RESULTS_DIR, `${name}.md`), results.markdown);
   process.stderr.write(`results written to bench/results/${name}.json and ${name}.md\n`);
 }
 

@@ -363,5 +363,5 @@ export async function writeReport(report: Report): Promise<void> {
     table(['peer', 'settings'], config.peers.map((p) => [p, PEER_SETTINGS[p]])),
     '',
   ].join('\n');
-  await writeResults(config.reportName, report, markdown);
+  await writeResults(config.reportName, report, markdown, { stamped: false });
 }
