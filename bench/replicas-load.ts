@@ -44,7 +44,7 @@ export function replicaLoadSettings(): ReplicaLoadSettings {
     steps: counts('REPLICA_LOAD_STEPS', [16, 64]),
     stepSeconds: amount('REPLICA_LOAD_SECONDS', 10),
     rounds: count('REPLICA_LOAD_ROUNDS', 2),
-    writes: Number(process.env.REPLICA_LOAD_WRITES ?? 2),
+    writes: count('REPLICA_LOAD_WRITES', 2),
   };
 }
 

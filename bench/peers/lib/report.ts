@@ -335,7 +335,7 @@ export async function writeReport(report: Report): Promise<void> {
     ...(report.skipped?.length ? [`Not measured (not installed on this machine): ${report.skipped.map((s) => `${s.peer} (${s.reason})`).join('; ')}.`] : []),
     `Versions: ${Object.entries(versions).map(([k, v]) => `${k} ${v}`).join(', ')}.`,
     `Generated corpus: ${config.paragraphs.toLocaleString('en')} paragraphs of bench/lib/synthetic-corpus.ts (the engine scale benchmark's, sentences resampled from SciFact).`,
-    `Query sets: ${querySetsText(config.queriesPerSet, report.querySetSizes)}; k = ${K_VALUES.join(', ')}; ${config.repeats} repetitions per figure, median reported; before each cell, latency or throughput, each peer answered the first 20 queries of the cell's list at its k and filter, untimed; time budget ${config.secondsPerCell} s per repetition; throughput on ${config.threads} threads.`,
+    `Query sets: ${querySetsText(config.queriesPerSet, report.querySetSizes)}; k = ${K_VALUES.join(', ')}; ${config.repeats} ${config.repeats === 1 ? 'repetition' : 'repetitions'} per figure, median reported; before each cell, latency or throughput, each peer answered the first 20 queries of the cell's list at its k and filter, untimed; time budget ${config.secondsPerCell} s per repetition; throughput on ${config.threads} threads.`,
     ...warmUpText(report.speed),
     'Every figure is given with its ratio to this engine in the same run: peer ÷ engine.',
     ...(report.merged
