@@ -79,7 +79,7 @@ describe('a Node peer left by its harness', () => {
     const built = await runPeer('engine', [`build\t${corpus}\t${index}\tsplit`]);
     expect(JSON.parse(built[0]!.slice(3))).toHaveProperty('seconds');
 
-    const served = await runPeer('engine-http', [`open\t${index}\tsplit`, `rank\t${writeQueries()}\t10`]);
+    const served = await runPeer('engine-http', [`open\t${index}\tsplit\t1`, `rank\t${writeQueries()}\t10`]);
     expect(JSON.parse(served[1]!.slice(3)).rankings[0]).toHaveLength(3);
     // Reaching here at all is the check: with the server still running, its copy of the pipe never closed.
   }, 120_000);

@@ -7,7 +7,7 @@
  *
  * Commands (see README text in peers.md):
  *   build <corpus.tsv> <indexDir> <split|merged>   -> {seconds}
- *   open <indexDir> <split|merged>                 -> {seconds}
+ *   open <indexDir> <split|merged> <threads>       -> {seconds} (threads: the search threads of a server peer)
  *   latency <queries file> <k> <filter> <maxSeconds> -> {ms: number[], hits}
  *   rank <queries file> <k>                        -> {rankings: string[][]} (article ids, best first)
  *   throughput <queries file> <k> <filter> <threads> <maxSeconds> <minSeconds> -> {seconds, queries}

@@ -40,7 +40,10 @@ async function main(): Promise<void> {
     },
     open: async ([dir, mode, threads]) => {
       const started = performance.now();
-      await peer.open(dir!, mode as FieldMode, Number(threads));
+      const searchThreads = Number(threads);
+      // A missing count would reach the server as `--search-threads NaN`, which it refuses, and the peer would fail later.
+      if (!Number.isInteger(searchThreads) || searchThreads < 1) throw new Error(`open needs a thread count, got ${String(threads)}`);
+      await peer.open(dir!, mode as FieldMode, searchThreads);
       opened = { dir: dir!, mode: mode as FieldMode };
       return { seconds: (performance.now() - started) / 1000 };
     },
