@@ -5,6 +5,7 @@
 import { isIP } from 'node:net';
 import { parseProjectRef } from '../platform/refs.js';
 import { printableStoreUrl } from '../platform/store/printable-url.js';
+import { booleanOfWord } from '../text/boolean-words.js';
 import { ConfigError } from './error.js';
 
 /** A parser that knows its bounds, so --help can state them. */
@@ -81,8 +82,8 @@ export function platformStore(raw: string, name: string): string {
 }
 
 export function boolean(raw: string, name: string): boolean {
-  if (/^(1|true|yes|on)$/i.test(raw)) return true;
-  if (/^(0|false|no|off)$/i.test(raw)) return false;
+  const value = booleanOfWord(raw);
+  if (value !== undefined) return value;
   throw new ConfigError(`${name} must be true or false (or 1/0, yes/no, on/off), got "${raw}"`);
 }
 

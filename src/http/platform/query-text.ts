@@ -14,21 +14,10 @@
  */
 import type { FastifyRequest } from 'fastify';
 import { PlatformError } from '../../platform/errors.js';
+import { booleanOfWord } from '../../text/boolean-words.js';
 import { shownName } from '../../text/unicode.js';
 
 const INTEGER_TEXT = /^-?[0-9]+$/;
-
-/** The words of a boolean query parameter, lower-cased, and what each means. */
-const BOOLEAN_WORDS: ReadonlyMap<string, boolean> = new Map([
-  ['true', true],
-  ['yes', true],
-  ['on', true],
-  ['1', true],
-  ['false', false],
-  ['no', false],
-  ['off', false],
-  ['0', false],
-]);
 
 interface QuerySchema {
   properties?: Record<string, { type?: unknown }>;
@@ -39,7 +28,7 @@ const malformed = (name: string, requirement: string, text: string, why = '') =>
 
 /**
  * A preValidation hook: refuses an integer parameter of the route's query schema whose text is not decimal
- * digits, and a boolean one that is none of the words above; writes the boolean words as the schemas read them.
+ * digits, and a boolean one that is none of the words (text/boolean-words.ts); writes the boolean words as the schemas read them.
  */
 export async function readQueryText(request: FastifyRequest): Promise<void> {
   const properties = (request.routeOptions.schema?.querystring as QuerySchema | undefined)?.properties;
@@ -54,7 +43,7 @@ export async function readQueryText(request: FastifyRequest): Promise<void> {
       throw malformed(name, 'must be an integer written in decimal digits', text, plusAsSpace);
     }
     if (schema.type === 'boolean') {
-      const value = BOOLEAN_WORDS.get(text.toLowerCase());
+      const value = booleanOfWord(text);
       if (value === undefined) throw malformed(name, 'must be true or false (or yes/no, on/off, 1/0)', text);
       query[name] = String(value);
     }
