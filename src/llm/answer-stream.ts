@@ -9,6 +9,7 @@
  * a piece that may be the start of one is held back until it is known.
  */
 import { neutraliseSeparators, safeCut } from './answer.js';
+import { isHighSurrogate } from '../text/unicode.js';
 
 const SIMPLE_ESCAPES: Record<string, string> = { '"': '"', '\\': '\\', '/': '/', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' };
 
@@ -136,8 +137,7 @@ export class AnswerStreamExtractor {
     if (seq.length < 6) return '';
     this.escape = '';
     const unit = String.fromCharCode(parseInt(seq.slice(2), 16));
-    const code = unit.charCodeAt(0);
-    if (code >= 0xd800 && code <= 0xdbff) {
+    if (isHighSurrogate(unit.charCodeAt(0))) {
       const earlier = this.flushSurrogate('');
       this.pendingHigh = unit;
       return earlier;

@@ -9,6 +9,8 @@
  * (node-llama-cpp keeps the longest common prefix) and evaluates only its last tokens.
  */
 
+import { isHighSurrogate } from '../text/unicode.js';
+
 /** Tokens evaluated between two looks at the signal. A slice costs one extra sampled token and a few re-evaluated ones. */
 export const SLICE_TOKENS = 256;
 
@@ -41,6 +43,5 @@ export function sharedPrefixLength(a: string, b: string): number {
 /** The last white space at or before `at` and after `after`; else `at`, moved off the middle of a surrogate pair. */
 function whiteSpaceBefore(text: string, at: number, after: number): number {
   for (let i = at; i > after; i--) if (/\s/.test(text[i]!)) return i;
-  const code = text.charCodeAt(at - 1);
-  return code >= 0xd800 && code <= 0xdbff ? at - 1 : at;
+  return isHighSurrogate(text.charCodeAt(at - 1)) ? at - 1 : at;
 }

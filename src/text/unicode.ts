@@ -11,6 +11,11 @@ export function hasLoneSurrogate(text: string): boolean {
   return LONE_SURROGATE.test(text);
 }
 
+/** Whether a UTF-16 unit is the first half of a surrogate pair: a text cut after it would end in a lone half. */
+export function isHighSurrogate(unit: number): boolean {
+  return unit >= 0xd800 && unit <= 0xdbff;
+}
+
 /** The length of `text` in characters as users count them, code points (an emoji is one, not two UTF-16 units), as limits are stated. */
 export function codePointCount(text: string): number {
   let count = 0;

@@ -4,6 +4,7 @@
  * The cut says so and how long the text was.
  */
 import type { ArticleMetadata } from '../../corpus/model.js';
+import { isHighSurrogate } from '../../text/unicode.js';
 
 export function cutText(text: string, limit: number): string {
   if (text.length <= limit) return text;
@@ -11,10 +12,6 @@ export function cutText(text: string, limit: number): string {
   // lone surrogate, which JSON writes as "\ud83d" and strict clients (serde_json) refuse to parse.
   const end = isHighSurrogate(text.charCodeAt(limit - 1)) ? limit - 1 : limit;
   return `${text.slice(0, end)} [cut at ${limit} of ${text.length} characters]`;
-}
-
-function isHighSurrogate(code: number): boolean {
-  return code >= 0xd800 && code <= 0xdbff;
 }
 
 /** The metadata with its abstract (and paragraph, for contexts) cut to the limit. */
