@@ -17,6 +17,9 @@
  *    clauses with fewer postings in the window than the essential ones
  *    decoded are first added to the touched paragraphs' sums in one pass
  *    (cheaper than a probe per candidate), and only the rest are probed.
+ *    A candidate that all non-essential bounds but the highest cannot lift
+ *    to the threshold needs that highest clause: its next match is looked up
+ *    once, and the candidates before it are passed over without a probe.
  *
  * Scores equal exhaustive BM25 bit for bit: partial sums add the essential
  * clauses in query order, and a paragraph that also matched a non-essential
@@ -135,7 +138,7 @@ export function scoreWindows(
       const c = byBound[--probedBelow]!;
       accumulate(clauses[c]!, c, from, to, windowBase, articleOf, firstParagraph, true, generation, safe - (total - bound[c]!), true);
     }
-    collectWindow(clauses, from, to, windowBase, accept, collector, probedBelow, probedBelow < firstEssential, generation, docBase, articleOf, total);
+    collectWindow(clauses, from, to, windowBase, accept, collector, probedBelow, probedBelow < firstEssential, generation, docBase, articleOf, firstParagraph, total);
     from = to;
   }
 }
@@ -204,6 +207,7 @@ function scoreOneEssential(
   let blockFloor = safe - othersBound;
   const top = firstEssential > 0 ? clauses[byBound[firstEssential - 1]!]! : null;
   const othersButTop = firstEssential > 0 ? boundBelow[firstEssential - 1]! : 0;
+  const nonEssentialBound = boundBelow[firstEssential]!;
   /** Paragraphs from the last one looked up to this one miss `top`. */
   let topNext = 0;
   const lo = perArticle ? articleOf[from]! : from;
@@ -232,18 +236,29 @@ function scoreOneEssential(
     for (let i = firstAtOrAfter(docs, count, lo); i < count; i++) {
       const doc = docs[i]!;
       if (doc >= hi) break;
+      // A paragraph's posting the filter leaves out costs its bit only (an article's, each paragraph's bit below).
+      if (!perArticle && !accepts(accept, doc)) continue;
       const end = perArticle ? Math.min(firstParagraph[doc + 1]!, to) : doc + 1;
       if (needsTop && end <= topNext) continue;
       const value = termScore(weight, freqs[i]!, lengthFactor[norms[doc]!]!);
+      // probeNonEssential's first test, made once per posting and before the required clause is
+      // looked up: with every non-essential bound, this posting still cannot reach the top k.
+      if (value + nonEssentialBound < safe) continue;
+      // The same test as the block's, on the posting's own score: a posting the other
+      // non-essential clauses cannot lift alone needs `top`, looked up once for the paragraphs
+      // up to its next match rather than probed paragraph by paragraph.
+      const postingNeedsTop = needsTop || (top !== null && value + othersButTop < safe);
+      if (postingNeedsTop && end <= topNext) continue;
       for (let p = perArticle ? Math.max(firstParagraph[doc]!, from) : doc; p < end; p++) {
-        if (needsTop) {
+        // The filter first: its bit costs less than a lookup of `top`.
+        if (perArticle && !accepts(accept, p)) continue;
+        if (postingNeedsTop) {
           if (p > topNext) topNext = nextMatch(top, p, articleOf, firstParagraph);
           if (p < topNext) {
             p = topNext - 1; // the paragraphs before topNext miss the required clause
             continue;
           }
         }
-        if (accept !== null && (accept.words[p >>> 5]! & (1 << (p & 31))) === 0) continue;
         let score = probeNonEssential(clauses, firstEssential, p, value, safe, articleOf);
         // Below safe, the sum in another order cannot reach the threshold either (the margin dwarfs rounding).
         if (score === PRUNED || score < safe) continue;
@@ -261,6 +276,11 @@ function scoreOneEssential(
     }
     if (lastInWindow) break;
   }
+}
+
+/** Whether the filter (none: every paragraph) lets the paragraph through. */
+function accepts(accept: Bitset | null, paragraph: number): boolean {
+  return accept === null || (accept.words[paragraph >>> 5]! & (1 << (paragraph & 31))) !== 0;
 }
 
 /** Index of the first of a decoded block's `count` documents at or after `lo` (a block may start before the window). */
@@ -435,6 +455,7 @@ function collectWindow(
   generation: number,
   docBase: number,
   articleOf: Uint32Array,
+  firstParagraph: Uint32Array,
   total: number,
 ): void {
   const { partial, touched, contribution, stamp, rank, probed } = scratch;
@@ -442,6 +463,12 @@ function collectWindow(
   let threshold = collector.threshold;
   let safe = threshold - PRUNING_MARGIN * Math.abs(threshold);
   const required = requiredClause(clauses, firstEssential, total, safe);
+  const { byBound, boundBelow } = scratch;
+  const top = firstEssential > 0 ? clauses[byBound[firstEssential - 1]!]! : null;
+  const othersButTop = firstEssential > 0 ? boundBelow[firstEssential - 1]! : 0;
+  const probedBound = boundBelow[firstEssential]!;
+  /** Candidates from the last one looked up to this one miss `top`. */
+  let topNext = 0;
   const acceptBase = windowBase >>> 5;
   const lastWord = (to - 1 - windowBase) >>> 5;
   for (let w = (from - windowBase) >>> 5; w <= lastWord; w++) {
@@ -475,7 +502,15 @@ function collectWindow(
           continue;
         }
       }
-      let score = probeNonEssential(clauses, firstEssential, doc, partial[offset]!, safe, articleOf);
+      const sum = partial[offset]!;
+      if (sum + probedBound < safe) continue; // probeNonEssential's first test, without the call
+      // A candidate the clauses below `top` cannot lift alone needs `top`: looked up once for
+      // the candidates up to its next match rather than probed candidate by candidate.
+      if (top !== null && sum + othersButTop < safe) {
+        if (doc > topNext) topNext = nextMatch(top, doc, articleOf, firstParagraph);
+        if (doc < topNext) continue;
+      }
+      let score = probeNonEssential(clauses, firstEssential, doc, sum, safe, articleOf);
       // Below safe, the sum in another order cannot reach the threshold either (the margin dwarfs rounding).
       if (score === PRUNED || score < safe) continue;
       if ((scratch.probedAny || added) && n > 2) {
