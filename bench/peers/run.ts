@@ -21,7 +21,7 @@ import { machineProbe, missingPrerequisite } from './lib/availability.js';
 import { loadBenchConfig, type BenchConfig, type CorpusName, type FieldMode, type PeerName } from './lib/config.js';
 import { ensureCorpusFile } from './lib/docs.js';
 import { measureQuality, measureSpeed, writeQueryFiles, type PeerRun, type QualityRun, type Workspace } from './lib/measure.js';
-import { mergeMismatches, mergeReports } from './lib/merge.js';
+import { mergeMismatches, mergeReports, replacementLosses } from './lib/merge.js';
 import { judgedQueries, querySets } from './lib/queries.js';
 import { writeReport, type Report } from './lib/report.js';
 import { loadChartRenderer } from './lib/charts.js';
@@ -62,6 +62,17 @@ async function previousReport(): Promise<Report> {
   const mismatches = mergeMismatches(report.config, config);
   if (mismatches.length) refuse(`PEERS_MERGE=1: this run's settings differ from those of ${path.basename(previousFile)} (${mismatches.join('; ')})`);
   return report;
+}
+
+// Replacing a results file is allowed (they are in git), but never silently: a quick run left under the
+// default name, or a run of one corpus, would otherwise quietly take the place of the published figures.
+if (merge !== '1' && existsSync(previousFile)) {
+  const earlier = JSON.parse(await readFile(previousFile, 'utf8')) as Report;
+  const losses = replacementLosses(earlier, config);
+  if (losses.length) {
+    process.stderr.write(`note: this run will replace ${path.relative(process.cwd(), previousFile)} (a run of ${earlier.date}), losing ${losses.join(' and ')}; ` +
+      `PEERS_REPORT names another file, PEERS_MERGE=1 keeps the corpora this run leaves out\n`);
+  }
 }
 
 const ws: Workspace = {

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { BenchSettingError, countsFromEnv, positiveFromEnv } from '../../bench/lib/settings.js';
 import { missingPrerequisite, type Probe } from '../../bench/peers/lib/availability.js';
 import { loadBenchConfig, type BenchConfig } from '../../bench/peers/lib/config.js';
-import { mergeMismatches, mergeReports } from '../../bench/peers/lib/merge.js';
+import { mergeMismatches, mergeReports, replacementLosses } from '../../bench/peers/lib/merge.js';
 import { PeerProcess } from '../../bench/peers/lib/peer-process.js';
 import type { Report } from '../../bench/peers/lib/report.js';
 
@@ -92,6 +92,16 @@ describe('PEERS_MERGE', () => {
     expect(merged.speed.map((r) => `${r.corpus} ${(r as unknown as { date: string }).date}`)).toEqual(['scifact earlier', 'generated now']);
     expect(merged.quality).toBe(earlier.quality);
     expect(merged.merged).toEqual({ from: 'earlier', corpora: ['scifact'] });
+  });
+
+  it('names what replacing an earlier results file would lose: corpora left out, or another corpus size', () => {
+    const run = (corpus: 'scifact' | 'generated') => ({ peer: 'engine', corpus }) as unknown as Report['speed'][number];
+    const both = { config: { ...config, paragraphs: 200000 }, quality: [{ peer: 'engine' }] as unknown as Report['quality'], speed: [run('scifact'), run('generated')] };
+    expect(replacementLosses(both, config)).toEqual(['its scifact figures, which this run does not measure', "its 200,000-paragraph figures, for this run's 20,000"]);
+    const sameSize = { ...both, config, quality: [], speed: [run('generated')] };
+    expect(replacementLosses(sameSize, config)).toEqual([]);
+    const full = loadBenchConfig({ PEERS_PARAGRAPHS: '200000', PEERS: 'engine,lucene' });
+    expect(replacementLosses(both, full)).toEqual([]);
   });
 });
 

@@ -28,3 +28,17 @@ export function mergeReports(previous: Report, current: Report): Report {
     merged: { from: previous.date, corpora: [...new Set(previous.speed.map((run) => run.corpus))].filter((corpus) => !measured.includes(corpus)) },
   };
 }
+
+/**
+ * What replacing an earlier results file (without PEERS_MERGE=1) loses that this run does not
+ * measure again: its corpora this run leaves out, and its generated figures when this run's
+ * corpus has another size. Empty when this run measures everything the earlier one held.
+ */
+export function replacementLosses(previous: Pick<Report, 'config' | 'quality' | 'speed'>, current: BenchConfig): string[] {
+  const earlierCorpora = new Set([...previous.speed.map((run) => run.corpus), ...(previous.quality.length ? ['scifact' as const] : [])]);
+  const losses = [...earlierCorpora].filter((corpus) => !current.corpora.includes(corpus)).map((corpus) => `its ${corpus} figures, which this run does not measure`);
+  if (earlierCorpora.has('generated') && current.corpora.includes('generated') && previous.config.paragraphs !== current.paragraphs) {
+    losses.push(`its ${previous.config.paragraphs.toLocaleString('en')}-paragraph figures, for this run's ${current.paragraphs.toLocaleString('en')}`);
+  }
+  return losses;
+}

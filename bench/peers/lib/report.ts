@@ -92,7 +92,8 @@ export function reproduceSection(): string {
     '`PEERS_THREADS` (throughput threads, default the core count), `PEERS_REPORT` (base name of the results,',
     'default `peers`; `PEERS_REPORT=peers-200k PEERS_PARAGRAPHS=200000` keeps a 200,000-paragraph run beside the full one),',
     '`PEERS_MERGE=1` (keep the figures of the results file being replaced for the corpora this run does not measure; its',
-    'settings must be the same). Bad settings are refused before any work; a peer not installed here is skipped, with the reason.',
+    'settings must be the same). Bad settings are refused before any work; a peer not installed here is skipped, with the reason;',
+    'a run that replaces a results file of another corpus size, or one holding corpora it does not measure, says so at its start.',
     'SciFact must be in `../shared/data/scifact`.',
     'Results: `bench/results/peers.md`, `peers.json` and the `peers-*.svg` charts (or the `PEERS_REPORT` name); corpora and indexes stay in `bench/.work/peers/`.',
   ].join('\n');
