@@ -43,11 +43,15 @@ import { entityView } from '../src/platform/metadata.js';
 import { renderText } from '../src/platform/rendering.js';
 import { type HealthResults, type HealthRun, healthDuringDownloads } from './archive-healthz.js';
 import { NO_ARTICLES } from '../src/platform/literature.js';
+import { MEASURED, measuredLine } from './lib/stats.js';
+import { count } from './lib/settings.js';
 
 const MIB = 1024 * 1024;
-const totalBytes = Number(process.env.ARCHIVE_BENCH_MB ?? 1024) * MIB;
-const fileCount = Number(process.env.ARCHIVE_BENCH_FILES ?? 2000);
-const resourceCount = Number(process.env.ARCHIVE_BENCH_RESOURCES ?? 2000);
+// ARCHIVE_BENCH_MB=0 skips the large archive and keeps its figures from archive.json; any other value is read as
+// the other settings are (a word or a fraction is refused: read with Number(), "abc" had kept the old figures silently).
+const totalBytes = process.env.ARCHIVE_BENCH_MB?.trim() === '0' ? 0 : count('ARCHIVE_BENCH_MB', 1024) * MIB;
+const fileCount = count('ARCHIVE_BENCH_FILES', 2000);
+const resourceCount = count('ARCHIVE_BENCH_RESOURCES', 2000);
 const scratchRoot = process.env.ARCHIVE_BENCH_DIR ?? tmpdir();
 const TOKEN = 'bench-token-0123456789';
 
@@ -226,15 +230,15 @@ async function bigArchive(): Promise<BigResults> {
 async function main(): Promise<void> {
   const dir = new URL('./results/', import.meta.url);
   const big: BigResults =
-    totalBytes > 0 ? await bigArchive() : (JSON.parse(await readFile(new URL('archive.json', dir), 'utf8')) as BigResults);
+    totalBytes > 0 ? { ...(await bigArchive()), measured: MEASURED } : (JSON.parse(await readFile(new URL('archive.json', dir), 'utf8')) as BigResults);
   const healthz = await healthDuringDownloads(scratchRoot, {
-    keys: Number(process.env.ARCHIVE_BENCH_KEYS ?? 50_000),
-    resources: Number(process.env.ARCHIVE_BENCH_HEAVY ?? 2),
-    rounds: Number(process.env.ARCHIVE_BENCH_ROUNDS ?? 2),
+    keys: count('ARCHIVE_BENCH_KEYS', 50_000),
+    resources: count('ARCHIVE_BENCH_HEAVY', 2),
+    rounds: count('ARCHIVE_BENCH_ROUNDS', 2),
     concurrent: 2,
   });
   const { loadavg } = await import('node:os');
-  await writeResults({ ...big, healthz: { date: new Date().toISOString(), loadAverage: loadavg()[1]!, ...healthz } });
+  await writeResults({ ...big, healthz: { date: new Date().toISOString(), loadAverage: loadavg()[1]!, measured: MEASURED, ...healthz } });
 }
 
 interface Results {
@@ -247,8 +251,10 @@ interface Results {
   resources: number;
   server: { seconds: number; archiveBytes: number; entries: number; inputMBps: number; peakRssAboveBaselineMiB: number; baselineRssMiB: number };
   zip: { seconds: number; archiveBytes: number; entries: number; inputMBps: number; peakRssMiB: number } | null;
+  /** The commit and CPU of the large archive's run (kept with its figures; runs before it was recorded have none). */
+  measured?: typeof MEASURED;
   /** loadAverage: the machine's 5-minute load average when the run ended (other work shares its cores). */
-  healthz: HealthResults & { date: string; loadAverage?: number };
+  healthz: HealthResults & { date: string; loadAverage?: number; measured?: typeof MEASURED };
 }
 
 function healthLines(healthz: Results['healthz']): string[] {
@@ -268,6 +274,7 @@ function healthLines(healthz: Results['healthz']): string[] {
     summary('inline'),
     summary('workers'),
     '',
+    ...(healthz.measured ? [measuredLine(healthz.measured), ''] : []),
   ];
 }
 
@@ -293,6 +300,7 @@ async function writeResults(results: Results): Promise<void> {
     '',
     'Reproduce: `node --import tsx bench/archive.ts` (add `--expose-gc` for a steadier baseline; `ARCHIVE_BENCH_MB=64` for a small run).',
     '',
+    ...(results.measured ? [measuredLine(results.measured), ''] : []),
     ...healthLines(results.healthz),
     'Reproduce: `npm run bench:archive` (`ARCHIVE_BENCH_MB=0` runs this part only and keeps the table above).',
     '',

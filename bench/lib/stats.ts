@@ -58,11 +58,14 @@ export function sourceCommit(): string {
 export const RESULTS_DIR = path.resolve('bench', 'results');
 
 /** What was measured, and on what: taken when a benchmark starts (it imports this module before any work), whatever is committed during the run. */
-const MEASURED = { commit: sourceCommit(), cpu: os.cpus()[0]?.model ?? 'unknown' };
+export const MEASURED = { commit: sourceCommit(), cpu: os.cpus()[0]?.model ?? 'unknown' };
+
+/** The line a report ends a measured part with. */
+export const measuredLine = (measured: typeof MEASURED) => `Measured at commit ${measured.commit}, on ${measured.cpu}.`;
 
 /** The results with the commit and CPU model measured added: to the JSON as `measured`, to the report as its last line. */
 export function stampedResults(json: object, markdown: string, measured = MEASURED): { json: object; markdown: string } {
-  return { json: { ...json, measured }, markdown: `${markdown.trimEnd()}\n\nMeasured at commit ${measured.commit}, on ${measured.cpu}.\n` };
+  return { json: { ...json, measured }, markdown: `${markdown.trimEnd()}\n\n${measuredLine(measured)}\n` };
 }
 
 /**

@@ -1,4 +1,5 @@
 /** Settings and start-up checks of the peer comparison (bench/peers): bad settings are refused before any work. */
+import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { BenchSettingError, countsFromEnv, positiveFromEnv } from '../../bench/lib/settings.js';
 import { missingPrerequisite, type Probe } from '../../bench/peers/lib/availability.js';
@@ -131,4 +132,10 @@ describe('settings of the other benchmarks (bench/lib/settings.ts)', () => {
     expect(positiveFromEnv({ STEP_SECONDS: '.5' }, 'STEP_SECONDS', 60, false)).toBe(0.5);
     expect(positiveFromEnv({ STEP_SECONDS: '2.' }, 'STEP_SECONDS', 60, false)).toBe(2);
   });
+
+  it('bench:archive refuses a size that is not a whole number of MiB before any work (a word had kept the old figures)', () => {
+    const run = spawnSync(process.execPath, ['--import', 'tsx', 'bench/archive.ts'], { env: { ...process.env, ARCHIVE_BENCH_MB: 'abc' }, encoding: 'utf8', timeout: 60_000 });
+    expect(run.stderr.trim()).toBe('archive.ts: ARCHIVE_BENCH_MB must be a positive whole number, got "abc"');
+    expect(run.status).toBe(2);
+  }, 60_000);
 });
