@@ -132,7 +132,8 @@ export async function resolveForDownload(
       if (!gone) throw error;
       if (ignoreNotFound) continue;
       if (error.status !== 404) throw error;
-      throw new PlatformError(404, 'ResourceNotFound', `The resource '${target.original}' was not found in project '${projectKey(target.project)}'.`);
+      // In the archive's own words, keeping what the lookup could tell beyond "not found" (an article's full @id).
+      throw new PlatformError(404, 'ResourceNotFound', `The resource '${target.original}' was not found in project '${projectKey(target.project)}'.`, error.details);
     }
     if (found.state.kind === 'file') deps.files.assertContent(asFileRevision(found.state));
     const name = nameOf(target, found.state);

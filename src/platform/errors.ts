@@ -118,8 +118,8 @@ export const rejections = {
     new PlatformError(
       404,
       'ResourceNotFound',
-      `Resource '${id}' not found in project '${project}': an id with a scheme is read as that IRI, not as a short id. ` +
-        `The article '${id}' is at its full @id, '${fullId}' (percent-encoded in a URL).`,
+      `Resource '${id}' not found in project '${project}'.`,
+      `An id with a scheme is read as that IRI, not as a short id: the article '${id}' is at its full @id, '${fullId}' (percent-encoded in a URL).`,
     ),
   fileNotFound: (id: string, project: string) => new PlatformError(404, 'FileNotFound', `File '${id}' not found in project '${project}'.`),
   /** A file id another upload is creating: it may never exist (that upload may fail), so "already exists" would mislead. */

@@ -308,15 +308,26 @@ describe('the literature project', () => {
       for (const segment of ['scifact:5836', 'scifact%3A5836']) {
         const response = await prefixed.app.inject({ method: 'GET', url: `/v1/resources/literature/articles/_/${segment}` });
         expect([response.statusCode, response.json()['@type']]).toEqual([404, 'ResourceNotFound']);
-        expect(response.json().reason).toBe(
-          "Resource 'scifact:5836' not found in project 'literature/articles': an id with a scheme is read as that IRI, not as a short id. " +
-            `The article 'scifact:5836' is at its full @id, '${fullId}' (percent-encoded in a URL).`,
-        );
+        expect([response.json().reason, response.json().details]).toEqual([
+          "Resource 'scifact:5836' not found in project 'literature/articles'.",
+          `An id with a scheme is read as that IRI, not as a short id: the article 'scifact:5836' is at its full @id, '${fullId}' (percent-encoded in a URL).`,
+        ]);
       }
       const full = await prefixed.app.inject({ method: 'GET', url: `/v1/resources/literature/articles/_/${encodeURIComponent(fullId)}` });
       expect([full.statusCode, full.json()['@id']]).toEqual([200, fullId]);
       const other = await prefixed.app.inject({ method: 'GET', url: '/v1/resources/literature/articles/_/scifact:1' });
-      expect(other.json().reason).toBe("Resource 'scifact:1' not found in project 'literature/articles'.");
+      expect([other.json().reason, other.json().details]).toEqual(["Resource 'scifact:1' not found in project 'literature/articles'.", undefined]);
+      // An archive may name it so (a resource of that IRI may appear later); its download says where the article is.
+      await createProject(prefixed.app, 'org', 'proj');
+      const resources = [{ '@type': 'Resource', resourceId: 'scifact:5836', project: 'literature/articles' }];
+      const created = await prefixed.app.inject({ method: 'PUT', url: '/v1/archives/org/proj/by-scheme', headers: { ...alice, accept: 'application/json' }, payload: { resources } });
+      expect(created.statusCode).toBe(201);
+      const download = await prefixed.app.inject({ method: 'GET', url: '/v1/archives/org/proj/by-scheme', headers: alice });
+      expect([download.statusCode, download.json().reason, download.json().details]).toEqual([
+        404,
+        "The resource 'scifact:5836' was not found in project 'literature/articles'.",
+        `An id with a scheme is read as that IRI, not as a short id: the article 'scifact:5836' is at its full @id, '${fullId}' (percent-encoded in a URL).`,
+      ]);
     } finally {
       await prefixed.close();
     }
