@@ -16,6 +16,11 @@ interface ContextWindow {
 // The prompt as evaluated runs a few tokens longer than its measured template (end-of-turn markers).
 const PROMPT_MARGIN = 16;
 
+// node-llama-cpp cuts the start off a prompt longer than the window less a tenth of it (the room its completions
+// keep to shift the context): such a prompt lost the start of its instructions, and one read in slices
+// (prompt-slices.ts) was read again in full, since its tokens no longer began as the slices' did.
+const SHIFT_SHARE = 0.1;
+
 // An answer budget leaving the prompt less than this share of the window is the settings' fault, not the
 // question's: contexts are most of a prompt, and a question that fits half the window is not too long.
 const PROMPT_SHARE = 0.5;
@@ -25,12 +30,15 @@ export class PromptBudget {
   readonly tokens: number;
   /** Tokens a prompt may take under settings that leave the prompt its share of the window. */
   private readonly fairShare: number;
+  /** Tokens kept free of the prompt: the answer's, or node-llama-cpp's shift room when that is larger. */
+  private readonly kept: number;
 
   constructor(
     private readonly window: ContextWindow,
     private readonly maxTokens: number,
   ) {
-    this.tokens = window.inForce - maxTokens - PROMPT_MARGIN;
+    this.kept = Math.max(maxTokens, Math.max(1, Math.floor(window.inForce * SHIFT_SHARE)));
+    this.tokens = window.inForce - this.kept - PROMPT_MARGIN;
     this.fairShare = Math.floor(window.inForce * PROMPT_SHARE);
   }
 
@@ -59,7 +67,8 @@ export class PromptBudget {
     }
     return new PromptTooLongError(
       `the question is too long for the language model: its prompt needs ${promptTokens} tokens, ` +
-        `more than the ${this.tokens} left of its ${this.window.inForce}-token context (${this.maxTokens} kept for the answer)`,
+        `more than the ${this.tokens} left of its ${this.window.inForce}-token context ` +
+        (this.kept > this.maxTokens ? `(${this.kept}, a tenth, kept free for the answer and the model's context shift)` : `(${this.maxTokens} kept for the answer)`),
     );
   }
 

@@ -8,6 +8,14 @@ describe('PromptBudget', () => {
     expect(new PromptBudget({ asked: 4096, trained: 8192, inForce: 4096 }, 512).tokens).toBe(4096 - 512 - 16);
   });
 
+  it("keeps a tenth of the window free when the answer's budget is smaller: node-llama-cpp cuts the start off a longer prompt", () => {
+    const small = new PromptBudget({ asked: 2048, trained: 2048, inForce: 2048 }, 128);
+    expect(small.tokens).toBe(2048 - 204 - 16);
+    expect(small.tooLong(small.tokens + 1).message).toBe(
+      "the question is too long for the language model: its prompt needs 1829 tokens, more than the 1828 left of its 2048-token context (204, a tenth, kept free for the answer and the model's context shift)",
+    );
+  });
+
   it('refuses only when even the shortest prompt does not fit', () => {
     const budget = new PromptBudget({ asked: 4096, trained: 8192, inForce: 4096 }, 3900); // 180 tokens for the prompt
     expect(budget.refusal(180)).toBeNull();
