@@ -54,11 +54,12 @@ const merge = process.env.PEERS_MERGE ?? '';
 if (!['', '0', '1'].includes(merge)) refuse(`PEERS_MERGE must be 1 (keep the earlier figures of the corpora not measured) or 0, got "${merge}"`);
 
 const previousFile = path.join(RESULTS_DIR, `${config.reportName}.json`);
-const previous = merge === '1' ? await previousReport() : null;
+/** The results file this run replaces, read once: PEERS_MERGE=1 keeps some of its figures, and otherwise what it loses is said. */
+const earlier = existsSync(previousFile) ? (JSON.parse(await readFile(previousFile, 'utf8')) as Report) : null;
+const previous = merge === '1' ? mergeable(earlier) : null;
 
-async function previousReport(): Promise<Report> {
-  if (!existsSync(previousFile)) refuse(`PEERS_MERGE=1 keeps figures of ${path.relative(process.cwd(), previousFile)}, which does not exist`);
-  const report = JSON.parse(await readFile(previousFile, 'utf8')) as Report;
+function mergeable(report: Report | null): Report {
+  if (!report) refuse(`PEERS_MERGE=1 keeps figures of ${path.relative(process.cwd(), previousFile)}, which does not exist`);
   const mismatches = mergeMismatches(report.config, config);
   if (mismatches.length) refuse(`PEERS_MERGE=1: this run's settings differ from those of ${path.basename(previousFile)} (${mismatches.join('; ')})`);
   return report;
@@ -66,8 +67,7 @@ async function previousReport(): Promise<Report> {
 
 // Replacing a results file is allowed (they are in git), but never silently: a quick run left under the
 // default name, or a run of one corpus, would otherwise quietly take the place of the published figures.
-if (merge !== '1' && existsSync(previousFile)) {
-  const earlier = JSON.parse(await readFile(previousFile, 'utf8')) as Report;
+if (merge !== '1' && earlier) {
   const losses = replacementLosses(earlier, config);
   if (losses.length) {
     process.stderr.write(`note: this run will replace ${path.relative(process.cwd(), previousFile)} (a run of ${earlier.date}), losing ${losses.join(' and ')}; ` +
