@@ -37,7 +37,7 @@ export class PromptBudget {
     private readonly window: ContextWindow,
     private readonly maxTokens: number,
   ) {
-    this.kept = Math.max(maxTokens, Math.max(1, Math.floor(window.inForce * SHIFT_SHARE)));
+    this.kept = Math.max(maxTokens, 1, Math.floor(window.inForce * SHIFT_SHARE));
     this.tokens = window.inForce - this.kept - PROMPT_MARGIN;
     this.fairShare = Math.floor(window.inForce * PROMPT_SHARE);
   }
